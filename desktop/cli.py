@@ -1,0 +1,43 @@
+"""The ``agent-canvas`` command. With no subcommand (or a workflow file) it opens the GUI."""
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from desktop import __version__
+from desktop.commands import COMMAND_MODULES
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser, one subcommand per module in desktop.commands."""
+    parser = argparse.ArgumentParser(
+        prog="agent-canvas",
+        description="Draw, run, watch and replay agent-orchestration graphs.",
+    )
+    parser.add_argument("--version", action="version", version=f"agent-canvas {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in COMMAND_MODULES:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the process exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    known = set(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    if not args_list or (args_list[0] not in known and not args_list[0].startswith("-")):
+        from desktop.commands.gui import open_gui
+
+        return open_gui(args_list[0] if args_list else None)
+    args = parser.parse_args(args_list)
+    try:
+        return int(args.handler(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""Enumerations fixed by specs/shared-contract.md (plus the providers we ship)."""
+
+from enum import StrEnum
+
+
+class RunStatus(StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    PAUSED = "paused"
+    STOPPED = "stopped"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+class Mode(StrEnum):
+    AUTO = "AUTO"
+    INTERACTIVE = "INTERACTIVE"
+
+
+class GlobalMode(StrEnum):
+    PLANNING = "PLANNING"
+    IMPLEMENTATION = "IMPLEMENTATION"
+
+
+class NodeStatus(StrEnum):
+    IDLE = "idle"
+    RUNNING = "running"
+    BLOCKED = "blocked"
+    FAILED = "failed"
+
+
+class EdgeType(StrEnum):
+    HANDOFF = "handoff"
+    REPORT = "report"
+
+
+class Provider(StrEnum):
+    """Agent families. `custom` is the spec's name for an arbitrary command."""
+
+    SCRIPTED = "scripted"
+    COMMAND = "command"
+    CUSTOM = "custom"
+    CLAUDE = "claude"
+    CODEX = "codex"
+    GEMINI = "gemini"
+    ACP = "acp"
+    PERPLEXITY = "perplexity"
+    XAI = "xai"
+
+
+class CliPermissionsMode(StrEnum):
+    SKIP = "skip"
+    GATED = "gated"
+
+
+class ArtifactKind(StrEnum):
+    DIFF = "diff"
+    PROMPT = "prompt"
+    LOG = "log"
+    TRANSCRIPT = "transcript"
+    CONTEXTPACK = "contextpack"
+    REPORT = "report"
+
+
+class ApprovalStatus(StrEnum):
+    APPROVED = "approved"
+    DENIED = "denied"
+    MODIFIED = "modified"
+
+
+class EdgeManagement(StrEnum):
+    NONE = "none"
+    REQUEST = "request"
+    FULL = "full"
+
+
+class TurnStatus(StrEnum):
+    """Phases of one node turn, carried by `turn.status` events."""
+
+    PENDING = "pending"
+    STARTED = "started"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"
+
+
+class BusType(StrEnum):
+    """Message-bus entry kinds: agent posts plus the runner's lifecycle events."""
+
+    PROGRESS = "PROGRESS"
+    FACT = "FACT"
+    ERROR = "ERROR"
+    DECISION = "DECISION"
+    QUESTION = "QUESTION"
+    RUN_START = "RUN_START"
+    RUN_STOP = "RUN_STOP"
+    RUN_CRASH = "RUN_CRASH"

@@ -1,0 +1,365 @@
+"""Event envelope and one model per event type, as a union discriminated on `type`.
+
+The spec's event types (specs/shared-contract.md, "Event stream") are joined by
+the run lifecycle events the runtime writes:
+
+- ``run.created``   the run's starting graph (nodes, configs, edges), task, modes
+- ``run.started``, ``run.paused``, ``run.resumed``, ``run.stopped``,
+  ``run.completed``, ``run.failed``  status changes with an optional reason
+- ``run.interrupted``  found on reopen: the engine died while the run was live
+- ``inbox.queued``  an item (task, handoff, report, user message) waits for a node
+- ``bus.message``   a message-bus entry: agent posts and RUN_START/STOP/CRASH
+- ``verification.result``  a node's verification command ran after a turn
+- ``log.recovered`` the store cut a torn tail or skipped a corrupt line
+
+Every event carries a per-run monotonic ``seq``, assigned by the log writer.
+An event of a type this version does not know is kept as :class:`GenericEvent`.
+"""
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Discriminator, Field, Tag, TypeAdapter
+
+from desktop.contract.base import ContractModel, UtcTimestamp, UUIDStr, new_id, utc_now
+from desktop.contract.enums import (
+    ApprovalStatus,
+    BusType,
+    GlobalMode,
+    Mode,
+    TurnStatus,
+)
+from desktop.contract.envelope import Envelope
+from desktop.contract.state import Artifact, EdgeState, InboxItem, NodeConfig, NodeState
+
+
+class EventBase(ContractModel):
+    """Fields every event has (the spec's event envelope plus ``seq``)."""
+
+    id: UUIDStr = Field(default_factory=new_id)
+    run_id: UUIDStr = Field(alias="runId")
+    ts: UtcTimestamp = Field(default_factory=utc_now)
+    type: str
+    node_id: str | None = Field(None, alias="nodeId")
+    seq: int | None = Field(None, ge=1)
+
+
+class GenericEvent(EventBase):
+    """An event whose type this version does not know: kept whole, never dropped."""
+
+
+# --- run lifecycle -------------------------------------------------------------
+
+
+class RunCreated(EventBase):
+    type: Literal["run.created"] = "run.created"
+    workflow_name: str = Field("", alias="workflowName")
+    workflow_path: str | None = Field(None, alias="workflowPath")
+    task: str = ""
+    mode: Mode = Mode.AUTO
+    global_mode: GlobalMode = Field(GlobalMode.IMPLEMENTATION, alias="globalMode")
+    nodes: dict[str, NodeState] = Field(default_factory=dict)
+    node_configs: dict[str, NodeConfig] = Field(default_factory=dict, alias="nodeConfigs")
+    edges: dict[str, EdgeState] = Field(default_factory=dict)
+
+
+class _RunStatusEvent(EventBase):
+    reason: str | None = None
+
+
+class RunStarted(_RunStatusEvent):
+    type: Literal["run.started"] = "run.started"
+
+
+class RunPaused(_RunStatusEvent):
+    type: Literal["run.paused"] = "run.paused"
+
+
+class RunResumed(_RunStatusEvent):
+    type: Literal["run.resumed"] = "run.resumed"
+
+
+class RunStopped(_RunStatusEvent):
+    type: Literal["run.stopped"] = "run.stopped"
+
+
+class RunCompleted(_RunStatusEvent):
+    type: Literal["run.completed"] = "run.completed"
+
+
+class RunFailed(_RunStatusEvent):
+    type: Literal["run.failed"] = "run.failed"
+
+
+class RunInterrupted(_RunStatusEvent):
+    type: Literal["run.interrupted"] = "run.interrupted"
+
+
+class RunPatch(EventBase):
+    """Generic change of run-level fields (camelCase keys of RunState)."""
+
+    type: Literal["run.patch"] = "run.patch"
+    patch: dict[str, Any] = Field(default_factory=dict)
+
+
+class RunMode(EventBase):
+    type: Literal["run.mode"] = "run.mode"
+    mode: Mode | None = None
+    global_mode: GlobalMode | None = Field(None, alias="globalMode")
+
+
+class RunStalled(EventBase):
+    """Loop safety: a node repeated itself (or went silent); the run is paused."""
+
+    type: Literal["run.stalled"] = "run.stalled"
+    reason: Literal["output", "diff", "verification", "silent"]
+    evidence: dict[str, Any] = Field(default_factory=dict)
+
+
+# --- nodes and edges ----------------------------------------------------------
+
+
+class NodePatch(EventBase):
+    """Partial node update; creates the node when it does not exist (spawn_node)."""
+
+    type: Literal["node.patch"] = "node.patch"
+    patch: dict[str, Any] = Field(default_factory=dict)
+    config: dict[str, Any] | None = None
+
+
+class NodeProgress(EventBase):
+    type: Literal["node.progress"] = "node.progress"
+    message: str = ""
+
+
+class NodeHeartbeat(EventBase):
+    type: Literal["node.heartbeat"] = "node.heartbeat"
+
+
+class NodeLog(EventBase):
+    type: Literal["node.log"] = "node.log"
+    stream: Literal["stdout", "stderr"] = "stdout"
+    text: str = ""
+
+
+class NodeDeleted(EventBase):
+    type: Literal["node.deleted"] = "node.deleted"
+
+
+class TurnStatusEvent(EventBase):
+    """One phase of a node's turn; ``started`` takes the listed inbox items."""
+
+    type: Literal["turn.status"] = "turn.status"
+    status: TurnStatus
+    turn_id: str = Field(alias="turnId")
+    agent_run_id: str | None = Field(None, alias="agentRunId")
+    inbox_item_ids: list[str] = Field(default_factory=list, alias="inboxItemIds")
+    attempt: int = 1
+    restart: bool = False
+    exit_code: int | None = Field(None, alias="exitCode")
+    reason: str | None = None
+
+
+class EdgeCreated(EventBase):
+    type: Literal["edge.created"] = "edge.created"
+    edge: EdgeState
+
+
+class EdgeDeleted(EventBase):
+    type: Literal["edge.deleted"] = "edge.deleted"
+    edge_id: str = Field(alias="edgeId")
+
+
+class InboxQueued(EventBase):
+    type: Literal["inbox.queued"] = "inbox.queued"
+    item: InboxItem
+
+
+class HandoffSent(EventBase):
+    type: Literal["handoff.sent"] = "handoff.sent"
+    envelope: Envelope
+    edge_id: str | None = Field(None, alias="edgeId")
+
+
+# --- transcript -----------------------------------------------------------------
+
+
+class MessageUser(EventBase):
+    type: Literal["message.user"] = "message.user"
+    text: str
+
+
+class MessageAssistantDelta(EventBase):
+    type: Literal["message.assistant.delta"] = "message.assistant.delta"
+    text: str
+    message_id: str | None = Field(None, alias="messageId")
+
+
+class MessageAssistantFinal(EventBase):
+    type: Literal["message.assistant.final"] = "message.assistant.final"
+    text: str
+    message_id: str | None = Field(None, alias="messageId")
+
+
+class ThinkingDelta(EventBase):
+    type: Literal["message.assistant.thinking.delta"] = "message.assistant.thinking.delta"
+    text: str
+
+
+class ThinkingFinal(EventBase):
+    type: Literal["message.assistant.thinking.final"] = "message.assistant.thinking.final"
+    text: str
+
+
+class ToolCall(ContractModel):
+    id: str
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolProposed(EventBase):
+    type: Literal["tool.proposed"] = "tool.proposed"
+    tool: ToolCall
+
+
+class ToolStarted(EventBase):
+    type: Literal["tool.started"] = "tool.started"
+    tool_id: str = Field(alias="toolId")
+    args: dict[str, Any] | None = None
+
+
+class ToolCompleted(EventBase):
+    type: Literal["tool.completed"] = "tool.completed"
+    tool_id: str = Field(alias="toolId")
+    result: dict[str, Any] = Field(default_factory=dict)
+    error: dict[str, Any] | None = None
+
+
+class Resolution(ContractModel):
+    status: ApprovalStatus
+    modified_args: dict[str, Any] | None = Field(None, alias="modifiedArgs")
+    reason: str | None = None
+    by: str | None = None
+
+
+class ApprovalRequested(EventBase):
+    type: Literal["approval.requested"] = "approval.requested"
+    approval_id: str = Field(alias="approvalId")
+    tool: ToolCall
+    context: str | None = None
+
+
+class ApprovalResolved(EventBase):
+    type: Literal["approval.resolved"] = "approval.resolved"
+    approval_id: str = Field(alias="approvalId")
+    resolution: Resolution
+
+
+class ArtifactCreated(EventBase):
+    type: Literal["artifact.created"] = "artifact.created"
+    artifact: Artifact
+
+
+class TelemetryUsage(EventBase):
+    type: Literal["telemetry.usage"] = "telemetry.usage"
+    input_tokens: int = Field(0, alias="inputTokens", ge=0)
+    output_tokens: int = Field(0, alias="outputTokens", ge=0)
+    cost_usd: float | None = Field(None, alias="costUsd", ge=0)
+    model: str | None = None
+
+
+class BusMessage(EventBase):
+    type: Literal["bus.message"] = "bus.message"
+    bus_type: BusType = Field(alias="busType")
+    message: str = ""
+    agent_run_id: str | None = Field(None, alias="agentRunId")
+    handoff_to: str | None = Field(None, alias="handoffTo")
+
+
+class VerificationResult(EventBase):
+    type: Literal["verification.result"] = "verification.result"
+    command: str
+    exit_code: int = Field(alias="exitCode")
+    ok: bool
+    output_tail: str = Field("", alias="outputTail")
+    agent_run_id: str | None = Field(None, alias="agentRunId")
+
+
+class LogRecovered(EventBase):
+    type: Literal["log.recovered"] = "log.recovered"
+    problem: Literal["torn_tail", "corrupt_line"]
+    offset: int = Field(ge=0)
+    length: int = Field(ge=0)
+    detail: str = ""
+
+
+KNOWN_EVENTS: tuple[type[EventBase], ...] = (
+    RunCreated, RunStarted, RunPaused, RunResumed, RunStopped, RunCompleted, RunFailed,
+    RunInterrupted, RunPatch, RunMode, RunStalled, NodePatch, NodeProgress, NodeHeartbeat,
+    NodeLog, NodeDeleted, TurnStatusEvent, EdgeCreated, EdgeDeleted, InboxQueued, HandoffSent,
+    MessageUser, MessageAssistantDelta, MessageAssistantFinal, ThinkingDelta, ThinkingFinal,
+    ToolProposed, ToolStarted, ToolCompleted, ApprovalRequested, ApprovalResolved,
+    ArtifactCreated, TelemetryUsage, BusMessage, VerificationResult, LogRecovered,
+)
+EVENT_TYPES: dict[str, type[EventBase]] = {
+    cls.model_fields["type"].default: cls for cls in KNOWN_EVENTS
+}
+_GENERIC = "__generic__"
+
+
+def _event_tag(value: Any) -> str:
+    kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
+    return kind if kind in EVENT_TYPES else _GENERIC
+
+
+Event = Annotated[
+    Annotated[GenericEvent, Tag(_GENERIC)]
+    | Annotated[RunCreated, Tag("run.created")]
+    | Annotated[RunStarted, Tag("run.started")]
+    | Annotated[RunPaused, Tag("run.paused")]
+    | Annotated[RunResumed, Tag("run.resumed")]
+    | Annotated[RunStopped, Tag("run.stopped")]
+    | Annotated[RunCompleted, Tag("run.completed")]
+    | Annotated[RunFailed, Tag("run.failed")]
+    | Annotated[RunInterrupted, Tag("run.interrupted")]
+    | Annotated[RunPatch, Tag("run.patch")]
+    | Annotated[RunMode, Tag("run.mode")]
+    | Annotated[RunStalled, Tag("run.stalled")]
+    | Annotated[NodePatch, Tag("node.patch")]
+    | Annotated[NodeProgress, Tag("node.progress")]
+    | Annotated[NodeHeartbeat, Tag("node.heartbeat")]
+    | Annotated[NodeLog, Tag("node.log")]
+    | Annotated[NodeDeleted, Tag("node.deleted")]
+    | Annotated[TurnStatusEvent, Tag("turn.status")]
+    | Annotated[EdgeCreated, Tag("edge.created")]
+    | Annotated[EdgeDeleted, Tag("edge.deleted")]
+    | Annotated[InboxQueued, Tag("inbox.queued")]
+    | Annotated[HandoffSent, Tag("handoff.sent")]
+    | Annotated[MessageUser, Tag("message.user")]
+    | Annotated[MessageAssistantDelta, Tag("message.assistant.delta")]
+    | Annotated[MessageAssistantFinal, Tag("message.assistant.final")]
+    | Annotated[ThinkingDelta, Tag("message.assistant.thinking.delta")]
+    | Annotated[ThinkingFinal, Tag("message.assistant.thinking.final")]
+    | Annotated[ToolProposed, Tag("tool.proposed")]
+    | Annotated[ToolStarted, Tag("tool.started")]
+    | Annotated[ToolCompleted, Tag("tool.completed")]
+    | Annotated[ApprovalRequested, Tag("approval.requested")]
+    | Annotated[ApprovalResolved, Tag("approval.resolved")]
+    | Annotated[ArtifactCreated, Tag("artifact.created")]
+    | Annotated[TelemetryUsage, Tag("telemetry.usage")]
+    | Annotated[BusMessage, Tag("bus.message")]
+    | Annotated[VerificationResult, Tag("verification.result")]
+    | Annotated[LogRecovered, Tag("log.recovered")],
+    Discriminator(_event_tag),
+]
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def parse_event(data: dict[str, Any] | bytes | str) -> EventBase:
+    """Validate one event; unknown types become :class:`GenericEvent`.
+
+    Raises pydantic.ValidationError when a known type has wrong fields.
+    """
+    if isinstance(data, bytes | str):
+        return EVENT_ADAPTER.validate_json(data)
+    return EVENT_ADAPTER.validate_python(data)

@@ -1,0 +1,167 @@
+"""Run state and its parts (specs/shared-contract.md: run, node, edge, artifact).
+
+The spec gives minimum fields; we add what the runtime needs to resume a run
+from its log alone: node inboxes, pending approvals, turn counts, the stall.
+"""
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from desktop.contract.base import CONTRACT_VERSION, ContractModel, UtcTimestamp, UUIDStr
+from desktop.contract.enums import (
+    ArtifactKind,
+    CliPermissionsMode,
+    EdgeManagement,
+    EdgeType,
+    GlobalMode,
+    Mode,
+    NodeStatus,
+    Provider,
+    RunStatus,
+)
+from desktop.contract.envelope import Envelope
+
+
+class Capabilities(ContractModel):
+    edge_management: EdgeManagement = Field(EdgeManagement.NONE, alias="edgeManagement")
+    write_code: bool = Field(True, alias="writeCode")
+    write_docs: bool = Field(True, alias="writeDocs")
+    run_commands: bool = Field(True, alias="runCommands")
+    delegate_only: bool = Field(False, alias="delegateOnly")
+
+
+class Permissions(ContractModel):
+    cli_permissions_mode: CliPermissionsMode = Field(
+        CliPermissionsMode.SKIP, alias="cliPermissionsMode"
+    )
+    agent_management_requires_approval: bool = Field(
+        True, alias="agentManagementRequiresApproval"
+    )
+
+
+class Session(ContractModel):
+    session_id: str | None = Field(None, alias="sessionId")
+    reset_commands: list[str] = Field(default_factory=lambda: ["/new", "/clear"],
+                                      alias="resetCommands")
+
+
+class Limits(ContractModel):
+    """Per-node supervision limits; None means no limit."""
+
+    timeout_sec: float | None = Field(None, alias="timeoutSec", gt=0)
+    max_output_bytes: int | None = Field(None, alias="maxOutputBytes", gt=0)
+    max_turns: int | None = Field(None, alias="maxTurns", gt=0)
+    retries: int = Field(0, ge=0)
+    retry_backoff_sec: float = Field(1.0, alias="retryBackoffSec", ge=0)
+    silence_sec: float | None = Field(None, alias="silenceSec", gt=0)
+
+
+class NodeConfig(ContractModel):
+    """How a node's agent is launched and supervised."""
+
+    instructions: str = ""
+    model: str | None = None
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    workspace: str | None = None
+    env_allowlist: list[str] = Field(default_factory=list, alias="envAllowlist")
+    limits: Limits = Field(default_factory=Limits)
+    verification: str | None = None
+    stall_threshold: int = Field(3, alias="stallThreshold", ge=2)
+    until_done: bool = Field(False, alias="untilDone")
+    max_restarts: int = Field(0, alias="maxRestarts", ge=0)
+    command_blocklist: list[str] = Field(default_factory=list, alias="commandBlocklist")
+    script: list[dict[str, Any]] | dict[str, Any] | None = None
+
+
+class NodeState(ContractModel):
+    id: UUIDStr
+    run_id: UUIDStr = Field(alias="runId")
+    key: str | None = None
+    label: str
+    role_template: str = Field("implementer", alias="roleTemplate")
+    provider: Provider = Provider.SCRIPTED
+    status: NodeStatus = NodeStatus.IDLE
+    summary: str = ""
+    last_activity_at: UtcTimestamp | None = Field(None, alias="lastActivityAt")
+    capabilities: Capabilities = Field(default_factory=Capabilities)
+    permissions: Permissions = Field(default_factory=Permissions)
+    session: Session = Field(default_factory=Session)
+    position: tuple[float, float] | None = None
+    entry: bool = False
+    added_at_runtime: bool = Field(False, alias="addedAtRuntime")
+
+
+class EdgeState(ContractModel):
+    id: UUIDStr
+    from_: str = Field(alias="from")
+    to: str
+    bidirectional: bool = False
+    type: EdgeType = EdgeType.HANDOFF
+    label: str = "task"
+    added_at_runtime: bool = Field(False, alias="addedAtRuntime")
+
+
+def default_edge_label(edge_type: EdgeType | str) -> str:
+    """Orchestrator defaults: handoff edges carry a task, report edges a report."""
+    return "report" if EdgeType(edge_type) is EdgeType.REPORT else "task"
+
+
+class Artifact(ContractModel):
+    id: UUIDStr
+    run_id: UUIDStr = Field(alias="runId")
+    node_id: str | None = Field(None, alias="nodeId")
+    kind: ArtifactKind
+    name: str
+    path: str = Field(description="Relative to the run folder, so a run folder can move.")
+    created_at: UtcTimestamp = Field(alias="createdAt")
+
+
+class InboxItem(ContractModel):
+    """Something waiting for a node's next turn."""
+
+    id: str
+    kind: Literal["task", "handoff", "report", "user"]
+    text: str = ""
+    envelope: Envelope | None = None
+    queued_at: UtcTimestamp | None = Field(None, alias="queuedAt")
+
+
+class PendingApproval(ContractModel):
+    approval_id: str = Field(alias="approvalId")
+    node_id: str | None = Field(None, alias="nodeId")
+    tool: dict[str, Any] = Field(default_factory=dict)
+    context: str | None = None
+    requested_at: UtcTimestamp | None = Field(None, alias="requestedAt")
+
+
+class RunState(ContractModel):
+    id: UUIDStr
+    contract_version: Literal["1"] = Field(CONTRACT_VERSION, alias="contractVersion")
+    status: RunStatus = RunStatus.QUEUED
+    mode: Mode = Mode.AUTO
+    global_mode: GlobalMode = Field(GlobalMode.IMPLEMENTATION, alias="globalMode")
+    created_at: UtcTimestamp = Field(alias="createdAt")
+    updated_at: UtcTimestamp = Field(alias="updatedAt")
+    nodes: dict[str, NodeState] = Field(default_factory=dict)
+    node_configs: dict[str, NodeConfig] = Field(default_factory=dict, alias="nodeConfigs")
+    edges: dict[str, EdgeState] = Field(default_factory=dict)
+    artifacts: dict[str, Artifact] = Field(default_factory=dict)
+    workflow_name: str = Field("", alias="workflowName")
+    workflow_path: str | None = Field(None, alias="workflowPath")
+    task: str = ""
+    inboxes: dict[str, list[InboxItem]] = Field(default_factory=dict)
+    pending_approvals: dict[str, PendingApproval] = Field(
+        default_factory=dict, alias="pendingApprovals"
+    )
+    turns: dict[str, int] = Field(default_factory=dict,
+                                  description="Completed turns per node.")
+    running_turns: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, alias="runningTurns",
+        description="Turns started and not yet ended, by node id.")
+    last_agent_run: dict[str, str] = Field(default_factory=dict, alias="lastAgentRun")
+    stall: dict[str, Any] | None = None
+    interrupted: bool = False
+    last_seq: int = Field(0, alias="lastSeq")
+    usage: dict[str, float] = Field(default_factory=dict)

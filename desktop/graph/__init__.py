@@ -1,0 +1,1 @@
+"""Workflow documents: YAML load/save, validation, layout and export."""

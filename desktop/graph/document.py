@@ -1,0 +1,94 @@
+"""The workflow document a user draws and saves as ``*.flow.yaml``.
+
+Node ids in a document are short slugs (``planner``); a run gives each node a
+UUID (see :func:`desktop.graph.document.node_uuid`) and keeps the slug as the
+node's ``key``. Unknown fields are errors here, so a typo never goes unnoticed.
+"""
+
+import uuid
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from desktop.contract.enums import EdgeType, GlobalMode, Mode, Provider
+from desktop.contract.state import Capabilities, NodeConfig, Permissions
+
+DOCUMENT_VERSION = 1
+SLUG_PATTERN = r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$"
+_NODE_NAMESPACE = uuid.UUID("6f1c1c3e-3a39-4c55-9d0c-5f7c2b4f3a10")
+
+
+class _DocModel(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", populate_by_name=True, use_enum_values=True, validate_assignment=True
+    )
+
+
+class Position(_DocModel):
+    x: float = 0.0
+    y: float = 0.0
+
+
+class WorkflowNode(_DocModel):
+    id: str = Field(pattern=SLUG_PATTERN)
+    label: str = ""
+    role_template: str = Field("implementer", alias="roleTemplate")
+    provider: Provider = Provider.SCRIPTED
+    capabilities: Capabilities | None = None
+    permissions: Permissions | None = None
+    position: Position | None = None
+    entry: bool = False
+
+    @field_validator("label")
+    @classmethod
+    def _strip(cls, value: str) -> str:
+        return value.strip()
+
+
+class WorkflowEdge(_DocModel):
+    id: str | None = None
+    from_: str = Field(alias="from")
+    to: str
+    type: EdgeType = EdgeType.HANDOFF
+    label: str | None = None
+    bidirectional: bool = False
+
+
+class WorkflowDocument(_DocModel):
+    version: int = DOCUMENT_VERSION
+    name: str = "Untitled workflow"
+    description: str = ""
+    task: str = ""
+    mode: Mode = Mode.AUTO
+    global_mode: GlobalMode = Field(GlobalMode.IMPLEMENTATION, alias="globalMode")
+    nodes: list[WorkflowNode] = Field(default_factory=list)
+    node_configs: dict[str, NodeConfig] = Field(default_factory=dict, alias="nodeConfigs")
+    edges: list[WorkflowEdge] = Field(default_factory=list)
+    extra: dict[str, Any] = Field(default_factory=dict, description="Free-form user metadata.")
+
+    def node(self, node_id: str) -> WorkflowNode | None:
+        """The node with this id, or None."""
+        return next((n for n in self.nodes if n.id == node_id), None)
+
+    def config(self, node_id: str) -> NodeConfig:
+        """The node's config (a default one when the document has none)."""
+        return self.node_configs.get(node_id) or NodeConfig()
+
+    def entry_node(self) -> WorkflowNode | None:
+        """The node marked ``entry``, else the first node with no incoming handoff."""
+        marked = [n for n in self.nodes if n.entry]
+        if marked:
+            return marked[0]
+        targets = {e.to for e in self.edges if e.type == EdgeType.HANDOFF}
+        return next((n for n in self.nodes if n.id not in targets), None)
+
+
+def node_uuid(run_id: str, key: str) -> str:
+    """A stable UUID for document node ``key`` within run ``run_id``."""
+    return str(uuid.uuid5(_NODE_NAMESPACE, f"{run_id}/node/{key}"))
+
+
+def edge_uuid(run_id: str, index: int, edge: WorkflowEdge) -> str:
+    """A stable UUID for a document edge within a run."""
+    name = edge.id or f"{index}:{edge.from_}->{edge.to}"
+    return str(uuid.uuid5(_NODE_NAMESPACE, f"{run_id}/edge/{name}"))

@@ -1,0 +1,1 @@
+"""Agent adapters: each turns an agent's native stream into contract events."""

@@ -1,0 +1,78 @@
+"""The provider interface: start a turn, stream contract events, cancel, resume.
+
+A provider launches one agent process for one turn. Events it yields are
+partial contract events: a dict with ``type`` and that type's fields, without
+``id``/``runId``/``ts``/``nodeId``/``seq`` (the engine adds those). Tool calls
+pass through ``TurnRequest.gate`` before they run, so approvals, the command
+blocklist and PLANNING mode apply to every provider alike.
+"""
+
+import abc
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from desktop.contract.events import Resolution, ToolCall
+from desktop.contract.state import NodeConfig, NodeState
+
+Gate = Callable[[ToolCall, str | None], Awaitable[Resolution]]
+"""Ask whether a tool call may run: ``await gate(tool, context)``."""
+
+
+@dataclass
+class TurnRequest:
+    """Everything a provider needs to run one turn of one node."""
+
+    run_id: str
+    node: NodeState
+    config: NodeConfig
+    agent_run_id: str
+    agent_run_dir: Path
+    prompt: str
+    env: Mapping[str, str]
+    cwd: Path
+    turn_number: int
+    gate: Gate
+    inbox: list[dict[str, Any]] = field(default_factory=list)
+    session_id: str | None = None
+    stdout_path: Path | None = None
+    stderr_path: Path | None = None
+
+
+@dataclass
+class TurnOutcome:
+    """How the agent process ended."""
+
+    exit_code: int
+    final_text: str = ""
+    session_id: str | None = None
+    pid: int | None = None
+    pgid: int | None = None
+    error: str | None = None
+    commandline: str | None = None
+
+
+class Provider(abc.ABC):
+    """One agent family. A fresh instance runs one turn."""
+
+    name: str = ""
+    can_gate: bool = False
+
+    @abc.abstractmethod
+    def start(self, request: TurnRequest) -> AsyncIterator[dict[str, Any]]:
+        """Launch the agent and yield partial contract events until it exits."""
+
+    @abc.abstractmethod
+    async def cancel(self) -> None:
+        """End the agent's whole process group (SIGTERM, then SIGKILL after a grace)."""
+
+    @property
+    @abc.abstractmethod
+    def outcome(self) -> TurnOutcome:
+        """How the turn ended; valid once ``start``'s iterator is exhausted."""
+
+    @property
+    def pid(self) -> int | None:
+        """The agent's process id once started (for run-info.yaml)."""
+        return None

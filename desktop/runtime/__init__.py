@@ -1,0 +1,1 @@
+"""The asyncio engine that runs workflows (no Qt here)."""

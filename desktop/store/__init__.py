@@ -1,0 +1,1 @@
+"""Run folders: event log, reducer, snapshots, artifacts and run records."""
