@@ -1,9 +1,51 @@
-"""`agent-canvas check` (not yet implemented)."""
+"""``agent-canvas check run-info FILE...``: validate run-info.yaml records.
+
+A file whose ``end_time`` is ``""`` is checked against the creation rules
+(including that its paths exist), any other against the completion rules.
+Exit 0 when all are valid, 1 when any has violations, 2 when any is unreadable.
+"""
 
 import argparse
+import sys
+
+from desktop.store.run_info import (
+    RunInfoError,
+    read_run_info,
+    validate_at_completion,
+    validate_at_creation,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add the `check` subcommand."""
-    p = sub.add_parser("check", help="(not yet implemented)")
-    p.set_defaults(handler=lambda args: 2)
+    """Add the ``check`` subcommand and its ``run-info`` check."""
+    p = sub.add_parser("check", help="validate records written by runs")
+    checks = p.add_subparsers(dest="check", metavar="WHAT", required=True)
+    ri = checks.add_parser(
+        "run-info",
+        help="validate run-info.yaml files (creation or completion rules, by end_time)",
+    )
+    ri.add_argument("files", nargs="+", metavar="FILE", help="run-info.yaml files")
+    ri.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+    ri.set_defaults(handler=check_run_info)
+
+
+def check_run_info(args: argparse.Namespace) -> int:
+    """Check each file; print ``FILE: field: message`` per violation."""
+    unreadable = violations = False
+    for name in args.files:
+        try:
+            info = read_run_info(name)
+        except RunInfoError as exc:
+            print(str(exc), file=sys.stderr)
+            unreadable = True
+            continue
+        stage = "creation" if info.running else "completion"
+        problems = validate_at_creation(info) if info.running else validate_at_completion(info)
+        for problem in problems:
+            print(f"{name}: {problem}")
+        violations = violations or bool(problems)
+        if not problems and not args.quiet:
+            print(f"{name}: ok ({stage} rules)")
+    if unreadable:
+        return 2
+    return 1 if violations else 0
