@@ -25,8 +25,8 @@ class _DocModel(BaseModel):
 
 
 class Position(_DocModel):
-    x: float = 0.0
-    y: float = 0.0
+    x: float = Field(0.0, allow_inf_nan=False)
+    y: float = Field(0.0, allow_inf_nan=False)
 
 
 class WorkflowNode(_DocModel):

@@ -1,0 +1,114 @@
+"""Turn raw-data and pydantic mistakes into located problems with fix hints."""
+
+import difflib
+import types
+import typing
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from desktop.graph.errors import Problem, format_path
+from desktop.graph.sourcemap import SourceMap
+
+FREE_FORM_FIELDS = {"extra", "script"}  # user data; anything goes inside
+
+
+def _field_keys(model: type[BaseModel]) -> dict[str, Any]:
+    keys: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        keys[info.alias or name] = info.annotation
+    return keys
+
+
+def _models_in(annotation: Any) -> list[tuple[str, type[BaseModel]]]:
+    """Nested models reachable through Optional / list / dict annotations."""
+    origin = typing.get_origin(annotation)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [("", annotation)]
+    if origin in (typing.Union, types.UnionType):
+        return [m for arg in typing.get_args(annotation) for m in _models_in(arg)]
+    if origin is list:
+        return [("[]", m) for _, m in _models_in(typing.get_args(annotation)[0])]
+    if origin is dict:
+        return [("{}", m) for _, m in _models_in(typing.get_args(annotation)[1])]
+    return []
+
+
+def unknown_fields(model: type[BaseModel], data: Any, path: tuple = ()) -> list[Problem]:
+    """Keys of ``data`` that ``model`` (and its nested models) do not define."""
+    if not isinstance(data, dict):
+        return []
+    keys = _field_keys(model)
+    problems: list[Problem] = []
+    for key, value in data.items():
+        child = (*path, key)
+        if key not in keys:
+            known = sorted(keys)
+            close = difflib.get_close_matches(str(key), known, n=1)
+            hint = f"did you mean {close[0]!r}?" if close else f"known fields: {', '.join(known)}"
+            problems.append(Problem(format_path(child), f"unknown field {key!r}", hint))
+            continue
+        if key in FREE_FORM_FIELDS:
+            continue
+        for kind, sub in _models_in(keys[key]):
+            if kind == "[]" and isinstance(value, list):
+                for i, item in enumerate(value):
+                    problems += unknown_fields(sub, item, (*child, i))
+            elif kind == "{}" and isinstance(value, dict):
+                for k, item in value.items():
+                    problems += unknown_fields(sub, item, (*child, k))
+            elif kind == "":
+                problems += unknown_fields(sub, value, child)
+            break
+    return problems
+
+
+def _clean_loc(loc: tuple) -> tuple:
+    # Union members show up in pydantic locations as type names; users never wrote those.
+    return tuple(p for p in loc if isinstance(p, int) or not any(c in p for c in "[(-"))
+
+
+def _hint(err: dict) -> str:
+    kind = err["type"]
+    ctx = err.get("ctx") or {}
+    if kind == "enum":
+        expected = str(ctx.get("expected", "")).replace(" or ", ", ").replace("'", "")
+        return f"use one of: {expected}"
+    if kind == "missing":
+        return "add this field"
+    if kind == "string_pattern_mismatch":
+        return ("ids are slugs: a letter, then letters, digits, '_', '.' or '-' "
+                "(at most 64 characters)")
+    if kind.startswith(("greater_than", "less_than")):
+        return "use a number in range, or leave the field out for the default"
+    if kind.endswith("_type") or kind.endswith("_parsing"):
+        return f"expected a {kind.split('_')[0]} value"
+    return ""
+
+
+def from_validation_error(exc: ValidationError) -> list[Problem]:
+    """One problem per pydantic error (unknown-field errors are left to unknown_fields)."""
+    problems = []
+    for err in exc.errors():
+        if err["type"] == "extra_forbidden":
+            continue
+        loc = format_path(_clean_loc(err["loc"]))
+        message = err["msg"]
+        named = [p for p in _clean_loc(err["loc"]) if isinstance(p, str)]
+        if err["type"] == "enum" and named:
+            message = f"unknown {named[-1]} {err.get('input')!r}"
+        elif err["type"] not in ("missing",) and "input" in err:
+            shown = repr(err["input"])
+            if len(shown) <= 60:
+                message = f"{message} (got {shown})"
+        problems.append(Problem(loc, message, _hint(err)))
+    return problems
+
+
+def locate(problems: list[Problem], smap: SourceMap | None, file: str | None) -> list[Problem]:
+    """The problems with ``line`` and ``file`` filled in where known."""
+    out = []
+    for p in problems:
+        line = p.line if p.line is not None else (smap.line(p.location) if smap else None)
+        out.append(Problem(p.location, p.message, p.hint, p.severity, line, p.file or file))
+    return out

@@ -1,0 +1,187 @@
+"""Read and write ``*.flow.yaml`` workflow files: safe, located errors, stable output."""
+
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from desktop.graph.document import DOCUMENT_VERSION, WorkflowDocument
+from desktop.graph.errors import Problem, WorkflowLoadError
+from desktop.graph.fields import from_validation_error, locate, unknown_fields
+from desktop.graph.sourcemap import SourceMap, compose_map
+from desktop.store.atomic import atomic_write_text
+
+WORKFLOW_SUFFIX = ".flow.yaml"
+
+
+def load_workflow(path: str | os.PathLike[str]) -> WorkflowDocument:
+    """Read a workflow file; WorkflowLoadError lists every problem found."""
+    return read_workflow(path)[0]
+
+
+def loads_workflow(text: str, source: str = "<string>") -> WorkflowDocument:
+    """Parse workflow YAML text; ``source`` names it in error messages."""
+    return parse_workflow(text, source)[0]
+
+
+def read_workflow(path: str | os.PathLike[str]) -> tuple[WorkflowDocument, SourceMap]:
+    """Like load_workflow, also returning the line map for later validation messages."""
+    file = str(path)
+    target = Path(path)
+    if target.is_dir():
+        raise WorkflowLoadError([Problem(
+            "", "is a folder, not a workflow file",
+            f"give the path of a *{WORKFLOW_SUFFIX} file inside it", file=file)])
+    try:
+        data = target.read_bytes()
+    except FileNotFoundError:
+        raise WorkflowLoadError([Problem(
+            "", "file not found", "check the path and the spelling", file=file)]) from None
+    except OSError as exc:
+        raise WorkflowLoadError([Problem(
+            "", f"cannot read file: {exc.strerror or exc}", "check permissions",
+            file=file)]) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise WorkflowLoadError([Problem(
+            "", f"not valid UTF-8 (byte {exc.start})", "save the file as UTF-8",
+            line=line, file=file)]) from None
+    return parse_workflow(text, file)
+
+
+def parse_workflow(text: str, source: str = "<string>") -> tuple[WorkflowDocument, SourceMap]:
+    """Parse YAML text into a document and its line map; WorkflowLoadError if it is bad."""
+    text = text.removeprefix("\ufeff")
+    try:
+        smap, problems = compose_map(text, source)
+    except yaml.YAMLError as exc:
+        raise WorkflowLoadError([_yaml_problem(exc, source)]) from None
+    if problems:
+        raise WorkflowLoadError(problems)
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise WorkflowLoadError([_yaml_problem(exc, source)]) from None
+    if raw is None:
+        raise WorkflowLoadError([Problem(
+            "", "the file is empty", "a workflow needs at least `name:` and `nodes:`",
+            file=source)])
+    if not isinstance(raw, dict):
+        raise WorkflowLoadError([Problem(
+            "", f"a workflow is a mapping of fields, not a {type(raw).__name__}",
+            "start with `version: 1`, `name: ...`, `nodes: ...`", line=1, file=source)])
+    found = unknown_fields(WorkflowDocument, raw)
+    doc = None
+    try:
+        doc = WorkflowDocument.model_validate(raw)
+    except ValidationError as exc:
+        found += from_validation_error(exc)
+    version = raw.get("version", DOCUMENT_VERSION)
+    if isinstance(version, int) and version > DOCUMENT_VERSION:
+        found.append(Problem(
+            "version", f"this file is format version {version}; this program reads "
+            f"version {DOCUMENT_VERSION}", "open it with a newer Agent Canvas"))
+    if found or doc is None:
+        located = locate(found, smap, source)
+        raise WorkflowLoadError(sorted(located, key=lambda p: p.line or 0))
+    return doc, smap
+
+
+def _yaml_problem(exc: yaml.YAMLError, source: str) -> Problem:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    line = mark.line + 1 if mark is not None else None
+    problem = getattr(exc, "problem", None) or str(exc)
+    if isinstance(exc, yaml.constructor.ConstructorError):
+        return Problem("", f"YAML tag not allowed: {problem}",
+                       "workflow files are plain data; remove the tag", line=line, file=source)
+    context = getattr(exc, "context", None)
+    message = f"malformed YAML: {problem}" + (f" ({context})" if context else "")
+    return Problem("", message, "check indentation, colons and quotes on this line",
+                   line=line, file=source)
+
+
+# ---------------------------------------------------------------- writing
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style, indented lists, no anchors, literal blocks for multi-line text."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def _str_representer(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    if "\n" in value and all(line == line.rstrip() for line in value.split("\n")):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
+
+
+_Dumper.add_representer(str, _str_representer)
+
+
+def _number(value: float) -> float | int:
+    return int(value) if float(value).is_integer() and abs(value) < 2**53 else value
+
+
+def document_data(doc: WorkflowDocument) -> dict[str, Any]:
+    """The document as plain data in file order: camelCase keys, defaults left out."""
+    data: dict[str, Any] = {"version": doc.version, "name": doc.name}
+    if doc.description:
+        data["description"] = doc.description
+    if doc.task:
+        data["task"] = doc.task
+    data["mode"] = str(doc.mode)
+    data["globalMode"] = str(doc.global_mode)
+    data["nodes"] = [_node_data(n) for n in doc.nodes]
+    if doc.node_configs:
+        data["nodeConfigs"] = {
+            key: cfg.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+            for key, cfg in doc.node_configs.items()
+        }
+    data["edges"] = [_edge_data(e) for e in doc.edges]
+    if doc.extra:
+        data["extra"] = doc.extra
+    return data
+
+
+def _node_data(node: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": node.id, "label": node.label,
+                           "roleTemplate": node.role_template, "provider": str(node.provider)}
+    if node.entry:
+        out["entry"] = True
+    for key, model in (("capabilities", node.capabilities), ("permissions", node.permissions)):
+        if model is not None:
+            out[key] = model.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    if node.position is not None:
+        out["position"] = {"x": _number(node.position.x), "y": _number(node.position.y)}
+    return out
+
+
+def _edge_data(edge: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if edge.id is not None:
+        out["id"] = edge.id
+    out.update({"from": edge.from_, "to": edge.to, "type": str(edge.type)})
+    if edge.label is not None:
+        out["label"] = edge.label
+    if edge.bidirectional:
+        out["bidirectional"] = True
+    return out
+
+
+def dumps_workflow(doc: WorkflowDocument) -> str:
+    """The document as YAML text; the same document always gives the same bytes."""
+    return yaml.dump(document_data(doc), Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+                     default_flow_style=False, width=100)
+
+
+def save_workflow(doc: WorkflowDocument, path: str | os.PathLike[str]) -> None:
+    """Write the document to ``path`` atomically."""
+    atomic_write_text(path, dumps_workflow(doc))

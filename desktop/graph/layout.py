@@ -1,0 +1,96 @@
+"""Automatic node placement: layers left to right, or a force layout for tangles."""
+
+import math
+from typing import Literal
+
+import networkx as nx
+
+from desktop.contract.enums import EdgeType
+from desktop.graph.document import Position, WorkflowDocument
+from desktop.graph.topology import flow_graph
+
+LAYER_SPACING = 260.0
+ROW_SPACING = 140.0
+Method = Literal["auto", "layered", "force"]
+
+
+def auto_layout(doc: WorkflowDocument, method: Method = "auto") -> WorkflowDocument:
+    """A copy of ``doc`` with every node given a position.
+
+    ``auto`` lays out in layers (topological generations of the handoff graph) when
+    handoffs form no cycle, or when an entry node lets loops be cut at their back
+    edges; otherwise it uses a seeded spring layout, so the result is repeatable.
+    """
+    if not doc.nodes:
+        return doc.model_copy(deep=True)
+    layers = None if method == "force" else _layers(doc, force_cut=method == "layered")
+    coords = _layered(layers) if layers is not None else _spring(doc)
+    out = doc.model_copy(deep=True)
+    for node in out.nodes:
+        x, y = coords[node.id]
+        node.position = Position(x=round(x), y=round(y))
+    return out
+
+
+def _layers(doc: WorkflowDocument, force_cut: bool) -> list[list[str]] | None:
+    graph = flow_graph(doc, EdgeType.HANDOFF)
+    if not nx.is_directed_acyclic_graph(graph):
+        entry = doc.entry_node()
+        if entry is None and not force_cut:
+            return None
+        graph = _without_back_edges(graph, [entry.id] if entry else [])
+    order = {n.id: i for i, n in enumerate(doc.nodes)}
+    return [sorted(gen, key=order.__getitem__) for gen in nx.topological_generations(graph)]
+
+
+def _without_back_edges(graph: nx.DiGraph, roots: list[str]) -> nx.DiGraph:
+    """The graph minus the edges that close a cycle in a depth-first walk from ``roots``."""
+    dag = graph.copy()
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = finished
+    starts = roots + [n for n in graph.nodes if n not in roots]
+    for start in starts:
+        if start in state:
+            continue
+        stack = [(start, iter(list(graph.successors(start))))]
+        state[start] = 1
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                state[node] = 2
+                stack.pop()
+            elif state.get(child) == 1:
+                dag.remove_edge(node, child)
+            elif child not in state:
+                state[child] = 1
+                stack.append((child, iter(list(graph.successors(child)))))
+    return dag
+
+
+def _layered(layers: list[list[str]]) -> dict[str, tuple[float, float]]:
+    coords: dict[str, tuple[float, float]] = {}
+    for col, layer in enumerate(layers):
+        middle = (len(layer) - 1) / 2
+        for row, node_id in enumerate(layer):
+            coords[node_id] = (col * LAYER_SPACING, (row - middle) * ROW_SPACING)
+    return coords
+
+
+def _spring(doc: WorkflowDocument) -> dict[str, tuple[float, float]]:
+    graph = flow_graph(doc).to_undirected()
+    scale = LAYER_SPACING * max(1.0, math.sqrt(len(doc.nodes)))
+    raw = nx.spring_layout(graph, seed=7, scale=scale)
+    coords = {node: (float(p[0]), float(p[1])) for node, p in raw.items()}
+    return _spread(coords)
+
+
+def _spread(coords: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
+    """Nudge nodes that landed on the same rounded spot so none overlap exactly."""
+    taken: set[tuple[int, int]] = set()
+    out = {}
+    for node, (x, y) in coords.items():
+        while (round(x), round(y)) in taken:
+            y += ROW_SPACING / 2
+        taken.add((round(x), round(y)))
+        out[node] = (x, y)
+    return out

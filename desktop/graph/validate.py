@@ -1,0 +1,199 @@
+"""Check a workflow document and report every problem at once."""
+
+from collections import Counter
+
+import networkx as nx
+from pydantic import ValidationError
+
+from desktop.contract.enums import CliPermissionsMode, EdgeType, Provider
+from desktop.contract.state import NodeConfig
+from desktop.graph.document import WorkflowDocument
+from desktop.graph.errors import Problem
+from desktop.graph.fields import from_validation_error, locate
+from desktop.graph.roles import role_names
+from desktop.graph.sourcemap import SourceMap
+from desktop.graph.topology import flow_graph
+
+COMMAND_PROVIDERS = {Provider.COMMAND.value, Provider.CUSTOM.value}
+
+
+def validate(doc: WorkflowDocument, source: str | None = None,
+             lines: SourceMap | dict[str, int] | None = None) -> list[Problem]:
+    """Every problem in ``doc``; errors make it unrunnable, warnings are advice.
+
+    ``source`` (the file name) and ``lines`` (from io.read_workflow) only make
+    the messages point at file:line.
+    """
+    smap = lines if isinstance(lines, SourceMap) else SourceMap(lines)
+    problems: list[Problem] = []
+    problems += _check_nodes(doc)
+    problems += _check_edges(doc)
+    problems += _check_reachability(doc)
+    problems += _check_providers(doc)
+    problems += _check_configs(doc)
+    return locate(problems, smap, source)
+
+
+def _err(location: str, message: str, hint: str = "") -> Problem:
+    return Problem(location, message, hint, "error")
+
+
+def _warn(location: str, message: str, hint: str = "") -> Problem:
+    return Problem(location, message, hint, "warning")
+
+
+def _check_nodes(doc: WorkflowDocument) -> list[Problem]:
+    if not doc.nodes:
+        return [_err("nodes", "the workflow has no nodes", "add at least one node")]
+    out: list[Problem] = []
+    seen: dict[str, int] = {}
+    for i, node in enumerate(doc.nodes):
+        if node.id in seen:
+            out.append(_err(f"nodes[{i}].id", f"duplicate node id {node.id!r} "
+                            f"(also nodes[{seen[node.id]}])", "give every node a unique id"))
+        seen.setdefault(node.id, i)
+    marked = [i for i, n in enumerate(doc.nodes) if n.entry]
+    for i in marked[1:]:
+        out.append(_err(f"nodes[{i}].entry", f"more than one entry node "
+                        f"({', '.join(repr(doc.nodes[j].id) for j in marked)})",
+                        "mark only the node that starts the run with `entry: true`"))
+    if doc.entry_node() is None:
+        out.append(_err("nodes", "no entry node: every node receives a handoff",
+                        "mark the node that starts the run with `entry: true`"))
+    known = role_names()
+    for i, node in enumerate(doc.nodes):
+        if known and node.role_template not in known:
+            out.append(_err(f"nodes[{i}].roleTemplate",
+                            f"unknown role template {node.role_template!r}",
+                            f"use one of: {', '.join(known)}"))
+    return out
+
+
+def _check_edges(doc: WorkflowDocument) -> list[Problem]:
+    out: list[Problem] = []
+    ids = {n.id for n in doc.nodes}
+    known = ", ".join(sorted(ids)) or "(no nodes)"
+    edge_ids: dict[str, int] = {}
+    pairs: Counter = Counter()
+    for i, edge in enumerate(doc.edges):
+        for end, node_id in (("from", edge.from_), ("to", edge.to)):
+            if node_id not in ids:
+                out.append(_err(f"edges[{i}].{end}", f"no node has id {node_id!r}",
+                                f"use one of: {known}"))
+        if edge.from_ == edge.to:
+            out.append(_err(f"edges[{i}]", f"edge from {edge.from_!r} to itself",
+                            "a node cannot hand off to itself; remove the edge"))
+        if edge.id is not None:
+            if edge.id in edge_ids:
+                out.append(_err(f"edges[{i}].id", f"duplicate edge id {edge.id!r} "
+                                f"(also edges[{edge_ids[edge.id]}])", "give each edge a unique id"))
+            edge_ids.setdefault(edge.id, i)
+        key = (edge.from_, edge.to, str(edge.type))
+        pairs[key] += 1
+        if pairs[key] == 2:
+            out.append(_warn(f"edges[{i}]", f"second {edge.type} edge from {edge.from_!r} "
+                             f"to {edge.to!r}", "remove the duplicate"))
+    return out
+
+
+def _check_reachability(doc: WorkflowDocument) -> list[Problem]:
+    entry = doc.entry_node()
+    if entry is None:
+        return []
+    everything = flow_graph(doc)
+    reachable = nx.descendants(everything, entry.id) | {entry.id}
+    out = [
+        _warn(f"nodes[{i}]", f"node {n.id!r} cannot be reached from the entry node "
+              f"{entry.id!r}", "connect it with an edge, or delete it")
+        for i, n in enumerate(doc.nodes) if n.id not in reachable
+    ]
+    handoffs = flow_graph(doc, EdgeType.HANDOFF)
+    for i, edge in enumerate(doc.edges):
+        if edge.type != EdgeType.REPORT or edge.from_ == edge.to:
+            continue
+        if edge.from_ not in handoffs or edge.to not in handoffs:
+            continue
+        fed = nx.has_path(handoffs, edge.to, edge.from_)
+        if edge.bidirectional:
+            fed = fed or nx.has_path(handoffs, edge.from_, edge.to)
+        if not fed:
+            out.append(_warn(
+                f"edges[{i}]", f"report edge {edge.from_!r} -> {edge.to!r} leads nowhere: "
+                f"{edge.to!r} never hands work to {edge.from_!r}",
+                f"add a handoff path from {edge.to!r} to {edge.from_!r}, or make it a handoff"))
+        elif edge.from_ not in reachable:
+            out.append(_warn(f"edges[{i}]", f"report edge source {edge.from_!r} is never "
+                             "reached, so it never reports", "connect it to the entry node"))
+    return out
+
+
+def _registry() -> tuple[set[str], object] | None:
+    """Providers runnable here and the gate check; None while providers cannot be loaded."""
+    try:
+        from desktop.providers import registry
+
+        return set(registry.available()), registry.can_gate
+    except Exception:  # provider modules are optional at validation time
+        return None
+
+
+def _check_providers(doc: WorkflowDocument) -> list[Problem]:
+    out: list[Problem] = []
+    allowed = [p.value for p in Provider]
+    reg = _registry()
+    for i, node in enumerate(doc.nodes):
+        name = str(node.provider)
+        if name not in allowed:
+            out.append(_err(f"nodes[{i}].provider", f"unknown provider {name!r}",
+                            f"use one of: {', '.join(allowed)}"))
+            continue
+        if reg is None:
+            continue
+        available, can_gate = reg
+        if name not in available:
+            out.append(_warn(f"nodes[{i}].provider",
+                             f"provider {name!r} cannot run on this machine",
+                             f"install it, or use one of: {', '.join(sorted(available))}"))
+            continue
+        gated = node.permissions is not None and (
+            str(node.permissions.cli_permissions_mode) == CliPermissionsMode.GATED.value)
+        if gated and not can_gate(name):  # type: ignore[operator]
+            out.append(_err(f"nodes[{i}].permissions.cliPermissionsMode",
+                            f"provider {name!r} cannot hold tool calls for approval",
+                            "use cliPermissionsMode: skip, or a provider that can gate"))
+    return out
+
+
+def _check_configs(doc: WorkflowDocument) -> list[Problem]:
+    out: list[Problem] = []
+    ids = [n.id for n in doc.nodes]
+    for key, cfg in doc.node_configs.items():
+        base = f"nodeConfigs.{key}"
+        if key not in ids:
+            out.append(_err(base, f"config for {key!r}, which is not a node",
+                            f"rename it to a node id ({', '.join(ids) or 'none'}) or delete it"))
+        try:  # configs built in code skip pydantic checks; repeat them here
+            NodeConfig.model_validate(cfg.model_dump(by_alias=True))
+        except ValidationError as exc:
+            out += [Problem(f"{base}.{p.location}", p.message, p.hint)
+                    for p in from_validation_error(exc)]
+            continue
+        if cfg.max_restarts and not cfg.until_done:
+            out.append(_warn(f"{base}.maxRestarts", "maxRestarts has no effect without untilDone",
+                             "set untilDone: true, or remove maxRestarts"))
+        limits = cfg.limits
+        if limits.timeout_sec is not None and limits.timeout_sec < 1:
+            out.append(_warn(f"{base}.limits.timeoutSec", "under a second: no agent can finish",
+                             "use a few minutes, e.g. 600"))
+        if limits.max_output_bytes is not None and limits.max_output_bytes < 1024:
+            out.append(_warn(f"{base}.limits.maxOutputBytes",
+                             "under 1 KiB: most agents exceed it at once",
+                             "use at least 1048576 (1 MiB)"))
+    for i, node in enumerate(doc.nodes):
+        if str(node.provider) in COMMAND_PROVIDERS and not doc.config(node.id).command:
+            where = (f"nodeConfigs.{node.id}.command" if node.id in doc.node_configs
+                     else f"nodes[{i}].provider")
+            out.append(_err(where,
+                            f"node {node.id!r} uses provider {node.provider!r} but has no command",
+                            "set nodeConfigs.<id>.command to the program to run"))
+    return out
