@@ -1,9 +1,36 @@
-"""`agent-canvas export` (not yet implemented)."""
+"""`agent-canvas export FILE --format mermaid|dot [-o OUT]`."""
 
 import argparse
+import sys
+
+from desktop.graph.errors import WorkflowLoadError
+from desktop.graph.export import FORMATS, export
+from desktop.graph.io import load_workflow
+from desktop.store.atomic import atomic_write_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `export` subcommand."""
-    p = sub.add_parser("export", help="(not yet implemented)")
-    p.set_defaults(handler=lambda args: 2)
+    p = sub.add_parser("export", help="export a workflow as Mermaid or Graphviz DOT",
+                       description="Write a workflow as a Mermaid flowchart or a DOT graph.")
+    p.add_argument("file", metavar="FILE", help="workflow file (*.flow.yaml)")
+    p.add_argument("--format", "-f", choices=sorted(FORMATS), default="mermaid",
+                   help="output format (default: mermaid)")
+    p.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Export; 2 when the workflow cannot be loaded."""
+    try:
+        doc = load_workflow(args.file)
+    except WorkflowLoadError as exc:
+        for problem in exc.problems:
+            print(str(problem), file=sys.stderr)
+        return 2
+    text = export(doc, args.format)
+    if args.output:
+        atomic_write_text(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return 0

@@ -1,9 +1,35 @@
-"""`agent-canvas layout` (not yet implemented)."""
+"""`agent-canvas layout FILE [-o OUT]`: give every node a position."""
 
 import argparse
+import sys
+
+from desktop.graph.errors import WorkflowLoadError
+from desktop.graph.io import load_workflow, save_workflow
+from desktop.graph.layout import auto_layout
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `layout` subcommand."""
-    p = sub.add_parser("layout", help="(not yet implemented)")
-    p.set_defaults(handler=lambda args: 2)
+    p = sub.add_parser("layout", help="lay out a workflow's nodes automatically",
+                       description="Place nodes in layers left to right (or by a force "
+                                   "layout for tangled graphs) and save the positions.")
+    p.add_argument("file", metavar="FILE", help="workflow file (*.flow.yaml)")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="write here (default: rewrite FILE in place, atomically)")
+    p.add_argument("--method", choices=["auto", "layered", "force"], default="auto",
+                   help="layout method (default: auto)")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Lay out and save; 2 when the workflow cannot be loaded."""
+    try:
+        doc = load_workflow(args.file)
+    except WorkflowLoadError as exc:
+        for problem in exc.problems:
+            print(str(problem), file=sys.stderr)
+        return 2
+    target = args.output or args.file
+    save_workflow(auto_layout(doc, args.method), target)
+    print(f"{target}: {len(doc.nodes)} nodes placed")
+    return 0

@@ -141,13 +141,27 @@ def document_data(doc: WorkflowDocument) -> dict[str, Any]:
     data["globalMode"] = str(doc.global_mode)
     data["nodes"] = [_node_data(n) for n in doc.nodes]
     if doc.node_configs:
-        data["nodeConfigs"] = {
-            key: cfg.model_dump(mode="json", by_alias=True, exclude_defaults=True)
-            for key, cfg in doc.node_configs.items()
-        }
+        data["nodeConfigs"] = {key: _config_data(cfg) for key, cfg in doc.node_configs.items()}
     data["edges"] = [_edge_data(e) for e in doc.edges]
     if doc.extra:
         data["extra"] = doc.extra
+    return data
+
+
+def _tidy_numbers(value: Any) -> Any:
+    if isinstance(value, float):
+        return _number(value)
+    if isinstance(value, dict):
+        return {k: _tidy_numbers(v) for k, v in value.items()}
+    return value
+
+
+def _config_data(cfg: Any) -> dict[str, Any]:
+    data = cfg.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    script = data.pop("script", None)
+    data = _tidy_numbers(data)  # 120 reads better than 120.0; the model makes it a float again
+    if script is not None:
+        data["script"] = script
     return data
 
 

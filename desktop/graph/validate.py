@@ -197,3 +197,15 @@ def _check_configs(doc: WorkflowDocument) -> list[Problem]:
                             f"node {node.id!r} uses provider {node.provider!r} but has no command",
                             "set nodeConfigs.<id>.command to the program to run"))
     return out
+
+
+def check_file(path: str) -> tuple[WorkflowDocument | None, list[Problem]]:
+    """Load and validate a workflow file: the document (None if unreadable) and all problems."""
+    from desktop.graph.errors import WorkflowLoadError
+    from desktop.graph.io import read_workflow
+
+    try:
+        doc, smap = read_workflow(path)
+    except WorkflowLoadError as exc:
+        return None, exc.problems
+    return doc, validate(doc, str(path), smap)
