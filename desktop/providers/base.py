@@ -38,6 +38,12 @@ class TurnRequest:
     session_id: str | None = None
     stdout_path: Path | None = None
     stderr_path: Path | None = None
+    on_start: Callable[[int, int], None] | None = None
+    """Called with (pid, pgid) right after the agent process is spawned."""
+    max_output_bytes: int | None = None
+    """Stop the agent when its stdout+stderr exceed this many bytes."""
+    secrets: list[str] = field(default_factory=list)
+    """Values to redact from the agent's output before it is stored or emitted."""
 
 
 @dataclass
@@ -51,6 +57,7 @@ class TurnOutcome:
     pgid: int | None = None
     error: str | None = None
     commandline: str | None = None
+    output_limit_exceeded: bool = False
 
 
 class Provider(abc.ABC):

@@ -1,0 +1,42 @@
+"""Turning one line of agent output into a partial contract event (or not)."""
+
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+
+from desktop.contract.events import EVENT_TYPES, parse_event
+
+# Fields the engine fills in; an agent cannot choose them.
+ENGINE_FIELDS = ("id", "runId", "ts", "nodeId", "seq")
+_PLACEHOLDER_RUN = "00000000-0000-4000-8000-000000000000"
+MAX_LOG_TEXT = 64 * 1024
+
+
+def parse_event_line(line: str) -> tuple[dict[str, Any] | None, str | None]:
+    """``(event, None)`` for a valid contract event line, ``(None, why)`` for an invalid one,
+    ``(None, None)`` when the line is not meant as an event at all."""
+    stripped = line.strip()
+    if not stripped.startswith("{") or '"type"' not in stripped:
+        return None, None
+    try:
+        obj = orjson.loads(stripped)
+    except orjson.JSONDecodeError:
+        return None, None
+    if not isinstance(obj, dict) or obj.get("type") not in EVENT_TYPES:
+        return None, None
+    event = {k: v for k, v in obj.items() if k not in ENGINE_FIELDS}
+    try:
+        parse_event({**event, "runId": _PLACEHOLDER_RUN})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"][1:]) or "event"
+        return None, f"invalid {obj['type']} event from agent: {where}: {first['msg']}"
+    return event, None
+
+
+def log_event(text: str, stream: str = "stdout") -> dict[str, Any]:
+    """A node.log event for one line the agent printed (cut to a sane size)."""
+    if len(text) > MAX_LOG_TEXT:
+        text = text[:MAX_LOG_TEXT] + f" [{len(text) - MAX_LOG_TEXT} more characters]"
+    return {"type": "node.log", "stream": stream, "text": text}

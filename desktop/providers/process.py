@@ -1,0 +1,329 @@
+"""Supervision of one agent process: its own process group, streamed output, group kill.
+
+The agent runs as the leader of a new session (so of a new process group).
+Its stdout is read in chunks and split into lines here, so a 10 MB line or
+invalid UTF-8 never breaks the reader; both streams are copied to files as
+they arrive. Ending the agent always ends the whole group: SIGTERM, a grace
+period, then SIGKILL, until no process of the group is left.
+"""
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import BinaryIO
+
+from desktop.providers.redact import Redactor
+
+CHUNK = 64 * 1024
+DEFAULT_MAX_LINE = 16 * 1024 * 1024
+DEFAULT_GRACE = 3.0
+TRUNCATED = " [line truncated]"
+_POSIX = os.name == "posix"
+_PROC = Path("/proc")
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes of process group ``pgid``.
+
+    Uses /proc where it exists (zombies waiting for a reaper do not count);
+    elsewhere a signal-0 probe says whether anything of the group is left.
+    """
+    if not _POSIX or pgid <= 0:
+        return []
+    if _PROC.is_dir():
+        members = []
+        for entry in _PROC.iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_bytes()
+            except OSError:
+                continue
+            fields = stat[stat.rfind(b")") + 2 :].split()
+            if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
+                members.append(int(entry.name))
+        return members
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return []
+    return [pgid]
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether ``pid`` names a running (non-zombie) process."""
+    stat = _PROC / str(pid) / "stat"
+    if _PROC.is_dir():
+        try:
+            data = stat.read_bytes()
+        except OSError:
+            return False
+        return data[data.rfind(b")") + 2 :][:1] != b"Z"
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+class AgentProcess:
+    """One agent process: spawn, stream stdout lines, tee to files, kill its group."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        stdout_path: Path | None = None,
+        stderr_path: Path | None = None,
+        stdin_data: bytes | None = None,
+        keep_stdin_open: bool = False,
+        max_output_bytes: int | None = None,
+        max_line_bytes: int = DEFAULT_MAX_LINE,
+        grace: float = DEFAULT_GRACE,
+        redactor: Redactor | None = None,
+        on_stderr_line: Callable[[str], None] | None = None,
+    ):
+        self.argv = list(argv)
+        self.cwd = cwd
+        self.env = dict(env)
+        self.stdout_path, self.stderr_path = stdout_path, stderr_path
+        self.stdin_data = stdin_data
+        self.keep_stdin_open = keep_stdin_open
+        self.max_output_bytes = max_output_bytes
+        self.max_line_bytes = max_line_bytes
+        self.grace = grace
+        self.redactor = redactor or Redactor()
+        self.on_stderr_line = on_stderr_line
+        self.pid: int | None = None
+        self.pgid: int | None = None
+        self.exit_code: int | None = None
+        self.killed = False
+        self.output_limit_exceeded = False
+        self.stderr_tail = ""
+        self._proc: asyncio.subprocess.Process | None = None
+        self._queue: asyncio.Queue[tuple[str, str] | None] = asyncio.Queue()
+        self._bytes = 0
+        self._tasks: list[asyncio.Task] = []
+        self._supervisor: asyncio.Task | None = None
+        self._files: list[BinaryIO] = []
+        self._kill_lock = asyncio.Lock()
+
+    async def start(self) -> None:
+        """Spawn the process; OSError (e.g. FileNotFoundError) when it cannot start."""
+        self._proc = await asyncio.create_subprocess_exec(
+            *self.argv,
+            cwd=str(self.cwd),
+            env=self.env,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=_POSIX,
+        )
+        self.pid = self._proc.pid
+        self.pgid = self._pgid_of(self._proc.pid)
+        out = self._open(self.stdout_path)
+        err = self._open(self.stderr_path)
+        self._tasks = [
+            asyncio.create_task(self._pump(self._proc.stdout, out, self._stdout_line)),
+            asyncio.create_task(self._pump(self._proc.stderr, err, self._stderr_line)),
+        ]
+        if self.stdin_data is not None or not self.keep_stdin_open:
+            self._tasks.append(asyncio.create_task(self._feed_stdin()))
+        self._supervisor = asyncio.create_task(self._supervise())
+
+    @staticmethod
+    def _pgid_of(pid: int) -> int:
+        if not _POSIX:
+            return pid
+        try:
+            return os.getpgid(pid)
+        except ProcessLookupError:
+            return pid
+
+    def _open(self, path: Path | None) -> BinaryIO | None:
+        if path is None:
+            return None
+        handle = open(path, "ab")  # noqa: SIM115 - closed in _supervise
+        self._files.append(handle)
+        return handle
+
+    async def output(self) -> AsyncIterator[tuple[str, str]]:
+        """``("stdout"|"stderr", line)`` as they come, until the process has ended.
+
+        Lines are decoded with invalid UTF-8 replaced and the newline stripped.
+        """
+        while True:
+            item = await self._queue.get()
+            if item is None:
+                return
+            yield item
+
+    async def lines(self) -> AsyncIterator[str]:
+        """Only the stdout lines of :meth:`output`."""
+        async for stream, line in self.output():
+            if stream == "stdout":
+                yield line
+
+    async def send_line(self, text: str) -> bool:
+        """Write one line to the agent's stdin; False when it is no longer reading."""
+        stdin = self._proc.stdin if self._proc else None
+        if stdin is None or stdin.is_closing():
+            return False
+        try:
+            stdin.write(text.encode("utf-8") + b"\n")
+            await stdin.drain()
+        except (BrokenPipeError, ConnectionResetError, RuntimeError):
+            return False
+        return True
+
+    async def close_stdin(self) -> None:
+        stdin = self._proc.stdin if self._proc else None
+        if stdin is not None and not stdin.is_closing():
+            with contextlib.suppress(OSError, RuntimeError):
+                stdin.close()
+
+    async def wait(self) -> int:
+        """The exit code, once the process, its group and both streams have ended."""
+        if self._supervisor is None:
+            raise RuntimeError("process was not started")
+        await asyncio.shield(self._supervisor)
+        assert self.exit_code is not None
+        return self.exit_code
+
+    async def terminate(self, grace: float | None = None) -> None:
+        """End the whole process group: SIGTERM, wait ``grace`` s, then SIGKILL."""
+        if self._proc is None:
+            return
+        if self._proc.returncode is None:
+            self.killed = True
+        await self._kill_group(self.grace if grace is None else grace)
+
+    async def _feed_stdin(self) -> None:
+        assert self._proc and self._proc.stdin
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError, RuntimeError, OSError):
+            if self.stdin_data:
+                self._proc.stdin.write(self.stdin_data)
+                await self._proc.stdin.drain()
+            if not self.keep_stdin_open:
+                self._proc.stdin.close()
+
+    def _stdout_line(self, line: str) -> None:
+        self._queue.put_nowait(("stdout", line))
+
+    def _stderr_line(self, line: str) -> None:
+        self.stderr_tail = (self.stderr_tail + line + "\n")[-4000:]
+        self._queue.put_nowait(("stderr", line))
+        if self.on_stderr_line is not None:
+            self.on_stderr_line(line)
+
+    def _count(self, size: int) -> bool:
+        """Account for output; False (and a group kill) once the limit is passed."""
+        if self.output_limit_exceeded:
+            return False
+        self._bytes += size
+        if self.max_output_bytes is not None and self._bytes > self.max_output_bytes:
+            self.output_limit_exceeded = True
+            self._tasks.append(asyncio.create_task(self.terminate()))
+            return False
+        return True
+
+    async def _pump(
+        self,
+        stream: asyncio.StreamReader | None,
+        sink: BinaryIO | None,
+        deliver: Callable[[str], None],
+    ) -> None:
+        """Read ``stream`` in chunks, split lines, tee them to ``sink``, deliver them."""
+        assert stream is not None
+        buf = bytearray()
+        skipping = False  # inside a line already delivered truncated
+
+        def emit(raw: bytes, complete: bool) -> None:
+            raw = self.redactor.data(raw)
+            if sink is not None:
+                sink.write(raw)
+            if not skipping:
+                text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+                deliver(text if complete else text + TRUNCATED)
+
+        try:
+            while True:
+                chunk = await stream.read(CHUNK)
+                if not chunk:
+                    break
+                if not self._count(len(chunk)):
+                    continue  # over the limit: drain, keep nothing more
+                if b"\n" not in chunk:
+                    buf += chunk
+                else:
+                    parts = chunk.split(b"\n")
+                    buf += parts[0]
+                    emit(bytes(buf) + b"\n", True)
+                    skipping = False
+                    for part in parts[1:-1]:
+                        emit(part + b"\n", True)
+                    buf = bytearray(parts[-1])
+                if len(buf) > self.max_line_bytes:
+                    emit(bytes(buf), False)
+                    skipping = True
+                    buf = bytearray()
+            if buf and not self.output_limit_exceeded:
+                emit(bytes(buf), True)
+        finally:
+            if sink is not None:
+                sink.flush()
+
+    async def _supervise(self) -> None:
+        assert self._proc is not None
+        try:
+            self.exit_code = await self._proc.wait()
+            # Leftover children would keep the pipes open and outlive the turn.
+            await self._kill_group(self.grace)
+            readers = [t for t in self._tasks[:2] if not t.done()]
+            if readers:
+                _, pending = await asyncio.wait(readers, timeout=5.0)
+                for task in pending:
+                    task.cancel()
+            for task in self._tasks[2:]:
+                if not task.done():
+                    task.cancel()
+        finally:
+            for handle in self._files:
+                with contextlib.suppress(OSError):
+                    handle.close()
+            self._queue.put_nowait(None)
+            if self.exit_code is None:
+                self.exit_code = -1
+
+    async def _kill_group(self, grace: float) -> None:
+        async with self._kill_lock:
+            pgid = self.pgid
+            if not _POSIX or pgid is None:
+                if self._proc and self._proc.returncode is None:
+                    with contextlib.suppress(ProcessLookupError):
+                        self._proc.kill()
+                return
+            if not group_members(pgid):
+                return
+            for sig, wait_for in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+                try:
+                    os.killpg(pgid, sig)
+                except (ProcessLookupError, PermissionError):
+                    return
+                deadline = time.monotonic() + wait_for
+                while group_members(pgid) and time.monotonic() < deadline:
+                    await asyncio.sleep(0.02)
+                if not group_members(pgid):
+                    return
+
+
+def python_argv(module: str, *args: str) -> list[str]:
+    """Run ``module`` with this interpreter (unbuffered, so output streams live)."""
+    return [sys.executable, "-u", "-m", module, *args]

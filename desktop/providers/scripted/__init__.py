@@ -1,0 +1,1 @@
+"""The built-in scripted agent: a real process playing a deterministic script."""

@@ -1,0 +1,41 @@
+"""``python -m desktop.providers.scripted``: the scripted agent process.
+
+Reads its script from $AGENT_CANVAS_SCRIPT, the turn from $AGENT_CANVAS_TURN,
+the restart attempt from $AGENT_CANVAS_ATTEMPT, the inbox from
+$AGENT_CANVAS_INBOX and its run folder from $RUN_FOLDER.
+"""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from desktop.providers.scripted.agent import ScriptedAgent, ScriptError, inbox_text, select_steps
+
+
+def _load_json(env_name: str, default):
+    path = os.environ.get(env_name)
+    if not path:
+        return default
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ScriptError(f"{env_name}={path}: cannot read JSON ({exc})") from exc
+
+
+def main() -> int:
+    try:
+        script = _load_json("AGENT_CANVAS_SCRIPT", [])
+        items = _load_json("AGENT_CANVAS_INBOX", [])
+        turn = int(os.environ.get("AGENT_CANVAS_TURN", "1") or 1)
+        attempt = int(os.environ.get("AGENT_CANVAS_ATTEMPT", "1") or 1)
+        steps = select_steps(script, turn, attempt, inbox_text(items))
+    except (ScriptError, ValueError) as exc:
+        sys.stderr.write(f"scripted agent: {exc}\n")
+        return 2
+    run_folder = Path(os.environ.get("RUN_FOLDER") or ".").resolve()
+    return ScriptedAgent(run_folder, Path.cwd()).play(steps)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""ScriptedProvider: runs the scripted agent program and gates its tool calls."""
+
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from desktop.contract.events import Resolution, ToolCall
+from desktop.providers.base import TurnRequest
+from desktop.providers.lines import log_event, parse_event_line
+from desktop.providers.process import python_argv
+from desktop.providers.process_provider import ProcessProvider
+from desktop.store.atomic import atomic_write_json
+
+# The folder holding the `desktop` package, so the agent can import it anywhere.
+PACKAGE_ROOT = str(Path(__file__).resolve().parents[3])
+DEFAULT_SCRIPT = [{"say": "Nothing scripted for this node; the inbox was read."}]
+
+
+class ScriptedProvider(ProcessProvider):
+    """The built-in deterministic agent; a real child process (see scripted/agent.py)."""
+
+    name = "scripted"
+    can_gate = True
+    keep_stdin_open = True  # stdin carries tool-call resolutions
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._last_text = ""
+
+    def argv(self, request: TurnRequest) -> list[str]:
+        return python_argv("desktop.providers.scripted")
+
+    def prepare(self, request: TurnRequest) -> tuple[dict[str, str], bytes | None]:
+        script_path = request.agent_run_dir / "script.json"
+        inbox_path = request.agent_run_dir / "inbox.json"
+        script = request.config.script if request.config.script is not None else DEFAULT_SCRIPT
+        atomic_write_json(script_path, script)
+        atomic_write_json(inbox_path, request.inbox)
+        env = dict(request.env)
+        paths = [PACKAGE_ROOT, *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+        env["PYTHONIOENCODING"] = "utf-8"
+        env["AGENT_CANVAS_SCRIPT"] = str(script_path)
+        env["AGENT_CANVAS_INBOX"] = str(inbox_path)
+        env.setdefault("AGENT_CANVAS_TURN", str(request.turn_number))
+        env.setdefault("AGENT_CANVAS_ATTEMPT", "1")
+        return env, None
+
+    async def handle_line(self, request: TurnRequest, line: str) -> AsyncIterator[dict[str, Any]]:
+        event, problem = parse_event_line(line)
+        if event is None:
+            yield log_event(problem or line, "stderr" if problem else "stdout")
+            return
+        if event["type"] == "message.assistant.final":
+            self._last_text = str(event.get("text", ""))
+        if event["type"] != "tool.proposed":
+            yield event
+            return
+        yield event
+        resolution = await self._ask(request, ToolCall.model_validate(event["tool"]))
+        answer = {"status": resolution.status, "modifiedArgs": resolution.modified_args,
+                  "reason": resolution.reason}
+        if self.process is not None:
+            await self.process.send_line(orjson.dumps(answer).decode())
+
+    async def _ask(self, request: TurnRequest, tool: ToolCall) -> Resolution:
+        context = self._last_text[:500] or None
+        try:
+            return await request.gate(tool, context)
+        except Exception as exc:  # a broken gate must not run the tool
+            return Resolution(status="denied", reason=f"approval failed: {exc}")
