@@ -1,0 +1,193 @@
+"""Reading a run's event log: pages by seq, a full scan, and a live tail.
+
+Readers never take the writer's lock: the writer appends whole lines with one write, so a
+reader sees complete lines plus, at most, an unfinished last line it leaves alone.
+"""
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import orjson
+
+from desktop.store.index import OffsetIndex
+from desktop.store.jsonl import (
+    EVENTS_FILE,
+    Problem,
+    complete_end,
+    decode_line,
+    file_size,
+    iter_lines,
+    read_at,
+)
+
+_BACK_CHUNK = 1 << 18
+
+
+@dataclass
+class Page:
+    """One page of events in seq order; ``next_cursor`` continues in the same direction."""
+
+    events: list[dict]
+    has_more: bool
+    next_cursor: int | None
+
+
+def _iter_back(fh: BinaryIO, end: int) -> Iterator[tuple[int, bytes]]:
+    """``(offset, line)`` for the complete lines before ``end``, last first."""
+    if end <= 0:
+        return
+    pos = end - 1  # the newline that ends the last line
+    tail = b""
+    while pos > 0:
+        start = max(0, pos - _BACK_CHUNK)
+        data = read_at(fh, start, pos - start) + tail
+        lines = data.split(b"\n")
+        tail = lines[0]
+        off = start + len(data)
+        for line in reversed(lines[1:]):
+            off -= len(line)
+            yield off, line
+            off -= 1
+        pos = start
+    yield 0, tail
+
+
+class EventReader:
+    """Read-only access to ``run_dir/events.jsonl``; skipped stretches land in ``problems``."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = Path(run_dir)
+        self.path = self.run_dir / EVENTS_FILE
+        self.problems: list[Problem] = []
+        self._index = OffsetIndex(self.run_dir)
+
+    def page(self, limit: int = 100, before: int | None = None,
+             after: int | None = None) -> Page:
+        """Up to ``limit`` events: after ``after`` (forward), else before ``before`` or newest.
+
+        Forward pages continue with ``after=next_cursor``; backward pages (newest first
+        page, then older ones) with ``before=next_cursor``.
+        """
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        if not self.path.exists():
+            return Page([], False, None)
+        self.problems = []
+        with open(self.path, "rb") as fh:
+            size = file_size(fh)
+            end = complete_end(fh, size)
+            if after is not None:
+                return self._forward(fh, end, limit, after, before)
+            return self._backward(fh, end, limit, before)
+
+    def iter_events(self, after: int = 0) -> Iterator[dict]:
+        """Every valid event with seq > ``after``, in order; corrupt lines are skipped."""
+        if not self.path.exists():
+            return
+        self.problems = []
+        with open(self.path, "rb") as fh:
+            size = file_size(fh)
+            end = complete_end(fh, size)
+            start = self._start_for(fh, size, after)
+            last = after
+            loads = orjson.loads
+            problem = self._problem
+            for off, line in iter_lines(fh, start, end):
+                try:
+                    d = loads(line)
+                    seq = d["seq"]
+                    if type(seq) is int and seq > last:
+                        last = seq
+                        yield d
+                        continue
+                except Exception:  # any unreadable line is reported below, never raised
+                    pass
+                problem(off, line, last)
+            if end < size:
+                self.problems.append(Problem("torn_tail", end, size - end,
+                                             "incomplete last line (crash or write in progress)"))
+
+    async def follow(self, after: int = 0, poll: float = 0.05) -> AsyncIterator[dict]:
+        """Events with seq > ``after`` as they are written; runs until the consumer stops."""
+        offset: int | None = None
+        last = after
+        while True:
+            events: list[dict] = []
+            if self.path.exists():
+                with open(self.path, "rb") as fh:
+                    size = file_size(fh)
+                    if offset is None or size < offset:
+                        offset = self._start_for(fh, size, last)
+                    end = max(offset, complete_end(fh, size))
+                    for _, line in iter_lines(fh, offset, end):
+                        d = decode_line(line)
+                        if isinstance(d, dict) and d["seq"] > last:
+                            last = d["seq"]
+                            events.append(d)
+                    offset = end
+            for d in events:
+                yield d
+            if not events:
+                await asyncio.sleep(poll)
+
+    # --- internals -------------------------------------------------------------------
+
+    def _problem(self, off: int, line: bytes, last: int) -> None:
+        d = decode_line(line)
+        detail = d if isinstance(d, str) else f"seq {d['seq']} is not above {last}"
+        self.problems.append(Problem("corrupt_line", off, len(line) + 1, detail))
+
+    def _start_for(self, fh: BinaryIO, size: int, after: int) -> int:
+        if after <= 0:
+            return 0
+        self._index.refresh(fh, size)
+        return self._index.offset_for(after + 1)
+
+    def _forward(self, fh: BinaryIO, end: int, limit: int, after: int,
+                 before: int | None) -> Page:
+        out: list[dict] = []
+        last = after
+        for off, line in iter_lines(fh, self._start_for(fh, end, after), end, chunk=_BACK_CHUNK):
+            d = decode_line(line)
+            if not isinstance(d, dict) or d["seq"] <= last:
+                if not isinstance(d, dict) or d["seq"] > after:
+                    self._problem(off, line, last)
+                continue
+            if before is not None and d["seq"] >= before:
+                break
+            last = d["seq"]
+            out.append(d)
+            if len(out) > limit:
+                break
+        has_more = len(out) > limit
+        events = out[:limit]
+        return Page(events, has_more, events[-1]["seq"] if has_more else None)
+
+    def _backward(self, fh: BinaryIO, end: int, limit: int, before: int | None) -> Page:
+        if before is not None:
+            end = self._end_before(fh, end, before)
+        out: list[dict] = []
+        for off, line in _iter_back(fh, end):
+            d = decode_line(line)
+            if not isinstance(d, dict) or (out and d["seq"] >= out[-1]["seq"]):
+                self._problem(off, line, 0)
+                continue
+            out.append(d)
+            if len(out) > limit:
+                break
+        has_more = len(out) > limit
+        events = out[:limit][::-1]
+        return Page(events, has_more, events[0]["seq"] if has_more else None)
+
+    def _end_before(self, fh: BinaryIO, end: int, before: int) -> int:
+        """Offset of the first line with seq >= ``before`` (``end`` when there is none)."""
+        self._index.refresh(fh, end)
+        start = self._index.offset_for(before)
+        for off, line in iter_lines(fh, start, end, chunk=_BACK_CHUNK):
+            d = decode_line(line)
+            if isinstance(d, dict) and d["seq"] >= before:
+                return off
+        return end

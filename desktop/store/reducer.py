@@ -1,0 +1,361 @@
+"""fold(state, event) -> state: the run's state rebuilt from its events.
+
+Pure and total: the same events always give the same state, an unknown event (or a known
+one with a payload that does not fit) leaves the state unchanged, and nothing passed in is
+mutated. Internally the state is a plain wire-form dict and each event type has a small
+handler, so folding a long log builds no model per event; pieces that come from event
+payloads (nodes, configs, edges, inbox items, artifacts) are validated when stored, and the
+whole state is validated once at the end.
+"""
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from pydantic import ValidationError
+
+from desktop.contract.events import EventBase
+from desktop.contract.state import Artifact, EdgeState, InboxItem, NodeConfig, NodeState, RunState
+from desktop.store.statefix import validate_state
+
+State = dict[str, Any]
+SUMMARY_MAX = 120
+
+
+def copy_json(x: Any) -> Any:
+    """A deep copy of a JSON value (dicts and lists are rebuilt, scalars shared)."""
+    t = type(x)
+    if t is dict:
+        return {k: copy_json(v) for k, v in x.items()}
+    if t is list:
+        return [copy_json(v) for v in x]
+    return x
+
+
+def _merge(dst: dict, src: dict) -> None:
+    for k, v in src.items():
+        cur = dst.get(k)
+        if type(v) is dict and type(cur) is dict:
+            _merge(cur, v)
+        else:
+            dst[k] = copy_json(v)
+
+
+def _checked(model: type, data: Any) -> dict | None:
+    """``data`` in normal wire form if it validates as ``model``, else None."""
+    try:
+        return model.model_validate(data).to_json_dict()
+    except (ValidationError, TypeError, ValueError):
+        return None
+
+
+def _node(s: State, e: dict) -> dict | None:
+    nid = e.get("nodeId")
+    return s["nodes"].get(nid) if type(nid) is str else None
+
+
+# --- handlers: return the new state, or None to ignore the event --------------------------
+
+def _run_created(s: State | None, e: dict) -> State | None:
+    ts = e.get("ts")
+    new = {"id": e.get("runId"), "status": "queued", "createdAt": ts, "updatedAt": ts}
+    for key in ("mode", "globalMode", "workflowName", "workflowPath", "task", "nodes",
+                "nodeConfigs", "edges"):
+        if e.get(key) is not None:
+            new[key] = e[key]
+    return _checked(RunState, new)
+
+
+def _status(value: str) -> Callable[[State, dict], State]:
+    def handler(s: State, e: dict) -> State:
+        s["status"] = value
+        return s
+    return handler
+
+
+def _run_live(s: State, e: dict) -> State:
+    s["status"] = "running"
+    s["interrupted"] = False
+    s.pop("stall", None)
+    return s
+
+
+def _run_interrupted(s: State, e: dict) -> State:
+    s["interrupted"] = True
+    return s
+
+
+def _run_patch(s: State, e: dict) -> State | None:
+    patch = e.get("patch")
+    if type(patch) is not dict:
+        return None
+    new = dict(s)
+    new.update(copy_json(patch))
+    return _checked(RunState, new)
+
+
+def _run_mode(s: State, e: dict) -> State | None:
+    mode, gmode = e.get("mode"), e.get("globalMode")
+    if mode not in (None, "AUTO", "INTERACTIVE") or gmode not in (
+            None, "PLANNING", "IMPLEMENTATION"):
+        return None
+    if mode is not None:
+        s["mode"] = mode
+    if gmode is not None:
+        s["globalMode"] = gmode
+    return s
+
+
+def _run_stalled(s: State, e: dict) -> State:
+    stall = {"reason": e.get("reason"), "evidence": copy_json(e.get("evidence") or {})}
+    if e.get("nodeId") is not None:
+        stall["nodeId"] = e["nodeId"]
+    s["status"] = "paused"
+    s["stall"] = stall
+    node = _node(s, e)
+    if node is not None:
+        node["status"] = "blocked"
+        node["summary"] = "stalled"
+    return s
+
+
+def _node_patch(s: State, e: dict) -> State | None:
+    nid, patch, config = e.get("nodeId"), e.get("patch") or {}, e.get("config")
+    if type(nid) is not str or type(patch) is not dict or type(config) not in (dict, type(None)):
+        return None
+    old = s["nodes"].get(nid)
+    if old is None:
+        node = {"label": patch.get("label") or patch.get("key") or nid}
+    else:
+        node = copy_json(old)
+    _merge(node, patch)
+    node["id"], node["runId"] = nid, s["id"]
+    node = _checked(NodeState, node)
+    if node is None:
+        return None
+    if config is not None:
+        cfg = copy_json(s["nodeConfigs"].get(nid, {}))
+        _merge(cfg, config)
+        cfg = _checked(NodeConfig, cfg)
+        if cfg is None:
+            return None
+        s["nodeConfigs"][nid] = cfg
+    s["nodes"][nid] = node
+    return s
+
+
+def _node_progress(s: State, e: dict) -> State | None:
+    node, msg = _node(s, e), e.get("message")
+    if node is not None and type(msg) is str:
+        node["summary"] = msg
+    return s
+
+
+def _node_deleted(s: State, e: dict) -> State:
+    nid = e.get("nodeId")
+    s["nodes"].pop(nid, None)
+    s["nodeConfigs"].pop(nid, None)
+    s["inboxes"].pop(nid, None)
+    edges = s["edges"]
+    for eid in [k for k, v in edges.items() if nid in (v.get("from"), v.get("to"))]:
+        del edges[eid]
+    return s
+
+
+def _inbox_queued(s: State, e: dict) -> State | None:
+    nid, item = e.get("nodeId"), _checked(InboxItem, e.get("item"))
+    if type(nid) is not str or item is None:
+        return None
+    s["inboxes"].setdefault(nid, []).append(item)
+    return s
+
+
+def _turn_status(s: State, e: dict) -> State | None:
+    nid, status = e.get("nodeId"), e.get("status")
+    if type(nid) is not str:
+        return None
+    node = s["nodes"].get(nid)
+    running = s["runningTurns"]
+    if status == "started":
+        ids = e.get("inboxItemIds") or []
+        attempt = e.get("attempt", 1)
+        if type(ids) is not list or type(attempt) is not int:
+            return None
+        wanted = set(ids)
+        inbox = s["inboxes"].get(nid, [])
+        taken = [it for it in inbox if it.get("id") in wanted]
+        kept = [it for it in inbox if it.get("id") not in wanted]
+        previous = running.get(nid)
+        items = previous["items"] + taken if attempt > 1 and previous else taken
+        turn = {"turnId": e.get("turnId"), "attempt": attempt, "items": items}
+        if e.get("agentRunId") is not None:
+            turn["agentRunId"] = e["agentRunId"]
+        running[nid] = turn
+        if nid in s["inboxes"]:
+            s["inboxes"][nid] = kept
+        new_status = "running"
+    elif status == "completed":
+        turn = running.pop(nid, None) or {}
+        s["turns"][nid] = s["turns"].get(nid, 0) + 1
+        agent_run = e.get("agentRunId") or turn.get("agentRunId")
+        if agent_run is not None:
+            s["lastAgentRun"][nid] = agent_run
+        new_status = "idle"
+    elif status == "failed":
+        running.pop(nid, None)
+        if node is not None:
+            node["summary"] = e.get("reason") or ""
+        new_status = "failed"
+    elif status in ("cancelled", "interrupted"):
+        turn = running.pop(nid, None)
+        if turn and turn.get("items"):
+            back = [{**it, "restart": True} for it in turn["items"]]
+            s["inboxes"][nid] = back + s["inboxes"].get(nid, [])
+        new_status = "idle"
+    elif status == "pending":
+        return s
+    else:
+        return None
+    if node is not None:
+        node["status"] = new_status
+    return s
+
+
+def _edge_created(s: State, e: dict) -> State | None:
+    edge = _checked(EdgeState, e.get("edge"))
+    if edge is None:
+        return None
+    s["edges"][edge["id"]] = edge
+    return s
+
+
+def _edge_deleted(s: State, e: dict) -> State:
+    s["edges"].pop(e.get("edgeId"), None)
+    return s
+
+
+def _approval_requested(s: State, e: dict) -> State | None:
+    aid, tool = e.get("approvalId"), e.get("tool")
+    if type(aid) is not str or type(tool) is not dict:
+        return None
+    pending = {"approvalId": aid, "tool": copy_json(tool), "requestedAt": e.get("ts")}
+    for key in ("nodeId", "context"):
+        if type(e.get(key)) is str:
+            pending[key] = e[key]
+    s["pendingApprovals"][aid] = pending
+    return s
+
+
+def _approval_resolved(s: State, e: dict) -> State:
+    s["pendingApprovals"].pop(e.get("approvalId"), None)
+    return s
+
+
+def _artifact_created(s: State, e: dict) -> State | None:
+    art = _checked(Artifact, e.get("artifact"))
+    if art is None:
+        return None
+    s["artifacts"][art["id"]] = art
+    return s
+
+
+def _usage(s: State, e: dict) -> State:
+    usage = s["usage"]
+    for key in ("inputTokens", "outputTokens", "costUsd"):
+        v = e.get(key)
+        if type(v) in (int, float):
+            usage[key] = float(usage.get(key, 0.0)) + v
+    return s
+
+
+def _final(s: State, e: dict) -> State:
+    node, text = _node(s, e), e.get("text")
+    if node is not None and type(text) is str:
+        stripped = text.strip()
+        node["summary"] = stripped.split("\n", 1)[0].strip()[:SUMMARY_MAX] if stripped else ""
+    return s
+
+
+def _noop(s: State, e: dict) -> State:
+    return s
+
+
+HANDLERS: dict[str, Callable[[State, dict], State | None]] = {
+    "run.started": _run_live, "run.resumed": _run_live,
+    "run.paused": _status("paused"), "run.stopped": _status("stopped"),
+    "run.completed": _status("completed"), "run.failed": _status("failed"),
+    "run.interrupted": _run_interrupted, "run.patch": _run_patch, "run.mode": _run_mode,
+    "run.stalled": _run_stalled, "node.patch": _node_patch, "node.progress": _node_progress,
+    "node.deleted": _node_deleted, "inbox.queued": _inbox_queued, "turn.status": _turn_status,
+    "edge.created": _edge_created, "edge.deleted": _edge_deleted,
+    "approval.requested": _approval_requested, "approval.resolved": _approval_resolved,
+    "artifact.created": _artifact_created, "telemetry.usage": _usage,
+    "message.assistant.final": _final,
+}
+for _kind in ("node.heartbeat", "node.log", "handoff.sent", "message.user",
+              "message.assistant.delta", "message.assistant.thinking.delta",
+              "message.assistant.thinking.final", "tool.proposed", "tool.started",
+              "tool.completed", "bus.message", "verification.result", "log.recovered"):
+    HANDLERS[_kind] = _noop
+
+
+def apply_event(s: State | None, e: dict) -> State | None:
+    """Fold one event into the wire-form dict ``s`` (mutated in place; ``e`` is not)."""
+    kind = e.get("type")
+    if kind == "run.created":
+        new = _run_created(s, e)
+        if new is not None:
+            seq = e.get("seq")
+            if type(seq) is int:
+                new["lastSeq"] = seq
+        return s if new is None else new
+    handler = HANDLERS.get(kind)
+    if handler is None:
+        return s
+    if s is None:  # an event before run.created (its line was lost): start a bare state
+        ts = e.get("ts")
+        s = _checked(RunState, {"id": e.get("runId"), "createdAt": ts, "updatedAt": ts})
+        if s is None:
+            return None
+    try:
+        new = handler(s, e)
+    except (TypeError, AttributeError, KeyError, ValueError):  # payload of the wrong shape
+        new = None
+    if new is None:
+        return s
+    ts, seq = e.get("ts"), e.get("seq")
+    if type(ts) is str:
+        new["updatedAt"] = ts
+        node = _node(new, e)
+        if node is not None:
+            node["lastActivityAt"] = ts
+    if type(seq) is int:
+        new["lastSeq"] = seq
+    return new
+
+
+def _as_dict(event: EventBase | dict) -> dict:
+    return event.to_json_dict() if isinstance(event, EventBase) else event
+
+
+def state_dict(state: RunState | None) -> State | None:
+    """A fresh wire-form dict of ``state`` for :func:`apply_event`."""
+    return None if state is None else state.to_json_dict()
+
+
+def fold(state: RunState | None, event: EventBase | dict) -> RunState:
+    """The state after ``event``. Raises ValueError only when there is no state at all."""
+    s = apply_event(state_dict(state), _as_dict(event))
+    if s is None:
+        raise ValueError("no run state yet: the first usable event must carry a run id")
+    return validate_state(s)
+
+
+def fold_events(events: Iterable[EventBase | dict], state: RunState | None = None) -> RunState:
+    """Fold ``events`` in order, starting from ``state`` (or from nothing)."""
+    s = state_dict(state)
+    apply = apply_event
+    for e in events:
+        s = apply(s, e if type(e) is dict else _as_dict(e))
+    if s is None:
+        raise ValueError("no run state: the events hold no usable run.created")
+    return validate_state(s)
