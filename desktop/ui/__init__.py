@@ -1,0 +1,1 @@
+"""PySide6 desktop interface (the only layer that imports Qt)."""
