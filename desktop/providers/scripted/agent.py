@@ -164,7 +164,7 @@ class ScriptedAgent:
     def _step_deltas(self, count: int) -> None:
         message_id = str(uuid.uuid4())
         write = self.out.write
-        head = '{"type":"message.assistant.delta","messageId":"%s","text":"t' % message_id
+        head = '{"type":"message.assistant.delta","messageId":"' + message_id + '","text":"t'
         for i in range(int(count)):
             write(f'{head}{i} "}}\n')
         self.out.flush()

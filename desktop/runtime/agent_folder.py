@@ -1,0 +1,134 @@
+"""The folder of one agent run: runs/<runId>/agents/<agentRunId>/ and its files."""
+
+import hashlib
+import os
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from desktop.contract.run_info import new_agent_run_id
+from desktop.runtime.prompt import PromptBlock, blocks_json, render
+from desktop.store.atomic import atomic_write_json, atomic_write_text
+
+AGENTS = "agents"
+PROMPT_MD = "prompt.md"
+PROMPT_FULL = "prompt.full.txt"
+PROMPT_BLOCKS = "prompt.blocks.json"
+STDOUT = "agent-stdout.txt"
+STDERR = "agent-stderr.txt"
+OUTPUT = "output.md"
+DIFF = "diff.patch"
+RUN_INFO = "run-info.yaml"
+HANDOFF = "handoff.json"
+DONE = "DONE"
+
+
+def create_agent_folder(run_dir: Path, pid: int | None = None) -> tuple[str, Path]:
+    """A fresh, unique agent run id and its (new, empty) folder.
+
+    Ids are ``YYYYMMDD-HHMMSSMMMM-PID``; two runs started in the same 1/10 ms
+    get the next free tick, so the id stays unique within the run.
+    """
+    agents = run_dir / AGENTS
+    agents.mkdir(parents=True, exist_ok=True)
+    moment = datetime.now(UTC)
+    pid = pid or os.getpid()
+    for _ in range(100_000):
+        agent_run_id = new_agent_run_id(pid, moment)
+        folder = agents / agent_run_id
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            moment += timedelta(microseconds=100)
+            continue
+        return agent_run_id, folder
+    raise RuntimeError(f"no free agent run id in {agents}")
+
+
+def write_prompt(folder: Path, blocks: list[PromptBlock]) -> str:
+    """prompt.md (what the agent reads), prompt.full.txt and prompt.blocks.json."""
+    text = render(blocks)
+    atomic_write_text(folder / PROMPT_MD, text)
+    atomic_write_text(folder / PROMPT_FULL, text)
+    atomic_write_json(folder / PROMPT_BLOCKS, {"blocks": blocks_json(blocks)})
+    return text
+
+
+def ensure_output(folder: Path, final_text: str) -> str:
+    """Guarantee output.md: the agent's own, else the final message, else its stdout."""
+    target = folder / OUTPUT
+    if target.is_file():
+        return target.read_text(encoding="utf-8", errors="replace")
+    text = final_text
+    if not text.strip():
+        try:
+            text = (folder / STDOUT).read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            text = ""
+    atomic_write_text(target, text)
+    return text
+
+
+_TRAILING = re.compile(r"[ \t]+$", re.M)
+
+
+def normalize(text: str) -> str:
+    """Text with line endings, trailing spaces and outer blank lines made uniform."""
+    return _TRAILING.sub("", text.replace("\r\n", "\n").replace("\r", "\n")).strip("\n")
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(normalize(text).encode("utf-8")).hexdigest()
+
+
+def read_handoff(folder: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """The handoff directive the agent wrote (``(directive, None)``) or ``(None, problem)``."""
+    path = folder / HANDOFF
+    if not path.is_file():
+        return None, None
+    try:
+        data = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError) as exc:
+        return None, f"{path}: not valid JSON ({exc}); write {{\"to\": NODE, \"message\": ...}}"
+    if not isinstance(data, dict) or not isinstance(data.get("to"), str) or not data["to"]:
+        return None, f"{path}: needs a 'to' field naming the node to hand off to"
+    return handoff_directive(data), None
+
+
+def handoff_directive(data: dict[str, Any]) -> dict[str, Any]:
+    """The directive in its documented shape: {to, message, structured, status, artifacts}."""
+    structured = data.get("structured")
+    artifacts = data.get("artifacts")
+    return {
+        "to": data.get("to"),
+        "message": str(data.get("message") or ""),
+        "structured": structured if isinstance(structured, dict) else {},
+        "status": data.get("status"),
+        "artifacts": artifacts if isinstance(artifacts, list) else [],
+    }
+
+
+def bus_handoff(bus: Path, offset: int, agent_run_id: str) -> dict[str, Any] | None:
+    """The last ``bus.message`` with ``handoffTo`` posted by this agent run after ``offset``."""
+    found = None
+    needle = agent_run_id.encode()
+    try:
+        with open(bus, "rb") as fh:
+            fh.seek(offset)
+            for line in fh:
+                if needle not in line or b"handoffTo" not in line:
+                    continue
+                try:
+                    event = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                if (event.get("type") == "bus.message" and event.get("handoffTo")
+                        and event.get("agentRunId") == agent_run_id):
+                    found = handoff_directive(
+                        {"to": event["handoffTo"], "message": event.get("message", "")})
+    except OSError:
+        return None
+    return found

@@ -1,0 +1,219 @@
+"""One agent process run of a turn, with its folder, run-info.yaml and lifecycle events."""
+
+import asyncio
+import contextlib
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from desktop.contract.base import new_id, utc_now
+from desktop.contract.run_info import RunInfo
+from desktop.providers.base import Provider, TurnRequest
+from desktop.providers.redact import Redactor
+from desktop.runtime import agent_folder as af
+from desktop.runtime import workspace_diff
+from desktop.runtime.agent_env import build_env, bus_command, protocol_vars
+from desktop.runtime.prompt import build_blocks, preamble
+from desktop.store.run_info import validate_at_completion, validate_at_creation, write_run_info
+
+if TYPE_CHECKING:
+    from desktop.runtime.turn import TurnContext
+
+
+@dataclass
+class AgentRunResult:
+    agent_run_id: str
+    folder: Path
+    exit_code: int = -1
+    output_text: str = ""
+    output_hash: str = ""
+    diff_hash: str | None = None
+    handoff: dict | None = None
+    session_id: str | None = None
+    done: bool = False
+    error: str | None = None
+    timed_out: bool = False
+    cancelled: bool = False
+    output_limit_exceeded: bool = False
+    base_env: dict[str, str] = field(default_factory=dict)
+
+
+class AgentRun:
+    """Prepare the folder, run the provider under the limits, collect what it left."""
+
+    def __init__(self, ctx: "TurnContext", *, workspace: Path, attempt: int, restart: bool,
+                 previous_run_id: str | None, session_id: str | None,
+                 emit: Callable[[dict], None], redactor: Redactor,
+                 factory: Callable[[str], Provider]):
+        self.ctx, self.workspace, self.attempt, self.restart = ctx, workspace, attempt, restart
+        self.previous_run_id, self.session_id = previous_run_id, session_id
+        self.emit, self.redactor, self.factory = emit, redactor, factory
+        self.provider: Provider | None = None
+        self.task: asyncio.Task | None = None
+        self.cancelled = False
+        self.info: RunInfo | None = None
+
+    # --- set-up ---------------------------------------------------------------
+
+    def _artifact(self, kind: str, path: Path) -> None:
+        ctx = self.ctx
+        self.emit({"type": "artifact.created", "artifact": {
+            "id": new_id(), "runId": ctx.run_id, "nodeId": ctx.node.id, "kind": kind,
+            "name": path.name, "path": path.relative_to(ctx.run_dir).as_posix(),
+            "createdAt": utc_now()}})
+
+    def _log(self, text: str, stream: str = "stderr") -> None:
+        self.emit({"type": "node.log", "stream": stream, "text": text})
+
+    def _bus(self, bus_type: str, message: str, agent_run_id: str) -> None:
+        self.emit({"type": "bus.message", "busType": bus_type, "message": message,
+                   "agentRunId": agent_run_id})
+
+    async def execute(self, on_id: Callable[[str], None]) -> AgentRunResult:
+        ctx = self.ctx
+        agent_run_id, folder = af.create_agent_folder(ctx.run_dir)
+        on_id(agent_run_id)
+        if ctx.on_agent_run is not None:
+            ctx.on_agent_run(agent_run_id, self.attempt)
+        res = AgentRunResult(agent_run_id, folder, session_id=self.session_id)
+        injected = protocol_vars(
+            run_id=ctx.run_id, run_dir=ctx.run_dir, agent_run_dir=folder,
+            agent_run_id=agent_run_id, parent_agent_run_id=ctx.parent_agent_run_id,
+            project_id=ctx.project_id, task_id=ctx.task_id, conductor_url=ctx.conductor_url,
+            node_id=ctx.node.id, node_key=ctx.node.key, turn_number=ctx.turn_number,
+            attempt=self.attempt)
+        env = build_env(str(ctx.node.provider), ctx.config.env_allowlist, injected)
+        res.base_env = build_env("", ctx.config.env_allowlist, injected)
+        blocks = build_blocks(
+            role_name=ctx.node.role_template, instructions=ctx.config.instructions,
+            global_mode=str(ctx.global_mode), items=ctx.items, restart=self.restart,
+            preamble_text=preamble(env, str(folder), bus_command(env)))
+        prompt = af.write_prompt(folder, blocks)
+        for name in (af.PROMPT_FULL, af.PROMPT_BLOCKS):
+            self._artifact("prompt", folder / name)
+        for name in (af.STDOUT, af.STDERR):
+            (folder / name).touch()
+        git = await workspace_diff.is_git_workspace(self.workspace)
+        before = await workspace_diff.snapshot(self.workspace) if git else None
+        bus = ctx.run_dir / "events.jsonl"
+        bus_offset = bus.stat().st_size if bus.is_file() else 0
+
+        self.provider = provider = self.factory(str(ctx.node.provider))
+        request = TurnRequest(
+            run_id=ctx.run_id, node=ctx.node, config=ctx.config, agent_run_id=agent_run_id,
+            agent_run_dir=folder, prompt=prompt, env=env, cwd=self.workspace,
+            turn_number=ctx.turn_number, gate=ctx.gate, inbox=list(ctx.items),
+            session_id=self.session_id, stdout_path=folder / af.STDOUT,
+            stderr_path=folder / af.STDERR,
+            on_start=lambda pid, pgid: self._started(res, pid, pgid),
+            max_output_bytes=ctx.config.limits.max_output_bytes,
+            secrets=list(self.redactor.secrets))
+        await self._consume(provider, request, res)
+        outcome = provider.outcome
+        if self.info is None:  # never spawned: record the attempt under our own pid
+            self._started(res, os.getpid(), os.getpgrp() if os.name == "posix" else os.getpid(),
+                          announce=False)
+        res.exit_code = outcome.exit_code
+        res.session_id = outcome.session_id or self.session_id
+        res.output_limit_exceeded = outcome.output_limit_exceeded
+        res.cancelled = self.cancelled
+        res.error = ("timed out after "
+                     f"{ctx.config.limits.timeout_sec:g} s" if res.timed_out else outcome.error)
+        if res.output_limit_exceeded:
+            self._log(outcome.error or "output limit exceeded")
+
+        res.output_text = af.ensure_output(folder, self.redactor.text(outcome.final_text))
+        res.output_hash = af.text_hash(res.output_text)
+        if git and before:
+            after = await workspace_diff.snapshot(self.workspace)
+            patch = await workspace_diff.diff(self.workspace, before, after) if after else b""
+            (folder / af.DIFF).write_bytes(patch)
+            if patch:
+                res.diff_hash = hashlib.sha256(patch).hexdigest()
+                self._artifact("diff", folder / af.DIFF)
+        self._finish_info(res)
+        ok = res.exit_code == 0 and not (res.timed_out or res.cancelled)
+        self._bus("RUN_STOP" if ok else "RUN_CRASH",
+                  f"agent run {agent_run_id} ended with exit code {res.exit_code}"
+                  + (f": {res.error}" if res.error and not ok else ""), agent_run_id)
+        res.handoff, problem = af.read_handoff(folder)
+        if problem:
+            self._log(problem)
+        if res.handoff is None:
+            res.handoff = af.bus_handoff(bus, bus_offset, agent_run_id)
+        res.done = (folder / af.DONE).exists()
+        return res
+
+    # --- running ----------------------------------------------------------------
+
+    async def _consume(self, provider: Provider, request: TurnRequest,
+                       res: AgentRunResult) -> None:
+        async def pump() -> None:
+            async for event in provider.start(request):
+                self.emit(event)
+
+        self.task = task = asyncio.create_task(pump())
+        timeout = self.ctx.config.limits.timeout_sec
+        done, _ = await asyncio.wait({task}, timeout=timeout)
+        if not done:
+            res.timed_out = True
+            self._log(f"timed out after {timeout:g} s; stopping the agent and its processes")
+            await provider.cancel()
+            await _wait_or_cancel(task, self.ctx.grace_sec + 5.0)
+        elif not task.cancelled() and task.exception() is not None:
+            exc = task.exception()
+            self._log(f"provider error: {type(exc).__name__}: {exc}")
+            with contextlib.suppress(Exception):
+                await provider.cancel()
+        if self.cancelled and not task.done():
+            await _wait_or_cancel(task, 1.0)
+
+    async def cancel(self) -> None:
+        self.cancelled = True
+        if self.provider is not None:
+            await self.provider.cancel()
+        if self.task is not None and not self.task.done():
+            await _wait_or_cancel(self.task, self.ctx.grace_sec + 2.0)
+
+    # --- run-info.yaml ------------------------------------------------------------
+
+    def _started(self, res: AgentRunResult, pid: int, pgid: int, announce: bool = True) -> None:
+        ctx, folder = self.ctx, res.folder
+        commandline = self.provider.outcome.commandline if self.provider else None
+        self.info = RunInfo(
+            run_id=res.agent_run_id, project_id=ctx.project_id, task_id=ctx.task_id,
+            parent_run_id=ctx.parent_agent_run_id or "", previous_run_id=self.previous_run_id or "",
+            agent=str(ctx.node.provider), pid=pid, pgid=pgid, start_time=utc_now(),
+            cwd=str(self.workspace), prompt_path=str(folder / af.PROMPT_MD),
+            output_path=str(folder / af.OUTPUT), stdout_path=str(folder / af.STDOUT),
+            stderr_path=str(folder / af.STDERR), backend_model=ctx.config.model,
+            commandline=self.redactor.text(commandline) if commandline else None)
+        self._write_info(validate_at_creation(self.info), folder)
+        if announce:
+            self._bus("RUN_START", f"agent run {res.agent_run_id} started (pid {pid})",
+                      res.agent_run_id)
+
+    def _finish_info(self, res: AgentRunResult) -> None:
+        assert self.info is not None
+        end = utc_now()
+        self.info = self.info.model_copy(update={
+            "end_time": max(end, self.info.start_time), "exit_code": res.exit_code})
+        self._write_info(validate_at_completion(self.info), res.folder)
+
+    def _write_info(self, problems: list[str], folder: Path) -> None:
+        assert self.info is not None
+        if problems:
+            self._log(f"{folder / af.RUN_INFO}: " + "; ".join(problems))
+        write_run_info(folder / af.RUN_INFO, self.info)
+
+
+async def _wait_or_cancel(task: asyncio.Task, timeout: float) -> None:
+    """Wait for ``task`` up to ``timeout`` s, then cancel it."""
+    done, _ = await asyncio.wait({task}, timeout=timeout)
+    if not done:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task

@@ -1,0 +1,162 @@
+"""One turn of one node: prompt, agent process(es), output, diff, verification.
+
+A turn is one agent run, or with ``untilDone`` a chain of agent runs that
+ends when the agent writes DONE in its run folder (at most ``maxRestarts``
+restarts). Each agent run gets its own folder under ``runs/<runId>/agents/``.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from desktop.contract.state import NodeConfig, NodeState
+from desktop.providers import registry
+from desktop.providers.base import Gate, Provider
+from desktop.providers.redact import Redactor
+from desktop.runtime.agent_run import AgentRun, AgentRunResult
+from desktop.runtime.verify import run_verification
+
+
+@dataclass
+class TurnContext:
+    """What the engine gives the turn runner."""
+
+    run_id: str
+    run_dir: Path
+    node: NodeState
+    config: NodeConfig
+    global_mode: str
+    items: list[dict]
+    turn_number: int
+    attempt: int
+    restart: bool
+    parent_agent_run_id: str | None
+    previous_agent_run_id: str | None
+    emit: Callable[[dict], None]
+    gate: Gate
+    conductor_url: str | None
+    project_id: str
+    task_id: str
+    data_dir: Path
+    workflow_dir: Path | None = None
+    """Folder of the workflow file; relative ``workspace`` paths are resolved against it."""
+    session_id: str | None = None
+    """The provider session of the node's previous turn, if any."""
+    on_agent_run: Callable[[str, int], None] | None = None
+    """Called with (agentRunId, attempt) when each agent run of the turn begins."""
+    grace_sec: float = 3.0
+
+
+@dataclass
+class TurnResult:
+    agent_run_id: str
+    exit_code: int
+    ok: bool
+    output_text: str
+    output_hash: str
+    diff_hash: str | None
+    verification: dict | None
+    handoff: dict | None
+    session_id: str | None
+    done: bool
+    error: str | None
+    timed_out: bool
+    agent_run_ids: list[str] = field(default_factory=list)
+    cancelled: bool = False
+    output_limit_exceeded: bool = False
+
+
+def resolve_workspace(ctx: TurnContext) -> Path:
+    """The node's working folder, created on demand."""
+    if ctx.config.workspace:
+        path = Path(ctx.config.workspace).expanduser()
+        if not path.is_absolute():
+            path = (ctx.workflow_dir or ctx.run_dir) / path
+    else:
+        path = ctx.run_dir / "workspace" / (ctx.node.key or ctx.node.id)
+    path.mkdir(parents=True, exist_ok=True)
+    return path.resolve()
+
+
+class TurnRunner:
+    """Runs turns; ``cancel()`` stops the current agent's whole process group."""
+
+    def __init__(self, provider_factory: Callable[[str], Provider] = registry.create):
+        self._factory = provider_factory
+        self._current: AgentRun | None = None
+        self._cancelled = False
+        self.current_agent_run_id: str | None = None
+
+    async def run(self, ctx: TurnContext) -> TurnResult:
+        self._cancelled = False
+        redactor = Redactor.from_env()
+
+        def emit(event: dict[str, Any]) -> None:
+            ctx.emit(redactor.event(event))
+
+        workspace = resolve_workspace(ctx)
+        config = ctx.config
+        attempts = config.max_restarts + 1 if config.until_done else 1
+        previous = ctx.previous_agent_run_id
+        session = ctx.session_id
+        results: list[AgentRunResult] = []
+        for index in range(1, attempts + 1):
+            if self._cancelled:
+                break
+            run = AgentRun(ctx, workspace=workspace, attempt=index,
+                           restart=ctx.restart or index > 1, previous_run_id=previous,
+                           session_id=session, emit=emit, redactor=redactor,
+                           factory=self._factory)
+            self._current = run
+            one = await run.execute(on_id=self._note_id)
+            results.append(one)
+            previous, session = one.agent_run_id, one.session_id or session
+            if one.done or one.timed_out or one.cancelled or self._cancelled:
+                break
+        self._current = None
+        last = results[-1] if results else None
+        if last is None:  # cancelled before anything ran
+            return TurnResult("", -1, False, "", "", None, None, None, session, False,
+                              "cancelled", False, cancelled=True)
+        verification = None
+        if config.verification and not self._cancelled:
+            verification = await self._verify(ctx, workspace, last, redactor, emit)
+        error = last.error
+        ok = last.exit_code == 0 and not (last.timed_out or last.cancelled or self._cancelled)
+        ok = ok and not last.output_limit_exceeded
+        if config.until_done and ok and not last.done:
+            ok = False
+            error = (f"the agent did not write DONE in {len(results)} run(s) "
+                     f"(maxRestarts={config.max_restarts})")
+        return TurnResult(
+            agent_run_id=last.agent_run_id, exit_code=last.exit_code, ok=ok,
+            output_text=last.output_text, output_hash=last.output_hash,
+            diff_hash=last.diff_hash, verification=verification, handoff=last.handoff,
+            session_id=last.session_id or session, done=last.done, error=error,
+            timed_out=last.timed_out, agent_run_ids=[r.agent_run_id for r in results],
+            cancelled=last.cancelled or self._cancelled,
+            output_limit_exceeded=last.output_limit_exceeded,
+        )
+
+    def _note_id(self, agent_run_id: str) -> None:
+        self.current_agent_run_id = agent_run_id
+
+    async def _verify(self, ctx: TurnContext, workspace: Path, last: AgentRunResult,
+                      redactor: Redactor, emit: Callable[[dict], None]) -> dict:
+        result = await run_verification(
+            ctx.config.verification or "", cwd=workspace, env=last.base_env,
+            log_path=last.folder / "verification.txt",
+            timeout=ctx.config.limits.timeout_sec, redactor=redactor)
+        emit({"type": "verification.result", "command": result["command"],
+              "exitCode": result["exitCode"], "ok": result["ok"],
+              "outputTail": result["outputTail"], "agentRunId": last.agent_run_id})
+        return result
+
+    async def cancel(self) -> None:
+        """Stop the turn: kill the current agent's process group; no more restarts."""
+        self._cancelled = True
+        current = self._current
+        if current is not None:
+            await current.cancel()
+
