@@ -1,9 +1,91 @@
-"""`agent-canvas replay` (not yet implemented)."""
+"""``agent-canvas replay RUN``: fold the event log again and compare it with ``state.json``.
+
+Exit codes: 0 the same, 1 different (the differing fields are listed), 2 bad run reference.
+"""
 
 import argparse
+import sys
+from typing import Any
+
+import orjson
+
+from desktop.commands.runs import add_data_dir, fail
+from desktop.store.paths import data_dir
+from desktop.store.reader import EventReader
+from desktop.store.reducer import fold_events
+from desktop.store.runs import RunError, find_run
+from desktop.store.snapshot import STATE_FILE, read_snapshot
+
+MAX_SHOWN = 50
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add the `replay` subcommand."""
-    p = sub.add_parser("replay", help="(not yet implemented)")
-    p.set_defaults(handler=lambda args: 2)
+    """Add the ``replay`` subcommand."""
+    p = sub.add_parser("replay", help="re-fold a run's events and compare with state.json")
+    p.add_argument("run", metavar="RUN", help="run id, unique id prefix or run folder")
+    add_data_dir(p)
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(handler=cmd_replay)
+
+
+def diff(a: Any, b: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """``(dotted path, a value, b value)`` for every place where ``a`` and ``b`` differ."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for key in sorted(set(a) | set(b), key=str):
+            sub = f"{path}.{key}" if path else str(key)
+            if key not in a or key not in b:
+                out.append((sub, a.get(key, "<missing>"), b.get(key, "<missing>")))
+            else:
+                out.extend(diff(a[key], b[key], sub))
+        return out
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        out = []
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            out.extend(diff(x, y, f"{path}[{i}]"))
+        return out
+    return [] if a == b else [(path or "<root>", a, b)]
+
+
+def _short(value: Any) -> str:
+    text = orjson.dumps(value, default=str).decode()
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Compare the re-folded state with the snapshot."""
+    try:
+        folder = find_run(data_dir(args.data_dir), args.run)
+    except RunError as exc:
+        return fail(str(exc))
+    reader = EventReader(folder)
+    try:
+        replayed = fold_events(reader.iter_events()).to_json_dict()
+    except ValueError as exc:
+        return fail(f"{folder}: {exc}")
+    snapshot = read_snapshot(folder)
+    stored = snapshot.to_json_dict() if snapshot else None
+    diffs = diff(stored, replayed) if stored is not None else []
+    if args.json:
+        sys.stdout.write(orjson.dumps({
+            "same": stored is not None and not diffs,
+            "snapshot": stored is not None,
+            "differences": [{"field": f, "snapshot": a, "replay": b} for f, a, b in diffs],
+            "skipped": [p.__dict__ for p in reader.problems],
+            "events": replayed["lastSeq"],
+        }, option=orjson.OPT_INDENT_2).decode() + "\n")
+        return 0 if stored is not None and not diffs else 1
+    for p in reader.problems:
+        print(f"note: skipped {p.kind} at byte {p.offset}: {p.detail}")
+    if stored is None:
+        print(f"{folder / STATE_FILE} is missing or unreadable; nothing to compare")
+        return 1
+    if not diffs:
+        print(f"same: state.json matches the fold of {replayed['lastSeq']} events")
+        return 0
+    print(f"different: {len(diffs)} field(s) differ (state.json vs replay)")
+    for field, a, b in diffs[:MAX_SHOWN]:
+        print(f"  {field}: {_short(a)} != {_short(b)}")
+    if len(diffs) > MAX_SHOWN:
+        print(f"  ... and {len(diffs) - MAX_SHOWN} more")
+    return 1

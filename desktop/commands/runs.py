@@ -1,9 +1,167 @@
-"""`agent-canvas runs` (not yet implemented)."""
+"""``agent-canvas runs list|show|events``: look at recorded runs.
+
+Exit codes: 0 success, 2 a run reference or folder that cannot be used.
+"""
 
 import argparse
+import sys
+from datetime import datetime
+
+import orjson
+from rich.console import Console
+from rich.table import Table
+
+from desktop.contract.state import RunState
+from desktop.store.paths import data_dir
+from desktop.store.reader import EventReader
+from desktop.store.runs import LIVE_STATUSES, RunError, find_run, list_runs, open_run
+
+
+def add_data_dir(p: argparse.ArgumentParser, *, suppress: bool = False) -> None:
+    """Add ``--data-dir`` (shared by run commands)."""
+    p.add_argument("--data-dir", metavar="DIR", default=argparse.SUPPRESS if suppress else None,
+                   help="data folder (default: $AGENT_CANVAS_DATA_DIR or the platform's)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add the `runs` subcommand."""
-    p = sub.add_parser("runs", help="(not yet implemented)")
-    p.set_defaults(handler=lambda args: 2)
+    """Add the ``runs`` subcommand with ``list``, ``show`` and ``events``."""
+    p = sub.add_parser("runs", help="list and inspect recorded runs")
+    add_data_dir(p)
+    p.set_defaults(handler=cmd_list, json=False)
+    kids = p.add_subparsers(dest="runs_command", metavar="ACTION")
+    lp = kids.add_parser("list", help="one line per run, newest first")
+    add_data_dir(lp, suppress=True)
+    lp.add_argument("--json", action="store_true", help="print JSON")
+    lp.set_defaults(handler=cmd_list)
+    sp = kids.add_parser("show", help="status, nodes, inboxes, approvals and stall of a run")
+    add_data_dir(sp, suppress=True)
+    sp.add_argument("run", metavar="RUN", help="run id, unique id prefix or run folder")
+    sp.add_argument("--json", action="store_true", help="print the state as JSON")
+    sp.set_defaults(handler=cmd_show)
+    ep = kids.add_parser("events", help="a page of a run's events")
+    add_data_dir(ep, suppress=True)
+    ep.add_argument("run", metavar="RUN", help="run id, unique id prefix or run folder")
+    ep.add_argument("--limit", type=int, default=50, help="events per page (default 50)")
+    ep.add_argument("--before", type=int, metavar="SEQ", help="events before this seq")
+    ep.add_argument("--after", type=int, metavar="SEQ", help="events after this seq")
+    ep.add_argument("--json", action="store_true", help="print the page as JSON")
+    ep.set_defaults(handler=cmd_events)
+
+
+def _print_json(obj: object) -> None:
+    sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+def _when(ts: str) -> str:
+    try:
+        return datetime.fromisoformat(ts.replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return ts
+
+
+def fail(message: str) -> int:
+    """Print a one-line error and return exit code 2."""
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def display_status(state: RunState) -> str:
+    """The status word a user sees ("interrupted" for a dead live-looking run)."""
+    status = str(state.status)
+    return "interrupted" if state.interrupted and status in LIVE_STATUSES else status
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """Print the run table (or JSON)."""
+    runs = list_runs(data_dir(args.data_dir))
+    if args.json:
+        _print_json([{"id": r.id, "path": str(r.path), "workflow": r.workflow,
+                      "status": r.display_status, "interrupted": r.interrupted,
+                      "createdAt": r.created_at, "updatedAt": r.updated_at,
+                      "events": r.events, **({"error": r.error} if r.error else {})}
+                     for r in runs])
+        return 0
+    if not runs:
+        print(f"no runs in {data_dir(args.data_dir)}")
+        return 0
+    table = Table("id", "workflow", "status", "started", "updated", "events")
+    for r in runs:
+        table.add_row(r.id, r.workflow or "-", r.display_status if not r.error else r.error,
+                      _when(r.created_at), _when(r.updated_at), str(r.events))
+    Console().print(table)
+    return 0
+
+
+def _open(args: argparse.Namespace) -> tuple[RunState, EventReader]:
+    folder = find_run(data_dir(args.data_dir), args.run)
+    return open_run(folder), EventReader(folder)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """Print one run's state."""
+    try:
+        state, _ = _open(args)
+    except RunError as exc:
+        return fail(str(exc))
+    if args.json:
+        _print_json({**state.to_json_dict(), "displayStatus": display_status(state)})
+        return 0
+    console = Console()
+    console.print(f"[bold]run[/] {state.id}  [bold]{display_status(state)}[/]  "
+                  f"{state.mode}/{state.global_mode}")
+    console.print(f"workflow {state.workflow_name or '-'}  started {_when(state.created_at)}"
+                  f"  updated {_when(state.updated_at)}  events {state.last_seq}")
+    if state.task:
+        console.print(f"task: {state.task}")
+    table = Table("node", "status", "inbox", "turns", "summary")
+    for nid, node in state.nodes.items():
+        running = " (turn running)" if nid in state.running_turns else ""
+        table.add_row(node.label, f"{node.status}{running}", str(len(state.inboxes.get(nid, []))),
+                      str(state.turns.get(nid, 0)), node.summary)
+    console.print(table)
+    for approval in state.pending_approvals.values():
+        who = state.nodes[approval.node_id].label if approval.node_id in state.nodes else "-"
+        console.print(f"pending approval {approval.approval_id} from {who}: "
+                      f"{approval.tool.get('name', '?')} {approval.tool.get('args', {})}")
+    if state.stall:
+        console.print(f"[yellow]stalled[/]: {state.stall.get('reason')} "
+                      f"{state.stall.get('evidence', {})}")
+    if state.usage:
+        console.print("usage: " + ", ".join(f"{k} {v:g}" for k, v in state.usage.items()))
+    return 0
+
+
+def _gist(event: dict) -> str:
+    for key in ("message", "text", "reason", "status", "problem"):
+        value = event.get(key)
+        if isinstance(value, str) and value:
+            return value.replace("\n", " ")[:80]
+    return ""
+
+
+def cmd_events(args: argparse.Namespace) -> int:
+    """Print a page of events."""
+    if args.limit < 1:
+        return fail("--limit must be at least 1")
+    try:
+        state, reader = _open(args)
+    except RunError as exc:
+        return fail(str(exc))
+    page = reader.page(limit=args.limit, before=args.before, after=args.after)
+    for problem in reader.problems:
+        print(f"warning: skipped {problem.kind} at byte {problem.offset}: {problem.detail}",
+              file=sys.stderr)
+    if args.json:
+        _print_json({"events": page.events, "hasMore": page.has_more,
+                     "nextCursor": page.next_cursor})
+        return 0
+    table = Table("seq", "time", "type", "node", "detail")
+    for e in page.events:
+        node = state.nodes.get(e.get("nodeId") or "")
+        table.add_row(str(e["seq"]), _when(str(e.get("ts", ""))), str(e.get("type")),
+                      node.label if node else (e.get("nodeId") or "")[:8], _gist(e))
+    Console().print(table)
+    if page.has_more:
+        flag = "--after" if args.after is not None else "--before"
+        print(f"more: {flag} {page.next_cursor}")
+    return 0
