@@ -1,0 +1,398 @@
+"""The run supervisor: turns, modes, pause/resume/stop, approvals, stalls, one event log.
+
+Every change is an event in the run's log, and the engine's view of the run is
+the reducer's fold of those events (:attr:`Engine.state`), so a run resumes
+from its folder alone (see :mod:`desktop.runtime.recovery`).
+
+Run-level rules:
+
+- A node takes a turn when its inbox holds something; the turn consumes all of
+  it. Independent nodes run concurrently up to ``concurrency``.
+- AUTO starts turns on its own; INTERACTIVE starts one per :meth:`step`.
+- The run completes when no inbox holds anything, no turn runs and no
+  approval is pending; it fails when a turn fails beyond ``limits.retries``.
+- ``limits.maxTurns``: a node that has used its turns and still has input is
+  marked failed ("max turns reached") and the run fails; the input stays in
+  its inbox, so raising the limit and resuming continues the run.
+- A stall (or a silent node) pauses the run; :meth:`resume` continues it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from desktop.contract.enums import GlobalMode, Mode, RunStatus
+from desktop.contract.state import NodeConfig, RunState
+from desktop.runtime.approvals import ApprovalBroker
+from desktop.runtime.gate import NodeGate, NodeView
+from desktop.runtime.management import Manager
+from desktop.runtime.recorder import Recorder
+from desktop.runtime.routing import find_node
+from desktop.runtime.scheduler import DEFAULT_CONCURRENCY, Scheduler, StepError
+from desktop.runtime.stall import StallDetector, silent_evidence
+from desktop.runtime.turn import TurnRunner
+from desktop.store.eventlog import Durability, EventLog
+from desktop.store.snapshot import Snapshotter
+
+log = logging.getLogger(__name__)
+TERMINAL = frozenset({RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.STOPPED})
+_ARTIFACT_KINDS_ROUTED = frozenset({"diff", "report"})
+
+__all__ = ["Engine", "EngineError", "EngineOptions", "StepError"]
+
+
+class EngineError(RuntimeError):
+    """A request the engine cannot carry out; the message says why."""
+
+
+@dataclass
+class EngineOptions:
+    """Engine-wide settings (per-node settings live in NodeConfig)."""
+
+    concurrency: int = DEFAULT_CONCURRENCY
+    silence_sec: float | None = None
+    durability: Durability = Durability.BATCH
+    conductor_url: str | None = None
+    project_id: str = "agent_canvas"
+    watch_interval: float = 0.1
+    runner_factory: Callable[[], Any] | None = None
+
+
+class Engine:
+    """Runs one run folder. Build it with :func:`create_run` or :meth:`Engine.resume`."""
+
+    def __init__(self, run_dir: Path, data_dir: Path, log_: EventLog, recorder: Recorder,
+                 lock: contextlib.AbstractContextManager[Any], options: EngineOptions) -> None:
+        self.run_dir = Path(run_dir)
+        self.data_dir = Path(data_dir)
+        self.options = options
+        self.log = log_
+        self.recorder = recorder
+        self._lock = lock
+        self.scheduler = Scheduler(options.concurrency)
+        self.stall = StallDetector(self._threshold)
+        self.broker = ApprovalBroker(self.recorder.emit)
+        self.manager = Manager(lambda: self.state, self.recorder.emit, self.recorder.flush)
+        self.snapshotter = Snapshotter(self.run_dir, every=2000, log=log_,
+                                       state=recorder.state if recorder.state_dict else None)
+        self.tasks: dict[str, asyncio.Task[None]] = {}
+        self.runners: dict[str, Any] = {}
+        self.turn_artifacts: dict[str, list[dict[str, str]]] = {}
+        self.restart_from: dict[str, str] = {}
+        self.cancel_reason = "run stopped"
+        self._turn_started: dict[str, float] = {}
+        self._silenced: set[str] = set()
+        self._gates: dict[str, NodeGate] = {}
+        self._wake: asyncio.Event | None = None
+        self._failing: asyncio.Future[None] | None = None
+        self._closed = False
+        self.recorder.listen(self._on_events)
+
+    # --- construction ---------------------------------------------------------------
+
+    @classmethod
+    def resume(cls, run_dir: Path, *, options: EngineOptions | None = None,
+               mode: str | None = None, global_mode: str | None = None) -> Engine:
+        """Open an existing run folder and recover it (see desktop.runtime.recovery)."""
+        from desktop.runtime.recovery import resume_engine
+
+        return resume_engine(cls, Path(run_dir), options or EngineOptions(), mode, global_mode)
+
+    # --- views ----------------------------------------------------------------------
+
+    @property
+    def state(self) -> RunState:
+        """The fold of every event written so far."""
+        return self.recorder.state
+
+    @property
+    def run_id(self) -> str:
+        return self.state.id
+
+    def default_config(self) -> NodeConfig:
+        return NodeConfig()
+
+    def workflow_dir(self) -> Path | None:
+        """Folder of the workflow file (relative workspaces are resolved against it)."""
+        path = self.state.workflow_path
+        return Path(path).parent if path else None
+
+    def find_node(self, ref: str) -> str:
+        """The node id ``ref`` names (key, label, id or unique id prefix)."""
+        node_id = find_node(self.state, ref)
+        if node_id is None:
+            raise EngineError(f"no node matches {ref!r}")
+        return node_id
+
+    def busy(self) -> set[str]:
+        """Nodes with a turn in progress."""
+        return set(self.tasks)
+
+    def new_runner(self) -> Any:
+        return (self.options.runner_factory or TurnRunner)()
+
+    def gate_for(self, node_id: str) -> NodeGate:
+        gate = self._gates.get(node_id)
+        if gate is None:
+            gate = NodeGate(node_id, lambda: self._node_view(node_id), self.broker,
+                            self.recorder.emitter(node_id), self.manager)
+            self._gates[node_id] = gate
+        return gate
+
+    def _node_view(self, node_id: str) -> NodeView:
+        state = self.state
+        return NodeView(state.nodes[node_id], state.node_configs.get(node_id) or NodeConfig(),
+                        str(state.global_mode))
+
+    def _threshold(self, node_id: str) -> int:
+        config = self.state.node_configs.get(node_id)
+        return config.stall_threshold if config else 3
+
+    # --- commands (any time, both modes) ----------------------------------------------
+
+    def step(self, node: str | None = None) -> str:
+        """INTERACTIVE: run the next pending turn (FIFO), or ``node``'s. Returns the node id."""
+        node_id = self.find_node(node) if node else None
+        state = self.state
+        if state.status in TERMINAL:
+            raise EngineError(f"the run is {state.status}")
+        chosen = self.scheduler.request_step(state, self.busy(), node_id)
+        self._poke()
+        return chosen
+
+    def pause(self, reason: str = "paused by the user") -> None:
+        """No new turns start; running turns finish."""
+        if self.state.status == RunStatus.RUNNING:
+            self.recorder.emit({"type": "run.paused", "reason": reason})
+            self.recorder.flush()
+
+    def resume_run(self, reason: str = "resumed by the user") -> None:
+        """Continue a paused (or stalled) run."""
+        state = self.state
+        if state.status in TERMINAL:
+            raise EngineError(f"the run is {state.status}; it cannot be resumed")
+        if state.status == RunStatus.RUNNING and not state.stall:
+            return
+        self.recorder.emit({"type": "run.resumed", "reason": reason})
+        for node_id, node in state.nodes.items():
+            if node.status == "blocked" and node_id not in self.tasks:
+                self.recorder.emit({"type": "node.patch", "patch": {"status": "idle",
+                                                                     "summary": ""}}, node_id)
+        self._silenced.clear()
+        self.recorder.flush()
+
+    async def stop(self, reason: str = "stopped by the user") -> None:
+        """Cancel every running turn (killing its processes) and mark the run stopped."""
+        if self.state.status in TERMINAL:
+            return
+        self.cancel_reason = reason
+        self.scheduler.clear_steps()
+        await self.cancel_turns()
+        self.broker.deny_all("the run was stopped")
+        self.recorder.emit({"type": "run.stopped", "reason": reason})
+        self.recorder.flush()
+
+    async def cancel_turns(self, keep: str | None = None) -> None:
+        """Cancel running turns (but ``keep``'s); their inbox items go back for a restart."""
+        runners = [r for n, r in self.runners.items() if n != keep]
+        tasks = [t for n, t in self.tasks.items() if n != keep]
+        await asyncio.gather(*(r.cancel() for r in runners), return_exceptions=True)
+        if tasks:
+            # the runners return once their processes are gone; a stuck one is cancelled
+            _done, stuck = await asyncio.wait(tasks, timeout=10.0)
+            for task in stuck:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def chat(self, node: str, text: str) -> str:
+        """A user message to a node: ``message.user`` and an inbox item for its next turn."""
+        from desktop.contract.base import new_id, utc_now
+
+        node_id = self.find_node(node)
+        self.recorder.emit({"type": "message.user", "text": text}, node_id)
+        self.recorder.emit({"type": "inbox.queued", "item": {
+            "id": new_id(), "kind": "user", "text": text, "queuedAt": utc_now()}}, node_id)
+        self.recorder.flush()
+        return node_id
+
+    def set_mode(self, mode: str | None = None, global_mode: str | None = None) -> None:
+        """Switch AUTO/INTERACTIVE and/or PLANNING/IMPLEMENTATION."""
+        event: dict[str, Any] = {"type": "run.mode"}
+        if mode:
+            event["mode"] = Mode(mode.upper()).value
+        if global_mode:
+            event["globalMode"] = GlobalMode(global_mode.upper()).value
+        self.recorder.emit(event)
+        self.recorder.flush()
+
+    def update_node_config(self, node: str, patch: dict[str, Any]) -> None:
+        """Change a node's config (e.g. its instructions before resuming a stall)."""
+        node_id = self.find_node(node)
+        self.stall.reset(node_id)
+        self.recorder.emit({"type": "node.patch", "patch": {}, "config": patch}, node_id)
+        self.recorder.flush()
+
+    # --- the loop ----------------------------------------------------------------------
+
+    async def run(self, *, exit_on_pause: bool = False) -> RunStatus:
+        """Run until completed, failed or stopped (or paused and idle, if asked)."""
+        self._wake = asyncio.Event()
+        if self.state.status == RunStatus.QUEUED:
+            self.recorder.emit({"type": "run.started"})
+            self.recorder.flush()
+        watcher = asyncio.create_task(self._watch())
+        try:
+            while True:
+                self._wake.clear()
+                state = self.state
+                if state.status in TERMINAL and not self.tasks and (
+                        self._failing is None or self._failing.done()):
+                    break
+                if self._failing is None:
+                    self._start_turns(state)
+                if self._failing is None and self._finished():
+                    self.recorder.emit({"type": "run.completed"})
+                    self.recorder.flush()
+                    continue
+                if exit_on_pause and self.state.status == RunStatus.PAUSED and not self.tasks:
+                    break
+                await self._wake.wait()
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+            self.recorder.flush()
+            self.snapshotter.write()
+        return RunStatus(self.state.status)
+
+    def _start_turns(self, state: RunState) -> None:
+        from desktop.runtime.dispatch import run_turn
+
+        for node_id in self.scheduler.pick(state, self.busy()):
+            limit = (state.node_configs.get(node_id) or NodeConfig()).limits.max_turns
+            if limit is not None and state.turns.get(node_id, 0) >= limit:
+                self._max_turns(node_id, limit)
+                return
+            task = asyncio.create_task(run_turn(self, node_id), name=f"turn-{node_id}")
+            self.tasks[node_id] = task
+            task.add_done_callback(lambda t, n=node_id: self._turn_done(n, t))
+
+    def _turn_done(self, node_id: str, task: asyncio.Task[None]) -> None:
+        if self.tasks.get(node_id) is task:
+            del self.tasks[node_id]
+        self._turn_started.pop(node_id, None)
+        self._silenced.discard(node_id)
+        self.turn_artifacts.pop(node_id, None)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("turn task of %s crashed", node_id, exc_info=task.exception())
+        self._poke()
+
+    def _finished(self) -> bool:
+        state = self.state
+        return (state.status == RunStatus.RUNNING and not state.stall and not self.tasks
+                and not state.running_turns and not state.pending_approvals
+                and not any(state.inboxes.values()))
+
+    def _max_turns(self, node_id: str, limit: int) -> None:
+        reason = f"max turns reached ({limit})"
+        self.recorder.emit({"type": "node.patch", "patch": {"status": "failed",
+                                                             "summary": reason}}, node_id)
+        self.recorder.flush()
+        self.node_failed(node_id, reason)
+
+    def node_failed(self, node_id: str, reason: str) -> None:
+        """A node failed for good: stop the other turns and fail the run."""
+        label = self.state.nodes[node_id].label if node_id in self.state.nodes else node_id
+
+        async def fail() -> None:
+            self.cancel_reason = "another node failed"
+            await self.cancel_turns(keep=node_id)
+            self.broker.deny_all("the run failed")
+            self.recorder.emit({"type": "run.failed", "reason": f"{label}: {reason}"}, node_id)
+            self.recorder.flush()
+
+        if self.state.status not in TERMINAL and self._failing is None:
+            self._failing = asyncio.ensure_future(fail())
+            self._failing.add_done_callback(lambda _t: self._poke())
+
+    # --- events and watchdog --------------------------------------------------------------
+
+    def mark_turn_start(self, node_id: str) -> None:
+        self._turn_started[node_id] = time.monotonic()
+
+    def _poke(self) -> None:
+        if self._wake is not None:
+            self._wake.set()
+
+    def _on_events(self, events: list[dict[str, Any]]) -> None:
+        for event in events:
+            kind = event.get("type")
+            if kind == "inbox.queued":
+                self.scheduler.observe(event)
+            elif kind == "turn.status":
+                node_id = event.get("nodeId")
+                if event.get("status") in ("cancelled", "interrupted") and \
+                        event.get("agentRunId"):
+                    self.restart_from[node_id] = event["agentRunId"]
+            elif kind == "artifact.created":
+                art = event.get("artifact") or {}
+                bucket = self.turn_artifacts.get(event.get("nodeId") or "")
+                if bucket is not None and art.get("kind") in _ARTIFACT_KINDS_ROUTED:
+                    bucket.append({"type": art["kind"],
+                                   "ref": f"artifact://{art['kind']}/{art.get('id')}"})
+        self._poke()
+
+    async def _watch(self) -> None:
+        """Silence watchdog, and pick up bus posts other processes appended."""
+        while True:
+            await asyncio.sleep(self.options.watch_interval)
+            try:
+                self.log.absorb_external()
+                self._check_silence()
+            except Exception:  # the watchdog must outlive a bad tick
+                log.exception("watchdog tick failed")
+
+    def _check_silence(self) -> None:
+        state = self.state
+        if state.status != RunStatus.RUNNING:
+            return
+        now = time.monotonic()
+        for node_id, started in list(self._turn_started.items()):
+            config = state.node_configs.get(node_id) or NodeConfig()
+            silence = config.limits.silence_sec or self.options.silence_sec
+            if not silence or node_id in self._silenced:
+                continue
+            last = max(started, self.recorder.last_seen.get(node_id, 0.0))
+            if now - last >= silence:
+                self._silenced.add(node_id)
+                self.stall.reset(node_id)
+                run = state.running_turns.get(node_id, {}).get("agentRunId")
+                self.recorder.emit({"type": "run.stalled", "reason": "silent",
+                                    "evidence": silent_evidence(node_id, silence, now - last,
+                                                                run)}, node_id)
+                self.recorder.flush()
+
+    # --- shutdown ---------------------------------------------------------------------------
+
+    async def detach(self) -> None:
+        """Leave the run as it is (paused or interrupted) and let another engine resume it."""
+        self.cancel_reason = "the engine detached"
+        await self.cancel_turns()
+        self.close()
+
+    def close(self) -> None:
+        """Flush, write the snapshot, release the log and the engine lock."""
+        if self._closed:
+            return
+        self._closed = True
+        self.recorder.close()
+        self.snapshotter.close()
+        self.log.close()
+        self._lock.__exit__(None, None, None)

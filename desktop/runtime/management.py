@@ -1,0 +1,124 @@
+"""Agent management: nodes that add nodes and edges to a running graph.
+
+``spawn_node`` args: ``key`` (or ``id``; a slug), ``label``, ``roleTemplate``,
+``provider`` (default: the caller's), ``instructions``, ``script``,
+``capabilities``, ``permissions``, ``connectFrom`` (a node reference, or
+``"self"``; adds a handoff edge from it to the new node).
+``create_edge`` args: ``from``, ``to`` (node references; ``"self"`` is the
+caller), ``type`` (handoff | report), ``label``, ``bidirectional``.
+
+The gate calls :meth:`Manager.check` before asking for approval and
+:meth:`Manager.apply` after it; ``apply`` emits ``node.patch`` /
+``edge.created`` (``addedAtRuntime: true``) and returns the new ids.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from desktop.contract.base import new_id
+from desktop.contract.enums import EdgeType, Provider
+from desktop.contract.events import ToolCall
+from desktop.contract.state import RunState, default_edge_label
+from desktop.graph.document import SLUG_PATTERN, node_uuid
+from desktop.runtime.approvals import Emit
+from desktop.runtime.routing import find_node
+
+_SLUG = re.compile(SLUG_PATTERN)
+_CONFIG_KEYS = ("instructions", "script", "model", "command", "args", "verification", "limits",
+                "untilDone", "maxRestarts", "commandBlocklist", "stallThreshold", "workspace")
+
+
+class Manager:
+    """Checks and applies ``spawn_node`` / ``create_edge`` against the live state."""
+
+    def __init__(self, state: Callable[[], RunState], emit: Emit,
+                 flush: Callable[[], Any]) -> None:
+        self._state = state
+        self._emit = emit
+        self._flush = flush
+
+    def _ref(self, caller: str, ref: Any) -> str | None:
+        if ref in (None, ""):
+            return None
+        return caller if ref == "self" else find_node(self._state(), str(ref))
+
+    def check(self, caller: str, tool: ToolCall) -> str | None:
+        """Why the call cannot be applied, or None when it can."""
+        args = tool.args
+        if tool.name == "spawn_node":
+            key = args.get("key") or args.get("id")
+            if not isinstance(key, str) or not _SLUG.match(key):
+                return ("spawn_node needs a key: a slug of letters, digits, '_', '.', '-' "
+                        "starting with a letter")
+            state = self._state()
+            if node_uuid(state.id, key) in state.nodes:
+                return f"spawn_node: a node with key {key!r} already exists"
+            provider = args.get("provider")
+            if provider is not None and provider not in {p.value for p in Provider}:
+                return f"spawn_node: unknown provider {provider!r}"
+            if args.get("connectFrom") and self._ref(caller, args["connectFrom"]) is None:
+                return f"spawn_node: connectFrom {args['connectFrom']!r} names no node"
+            return None
+        if tool.name == "create_edge":
+            for end in ("from", "to"):
+                if self._ref(caller, args.get(end)) is None:
+                    return f"create_edge: {end} {args.get(end)!r} names no node"
+            kind = args.get("type", EdgeType.HANDOFF.value)
+            if kind not in {t.value for t in EdgeType}:
+                return f"create_edge: type must be handoff or report, not {kind!r}"
+            return None
+        return f"{tool.name} is not an agent-management tool"
+
+    def apply(self, caller: str, tool: ToolCall) -> dict[str, Any]:
+        """Emit the events that add the node or edge; returns the new ids."""
+        problem = self.check(caller, tool)
+        if problem:
+            raise ValueError(problem)
+        result = (self._spawn(caller, tool.args) if tool.name == "spawn_node"
+                  else self._edge(caller, tool.args))
+        self._flush()  # later calls in the same turn see the new node or edge
+        return result
+
+    def _spawn(self, caller: str, args: dict[str, Any]) -> dict[str, Any]:
+        state = self._state()
+        key = args.get("key") or args["id"]
+        node_id = node_uuid(state.id, key)
+        parent = state.nodes.get(caller)
+        patch: dict[str, Any] = {
+            "id": node_id, "runId": state.id, "key": key,
+            "label": str(args.get("label") or key),
+            "roleTemplate": str(args.get("roleTemplate") or "implementer"),
+            "provider": args.get("provider") or (parent.provider if parent else "scripted"),
+            "status": "idle", "summary": "", "addedAtRuntime": True,
+        }
+        for extra in ("capabilities", "permissions"):
+            if isinstance(args.get(extra), dict):
+                patch[extra] = args[extra]
+        config = {k: args[k] for k in _CONFIG_KEYS if k in args}
+        self._emit({"type": "node.patch", "nodeId": node_id, "patch": patch, "config": config})
+        result: dict[str, Any] = {"nodeId": node_id, "key": key}
+        source = self._ref(caller, args.get("connectFrom"))
+        if source:
+            result["edgeId"] = self._emit_edge(source, node_id, EdgeType.HANDOFF.value,
+                                               None, False)
+        return result
+
+    def _edge(self, caller: str, args: dict[str, Any]) -> dict[str, Any]:
+        source = self._ref(caller, args.get("from"))
+        target = self._ref(caller, args.get("to"))
+        assert source and target  # checked
+        edge_id = self._emit_edge(source, target, args.get("type", EdgeType.HANDOFF.value),
+                                  args.get("label"), bool(args.get("bidirectional", False)))
+        return {"edgeId": edge_id, "from": source, "to": target}
+
+    def _emit_edge(self, source: str, target: str, kind: str, label: str | None,
+                   bidirectional: bool) -> str:
+        edge_id = new_id()
+        self._emit({"type": "edge.created", "edge": {
+            "id": edge_id, "from": source, "to": target, "type": kind,
+            "label": label or default_edge_label(kind), "bidirectional": bidirectional,
+            "addedAtRuntime": True}})
+        return edge_id

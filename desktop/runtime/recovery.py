@@ -1,0 +1,198 @@
+"""Starting a run, and picking one up again after a crash, a stop or a pause.
+
+Resuming rebuilds everything from the run's event log: the folded state, the
+order of inbox items, the stall counters and the lineage of interrupted turns.
+Then it settles what the dead engine left open, in this order:
+
+1. each turn still in ``runningTurns`` gets ``turn.status interrupted``, which
+   puts its inbox items back (``restart: true``); a leftover agent process
+   group recorded for it is ended first;
+2. each pending approval is denied with reason "engine restarted" (the
+   restarted turn asks again);
+3. ``run.resumed``, and nodes left blocked or failed become idle.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from desktop.contract.enums import RunStatus
+from desktop.graph.document import WorkflowDocument
+from desktop.runtime.recorder import Recorder
+from desktop.runtime.run_setup import run_created_event, task_event
+from desktop.store.eventlog import EventLog
+from desktop.store.paths import runs_dir
+from desktop.store.reader import EventReader
+from desktop.store.runs import hold_engine_lock
+
+if TYPE_CHECKING:
+    from desktop.runtime.engine import Engine, EngineOptions
+
+_PROC = Path("/proc")
+_INDEXED = frozenset({"inbox.queued", "turn.status", "run.stalled", "node.patch",
+                      "node.deleted"})
+
+
+def create_run(doc: WorkflowDocument, data_dir: Path, mode: str | None = None,
+               global_mode: str | None = None, workflow_path: str | None = None,
+               options: EngineOptions | None = None) -> Engine:
+    """A new run folder for ``doc`` with its ``run.created`` and task written; not started."""
+    from desktop.contract.base import new_id
+    from desktop.runtime.engine import Engine, EngineOptions
+
+    options = options or EngineOptions()
+    run_id = new_id()
+    created = run_created_event(doc, run_id, mode=(mode or str(doc.mode)).upper(),
+                                global_mode=(global_mode or str(doc.global_mode)).upper(),
+                                workflow_path=workflow_path)
+    task = task_event(doc, run_id)
+    run_dir = runs_dir(Path(data_dir)) / run_id
+    run_dir.mkdir(parents=True)
+    lock = hold_engine_lock(run_dir)
+    lock.__enter__()
+    try:
+        log = EventLog.open(run_dir, durability=options.durability)
+        recorder = Recorder(log, run_id=run_id)
+        engine = Engine(run_dir, Path(data_dir), log, recorder, lock, options)
+        recorder.emit(created)
+        recorder.emit(task)
+        recorder.flush()
+    except BaseException:
+        lock.__exit__(None, None, None)
+        raise
+    return engine
+
+
+def resume_engine(cls: type[Engine], run_dir: Path, options: EngineOptions,
+                  mode: str | None, global_mode: str | None) -> Engine:
+    """Open ``run_dir`` under the engine lock and settle what a previous engine left open."""
+    from desktop.runtime.engine import EngineError
+
+    run_dir = Path(run_dir).resolve()
+    lock = hold_engine_lock(run_dir)
+    lock.__enter__()
+    try:
+        log = EventLog.open(run_dir, durability=options.durability)
+        recorder = Recorder(log)
+        groups: dict[str, int] = {}
+        indexed: list[dict[str, Any]] = []
+
+        def note(event: dict[str, Any]) -> None:
+            run = event.get("agentRunId")
+            pgid = event.get("pgid") or (event.get("pid") if event.get("busType") == "RUN_START"
+                                         else None)
+            if run and isinstance(pgid, int):
+                groups[run] = pgid
+            if event.get("type") in _INDEXED:
+                indexed.append(event)
+
+        recorder.load(EventReader(run_dir).iter_events(), note)
+        if recorder.state_dict is None:
+            raise EngineError(f"{run_dir} holds no run (no usable run.created event)")
+        log.run_id = recorder.run_id = recorder.state.id
+        engine = cls(run_dir, run_dir.parent.parent, log, recorder, lock, options)
+    except BaseException:
+        lock.__exit__(None, None, None)
+        raise
+    # The engine's own indexes: inbox order, stall counts, lineage of interrupted turns.
+    for event in indexed:
+        engine.scheduler.observe(event)
+        engine.stall.observe_event(event)
+        if event.get("type") == "turn.status" and event.get("status") in (
+                "cancelled", "interrupted") and event.get("agentRunId"):
+            engine.restart_from[event["nodeId"]] = event["agentRunId"]
+    try:
+        settle(engine, groups, mode, global_mode)
+    except BaseException:
+        engine.close()
+        raise
+    return engine
+
+
+def settle(engine: Engine, groups: dict[str, int], mode: str | None,
+           global_mode: str | None) -> None:
+    """Close what the previous engine left open, then mark the run resumed."""
+    from desktop.runtime.engine import EngineError
+
+    state = engine.state
+    if state.status == RunStatus.COMPLETED:
+        raise EngineError(f"run {state.id} is completed; there is nothing to resume")
+    emit = engine.recorder.emit
+    for node_id, turn in state.running_turns.items():
+        agent_run = turn.get("agentRunId")
+        pgid = groups.get(agent_run) if agent_run else None
+        if agent_run and pgid is None:
+            pgid = _recorded_pgid(engine.run_dir, agent_run)
+        if agent_run and pgid:
+            end_orphan(pgid, agent_run)
+        event = {"type": "turn.status", "status": "interrupted", "turnId": turn.get("turnId"),
+                 "attempt": turn.get("attempt", 1), "reason": "engine restarted"}
+        if agent_run:
+            event["agentRunId"] = agent_run
+        emit(event, node_id)
+    for approval_id, pending in state.pending_approvals.items():
+        emit({"type": "approval.resolved", "approvalId": approval_id,
+              "nodeId": pending.node_id, "resolution": {
+                  "status": "denied", "reason": "engine restarted", "by": "engine"}})
+    if mode or global_mode:
+        event = {"type": "run.mode"}
+        if mode:
+            event["mode"] = mode.upper()
+        if global_mode:
+            event["globalMode"] = global_mode.upper()
+        emit(event)
+    reason = "resumed after the engine stopped" if state.status in (
+        RunStatus.RUNNING, RunStatus.QUEUED) else f"resumed from {state.status}"
+    emit({"type": "run.resumed", "reason": reason})
+    for node_id, node in state.nodes.items():
+        if node.status in ("blocked", "failed", "running"):
+            emit({"type": "node.patch", "patch": {"status": "idle"}}, node_id)
+    engine.recorder.flush()
+
+
+def _recorded_pgid(run_dir: Path, agent_run_id: str) -> int | None:
+    """The process group run-info.yaml recorded for an agent run, if it is readable."""
+    from desktop.store.run_info import RunInfoError, read_run_info
+
+    path = run_dir / "agents" / agent_run_id / "run-info.yaml"
+    if not path.is_file():
+        return None
+    try:
+        info = read_run_info(path)
+    except (RunInfoError, OSError):
+        return None
+    return info.pgid if info.running and info.pgid > 1 and info.pgid != os.getpgrp() else None
+
+
+def _belongs_to(pgid: int, agent_run_id: str) -> bool:
+    """Whether process ``pgid`` is still the agent run (not a reused pid)."""
+    environ = _PROC / str(pgid) / "environ"
+    if not _PROC.is_dir():
+        return True
+    try:
+        return f"JRUN_ID={agent_run_id}".encode() in environ.read_bytes().split(b"\0")
+    except OSError:
+        return False
+
+
+def end_orphan(pgid: int, agent_run_id: str, grace: float = 2.0) -> bool:
+    """End the process group an interrupted turn left behind; True if one was ended."""
+    from desktop.providers.process import group_members
+
+    if os.name != "posix" or pgid <= 1 or not group_members(pgid):
+        return False
+    if not _belongs_to(pgid, agent_run_id):
+        return False
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while group_members(pgid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+    return True

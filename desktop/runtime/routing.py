@@ -1,0 +1,165 @@
+"""Where a finished turn's output goes: along the node's edges, as envelopes.
+
+Rules (the engine relies on them; the README of the runtime repeats them):
+
+- Outgoing routes of a node are its edges ``from`` it, plus the reverse
+  direction of bidirectional edges ``to`` it. The forward direction carries
+  the edge's type; the reverse direction of a bidirectional edge carries a
+  report (the answer goes back where the work came from).
+- An agent may direct its output (``TurnResult.handoff``, one directive or a
+  list; ``to`` may list several targets): then only those targets get it.
+  Each must be reachable by one of the routes above; otherwise a
+  ``bus.message`` ERROR is recorded and default routing applies.
+- A turn whose agent wrote DONE (its work is finished), and a turn that
+  consumed only reports, route along report routes only: results flow back
+  up, and an orchestrator that hears back from its workers does not send them
+  the same work again unless it hands off explicitly.
+- Otherwise the output goes along every route.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from desktop.contract.base import new_id, utc_now
+from desktop.contract.enums import EdgeType
+from desktop.contract.state import RunState
+
+MAX_MESSAGE_CHARS = 20_000
+
+
+@dataclass(frozen=True)
+class Route:
+    """One way out of a node: the edge, the target node and what travels."""
+
+    edge_id: str
+    target: str
+    kind: str  # "handoff" | "report"
+
+
+def routes_from(state: RunState, node_id: str) -> list[Route]:
+    """Every route out of ``node_id``, in edge order, at most one per target."""
+    out: list[Route] = []
+    seen: set[str] = set()
+    for edge in state.edges.values():
+        if edge.from_ == node_id:
+            route = Route(edge.id, edge.to, EdgeType(edge.type).value)
+        elif edge.bidirectional and edge.to == node_id:
+            route = Route(edge.id, edge.from_, EdgeType.REPORT.value)
+        else:
+            continue
+        if route.target in state.nodes and route.target not in seen:
+            seen.add(route.target)
+            out.append(route)
+    return out
+
+
+def find_node(state: RunState, ref: str) -> str | None:
+    """The node ``ref`` names: an id, a key, a label, or a unique id prefix."""
+    if not ref:
+        return None
+    if ref in state.nodes:
+        return ref
+    for attr in ("key", "label"):
+        hits = [n.id for n in state.nodes.values() if getattr(n, attr) == ref]
+        if len(hits) == 1:
+            return hits[0]
+    lowered = ref.lower()
+    hits = [n.id for n in state.nodes.values() if (n.label or "").lower() == lowered]
+    if len(hits) == 1:
+        return hits[0]
+    hits = [nid for nid in state.nodes if nid.startswith(ref)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _directives(handoff: Any) -> list[dict[str, Any]]:
+    """Handoff directives as a list: one dict per target reference."""
+    raw = handoff if isinstance(handoff, list) else [handoff] if handoff else []
+    out = []
+    for entry in raw:
+        if not isinstance(entry, dict) or not entry.get("to"):
+            continue
+        targets = entry["to"] if isinstance(entry["to"], list) else [entry["to"]]
+        out.extend({**entry, "to": target} for target in targets)
+    return out
+
+
+def choose_routes(state: RunState, node_id: str, *, handoff: Any, done: bool,
+                  consumed_kinds: set[str]
+                  ) -> tuple[list[tuple[Route, dict[str, Any] | None]], str | None]:
+    """The routes this turn's output takes (each with its directive), and a problem or None."""
+    routes = routes_from(state, node_id)
+    problem = None
+    directives = _directives(handoff)
+    if directives:
+        chosen: list[tuple[Route, dict[str, Any] | None]] = []
+        for directive in directives:
+            target = find_node(state, str(directive["to"]))
+            route = next((r for r in routes if r.target == target), None)
+            if route is None:
+                problem = (f"handoff target {directive['to']!r} is not connected to this node "
+                           "by an edge; the output went along the node's edges instead")
+                break
+            chosen.append((route, directive))
+        else:
+            return chosen, None
+    # Finished work, and turns that only heard back from others, report upward only.
+    if done or (consumed_kinds and consumed_kinds <= {"report"}):
+        return [(r, None) for r in routes if r.kind == "report"], problem
+    return [(r, None) for r in routes], problem
+
+
+def _status(value: Any) -> dict[str, Any]:
+    if isinstance(value, dict):
+        return {"ok": bool(value.get("ok", True)), **({"reason": str(value["reason"])}
+                                                      if value.get("reason") else {})}
+    if isinstance(value, bool):
+        return {"ok": value}
+    if isinstance(value, str) and value:
+        return {"ok": value.lower() not in {"fail", "failed", "error", "blocked"},
+                "reason": value}
+    return {"ok": True}
+
+
+def _artifact_refs(values: Any) -> list[dict[str, str]]:
+    refs = []
+    for value in values or []:
+        if isinstance(value, dict) and value.get("ref"):
+            refs.append({"type": str(value.get("type", "file")), "ref": str(value["ref"])})
+        elif isinstance(value, str):
+            refs.append({"type": "file", "ref": value})
+    return refs
+
+
+def build_envelope(route: Route, from_node: str, output_text: str,
+                   handoff: dict[str, Any] | None, agent_run_id: str | None,
+                   artifacts: list[dict[str, str]]) -> dict[str, Any]:
+    """The wire form of the envelope sent along ``route``."""
+    handoff = handoff or {}
+    message = handoff.get("message") or output_text
+    payload: dict[str, Any] = {
+        "message": message[:MAX_MESSAGE_CHARS],
+        "structured": handoff.get("structured") if isinstance(handoff.get("structured"),
+                                                                dict) else {},
+        "artifacts": artifacts + _artifact_refs(handoff.get("artifacts")),
+        "status": _status(handoff.get("status")),
+    }
+    if route.kind == "handoff":
+        payload["response"] = {"expectation": "report", "replyTo": from_node}
+    envelope = {"kind": route.kind, "id": new_id(), "fromNodeId": from_node,
+                "toNodeId": route.target, "createdAt": utc_now(), "payload": payload}
+    if agent_run_id:
+        envelope["fromAgentRunId"] = agent_run_id
+    return envelope
+
+
+def route_events(route: Route, envelope: dict[str, Any]) -> list[dict[str, Any]]:
+    """``handoff.sent`` from the sender and ``inbox.queued`` at the target."""
+    item = {"id": new_id(), "kind": route.kind, "text": envelope["payload"]["message"],
+            "envelope": envelope, "queuedAt": envelope["createdAt"]}
+    return [
+        {"type": "handoff.sent", "nodeId": envelope["fromNodeId"], "envelope": envelope,
+         "edgeId": route.edge_id},
+        {"type": "inbox.queued", "nodeId": route.target, "item": item},
+    ]
