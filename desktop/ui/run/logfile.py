@@ -1,0 +1,275 @@
+"""Random access to a run's ``events.jsonl`` by seq, for views that must open huge logs fast.
+
+Opening costs one read of the file's tail (the last seq). A row's event is found by
+bisecting byte offsets (each line starts with ``{"seq":N,``), so the first screen of a
+million-event log is on display before anything else is read. :meth:`index_step`
+then builds, a slice at a time, the per-event type and node codes that filters need.
+No Qt here: the views drive the slices from their own timers.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from array import array
+from collections import OrderedDict
+from pathlib import Path
+
+import orjson
+
+_SEQ = re.compile(rb'^\{"seq":(\d+)')
+_TYPE = re.compile(rb'"type":"([^"]*)"')
+_NODE = re.compile(rb'"nodeId":"([^"]*)"')
+_CACHE_PAGES = 64
+
+
+class Codes:
+    """Small integer codes for repeated strings (event types, node ids); 0 means none."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = [""]
+        self.index: dict[str, int] = {"": 0}
+
+    def code(self, name: str | None) -> int:
+        """The code of ``name`` (assigned on first sight)."""
+        if not name:
+            return 0
+        found = self.index.get(name)
+        if found is None:
+            found = self.index[name] = len(self.names)
+            self.names.append(name)
+        return found
+
+
+def _seq_of(line: bytes) -> int | None:
+    m = _SEQ.match(line)
+    return int(m.group(1)) if m else None
+
+
+class LogFile:
+    """Reads events by seq from one log file; safe to use while a writer appends."""
+
+    PAGE = 256
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._fh = open(self.path, "rb")  # noqa: SIM115 - lives as long as the view
+        self._pages: OrderedDict[int, list[dict | None]] = OrderedDict()
+        self._anchors: dict[int, int] = {}  # seq -> byte offset of its line
+        self.offsets = array("q")  # offsets[i]: line of seq i+1, once indexed
+        self.types = array("H")
+        self.nodes = array("H")
+        self.type_codes = Codes()
+        self.node_codes = Codes()
+        self._scan_pos = 0
+
+    def close(self) -> None:
+        """Release the file."""
+        self._fh.close()
+
+    # --- size and tail ----------------------------------------------------------------
+
+    def _size(self) -> int:
+        return os.fstat(self._fh.fileno()).st_size
+
+    def _complete_end(self) -> int:
+        size = self._size()
+        pos = size
+        while pos > 0:
+            start = max(0, pos - 65536)
+            self._fh.seek(start)
+            chunk = self._fh.read(pos - start)
+            nl = chunk.rfind(b"\n")
+            if nl >= 0:
+                return start + nl + 1
+            pos = start
+        return 0
+
+    def last_seq(self) -> int:
+        """The seq of the last complete line (0 for an empty log)."""
+        end = self._complete_end()
+        pos = end - 1
+        while pos > 0:
+            start = max(0, pos - 65536)
+            self._fh.seek(start)
+            chunk = self._fh.read(pos - start)
+            nl = chunk.rfind(b"\n")
+            line_start = start + nl + 1 if nl >= 0 else start
+            if nl >= 0 or start == 0:
+                self._fh.seek(line_start)
+                seq = _seq_of(self._fh.read(32))
+                if seq is not None:
+                    self._anchors[seq] = line_start
+                    return seq
+                pos = line_start - 1
+                continue
+            pos = start
+        return 0
+
+    # --- locating and reading -----------------------------------------------------------
+
+    def _line_at_or_after(self, offset: int, end: int) -> tuple[int, int | None]:
+        """(start, seq) of the first line beginning at or after ``offset``."""
+        if offset > 0:
+            self._fh.seek(offset - 1)
+            head = self._fh.read(min(65536, end - offset + 1))
+            nl = head.find(b"\n")
+            while nl < 0 and offset + len(head) - 1 < end:
+                more = self._fh.read(65536)
+                if not more:
+                    break
+                head += more
+                nl = head.find(b"\n")
+            if nl < 0:
+                return end, None
+            offset = offset - 1 + nl + 1
+        if offset >= end:
+            return end, None
+        self._fh.seek(offset)
+        return offset, _seq_of(self._fh.read(32))
+
+    def locate(self, seq: int) -> int | None:
+        """Byte offset of the line with ``seq`` (or of the first line after it)."""
+        if 0 < seq <= len(self.offsets):
+            return self.offsets[seq - 1]
+        if seq in self._anchors:
+            return self._anchors[seq]
+        end = self._complete_end()
+        lo, hi = 0, end
+        known = [(s, o) for s, o in self._anchors.items() if o < end]
+        for s, o in known:  # narrow the bisection with what we already know
+            if s <= seq and o > lo:
+                lo = o
+            if s > seq and o < hi:
+                hi = o
+        if len(self.offsets):
+            lo = max(lo, self.offsets[-1])
+        while hi - lo > 4096:
+            mid = (lo + hi) // 2
+            start, found = self._line_at_or_after(mid, end)
+            if found is None or start >= hi:
+                hi = mid
+            elif found <= seq:
+                lo = start
+                self._anchors[found] = start
+            else:
+                hi = start
+        start, found = self._line_at_or_after(lo, end)
+        while found is not None and found < seq:
+            self._fh.seek(start)
+            line = self._fh.readline()
+            start += len(line)
+            if start >= end:
+                return None
+            self._fh.seek(start)
+            found = _seq_of(self._fh.read(32))
+        return start if found is not None else None
+
+    def page(self, first_seq: int) -> list[dict | None]:
+        """Events ``first_seq .. first_seq+PAGE-1`` (None where a seq is absent)."""
+        cached = self._pages.get(first_seq)
+        if cached is not None:
+            self._pages.move_to_end(first_seq)
+            return cached
+        out: list[dict | None] = [None] * self.PAGE
+        offset = self.locate(first_seq)
+        if offset is not None:
+            end = self._complete_end()
+            self._fh.seek(offset)
+            while offset < end:
+                line = self._fh.readline()
+                if not line.endswith(b"\n"):
+                    break
+                offset += len(line)
+                try:
+                    event = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                seq = event.get("seq") if isinstance(event, dict) else None
+                if not isinstance(seq, int):
+                    continue
+                if seq >= first_seq + self.PAGE:
+                    self._anchors[seq] = offset - len(line)
+                    break
+                if seq >= first_seq:
+                    out[seq - first_seq] = event
+            complete = all(e is not None for e in out)
+            if not complete and offset >= end:
+                return out  # the tail is still growing: do not cache a partial page
+        self._pages[first_seq] = out
+        if len(self._pages) > _CACHE_PAGES:
+            self._pages.popitem(last=False)
+        return out
+
+    def get(self, seq: int) -> dict | None:
+        """The event with ``seq``, or None."""
+        first = ((seq - 1) // self.PAGE) * self.PAGE + 1
+        return self.page(first)[seq - first]
+
+    def raw(self, seq: int) -> bytes:
+        """The raw line of an indexed ``seq`` (for full-text search without parsing)."""
+        offset = self.locate(seq)
+        if offset is None:
+            return b""
+        self._fh.seek(offset)
+        return self._fh.readline()
+
+    # --- background indexing --------------------------------------------------------------
+
+    @property
+    def indexed(self) -> int:
+        """How many events :meth:`index_step` has covered."""
+        return len(self.offsets)
+
+    def search_step(self, needle: bytes, start: int, budget: int = 8 << 20
+                    ) -> tuple[list[int], int, bool]:
+        """Seqs of lines from byte ``start`` whose lowercased bytes contain ``needle``.
+
+        Returns (seqs, next_start, done); scans about ``budget`` bytes per call.
+        """
+        end = self._complete_end()
+        if start >= end:
+            return [], start, True
+        self._fh.seek(start)
+        data = self._fh.read(min(budget, end - start))
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            data = data + self._fh.readline()
+            cut = len(data)
+        hits = []
+        for line in data[:cut].split(b"\n")[:-1]:
+            if needle in line.lower():
+                seq = _seq_of(line)
+                if seq is not None:
+                    hits.append(seq)
+        return hits, start + cut, start + cut >= end
+
+    def index_step(self, budget: int = 4 << 20) -> bool:
+        """Index up to ``budget`` more bytes; True once the whole current file is indexed."""
+        end = self._complete_end()
+        if self._scan_pos >= end:
+            return True
+        self._fh.seek(self._scan_pos)
+        data = self._fh.read(min(budget, end - self._scan_pos))
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:  # one line longer than the budget: take it whole
+            data = data + self._fh.readline()
+            cut = len(data)
+        pos = self._scan_pos
+        offsets, types, nodes = self.offsets, self.types, self.nodes
+        tcode, ncode = self.type_codes.code, self.node_codes.code
+        for line in data[:cut].split(b"\n")[:-1]:
+            seq = _seq_of(line)
+            if seq is not None and seq > len(offsets):
+                while len(offsets) < seq - 1:  # a missing seq keeps its row, as "none"
+                    offsets.append(pos)
+                    types.append(0)
+                    nodes.append(0)
+                t = _TYPE.search(line)
+                n = _NODE.search(line)
+                offsets.append(pos)
+                types.append(tcode(t.group(1).decode()) if t else 0)
+                nodes.append(ncode(n.group(1).decode()) if n else 0)
+            pos += len(line) + 1
+        self._scan_pos = pos
+        return self._scan_pos >= end

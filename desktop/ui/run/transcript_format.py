@@ -1,0 +1,138 @@
+"""How one event reads in the transcript: a category, a one-line preview, a full text.
+
+Categories group event types for the filter menu and pick the row's colour.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+PREVIEW_CHARS = 300
+
+CATEGORIES: dict[str, tuple[str, ...]] = {
+    "user": ("message.user",),
+    "assistant": ("message.assistant.final", "message.assistant.delta"),
+    "thinking": ("message.assistant.thinking.final", "message.assistant.thinking.delta"),
+    "tools": ("tool.proposed", "tool.started", "tool.completed"),
+    "approvals": ("approval.requested", "approval.resolved"),
+    "bus": ("bus.message", "handoff.sent", "inbox.queued"),
+    "errors": ("run.failed", "log.recovered"),
+}
+DELTA_TYPES = ("message.assistant.delta", "message.assistant.thinking.delta")
+HIDDEN_BY_DEFAULT = (*DELTA_TYPES, "node.heartbeat", "tool.started")
+
+
+def category(event_type: str) -> str:
+    """The filter category of an event type ("lifecycle" for the rest)."""
+    for name, types in CATEGORIES.items():
+        if event_type in types:
+            return name
+    return "lifecycle"
+
+
+def _short(value: Any, limit: int = PREVIEW_CHARS) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _args(args: Any) -> str:
+    return json.dumps(args or {}, ensure_ascii=False, sort_keys=True)
+
+
+def preview(event: dict, tools: dict[str, dict] | None = None) -> str:
+    """One line for the list row."""
+    kind = event.get("type", "")
+    if kind in ("message.user", "message.assistant.final", "message.assistant.delta"):
+        return _short(event.get("text", ""))
+    if kind.startswith("message.assistant.thinking"):
+        return "▸ thinking · " + _short(event.get("text", ""), 120)
+    if kind == "tool.proposed":
+        tool = event.get("tool") or {}
+        info = (tools or {}).get(tool.get("id", ""), {})
+        status = info.get("status", "proposed")
+        latency = info.get("latency")
+        tail = f" · {latency:.2f}s" if isinstance(latency, float) else ""
+        return f"{tool.get('name', '?')} {_short(_args(tool.get('args')), 160)} · {status}{tail}"
+    if kind == "tool.started":
+        return f"started {event.get('toolId', '')[:8]}"
+    if kind == "tool.completed":
+        info = (tools or {}).get(event.get("toolId", ""), {})
+        name = info.get("name", event.get("toolId", "")[:8])
+        latency = info.get("latency")
+        mark = "✗" if event.get("error") else "✓"
+        took = f" in {latency:.2f}s" if isinstance(latency, float) else ""
+        body = event.get("error") or event.get("result") or {}
+        return f"{mark} {name}{took}: {_short(body, 200)}"
+    if kind == "approval.requested":
+        tool = event.get("tool") or {}
+        return f"approval needed: {tool.get('name', '?')} {_short(_args(tool.get('args')), 160)}"
+    if kind == "approval.resolved":
+        res = event.get("resolution") or {}
+        by = f" by {res['by']}" if res.get("by") else ""
+        why = f" ({res['reason']})" if res.get("reason") else ""
+        return f"{res.get('status', '?')}{by}{why}"
+    if kind == "bus.message":
+        return f"[{event.get('busType', '')}] {_short(event.get('message', ''))}"
+    if kind == "handoff.sent":
+        env = event.get("envelope") or {}
+        return f"handoff → {_short((env.get('payload') or {}).get('message', ''))}"
+    if kind == "inbox.queued":
+        item = event.get("item") or {}
+        return f"queued {item.get('kind', '')}: {_short(item.get('text', ''))}"
+    if kind == "turn.status":
+        extra = event.get("reason") or ""
+        return f"turn {event.get('status', '')}" + (f" · {_short(extra, 200)}" if extra else "")
+    if kind == "node.progress":
+        return _short(event.get("message", ""))
+    if kind == "node.log":
+        return f"{event.get('stream', '')}: {_short(event.get('text', ''))}"
+    if kind == "run.stalled":
+        return f"stalled: repeated {event.get('reason', '')}"
+    if kind == "telemetry.usage":
+        cost = event.get("costUsd")
+        money = f" · ${cost:.4f}" if isinstance(cost, int | float) else ""
+        return f"{event.get('inputTokens', 0)} in / {event.get('outputTokens', 0)} out{money}"
+    if kind == "artifact.created":
+        art = event.get("artifact") or {}
+        return f"{art.get('kind', '')}: {art.get('name', '')}"
+    if kind == "verification.result":
+        return f"verification {'ok' if event.get('ok') else 'failed'}: {event.get('command', '')}"
+    if kind == "run.created":
+        return f"run created: {event.get('workflowName', '')} · {event.get('mode', '')}"
+    if kind == "run.mode":
+        return f"mode {event.get('mode') or ''} {event.get('globalMode') or ''}".strip()
+    if kind == "node.patch" and (event.get("patch") or {}).get("addedAtRuntime"):
+        return f"node added at run time: {(event.get('patch') or {}).get('label', '')}"
+    if kind == "edge.created":
+        return f"edge created ({(event.get('edge') or {}).get('type', '')})"
+    reason = f": {_short(event['reason'])}" if event.get("reason") else ""
+    return kind + reason
+
+
+def full_markdown(event: dict, tools: dict[str, dict] | None = None) -> str:
+    """The whole event for the detail pane, as markdown."""
+    kind = event.get("type", "")
+    head = f"**{kind}** · seq {event.get('seq', '?')} · {event.get('ts', '')}\n\n"
+    if kind in ("message.user", "message.assistant.final", "message.assistant.delta"):
+        return head + str(event.get("text", ""))
+    if kind.startswith("message.assistant.thinking"):
+        return head + "> " + str(event.get("text", "")).replace("\n", "\n> ")
+    if kind in ("tool.proposed", "approval.requested"):
+        tool = event.get("tool") or {}
+        info = (tools or {}).get(tool.get("id", ""), {})
+        lines = [head + f"tool `{tool.get('name', '?')}`"]
+        if info:
+            lines.append(f"status: {info.get('status', '?')}")
+        if isinstance(info.get("latency"), float):
+            lines.append(f"latency: {info['latency']:.3f}s")
+        lines.append("```json\n" + json.dumps(tool.get("args") or {}, indent=2) + "\n```")
+        if "result" in info:
+            lines.append("result:\n```json\n" + json.dumps(info["result"], indent=2)[:20000]
+                         + "\n```")
+        if event.get("context"):
+            lines.append(str(event["context"]))
+        return "\n\n".join(lines)
+    body = {k: v for k, v in event.items() if k not in ("id", "runId", "ts", "type", "seq")}
+    return head + "```json\n" + json.dumps(body, indent=2, ensure_ascii=False)[:50000] + "\n```"

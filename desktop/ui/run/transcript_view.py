@@ -1,0 +1,221 @@
+"""The transcript panel: a filterable, searchable list of events with a markdown detail pane."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QColor, QFontMetrics, QPainter
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QMenu,
+    QSplitter,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.ui.run.transcript_format import CATEGORIES, DELTA_TYPES, HIDDEN_BY_DEFAULT
+from desktop.ui.run.transcript_model import (
+    CategoryRole,
+    MarkdownRole,
+    NodeRole,
+    TranscriptModel,
+    TsRole,
+)
+
+COLORS = {
+    "user": "#2f80ed", "assistant": "#27ae60", "thinking": "#9b51e0", "tools": "#f2994a",
+    "approvals": "#eb5757", "bus": "#56ccf2", "errors": "#d0021b", "lifecycle": "#828282",
+}
+
+
+class RowDelegate(QStyledItemDelegate):
+    """One line per event: time, node, a coloured category mark, the preview."""
+
+    def __init__(self, model: TranscriptModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._model = model
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+        return QSize(200, QFontMetrics(option.font).height() + 6)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        painter.save()
+        rect = option.rect
+        if option.state & QStyle.StateFlag.State_Selected:
+            painter.fillRect(rect, option.palette.highlight())
+            painter.setPen(option.palette.highlightedText().color())
+        else:
+            painter.setPen(option.palette.text().color())
+        cat = index.data(CategoryRole) or "lifecycle"
+        painter.fillRect(QRect(rect.left(), rect.top() + 2, 4, rect.height() - 4),
+                         QColor(COLORS.get(cat, "#828282")))
+        metrics = QFontMetrics(option.font)
+        ts = str(index.data(TsRole) or "")[11:19]
+        node = index.data(NodeRole)
+        label = self._model.node_labels.get(node, node[:8]) if node else "run"
+        x = rect.left() + 8
+        painter.drawText(QRect(x, rect.top(), 64, rect.height()),
+                         Qt.AlignmentFlag.AlignVCenter, ts)
+        x += 66
+        painter.drawText(QRect(x, rect.top(), 110, rect.height()), Qt.AlignmentFlag.AlignVCenter,
+                         metrics.elidedText(label, Qt.TextElideMode.ElideRight, 106))
+        x += 112
+        text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
+        width = max(10, rect.right() - x - 4)
+        painter.drawText(QRect(x, rect.top(), width, rect.height()),
+                         Qt.AlignmentFlag.AlignVCenter,
+                         metrics.elidedText(text, Qt.TextElideMode.ElideRight, width))
+        painter.restore()
+
+
+class TranscriptView(QWidget):
+    """Transcript of a whole run or one node; filters by node, event type and text."""
+
+    eventSelected = Signal(dict)
+    chatRequested = Signal(str)  # node id
+
+    def __init__(self, model: TranscriptModel | None = None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.model = model or TranscriptModel()
+        self.node_combo = QComboBox()
+        self.node_combo.setObjectName("transcriptNode")
+        self.node_combo.addItem("All nodes", None)
+        self.types_button = QToolButton()
+        self.types_button.setText("Events")
+        self.types_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self._menu = QMenu(self)
+        self._category_actions: dict[str, QAction] = {}
+        for name in (*CATEGORIES, "lifecycle"):
+            act = self._menu.addAction(name)
+            act.setCheckable(True)
+            act.setChecked(True)
+            act.toggled.connect(self._apply)
+            self._category_actions[name] = act
+        self._menu.addSeparator()
+        self.raw_action = self._menu.addAction("Show deltas and heartbeats")
+        self.raw_action.setCheckable(True)
+        self.raw_action.toggled.connect(self._apply)
+        self.types_button.setMenu(self._menu)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search (Enter)")
+        self.search.setClearButtonEnabled(True)
+        self.search.returnPressed.connect(self._apply)
+        self.status = QLabel()
+        bar = QHBoxLayout()
+        bar.addWidget(self.node_combo)
+        bar.addWidget(self.types_button)
+        bar.addWidget(self.search, 1)
+        bar.addWidget(self.status)
+        self.list = QListView()
+        self.list.setUniformItemSizes(True)
+        self.list.setItemDelegate(RowDelegate(self.model, self.list))
+        self.list.setModel(self.model)
+        self.list.setSelectionMode(QListView.SelectionMode.SingleSelection)
+        self.detail = QTextBrowser()
+        self.detail.setOpenExternalLinks(True)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.list)
+        split.addWidget(self.detail)
+        split.setSizes([400, 160])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(bar)
+        layout.addWidget(split, 1)
+        self._follow = True
+        self.node_combo.currentIndexChanged.connect(self._apply)
+        self.list.selectionModel().currentChanged.connect(self._show_current)
+        self.list.verticalScrollBar().valueChanged.connect(self._track_follow)
+        self.model.rowsInserted.connect(self._rows_added)
+        self.model.dataChanged.connect(self._data_changed)
+        self.model.indexingChanged.connect(self._update_status)
+        self.model.modelReset.connect(self._update_status)
+        self._label_timer = QTimer(self)
+        self._label_timer.setInterval(500)
+        self._label_timer.timeout.connect(self.refresh_nodes)
+        self._label_timer.start()
+        self._update_status()
+
+    # --- filters -----------------------------------------------------------------------------
+
+    def selected_types(self) -> set[str] | None:
+        """The event types to show, or None for the default set."""
+        if self.raw_action.isChecked() is False and all(
+                a.isChecked() for a in self._category_actions.values()):
+            return None
+        allowed = set(self.model.store.type_codes.names) | {t for ts in CATEGORIES.values()
+                                                            for t in ts}
+        from desktop.ui.run.transcript_format import category
+
+        out = {t for t in allowed if t and self._category_actions[category(t)].isChecked()}
+        if not self.raw_action.isChecked():
+            out -= set(HIDDEN_BY_DEFAULT)
+        return out
+
+    def set_node(self, node_id: str | None) -> None:
+        """Show one node's transcript (None: the whole run)."""
+        self.refresh_nodes()
+        i = self.node_combo.findData(node_id)
+        if i < 0 and node_id is not None:
+            self.node_combo.addItem(self.model.node_labels.get(node_id, node_id[:8]), node_id)
+            i = self.node_combo.count() - 1
+        self.node_combo.setCurrentIndex(max(0, i))
+
+    def set_category(self, name: str, shown: bool) -> None:
+        """Show or hide one category of events."""
+        self._category_actions[name].setChecked(shown)
+
+    def set_search(self, text: str) -> None:
+        """Filter to events whose text contains ``text``."""
+        self.search.setText(text)
+        self._apply()
+
+    def _apply(self) -> None:
+        self.model.set_filter(self.node_combo.currentData(), self.selected_types(),
+                              self.search.text().strip())
+        self._update_status()
+        if self._follow:
+            self.list.scrollToBottom()
+
+    def refresh_nodes(self) -> None:
+        """Add nodes learned from events to the node filter."""
+        known = {self.node_combo.itemData(i) for i in range(self.node_combo.count())}
+        for node_id, label in self.model.node_labels.items():
+            if node_id not in known:
+                self.node_combo.addItem(label, node_id)
+
+    # --- following the live tail -------------------------------------------------------------
+
+    def _track_follow(self, value: int) -> None:
+        self._follow = value >= self.list.verticalScrollBar().maximum() - 2
+
+    def _rows_added(self, *_args: object) -> None:
+        if self._follow:
+            self.list.scrollToBottom()
+        self._update_status()
+
+    def _data_changed(self, top: QModelIndex, _bottom: QModelIndex, *_r: object) -> None:
+        if self.list.currentIndex().isValid() and self.list.currentIndex().row() >= top.row():
+            self._show_current(self.list.currentIndex())
+
+    def _show_current(self, index: QModelIndex, *_args: object) -> None:
+        if not index.isValid():
+            return
+        self.detail.setMarkdown(str(index.data(MarkdownRole) or ""))
+        event = self.model.event_at(index.row())
+        if event is not None:
+            self.eventSelected.emit(event)
+
+    def _update_status(self, *_args: object) -> None:
+        note = " · indexing…" if self.model.indexing else ""
+        self.status.setText(f"{self.model.rowCount():,} rows{note}")
+
+
+__all__ = ["DELTA_TYPES", "TranscriptView"]
