@@ -12,7 +12,7 @@ from typing import BinaryIO
 
 import orjson
 
-from desktop.store.index import OffsetIndex
+from desktop.store.index import STEP, OffsetIndex
 from desktop.store.jsonl import (
     EVENTS_FILE,
     Problem,
@@ -58,11 +58,11 @@ def _iter_back(fh: BinaryIO, end: int) -> Iterator[tuple[int, bytes]]:
 class EventReader:
     """Read-only access to ``run_dir/events.jsonl``; skipped stretches land in ``problems``."""
 
-    def __init__(self, run_dir: Path) -> None:
+    def __init__(self, run_dir: Path, *, index_step: int = STEP) -> None:
         self.run_dir = Path(run_dir)
         self.path = self.run_dir / EVENTS_FILE
         self.problems: list[Problem] = []
-        self._index = OffsetIndex(self.run_dir)
+        self._index = OffsetIndex(self.run_dir, index_step)
 
     def page(self, limit: int = 100, before: int | None = None,
              after: int | None = None) -> Page:
@@ -169,17 +169,22 @@ class EventReader:
     def _backward(self, fh: BinaryIO, end: int, limit: int, before: int | None) -> Page:
         if before is not None:
             end = self._end_before(fh, end, before)
-        out: list[dict] = []
+        out: list[tuple[dict, int, int]] = []
         for off, line in _iter_back(fh, end):
             d = decode_line(line)
-            if not isinstance(d, dict) or (out and d["seq"] >= out[-1]["seq"]):
+            if not isinstance(d, dict):
                 self._problem(off, line, 0)
                 continue
-            out.append(d)
+            # a later line whose seq is not above this one's was out of order: drop it
+            while out and out[-1][0]["seq"] <= d["seq"]:
+                bad, bad_off, bad_len = out.pop()
+                self.problems.append(Problem("corrupt_line", bad_off, bad_len,
+                                             f"seq {bad['seq']} is out of order"))
+            out.append((d, off, len(line) + 1))
             if len(out) > limit:
                 break
         has_more = len(out) > limit
-        events = out[:limit][::-1]
+        events = [d for d, _, _ in out[:limit]][::-1]
         return Page(events, has_more, events[0]["seq"] if has_more else None)
 
     def _end_before(self, fh: BinaryIO, end: int, before: int) -> int:
