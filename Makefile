@@ -1,13 +1,18 @@
-PYTHON ?= python3.11
+# First Python >= 3.11 found; override with `make PYTHON=/path/to/python3`.
+PYTHON ?= $(firstword $(shell for v in 3.11 3.12 3.13 3.14; do \
+	python$$v -c '' 2>/dev/null && echo python$$v && break; done) python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+EXAMPLE := resources/examples/plan-implement-review.flow.yaml
+# The user's own Qt platform (if any) is kept for `make run`; everything else is headless.
+USER_QPA := $(QT_QPA_PLATFORM)
 export QT_QPA_PLATFORM ?= offscreen
 
 .PHONY: run test lint bench clean venv
 
 $(STAMP): pyproject.toml
-	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; install Python >= 3.11 or set PYTHON=" >&2; exit 2; }
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { echo "error: need Python >= 3.11 ($(PYTHON) is missing or older); install one or set PYTHON=" >&2; exit 2; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
@@ -15,13 +20,18 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# Opens the app on an example; without a display it says so and exits non-zero.
 run: $(STAMP)
-	@QT_QPA_PLATFORM= ./scripts/ensure-gui-libs
-	QT_QPA_PLATFORM= $(BIN)/agent-canvas resources/examples/plan-implement-review.flow.yaml
+	@QT_QPA_PLATFORM=$(USER_QPA) ./scripts/ensure-gui-libs
+	QT_QPA_PLATFORM=$(USER_QPA) $(BIN)/agent-canvas $(EXAMPLE)
 
+# Lint, then every test headless. pytest exits 5 when it collects no test, failing the target.
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
