@@ -1,9 +1,182 @@
-"""`agent-canvas run` (not yet implemented)."""
+"""`agent-canvas run FILE` and `agent-canvas resume RUN`: execute a workflow in the terminal.
+
+Exit codes: 0 completed, 1 failed, 2 bad input, 3 paused (a stall, or the run
+waits for a person and no commands are left on stdin), 4 stopped (also on
+Ctrl-C). Commands (see desktop/commands/run_console.py) are read from stdin,
+typed or piped; without them a stall or a pending approval leaves the run
+paused for `agent-canvas resume`.
+"""
+
+from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+from pathlib import Path
+
+from rich.console import Console as RichConsole
+
+from desktop.contract.enums import RunStatus
+from desktop.store.paths import data_dir
+
+EXIT = {RunStatus.COMPLETED: 0, RunStatus.FAILED: 1, RunStatus.STOPPED: 4}
+EXIT_BAD_INPUT = 2
+EXIT_PAUSED = 3
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--mode", choices=["auto", "interactive"], type=str.lower,
+                   help="AUTO runs turns on its own; INTERACTIVE waits for `step`")
+    p.add_argument("--global-mode", choices=["planning", "implementation"], type=str.lower,
+                   help="PLANNING: no node may write code")
+    p.add_argument("--data-dir", help="where runs live (default: the user data folder)")
+    p.add_argument("--json", action="store_true", help="print every event as a JSON line")
+    p.add_argument("--concurrency", type=int, default=4, metavar="N",
+                   help="turns that may run at once (default 4)")
+    p.add_argument("--silence-sec", type=float, default=None, metavar="S",
+                   help="pause the run when a running node is silent this long")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add the `run` subcommand."""
-    p = sub.add_parser("run", help="(not yet implemented)")
-    p.set_defaults(handler=lambda args: 2)
+    """Add the `run` and `resume` subcommands."""
+    p = sub.add_parser("run", help="run a workflow in the terminal",
+                       description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("file", metavar="FILE", help="a *.flow.yaml workflow")
+    _common(p)
+    p.set_defaults(handler=run_command)
+    r = sub.add_parser("resume", help="continue an interrupted, paused or stopped run",
+                       description="Continue a run from its event log (exit codes as `run`).")
+    r.add_argument("run", metavar="RUN", help="run id, unique id prefix, or run folder")
+    _common(r)
+    r.set_defaults(handler=resume_command)
+
+
+def _options(args: argparse.Namespace):
+    from desktop.runtime.engine import EngineOptions
+
+    if args.concurrency < 1:
+        raise ValueError("--concurrency must be at least 1")
+    return EngineOptions(concurrency=args.concurrency, silence_sec=args.silence_sec)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Create a run of FILE and drive it to the end."""
+    from desktop.graph.validate import check_file
+    from desktop.runtime.recovery import create_run
+    from desktop.runtime.run_setup import SetupError
+
+    path = Path(args.file)
+    if not path.is_file():
+        print(f"{path}: no such workflow file", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    doc, problems = check_file(str(path))
+    errors = [p for p in problems if p.is_error]
+    for problem in problems:
+        print(str(problem), file=sys.stderr)
+    if doc is None or errors:
+        print(f"{path}: invalid workflow ({len(errors)} error(s)); fix it and run again",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        engine = create_run(doc, data_dir(args.data_dir), mode=args.mode,
+                            global_mode=args.global_mode,
+                            workflow_path=str(path.resolve()), options=_options(args))
+    except (SetupError, ValueError) as exc:
+        print(f"{path}: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return asyncio.run(drive(engine, args, after_seq=0))
+
+
+def resume_command(args: argparse.Namespace) -> int:
+    """Resume RUN from its event log and drive it to the end."""
+    from desktop.runtime.engine import Engine, EngineError
+    from desktop.store.reader import EventReader
+    from desktop.store.runs import RunError, find_run
+
+    try:
+        folder = find_run(data_dir(args.data_dir), args.run)
+        page = EventReader(folder).page(limit=1)
+        after = page.events[-1]["seq"] if page.events else 0
+        engine = Engine.resume(folder, options=_options(args), mode=args.mode,
+                               global_mode=args.global_mode)
+    except (RunError, EngineError, ValueError) as exc:
+        print(f"resume: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return asyncio.run(drive(engine, args, after_seq=after))
+
+
+def _view(engine, args: argparse.Namespace, after_seq: int):
+    from desktop.commands.run_view import JsonView, LiveView, PlainView
+
+    if args.json:
+        return JsonView(engine, after_seq)
+    if sys.stdout.isatty():
+        return LiveView(engine, RichConsole())
+    return PlainView(engine)
+
+
+async def drive(engine, args: argparse.Namespace, after_seq: int) -> int:
+    """Run the engine with a view and stdin commands; the exit code."""
+    from desktop.commands.run_console import Console, StdinLines
+    from desktop.commands.run_view import LiveView, stall_text, status_table
+
+    loop = asyncio.get_running_loop()
+    view = _view(engine, args, after_seq)
+    engine_task = asyncio.create_task(engine.run())
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGINT, lambda: asyncio.ensure_future(
+            engine.stop("interrupted by Ctrl-C")))
+        loop.add_signal_handler(signal.SIGTERM, lambda: asyncio.ensure_future(
+            engine.stop("terminated")))
+
+    def show() -> None:
+        if isinstance(view, LiveView):
+            view.say("")
+            view.live.console.print(status_table(engine, view.activity))
+        else:
+            view.show_status()
+
+    console = Console(engine, view.say, show)
+    lines = StdinLines(loop) if sys.stdin is not None and not sys.stdin.closed else None
+    commands_done = asyncio.Event()
+    if lines is None:
+        commands_done.set()
+
+    async def consume() -> None:
+        assert lines is not None
+        while (line := await lines.queue.get()) is not None:
+            await console.execute(line)
+        commands_done.set()
+
+    consumer = asyncio.create_task(consume()) if lines else None
+    shown_stall: str | None = None
+    detached = False
+    with view:
+        while not engine_task.done():
+            await asyncio.wait({engine_task}, timeout=0.05)
+            stall = stall_text(engine)
+            if stall and stall != shown_stall and not isinstance(view, LiveView):
+                view.say(stall)
+            shown_stall = stall
+            if commands_done.is_set() and engine.waiting_for_input():
+                if engine.state.status == RunStatus.RUNNING:
+                    engine.pause("waiting for input and no commands are left on stdin")
+                engine.halt()
+                await engine_task
+                detached = True
+    if consumer is not None:
+        consumer.cancel()
+    status = engine_task.result()
+    with contextlib.suppress(Exception):
+        loop.remove_signal_handler(signal.SIGINT)
+        loop.remove_signal_handler(signal.SIGTERM)
+    if detached:
+        await engine.detach()
+        note = f"run {engine.state.id} is paused; continue with `agent-canvas resume " \
+               f"{engine.state.id[:8]}`"
+        print(note, file=sys.stderr)
+        return EXIT_PAUSED
+    engine.close()
+    return EXIT.get(RunStatus(status), EXIT_PAUSED)

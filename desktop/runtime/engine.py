@@ -92,6 +92,7 @@ class Engine:
         self._gates: dict[str, NodeGate] = {}
         self._wake: asyncio.Event | None = None
         self._failing: asyncio.Future[None] | None = None
+        self._halted = False
         self._closed = False
         self.recorder.listen(self._on_events)
 
@@ -251,6 +252,8 @@ class Engine:
         try:
             while True:
                 self._wake.clear()
+                if self._halted:
+                    break
                 state = self.state
                 if state.status in TERMINAL and not self.tasks and (
                         self._failing is None or self._failing.done()):
@@ -380,6 +383,24 @@ class Engine:
                 self.recorder.flush()
 
     # --- shutdown ---------------------------------------------------------------------------
+
+    def halt(self) -> None:
+        """Make :meth:`run` return soon without changing the run's status."""
+        self._halted = True
+        self._poke()
+
+    def waiting_for_input(self) -> bool:
+        """True when only a person can move the run on (paused, approval, INTERACTIVE step)."""
+        state = self.state
+        if state.status in TERMINAL:
+            return False
+        if self.broker.pending():
+            return True
+        if self.tasks or self.scheduler.pending_steps() or self._failing is not None:
+            return False
+        if state.status == RunStatus.PAUSED:
+            return True
+        return state.mode == Mode.INTERACTIVE and any(state.inboxes.values())
 
     async def detach(self) -> None:
         """Leave the run as it is (paused or interrupted) and let another engine resume it."""

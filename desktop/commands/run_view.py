@@ -1,0 +1,205 @@
+"""What `agent-canvas run` shows: a live table, plain progress lines, or JSON lines."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import orjson
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from desktop.runtime.engine import Engine
+
+_STATUS_STYLE = {"running": "bold cyan", "idle": "dim", "blocked": "bold yellow",
+                 "failed": "bold red"}
+
+
+def _short(value: Any, width: int = 70) -> str:
+    text = value if isinstance(value, str) else orjson.dumps(value).decode()
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def tool_text(tool: dict[str, Any]) -> str:
+    """A one-line description of a tool call."""
+    args = tool.get("args") or {}
+    if "cmd" in args:
+        return f"{tool.get('name')}: $ {_short(args['cmd'])}"
+    if "path" in args:
+        return f"{tool.get('name')}: {args['path']}"
+    return f"{tool.get('name')} {_short(args)}"
+
+
+def stall_text(engine: Engine) -> str | None:
+    """The stall of the run, with its evidence, or None."""
+    stall = engine.state.stall
+    if not stall:
+        return None
+    node = engine.state.nodes.get(stall.get("nodeId") or "")
+    evidence = stall.get("evidence") or {}
+    lines = [f"STALLED: {node.label if node else 'a node'} repeated its "
+             f"{stall.get('reason')} signal"
+             + (f" {evidence.get('count')} times" if evidence.get("count") else "")]
+    if stall.get("reason") == "silent":
+        lines[0] = (f"STALLED: {node.label if node else 'a node'} was silent for "
+                    f"{evidence.get('idleForSec')} s (limit {evidence.get('silenceSec')} s)")
+    if evidence.get("hash"):
+        lines.append(f"  hash: {evidence['hash']}")
+    for run, out in zip(evidence.get("agentRunIds") or [], evidence.get("outputs") or [],
+                        strict=False):
+        lines.append(f"  {run}: {_short(out, 100)}")
+    lines.append("  resume with `resume` (change the node's instructions first if needed), "
+                 "or `agent-canvas resume RUN` later")
+    return "\n".join(lines)
+
+
+class Activity:
+    """Latest activity per node, from the events."""
+
+    def __init__(self) -> None:
+        self.latest: dict[str, str] = {}
+
+    def __call__(self, events: list[dict[str, Any]]) -> None:
+        for event in events:
+            node_id, kind = event.get("nodeId"), event.get("type")
+            if not node_id:
+                continue
+            if kind == "tool.proposed":
+                self.latest[node_id] = tool_text(event.get("tool") or {})
+            elif kind == "message.assistant.final":
+                self.latest[node_id] = _short(event.get("text", ""))
+            elif kind == "turn.status" and event.get("status") == "completed":
+                self.latest.pop(node_id, None)  # the node's summary says it best
+            elif kind == "turn.status":
+                self.latest[node_id] = f"turn {event.get('status')}" + (
+                    f": {_short(event['reason'])}" if event.get("reason") else "")
+
+
+def status_table(engine: Engine, activity: Activity) -> Group:
+    """Nodes, then pending approvals and the stall, as rich renderables."""
+    state = engine.state
+    title = (f"{state.workflow_name} — {state.status} · {state.mode} · {state.global_mode}"
+             f" · run {state.id[:8]}")
+    table = Table(title=title, title_justify="left", expand=False)
+    for column in ("node", "status", "turns", "inbox", "activity"):
+        table.add_column(column)
+    for node_id, node in state.nodes.items():
+        status = str(node.status)
+        table.add_row(node.label, Text(status, style=_STATUS_STYLE.get(status, "")),
+                      str(state.turns.get(node_id, 0)), str(len(state.inboxes.get(node_id, []))),
+                      activity.latest.get(node_id) or node.summary)
+    parts: list[Any] = [table]
+    for pending in engine.broker.pending():
+        node = state.nodes.get(pending.node_id or "")
+        parts.append(Text(f"APPROVAL {pending.approval_id[:8]} "
+                          f"({node.label if node else '?'}): {tool_text(pending.tool)}",
+                          style="bold magenta"))
+    stall = stall_text(engine)
+    if stall:
+        parts.append(Text(stall, style="bold yellow"))
+    return Group(*parts)
+
+
+class LiveView:
+    """A rich Live table refreshed a few times a second."""
+
+    def __init__(self, engine: Engine, console: Console) -> None:
+        self.engine = engine
+        self.activity = Activity()
+        engine.recorder.listen(self.activity)
+        self.live = Live(get_renderable=lambda: status_table(engine, self.activity),
+                         console=console, refresh_per_second=4, transient=False)
+
+    def __enter__(self) -> LiveView:
+        self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.live.refresh()
+        self.live.__exit__(None, None, None)
+
+    def say(self, text: str) -> None:
+        self.live.console.print(text, markup=False, highlight=False)
+
+
+class PlainView:
+    """One line per turn, approval and run status change (for logs and pipes)."""
+
+    def __init__(self, engine: Engine, stream=None) -> None:
+        self.engine = engine
+        self.stream = stream or sys.stdout
+        self.activity = Activity()
+        engine.recorder.listen(self.activity)
+        engine.recorder.listen(self._events)
+
+    def __enter__(self) -> PlainView:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stream.flush()
+
+    def say(self, text: str) -> None:
+        print(text, file=self.stream, flush=True)
+
+    def _label(self, node_id: str | None) -> str:
+        node = self.engine.state.nodes.get(node_id or "")
+        return node.label if node else (node_id or "run")
+
+    def _events(self, events: list[dict[str, Any]]) -> None:
+        for e in events:
+            kind = e.get("type", "")
+            if kind == "turn.status":
+                extra = f": {e['reason']}" if e.get("reason") else ""
+                self.say(f"[{self._label(e.get('nodeId'))}] turn {e.get('status')}{extra}")
+            elif kind == "approval.requested":
+                self.say(f"[{self._label(e.get('nodeId'))}] APPROVAL {e['approvalId'][:8]}: "
+                         f"{tool_text(e.get('tool') or {})}")
+            elif kind == "approval.resolved":
+                res = e.get("resolution") or {}
+                why = f" ({res['reason']})" if res.get("reason") else ""
+                self.say(f"approval {e['approvalId'][:8]} {res.get('status')}{why}")
+            elif kind == "handoff.sent":
+                env = e.get("envelope") or {}
+                self.say(f"[{self._label(e.get('nodeId'))}] -> "
+                         f"{self._label(env.get('toNodeId'))} ({env.get('kind')})")
+            elif kind.startswith("run.") and kind != "run.created":
+                why = f": {e['reason']}" if isinstance(e.get("reason"), str) else ""
+                self.say(f"{kind}{why}")
+
+    def show_status(self) -> None:
+        Console(file=self.stream, width=120).print(status_table(self.engine, self.activity))
+
+
+class JsonView:
+    """Every event, one JSON object per line, exactly as written to the log."""
+
+    def __init__(self, engine: Engine, after_seq: int, stream=None) -> None:
+        from desktop.store.reader import EventReader
+
+        self.stream = stream or sys.stdout
+        self.engine = engine
+        out = self.stream.buffer if hasattr(self.stream, "buffer") else None
+        self._write = out.write if out else (lambda b: self.stream.write(b.decode()))
+        for event in EventReader(engine.run_dir).iter_events(after=after_seq):
+            self._write(orjson.dumps(event) + b"\n")
+        self._flushed = self.stream.flush
+        engine.log.subscribe(self._events)
+
+    def __enter__(self) -> JsonView:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._flushed()
+
+    def _events(self, events: list[dict[str, Any]]) -> None:
+        self._write(b"".join(orjson.dumps(e) + b"\n" for e in events))
+        self._flushed()
+
+    def say(self, text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    def show_status(self) -> None:
+        Console(file=sys.stderr, width=120).print(status_table(self.engine, Activity()))
