@@ -1,0 +1,236 @@
+"""Banners for runs that need the user: a caught stall (with its evidence) and failed nodes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+TAIL_LINES = 20
+
+
+def read_tail(path: Path, lines: int = TAIL_LINES, limit: int = 64 * 1024) -> str:
+    """The last ``lines`` lines of a text file ('' if it is missing)."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, 2)
+            size = fh.tell()
+            fh.seek(max(0, size - limit))
+            data = fh.read()
+    except OSError:
+        return ""
+    return "\n".join(data.decode("utf-8", "replace").splitlines()[-lines:])
+
+
+def _mono(text: str) -> QPlainTextEdit:
+    box = QPlainTextEdit(text)
+    box.setReadOnly(True)
+    box.setFont(QFont("monospace"))
+    box.setMaximumHeight(160)
+    return box
+
+
+class InstructionsDialog(QDialog):
+    """Edit a node's instructions before the run resumes."""
+
+    def __init__(self, label: str, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Instructions of {label}")
+        self.editor = QPlainTextEdit(text)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Save and resume")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.editor)
+        layout.addWidget(buttons)
+        self.resize(560, 360)
+
+
+class StallBanner(QFrame):
+    """Shown on ``run.stalled``: which signal repeated, the repeats side by side, actions."""
+
+    resumeRequested = Signal()
+    stopRequested = Signal()
+    instructionsChanged = Signal(str, str)  # node id, new instructions (then resume)
+
+    def __init__(self, run_dir: Path | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.run_dir = run_dir
+        self.node_labels: dict[str, str] = {}
+        self.instructions: dict[str, str] = {}
+        self.stall: dict | None = None
+        self.setObjectName("stallBanner")
+        self.setStyleSheet("#stallBanner { background: #fff4e5; border: 1px solid #f2994a; }")
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.samples = QHBoxLayout()
+        self.resume_button = QPushButton("&Resume")
+        self.edit_button = QPushButton("&Edit instructions and resume")
+        self.stop_button = QPushButton("&Stop")
+        self.resume_button.clicked.connect(self.resumeRequested)
+        self.stop_button.clicked.connect(self.stopRequested)
+        self.edit_button.clicked.connect(self.edit_instructions)
+        actions = QHBoxLayout()
+        actions.addWidget(self.resume_button)
+        actions.addWidget(self.edit_button)
+        actions.addWidget(self.stop_button)
+        actions.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addLayout(self.samples)
+        layout.addLayout(actions)
+        self.hide()
+
+    def apply_events(self, events: list[dict]) -> None:
+        """Open on ``run.stalled``; close when the run resumes or ends."""
+        for event in events:
+            kind = event.get("type")
+            if kind == "run.created":
+                for node_id, node in (event.get("nodes") or {}).items():
+                    self.node_labels[node_id] = node.get("label") or node_id[:8]
+                for node_id, config in (event.get("nodeConfigs") or {}).items():
+                    self.instructions[node_id] = (config or {}).get("instructions", "")
+            elif kind == "node.patch":
+                node_id = event.get("nodeId") or ""
+                if (event.get("patch") or {}).get("label"):
+                    self.node_labels[node_id] = event["patch"]["label"]
+                if "instructions" in (event.get("config") or {}):
+                    self.instructions[node_id] = event["config"]["instructions"]
+            elif kind == "run.stalled":
+                self.show_stall(event)
+            elif kind in ("run.resumed", "run.started", "run.stopped", "run.completed",
+                          "run.failed"):
+                self.stall = None
+                self.hide()
+
+    def set_state(self, state: dict | None) -> None:
+        """Show the stall a reopened run is in, if any."""
+        state = state or {}
+        for node_id, node in (state.get("nodes") or {}).items():
+            self.node_labels[node_id] = node.get("label") or node_id[:8]
+        for node_id, config in (state.get("nodeConfigs") or {}).items():
+            self.instructions[node_id] = (config or {}).get("instructions", "")
+        stall = state.get("stall")
+        if stall and state.get("status") == "paused":
+            self.show_stall({"nodeId": stall.get("nodeId"), "reason": stall.get("reason"),
+                             "evidence": stall.get("evidence") or {}})
+        else:
+            self.hide()
+
+    def show_stall(self, event: dict) -> None:
+        """Fill the banner from a ``run.stalled`` event and show it."""
+        self.stall = event
+        evidence = event.get("evidence") or {}
+        node = self.node_labels.get(event.get("nodeId") or "", "a node")
+        signal = evidence.get("signal") or event.get("reason", "?")
+        if signal == "silent":
+            detail = f"it was silent for {evidence.get('idleForSec', '?')} s " \
+                     f"(limit {evidence.get('silenceSec', '?')} s)"
+        else:
+            detail = (f"the same {signal} came back {evidence.get('count', '?')} times "
+                      f"(threshold {evidence.get('threshold', '?')})")
+        self.title.setText(f"<b>Run paused: {node} looks stuck.</b> {detail}.")
+        while self.samples.count():
+            widget = self.samples.takeAt(0).widget()
+            if widget is not None:
+                widget.deleteLater()
+        for i, text in enumerate(self.sample_texts(event)):
+            box = QVBoxLayout()
+            holder = QWidget()
+            holder.setLayout(box)
+            box.setContentsMargins(0, 0, 0, 0)
+            box.addWidget(QLabel(f"repeat {i + 1}"))
+            box.addWidget(_mono(text))
+            self.samples.addWidget(holder)
+        self.show()
+
+    def sample_texts(self, event: dict) -> list[str]:
+        """The repeated outputs, or diffs when the diff repeated, oldest first."""
+        evidence = event.get("evidence") or {}
+        runs = evidence.get("agentRunIds") or []
+        if evidence.get("signal") == "diff" and self.run_dir is not None:
+            diffs = [read_tail(self.run_dir / "agents" / r / "diff.patch", 200) for r in runs]
+            if any(diffs):
+                return diffs
+        if evidence.get("signal") == "verification":
+            ver = evidence.get("verification") or {}
+            outs = [str(o) for o in evidence.get("outputs") or []]
+            return [*outs, f"$ {ver.get('command', '')}\n{ver.get('outputTail', '')}"]
+        return [str(o) for o in evidence.get("outputs") or []]
+
+    def edit_instructions(self) -> InstructionsDialog | None:
+        """Ask for new instructions of the stalled node; on save, emit and resume."""
+        if not self.stall:
+            return None
+        node_id = self.stall.get("nodeId") or ""
+        dialog = InstructionsDialog(self.node_labels.get(node_id, node_id[:8]),
+                                    self.instructions.get(node_id, ""), self)
+        dialog.accepted.connect(
+            lambda: self.instructionsChanged.emit(node_id, dialog.editor.toPlainText()))
+        dialog.open()
+        return dialog
+
+
+class FailureBanner(QFrame):
+    """Failed nodes: why, with the tail of the agent's stderr."""
+
+    def __init__(self, run_dir: Path | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.run_dir = run_dir
+        self.node_labels: dict[str, str] = {}
+        self.failures: dict[str, dict] = {}
+        self.setObjectName("failureBanner")
+        self.setStyleSheet("#failureBanner { background: #fdecea; border: 1px solid #eb5757; }")
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.tail = _mono("")
+        close = QPushButton("Dismiss")
+        close.clicked.connect(self.hide)
+        row = QHBoxLayout()
+        row.addWidget(self.title, 1)
+        row.addWidget(close)
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(self.tail)
+        self.hide()
+
+    def apply_events(self, events: list[dict]) -> None:
+        """Show failed turns and failed runs."""
+        for event in events:
+            kind = event.get("type")
+            node_id = event.get("nodeId") or ""
+            if kind == "run.created":
+                for nid, node in (event.get("nodes") or {}).items():
+                    self.node_labels[nid] = node.get("label") or nid[:8]
+            elif kind == "turn.status" and event.get("status") == "failed":
+                self.show_failure(node_id, event.get("reason") or "the turn failed",
+                                  event.get("agentRunId"))
+            elif kind == "run.failed":
+                prev = self.failures.get(node_id, {})
+                self.show_failure(node_id, event.get("reason") or "the run failed",
+                                  prev.get("agentRunId"))
+
+    def show_failure(self, node_id: str, reason: str, agent_run_id: str | None) -> None:
+        """Fill the banner for one failure and show it."""
+        self.failures[node_id] = {"reason": reason, "agentRunId": agent_run_id}
+        label = self.node_labels.get(node_id, node_id[:8] or "run")
+        self.title.setText(f"<b>{label} failed:</b> {reason}")
+        tail = ""
+        if agent_run_id and self.run_dir is not None:
+            tail = read_tail(self.run_dir / "agents" / agent_run_id / "agent-stderr.txt")
+        self.tail.setPlainText(tail or "(no stderr output)")
+        self.show()

@@ -1,0 +1,98 @@
+"""The replay scrubber: drag to event N and every view shows the run as it was then."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QToolButton, QWidget
+
+from desktop.ui.run.replay import ReplayState
+
+
+class TimelineScrubber(QWidget):
+    """A slider over a run's events; emits the folded state at the chosen event."""
+
+    stateAt = Signal(int, object)  # seq, run state dict (None before run.created)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.replay: ReplayState | None = None
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setObjectName("timelineSlider")
+        self.slider.setEnabled(False)
+        self.slider.setPageStep(50)
+        self.play_button = QToolButton()
+        self.play_button.setText("▶")
+        self.play_button.setToolTip("Play the run from here")
+        self.play_button.setCheckable(True)
+        self.play_button.toggled.connect(self._play)
+        self.label = QLabel("no run")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(4, 2, 4, 2)
+        layout.addWidget(self.play_button)
+        layout.addWidget(self.slider, 1)
+        layout.addWidget(self.label)
+        # dragging fast must not fold on every pixel: settle on the last value each frame
+        self._settle = QTimer(self)
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(16)
+        self._settle.timeout.connect(self._emit_current)
+        self.slider.valueChanged.connect(lambda _v: self._settle.start())
+        self._player = QTimer(self)
+        self._player.setInterval(50)
+        self._player.timeout.connect(self._tick)
+        self.current: int = 0
+
+    def load(self, run_dir: Path) -> None:
+        """Scrub over this run (opens at its last event)."""
+        if self.replay is not None:
+            self.replay.close()
+        self.replay = ReplayState(Path(run_dir))
+        self.slider.setEnabled(True)
+        self.slider.setRange(0, self.replay.total)
+        self.slider.setValue(self.replay.total)
+        self._emit_current()
+
+    def seek(self, seq: int) -> dict | None:
+        """Jump to event ``seq`` now; returns the state there."""
+        self.slider.blockSignals(True)
+        self.slider.setValue(seq)
+        self.slider.blockSignals(False)
+        return self._emit_current()
+
+    def _emit_current(self) -> dict | None:
+        if self.replay is None:
+            return None
+        seq = self.slider.value()
+        self.current = seq
+        state = self.replay.state_at(seq)
+        event = self.replay.event(seq)
+        what = f" · {event.get('type')} · {str(event.get('ts', ''))[11:19]}" if event else ""
+        self.label.setText(f"event {seq:,} / {self.replay.total:,}{what}")
+        self.stateAt.emit(seq, state)
+        return state
+
+    def _play(self, on: bool) -> None:
+        self.play_button.setText("⏸" if on else "▶")
+        if on:
+            if self.slider.value() >= self.slider.maximum():
+                self.slider.setValue(0)
+            self._player.start()
+        else:
+            self._player.stop()
+
+    def _tick(self) -> None:
+        if self.slider.value() >= self.slider.maximum():
+            self.play_button.setChecked(False)
+            return
+        self.slider.setValue(self.slider.value() + 1)
+
+    def close_run(self) -> None:
+        """Forget the run."""
+        self._player.stop()
+        if self.replay is not None:
+            self.replay.close()
+            self.replay = None
+        self.slider.setEnabled(False)
+        self.label.setText("no run")
