@@ -1,0 +1,176 @@
+"""Every kind of workflow problem is found, at the right location, all at once."""
+
+import pytest
+
+from desktop.graph import validate as validate_mod
+from desktop.graph.document import WorkflowDocument, WorkflowEdge, WorkflowNode
+from desktop.graph.io import parse_workflow
+from desktop.graph.validate import validate
+
+HEADER = "version: 1\nname: t\n"
+
+
+def problems_of(body: str) -> list:
+    doc, smap = parse_workflow(HEADER + body, "t.flow.yaml")
+    return validate(doc, "t.flow.yaml", smap)
+
+
+def at(problems: list, location: str, severity: str = "error") -> list:
+    return [p for p in problems if p.location == location and p.severity == severity]
+
+
+def node(i: str, **kw) -> WorkflowNode:
+    return WorkflowNode(id=i, label=i.title(), **kw)
+
+
+def edge(a: str, b: str, **kw) -> WorkflowEdge:
+    return WorkflowEdge(**{"from": a}, to=b, **kw)
+
+
+@pytest.fixture
+def registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A registry where only scripted/command/custom run and only scripted can gate."""
+    monkeypatch.setattr(validate_mod, "_registry",
+                        lambda: ({"scripted", "command", "custom"}, lambda n: n == "scripted"))
+
+
+def test_valid_chain_has_no_problems() -> None:
+    doc = WorkflowDocument(nodes=[node("a", role_template="planner"), node("b")],
+                           edges=[edge("a", "b"), edge("b", "a", type="report")])
+    assert validate(doc) == []
+
+
+def test_problem_kinds_are_all_reported_with_locations_and_lines() -> None:
+    found = problems_of("""nodes:
+  - id: a
+    entry: true
+  - id: a
+  - id: b
+    roleTemplate: wizard
+  - id: c
+    entry: true
+nodeConfigs:
+  ghost:
+    instructions: hi
+edges:
+  - from: a
+    to: missing
+  - from: nobody
+    to: b
+  - from: b
+    to: b
+""")
+    assert at(found, "nodes[1].id")[0].line == 6
+    assert "duplicate node id 'a'" in at(found, "nodes[1].id")[0].message
+    assert at(found, "nodes[2].roleTemplate")[0].line == 8
+    assert "use one of:" in at(found, "nodes[2].roleTemplate")[0].hint
+    assert at(found, "nodes[3].entry")[0].line == 10
+    assert at(found, "nodeConfigs.ghost")[0].line == 12
+    assert "no node has id 'missing'" in at(found, "edges[0].to")[0].message
+    assert at(found, "edges[0].to")[0].line == 16
+    assert at(found, "edges[1].from")
+    assert "to itself" in at(found, "edges[2]")[0].message
+    text = str(at(found, "edges[0].to")[0])
+    assert text.startswith("t.flow.yaml:16: edges[0].to: no node has id 'missing' — use one of:")
+
+
+def test_no_nodes_and_no_entry_node() -> None:
+    assert at(validate(WorkflowDocument()), "nodes")
+    cycle = WorkflowDocument(nodes=[node("a"), node("b")], edges=[edge("a", "b"), edge("b", "a")])
+    assert "no entry node" in at(validate(cycle), "nodes")[0].message
+
+
+def test_unreachable_node_is_a_warning() -> None:
+    doc = WorkflowDocument(nodes=[node("a", entry=True), node("b"), node("island")],
+                           edges=[edge("a", "b")])
+    found = validate(doc)
+    assert [p.location for p in found] == ["nodes[2]"]
+    assert found[0].severity == "warning" and "island" in found[0].message
+
+
+def test_report_edge_that_leads_nowhere() -> None:
+    doc = WorkflowDocument(
+        nodes=[node("a", entry=True), node("b"), node("c")],
+        edges=[edge("a", "b"), edge("a", "c"), edge("b", "c", type="report"),
+               edge("b", "a", type="report")])
+    found = validate(doc)
+    assert at(found, "edges[2]", "warning"), found  # c never hands work to b
+    assert not at(found, "edges[3]", "warning")  # a hands work to b: fine
+
+
+def test_duplicate_edge_ids_and_parallel_edges() -> None:
+    doc = WorkflowDocument(nodes=[node("a"), node("b")],
+                           edges=[edge("a", "b", id="e"), edge("a", "b", id="e")])
+    found = validate(doc)
+    assert at(found, "edges[1].id")
+    assert at(found, "edges[1]", "warning")
+
+
+def test_invalid_limits_built_in_code_are_reported() -> None:
+    doc = WorkflowDocument(nodes=[node("a")])
+    cfg = doc.config("a")
+    cfg.limits.timeout_sec = -5  # no assignment validation on contract models
+    cfg.stall_threshold = 1
+    doc.node_configs["a"] = cfg
+    found = validate(doc)
+    assert at(found, "nodeConfigs.a.limits.timeoutSec")
+    assert at(found, "nodeConfigs.a.stallThreshold")
+
+
+def test_limit_advice_warnings() -> None:
+    found = problems_of("""nodes: [{id: a}]
+nodeConfigs:
+  a: {maxRestarts: 2, limits: {timeoutSec: 0.5, maxOutputBytes: 10}}
+""")
+    assert at(found, "nodeConfigs.a.maxRestarts", "warning")
+    assert at(found, "nodeConfigs.a.limits.timeoutSec", "warning")
+    assert at(found, "nodeConfigs.a.limits.maxOutputBytes", "warning")
+
+
+def test_command_provider_needs_a_command() -> None:
+    found = problems_of("nodes: [{id: a, provider: command}]\n")
+    assert "no command" in at(found, "nodes[0].provider")[0].message
+    assert not problems_of(
+        "nodes: [{id: a, provider: custom}]\nnodeConfigs: {a: {command: ./run.sh}}\n")
+
+
+def test_unknown_provider_in_a_document_built_in_code() -> None:
+    doc = WorkflowDocument(nodes=[WorkflowNode.model_construct(
+        id="a", label="A", role_template="implementer", provider="gpt", capabilities=None,
+        permissions=None, position=None, entry=False)])
+    assert "unknown provider 'gpt'" in at(validate(doc), "nodes[0].provider")[0].message
+
+
+def test_unavailable_provider_is_a_warning(registry: None) -> None:
+    found = problems_of("nodes: [{id: a, provider: claude}]\n")
+    assert at(found, "nodes[0].provider", "warning")
+    assert not [p for p in found if p.is_error]
+
+
+def test_gated_node_on_provider_that_cannot_gate(registry: None) -> None:
+    found = problems_of("""nodes:
+  - id: a
+    provider: command
+    permissions: {cliPermissionsMode: gated}
+  - id: b
+    permissions: {cliPermissionsMode: gated}
+nodeConfigs: {a: {command: x}}
+edges: [{from: a, to: b}]
+""")
+    gate = at(found, "nodes[0].permissions.cliPermissionsMode")
+    assert gate and gate[0].line == 6
+    assert not at(found, "nodes[1].permissions.cliPermissionsMode")
+
+
+def test_missing_provider_modules_do_not_break_validation(monkeypatch) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def fake(name, *args, **kwargs):
+        if name.startswith("desktop.providers"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake)
+    assert validate(WorkflowDocument(nodes=[node("a", provider="claude")])) == []
