@@ -1,0 +1,144 @@
+"""Every command of the editor window: menu, text, shortcuts, handler. One table, so the
+menus, the command palette and the shortcuts dialog always agree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QWidget
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    text: str
+    menu: str
+    handler: str
+    keys: tuple[str, ...] = ()
+    checkable: bool = False
+    tip: str = ""
+
+
+SEP = None
+ACTIONS: list[Spec | None] = [
+    Spec("new", "&New", "File", "file_new", ("Ctrl+N",)),
+    Spec("new_window", "New &Window", "File", "file_new_window", ("Ctrl+Shift+N",)),
+    Spec("open", "&Open…", "File", "file_open", ("Ctrl+O",)),
+    Spec("save", "&Save", "File", "file_save", ("Ctrl+S",)),
+    Spec("save_as", "Save &As…", "File", "file_save_as", ("Ctrl+Shift+S",)),
+    Spec("revert", "&Revert to Saved", "File", "file_revert"),
+    SEP,
+    Spec("import_mermaid", "&Import Mermaid…", "File", "file_import_mermaid"),
+    Spec("export_mermaid", "Export &Mermaid…", "File", "file_export_mermaid"),
+    Spec("export_png", "Export &PNG…", "File", "file_export_png", ("Ctrl+Shift+E",)),
+    Spec("export_svg", "Export S&VG…", "File", "file_export_svg"),
+    SEP,
+    Spec("close", "&Close Window", "File", "close", ("Ctrl+W",)),
+    Spec("quit", "&Quit", "File", "app_quit", ("Ctrl+Q",)),
+    Spec("undo", "&Undo", "Edit", "edit_undo", ("Ctrl+Z",)),
+    Spec("redo", "&Redo", "Edit", "edit_redo", ("Ctrl+Shift+Z", "Ctrl+Y")),
+    SEP,
+    Spec("cut", "Cu&t", "Edit", "edit_cut", ("Ctrl+X",)),
+    Spec("copy", "&Copy", "Edit", "edit_copy", ("Ctrl+C",)),
+    Spec("paste", "&Paste", "Edit", "edit_paste", ("Ctrl+V",)),
+    Spec("duplicate", "D&uplicate", "Edit", "edit_duplicate", ("Ctrl+D",)),
+    Spec("delete", "&Delete", "Edit", "edit_delete", ("Delete", "Backspace")),
+    Spec("select_all", "Select &All", "Edit", "edit_select_all", ("Ctrl+A",)),
+    SEP,
+    Spec("add_node", "Add &Node…", "Edit", "show_quick_add", ("Ctrl+Shift+A",),
+         tip="Also Tab, or double-click the canvas"),
+    Spec("connect", "Connect Selected (&Handoff)", "Edit", "edit_connect_handoff", ("Ctrl+J",),
+         tip="Chain the selected nodes left to right"),
+    Spec("connect_report", "Connect Selected (R&eport)", "Edit", "edit_connect_report",
+         ("Ctrl+Shift+J",)),
+    Spec("rename", "&Rename Node", "Edit", "edit_rename", ("F2",)),
+    SEP,
+    Spec("find", "&Find Node…", "Edit", "show_find", ("Ctrl+F",)),
+    Spec("command_palette", "Command &Palette…", "Edit", "show_command_palette",
+         ("Ctrl+K", "Ctrl+Shift+P")),
+    Spec("zoom_in", "Zoom &In", "View", "view_zoom_in", ("Ctrl+=", "Ctrl++")),
+    Spec("zoom_out", "Zoom &Out", "View", "view_zoom_out", ("Ctrl+-",)),
+    Spec("zoom_reset", "&Actual Size", "View", "view_zoom_reset", ("Ctrl+0",)),
+    Spec("fit", "&Fit to Window", "View", "view_fit", ("Ctrl+1",)),
+    Spec("fit_selection", "Fit &Selection", "View", "view_fit_selection", ("Ctrl+2",)),
+    SEP,
+    Spec("minimap", "&Minimap", "View", "view_toggle_minimap", ("Ctrl+M",), checkable=True),
+    Spec("snap", "Snap to &Grid", "View", "view_toggle_snap", ("Ctrl+G",), checkable=True),
+    SEP,
+    Spec("theme_system", "Theme: &System", "View", "view_theme_system"),
+    Spec("theme_light", "Theme: &Light", "View", "view_theme_light"),
+    Spec("theme_dark", "Theme: &Dark", "View", "view_theme_dark"),
+    Spec("auto_layout", "&Auto-Layout", "Arrange", "arrange_auto_layout", ("Ctrl+L",)),
+    SEP,
+    Spec("align_left", "Align &Left", "Arrange", "arrange_align_left", ("Ctrl+Alt+Left",)),
+    Spec("align_right", "Align &Right", "Arrange", "arrange_align_right", ("Ctrl+Alt+Right",)),
+    Spec("align_top", "Align &Top", "Arrange", "arrange_align_top", ("Ctrl+Alt+Up",)),
+    Spec("align_bottom", "Align &Bottom", "Arrange", "arrange_align_bottom", ("Ctrl+Alt+Down",)),
+    Spec("align_hcenter", "Align &Centers Horizontally", "Arrange", "arrange_align_hcenter"),
+    Spec("align_vcenter", "Align Centers &Vertically", "Arrange", "arrange_align_vcenter"),
+    SEP,
+    Spec("distribute_h", "Distribute &Horizontally", "Arrange", "arrange_distribute_h",
+         ("Ctrl+Alt+H",)),
+    Spec("distribute_v", "Distribute V&ertically", "Arrange", "arrange_distribute_v",
+         ("Ctrl+Alt+V",)),
+    SEP,
+    Spec("nudge_left", "Nudge Left", "Arrange", "arrange_nudge_left", ("Left",)),
+    Spec("nudge_right", "Nudge Right", "Arrange", "arrange_nudge_right", ("Right",)),
+    Spec("nudge_up", "Nudge Up", "Arrange", "arrange_nudge_up", ("Up",)),
+    Spec("nudge_down", "Nudge Down", "Arrange", "arrange_nudge_down", ("Down",)),
+    Spec("shortcuts", "&Keyboard Shortcuts", "Help", "show_shortcuts", ("F1", "Ctrl+/")),
+    Spec("about", "&About Agent Canvas", "Help", "show_about"),
+]
+
+MENUS = ["File", "Edit", "View", "Arrange", "Help"]
+# shortcuts that would steal keys from text fields work only while the canvas has focus
+CANVAS_ONLY = {"delete", "nudge_left", "nudge_right", "nudge_up", "nudge_down", "select_all",
+               "cut", "copy", "paste", "duplicate"}
+
+
+def build(window: QWidget, canvas: QWidget) -> dict[str, QAction]:
+    """Create the actions, wired to ``window``'s handler methods."""
+    from PySide6.QtCore import Qt
+
+    out: dict[str, QAction] = {}
+    for spec in ACTIONS:
+        if spec is None:
+            continue
+        action = QAction(spec.text, window)
+        action.setObjectName(spec.name)
+        if spec.keys:
+            action.setShortcuts([QKeySequence(k) for k in spec.keys])
+        action.setCheckable(spec.checkable)
+        tip = spec.tip or spec.text.replace("&", "").rstrip("…")
+        if spec.keys:
+            tip += f"  ({spec.keys[0]})"
+        action.setToolTip(tip)
+        action.setStatusTip(tip)
+        handler = getattr(window, spec.handler)
+        action.triggered.connect(lambda _=False, h=handler: h())
+        if spec.name in CANVAS_ONLY:
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            canvas.addAction(action)
+        out[spec.name] = action
+    return out
+
+
+def shortcut_rows() -> list[tuple[str, str, str]]:
+    """(menu, command, keys) for the shortcuts dialog, plus the canvas gestures."""
+    rows = [(s.menu, s.text.replace("&", ""), ", ".join(s.keys)) for s in ACTIONS
+            if s is not None and s.keys]
+    rows += [
+        ("Canvas", "Quick-add a node at the cursor", "Tab, or double-click empty canvas"),
+        ("Canvas", "Connect (handoff)", "Drag from a node's right port onto another node"),
+        ("Canvas", "Connect (report)", "Shift + drag from a node's right port"),
+        ("Canvas", "Select several", "Drag a rubber band, or Ctrl+click"),
+        ("Canvas", "Move without snapping", "Alt + drag"),
+        ("Canvas", "Pan", "Middle-drag, or hold Space and drag"),
+        ("Canvas", "Zoom at the cursor", "Mouse wheel"),
+        ("Canvas", "Scroll sideways", "Shift + wheel"),
+        ("Canvas", "Cancel a gesture / clear selection", "Esc"),
+        ("Palette", "Add a role or provider", "Drag onto the canvas, or double-click"),
+        ("Palette", "Change a node's provider", "Drag a provider onto the node"),
+    ]
+    return rows

@@ -1,0 +1,1 @@
+"""The node-graph canvas: scene, items, view and minimap."""

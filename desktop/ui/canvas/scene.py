@@ -1,0 +1,359 @@
+"""The canvas scene: derived from the document model and kept in step by its signals.
+
+Items never hold document state of their own; every gesture here becomes an
+Editor call (an undoable command), and the scene then follows the model.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QPainter, QPen, QTransform
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene, QGraphicsSceneMouseEvent
+
+from desktop.contract.enums import EdgeType
+from desktop.ui.canvas.edge_item import EdgeItem, curve
+from desktop.ui.canvas.node_item import NODE_H, NODE_W, NodeItem
+from desktop.ui.editor import Editor, snap
+from desktop.ui.roles_cache import role_description, role_title
+from desktop.ui.theme import LIGHT, Theme
+
+TEMPLATE_MIME = "application/x-agent-canvas-template"
+SCENE_MARGIN = 2000.0
+
+
+class CanvasScene(QGraphicsScene):
+    """Shows an Editor's document; turns mouse gestures into Editor edits."""
+
+    connectRefused = Signal(str)  # why a connection was not made
+    emptyDoubleClicked = Signal(QPointF)
+    connectionDroppedOnEmpty = Signal(str, QPointF)  # source node, scene point
+
+    def __init__(self, editor: Editor, theme: Theme = LIGHT, parent=None):
+        super().__init__(parent)
+        self.editor = editor
+        self.model = editor.model
+        self.theme = theme
+        self.nodes: dict[str, NodeItem] = {}
+        self.edges: dict[str, EdgeItem] = {}
+        self._touching: dict[str, set[str]] = {}
+        self._ends: dict[str, tuple[str, str]] = {}
+        self._drag: dict | None = None
+        self._connect: dict | None = None
+        self._rect_timer = QTimer(self, singleShot=True, interval=0)
+        self._rect_timer.timeout.connect(self._update_rect)
+        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
+        m = self.model
+        m.nodeAdded.connect(self._on_node_added)
+        m.nodeRemoved.connect(self._on_node_removed)
+        m.nodeChanged.connect(self._on_node_changed)
+        m.nodesMoved.connect(self._on_nodes_moved)
+        m.edgeAdded.connect(self._on_edge_added)
+        m.edgeRemoved.connect(self._on_edge_removed)
+        m.edgeChanged.connect(self._on_edge_changed)
+        m.documentReset.connect(self.rebuild)
+        self.rebuild()
+
+    # ---------------------------------------------------------------- following the model
+    def rebuild(self) -> None:
+        """Drop every item and build them again from the document."""
+        self._drag = self._connect = None
+        self.clear()
+        self.nodes, self.edges, self._touching, self._ends = {}, {}, {}, {}
+        for node in self.model.doc.nodes:
+            self._on_node_added(node.id)
+        for key in self.model.edge_keys():
+            self._on_edge_added(key)
+        self._update_rect()
+
+    def _on_node_added(self, node_id: str) -> None:
+        item = NodeItem(node_id)
+        self.nodes[node_id] = item
+        self._touching.setdefault(node_id, set())
+        self._refresh_node(item)
+        self.addItem(item)
+        self._rect_timer.start()
+
+    def _on_node_removed(self, node_id: str) -> None:
+        item = self.nodes.pop(node_id, None)
+        self._touching.pop(node_id, None)
+        if item is not None:
+            self.removeItem(item)
+
+    def _on_node_changed(self, node_id: str) -> None:
+        item = self.nodes.get(node_id)
+        if item is not None:
+            self._refresh_node(item)
+            for key in self._touching.get(node_id, ()):
+                self._place_edge(self.edges[key])
+
+    def _on_nodes_moved(self, node_ids: list[str]) -> None:
+        keys: set[str] = set()
+        for node_id in node_ids:
+            item = self.nodes.get(node_id)
+            if item is None:
+                continue
+            pos = self.model.node(node_id).position
+            item.setPos(pos.x, pos.y)
+            keys.update(self._touching.get(node_id, ()))
+        for key in keys:
+            self._place_edge(self.edges[key])
+        self._rect_timer.start()
+
+    def _refresh_node(self, item: NodeItem) -> None:
+        node = self.model.node(item.node_id)
+        config = self.model.config(item.node_id)
+        summary = (config.instructions.strip().split("\n", 1)[0] if config and
+                   config.instructions.strip() else role_description(node.role_template))
+        item.set_content(node.label or node.id, node.role_template,
+                         role_title(node.role_template), str(node.provider), summary, node.entry)
+        pos = node.position
+        if pos is not None and (item.pos().x() != pos.x or item.pos().y() != pos.y):
+            item.setPos(pos.x, pos.y)
+
+    def _on_edge_added(self, key: str) -> None:
+        item = EdgeItem(key)
+        self.edges[key] = item
+        self._link(key)
+        self._content_edge(item)
+        self._place_edge(item)
+        self.addItem(item)
+
+    def _on_edge_removed(self, key: str) -> None:
+        item = self.edges.pop(key, None)
+        self._unlink(key)
+        if item is not None:
+            self.removeItem(item)
+
+    def _on_edge_changed(self, key: str) -> None:
+        item = self.edges[key]
+        self._unlink(key)
+        self._link(key)
+        self._content_edge(item)
+        self._place_edge(item)
+
+    def _link(self, key: str) -> None:
+        edge = self.model.edge(key)
+        self._ends[key] = (edge.from_, edge.to)
+        self._touching.setdefault(edge.from_, set()).add(key)
+        self._touching.setdefault(edge.to, set()).add(key)
+
+    def _unlink(self, key: str) -> None:
+        for end in self._ends.pop(key, ()):
+            self._touching.get(end, set()).discard(key)
+
+    def _content_edge(self, item: EdgeItem) -> None:
+        edge = self.model.edge(item.key)
+        item.set_content(edge.type == EdgeType.REPORT, edge.bidirectional, edge.label or "")
+
+    def _place_edge(self, item: EdgeItem) -> None:
+        edge = self.model.edge(item.key)
+        a, b = self.nodes.get(edge.from_), self.nodes.get(edge.to)
+        if a is None or b is None:  # dangling edge in a hand-written file: nothing to draw
+            item.setVisible(False)
+            return
+        item.setVisible(True)
+        item.set_ends(a.pos() + a.out_port(), b.pos() + b.in_port())
+
+    def _update_rect(self) -> None:
+        bounds = self.itemsBoundingRect() if self.nodes else QRectF(0, 0, NODE_W, NODE_H)
+        self.setSceneRect(bounds.adjusted(-SCENE_MARGIN, -SCENE_MARGIN,
+                                          SCENE_MARGIN, SCENE_MARGIN))
+
+    # ---------------------------------------------------------------- appearance
+    def set_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        for item in self.items():
+            item.update()
+        self.update()
+
+    def set_problems(self, counts: dict[str, tuple[int, int]]) -> None:
+        """Show per-node (errors, warnings) badges."""
+        for node_id, item in self.nodes.items():
+            item.set_problems(*counts.get(node_id, (0, 0)))
+
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
+        t = self.theme
+        painter.fillRect(rect, QColor(t.canvas))
+        scale = painter.worldTransform().m11()
+        step = 20.0 if scale >= 0.6 else 100.0
+        if scale < 0.12:
+            return
+        left = math.floor(rect.left() / step) * step
+        top = math.floor(rect.top() / step) * step
+        minor, major = [], []
+        x = left
+        while x < rect.right():
+            (major if round(x) % 100 == 0 else minor).append((x, True))
+            x += step
+        y = top
+        while y < rect.bottom():
+            (major if round(y) % 100 == 0 else minor).append((y, False))
+            y += step
+        for lines, color in ((minor, t.grid_minor), (major, t.grid_major)):
+            if not lines:
+                continue
+            painter.setPen(QPen(QColor(color), 0))
+            for v, vertical in lines:
+                if vertical:
+                    painter.drawLine(QPointF(v, rect.top()), QPointF(v, rect.bottom()))
+                else:
+                    painter.drawLine(QPointF(rect.left(), v), QPointF(rect.right(), v))
+
+    # ---------------------------------------------------------------- selection
+    def selected_node_ids(self) -> list[str]:
+        return [i.node_id for i in self.selectedItems() if isinstance(i, NodeItem)]
+
+    def selected_edge_keys(self) -> list[str]:
+        return [i.key for i in self.selectedItems() if isinstance(i, EdgeItem)]
+
+    def select(self, node_ids: list[str], edge_keys: list[str] = ()) -> None:
+        self.blockSignals(True)
+        self.clearSelection()
+        for node_id in node_ids:
+            if node_id in self.nodes:
+                self.nodes[node_id].setSelected(True)
+        for key in edge_keys:
+            if key in self.edges:
+                self.edges[key].setSelected(True)
+        self.blockSignals(False)
+        self.selectionChanged.emit()
+
+    def node_at(self, pos: QPointF) -> NodeItem | None:
+        for item in self.items(pos, Qt.ItemSelectionMode.IntersectsItemShape,
+                               Qt.SortOrder.DescendingOrder, QTransform()):
+            if isinstance(item, NodeItem):
+                return item
+        return None
+
+    # ---------------------------------------------------------------- gestures
+    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        pos = event.scenePos()
+        item = self.node_at(pos) if event.button() == Qt.MouseButton.LeftButton else None
+        if item is not None and item.on_out_port(item.mapFromScene(pos)):
+            self._start_connect(item, pos, event.modifiers())
+            event.accept()
+            return
+        super().mousePressEvent(event)
+        if item is not None and item.isSelected():
+            ids = self.selected_node_ids()
+            self._drag = {"start": pos, "origin": self.editor.positions(ids),
+                          "anchor": item.node_id}
+
+    def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if self._connect is not None:
+            self._update_connect(event.scenePos())
+            return
+        if self._drag is not None and event.buttons() & Qt.MouseButton.LeftButton:
+            self._drag_to(event.scenePos(), event.modifiers())
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if self._connect is not None:
+            self._finish_connect(event.scenePos())
+            return
+        self._drag = None
+        super().mouseReleaseEvent(event)
+
+    def mouseDoubleClickEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if self.itemAt(event.scenePos(), QTransform()) is None:
+            self.emptyDoubleClicked.emit(event.scenePos())
+            return
+        super().mouseDoubleClickEvent(event)
+
+    def _drag_to(self, pos: QPointF, modifiers) -> None:
+        d = self._drag
+        delta = pos - d["start"]
+        ax, ay = d["origin"][d["anchor"]]
+        nx, ny = ax + delta.x(), ay + delta.y()
+        if self.editor.snap_to_grid and not modifiers & Qt.KeyboardModifier.AltModifier:
+            nx, ny = snap(nx), snap(ny)
+        dx, dy = nx - ax, ny - ay
+        new = {i: (x + dx, y + dy) for i, (x, y) in d["origin"].items()}
+        self.editor.move(new)
+
+    def _start_connect(self, item: NodeItem, pos: QPointF, modifiers) -> None:
+        report = bool(modifiers & Qt.KeyboardModifier.ShiftModifier)
+        line = QGraphicsPathItem()
+        pen = QPen(QColor(self.theme.accent), 2)
+        if report:
+            pen.setStyle(Qt.PenStyle.DashLine)
+        line.setPen(pen)
+        line.setZValue(10)
+        self.addItem(line)
+        self._connect = {"source": item.node_id, "line": line, "target": None,
+                         "type": EdgeType.REPORT if report else EdgeType.HANDOFF}
+        self._update_connect(pos)
+
+    def _update_connect(self, pos: QPointF) -> None:
+        c = self._connect
+        src = self.nodes[c["source"]]
+        target = self.node_at(pos)
+        if target is src:
+            target = None
+        if c["target"] is not None and c["target"] is not target:
+            c["target"].set_drop_state(0)
+        c["target"] = target
+        end = pos
+        if target is not None:
+            why = self.editor.connection_problem(c["source"], target.node_id, c["type"])
+            target.set_drop_state(-1 if why else 1)
+            if not why:
+                end = target.pos() + target.in_port()
+        path = curve(src.pos() + src.out_port(), end)
+        c["line"].setPath(path)
+
+    def _finish_connect(self, pos: QPointF) -> None:
+        c, self._connect = self._connect, None
+        self.removeItem(c["line"])
+        target = c["target"]
+        if target is None:
+            if self.node_at(pos) is None:
+                self.connectionDroppedOnEmpty.emit(c["source"], pos)
+            return
+        target.set_drop_state(0)
+        why = self.editor.connection_problem(c["source"], target.node_id, c["type"])
+        if why:
+            self.connectRefused.emit(why)
+            return
+        key = self.editor.connect(c["source"], target.node_id, c["type"])
+        if key:
+            self.select([], [key])
+
+    def cancel_gesture(self) -> None:
+        if self._connect is not None:
+            if self._connect["target"] is not None:
+                self._connect["target"].set_drop_state(0)
+            self.removeItem(self._connect["line"])
+            self._connect = None
+
+    # ---------------------------------------------------------------- drops from the palette
+    def dragEnterEvent(self, event) -> None:
+        event.setAccepted(event.mimeData().hasFormat(TEMPLATE_MIME))
+
+    def dragMoveEvent(self, event) -> None:
+        event.setAccepted(event.mimeData().hasFormat(TEMPLATE_MIME))
+
+    def dropEvent(self, event) -> None:
+        data = event.mimeData()
+        if not data.hasFormat(TEMPLATE_MIME):
+            event.ignore()
+            return
+        spec = json.loads(bytes(data.data(TEMPLATE_MIME)).decode())
+        self.drop_template(spec, event.scenePos())
+        event.acceptProposedAction()
+
+    def drop_template(self, spec: dict, pos: QPointF) -> str | None:
+        """A palette entry dropped at ``pos``: a provider onto a node sets its provider."""
+        if spec.get("kind") == "provider":
+            target = self.node_at(pos)
+            if target is not None:
+                self.editor.set_provider(target.node_id, spec["name"])
+                return target.node_id
+            return self.editor.add_node("implementer", spec["name"], (pos.x(), pos.y()))
+        return self.editor.add_node(spec.get("name", "implementer"), spec.get("provider",
+                                    "scripted"), (pos.x(), pos.y()))
+

@@ -1,0 +1,54 @@
+"""The keyboard shortcuts dialog (F1), built from the same table as the menus."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLineEdit,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.ui.actions import shortcut_rows
+
+
+class ShortcutsDialog(QDialog):
+    """Every shortcut and canvas gesture, filterable."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Keyboard Shortcuts")
+        self.resize(620, 560)
+        self.search = QLineEdit(placeholderText="Filter shortcuts")
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(["Command", "Keys"])
+        self.tree.setRootIsDecorated(True)
+        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        groups: dict[str, QTreeWidgetItem] = {}
+        for menu, command, keys in shortcut_rows():
+            if menu not in groups:
+                groups[menu] = QTreeWidgetItem([menu])
+                self.tree.addTopLevelItem(groups[menu])
+            groups[menu].addChild(QTreeWidgetItem([command, keys]))
+        self.tree.expandAll()
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.search)
+        layout.addWidget(self.tree)
+        layout.addWidget(buttons)
+        self.search.textChanged.connect(self._filter)
+
+    def _filter(self, text: str) -> None:
+        needle = text.lower().strip()
+        for g in range(self.tree.topLevelItemCount()):
+            group = self.tree.topLevelItem(g)
+            for i in range(group.childCount()):
+                item = group.child(i)
+                hay = f"{group.text(0)} {item.text(0)} {item.text(1)}".lower()
+                item.setHidden(bool(needle) and needle not in hay)

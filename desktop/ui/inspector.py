@@ -1,0 +1,348 @@
+"""The inspector: edit the selected node, edge, or the workflow itself, with inline checks.
+
+Each committed field becomes one undoable command. A value the document would
+reject is not committed; the field turns red and says why.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+from pydantic import ValidationError
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.contract.state import Capabilities, NodeConfig, Permissions
+from desktop.graph.document import SLUG_PATTERN, WorkflowEdge, WorkflowNode
+from desktop.graph.errors import Problem
+from desktop.ui.editor import Editor
+from desktop.ui.inspector_fields import (
+    DOC_SECTIONS,
+    EDGE_SECTIONS,
+    NODE_SECTIONS,
+    Field,
+    field_for_location,
+    from_text,
+    get_path,
+    set_path,
+    to_text,
+)
+from desktop.ui.roles_cache import roles
+
+
+class _TextBox(QPlainTextEdit):
+    committed = Signal()
+
+    def focusOutEvent(self, event) -> None:
+        super().focusOutEvent(event)
+        self.committed.emit()
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    msg = err.get("msg", "invalid value")
+    if err.get("type") == "string_pattern_mismatch":
+        msg = "use letters, digits, '-', '_' or '.', starting with a letter"
+    return msg.removeprefix("Value error, ")
+
+
+class Inspector(QScrollArea):
+    """Shows one form at a time: workflow, node, edge, or a multi-selection summary."""
+
+    def __init__(self, editor: Editor, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.editor = editor
+        self.model = editor.model
+        self.setWidgetResizable(True)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        body = QWidget()
+        self.layout_ = QVBoxLayout(body)
+        self.layout_.setContentsMargins(12, 10, 12, 12)
+        self.title = QLabel()
+        self.title.setProperty("role", "title")
+        self.subtitle = QLabel()
+        self.subtitle.setProperty("role", "muted")
+        self.subtitle.setWordWrap(True)
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setTextFormat(Qt.TextFormat.RichText)
+        for w in (self.title, self.subtitle, self.notes):
+            self.layout_.addWidget(w)
+        self.widgets: dict[tuple[str, ...], tuple[Field, QWidget, QLabel]] = {}
+        self.pages = {name: self._build_page(sections) for name, sections in (
+            ("doc", DOC_SECTIONS), ("node", NODE_SECTIONS), ("edge", EDGE_SECTIONS))}
+        self.layout_.addStretch(1)
+        self.setWidget(body)
+        self.kind = "doc"
+        self.target: str | None = None
+        self.problems: list[Problem] = []
+        m = self.model
+        for sig in (m.nodeChanged, m.edgeChanged, m.metaChanged, m.documentReset,
+                    m.nodeRemoved, m.edgeRemoved):
+            sig.connect(self._on_model_changed)
+        self.show_selection([], [])
+
+    # ---------------------------------------------------------------- building
+    def _build_page(self, sections) -> QWidget:
+        page = QWidget()
+        outer = QVBoxLayout(page)
+        outer.setContentsMargins(0, 0, 0, 0)
+        for title, fields in sections:
+            header = QLabel(title.upper())
+            header.setProperty("role", "section")
+            outer.addWidget(header)
+            form = QFormLayout()
+            form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+            form.setVerticalSpacing(6)
+            for f in fields:
+                widget = self._make_widget(f)
+                error = QLabel()
+                error.setProperty("role", "error")
+                error.setWordWrap(True)
+                error.hide()
+                box = QVBoxLayout()
+                box.setSpacing(2)
+                box.addWidget(widget)
+                box.addWidget(error)
+                label = QLabel(f.label)
+                label.setToolTip(f.tip)
+                form.addRow(label, box)
+                self.widgets[f.path] = (f, widget, error)
+            outer.addLayout(form)
+        self.layout_.addWidget(page)
+        return page
+
+    def _make_widget(self, f: Field) -> QWidget:
+        if f.kind == "check":
+            w = QCheckBox()
+            w.clicked.connect(lambda _=False, f=f: self._commit(f))
+        elif f.kind == "combo":
+            w = QComboBox()
+            w.addItems(list(f.options) if f.options else sorted(roles()))
+            w.setEditable(not f.options)  # roles: any name, the validator checks it
+            w.activated.connect(lambda _=0, f=f: self._commit(f))
+            if w.isEditable():
+                w.lineEdit().editingFinished.connect(lambda f=f: self._commit(f))
+        elif f.kind == "multiline":
+            w = _TextBox()
+            w.setPlaceholderText(f.placeholder)
+            w.setFixedHeight(96)
+            w.setTabChangesFocus(True)
+            w.committed.connect(lambda f=f: self._commit(f))
+        else:
+            w = QLineEdit()
+            w.setPlaceholderText(f.placeholder)
+            w.editingFinished.connect(lambda f=f: self._commit(f))
+        w.setToolTip(f.tip)
+        w.setObjectName("field_" + "_".join(f.path))
+        return w
+
+    # ---------------------------------------------------------------- showing
+    def show_selection(self, node_ids: list[str], edge_keys: list[str]) -> None:
+        if len(node_ids) == 1 and not edge_keys:
+            self.kind, self.target = "node", node_ids[0]
+        elif len(edge_keys) == 1 and not node_ids:
+            self.kind, self.target = "edge", edge_keys[0]
+        elif node_ids or edge_keys:
+            self.kind, self.target = "multi", None
+            self._multi = (len(node_ids), len(edge_keys))
+        else:
+            self.kind, self.target = "doc", None
+        self.reload()
+
+    def set_problems(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        self.reload()
+
+    def _on_model_changed(self, *_: object) -> None:
+        if self.kind == "node" and not self.model.has_node(self.target):
+            self.kind, self.target = "doc", None
+        if self.kind == "edge" and self.model.edge(self.target) is None:
+            self.kind, self.target = "doc", None
+        self.reload()
+
+    def data(self) -> dict:
+        """The values the current form shows, keyed like the field paths."""
+        if self.kind == "node":
+            node = self.model.node(self.target)
+            d = node.model_dump(mode="json", by_alias=True)
+            role = roles().get(node.role_template)
+            if d.get("capabilities") is None:
+                caps = role.capabilities if role else Capabilities()
+                d["capabilities"] = caps.model_dump(mode="json", by_alias=True)
+            if d.get("permissions") is None:
+                d["permissions"] = Permissions().model_dump(mode="json", by_alias=True)
+            cfg = self.model.config(self.target) or NodeConfig()
+            return {"node": d, "config": cfg.model_dump(mode="json", by_alias=True)}
+        if self.kind == "edge":
+            return {"edge": self.model.edge(self.target).model_dump(mode="json", by_alias=True)}
+        doc = self.model.doc
+        return {"doc": {"name": doc.name, "description": doc.description, "task": doc.task,
+                        "mode": str(doc.mode), "globalMode": str(doc.global_mode)}}
+
+    def reload(self) -> None:
+        for name, page in self.pages.items():
+            page.setVisible(name == self.kind)
+        if self.kind == "multi":
+            n, e = self._multi
+            self.title.setText("Selection")
+            self.subtitle.setText(f"{n} nodes and {e} edges selected. Align, distribute, "
+                                  "copy or delete them from the Arrange and Edit menus.")
+            self.notes.hide()
+            return
+        data = self.data()
+        for path, (f, widget, error) in self.widgets.items():
+            if path[0] in data:
+                self._put(f, widget, get_path(data, path))
+                error.hide()
+                widget.setProperty("invalid", False)
+                widget.style().polish(widget)
+        self._titles()
+        self._show_problems()
+
+    def _titles(self) -> None:
+        if self.kind == "node":
+            node = self.model.node(self.target)
+            self.title.setText(node.label or node.id)
+            role = roles().get(node.role_template)
+            self.subtitle.setText(role.description if role else node.role_template)
+        elif self.kind == "edge":
+            e = self.model.edge(self.target)
+            self.title.setText(f"{e.from_}  →  {e.to}")
+            self.subtitle.setText("Report edges carry a node's result back; handoff edges "
+                                  "pass the work on.")
+        else:
+            self.title.setText(self.model.doc.name or "Workflow")
+            self.subtitle.setText("Nothing selected: these are the workflow's own settings.")
+
+    def _show_problems(self) -> None:
+        mine = [p for p in self.problems if self._concerns(p)]
+        lines = []
+        for p in mine:
+            color = "#d93f3f" if p.is_error else "#d18b0f"
+            lines.append(f"<span style='color:{color}'>● {p.message}</span>"
+                         + (f"<br><span style='color:gray'>{p.hint}</span>" if p.hint else ""))
+            path = field_for_location(p.location)
+            if path in self.widgets:
+                error = self.widgets[path][2]
+                error.setText(p.message)
+                error.show()
+        self.notes.setText("<br>".join(lines))
+        self.notes.setVisible(bool(lines))
+
+    def _concerns(self, p: Problem) -> bool:
+        doc = self.model.doc
+        if self.kind == "node":
+            index = self.model.node_index(self.target)
+            return (p.location.startswith(f"nodes[{index}]")
+                    or p.location.startswith(f"nodeConfigs.{self.target}"))
+        if self.kind == "edge":
+            return p.location.startswith(f"edges[{self.model.edge_index(self.target)}]")
+        return not (p.location.startswith(("nodes[", "edges[", "nodeConfigs."))) and bool(doc)
+
+    @staticmethod
+    def _put(f: Field, widget: QWidget, value) -> None:
+        widget.blockSignals(True)
+        if isinstance(widget, QCheckBox):
+            widget.setChecked(bool(value))
+        elif isinstance(widget, QComboBox):
+            text = to_text(value)
+            if widget.findText(text) < 0 and text:
+                widget.addItem(text)
+            widget.setCurrentText(text)
+        elif isinstance(widget, QPlainTextEdit):
+            if widget.toPlainText() != (value or ""):
+                widget.setPlainText(value or "")
+        else:
+            widget.setText(to_text(value))
+            widget.setCursorPosition(0)
+        widget.blockSignals(False)
+
+    # ---------------------------------------------------------------- committing
+    def _read(self, f: Field, widget: QWidget):
+        if isinstance(widget, QCheckBox):
+            return widget.isChecked()
+        if isinstance(widget, QComboBox):
+            return widget.currentText().strip()
+        if isinstance(widget, QPlainTextEdit):
+            return widget.toPlainText()
+        return from_text(f.kind, widget.text())
+
+    def _fail(self, f: Field, message: str) -> None:
+        _, widget, error = self.widgets[f.path]
+        error.setText(message)
+        error.show()
+        widget.setProperty("invalid", True)
+        widget.style().polish(widget)
+
+    def _commit(self, f: Field) -> None:
+        if f.path[0] != self.kind and not (self.kind == "node" and f.path[0] == "config"):
+            return
+        _, widget, error = self.widgets[f.path]
+        try:
+            value = self._read(f, widget)
+        except ValueError as exc:
+            self._fail(f, str(exc))
+            return
+        data = self.data()
+        if get_path(data, f.path) == value:
+            error.hide()
+            return
+        try:
+            self._apply(f, data, value)
+        except ValidationError as exc:
+            self._fail(f, _first_error(exc))
+        except ValueError as exc:
+            self._fail(f, str(exc))
+
+    def _apply(self, f: Field, data: dict, value) -> None:
+        if self.kind == "doc":
+            key = {"globalMode": "global_mode"}.get(f.path[1], f.path[1])
+            self.editor.set_meta(**{key: value})
+            return
+        if self.kind == "edge":
+            d = copy.deepcopy(data["edge"])
+            set_path({"edge": d}, f.path, value)
+            self.editor.edit_edge(self.target, WorkflowEdge.model_validate(d))
+            return
+        if f.path == ("node", "id"):
+            self._rename(value)
+            return
+        node = self.model.node(self.target)
+        node_data = node.model_dump(mode="json", by_alias=True)
+        if f.path[0] == "node":
+            if len(f.path) == 3:  # capabilities / permissions: take the shown set as a whole
+                node_data[f.path[1]] = copy.deepcopy(data["node"][f.path[1]])
+                node_data[f.path[1]][f.path[2]] = value
+            else:
+                node_data[f.path[1]] = value
+        new_node = WorkflowNode.model_validate(node_data)
+        config = self.model.config(self.target)
+        if f.path[0] == "config":
+            cfg_data = copy.deepcopy(data["config"])
+            set_path({"config": cfg_data}, f.path, value)
+            config = NodeConfig.model_validate(cfg_data)
+            if self.model.config(self.target) is None and config == NodeConfig():
+                config = None
+        self.editor.edit_node(new_node, config, f"Edit {f.label.lower()} of {self.target}")
+
+    def _rename(self, new: str) -> None:
+        if not re.fullmatch(SLUG_PATTERN, new):
+            raise ValueError("use letters, digits, '-', '_' or '.', starting with a letter")
+        if self.model.has_node(new):
+            raise ValueError(f"another node already has the id {new!r}")
+        old = self.target
+        self.target = new
+        self.editor.rename_node(old, new)

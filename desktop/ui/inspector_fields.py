@@ -1,0 +1,159 @@
+"""Field specs of the inspector and conversions between widget text and values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from desktop.contract.enums import (
+    CliPermissionsMode,
+    EdgeManagement,
+    EdgeType,
+    GlobalMode,
+    Mode,
+    Provider,
+)
+
+
+@dataclass(frozen=True)
+class Field:
+    """One editable value: where it lives, how it is shown."""
+
+    path: tuple[str, ...]
+    label: str
+    kind: str = "text"  # text optional multiline combo check int float list
+    options: tuple[str, ...] = ()
+    tip: str = ""
+    placeholder: str = ""
+
+
+def _enum(e) -> tuple[str, ...]:
+    return tuple(m.value for m in e)
+
+
+NODE_SECTIONS: list[tuple[str, list[Field]]] = [
+    ("Node", [
+        Field(("node", "id"), "Id", "text", tip="Slug used in runs and edges"),
+        Field(("node", "label"), "Label"),
+        Field(("node", "roleTemplate"), "Role", "combo"),
+        Field(("node", "provider"), "Provider", "combo", _enum(Provider)),
+        Field(("node", "entry"), "Entry node", "check", tip="The run starts here"),
+    ]),
+    ("Agent", [
+        Field(("config", "instructions"), "Instructions", "multiline",
+              placeholder="Added to the role template's instructions"),
+        Field(("config", "model"), "Model", "optional", placeholder="provider default"),
+        Field(("config", "command"), "Command", "optional",
+              placeholder="program to run (command/custom providers)"),
+        Field(("config", "args"), "Arguments", "list", placeholder="comma separated"),
+        Field(("config", "workspace"), "Workspace", "optional", placeholder="run folder"),
+        Field(("config", "envAllowlist"), "Env allowlist", "list",
+              placeholder="e.g. PATH, HOME"),
+        Field(("config", "verification"), "Verification", "optional",
+              placeholder="command run after each turn"),
+    ]),
+    ("Limits", [
+        Field(("config", "limits", "timeoutSec"), "Timeout (s)", "float", placeholder="none"),
+        Field(("config", "limits", "maxOutputBytes"), "Max output bytes", "int",
+              placeholder="none"),
+        Field(("config", "limits", "maxTurns"), "Max turns", "int", placeholder="none"),
+        Field(("config", "limits", "retries"), "Retries", "int"),
+        Field(("config", "limits", "silenceSec"), "Silence (s)", "float", placeholder="none"),
+        Field(("config", "stallThreshold"), "Stall threshold", "int",
+              tip="Identical turns in a row before the run is stopped as stalled"),
+        Field(("config", "untilDone"), "Until done", "check"),
+        Field(("config", "maxRestarts"), "Max restarts", "int"),
+    ]),
+    ("Capabilities", [
+        Field(("node", "capabilities", "edgeManagement"), "Edge management", "combo",
+              _enum(EdgeManagement)),
+        Field(("node", "capabilities", "writeCode"), "Write code", "check"),
+        Field(("node", "capabilities", "writeDocs"), "Write docs", "check"),
+        Field(("node", "capabilities", "runCommands"), "Run commands", "check"),
+        Field(("node", "capabilities", "delegateOnly"), "Delegate only", "check"),
+    ]),
+    ("Permissions", [
+        Field(("node", "permissions", "cliPermissionsMode"), "Tool calls", "combo",
+              _enum(CliPermissionsMode), tip="gated: each tool call waits for approval"),
+        Field(("node", "permissions", "agentManagementRequiresApproval"),
+              "Approve agent changes", "check"),
+    ]),
+]
+
+EDGE_SECTIONS = [
+    ("Edge", [
+        Field(("edge", "type"), "Type", "combo", _enum(EdgeType)),
+        Field(("edge", "label"), "Label", "optional", placeholder="task / report"),
+        Field(("edge", "bidirectional"), "Bidirectional", "check"),
+    ]),
+]
+
+DOC_SECTIONS = [
+    ("Workflow", [
+        Field(("doc", "name"), "Name"),
+        Field(("doc", "description"), "Description", "multiline"),
+        Field(("doc", "task"), "Task", "multiline", placeholder="What the run should do"),
+        Field(("doc", "mode"), "Mode", "combo", _enum(Mode)),
+        Field(("doc", "globalMode"), "Global mode", "combo", _enum(GlobalMode)),
+    ]),
+]
+
+
+def to_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def from_text(kind: str, text: str) -> Any:
+    """Parse what was typed; ValueError with a message a user can act on."""
+    text = text.strip() if kind != "multiline" else text
+    if kind == "optional":
+        return text or None
+    if kind == "list":
+        return [part.strip() for part in text.split(",") if part.strip()]
+    if kind == "int":
+        if not text:
+            return None
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError("enter a whole number") from None
+    if kind == "float":
+        if not text:
+            return None
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError("enter a number of seconds") from None
+    return text
+
+
+def get_path(data: dict, path: tuple[str, ...]) -> Any:
+    for part in path:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(part)
+    return data
+
+
+def set_path(data: dict, path: tuple[str, ...], value: Any) -> None:
+    for part in path[:-1]:
+        data = data.setdefault(part, {})
+    data[path[-1]] = value
+
+
+def field_for_location(location: str) -> tuple[str, ...] | None:
+    """The inspector path a validation problem location points at, if any."""
+    parts = location.replace("[", ".[").split(".")
+    if parts[0] == "nodes" and len(parts) > 2:
+        return ("node", *parts[2:])
+    if parts[0] == "nodeConfigs" and len(parts) > 2:
+        return ("config", *parts[2:])
+    if parts[0] == "edges" and len(parts) > 2:
+        return ("edge", *parts[2:])
+    return None

@@ -1,0 +1,100 @@
+"""The problems panel: the document's validation problems, kept current as it changes."""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
+
+from desktop.graph.errors import Problem
+from desktop.graph.validate import validate
+from desktop.ui.document import DocumentModel
+from desktop.ui.theme import Theme
+
+_INDEX = re.compile(r"^(nodes|edges)\[(\d+)\]")
+_CONFIG = re.compile(r"^nodeConfigs\.([^.]+)")
+VALIDATE_DELAY_MS = 250
+
+
+def target_of(model: DocumentModel, location: str) -> tuple[list[str], list[str]]:
+    """The node ids and edge keys a problem location points at."""
+    m = _INDEX.match(location)
+    if m:
+        index = int(m.group(2))
+        if m.group(1) == "nodes" and index < len(model.doc.nodes):
+            return [model.doc.nodes[index].id], []
+        keys = model.edge_keys()
+        if m.group(1) == "edges" and index < len(keys):
+            return [], [keys[index]]
+    m = _CONFIG.match(location)
+    if m and model.has_node(m.group(1)):
+        return [m.group(1)], []
+    return [], []
+
+
+class ProblemsPanel(QTreeWidget):
+    """Lists problems; activating one asks for its node or edge to be selected."""
+
+    selectRequested = Signal(list, list)
+    problemsChanged = Signal(list)
+
+    def __init__(self, model: DocumentModel, theme: Theme, parent=None):
+        super().__init__(parent)
+        self.model = model
+        self.theme = theme
+        self.problems: list[Problem] = []
+        self.setHeaderLabels(["", "Where", "Problem"])
+        self.setRootIsDecorated(False)
+        self.setUniformRowHeights(True)
+        self.setColumnWidth(0, 28)
+        self.setColumnWidth(1, 190)
+        self.setAlternatingRowColors(False)
+        self._timer = QTimer(self, singleShot=True, interval=VALIDATE_DELAY_MS)
+        self._timer.timeout.connect(self.refresh)
+        model.changed.connect(self._timer.start)
+        self.itemActivated.connect(self._activate)
+        self.itemClicked.connect(self._activate)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Validate now and show the result."""
+        self._timer.stop()
+        self.problems = validate(self.model.doc)
+        self.clear()
+        for p in self.problems:
+            where = self._describe(p.location)
+            item = QTreeWidgetItem(["●", where, p.message + (f" — {p.hint}" if p.hint else "")])
+            item.setForeground(0, QColor(self.theme.error if p.is_error else self.theme.warning))
+            item.setToolTip(2, f"{p.message}\n{p.hint}" if p.hint else p.message)
+            item.setData(0, Qt.ItemDataRole.UserRole, p.location)
+            self.addTopLevelItem(item)
+        self.problemsChanged.emit(self.problems)
+
+    def _describe(self, location: str) -> str:
+        nodes, edges = target_of(self.model, location)
+        if nodes:
+            return nodes[0]
+        if edges:
+            e = self.model.edge(edges[0])
+            return f"{e.from_} → {e.to}"
+        return location or "workflow"
+
+    def counts(self) -> tuple[int, int]:
+        errors = sum(1 for p in self.problems if p.is_error)
+        return errors, len(self.problems) - errors
+
+    def per_node(self) -> dict[str, tuple[int, int]]:
+        out: dict[str, list[int]] = {}
+        for p in self.problems:
+            nodes, _ = target_of(self.model, p.location)
+            for node_id in nodes:
+                slot = out.setdefault(node_id, [0, 0])
+                slot[0 if p.is_error else 1] += 1
+        return {k: (v[0], v[1]) for k, v in out.items()}
+
+    def _activate(self, item: QTreeWidgetItem) -> None:
+        nodes, edges = target_of(self.model, item.data(0, Qt.ItemDataRole.UserRole))
+        if nodes or edges:
+            self.selectRequested.emit(nodes, edges)

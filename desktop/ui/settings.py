@@ -1,0 +1,31 @@
+"""Window settings (layout, recent files, theme) in an INI file in the data folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+
+from desktop.store.paths import data_dir
+
+MAX_RECENT = 10
+
+
+def ui_settings() -> QSettings:
+    """The settings store; it lives beside the runs so --data-dir isolates it too."""
+    return QSettings(str(data_dir() / "ui-settings.ini"), QSettings.Format.IniFormat)
+
+
+def recent_files() -> list[str]:
+    value = ui_settings().value("recentFiles", [])
+    if isinstance(value, str):
+        value = [value]
+    return [v for v in (value or []) if Path(v).is_file()]
+
+
+def add_recent(path: str | Path) -> list[str]:
+    """Put ``path`` first in the recent files list; returns the new list."""
+    path = str(Path(path).resolve())
+    files = [path] + [f for f in recent_files() if f != path]
+    ui_settings().setValue("recentFiles", files[:MAX_RECENT])
+    return files[:MAX_RECENT]

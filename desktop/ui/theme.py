@@ -1,0 +1,143 @@
+"""Light and dark themes: the application palette and the canvas colours.
+
+The theme follows the system colour scheme unless the user picks one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication
+
+
+@dataclass(frozen=True)
+class Theme:
+    """Colours used by widgets and painted canvas items."""
+
+    name: str
+    window: str
+    base: str
+    alt_base: str
+    text: str
+    muted: str
+    border: str
+    accent: str
+    canvas: str
+    grid_minor: str
+    grid_major: str
+    node: str
+    node_border: str
+    node_header: str
+    handoff: str
+    report: str
+    error: str
+    warning: str
+    ok: str
+    roles: dict[str, str] = field(default_factory=dict)
+    providers: dict[str, str] = field(default_factory=dict)
+
+    def color(self, name: str) -> QColor:
+        return QColor(getattr(self, name))
+
+    def role_color(self, role: str) -> QColor:
+        return QColor(self.roles.get(role, self.roles.get("_default", self.accent)))
+
+    def provider_color(self, provider: str) -> QColor:
+        return QColor(self.providers.get(provider, self.muted))
+
+    @property
+    def dark(self) -> bool:
+        return self.name == "dark"
+
+
+_ROLES = {
+    "planner": "#7c5cff", "implementer": "#1f9d6b", "reviewer": "#e0873a",
+    "tester": "#2f8fd8", "investigator": "#c2447a", "orchestrator": "#b58a00",
+    "_default": "#6b7a90",
+}
+_PROVIDERS = {
+    "scripted": "#6b7a90", "command": "#4a5568", "custom": "#4a5568", "claude": "#d97757",
+    "codex": "#10a37f", "gemini": "#4285f4", "acp": "#8e6cd8", "perplexity": "#20808d",
+    "xai": "#222222",
+}
+
+LIGHT = Theme(
+    name="light", window="#f3f4f7", base="#ffffff", alt_base="#f7f8fa", text="#1d2330",
+    muted="#697386", border="#d5d9e0", accent="#3b6df0", canvas="#f6f7f9",
+    grid_minor="#e9ebef", grid_major="#dcdfe5", node="#ffffff", node_border="#c9ced8",
+    node_header="#f1f3f6", handoff="#5b6577", report="#8a6fd1", error="#d93f3f",
+    warning="#d18b0f", ok="#1f9d6b", roles=_ROLES, providers=_PROVIDERS,
+)
+DARK = Theme(
+    name="dark", window="#1e2127", base="#23272e", alt_base="#282c34", text="#e3e6ec",
+    muted="#9aa3b2", border="#3a404b", accent="#6d93ff", canvas="#1a1d22",
+    grid_minor="#22262c", grid_major="#2b3038", node="#2a2f37", node_border="#444b57",
+    node_header="#323843", handoff="#a3acbb", report="#a992ea", error="#f06565",
+    warning="#e8a93a", ok="#3fcf8e", roles=_ROLES,
+    providers={**_PROVIDERS, "xai": "#d0d0d0", "command": "#8a94a6", "custom": "#8a94a6"},
+)
+
+
+def system_prefers_dark() -> bool:
+    """Whether the desktop asks for a dark colour scheme."""
+    hints = QGuiApplication.styleHints()
+    scheme = getattr(hints, "colorScheme", None)
+    return scheme is not None and scheme() == Qt.ColorScheme.Dark
+
+
+def pick(choice: str = "system") -> Theme:
+    """The theme for ``choice``: "light", "dark" or "system"."""
+    if choice == "dark":
+        return DARK
+    if choice == "light":
+        return LIGHT
+    return DARK if system_prefers_dark() else LIGHT
+
+
+def apply(app: QApplication, theme: Theme) -> None:
+    """Apply the Fusion style with a palette and a small style sheet for ``theme``."""
+    app.setStyle("Fusion")
+    pal = QPalette()
+    c = QColor
+    roles = {
+        QPalette.ColorRole.Window: theme.window, QPalette.ColorRole.WindowText: theme.text,
+        QPalette.ColorRole.Base: theme.base, QPalette.ColorRole.AlternateBase: theme.alt_base,
+        QPalette.ColorRole.Text: theme.text, QPalette.ColorRole.Button: theme.base,
+        QPalette.ColorRole.ButtonText: theme.text, QPalette.ColorRole.Highlight: theme.accent,
+        QPalette.ColorRole.HighlightedText: "#ffffff", QPalette.ColorRole.ToolTipBase: theme.base,
+        QPalette.ColorRole.ToolTipText: theme.text, QPalette.ColorRole.PlaceholderText: theme.muted,
+        QPalette.ColorRole.Mid: theme.border, QPalette.ColorRole.Midlight: theme.alt_base,
+        QPalette.ColorRole.Light: theme.base, QPalette.ColorRole.Dark: theme.border,
+        QPalette.ColorRole.Link: theme.accent,
+    }
+    for role, value in roles.items():
+        pal.setColor(role, c(value))
+    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.WindowText,
+                 QPalette.ColorRole.ButtonText):
+        pal.setColor(QPalette.ColorGroup.Disabled, role, c(theme.muted))
+    app.setPalette(pal)
+    app.setStyleSheet(_STYLE.format(t=theme))
+
+
+_STYLE = """
+QToolBar {{ border: none; spacing: 2px; padding: 3px; background: {t.window}; }}
+QToolBar QToolButton {{ padding: 4px 8px; border-radius: 5px; }}
+QToolBar QToolButton:hover {{ background: {t.alt_base}; }}
+QDockWidget::title {{ padding: 6px 8px; background: {t.window}; font-weight: 600; }}
+QStatusBar {{ color: {t.muted}; }}
+QLineEdit, QPlainTextEdit, QSpinBox, QDoubleSpinBox, QComboBox {{
+    border: 1px solid {t.border}; border-radius: 5px; padding: 3px 5px; background: {t.base}; }}
+QLineEdit:focus, QPlainTextEdit:focus, QSpinBox:focus, QDoubleSpinBox:focus,
+QComboBox:focus {{ border-color: {t.accent}; }}
+QLineEdit[invalid="true"], QPlainTextEdit[invalid="true"] {{ border-color: {t.error}; }}
+QLabel[role="error"] {{ color: {t.error}; }}
+QLabel[role="muted"] {{ color: {t.muted}; }}
+QLabel[role="section"] {{ color: {t.muted}; font-weight: 600; padding-top: 8px; }}
+QLabel[role="title"] {{ font-size: 15px; font-weight: 600; }}
+QListWidget, QTreeWidget {{ border: none; background: {t.base}; }}
+QListWidget::item, QTreeWidget::item {{ padding: 4px 2px; }}
+QFrame#infoBar {{ background: {t.alt_base}; border-bottom: 1px solid {t.border}; }}
+QFrame#popup {{ background: {t.base}; border: 1px solid {t.border}; border-radius: 8px; }}
+"""

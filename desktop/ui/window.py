@@ -1,0 +1,322 @@
+"""The editor window: canvas in the middle, palette, inspector and problems around it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtGui import QCloseEvent, QGuiApplication
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QPushButton,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.graph.resources import examples_dir
+from desktop.ui import actions as action_table
+from desktop.ui import theme as themes
+from desktop.ui.canvas.minimap import Minimap
+from desktop.ui.canvas.scene import CanvasScene
+from desktop.ui.canvas.view import CanvasView
+from desktop.ui.editor import Editor
+from desktop.ui.files import WorkflowFile
+from desktop.ui.inspector import Inspector
+from desktop.ui.palette import Palette
+from desktop.ui.popups import FilterPopup
+from desktop.ui.problems import ProblemsPanel
+from desktop.ui.settings import recent_files, ui_settings
+from desktop.ui.window_actions import WindowCommands
+
+OPEN_WINDOWS: list[EditorWindow] = []
+TOOLBAR = ["new", "open", "save", None, "undo", "redo", None, "add_node", "auto_layout",
+           "fit", None, "find", "command_palette"]
+
+
+class InfoBar(QFrame):
+    """A strip above the canvas with a message and buttons (file changed on disk, ...)."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("infoBar")
+        self.label = QLabel()
+        self.row = QHBoxLayout(self)
+        self.row.setContentsMargins(12, 6, 12, 6)
+        self.row.addWidget(self.label, 1)
+        self.buttons: list[QPushButton] = []
+        self.hide()
+
+    def ask(self, text: str, choices: list[tuple[str, object]]) -> None:
+        for b in self.buttons:
+            b.deleteLater()
+        self.buttons = []
+        self.label.setText(text)
+        for caption, callback in choices:
+            button = QPushButton(caption)
+            button.clicked.connect(lambda _=False, cb=callback: (self.hide(), cb()))
+            self.row.addWidget(button)
+            self.buttons.append(button)
+        self.show()
+
+
+class EditorWindow(WindowCommands, QMainWindow):
+    """One workflow document, edited with the mouse and the keyboard."""
+
+    def __init__(self, path: str | Path | None = None):
+        super().__init__()
+        OPEN_WINDOWS.append(self)
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.theme_choice = str(ui_settings().value("theme", "system"))
+        self.theme = themes.pick(self.theme_choice)
+        self.editor = Editor(parent=self)
+        self.file = WorkflowFile(self.editor, self)
+        self.scene = CanvasScene(self.editor, self.theme, self)
+        self.view = CanvasView(self.scene)
+        self.view.setObjectName("canvas")
+        self.minimap = Minimap(self.view)
+        self.info = InfoBar()
+        center = QWidget()
+        box = QVBoxLayout(center)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(0)
+        box.addWidget(self.info)
+        box.addWidget(self.view, 1)
+        self.setCentralWidget(center)
+        self.palette_panel = Palette(self.theme)
+        self.inspector = Inspector(self.editor)
+        self.problems = ProblemsPanel(self.editor.model, self.theme)
+        self.docks = {
+            "palette": self._dock("Palette", self.palette_panel,
+                                  Qt.DockWidgetArea.LeftDockWidgetArea),
+            "inspector": self._dock("Inspector", self.inspector,
+                                    Qt.DockWidgetArea.RightDockWidgetArea),
+            "problems": self._dock("Problems", self.problems,
+                                   Qt.DockWidgetArea.BottomDockWidgetArea),
+        }
+        self.popup = FilterPopup(self)
+        self.actions_ = action_table.build(self, self.view)
+        self._menus()
+        self._toolbar()
+        self._status()
+        self._wire()
+        self.apply_theme(self.theme)
+        self.resize(1440, 900)
+        self.resizeDocks([self.docks["problems"]], [150], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["palette"], self.docks["inspector"]], [210, 360],
+                         Qt.Orientation.Horizontal)
+        self._restore_layout()
+        if path:
+            self.open_path(path)
+        self._update_title()
+        self.view.setFocus()
+
+    # ---------------------------------------------------------------- building
+    def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"dock_{title.lower()}")
+        dock.setWidget(widget)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _menus(self) -> None:
+        bar = self.menuBar()
+        menus = {name: bar.addMenu(f"&{name}") for name in action_table.MENUS}
+        last = None
+        for spec in action_table.ACTIONS:
+            if spec is None:
+                if last is not None:
+                    menus[last].addSeparator()
+                continue
+            last = spec.menu
+            menus[spec.menu].addAction(self.actions_[spec.name])
+            if spec.name == "open":
+                self.recent_menu = QMenu("Open &Recent", self)
+                self.recent_menu.aboutToShow.connect(self._fill_recent)
+                menus["File"].addMenu(self.recent_menu)
+                self.examples_menu = QMenu("Open E&xample", self)
+                self.examples_menu.aboutToShow.connect(self._fill_examples)
+                menus["File"].addMenu(self.examples_menu)
+        panels = menus["View"].addMenu("&Panels")
+        for dock in self.docks.values():
+            panels.addAction(dock.toggleViewAction())
+        self.menus = menus
+
+    def _toolbar(self) -> None:
+        bar = QToolBar("Main", self)
+        bar.setObjectName("toolbar_main")
+        bar.setMovable(False)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        short = {"add_node": "Add Node", "auto_layout": "Auto-Layout", "fit": "Fit",
+                 "command_palette": "Commands", "find": "Find", "open": "Open",
+                 "new": "New", "save": "Save", "undo": "Undo", "redo": "Redo"}
+        for name in TOOLBAR:
+            if name is None:
+                bar.addSeparator()
+                continue
+            button_action = self.actions_[name]
+            bar.addAction(button_action)
+            widget = bar.widgetForAction(button_action)
+            if widget is not None:
+                widget.setText(short.get(name, button_action.text()))
+        self.addToolBar(bar)
+        self.toolbar = bar
+
+    def _status(self) -> None:
+        bar = self.statusBar()
+        self.counts_label = QLabel()
+        self.problems_label = QLabel()
+        self.zoom_label = QLabel("100%")
+        for w in (self.problems_label, self.counts_label, self.zoom_label):
+            w.setContentsMargins(8, 0, 8, 0)
+            bar.addPermanentWidget(w)
+
+    def _wire(self) -> None:
+        ed, m = self.editor, self.editor.model
+        stack = ed.undo_stack
+        stack.canUndoChanged.connect(self.actions_["undo"].setEnabled)
+        stack.canRedoChanged.connect(self.actions_["redo"].setEnabled)
+        stack.undoTextChanged.connect(lambda t: self.actions_["undo"].setText(
+            f"&Undo {t}" if t else "&Undo"))
+        stack.redoTextChanged.connect(lambda t: self.actions_["redo"].setText(
+            f"&Redo {t}" if t else "&Redo"))
+        self.actions_["undo"].setEnabled(False)
+        self.actions_["redo"].setEnabled(False)
+        self.actions_["snap"].setChecked(ed.snap_to_grid)
+        self.actions_["minimap"].setChecked(True)
+        ed.selectRequested.connect(self._select)
+        self.scene.selectionChanged.connect(self._on_selection)
+        self.scene.connectRefused.connect(lambda why: self.statusBar().showMessage(
+            f"Not connected: {why}", 4000))
+        self.scene.emptyDoubleClicked.connect(self.show_quick_add_at)
+        self.scene.connectionDroppedOnEmpty.connect(self.quick_add_connected)
+        self.view.quickAddRequested.connect(self.show_quick_add_at)
+        self.view.zoomChanged.connect(lambda z: self.zoom_label.setText(f"{round(z * 100)}%"))
+        self.palette_panel.activated.connect(self._add_from_palette)
+        self.problems.selectRequested.connect(self._select_and_show)
+        self.problems.problemsChanged.connect(self._on_problems)
+        self.file.modifiedChanged.connect(lambda _: self._update_title())
+        self.file.pathChanged.connect(lambda _: self._update_title())
+        self.file.changedOnDisk.connect(self._on_changed_on_disk)
+        m.changed.connect(self._update_counts)
+        m.metaChanged.connect(self._update_title)
+        m.documentReset.connect(self._update_title)
+        hints = QGuiApplication.styleHints()
+        if hasattr(hints, "colorSchemeChanged"):
+            hints.colorSchemeChanged.connect(self._on_system_scheme)
+        self._update_counts()
+        self._on_problems(self.problems.problems)
+
+    # ---------------------------------------------------------------- state display
+    def _update_title(self) -> None:
+        doc_name = self.editor.model.doc.name or "Untitled workflow"
+        self.setWindowTitle(f"{doc_name} — {self.file.display_name()}[*] — Agent Canvas")
+        self.setWindowModified(self.file.is_modified())
+
+    def _update_counts(self) -> None:
+        doc = self.editor.model.doc
+        self.counts_label.setText(f"{len(doc.nodes)} nodes · {len(doc.edges)} edges")
+
+    def _on_problems(self, problems: list) -> None:
+        errors, warnings = self.problems.counts()
+        if not problems:
+            self.problems_label.setText("✓ No problems")
+        else:
+            self.problems_label.setText(f"● {errors} errors  ● {warnings} warnings")
+        self.scene.set_problems(self.problems.per_node())
+        self.inspector.set_problems(problems)
+        dock = self.docks["problems"]
+        dock.setWindowTitle(f"Problems ({len(problems)})" if problems else "Problems")
+
+    def _on_selection(self) -> None:
+        self.inspector.show_selection(self.scene.selected_node_ids(),
+                                      self.scene.selected_edge_keys())
+
+    def _select(self, node_ids: list, edge_keys: list) -> None:
+        self.scene.select(node_ids, edge_keys)
+
+    def _select_and_show(self, node_ids: list, edge_keys: list) -> None:
+        self.scene.select(node_ids, edge_keys)
+        if node_ids:
+            self.view.center_on_node(node_ids[0])
+
+    # ---------------------------------------------------------------- theme and layout
+    def apply_theme(self, theme: themes.Theme) -> None:
+        self.theme = theme
+        app = QApplication.instance()
+        if app is not None:
+            themes.apply(app, theme)
+        self.scene.set_theme(theme)
+        self.problems.theme = theme
+        self.palette_panel.populate(theme)
+        self.minimap.rebuild()
+
+    def _on_system_scheme(self, *_: object) -> None:
+        if self.theme_choice == "system":
+            self.apply_theme(themes.pick("system"))
+
+    def set_theme_choice(self, choice: str) -> None:
+        self.theme_choice = choice
+        ui_settings().setValue("theme", choice)
+        self.apply_theme(themes.pick(choice))
+
+    def _restore_layout(self) -> None:
+        s = ui_settings()
+        geometry, state = s.value("window/geometry"), s.value("window/state")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+        self.minimap.setVisible(s.value("view/minimap", "true") in (True, "true"))
+        self.actions_["minimap"].setChecked(self.minimap.isVisible())
+
+    def save_layout(self) -> None:
+        s = ui_settings()
+        s.setValue("window/geometry", self.saveGeometry())
+        s.setValue("window/state", self.saveState())
+        s.setValue("view/minimap", "true" if self.minimap.isVisible() else "false")
+        s.sync()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.minimap.place()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.minimap.place()
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        files = recent_files()
+        for path in files:
+            self.recent_menu.addAction(Path(path).name,
+                                       lambda p=path: self.open_in_window(p)).setToolTip(path)
+        if not files:
+            self.recent_menu.addAction("(none)").setEnabled(False)
+
+    def _fill_examples(self) -> None:
+        self.examples_menu.clear()
+        for path in sorted(examples_dir().glob("*.flow.yaml")):
+            self.examples_menu.addAction(path.name.removesuffix(".flow.yaml"),
+                                         lambda p=path: self.open_in_window(p))
+
+    # ---------------------------------------------------------------- closing
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.file.is_modified():
+            answer = self.ask_save_changes()
+            if answer == "cancel" or (answer == "save" and not self.file_save()):
+                event.ignore()
+                return
+        self.save_layout()
+        self.file.close()
+        if self in OPEN_WINDOWS:
+            OPEN_WINDOWS.remove(self)
+        event.accept()

@@ -1,0 +1,425 @@
+"""The editor window's command handlers (menus, toolbar, shortcuts, command palette).
+
+Dialog questions go through small ``ask_*`` methods so tests can answer them.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, QPointF
+from PySide6.QtGui import QCursor, QGuiApplication
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+
+from desktop import __version__
+from desktop.graph.errors import WorkflowLoadError
+from desktop.graph.io import WORKFLOW_SUFFIX
+from desktop.store.atomic import atomic_write_text
+from desktop.ui.editor import GRID
+from desktop.ui.palette import entries
+from desktop.ui.popups import Choice
+from desktop.ui.settings import add_recent
+
+CLIP_MIME = "application/x-agent-canvas+yaml"
+FLOW_FILTER = f"Workflows (*{WORKFLOW_SUFFIX});;YAML (*.yaml *.yml);;All files (*)"
+
+
+class WindowCommands:
+    """Mixin for EditorWindow: one method per action in desktop.ui.actions."""
+
+    # ---------------------------------------------------------------- questions (tests patch)
+    def ask_save_changes(self) -> str:
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setText(f"Save changes to {self.file.display_name()} before closing?")
+        box.setInformativeText("Your changes are lost if you don't save them.")
+        box.setStandardButtons(QMessageBox.StandardButton.Save
+                               | QMessageBox.StandardButton.Discard
+                               | QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        answer = box.exec()
+        return {QMessageBox.StandardButton.Save: "save",
+                QMessageBox.StandardButton.Discard: "discard"}.get(answer, "cancel")
+
+    def ask_open_path(self, caption: str = "Open Workflow", filters: str = FLOW_FILTER) -> str:
+        start = str(self.file.path.parent) if self.file.path else str(Path.cwd())
+        return QFileDialog.getOpenFileName(self, caption, start, filters)[0]
+
+    def ask_save_path(self, caption: str, suggested: str, filters: str) -> str:
+        folder = self.file.path.parent if self.file.path else Path.cwd()
+        return QFileDialog.getSaveFileName(self, caption, str(folder / suggested), filters)[0]
+
+    def show_error(self, title: str, text: str) -> None:
+        QMessageBox.warning(self, title, text)
+
+    def message(self, text: str, ms: int = 4000) -> None:
+        self.statusBar().showMessage(text, ms)
+
+    # ---------------------------------------------------------------- files
+    def open_path(self, path: str | Path) -> bool:
+        try:
+            self.file.open(path)
+        except WorkflowLoadError as exc:
+            self.show_error("Cannot open workflow", "\n".join(str(p) for p in exc.problems))
+            return False
+        add_recent(self.file.path)
+        self.info.hide()
+        self.view.fit()
+        self.message(f"Opened {self.file.path}")
+        return True
+
+    def _is_blank(self) -> bool:
+        return (self.file.path is None and not self.file.is_modified()
+                and not self.editor.model.doc.nodes)
+
+    def open_in_window(self, path: str | Path) -> None:
+        """Open in this window when it is blank, else in a new one."""
+        if self._is_blank():
+            self.open_path(path)
+            return
+        from desktop.ui.window import EditorWindow
+
+        other = EditorWindow()
+        if other.open_path(path):
+            other.show()
+        else:
+            other.file.close()
+            other.deleteLater()
+
+    def file_new(self) -> None:
+        if self._is_blank():
+            return
+        from desktop.ui.window import EditorWindow
+
+        EditorWindow().show()
+
+    def file_new_window(self) -> None:
+        from desktop.ui.window import EditorWindow
+
+        EditorWindow().show()
+
+    def file_open(self) -> None:
+        path = self.ask_open_path()
+        if path:
+            self.open_in_window(path)
+
+    def file_save(self) -> bool:
+        if self.file.path is None:
+            return self.file_save_as()
+        return self._save_to(self.file.path)
+
+    def file_save_as(self) -> bool:
+        suggested = (self.file.path.name if self.file.path
+                     else _slug(self.editor.model.doc.name) + WORKFLOW_SUFFIX)
+        path = self.ask_save_path("Save Workflow As", suggested, FLOW_FILTER)
+        if not path:
+            return False
+        if not path.endswith((".yaml", ".yml")):
+            path += WORKFLOW_SUFFIX
+        return self._save_to(path)
+
+    def _save_to(self, path: str | Path) -> bool:
+        try:
+            saved = self.file.save(path)
+        except OSError as exc:
+            self.show_error("Cannot save", f"{path}: {exc.strerror or exc}")
+            return False
+        add_recent(saved)
+        self.info.hide()
+        self.message(f"Saved {saved}")
+        return True
+
+    def file_revert(self) -> None:
+        if self.file.is_modified():
+            self.file.revert()
+            self.message("Reverted to the saved file")
+
+    def _on_changed_on_disk(self, path: str) -> None:
+        note = " You have unsaved changes." if self.file.is_modified() else ""
+        self.info.ask(f"{Path(path).name} was changed by another program.{note}",
+                      [("Reload", self.reload_from_disk), ("Keep Mine", lambda: None)])
+
+    def reload_from_disk(self) -> None:
+        if self.file.path is not None:
+            self.open_path(self.file.path)
+
+    def file_import_mermaid(self) -> None:
+        from desktop.graph.mermaid import from_mermaid
+
+        path = self.ask_open_path("Import Mermaid", "Mermaid (*.mmd *.mermaid *.md);;All (*)")
+        if not path:
+            return
+        try:
+            doc = from_mermaid(Path(path).read_text(encoding="utf-8"), Path(path).stem)
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            self.show_error("Cannot import Mermaid", f"{path}: {exc}")
+            return
+        self.editor.replace_document(doc, "Import Mermaid")
+        self.view.fit()
+
+    def file_export_mermaid(self) -> None:
+        from desktop.graph.mermaid import to_mermaid
+
+        path = self._export_path("Export Mermaid", ".mmd", "Mermaid (*.mmd)")
+        if path:
+            atomic_write_text(path, to_mermaid(self.editor.model.doc))
+            self.message(f"Exported {path}")
+
+    def file_export_png(self) -> None:
+        from desktop.ui.export_image import export_png
+
+        path = self._export_path("Export PNG", ".png", "PNG image (*.png)")
+        if path:
+            export_png(self.scene, path)
+            self.message(f"Exported {path}")
+
+    def file_export_svg(self) -> None:
+        from desktop.ui.export_image import export_svg
+
+        path = self._export_path("Export SVG", ".svg", "SVG image (*.svg)")
+        if path:
+            export_svg(self.scene, path, self.editor.model.doc.name)
+            self.message(f"Exported {path}")
+
+    def _export_path(self, caption: str, suffix: str, filters: str) -> str:
+        stem = (self.file.path.name.removesuffix(WORKFLOW_SUFFIX) if self.file.path
+                else _slug(self.editor.model.doc.name))
+        path = self.ask_save_path(caption, stem + suffix, filters)
+        if path and not path.endswith(suffix):
+            path += suffix
+        return path
+
+    def app_quit(self) -> None:
+        from desktop.ui.window import OPEN_WINDOWS
+
+        for window in list(OPEN_WINDOWS):
+            if not window.close():
+                return
+        QApplication.quit()
+
+    # ---------------------------------------------------------------- edit
+    def edit_undo(self) -> None:
+        self.editor.undo_stack.undo()
+
+    def edit_redo(self) -> None:
+        self.editor.undo_stack.redo()
+
+    def edit_copy(self) -> None:
+        ids = self.scene.selected_node_ids()
+        if not ids:
+            return
+        text = self.editor.copy_text(ids)
+        data = QMimeData()
+        data.setText(text)
+        data.setData(CLIP_MIME, text.encode("utf-8"))
+        QGuiApplication.clipboard().setMimeData(data)
+        self.message(f"Copied {len(ids)} node{'s' if len(ids) > 1 else ''}")
+
+    def edit_cut(self) -> None:
+        self.edit_copy()
+        self.editor.delete(self.scene.selected_node_ids(), self.scene.selected_edge_keys())
+
+    def edit_paste(self) -> None:
+        data = QGuiApplication.clipboard().mimeData()
+        if data is None:
+            return
+        raw = bytes(data.data(CLIP_MIME)).decode("utf-8") if data.hasFormat(CLIP_MIME) else \
+            data.text()
+        at = self._cursor_point()
+        ids = self.editor.paste_text(raw, at)
+        if not ids:
+            self.message("Nothing to paste: the clipboard holds no workflow nodes")
+
+    def _cursor_point(self) -> tuple[float, float] | None:
+        local = self.view.mapFromGlobal(QCursor.pos())
+        if not self.view.viewport().rect().contains(local):
+            return None
+        p = self.view.mapToScene(local)
+        return p.x(), p.y()
+
+    def edit_duplicate(self) -> None:
+        self.editor.duplicate(self.scene.selected_node_ids())
+
+    def edit_delete(self) -> None:
+        self.editor.delete(self.scene.selected_node_ids(), self.scene.selected_edge_keys())
+
+    def edit_select_all(self) -> None:
+        self.scene.select(list(self.scene.nodes), list(self.scene.edges))
+
+    def _connect_selected(self, edge_type: str) -> None:
+        ids = sorted(self.scene.selected_node_ids(),
+                     key=lambda i: self.scene.nodes[i].pos().x())
+        made = [self.editor.connect(a, b, edge_type) for a, b in itertools.pairwise(ids)]
+        if len(ids) < 2:
+            self.message("Select two or more nodes to connect them left to right")
+        elif not any(made):
+            self.message("Those nodes are connected already")
+
+    def edit_connect_handoff(self) -> None:
+        self._connect_selected("handoff")
+
+    def edit_connect_report(self) -> None:
+        self._connect_selected("report")
+
+    def edit_rename(self) -> None:
+        if len(self.scene.selected_node_ids()) == 1:
+            self.docks["inspector"].show()
+            widget = self.inspector.widgets[("node", "label")][1]
+            widget.setFocus()
+            widget.selectAll()
+
+    # ---------------------------------------------------------------- pop-ups
+    def show_quick_add(self) -> None:
+        self.show_quick_add_at(self.view.cursor_scene_pos())
+
+    def _popup_at(self, scene_point: QPointF):
+        return self.view.viewport().mapToGlobal(self.view.mapFromScene(scene_point))
+
+    def show_quick_add_at(self, scene_point: QPointF, then=None) -> None:
+        choices = [Choice(e["title"], e["kind"], e) for e in entries()]
+
+        def add(spec: dict) -> None:
+            node_id = self.scene.drop_template(
+                {"kind": "role", "name": "implementer", "provider": spec["name"]}
+                if spec["kind"] == "provider" else spec, scene_point)
+            if then and node_id:
+                then(node_id)
+
+        self.popup.open("Add node", choices, self._popup_at(scene_point), add,
+                        "Role or provider, e.g. planner")
+
+    def quick_add_connected(self, source: str, scene_point: QPointF) -> None:
+        """A connection dropped on empty canvas: add a node there, connected."""
+        self.show_quick_add_at(scene_point, lambda new: self.editor.connect(source, new))
+
+    def _add_from_palette(self, spec: dict) -> None:
+        center = self.view.mapToScene(self.view.viewport().rect().center())
+        self.scene.drop_template(spec, center)
+
+    def show_find(self) -> None:
+        choices = [Choice(n.label or n.id, f"{n.id} · {n.role_template}", n.id)
+                   for n in self.editor.model.doc.nodes]
+
+        def go(node_id: str) -> None:
+            self.scene.select([node_id])
+            self.view.center_on_node(node_id)
+
+        top = self.view.mapToGlobal(self.view.rect().topLeft())
+        at = top + QPointF(self.view.width() / 2 - 210, 40).toPoint()
+        self.popup.open("Find node", choices, at, go, "Node name or id")
+
+    def show_command_palette(self) -> None:
+        choices = []
+        for name, action in self.actions_.items():
+            if name == "command_palette" or not action.isEnabled():
+                continue
+            keys = action.shortcut().toString()
+            choices.append(Choice(action.text().replace("&", "").rstrip("…"), keys, action))
+        top = self.view.mapToGlobal(self.view.rect().topLeft())
+        at = top + QPointF(self.view.width() / 2 - 210, 40).toPoint()
+        self.popup.open("Commands", choices, at, lambda a: a.trigger(), "Type a command")
+
+    # ---------------------------------------------------------------- view
+    def view_zoom_in(self) -> None:
+        self.view.zoom_in()
+
+    def view_zoom_out(self) -> None:
+        self.view.zoom_out()
+
+    def view_zoom_reset(self) -> None:
+        self.view.reset_zoom()
+
+    def view_fit(self) -> None:
+        self.view.fit()
+
+    def view_fit_selection(self) -> None:
+        rect = None
+        for node_id in self.scene.selected_node_ids():
+            r = self.scene.nodes[node_id].sceneBoundingRect()
+            rect = r if rect is None else rect.united(r)
+        self.view.fit(rect)
+
+    def view_toggle_minimap(self) -> None:
+        self.minimap.setVisible(self.actions_["minimap"].isChecked())
+
+    def view_toggle_snap(self) -> None:
+        self.editor.snap_to_grid = self.actions_["snap"].isChecked()
+
+    def view_theme_system(self) -> None:
+        self.set_theme_choice("system")
+
+    def view_theme_light(self) -> None:
+        self.set_theme_choice("light")
+
+    def view_theme_dark(self) -> None:
+        self.set_theme_choice("dark")
+
+    # ---------------------------------------------------------------- arrange
+    def arrange_auto_layout(self) -> None:
+        self.editor.auto_layout()
+        self.view.fit()
+
+    def _align(self, how: str) -> None:
+        self.editor.align(self.scene.selected_node_ids(), how)
+
+    def arrange_align_left(self) -> None:
+        self._align("left")
+
+    def arrange_align_right(self) -> None:
+        self._align("right")
+
+    def arrange_align_top(self) -> None:
+        self._align("top")
+
+    def arrange_align_bottom(self) -> None:
+        self._align("bottom")
+
+    def arrange_align_hcenter(self) -> None:
+        self._align("hcenter")
+
+    def arrange_align_vcenter(self) -> None:
+        self._align("vcenter")
+
+    def arrange_distribute_h(self) -> None:
+        self.editor.distribute(self.scene.selected_node_ids(), "x")
+
+    def arrange_distribute_v(self) -> None:
+        self.editor.distribute(self.scene.selected_node_ids(), "y")
+
+    def _nudge(self, dx: float, dy: float) -> None:
+        ids = self.scene.selected_node_ids()
+        if ids:
+            pos = self.editor.positions(ids)
+            self.editor.move({i: (x + dx, y + dy) for i, (x, y) in pos.items()}, "Nudge")
+
+    def arrange_nudge_left(self) -> None:
+        self._nudge(-GRID, 0)
+
+    def arrange_nudge_right(self) -> None:
+        self._nudge(GRID, 0)
+
+    def arrange_nudge_up(self) -> None:
+        self._nudge(0, -GRID)
+
+    def arrange_nudge_down(self) -> None:
+        self._nudge(0, GRID)
+
+    # ---------------------------------------------------------------- help
+    def show_shortcuts(self) -> None:
+        from desktop.ui.help_dialog import ShortcutsDialog
+
+        ShortcutsDialog(self).exec()
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About Agent Canvas",
+                          f"<b>Agent Canvas</b> {__version__}<br>Draw, run and replay "
+                          "agent-orchestration graphs.")
+
+
+def _slug(name: str) -> str:
+    out = "".join(ch.lower() if ch.isalnum() else "-" for ch in name).strip("-")
+    while "--" in out:
+        out = out.replace("--", "-")
+    return out or "workflow"
+
