@@ -11,6 +11,8 @@ A reply is a dict with any of:
 - ``delay``: seconds between streamed chunks (a slow stream); ``chunk``: chunk size
 - ``hang``: true to accept the request and never answer
 - ``usage``: ``{input, output}`` token counts to report
+- ``times``: how many requests get this reply (default 1; an ``error`` reply
+  answers every later request too, since agents retry and fall back)
 
 A file may be a list of replies, ``{replies: [...]}``, or ``{agents: {key: [...]}}``
 (with ``default`` as the key for requests without a prefix). When a key's
@@ -27,7 +29,7 @@ import yaml
 DEFAULT_KEY = "default"
 EXHAUSTED = {"text": "Done."}
 _REPLY_KEYS = {"text", "thinking", "shell", "tool", "error", "delay", "chunk", "hang", "usage",
-               "write"}
+               "write", "times"}
 
 
 class ScriptError(ValueError):
@@ -52,6 +54,9 @@ def check_reply(reply: Any, where: str) -> dict[str, Any]:
     tool = reply.get("tool")
     if tool is not None and not (isinstance(tool, dict) and isinstance(tool.get("name"), str)):
         raise ScriptError(f"{where}.tool: give {{name: <tool>, args: {{...}}}}")
+    times = reply.get("times")
+    if times is not None and not (isinstance(times, int) and times >= 1):
+        raise ScriptError(f"{where}.times: a whole number >= 1")
     write = reply.get("write")
     if write is not None and not (isinstance(write, dict) and "path" in write):
         raise ScriptError(f"{where}.write: give {{path: <file>, content: <text>}}")
@@ -65,6 +70,7 @@ class Script:
     replies: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     then: dict[str, Any] | None = None
     _cursor: dict[str, int] = field(default_factory=dict)
+    _uses: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_data(cls, data: Any, where: str = "script") -> "Script":
@@ -114,18 +120,21 @@ class Script:
             key = DEFAULT_KEY
         items = self.replies.get(key, [])
         index = self._cursor.get(key, 0)
-        self._cursor[key] = index + 1
         if index < len(items):
-            return items[index]
+            reply = items[index]
+            uses = self._uses.get(key, 0) + 1
+            limit = reply.get("times", 0 if "error" in reply else 1)
+            if limit and uses >= limit:
+                self._cursor[key], self._uses[key] = index + 1, 0
+            else:
+                self._uses[key] = uses
+            return reply
         if self.then is not None:
             return self.then
         texts = [r for r in items if "text" in r and not ({"shell", "tool", "error", "hang",
                                                             "write"} & set(r))]
         return {"text": texts[-1]["text"]} if texts else dict(EXHAUSTED)
 
-    def played(self, key: str) -> int:
-        """How many replies ``key`` has been given."""
-        return self._cursor.get(key, 0)
-
     def reset(self) -> None:
         self._cursor.clear()
+        self._uses.clear()

@@ -225,7 +225,8 @@ class StreamParser:
         if error not in (None, "", {}):
             event["error"] = {"message": clip(as_text(error), 4000)}
         elif not ok:
-            event["error"] = {"message": clip(as_text(output), 4000) or "tool failed"}
+            fallback = f"exit code {exit_code}" if "exitCode" in result else "tool failed"
+            event["error"] = {"message": clip(as_text(output), 4000) or fallback}
         return event
 
     def open_tools(self) -> list[str]:

@@ -1,0 +1,118 @@
+"""The stream parsers on streams recorded from the real CLIs (see fixtures/record.py)."""
+
+from pathlib import Path
+
+import pytest
+
+from desktop.contract.events import GenericEvent, parse_event
+from desktop.providers.parsers import parser_for
+
+FIXTURES = Path(__file__).parent / "fixtures"
+RUN_ID = "11111111-2222-4333-8444-555555555555"
+
+
+def parse(name: str) -> tuple[list[dict], object]:
+    agent = name.split("-", 1)[0]
+    parser = parser_for(agent, run_id=RUN_ID)
+    events: list[dict] = []
+    for line in (FIXTURES / f"{name}.jsonl").read_bytes().splitlines():
+        events += parser.feed(line)
+    events += parser.finish()
+    return events, parser
+
+
+def of_type(events: list[dict], kind: str) -> list[dict]:
+    return [e for e in events if e["type"] == kind]
+
+
+ALL = sorted(p.stem for p in FIXTURES.glob("*.jsonl"))
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_event_is_a_valid_contract_event(name: str):
+    events, parser = parse(name)
+    assert events
+    for event in events:
+        model = parse_event({**event, "runId": RUN_ID})
+        if event["type"] not in ("agent.raw", "agent.error"):
+            assert not isinstance(model, GenericEvent), event
+    assert parser.unparsed == 0
+    assert of_type(events, "node.patch")[0]["patch"]["session"]["sessionId"] == parser.session_id
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_text_reply_gives_final_message_and_usage(agent: str):
+    events, parser = parse(f"{agent}-text")
+    finals = of_type(events, "message.assistant.final")
+    assert [e["text"] for e in finals] == ["Hello from the fake model."]
+    assert parser.final_text == "Hello from the fake model."
+    usage = of_type(events, "telemetry.usage")
+    assert usage and usage[-1]["outputTokens"] > 0
+    assert parser.error is None
+
+
+def test_claude_streams_deltas_thinking_and_cost():
+    events, _ = parse("claude-text")
+    deltas = "".join(e["text"] for e in of_type(events, "message.assistant.delta"))
+    assert deltas == "Hello from the fake model."
+    thinking = of_type(events, "message.assistant.thinking.final")
+    assert thinking[0]["text"] == "The user wants a greeting."
+    assert "".join(e["text"] for e in of_type(events, "message.assistant.thinking.delta")) == \
+        "The user wants a greeting."
+    assert of_type(events, "telemetry.usage")[-1]["costUsd"] > 0
+
+
+def test_gemini_deltas_add_up_to_final():
+    events, _ = parse("gemini-tool")
+    finals = [e["text"] for e in of_type(events, "message.assistant.final")]
+    assert finals == ["Running it.", "The command printed hello-from-tool."]
+    assert "".join(e["text"] for e in of_type(events, "message.assistant.delta")) == \
+        "".join(finals)
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_tool_call_is_proposed_started_and_completed_in_order(agent: str):
+    events, parser = parse(f"{agent}-tool")
+    kinds = [e["type"] for e in events if e["type"].startswith("tool.")]
+    assert kinds == ["tool.proposed", "tool.started", "tool.completed"]
+    proposed = of_type(events, "tool.proposed")[0]["tool"]
+    completed = of_type(events, "tool.completed")[0]
+    assert completed["toolId"] == proposed["id"]
+    assert "echo hello-from-tool" in str(proposed["args"])
+    assert completed["result"]["ok"] is True
+    assert "hello-from-tool" in completed["result"]["output"]
+    assert completed["result"]["exitCode"] == 0
+    assert parser.open_tools() == []
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_failing_command_reports_exit_code(agent: str):
+    events, _ = parse(f"{agent}-fail")
+    completed = of_type(events, "tool.completed")[0]
+    assert completed["result"]["ok"] is False
+    assert completed["result"]["exitCode"] == 3
+    assert completed["error"]["message"]
+
+
+@pytest.mark.parametrize("agent", ["claude", "gemini"])
+def test_file_write_becomes_artifact(agent: str):
+    events, _ = parse(f"{agent}-write")
+    artifacts = of_type(events, "artifact.created")
+    assert [a["artifact"]["name"] for a in artifacts] == ["notes.txt"]
+    assert artifacts[0]["artifact"]["runId"] == RUN_ID
+
+
+@pytest.mark.parametrize(("name", "category"), [
+    ("claude-auth", "authentication"), ("codex-auth", "authentication"),
+    ("gemini-auth", "authentication"), ("claude-ratelimit", "rate_limit"),
+    ("codex-ratelimit", "rate_limit"), ("claude-model", "unknown_model"),
+    ("codex-model", "unknown_model"), ("gemini-model", "unknown_model"),
+])
+def test_errors_are_classified_with_the_agents_message(name: str, category: str):
+    events, parser = parse(name)
+    errors = of_type(events, "agent.error")
+    assert len(errors) == 1, errors
+    assert errors[0]["category"] == category
+    assert parser.error["category"] == category
+    assert errors[0]["message"] == parser.error["message"]
+    assert not of_type(events, "message.assistant.final")
