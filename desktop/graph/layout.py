@@ -1,6 +1,7 @@
 """Automatic node placement: layers left to right, or a force layout for tangles."""
 
 import math
+import random
 from typing import Literal
 
 import networkx as nx
@@ -19,7 +20,7 @@ def auto_layout(doc: WorkflowDocument, method: Method = "auto") -> WorkflowDocum
 
     ``auto`` lays out in layers (topological generations of the handoff graph) when
     handoffs form no cycle, or when an entry node lets loops be cut at their back
-    edges; otherwise it uses a seeded spring layout, so the result is repeatable.
+    edges; otherwise it uses a seeded force-directed layout, so the result is repeatable.
     """
     if not doc.nodes:
         return doc.model_copy(deep=True)
@@ -79,9 +80,58 @@ def _layered(layers: list[list[str]]) -> dict[str, tuple[float, float]]:
 def _spring(doc: WorkflowDocument) -> dict[str, tuple[float, float]]:
     graph = flow_graph(doc).to_undirected()
     scale = LAYER_SPACING * max(1.0, math.sqrt(len(doc.nodes)))
-    raw = nx.spring_layout(graph, seed=7, scale=scale)
-    coords = {node: (float(p[0]), float(p[1])) for node, p in raw.items()}
+    raw = force_directed(graph, seed=7, iterations=200)
+    coords = {node: (x * scale, y * scale) for node, (x, y) in raw.items()}
     return _spread(coords)
+
+
+def force_directed(graph: nx.Graph, seed: int = 7,
+                   iterations: int = 200) -> dict[str, tuple[float, float]]:
+    """Fruchterman-Reingold positions in [-1, 1], seeded so the result repeats.
+
+    Pure Python (networkx's spring_layout needs numpy, which we do not ship);
+    workflows have tens of nodes, so O(n^2) per iteration is fine.
+    """
+    rng = random.Random(seed)
+    nodes = list(graph.nodes)
+    if len(nodes) == 1:
+        return {nodes[0]: (0.0, 0.0)}
+    pos = {n: [rng.uniform(-1, 1), rng.uniform(-1, 1)] for n in nodes}
+    k = math.sqrt(4.0 / max(len(nodes), 1))
+    temp = 0.2
+    for _ in range(iterations):
+        disp = {n: [0.0, 0.0] for n in nodes}
+        for i, a in enumerate(nodes):
+            for b in nodes[i + 1:]:
+                dx, dy = pos[a][0] - pos[b][0], pos[a][1] - pos[b][1]
+                dist = max(math.hypot(dx, dy), 1e-6)
+                push = k * k / dist
+                disp[a][0] += dx / dist * push
+                disp[a][1] += dy / dist * push
+                disp[b][0] -= dx / dist * push
+                disp[b][1] -= dy / dist * push
+        for a, b in graph.edges:
+            dx, dy = pos[a][0] - pos[b][0], pos[a][1] - pos[b][1]
+            dist = max(math.hypot(dx, dy), 1e-6)
+            pull = dist * dist / k
+            disp[a][0] -= dx / dist * pull
+            disp[a][1] -= dy / dist * pull
+            disp[b][0] += dx / dist * pull
+            disp[b][1] += dy / dist * pull
+        for n in nodes:
+            length = max(math.hypot(*disp[n]), 1e-6)
+            step = min(length, temp)
+            pos[n][0] += disp[n][0] / length * step
+            pos[n][1] += disp[n][1] / length * step
+        temp = max(temp * 0.97, 0.005)
+    return _normalise({n: (p[0], p[1]) for n, p in pos.items()})
+
+
+def _normalise(pos: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
+    cx = sum(p[0] for p in pos.values()) / len(pos)
+    cy = sum(p[1] for p in pos.values()) / len(pos)
+    span = max(max(abs(p[0] - cx), abs(p[1] - cy)) for p in pos.values()) or 1.0
+    return {n: ((p[0] - cx) / span, (p[1] - cy) / span) for n, p in pos.items()}
 
 
 def _spread(coords: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:

@@ -14,8 +14,8 @@ _DETAIL_SEP = " · "
 
 
 def escape_label(text: str) -> str:
-    """Text safe inside a quoted Mermaid label (entity codes for ``"#<>``)."""
-    return (text.replace("#", "#35;").replace('"', "#quot;")
+    """Text safe inside a quoted Mermaid label (entity codes for ``"#<>|``)."""
+    return (text.replace("#", "#35;").replace('"', "#quot;").replace("|", "#124;")
             .replace("<", "#lt;").replace(">", "#gt;").replace("\n", " "))
 
 
