@@ -51,6 +51,7 @@ class TranscriptModel(QAbstractListModel):
         self._search: str = ""
         self._matches: set[int] | None = None
         self._rows: array | None = None  # None: identity while the index is built
+        self._limit: int | None = None  # replay: only positions below this
         self._index_timer = QTimer(self)
         self._index_timer.setInterval(0)
         self._index_timer.timeout.connect(self._index_slice)
@@ -75,7 +76,10 @@ class TranscriptModel(QAbstractListModel):
     def rowCount(self, parent: QModelIndex = _EMPTY) -> int:
         if parent.isValid():
             return 0
-        return self.store.count if self._rows is None else len(self._rows)
+        if self._rows is None:
+            return self.store.count if self._limit is None else min(self.store.count,
+                                                                    self._limit)
+        return len(self._rows)
 
     def position(self, row: int) -> int:
         """The store position shown at ``row``."""
@@ -126,6 +130,9 @@ class TranscriptModel(QAbstractListModel):
     def ingest(self, events: list[dict]) -> None:
         """Add a batch of live events; one row insertion per batch."""
         if not events:
+            return
+        if self._limit is not None:  # replaying: the live tail waits until replay ends
+            self.store.ingest(events)
             return
         start = self.store.count
         self.store.ingest(events)
@@ -260,6 +267,18 @@ class TranscriptModel(QAbstractListModel):
         self.searchFinished.emit(len(hits))
         return hits
 
+    def set_limit(self, count: int | None) -> None:
+        """Replay: show only the first ``count`` events (None: all of them)."""
+        if count == self._limit:
+            return
+        self.beginResetModel()
+        self._limit = count
+        if count is None and isinstance(self.store, FileEvents) and self._rows is not None:
+            self.store.index_step(1 << 30)
+        if self._rows is not None:
+            self._rows = self._filtered()
+        self.endResetModel()
+
     def _type_allowed(self) -> list[bool]:
         names = self.store.type_codes.names
         if self._types is None:
@@ -281,6 +300,8 @@ class TranscriptModel(QAbstractListModel):
         allowed = self._type_allowed()
         types, nodes = self.store.types, self.store.nodes
         count = min(len(types), self.store.count)
+        if self._limit is not None:
+            count = min(count, self._limit)
         if self._node is not None:
             code = self.store.node_codes.index.get(self._node, -1)
             rows = [i for i in range(count) if nodes[i] == code and allowed[types[i]]]

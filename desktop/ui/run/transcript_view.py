@@ -131,17 +131,35 @@ class TranscriptView(QWidget):
         layout.addWidget(split, 1)
         self._follow = True
         self.node_combo.currentIndexChanged.connect(self._apply)
-        self.list.selectionModel().currentChanged.connect(self._show_current)
         self.list.verticalScrollBar().valueChanged.connect(self._track_follow)
-        self.model.rowsInserted.connect(self._rows_added)
-        self.model.dataChanged.connect(self._data_changed)
-        self.model.indexingChanged.connect(self._update_status)
-        self.model.modelReset.connect(self._update_status)
+        self._connect_model()
         self._label_timer = QTimer(self)
         self._label_timer.setInterval(500)
         self._label_timer.timeout.connect(self.refresh_nodes)
         self._label_timer.start()
         self._update_status()
+
+    def _connect_model(self) -> None:
+        self.list.selectionModel().currentChanged.connect(self._show_current)
+        self.model.rowsInserted.connect(self._rows_added)
+        self.model.dataChanged.connect(self._data_changed)
+        self.model.indexingChanged.connect(self._update_status)
+        self.model.modelReset.connect(self._update_status)
+
+    def set_model(self, model: TranscriptModel) -> None:
+        """Show another run's transcript (filters reset)."""
+        self.model = model
+        self.list.setModel(model)
+        self.list.setItemDelegate(RowDelegate(model, self.list))
+        self._connect_model()
+        self.detail.clear()
+        self.node_combo.blockSignals(True)
+        self.node_combo.clear()
+        self.node_combo.addItem("All nodes", None)
+        self.node_combo.blockSignals(False)
+        self.refresh_nodes()
+        self._follow = True
+        self._apply()
 
     # --- filters -----------------------------------------------------------------------------
 

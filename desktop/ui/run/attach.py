@@ -1,0 +1,328 @@
+"""Put the run panels into a main window: ``panels = attach_run_panels(window)``.
+
+The window may offer (all optional): ``editor.model`` (the document model),
+``file.path`` (the workflow file) and ``scene`` (the canvas scene). Everything the
+panels show comes from the current :class:`RunSession`'s events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QBoxLayout, QDockWidget, QMainWindow, QMessageBox, QWidget
+
+from desktop.ui.run.approvals import ApprovalInbox
+from desktop.ui.run.canvas_overlay import CanvasRunOverlay
+from desktop.ui.run.chat import ChatBox
+from desktop.ui.run.diff_view import DiffView
+from desktop.ui.run.history import RunHistory
+from desktop.ui.run.run_controls import RunControls
+from desktop.ui.run.session import RunSession
+from desktop.ui.run.stall_banner import FailureBanner, StallBanner
+from desktop.ui.run.timeline import TimelineScrubber
+from desktop.ui.run.transcript_view import TranscriptView
+
+log = logging.getLogger(__name__)
+BOTTOM = Qt.DockWidgetArea.BottomDockWidgetArea
+RIGHT = Qt.DockWidgetArea.RightDockWidgetArea
+
+
+class RunPanels(QObject):
+    """The run toolbar, docks and banners of one window, and the run they show."""
+
+    sessionChanged = Signal(object)  # RunSession or None
+
+    def __init__(self, window: QMainWindow, data_dir: Path | None = None) -> None:
+        super().__init__(window)
+        self.window = window
+        self.data_dir = data_dir
+        self.session: RunSession | None = None
+        self.replaying = False
+        self._closing: set[asyncio.Future] = set()
+        self.controls = RunControls(window)
+        window.addToolBar(self.controls)
+        self.approvals = ApprovalInbox(self._resolve)
+        self.controls.addAction(self.approvals.badge)
+        self.transcript = TranscriptView()
+        self.diffs = DiffView()
+        self.history = RunHistory(data_dir)
+        self.timeline = TimelineScrubber()
+        self.chat = ChatBox()
+        self.stall = StallBanner()
+        self.failure = FailureBanner()
+        scene = getattr(window, "scene", None)
+        self.overlay = CanvasRunOverlay(scene, self) if scene is not None else None
+        self.docks: dict[str, QDockWidget] = {}
+        self.docks["transcript"] = self._dock("Transcript", self.transcript, BOTTOM)
+        self.docks["diffs"] = self._dock("Diffs", self.diffs, BOTTOM)
+        self.docks["history"] = self._dock("Run history", self.history, BOTTOM)
+        self.docks["timeline"] = self._dock("Timeline", self.timeline, BOTTOM)
+        self.docks["approvals"] = self._dock("Approvals", self.approvals, RIGHT)
+        self.docks["chat"] = self._dock("Chat", self.chat, RIGHT)
+        window.tabifyDockWidget(self.docks["transcript"], self.docks["diffs"])
+        window.tabifyDockWidget(self.docks["diffs"], self.docks["history"])
+        self.docks["transcript"].raise_()
+        self.docks["timeline"].hide()
+        self._place_banners()
+        self._wire()
+        self.history.refresh()
+
+    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self.window)
+        dock.setObjectName("dock_run_" + title.lower().replace(" ", "_"))
+        dock.setWidget(widget)
+        self.window.addDockWidget(area, dock)
+        return dock
+
+    def _place_banners(self) -> None:
+        central = self.window.centralWidget()
+        layout = central.layout() if central is not None else None
+        if isinstance(layout, QBoxLayout):
+            layout.insertWidget(0, self.failure)
+            layout.insertWidget(0, self.stall)
+        else:
+            holder = QWidget()
+            from PySide6.QtWidgets import QVBoxLayout
+
+            box = QVBoxLayout(holder)
+            box.setContentsMargins(0, 0, 0, 0)
+            box.addWidget(self.stall)
+            box.addWidget(self.failure)
+            self.docks["banners"] = self._dock("Attention", holder,
+                                               Qt.DockWidgetArea.TopDockWidgetArea)
+
+    def _wire(self) -> None:
+        c = self.controls
+        c.runRequested.connect(self.run)
+        c.stepRequested.connect(self.step)
+        c.pauseRequested.connect(lambda: self._each("pause"))
+        c.resumeRequested.connect(self.resume)
+        c.stopRequested.connect(self.stop)
+        c.modeRequested.connect(lambda m: self._each("set_mode", m, None))
+        c.globalModeRequested.connect(lambda g: self._each("set_mode", None, g))
+        self.stall.resumeRequested.connect(self.resume)
+        self.stall.stopRequested.connect(self.stop)
+        self.stall.instructionsChanged.connect(self._new_instructions)
+        self.chat.sendRequested.connect(lambda n, t: self._each("chat", n, t))
+        self.chat.editRequested.connect(self._edit_inbox)
+        self.history.openRequested.connect(self.open_run)
+        self.history.replayRequested.connect(self.replay)
+        self.history.runAgainRequested.connect(self.run_again)
+        self.timeline.stateAt.connect(self._replay_state)
+        scene = getattr(self.window, "scene", None)
+        if scene is not None:
+            scene.selectionChanged.connect(self._canvas_selection)
+
+    # --- sessions ---------------------------------------------------------------------------
+
+    def _document(self) -> tuple[Any, str | None]:
+        editor = getattr(self.window, "editor", None)
+        model = getattr(editor, "model", None)
+        if model is None:
+            return None, None
+        path = getattr(getattr(self.window, "file", None), "path", None)
+        return model.snapshot(), (str(path) if path else None)
+
+    def _data_dir(self) -> Path:
+        from desktop.store.paths import data_dir
+
+        return self.data_dir or data_dir(None)
+
+    def show_session(self, session: RunSession | None) -> None:
+        """Make ``session`` the run the panels show (closing the previous one)."""
+        old, self.session = self.session, session
+        if old is not None and old is not session:
+            self._closing.add(asyncio.ensure_future(old.close()))
+            self._closing = {t for t in self._closing if not t.done()}
+        self.stop_replay()
+        if self.overlay is not None:
+            self.overlay.clear()
+        self.diffs.source.clear()
+        self.diffs.diffs.clear()
+        self.diffs.files.clear()
+        self.stall.hide()
+        self.failure.hide()
+        if session is None:
+            self.controls.set_state(None, live=False)
+            self.sessionChanged.emit(None)
+            return
+        self.transcript.set_model(session.model)
+        run_dir = session.run_dir
+        self.stall.run_dir = self.failure.run_dir = run_dir
+        session.bridge.events.connect(self._on_events)
+        session.bridge.stateChanged.connect(self._on_state)
+        session.finished.connect(self._on_finished)
+        session.failed.connect(self._on_failed)
+        self._replay_history(session)
+        self.sessionChanged.emit(session)
+
+    def _replay_history(self, session: RunSession) -> None:
+        """Bring every panel up to the events written before the session was shown."""
+        from desktop.ui.run.tail import LogTail
+
+        past = LogTail(session.run_dir / "events.jsonl").read_new()
+        labels = self._labels(session.state)
+        self.approvals.set_state(session.state)
+        self.stall.apply_events([e for e in past if e.get("type") in ("run.created",
+                                                                         "node.patch")])
+        self.stall.set_state(session.state)
+        self.diffs.apply_events(past, session.run_dir, labels)
+        self._on_state(session.state)
+
+    def _labels(self, state: dict | None) -> dict[str, str]:
+        return {nid: n.get("label") or nid[:8]
+                for nid, n in ((state or {}).get("nodes") or {}).items()}
+
+    def _on_events(self, events: list[dict]) -> None:
+        if self.replaying:
+            return
+        self.approvals.apply_events(events)
+        self.stall.apply_events(events)
+        self.failure.apply_events(events)
+        if self.session is not None:
+            self.diffs.apply_events(events, self.session.run_dir,
+                                    self._labels(self.session.state))
+        if self.overlay is not None:
+            self.overlay.apply_events(events)
+
+    def _on_state(self, state: dict | None) -> None:
+        if self.replaying or self.session is None:
+            return
+        self.controls.set_state(state, live=self.session.live, running=self.session.running)
+        self.chat.set_state(state)
+        if self.overlay is not None:
+            self.overlay.apply_state(state)
+
+    def _on_finished(self, status: str) -> None:
+        if self.session is not None:
+            self._on_state(self.session.state)
+        self.history.refresh()
+
+    def _on_failed(self, message: str) -> None:
+        self.window.statusBar().showMessage(message, 10000)
+
+    # --- commands ----------------------------------------------------------------------------
+
+    def run(self, interactive: bool = False) -> RunSession | None:
+        """Start a new run of the window's workflow (AUTO, or INTERACTIVE)."""
+        doc, path = self._document()
+        if doc is None or not doc.nodes:
+            self._on_failed("Open or draw a workflow first.")
+            return None
+        return self._start(doc, path, "INTERACTIVE" if interactive else None)
+
+    def _start(self, doc: Any, path: str | None, mode: str | None) -> RunSession | None:
+        try:
+            session = RunSession.create(doc, self._data_dir(), mode=mode, workflow_path=path,
+                                        parent=self)
+        except Exception as exc:  # a workflow that cannot start: say why
+            QMessageBox.warning(self.window, "Cannot start the run", str(exc))
+            return None
+        self.show_session(session)
+        session.start()
+        self.history.refresh()
+        return session
+
+    def _each(self, name: str, *args: Any) -> Any:
+        if self.session is None:
+            self._on_failed("No run is open.")
+            return None
+        return getattr(self.session, name)(*args)
+
+    def step(self, node: str | None = None) -> Any:
+        """INTERACTIVE: run the next turn (or ``node``'s)."""
+        return self._each("step", node)
+
+    def resume(self) -> None:
+        """Resume a paused or stalled run."""
+        self._each("resume")
+
+    def stop(self) -> Any:
+        """Stop the run."""
+        return self._each("stop")
+
+    def _resolve(self, approval_id: str, status: str, args: dict | None,
+                 reason: str | None) -> bool:
+        return bool(self.session and self.session.resolve(approval_id, status, args, reason))
+
+    def _new_instructions(self, node_id: str, text: str) -> None:
+        if self.session is not None:
+            self.session.update_node_config(node_id, {"instructions": text})
+            self.session.resume()
+
+    def _edit_inbox(self, node_id: str, item_id: str, text: str) -> None:
+        engine = self.session.engine if self.session else None
+        if engine is None or not hasattr(engine, "edit_inbox_item"):
+            self._on_failed("Editing a queued handoff needs a live run that supports it.")
+            return
+        self.session._call("edit_inbox_item", node_id, item_id, text)
+
+    def open_run(self, run_dir: Path) -> RunSession:
+        """Show a past run read-only."""
+        session = RunSession.open(Path(run_dir), self)
+        self.show_session(session)
+        return session
+
+    def replay(self, run_dir: Path) -> RunSession:
+        """Open a past run with the timeline scrubber."""
+        session = self.open_run(run_dir)
+        self.replaying = True
+        self.docks["timeline"].show()
+        self.timeline.load(Path(run_dir))
+        return session
+
+    def stop_replay(self) -> None:
+        """Leave replay: panels follow the run again."""
+        if not self.replaying:
+            return
+        self.replaying = False
+        self.timeline.close_run()
+        self.docks["timeline"].hide()
+        if self.session is not None:
+            self.session.model.set_limit(None)
+
+    def _replay_state(self, seq: int, state: dict | None) -> None:
+        if self.session is None:
+            return
+        self.session.model.set_limit(seq)
+        self.controls.set_state(state, live=False)
+        self.chat.set_state(state)
+        self.approvals.set_state(state)
+        self.stall.set_state(state)
+        if self.overlay is not None:
+            self.overlay.apply_state(state)
+
+    def run_again(self, run_dir: Path) -> RunSession | None:
+        """Start a new run of the graph a past run started with."""
+        from desktop.ui.run.rerun import document_of_run
+
+        try:
+            doc, path = document_of_run(Path(run_dir))
+        except ValueError as exc:
+            self._on_failed(str(exc))
+            return None
+        return self._start(doc, path, None)
+
+    def _canvas_selection(self) -> None:
+        scene = getattr(self.window, "scene", None)
+        if self.session is None or scene is None or not hasattr(scene, "selected_node_ids"):
+            return
+        keys = scene.selected_node_ids()
+        nodes = (self.session.state or {}).get("nodes") or {}
+        by_key = {n.get("key"): nid for nid, n in nodes.items()}
+        node_id = by_key.get(keys[0]) if len(keys) == 1 else None
+        self.transcript.set_node(node_id)
+        if node_id:
+            self.chat.select_node(node_id)
+
+
+def attach_run_panels(window: QMainWindow, data_dir: Path | None = None) -> RunPanels:
+    """Add the run toolbar, docks (transcript, diffs, history, timeline, approvals, chat)
+    and the stall/failure banners to ``window``; returns the object that drives them."""
+    panels = RunPanels(window, data_dir)
+    window.run_panels = panels  # type: ignore[attr-defined]
+    return panels

@@ -1,0 +1,283 @@
+"""Run status drawn over the canvas: node status rings, summaries, envelopes in flight,
+and nodes and edges added while the run goes (dashed, marked "run-time").
+
+The overlay adds its own items to the editor's scene and never changes the
+document: run-time additions belong to the run, not to the workflow.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from PySide6.QtCore import QObject, QPointF, QRectF, Qt, QTimer
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
+from shiboken6 import isValid
+
+STATUS_COLORS = {"running": "#2f80ed", "blocked": "#f2994a", "failed": "#eb5757",
+                 "idle": "#9e9e9e"}
+RUNTIME_W, RUNTIME_H = 200.0, 84.0
+FLIGHT_MS = 700
+
+
+def _ago(ts: str | None) -> str:
+    if not ts:
+        return ""
+    try:
+        then = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    except ValueError:
+        return ""
+    secs = max(0, int((datetime.now(UTC) - then).total_seconds()))
+    return f"{secs}s ago" if secs < 120 else f"{secs // 60}m ago"
+
+
+class StatusBadge(QGraphicsItem):
+    """A ring around a node in its status colour, with the summary and last activity below."""
+
+    def __init__(self, bounds: QRectF, parent: QGraphicsItem | None = None) -> None:
+        super().__init__(parent)
+        self.node_bounds = bounds
+        self.status = "idle"
+        self.summary = ""
+        self.activity: str | None = None
+        self.phase = 0
+        self.setZValue(5)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+
+    def boundingRect(self) -> QRectF:
+        return self.node_bounds.adjusted(-6, -6, 6, 40)
+
+    def set_status(self, status: str, summary: str, activity: str | None) -> None:
+        if (status, summary, activity) != (self.status, self.summary, self.activity):
+            self.status, self.summary, self.activity = status, summary, activity
+            self.update()
+
+    def paint(self, painter: QPainter, _option: Any, _widget: Any = None) -> None:
+        color = QColor(STATUS_COLORS.get(self.status, "#9e9e9e"))
+        rect = self.node_bounds.adjusted(-4, -4, 4, 4)
+        if self.status != "idle":
+            pen = QPen(color, 3)
+            if self.status == "running":  # marching dashes: the running indicator
+                pen.setStyle(Qt.PenStyle.DashLine)
+                pen.setDashOffset(-self.phase)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRoundedRect(rect, 10, 10)
+        painter.setPen(QPen(color))
+        text = f"● {self.status}"
+        ago = _ago(self.activity)
+        if ago:
+            text += f" · {ago}"
+        bottom = self.node_bounds.bottom() + 6
+        painter.drawText(QRectF(rect.left(), bottom, rect.width(), 16),
+                         Qt.AlignmentFlag.AlignLeft, text)
+        if self.summary:
+            painter.setPen(QPen(QColor("#555")))
+            metrics = painter.fontMetrics()
+            painter.drawText(QRectF(rect.left(), bottom + 16, rect.width(), 16),
+                             Qt.AlignmentFlag.AlignLeft,
+                             metrics.elidedText(self.summary, Qt.TextElideMode.ElideRight,
+                                                int(rect.width())))
+
+
+class RuntimeNodeItem(QGraphicsItem):
+    """A node the run added (spawn_node): dashed, labelled "run-time"."""
+
+    def __init__(self, node_id: str, label: str) -> None:
+        super().__init__()
+        self.node_id = node_id
+        self.label = label
+        self.setZValue(2)
+        self.badge = StatusBadge(QRectF(0, 0, RUNTIME_W, RUNTIME_H), self)
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(0, 0, RUNTIME_W, RUNTIME_H)
+
+    def paint(self, painter: QPainter, _option: Any, _widget: Any = None) -> None:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        pen = QPen(QColor("#8250df"), 2, Qt.PenStyle.DashLine)
+        painter.setPen(pen)
+        painter.setBrush(QBrush(QColor("#f6f0ff")))
+        painter.drawRoundedRect(self.boundingRect(), 8, 8)
+        painter.setPen(QColor("#24292f"))
+        painter.drawText(QRectF(10, 8, RUNTIME_W - 20, 22), Qt.AlignmentFlag.AlignLeft,
+                         self.label)
+        painter.setPen(QColor("#8250df"))
+        painter.drawText(QRectF(10, 32, RUNTIME_W - 20, 18), Qt.AlignmentFlag.AlignLeft,
+                         "added at run time")
+
+
+class LineItem(QGraphicsItem):
+    """A straight edge the run created, or the path of an envelope in flight."""
+
+    def __init__(self, a: QPointF, b: QPointF, dashed: bool = True) -> None:
+        super().__init__()
+        self.a, self.b, self.dashed = a, b, dashed
+        self.progress: float | None = None  # 0..1 while an envelope travels
+        self.setZValue(4)
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(self.a, self.b).normalized().adjusted(-8, -8, 8, 8)
+
+    def paint(self, painter: QPainter, _option: Any, _widget: Any = None) -> None:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        if self.dashed:
+            painter.setPen(QPen(QColor("#8250df"), 2, Qt.PenStyle.DashLine))
+            painter.drawLine(self.a, self.b)
+        if self.progress is not None:
+            p = self.a + (self.b - self.a) * self.progress
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor("#27ae60"))
+            painter.drawEllipse(p, 7, 7)
+
+
+class CanvasRunOverlay(QObject):
+    """Keeps the overlay items of one run in step with its state and events."""
+
+    def __init__(self, scene: QGraphicsScene, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.scene = scene
+        self.badges: dict[str, StatusBadge] = {}
+        self.runtime_nodes: dict[str, RuntimeNodeItem] = {}
+        self.runtime_edges: dict[str, LineItem] = {}
+        self.flights: list[tuple[LineItem, float]] = []
+        self.state: dict | None = None
+        self._tick = QTimer(self)
+        self._tick.setInterval(50)  # 20 fps is plenty for dashes and dots
+        self._tick.timeout.connect(self._animate)
+        self._elapsed = 0.0
+
+    # --- node geometry ------------------------------------------------------------------
+
+    def _doc_items(self) -> dict[str, QGraphicsItem]:
+        return getattr(self.scene, "nodes", {}) or {}
+
+    def item_for(self, node_id: str) -> QGraphicsItem | None:
+        """The canvas item showing run node ``node_id`` (document node or run-time one)."""
+        node = ((self.state or {}).get("nodes") or {}).get(node_id) or {}
+        item = self._doc_items().get(node.get("key") or "")
+        return item if item is not None else self.runtime_nodes.get(node_id)
+
+    def _center(self, node_id: str, side: str) -> QPointF | None:
+        item = self.item_for(node_id)
+        if item is None:
+            return None
+        r = item.sceneBoundingRect() if not isinstance(item, RuntimeNodeItem) else \
+            item.mapRectToScene(item.boundingRect())
+        return QPointF(r.right(), r.center().y()) if side == "out" else \
+            QPointF(r.left(), r.center().y())
+
+    def _free_spot(self, index: int) -> QPointF:
+        rect = QRectF()
+        for item in self._doc_items().values():
+            rect = rect.united(item.sceneBoundingRect())
+        x = (rect.right() if rect.isValid() else 0) + 80
+        return QPointF(x, (rect.top() if rect.isValid() else 0) + index * (RUNTIME_H + 50))
+
+    # --- following the run -------------------------------------------------------------------
+
+    def apply_state(self, state: dict | None) -> None:
+        """Show every node's status and the run-time nodes and edges of ``state``."""
+        self.state = state
+        # the editor may have rebuilt its scene, deleting our items with it
+        self.badges = {k: v for k, v in self.badges.items() if isValid(v)}
+        self.runtime_nodes = {k: v for k, v in self.runtime_nodes.items() if isValid(v)}
+        self.runtime_edges = {k: v for k, v in self.runtime_edges.items() if isValid(v)}
+        self.flights = [(d, t) for d, t in self.flights if isValid(d)]
+        nodes = (state or {}).get("nodes") or {}
+        seen = set()
+        for node_id, node in nodes.items():
+            seen.add(node_id)
+            item = self._doc_items().get(node.get("key") or "")
+            if item is None or node.get("addedAtRuntime"):
+                rt = self.runtime_nodes.get(node_id)
+                if rt is None:
+                    rt = RuntimeNodeItem(node_id, node.get("label") or node_id[:8])
+                    pos = node.get("position")
+                    rt.setPos(QPointF(*pos) if pos and item is None and
+                              not node.get("addedAtRuntime") else
+                              self._free_spot(len(self.runtime_nodes)))
+                    self.scene.addItem(rt)
+                    self.runtime_nodes[node_id] = rt
+                badge = rt.badge
+            else:
+                badge = self.badges.get(node_id)
+                if badge is None or badge.parentItem() is not item:
+                    badge = StatusBadge(item.boundingRect(), item)
+                    self.badges[node_id] = badge
+            badge.set_status(str(node.get("status", "idle")), str(node.get("summary") or ""),
+                             node.get("lastActivityAt"))
+        for node_id in [n for n in self.runtime_nodes if n not in seen]:
+            self.scene.removeItem(self.runtime_nodes.pop(node_id))
+        for node_id in [n for n in self.badges if n not in seen]:
+            self._drop(self.badges.pop(node_id))
+        self._sync_runtime_edges((state or {}).get("edges") or {})
+        running = any(n.get("status") == "running" for n in nodes.values())
+        if running or self.flights:
+            self._tick.start()
+
+    def _sync_runtime_edges(self, edges: dict) -> None:
+        for edge_id, edge in edges.items():
+            if not edge.get("addedAtRuntime") or edge_id in self.runtime_edges:
+                continue
+            a, b = self._center(edge.get("from", ""), "out"), self._center(edge.get("to", ""),
+                                                                           "in")
+            if a is not None and b is not None:
+                line = LineItem(a, b)
+                self.scene.addItem(line)
+                self.runtime_edges[edge_id] = line
+        for edge_id in [e for e in self.runtime_edges if e not in edges]:
+            self.scene.removeItem(self.runtime_edges.pop(edge_id))
+
+    def apply_events(self, events: list[dict]) -> None:
+        """Animate envelopes travelling along edges (``handoff.sent``)."""
+        for event in events:
+            if event.get("type") != "handoff.sent" or len(self.flights) > 20:
+                continue
+            env = event.get("envelope") or {}
+            a = self._center(env.get("fromNodeId") or event.get("nodeId") or "", "out")
+            b = self._center(env.get("toNodeId") or "", "in")
+            if a is None or b is None:
+                continue
+            dot = LineItem(a, b, dashed=False)
+            dot.progress = 0.0
+            self.scene.addItem(dot)
+            self.flights.append((dot, self._elapsed))
+            self._tick.start()
+
+    def _animate(self) -> None:
+        self._elapsed += self._tick.interval()
+        for badge in [*self.badges.values(), *(r.badge for r in self.runtime_nodes.values())]:
+            if isValid(badge) and badge.status == "running":
+                badge.phase = (badge.phase + 2) % 24
+                badge.update()
+        alive = []
+        for dot, started in self.flights:
+            t = (self._elapsed - started) / FLIGHT_MS
+            if t >= 1 or not isValid(dot):
+                self._drop(dot)
+                continue
+            dot.progress = t
+            dot.update()
+            alive.append((dot, started))
+        self.flights = alive
+        nodes = ((self.state or {}).get("nodes") or {}).values()
+        if not self.flights and not any(n.get("status") == "running" for n in nodes):
+            self._tick.stop()
+
+    def _drop(self, item: QGraphicsItem) -> None:
+        if isValid(item) and item.scene() is not None:
+            item.scene().removeItem(item)
+
+    def clear(self) -> None:
+        """Remove every overlay item (the run was closed)."""
+        self._tick.stop()
+        for badge in self.badges.values():
+            self._drop(badge)
+        for item in [*self.runtime_nodes.values(), *self.runtime_edges.values()]:
+            self._drop(item)
+        for dot, _t in self.flights:
+            self._drop(dot)
+        self.badges, self.runtime_nodes, self.runtime_edges, self.flights = {}, {}, {}, []
+        self.state = None
