@@ -7,6 +7,7 @@ under ``events.jsonl.lock`` (``flush``), first absorbing lines other processes a
 """
 
 import contextlib
+import json
 import logging
 import os
 import threading
@@ -79,9 +80,29 @@ def _recovered(problem: Problem, run_id: str | None) -> dict:
     return d
 
 
-def _line(seq: int, body: bytes) -> bytes:
-    # body is the event serialized without seq; splice seq in as the first key
-    return b'{"seq":%d,%s\n' % (seq, body[1:]) if len(body) > 2 else b'{"seq":%d}\n' % seq
+def _json_default(obj: Any) -> Any:
+    """JSON form of values orjson does not know, so one odd value never blocks the log."""
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json", by_alias=True)
+    if isinstance(obj, set | frozenset | tuple):
+        return list(obj)
+    if isinstance(obj, os.PathLike):
+        return os.fspath(obj)
+    if isinstance(obj, bytes):
+        return obj.decode("utf-8", "replace")
+    return str(obj)
+
+
+_OPTIONS = orjson.OPT_APPEND_NEWLINE | orjson.OPT_NON_STR_KEYS
+
+
+def _encode(d: dict) -> bytes:
+    """One log line for ``d`` (which carries its seq)."""
+    try:
+        return orjson.dumps(d, default=_json_default, option=_OPTIONS)
+    except TypeError:  # e.g. an int beyond 64 bits: the slow, lenient encoder
+        return json.dumps(d, default=str, ensure_ascii=False,
+                          separators=(",", ":")).encode("utf-8", "replace") + b"\n"
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -105,7 +126,7 @@ class EventLog:
         self._mutex = threading.Lock()
         self._fh = open(self.path, "a+b", buffering=0)  # noqa: SIM115 - lives with the log
         self._end = 0  # offset just past the last line we know about
-        self._buffer: list[tuple[dict, bytes]] = []
+        self._buffer: list[dict] = []
         self._subscribers: list[Subscriber] = []
         self._closed = False
 
@@ -117,19 +138,23 @@ class EventLog:
         with self._mutex, self._lock:
             problems = self._scan()
             self.problems.extend(problems)
-            self._write_batch([self._encode(_recovered(p, self.run_id)) for p in problems])
+            self._write_batch([_recovered(p, self.run_id) for p in problems])
         return self
 
     # --- public API -------------------------------------------------------------------
 
     def append(self, event: EventBase | dict) -> None:
-        """Buffer ``event`` for the next flush (no I/O). Raises if it cannot be serialized."""
+        """Buffer ``event`` for the next flush: no I/O, the caller's object is not changed."""
         if self._closed:
             raise RuntimeError(f"event log {self.path} is closed")
-        d = _normalize(event, self.run_id)
-        if self.run_id is None and isinstance(d.get("runId"), str):
-            self.run_id = d["runId"]
-        self._buffer.append(self._encode(d))
+        if type(event) is dict and type(event.get("type")) is str and "seq" not in event \
+                and "id" in event and "ts" in event and "runId" in event:
+            d = event.copy()  # the runtime's usual, complete event: the fast path
+        else:
+            d = _normalize(event, self.run_id)
+        if self.run_id is None:
+            self._note_run_id(d)
+        self._buffer.append(d)
 
     def flush(self) -> list[dict]:
         """Absorb external lines, write buffered events, notify subscribers; return them all."""
@@ -167,10 +192,6 @@ class EventLog:
 
     # --- internals ----------------------------------------------------------------------
 
-    @staticmethod
-    def _encode(d: dict) -> tuple[dict, bytes]:
-        return d, orjson.dumps(d)
-
     def _flush(self, own: bool) -> list[dict]:
         with self._mutex:
             if (not own or not self._buffer) and file_size(self._fh) == self._end:
@@ -179,7 +200,7 @@ class EventLog:
             try:
                 with self._lock:
                     absorbed, problems = self._absorb()
-                    reports = [self._encode(_recovered(p, self.run_id)) for p in problems]
+                    reports = [_recovered(p, self.run_id) for p in problems]
                     written = self._write_batch(reports + mine)
             except BaseException:
                 self._buffer = mine + self._buffer
@@ -189,15 +210,16 @@ class EventLog:
             self._notify(out)
         return out
 
-    def _write_batch(self, batch: list[tuple[dict, bytes]]) -> list[dict]:
+    def _write_batch(self, batch: list[dict]) -> list[dict]:
         """Write ``batch`` with one write (lock held); on error leave the file as it was."""
         if not batch:
             return []
         seq = self.last_seq
         parts = []
-        for _, body in batch:
+        for d in batch:
             seq += 1
-            parts.append(_line(seq, body))
+            d["seq"] = seq
+            parts.append(_encode(d))
         data = b"".join(parts)
         fd = self._fh.fileno()
         try:
@@ -208,15 +230,9 @@ class EventLog:
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, self._end)
             raise
-        events = []
-        seq = self.last_seq
-        for d, _ in batch:
-            seq += 1
-            d["seq"] = seq
-            events.append(d)
         self.last_seq = seq
         self._end += len(data)
-        return events
+        return batch
 
     def _notify(self, events: list[dict]) -> None:
         for cb in list(self._subscribers):
@@ -323,7 +339,8 @@ def append_external(bus_path: Path, event: dict) -> int:
         parts = []
         for d in records:
             seq += 1
-            parts.append(_line(seq, orjson.dumps(d)))
+            d["seq"] = seq
+            parts.append(_encode(d))
         _write_all(fh.fileno(), b"".join(parts))
         os.fsync(fh.fileno())
         return seq

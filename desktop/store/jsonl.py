@@ -1,6 +1,6 @@
 """Low-level pieces of the event-log file format shared by the writer and the readers.
 
-One event per line: a compact JSON object whose first key is ``seq`` (a positive int),
+One event per line: a compact JSON object carrying ``seq`` (a positive int),
 terminated by ``\\n``. A line that does not parse, is not an object, or has no valid seq
 is *corrupt*; bytes after the last ``\\n`` are a *torn tail* (a write cut short).
 """
@@ -39,11 +39,6 @@ def decode_line(line: bytes) -> dict | str:
     if type(seq) is not int or seq < 1:
         return "no positive integer seq"
     return obj
-
-
-def encode_event(event: dict) -> bytes:
-    """One line of the log for ``event`` (which already carries ``seq``)."""
-    return orjson.dumps(event) + b"\n"
 
 
 def read_at(fh: BinaryIO, offset: int, size: int) -> bytes:

@@ -45,8 +45,7 @@ def test_append_flush_assigns_seq_and_tells_subscribers_after_writing(tmp_path):
     assert seen == [([1, 2, 3], 3)]
     assert log.flush() == [] and log.last_seq == 3 and log.run_id == RUN_ID
     log.close()
-    raw = (tmp_path / "events.jsonl").read_bytes().splitlines()
-    assert all(x.startswith(b'{"seq":') for x in raw)
+    assert [e["seq"] for e in lines(tmp_path)] == [1, 2, 3]
     assert lines(tmp_path)[2]["runId"] == RUN_ID
 
 

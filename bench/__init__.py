@@ -1,0 +1,1 @@
+"""Benchmarks: each ``bench_*.py`` module measures against a reference in the same run."""

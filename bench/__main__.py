@@ -1,0 +1,130 @@
+"""``python -m bench``: run every ``bench/bench_*.py`` and write ``bench/RESULTS.md``.
+
+Each module exposes ``run(quick: bool) -> list[dict]`` returning rows with the keys
+``name, value, unit, reference, ratio, target, ok`` (see bench/README.md).
+"""
+
+import argparse
+import importlib
+import os
+import pkgutil
+import platform
+import sys
+import time
+import traceback
+from datetime import UTC, datetime
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+COLUMNS = ("name", "value", "unit", "reference", "ratio", "target", "ok")
+
+
+def cpu_model() -> str:
+    """The CPU's marketing name, as far as the platform tells."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    if sys.platform == "darwin":
+        import subprocess
+
+        try:
+            return subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"],
+                                  capture_output=True, text=True, check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def machine() -> dict[str, str]:
+    """Where the numbers were measured."""
+    return {
+        "platform": platform.platform(),
+        "cpu": cpu_model(),
+        "cores": str(os.cpu_count()),
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+
+
+def discover(only: list[str] | None) -> list[str]:
+    """Names of the bench modules (``bench_store`` ...), optionally filtered."""
+    names = sorted(m.name for m in pkgutil.iter_modules([str(HERE)])
+                   if m.name.startswith("bench_"))
+    if only:
+        names = [n for n in names if n in only or n.removeprefix("bench_") in only]
+    return names
+
+
+def fmt(value: object) -> str:
+    """A cell: floats with 3 significant digits (or grouped thousands), None as a dash."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "**NO**"
+    if isinstance(value, float):
+        return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value).replace("|", "\\|")
+
+
+def table(rows: list[dict]) -> str:
+    """Rows as a Markdown table."""
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(fmt(r.get(c)) for c in COLUMNS) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def run_module(name: str, quick: bool) -> tuple[list[dict], float]:
+    """The rows of one module and its wall time; a crash becomes a failed row."""
+    start = time.perf_counter()
+    try:
+        rows = importlib.import_module(f"bench.{name}").run(quick)
+    except Exception:
+        traceback.print_exc()
+        rows = [{"name": "crashed (see stderr)", "ok": False}]
+    return rows, time.perf_counter() - start
+
+
+def report(results: dict[str, tuple[list[dict], float]], quick: bool) -> str:
+    """The whole RESULTS.md text."""
+    info = machine()
+    out = ["# Benchmark results", "",
+           "Written by `make bench` (`python -m bench`); see bench/README.md.", "",
+           *[f"- {k}: {v}" for k, v in info.items()],
+           f"- mode: {'quick' if quick else 'full'}", ""]
+    for name, (rows, seconds) in results.items():
+        out += [f"## {name}", "", table(rows), "", f"({seconds:.1f} s)", ""]
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benches; exit 1 with --strict when a target is missed."""
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="modules to run (store ...)")
+    parser.add_argument("--output", type=Path, help="results file (default bench/RESULTS.md; "
+                        "with --only, nothing is written unless this is given)")
+    parser.add_argument("--strict", action="store_true", help="exit 1 if any target is missed")
+    args = parser.parse_args(argv)
+    results = {}
+    for name in discover(args.only):
+        print(f"== {name}", flush=True)
+        rows, seconds = run_module(name, args.quick)
+        print(table(rows), flush=True)
+        results[name] = (rows, seconds)
+    output = args.output or (None if args.only else HERE / "RESULTS.md")
+    if output is not None:
+        output.write_text(report(results, args.quick) + "\n")
+        print(f"wrote {output}")
+    missed = [r for rows, _ in results.values() for r in rows if r.get("ok") is False]
+    if missed:
+        print(f"{len(missed)} target(s) missed", file=sys.stderr)
+    return 1 if args.strict and missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
