@@ -63,10 +63,14 @@ class RunPanels(QObject):
         self.docks["timeline"] = self._dock("Timeline", self.timeline, BOTTOM)
         self.docks["approvals"] = self._dock("Approvals", self.approvals, RIGHT)
         self.docks["chat"] = self._dock("Chat", self.chat, RIGHT)
+        problems = (getattr(window, "docks", None) or {}).get("problems")
+        if isinstance(problems, QDockWidget):
+            window.tabifyDockWidget(problems, self.docks["transcript"])
         window.tabifyDockWidget(self.docks["transcript"], self.docks["diffs"])
         window.tabifyDockWidget(self.docks["diffs"], self.docks["history"])
         self.docks["transcript"].raise_()
         self.docks["timeline"].hide()
+        window.resizeDocks([self.docks["transcript"]], [320], Qt.Orientation.Vertical)
         self._place_banners()
         self._wire()
         self.history.refresh()
@@ -151,6 +155,8 @@ class RunPanels(QObject):
             self.sessionChanged.emit(None)
             return
         self.transcript.set_model(session.model)
+        self.docks["transcript"].show()
+        self.docks["transcript"].raise_()
         run_dir = session.run_dir
         self.stall.run_dir = self.failure.run_dir = run_dir
         session.bridge.events.connect(self._on_events)

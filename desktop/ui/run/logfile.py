@@ -1,8 +1,8 @@
 """Random access to a run's ``events.jsonl`` by seq, for views that must open huge logs fast.
 
 Opening costs one read of the file's tail (the last seq). A row's event is found by
-bisecting byte offsets (each line starts with ``{"seq":N,``), so the first screen of a
-million-event log is on display before anything else is read. :meth:`index_step`
+bisecting byte offsets (each line carries ``"seq":N`` as its first or last key), so the
+first screen of a million-event log is on display before anything else is read. :meth:`index_step`
 then builds, a slice at a time, the per-event type and node codes that filters need.
 No Qt here: the views drive the slices from their own timers.
 """
@@ -17,7 +17,8 @@ from pathlib import Path
 
 import orjson
 
-_SEQ = re.compile(rb'^\{"seq":(\d+)')
+_SEQ_HEAD = re.compile(rb'^\{"seq":(\d+)[,}]')
+_SEQ_TAIL = re.compile(rb'[{,]"seq":(\d+)\}$')
 _TYPE = re.compile(rb'"type":"([^"]*)"')
 _NODE = re.compile(rb'"nodeId":"([^"]*)"')
 _CACHE_PAGES = 64
@@ -42,7 +43,8 @@ class Codes:
 
 
 def _seq_of(line: bytes) -> int | None:
-    m = _SEQ.match(line)
+    """The line's seq: the writer puts it first or last among the top-level keys."""
+    m = _SEQ_HEAD.match(line) or _SEQ_TAIL.search(line.rstrip()[-32:])
     return int(m.group(1)) if m else None
 
 
@@ -97,7 +99,7 @@ class LogFile:
             line_start = start + nl + 1 if nl >= 0 else start
             if nl >= 0 or start == 0:
                 self._fh.seek(line_start)
-                seq = _seq_of(self._fh.read(32))
+                seq = _seq_of(self._fh.readline())
                 if seq is not None:
                     self._anchors[seq] = line_start
                     return seq
@@ -126,7 +128,7 @@ class LogFile:
         if offset >= end:
             return end, None
         self._fh.seek(offset)
-        return offset, _seq_of(self._fh.read(32))
+        return offset, _seq_of(self._fh.readline())
 
     def locate(self, seq: int) -> int | None:
         """Byte offset of the line with ``seq`` (or of the first line after it)."""
@@ -162,7 +164,7 @@ class LogFile:
             if start >= end:
                 return None
             self._fh.seek(start)
-            found = _seq_of(self._fh.read(32))
+            found = _seq_of(self._fh.readline())
         return start if found is not None else None
 
     def page(self, first_seq: int) -> list[dict | None]:
