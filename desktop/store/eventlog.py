@@ -215,12 +215,14 @@ class EventLog:
         if not batch:
             return []
         seq = self.last_seq
-        parts = []
         for d in batch:
             seq += 1
             d["seq"] = seq
-            parts.append(_encode(d))
-        data = b"".join(parts)
+        try:  # the common case in one tight loop; odd values take the lenient path
+            dumps, opts = orjson.dumps, _OPTIONS
+            data = b"".join([dumps(d, option=opts) for d in batch])
+        except TypeError:
+            data = b"".join(map(_encode, batch))
         fd = self._fh.fileno()
         try:
             _write_all(fd, data)

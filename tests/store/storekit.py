@@ -3,12 +3,15 @@
 import itertools
 from typing import Any
 
+from hypothesis import strategies as st
+
 from desktop.contract.base import new_id
 
 RUN_ID = "11111111-2222-4333-8444-555555555555"
 NODE_A = "aaaaaaaa-0000-4000-8000-000000000001"
 NODE_B = "bbbbbbbb-0000-4000-8000-000000000002"
 EDGE_AB = "eeeeeeee-0000-4000-8000-000000000003"
+NODE_C = "cccccccc-0000-4000-8000-000000000004"
 _clock = itertools.count()
 
 
@@ -57,3 +60,39 @@ def story() -> list[dict]:
         ev("future.thing", nodeId=NODE_A, payload={"x": 1}),
         ev("node.progress", nodeId=NODE_B, message="working"),
     ]
+
+
+# --- hypothesis strategies: random but plausible logs ------------------------------
+
+NODES = [NODE_A, NODE_B, NODE_C]
+ITEMS = ["i1", "i2", "i3"]
+nid = st.sampled_from(NODES)
+anything = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                        lambda c: st.lists(c, max_size=3) | st.dictionaries(
+                            st.text(max_size=5), c, max_size=3), max_leaves=6)
+
+random_event = st.one_of(
+    st.builds(lambda n, i: ev("inbox.queued", nodeId=n, item=item(i)), nid, st.sampled_from(ITEMS)),
+    st.builds(lambda n, s, ids, a: ev("turn.status", nodeId=n, status=s, turnId="t",
+                                      inboxItemIds=ids, attempt=a, agentRunId="ar"),
+              nid, st.sampled_from(["started", "completed", "failed", "cancelled",
+                                    "interrupted", "pending", "weird"]),
+              st.lists(st.sampled_from(ITEMS), max_size=3), st.integers(1, 3)),
+    st.builds(lambda n, p: ev("node.patch", nodeId=n, patch=p), nid,
+              st.fixed_dictionaries({}, optional={"label": st.text(max_size=4),
+                                                  "status": st.sampled_from(["idle", "x"]),
+                                                  "summary": st.text(max_size=4)})),
+    st.builds(lambda n: ev("node.deleted", nodeId=n), nid),
+    st.builds(lambda n, t: ev("message.assistant.final", nodeId=n, text=t), nid, st.text()),
+    st.builds(lambda k: ev(k), st.sampled_from(["run.started", "run.paused", "run.resumed",
+                                                 "run.interrupted", "run.completed"])),
+    st.builds(lambda n, x: ev("telemetry.usage", nodeId=n, inputTokens=x, outputTokens=x),
+              nid, st.integers(0, 1000)),
+    st.builds(lambda k, n, junk: ev(k, nodeId=n, junk=junk),
+              st.sampled_from(["run.patch", "node.patch", "edge.created", "inbox.queued",
+                               "approval.requested", "artifact.created", "unknown.kind",
+                               "run.mode", "run.stalled", "turn.status", "node.progress"]),
+              nid, anything),
+)
+logs = st.lists(random_event, max_size=40).map(
+    lambda evs: [{**e, "seq": i} for i, e in enumerate([created(), *evs], start=1)])

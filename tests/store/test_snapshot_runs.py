@@ -7,7 +7,9 @@ import time
 from pathlib import Path
 
 import pytest
-from storekit import NODE_A, RUN_ID, created, ev, story
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from storekit import NODE_A, RUN_ID, created, ev, logs, story
 
 from desktop.store.artifacts import artifact_path, relative_artifact_path
 from desktop.store.eventlog import EventLog
@@ -150,3 +152,20 @@ def test_write_and_read_snapshot(tmp_path):
     assert read_snapshot(tmp_path / "none") is None
     with pytest.raises(RunError):
         open_run(tmp_path / "none")
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(logs, st.integers(1, 7), st.integers(1, 5))
+def test_opening_a_run_equals_the_full_fold(tmp_path_factory, events, every, batch):
+    folder = tmp_path_factory.mktemp("run")
+    with EventLog.open(folder) as log:
+        snap = Snapshotter(folder, every=every, log=log)
+        for i, e in enumerate(events):
+            log.append({k: v for k, v in e.items() if k != "seq"})
+            if i % batch == 0:
+                log.flush()
+        log.flush()
+        snap.detach()  # no final snapshot: open_run must fold the tail
+    full = fold_events(EventReader(folder).iter_events())
+    assert open_run(folder).model_copy(update={"interrupted": full.interrupted}) == full
