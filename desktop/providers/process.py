@@ -111,6 +111,8 @@ class AgentProcess:
         self._queue: asyncio.Queue[tuple[str, str] | None] = asyncio.Queue()
         self._bytes = 0
         self._tasks: list[asyncio.Task] = []
+        self._feeder: asyncio.Task | None = None
+        self._killer: asyncio.Task | None = None
         self._supervisor: asyncio.Task | None = None
         self._files: list[BinaryIO] = []
         self._kill_lock = asyncio.Lock()
@@ -135,7 +137,7 @@ class AgentProcess:
             asyncio.create_task(self._pump(self._proc.stderr, err, self._stderr_line)),
         ]
         if self.stdin_data is not None or not self.keep_stdin_open:
-            self._tasks.append(asyncio.create_task(self._feed_stdin()))
+            self._feeder = asyncio.create_task(self._feed_stdin())
         self._supervisor = asyncio.create_task(self._supervise())
 
     @staticmethod
@@ -230,7 +232,7 @@ class AgentProcess:
         self._bytes += size
         if self.max_output_bytes is not None and self._bytes > self.max_output_bytes:
             self.output_limit_exceeded = True
-            self._tasks.append(asyncio.create_task(self.terminate()))
+            self._killer = asyncio.create_task(self.terminate())
             return False
         return True
 
@@ -282,19 +284,27 @@ class AgentProcess:
 
     async def _supervise(self) -> None:
         assert self._proc is not None
+        waiter = asyncio.create_task(self._proc.wait())
         try:
-            self.exit_code = await self._proc.wait()
+            # Process.wait() also waits for the pipes to close, which a leftover
+            # grandchild can hold open forever; returncode is set at exit itself.
+            while self._proc.returncode is None:
+                await asyncio.wait({waiter}, timeout=0.05)
+            self.exit_code = self._proc.returncode
             # Leftover children would keep the pipes open and outlive the turn.
             await self._kill_group(self.grace)
-            readers = [t for t in self._tasks[:2] if not t.done()]
+            readers = [t for t in self._tasks if not t.done()]
             if readers:
                 _, pending = await asyncio.wait(readers, timeout=5.0)
                 for task in pending:
                     task.cancel()
-            for task in self._tasks[2:]:
-                if not task.done():
-                    task.cancel()
+            if self._killer is not None:
+                await self._killer
+            await asyncio.wait({waiter}, timeout=1.0)
         finally:
+            for task in (self._feeder, waiter):
+                if task is not None and not task.done():
+                    task.cancel()
             for handle in self._files:
                 with contextlib.suppress(OSError):
                     handle.close()

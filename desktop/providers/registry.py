@@ -44,3 +44,6 @@ def _load_builtin() -> None:
     register(ProviderName.SCRIPTED.value, ScriptedProvider)
     register(ProviderName.COMMAND.value, CommandProvider)
     register(ProviderName.CUSTOM.value, CommandProvider)
+    from desktop.providers.agents_builtin import register_agents
+
+    register_agents(register)

@@ -262,7 +262,7 @@ class ScriptedAgent:
         self._write("handoff.json", json.dumps(data, indent=2, ensure_ascii=False))
 
     def _step_bus(self, spec: dict) -> int | None:
-        from desktop.commands.bus import BusError, post_message
+        from desktop.providers.bus_client import BusError, post_message
 
         try:
             post_message(str(spec.get("type", "PROGRESS")), str(spec.get("message", "")),
