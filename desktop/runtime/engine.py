@@ -93,6 +93,7 @@ class Engine:
         self._wake: asyncio.Event | None = None
         self._failing: asyncio.Future[None] | None = None
         self._halted = False
+        self._stopping = False
         self._closed = False
         self.recorder.listen(self._on_events)
 
@@ -194,9 +195,10 @@ class Engine:
         if self.state.status in TERMINAL:
             return
         self.cancel_reason = reason
+        self._stopping = True  # no turn may start while the others are being cancelled
         self.scheduler.clear_steps()
+        self.broker.deny_all("the run was stopped")  # releases turns waiting at the gate
         await self.cancel_turns()
-        self.broker.deny_all("the run was stopped")
         self.recorder.emit({"type": "run.stopped", "reason": reason})
         self.recorder.flush()
 
@@ -258,9 +260,10 @@ class Engine:
                 if state.status in TERMINAL and not self.tasks and (
                         self._failing is None or self._failing.done()):
                     break
-                if self._failing is None:
+                settling = self._failing is not None or self._stopping
+                if not settling:
                     self._start_turns(state)
-                if self._failing is None and self._finished():
+                if not settling and self._finished():
                     self.recorder.emit({"type": "run.completed"})
                     self.recorder.flush()
                     continue
@@ -405,6 +408,7 @@ class Engine:
     async def detach(self) -> None:
         """Leave the run as it is (paused or interrupted) and let another engine resume it."""
         self.cancel_reason = "the engine detached"
+        self._stopping = True
         await self.cancel_turns()
         self.close()
 

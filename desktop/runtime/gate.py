@@ -146,5 +146,10 @@ class NodeGate:
             result = self._manager.apply(self.node_id, final)
         except ValueError as exc:
             return Resolution(status=ApprovalStatus.DENIED, reason=str(exc), by="engine")
+        # The agent sees the reason, so it names what was created; the log records it too.
+        made = ", ".join(f"{k}={v}" for k, v in result.items())
+        self._emit({"type": "bus.message", "busType": "FACT", "toolId": tool.id,
+                    "message": f"{tool.name} applied: {made}", "result": result})
         return Resolution(status=resolution.status, modified_args=resolution.modified_args,
-                          reason=resolution.reason, by=resolution.by, result=result)
+                          reason=f"{tool.name} applied: {made}", by=resolution.by,
+                          result=result)
