@@ -84,9 +84,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     if not runs:
         print(f"no runs in {data_dir(args.data_dir)}")
         return 0
+    # ids are shown by their first 8 characters, which `runs show` accepts as a prefix
     table = Table("id", "workflow", "status", "started", "updated", "events")
     for r in runs:
-        table.add_row(r.id, r.workflow or "-", r.display_status if not r.error else r.error,
+        table.add_row(r.id[:8], r.workflow or "-", r.display_status if not r.error else r.error,
                       _when(r.created_at), _when(r.updated_at), str(r.events))
     Console().print(table)
     return 0

@@ -17,6 +17,7 @@ try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
+    import msvcrt
 
 ENGINE_LOCK = "engine.lock"
 LIVE_STATUSES = ("running", "paused", "queued")
@@ -31,7 +32,14 @@ class EngineBusy(RunError):
 
 
 def _try_lock(fd: int, exclusive: bool) -> bool:
-    if fcntl is None:  # pragma: no cover - no advisory locks: assume free
+    """Take an advisory lock without waiting; the OS drops it when the process dies."""
+    if fcntl is None:  # pragma: no cover - Windows: one byte, exclusive only
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        if not exclusive:
+            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
         return True
     try:
         fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
@@ -49,8 +57,6 @@ def hold_engine_lock(run_dir: Path) -> Iterator[None]:
     try:
         if not _try_lock(fd, exclusive=True):
             raise EngineBusy(f"run {Path(run_dir).name} is already open in another engine")
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
