@@ -1,0 +1,83 @@
+"""``agent-canvas import --provider P FILE``: a recorded agent stream becomes a run.
+
+The run has one node (the agent), one turn holding the stream's events, and
+ends completed or failed as the stream did; the GUI and ``runs`` open it like
+any other run. The file is kept as the turn's ``agent-stdout.txt``.
+"""
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+from desktop.commands.normalize import add_provider_arg, normalize, read_lines
+from desktop.commands.runs import add_data_dir
+from desktop.contract.base import new_id, utc_now
+from desktop.store.atomic import atomic_write_text
+from desktop.store.eventlog import EventLog
+from desktop.store.paths import data_dir, runs_dir
+from desktop.store.reducer import fold_events
+from desktop.store.snapshot import write_snapshot
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``import`` subcommand."""
+    p = sub.add_parser("import", help="make a run from a recorded agent stream")
+    p.add_argument("file", type=Path, metavar="FILE", help="the agent's stdout (JSON lines)")
+    add_provider_arg(p)
+    p.add_argument("--label", default=None, help="node label (default: the file name)")
+    add_data_dir(p)
+    p.set_defaults(handler=cmd_import)
+
+
+def import_stream(provider: str, path: Path, data: Path, label: str | None = None) -> Path:
+    """Write a run folder for the stream in ``path``; returns the folder."""
+    run_id, node_id, turn_id, agent_run_id = new_id(), new_id(), new_id(), new_id()
+    events, parser = normalize(provider, read_lines(path), run_id, node_id)
+    run_dir = runs_dir(data) / run_id
+    agent_dir = run_dir / "agents" / f"imported-{agent_run_id[:8]}"
+    agent_dir.mkdir(parents=True)
+    shutil.copyfile(path, agent_dir / "agent-stdout.txt")
+    if parser.final_text:
+        atomic_write_text(agent_dir / "output.md", parser.final_text)
+    name = label or path.name
+    node = {"id": node_id, "runId": run_id, "key": "agent", "label": name,
+            "provider": provider, "entry": True}
+    failed = parser.error is not None
+    ts = utc_now()
+    head = [
+        {"type": "run.created", "workflowName": f"import of {path.name}", "task": "",
+         "nodes": {node_id: node}, "nodeConfigs": {node_id: {}}, "edges": {}},
+        {"type": "run.started"},
+        {"type": "turn.status", "nodeId": node_id, "status": "started", "turnId": turn_id,
+         "agentRunId": agent_dir.name},
+    ]
+    end = {"type": "turn.status", "nodeId": node_id, "turnId": turn_id,
+           "agentRunId": agent_dir.name, "status": "failed" if failed else "completed",
+           "exitCode": 1 if failed else 0}
+    if failed:
+        end["reason"] = f"{parser.error['category']}: {parser.error['message']}"
+    tail = [end, {"type": "run.failed" if failed else "run.completed",
+                  "reason": "imported stream"}]
+    log = EventLog.open(run_dir)
+    try:
+        for event in [*head, *events, *tail]:
+            log.append({"id": new_id(), "runId": run_id, "ts": ts, **event})
+        written = log.flush()
+    finally:
+        log.close()
+    write_snapshot(run_dir, fold_events(written))
+    return run_dir
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    if not args.file.is_file():
+        print(f"error: {args.file}: no such file", file=sys.stderr)
+        return 2
+    try:
+        run_dir = import_stream(args.provider, args.file, data_dir(args.data_dir), args.label)
+    except OSError as exc:
+        print(f"error: {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    print(run_dir.name)
+    return 0

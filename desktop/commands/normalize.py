@@ -1,0 +1,79 @@
+"""``agent-canvas normalize --provider claude|codex|gemini FILE``: a recorded agent
+stream as contract events, one JSON object per line.
+
+Exit codes: 0 done (problems in the stream are reported as events), 2 bad input.
+"""
+
+import argparse
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from desktop.contract.base import new_id, utc_now
+from desktop.providers.parsers import PARSERS, parser_for
+from desktop.providers.parsers.common import NIL_RUN_ID
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``normalize`` subcommand."""
+    p = sub.add_parser("normalize", help="turn a recorded agent stream into contract events")
+    p.add_argument("file", type=Path, metavar="FILE", help="the agent's stdout (JSON lines); "
+                   "- reads standard input")
+    add_provider_arg(p)
+    p.add_argument("--run-id", default=None, help="run id to stamp on the events")
+    p.add_argument("--node-id", default=None, help="node id to stamp on the events")
+    p.set_defaults(handler=cmd_normalize)
+
+
+def add_provider_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--provider", required=True, choices=sorted(PARSERS),
+                   help="which agent wrote the stream")
+
+
+def read_lines(path: Path) -> Iterator[bytes]:
+    """The file's lines as bytes (invalid UTF-8 is the parser's business)."""
+    if str(path) == "-":
+        yield from sys.stdin.buffer
+        return
+    with open(path, "rb") as handle:
+        yield from handle
+
+
+def normalize(provider: str, lines: Iterator[bytes], run_id: str | None = None,
+              node_id: str | None = None) -> tuple[list[dict[str, Any]], Any]:
+    """Complete contract events for a recorded stream, and the parser (for its summary)."""
+    rid = run_id or NIL_RUN_ID
+    parser = parser_for(provider, run_id=rid)
+    partials: list[dict[str, Any]] = []
+    for line in lines:
+        partials += parser.feed(line)
+    partials += parser.finish()
+    events = []
+    for partial in partials:
+        event = {"id": new_id(), "runId": rid, "ts": utc_now(), **partial}
+        if node_id:
+            event["nodeId"] = node_id
+            if event["type"] == "artifact.created":
+                event["artifact"] = {**event["artifact"], "nodeId": node_id}
+        events.append(event)
+    return events, parser
+
+
+def cmd_normalize(args: argparse.Namespace) -> int:
+    try:
+        events, parser = normalize(args.provider, read_lines(args.file), args.run_id,
+                                   args.node_id)
+    except OSError as exc:
+        print(f"error: {args.file}: cannot read ({exc.strerror or exc})", file=sys.stderr)
+        return 2
+    out = sys.stdout.buffer
+    for event in events:
+        out.write(orjson.dumps(event) + b"\n")
+    out.flush()
+    if parser.unparsed:
+        print(f"note: {parser.unparsed} line(s) were not JSON (kept as node.log events)",
+              file=sys.stderr)
+    return 0
