@@ -3,6 +3,7 @@
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from desktop import __version__
 from desktop.commands import COMMAND_MODULES
@@ -21,12 +22,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _looks_like_workflow(arg: str) -> bool:
+    return Path(arg).exists() or arg.endswith((".yaml", ".yml"))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     known = set(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
     if not args_list or (args_list[0] not in known and not args_list[0].startswith("-")):
+        if args_list and not _looks_like_workflow(args_list[0]):
+            print(f"agent-canvas: {args_list[0]!r} is neither a command nor a workflow file\n"
+                  f"  commands: {', '.join(sorted(known))}", file=sys.stderr)
+            return 2
         from desktop.commands.gui import open_gui
 
         return open_gui(args_list[0] if args_list else None)

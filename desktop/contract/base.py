@@ -4,7 +4,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict, WithJsonSchema
 
 CONTRACT_VERSION = "1"
 
@@ -27,8 +27,12 @@ def _check_utc(value: str) -> str:
     return value
 
 
-UUIDStr = Annotated[str, AfterValidator(_check_uuid)]
-UtcTimestamp = Annotated[str, AfterValidator(_check_utc)]
+UUIDStr = Annotated[
+    str, AfterValidator(_check_uuid), WithJsonSchema({"type": "string", "format": "uuid"})
+]
+UtcTimestamp = Annotated[
+    str, AfterValidator(_check_utc), WithJsonSchema({"type": "string", "format": "date-time"})
+]
 
 
 def new_id() -> str:

@@ -6,7 +6,7 @@ from its log alone: node inboxes, pending approvals, turn counts, the stall.
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from desktop.contract.base import CONTRACT_VERSION, ContractModel, UtcTimestamp, UUIDStr
 from desktop.contract.enums import (
@@ -93,19 +93,25 @@ class NodeState(ContractModel):
     added_at_runtime: bool = Field(False, alias="addedAtRuntime")
 
 
+def default_edge_label(edge_type: EdgeType | str) -> str:
+    """Orchestrator defaults: handoff edges carry a task, report edges a report."""
+    return "report" if EdgeType(edge_type) is EdgeType.REPORT else "task"
+
+
 class EdgeState(ContractModel):
     id: UUIDStr
     from_: str = Field(alias="from")
     to: str
     bidirectional: bool = False
     type: EdgeType = EdgeType.HANDOFF
-    label: str = "task"
+    label: str = ""
     added_at_runtime: bool = Field(False, alias="addedAtRuntime")
 
-
-def default_edge_label(edge_type: EdgeType | str) -> str:
-    """Orchestrator defaults: handoff edges carry a task, report edges a report."""
-    return "report" if EdgeType(edge_type) is EdgeType.REPORT else "task"
+    @model_validator(mode="after")
+    def _default_label(self) -> "EdgeState":
+        if not self.label:
+            self.label = default_edge_label(self.type)
+        return self
 
 
 class Artifact(ContractModel):

@@ -73,8 +73,6 @@ def test_edge_defaults_are_handoff_task() -> None:
     assert edge.to_json_dict()["from"] == NODE_ID
 
 
-@pytest.mark.xfail(strict=True, reason="EdgeState.label defaults to 'task' for every type; "
-                   "the spec's report default is 'report' (callers use default_edge_label)")
 def test_report_edge_defaults_to_report_label() -> None:
     edge = EdgeState.model_validate({"id": str(uuid.uuid4()), "from": NODE_ID,
                                      "to": OTHER_NODE_ID, "type": "report"})
