@@ -7,25 +7,33 @@ turns the JSON-lines stream into contract events with the parsers in
 ``desktop.providers.parsers``. A session is not resumed when the node's inbox
 holds one of its reset commands (``/new``, ``/clear``) or the session was reset.
 
-Gating: these skip-mode providers cannot hold a tool call for approval; a gated
-node must use ``claude-gated`` (Claude Code with an MCP permission tool) or
-``acp``. Asking one of them to run a gated node ends the turn with an error
-rather than running the tools unapproved.
+Gating (``cliPermissionsMode: gated``): Claude Code can gate — it runs in its
+default permission mode with ``--permission-prompt-tool`` pointing at the MCP
+server of ``desktop.providers.gating.mcp_server``, which asks the turn's gate
+(the approval broker) through :class:`ApprovalBridge`: allow, deny or allow
+with modified input. Codex and Gemini CLI in their exec modes cannot hold a
+tool call; a gated node on them is a validation error (``can_gate`` is False)
+and, if one reaches a turn anyway, the turn fails rather than running the
+tools unapproved.
 """
 
+import json
 import os
 import shutil
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from desktop.providers.base import TurnRequest
+from desktop.providers.gating.bridge import SOCKET_ENV, ApprovalBridge
 from desktop.providers.lines import log_event
 from desktop.providers.offline import OfflineSetup, default_model
 from desktop.providers.parsers import parser_for
 from desktop.providers.parsers.common import StreamParser
 from desktop.providers.process_provider import ProcessProvider
 
+PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 MAX_ARGV_PROMPT = 100_000
 """Longest prompt Gemini CLI gets as an argument; a longer one goes on stdin."""
 
@@ -53,6 +61,7 @@ class CliAgentProvider(ProcessProvider):
         self.offline = offline
         self.bin_dir = bin_dir
         self.parser: StreamParser = parser_for(self.name)
+        self.bridge: ApprovalBridge | None = None
 
     # --- what subclasses give -------------------------------------------------------
 
@@ -99,14 +108,25 @@ class CliAgentProvider(ProcessProvider):
                                    "claude-gated or acp, or set cliPermissionsMode: skip")
             yield log_event(self._outcome.error, "stderr")
             return
-        async for event in super().start(request):
-            yield event
+        self.bridge = None
+        if self.gated(request):
+            self.bridge = await ApprovalBridge(request.gate, f"{self.name} permission request"
+                                               ).start()
+        try:
+            async for event in super().start(request):
+                yield event
+        finally:
+            if self.bridge is not None:
+                await self.bridge.stop()
 
     @staticmethod
     def gated(request: TurnRequest) -> bool:
         return str(request.node.permissions.cli_permissions_mode) == "gated"
 
     async def handle_line(self, request: TurnRequest, line: str) -> AsyncIterator[dict[str, Any]]:
+        if self.bridge is not None:  # approved tools have started by the time output follows
+            for tool_id in self.bridge.take_approved():
+                yield {"type": "tool.started", "toolId": tool_id}
         for event in self.parser.feed(line):
             yield self._localize(request, event)
 
@@ -142,6 +162,7 @@ class ClaudeProvider(CliAgentProvider):
 
     name = "claude"
     binary = "claude"
+    can_gate = True
 
     def agent_args(self, request: TurnRequest, model: str | None,
                    session: str | None) -> list[str]:
@@ -155,11 +176,24 @@ class ClaudeProvider(CliAgentProvider):
         return args
 
     def permission_args(self, request: TurnRequest) -> list[str]:
-        return ["--permission-mode", "bypassPermissions"]
+        if not self.gated(request):
+            return ["--permission-mode", "bypassPermissions"]
+        from desktop.providers.gating import mcp_server
+
+        config = {"mcpServers": {mcp_server.SERVER_NAME: {
+            "type": "stdio", "command": sys.executable,
+            "args": ["-m", "desktop.providers.gating.mcp_server"],
+            "env": {"PYTHONPATH": PACKAGE_ROOT,
+                    SOCKET_ENV: str(self.bridge.path) if self.bridge else ""}}}}
+        return ["--permission-mode", "default", "--mcp-config", json.dumps(config),
+                "--permission-prompt-tool", mcp_server.PERMISSION_TOOL]
 
     def prepare(self, request: TurnRequest) -> tuple[dict[str, str], bytes | None]:
         env, stdin = super().prepare(request)
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
+        if self.gated(request):
+            # Connect the permission tool before the first model call, not in the background.
+            env["MCP_CONNECTION_NONBLOCKING"] = "0"
+        elif hasattr(os, "geteuid") and os.geteuid() == 0:
             # Claude Code refuses bypassPermissions as root unless told it is sandboxed.
             env.setdefault("IS_SANDBOX", "1")
         return env, stdin

@@ -74,3 +74,54 @@ async def test_session_resumes_on_next_turn(agent, server, offline, agents_bin, 
     history = server.model_requests(agent)[-1].body
     assert "PAPAYA" in str(history) or history.get("messages", history.get("input",
                                                    history.get("contents", 0))) > 1
+
+
+def recording_gate(decision: str, modified: dict | None = None):
+    from desktop.contract.events import Resolution
+
+    asked: list = []
+
+    async def gate(tool, context):
+        asked.append(tool)
+        return Resolution(status=decision, modifiedArgs=modified,
+                          reason="not this one" if decision == "denied" else None)
+
+    return gate, asked
+
+
+@pytest.mark.parametrize(("decision", "expect"), [
+    ("approved", "original"), ("denied", None), ("modified", "changed")])
+async def test_claude_gated_tool_call(decision, expect, server, offline, agents_bin,
+                                      tmp_path: Path):
+    server.script = Script.from_data({"agents": {"claude": [
+        {"shell": "echo original > gated.txt"}, {"text": "Finished."}]}})
+    modified = {"command": "echo changed > gated.txt"} if decision == "modified" else None
+    gate, asked = recording_gate(decision, modified)
+    provider = ClaudeProvider(offline=offline, bin_dir=agents_bin)
+    request = make_request(tmp_path, "claude", gated=True, gate=gate)
+    events = await run(provider, request)
+    assert [t.name for t in asked] == ["Bash"]
+    assert asked[0].args["command"] == "echo original > gated.txt"
+    proof = request.cwd / "gated.txt"
+    completed = of_type(events, "tool.completed")[0]
+    if expect is None:
+        assert not proof.exists()
+        assert completed["result"]["ok"] is False
+        assert not of_type(events, "tool.started")
+    else:
+        assert proof.read_text().strip() == expect
+        assert completed["result"]["ok"] is True
+        kinds = [e["type"] for e in events if e["type"].startswith("tool.")]
+        assert kinds == ["tool.proposed", "tool.started", "tool.completed"]
+    assert provider.outcome.final_text == "Finished."
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+async def test_gated_node_on_a_provider_that_cannot_gate_fails(agent, offline, agents_bin,
+                                                               tmp_path: Path):
+    provider = PROVIDERS[agent](offline=offline, bin_dir=agents_bin)
+    assert not provider.can_gate
+    events = await run(provider, make_request(tmp_path, agent, gated=True))
+    assert provider.outcome.exit_code != 0
+    assert "cannot hold tool calls" in provider.outcome.error
+    assert not of_type(events, "tool.started")
