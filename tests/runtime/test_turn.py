@@ -200,6 +200,16 @@ async def test_timeout_kills_group_and_is_recorded(tmp_path: Path):
     assert group_members(info.pgid) == []
 
 
+async def test_output_size_limit_stops_the_agent(tmp_path: Path):
+    ctx, events, _ = make_ctx(tmp_path, [{"deltas": 50_000}, {"hang": True}],
+                              limits=Limits(maxOutputBytes=20_000))
+    result = await TurnRunner().run(ctx)
+    assert result.output_limit_exceeded and not result.ok and "output limit" in result.error
+    assert any(e["type"] == "node.log" and "output limit" in e["text"] for e in events)
+    assert (folder(ctx, result) / "agent-stdout.txt").stat().st_size <= 20_000
+    assert bus_types(events)[-1] == "RUN_CRASH"
+
+
 async def test_crash_and_verification_result(tmp_path: Path):
     ctx, events, _ = make_ctx(tmp_path, [{"say": "trying"}, {"fail": "cannot go on"}],
                               verification="echo checking; exit 3")
