@@ -1,0 +1,144 @@
+"""REST backends ``perplexity`` and ``xai``: OpenAI-compatible chat completions, streamed.
+
+The API key comes from the agent's environment by name (``PERPLEXITY_API_KEY``,
+``XAI_API_KEY``, per specs/agent-protocol-governance.md) and is only ever sent
+in the Authorization header. The base URL can be moved with
+``PERPLEXITY_BASE_URL`` / ``XAI_BASE_URL`` (the rehearsal and the tests point
+it at the fake model server). No tools are offered, so nothing needs gating.
+"""
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+
+from desktop.providers.base import Provider, TurnOutcome, TurnRequest
+from desktop.providers.parsers.common import as_dict, as_text, classify_error
+
+BACKENDS = {
+    "perplexity": ("https://api.perplexity.ai", "PERPLEXITY_API_KEY", "sonar"),
+    "xai": ("https://api.x.ai/v1", "XAI_API_KEY", "grok-4"),
+}
+
+
+class RestProvider(Provider):
+    """One chat-completions request per turn; text arrives as deltas."""
+
+    can_gate = False
+
+    def __init__(self, name: str, base_url: str | None = None):
+        self.name = name
+        default_url, self.key_name, self.default_model = BACKENDS[name]
+        self.base_url = base_url or default_url
+        self._outcome = TurnOutcome(exit_code=-1)
+        self._session: aiohttp.ClientSession | None = None
+        self._cancelled = False
+
+    @property
+    def outcome(self) -> TurnOutcome:
+        return self._outcome
+
+    async def cancel(self) -> None:
+        self._cancelled = True
+        if self._session is not None:
+            await self._session.close()
+
+    def url(self, request: TurnRequest) -> str:
+        base = request.env.get(f"{self.name.upper()}_BASE_URL") or self.base_url
+        return base.rstrip("/") + "/chat/completions"
+
+    async def start(self, request: TurnRequest) -> AsyncIterator[dict[str, Any]]:
+        key = request.env.get(self.key_name, "")
+        self._outcome = TurnOutcome(exit_code=1, commandline=f"POST {self.url(request)}")
+        if not key:
+            self._outcome.error = (f"authentication: {self.key_name} is not set; add it to "
+                                   "the environment of agent-canvas")
+            yield {"type": "agent.error", "fatal": True, "category": "authentication",
+                   "message": self._outcome.error}
+            return
+        if str(request.node.permissions.cli_permissions_mode) == "gated":
+            self._outcome.error = f"provider {self.name!r} cannot gate tool calls"
+            yield {"type": "node.log", "stream": "stderr", "text": self._outcome.error}
+            return
+        body = {"model": request.config.model or self.default_model, "stream": True,
+                "messages": [{"role": "user", "content": request.prompt}]}
+        headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+        texts: list[str] = []
+        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(
+            total=request.config.limits.timeout_sec))
+        try:
+            async with self._session.post(self.url(request), json=body,
+                                          headers=headers) as response:
+                if response.status >= 400:
+                    message = await _error_message(response)
+                    yield self._error(message, response.status)
+                    return
+                async for event in self._stream(response, texts):
+                    yield event
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            if self._cancelled:
+                self._outcome.error = "the agent was stopped"
+                return
+            yield self._error(f"{type(exc).__name__}: {exc}", None, "network")
+            return
+        finally:
+            await self._session.close()
+        text = "".join(texts)
+        if text:
+            yield {"type": "message.assistant.final", "text": text}
+        self._outcome.final_text = text
+        self._outcome.exit_code = 0
+
+    async def _stream(self, response: aiohttp.ClientResponse,
+                      texts: list[str]) -> AsyncIterator[dict[str, Any]]:
+        async for raw in response.content:
+            line = raw.decode("utf-8", errors="replace").strip()
+            if not line.startswith("data:"):
+                continue
+            data = line[5:].strip()
+            if data == "[DONE]":
+                break
+            try:
+                chunk = json.loads(data)
+            except ValueError:
+                yield {"type": "node.log", "stream": "stdout", "problem": "not-json",
+                       "text": data[:4000]}
+                continue
+            chunk = as_dict(chunk)
+            for choice in chunk.get("choices") or []:
+                delta = as_dict(as_dict(choice).get("delta"))
+                if delta.get("reasoning_content"):
+                    yield {"type": "message.assistant.thinking.delta",
+                           "text": as_text(delta["reasoning_content"])}
+                if delta.get("content"):
+                    texts.append(as_text(delta["content"]))
+                    yield {"type": "message.assistant.delta", "text": texts[-1]}
+            usage = as_dict(chunk.get("usage"))
+            if usage:
+                event = {"type": "telemetry.usage",
+                         "inputTokens": max(int(usage.get("prompt_tokens") or 0), 0),
+                         "outputTokens": max(int(usage.get("completion_tokens") or 0), 0)}
+                if chunk.get("model"):
+                    event["model"] = as_text(chunk["model"])
+                yield event
+
+    def _error(self, message: str, status: int | None,
+               category: str | None = None) -> dict[str, Any]:
+        kind = category or classify_error(message, status)
+        self._outcome.error = f"{kind}: {message}"
+        event: dict[str, Any] = {"type": "agent.error", "fatal": True, "category": kind,
+                                 "message": message[:4000]}
+        if status is not None:
+            event["status"] = status
+        return event
+
+
+async def _error_message(response: aiohttp.ClientResponse) -> str:
+    text = await response.text(errors="replace")
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return f"HTTP {response.status}: {text[:500]}"
+    error = as_dict(as_dict(body).get("error"))
+    return f"HTTP {response.status}: {as_text(error.get('message')) or text[:500]}"
