@@ -141,7 +141,10 @@ def document_data(doc: WorkflowDocument) -> dict[str, Any]:
     data["globalMode"] = str(doc.global_mode)
     data["nodes"] = [_node_data(n) for n in doc.nodes]
     if doc.node_configs:
-        data["nodeConfigs"] = {key: _config_data(cfg) for key, cfg in doc.node_configs.items()}
+        # Node order, not dict order: an undo that re-inserts a config must save the same bytes.
+        order = {n.id: i for i, n in enumerate(doc.nodes)}
+        keys = sorted(doc.node_configs, key=lambda k: order.get(k, len(order)))
+        data["nodeConfigs"] = {key: _config_data(doc.node_configs[key]) for key in keys}
     data["edges"] = [_edge_data(e) for e in doc.edges]
     if doc.extra:
         data["extra"] = doc.extra

@@ -105,3 +105,11 @@ def test_saved_file_uses_camel_case_and_omits_defaults() -> None:
     assert "globalMode: IMPLEMENTATION" in text
     assert "limits" not in text and "untilDone" not in text and "role_template" not in text
     assert text.index("version:") < text.index("nodes:") < text.index("edges:")
+
+
+def test_node_configs_are_saved_in_node_order() -> None:
+    nodes = [WorkflowNode(id="a"), WorkflowNode(id="b")]
+    one = WorkflowDocument(nodes=nodes, node_configs={"b": NodeConfig(), "a": NodeConfig()})
+    two = WorkflowDocument(nodes=nodes, node_configs={"a": NodeConfig(), "b": NodeConfig()})
+    assert dumps_workflow(one) == dumps_workflow(two)
+    assert dumps_workflow(one).index("  a: {}") < dumps_workflow(one).index("  b: {}")
