@@ -17,58 +17,16 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
+from desktop.providers.pgroup import POSIX as _POSIX
+from desktop.providers.pgroup import group_members, pid_alive
 from desktop.providers.redact import Redactor
+
+__all__ = ["AgentProcess", "group_members", "pid_alive", "python_argv"]
 
 CHUNK = 64 * 1024
 DEFAULT_MAX_LINE = 16 * 1024 * 1024
 DEFAULT_GRACE = 3.0
 TRUNCATED = " [line truncated]"
-_POSIX = os.name == "posix"
-_PROC = Path("/proc")
-
-
-def group_members(pgid: int) -> list[int]:
-    """Live (non-zombie) processes of process group ``pgid``.
-
-    Uses /proc where it exists (zombies waiting for a reaper do not count);
-    elsewhere a signal-0 probe says whether anything of the group is left.
-    """
-    if not _POSIX or pgid <= 0:
-        return []
-    if _PROC.is_dir():
-        members = []
-        for entry in _PROC.iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                stat = (entry / "stat").read_bytes()
-            except OSError:
-                continue
-            fields = stat[stat.rfind(b")") + 2 :].split()
-            if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
-                members.append(int(entry.name))
-        return members
-    try:
-        os.killpg(pgid, 0)
-    except (ProcessLookupError, PermissionError):
-        return []
-    return [pgid]
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether ``pid`` names a running (non-zombie) process."""
-    stat = _PROC / str(pid) / "stat"
-    if _PROC.is_dir():
-        try:
-            data = stat.read_bytes()
-        except OSError:
-            return False
-        return data[data.rfind(b")") + 2 :][:1] != b"Z"
-    try:
-        os.kill(pid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
 
 
 class AgentProcess:
