@@ -51,6 +51,7 @@ class ApprovalBroker:
         self._pending: dict[str, PendingRequest] = {}
         self._futures: dict[str, asyncio.Future[Resolution]] = {}
         self._subscribers: list[Callable[[PendingRequest], None]] = []
+        self._abort_reason = "turn ended"
 
     async def request(self, node_id: str | None, tool: ToolCall,
                       context: str | None = None) -> Resolution:
@@ -74,7 +75,7 @@ class ApprovalBroker:
             if self._pending.pop(approval_id, None) is not None:
                 self._futures.pop(approval_id, None)
                 self._emit(_resolved(approval_id, node_id, Resolution(
-                    status=ApprovalStatus.DENIED, reason="turn ended", by="engine")))
+                    status=ApprovalStatus.DENIED, reason=self._abort_reason, by="engine")))
 
     def pending(self) -> list[PendingRequest]:
         """Requests still waiting, oldest first."""
@@ -108,9 +109,16 @@ class ApprovalBroker:
         return resolution
 
     def deny_all(self, reason: str, by: str = "engine") -> None:
-        """Deny every pending call (the run is stopping)."""
+        """Deny every pending call; each agent hears the denial."""
         for approval_id in list(self._pending):
             self.resolve(approval_id, ApprovalStatus.DENIED, reason=reason, by=by)
+
+    def abort_all(self, reason: str) -> None:
+        """End every wait at once (the run stops): the waiting turns are cancelled, and
+        each request is recorded as denied with ``reason``."""
+        self._abort_reason = reason
+        for future in list(self._futures.values()):
+            future.cancel()
 
     def subscribe(self, callback: Callable[[PendingRequest], None]) -> Callable[[], None]:
         """Call ``callback`` on each new request; returns the unsubscribe function."""

@@ -197,7 +197,7 @@ class Engine:
         self.cancel_reason = reason
         self._stopping = True  # no turn may start while the others are being cancelled
         self.scheduler.clear_steps()
-        self.broker.deny_all("the run was stopped")  # releases turns waiting at the gate
+        self.broker.abort_all("the run was stopped")  # releases turns waiting at the gate
         await self.cancel_turns()
         self.recorder.emit({"type": "run.stopped", "reason": reason})
         self.recorder.flush()
@@ -319,8 +319,8 @@ class Engine:
 
         async def fail() -> None:
             self.cancel_reason = "another node failed"
+            self.broker.abort_all("the run failed")
             await self.cancel_turns(keep=node_id)
-            self.broker.deny_all("the run failed")
             self.recorder.emit({"type": "run.failed", "reason": f"{label}: {reason}"}, node_id)
             self.recorder.flush()
 
@@ -409,6 +409,7 @@ class Engine:
         """Leave the run as it is (paused or interrupted) and let another engine resume it."""
         self.cancel_reason = "the engine detached"
         self._stopping = True
+        self.broker.abort_all("the engine detached")
         await self.cancel_turns()
         self.close()
 

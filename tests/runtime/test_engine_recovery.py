@@ -67,7 +67,7 @@ async def _resume_to_end(run_dir: Path) -> Engine:
     return engine
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 5, 7])
+@pytest.mark.parametrize("seed", [1, 2, 3])
 async def test_kill_9_at_a_random_point_then_resume_loses_nothing(tmp_path: Path,
                                                                   seed: int) -> None:
     flow = tmp_path / "chain.flow.yaml"
