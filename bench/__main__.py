@@ -46,6 +46,9 @@ def machine() -> dict[str, str]:
         "cores": str(os.cpu_count()),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        # other work on the machine skews absolute figures; ratios hold up better
+        "load average at start": " ".join(f"{x:.1f}" for x in os.getloadavg())
+        if hasattr(os, "getloadavg") else "n/a",
     }
 
 

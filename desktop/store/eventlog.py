@@ -105,6 +105,10 @@ def _encode(d: dict) -> bytes:
                           separators=(",", ":")).encode("utf-8", "replace") + b"\n"
 
 
+# appends change the size, which fdatasync also flushes; it skips only timestamps
+_sync = getattr(os, "fdatasync", os.fsync)
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -227,7 +231,7 @@ class EventLog:
         try:
             _write_all(fd, data)
             if self.durability is Durability.BATCH:
-                os.fsync(fd)
+                _sync(fd)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, self._end)
