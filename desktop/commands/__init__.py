@@ -8,7 +8,10 @@ from desktop.commands import (
     check,
     export,
     gui,
+    import_run,
     layout,
+    normalize,
+    rehearse,
     replay,
     run,
     runs,
@@ -16,4 +19,5 @@ from desktop.commands import (
     validate,
 )
 
-COMMAND_MODULES = [gui, validate, export, layout, schema, check, runs, replay, run, bus]
+COMMAND_MODULES = [gui, validate, export, layout, schema, check, runs, replay, run, bus,
+                   normalize, import_run, rehearse]
