@@ -178,6 +178,8 @@ def _check_configs(doc: WorkflowDocument) -> list[Problem]:
             out += [Problem(f"{base}.{p.location}", p.message, p.hint)
                     for p in from_validation_error(exc)]
             continue
+        if cfg.script is not None:
+            out += _check_script(cfg.script, f"{base}.script", ids)
         if cfg.max_restarts and not cfg.until_done:
             out.append(_warn(f"{base}.maxRestarts", "maxRestarts has no effect without untilDone",
                              "set untilDone: true, or remove maxRestarts"))
@@ -197,6 +199,39 @@ def _check_configs(doc: WorkflowDocument) -> list[Problem]:
                             f"node {node.id!r} uses provider {node.provider!r} but has no command",
                             "set nodeConfigs.<id>.command to the program to run"))
     return out
+
+
+def _check_script(script: object, where: str, ids: list[str]) -> list[Problem]:
+    out: list[Problem] = []
+    try:
+        from desktop.providers.scripted.agent import validate_script
+    except Exception:  # the scripted provider is optional at validation time
+        validate_script = None
+    if validate_script is not None:
+        for text in validate_script(script, where):
+            location, _, message = text.partition(": ")
+            out.append(_err(location, message, "see the script forms in the scripted provider"))
+    for path, target in _handoff_targets(script, where):
+        if target not in ids:
+            out.append(_warn(path, f"handoff to {target!r}, which is not a node",
+                             f"use one of: {', '.join(ids)}"))
+    return out
+
+
+def _handoff_targets(script: object, where: str) -> list[tuple[str, str]]:
+    """(location, target) of every ``handoff`` step anywhere in a script."""
+    found: list[tuple[str, str]] = []
+    if isinstance(script, list):
+        for i, step in enumerate(script):
+            spec = step.get("handoff") if isinstance(step, dict) else None
+            if isinstance(spec, dict) and isinstance(spec.get("to"), str):
+                found.append((f"{where}[{i}].handoff.to", spec["to"]))
+            else:
+                found += _handoff_targets(step, f"{where}[{i}]")
+    elif isinstance(script, dict):
+        for key, value in script.items():
+            found += _handoff_targets(value, f"{where}.{key}")
+    return found
 
 
 def check_file(path: str) -> tuple[WorkflowDocument | None, list[Problem]]:

@@ -75,7 +75,7 @@ def documents(draw: st.DrawFn) -> WorkflowDocument:
     )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents())
 def test_save_load_round_trip_is_identical_and_stable(doc: WorkflowDocument) -> None:
     text = dumps_workflow(doc)

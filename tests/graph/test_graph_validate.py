@@ -174,3 +174,18 @@ def test_missing_provider_modules_do_not_break_validation(monkeypatch) -> None:
 
     monkeypatch.setattr(builtins, "__import__", fake)
     assert validate(WorkflowDocument(nodes=[node("a", provider="claude")])) == []
+
+
+def test_script_shape_and_handoff_targets_are_checked() -> None:
+    found = problems_of("""nodes: [{id: a}, {id: b}]
+edges: [{from: a, to: b}]
+nodeConfigs:
+  a:
+    script:
+      turns:
+        - - say: hi
+          - handoff: {to: c, message: go}
+        - - dance: true
+""")
+    assert at(found, "nodeConfigs.a.script.turns[0][1].handoff.to", "warning")[0].line == 10
+    assert at(found, "nodeConfigs.a.script.turns[1][0]")
