@@ -73,6 +73,7 @@ class RemoveItems(QUndoCommand):
         self.removed_nodes: list[tuple[int, WorkflowNode, NodeConfig | None]] = []
 
     def redo(self) -> None:
+        self.order = self.model.config_order()
         self.removed_edges = []
         for key in reversed(self.edge_keys):  # back to front keeps earlier indices valid
             index, edge = self.model.remove_edge(key)
@@ -87,6 +88,7 @@ class RemoveItems(QUndoCommand):
             self.model.add_node(_copy(node), _copy(config), index=index)
         for key, index, edge in reversed(self.removed_edges):
             self.model.add_edge(_copy(edge), key=key, index=index)
+        self.model.restore_config_order(self.order)
 
 
 class MoveNodes(QUndoCommand):
@@ -128,12 +130,14 @@ class EditNode(QUndoCommand):
         self.node_id = node.id
         self.old = (_copy(model.node(node.id)), _copy(model.config(node.id)))
         self.new = (_copy(node), _copy(config))
+        self.order = model.config_order()
 
     def redo(self) -> None:
         self.model.replace_node(self.node_id, _copy(self.new[0]), _copy(self.new[1]))
 
     def undo(self) -> None:
         self.model.replace_node(self.node_id, _copy(self.old[0]), _copy(self.old[1]))
+        self.model.restore_config_order(self.order)
 
 
 class RenameNode(QUndoCommand):

@@ -73,6 +73,17 @@ class DocumentModel(QObject):
     def edge_index(self, key: str) -> int:
         return self._edge_keys.index(key)
 
+    def config_order(self) -> list[str]:
+        return list(self._doc.node_configs)
+
+    def restore_config_order(self, order: list[str]) -> None:
+        """Put node configs back in ``order`` (undo keeps files byte-identical)."""
+        configs = self._doc.node_configs
+        rank = {k: i for i, k in enumerate(order)}
+        items = sorted(configs.items(), key=lambda kv: rank.get(kv[0], len(rank)))
+        configs.clear()
+        configs.update(items)
+
     def edges_of(self, node_id: str) -> list[str]:
         """Keys of the edges that start or end at ``node_id``, in document order."""
         return [k for k in self._edge_keys
@@ -148,12 +159,13 @@ class DocumentModel(QObject):
         self._doc.nodes.pop(index)
         del self._nodes[old]
         configs = self._doc.node_configs
-        config = configs.pop(old, None)
+        if old in configs:  # same place in the mapping, new key
+            items = [(new if k == old else k, v) for k, v in configs.items()]
+            configs.clear()
+            configs.update(items)
         self.nodeRemoved.emit(old)
         self._doc.nodes.insert(index, node)
         self._nodes[new] = node
-        if config is not None:
-            configs[new] = config
         self.nodeAdded.emit(new)
         for key in touching:
             edge = self._edges[key]
