@@ -5,6 +5,8 @@ ends when the agent writes DONE in its run folder (at most ``maxRestarts``
 restarts). Each agent run gets its own folder under ``runs/<runId>/agents/``.
 """
 
+import contextlib
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,9 +75,19 @@ def resolve_workspace(ctx: TurnContext) -> Path:
         path = Path(ctx.config.workspace).expanduser()
         if not path.is_absolute():
             path = (ctx.workflow_dir or ctx.run_dir) / path
-    else:
-        path = ctx.run_dir / "workspace" / (ctx.node.key or ctx.node.id)
-    path.mkdir(parents=True, exist_ok=True)
+        path.mkdir(parents=True, exist_ok=True)
+        return path.resolve()
+    # With no workspace configured, the run's nodes share one scratch folder, made a
+    # git repository so each turn's change shows as a diff like in a real project.
+    path = ctx.run_dir / "workspace"
+    if not (path / ".git").exists():
+        path.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):
+            subprocess.run(["git", "init", "-q", str(path)], check=False,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            exclude = path / ".git" / "info" / "exclude"
+            if exclude.parent.is_dir():
+                exclude.write_text("__pycache__/\n*.pyc\n.pytest_cache/\n")
     return path.resolve()
 
 

@@ -35,7 +35,7 @@ def _shell_doc(cmd: str, **node: Any):
 
 
 def _workspace(engine: Engine) -> Path:
-    return engine.run_dir / "workspace" / "a"
+    return engine.run_dir / "workspace"
 
 
 async def test_gated_call_waits_and_runs_when_approved(tmp_path: Path) -> None:

@@ -74,7 +74,7 @@ async def test_folder_files_run_info_and_lifecycle(tmp_path: Path):
                  "agent-stdout.txt", "agent-stderr.txt", "output.md"):
         assert (f / name).is_file(), name
     assert run_id_problem(result.agent_run_id) is None
-    started = read_run_info(tmp_path / "runs" / ctx.run_id / "workspace/impl/started.yaml")
+    started = read_run_info(tmp_path / "runs" / ctx.run_id / "workspace/started.yaml")
     assert validate_at_creation(started) == []
     info = read_run_info(f / "run-info.yaml")
     assert validate_at_completion(info) == [] and info.exit_code == 0
@@ -83,8 +83,12 @@ async def test_folder_files_run_info_and_lifecycle(tmp_path: Path):
     assert "AGENT_CANVAS" not in (info.commandline or "")
     assert bus_types(events) == ["RUN_START", "RUN_STOP"]
     assert [t.name for t in tools] == ["command"]
-    prompts = [e["artifact"] for e in events if e["type"] == "artifact.created"]
+    prompts = [e["artifact"] for e in events
+               if e["type"] == "artifact.created" and e["artifact"]["kind"] == "prompt"]
     assert {a["name"] for a in prompts} == {"prompt.full.txt", "prompt.blocks.json"}
+    diffs = [e["artifact"] for e in events
+             if e["type"] == "artifact.created" and e["artifact"]["kind"] == "diff"]
+    assert [a["name"] for a in diffs] == ["diff.patch"]  # started.yaml appeared in the scratch repo
     assert all(not a["path"].startswith("/") and (ctx.run_dir / a["path"]).is_file()
                for a in prompts)
     assert not [e for e in events if e["type"] == "node.log" and "run-info" in e["text"]]

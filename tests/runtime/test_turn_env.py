@@ -59,14 +59,17 @@ async def test_agent_env_is_exactly_allowlist_plus_injected(tmp_path: Path, monk
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("ALLOWED_ONE", "yes")
     monkeypatch.setenv("NOT_ALLOWED", "no")
-    dump = f"{sys.executable} -c 'import os, json; print(json.dumps(dict(os.environ)))' > env.json"
+    # The dump goes outside the run folder: it is the test's probe, not something we store.
+    dump_path = tmp_path / "env.json"
+    dump = (f"{sys.executable} -c 'import os, json; print(json.dumps(dict(os.environ)))'"
+            f" > {dump_path}")
     # DB_PASSWORD is allowlisted, so the agent has it and prints it: it must be redacted.
     script = [{"shell": dump}, {"shell": 'echo "leaking $DB_PASSWORD now"'}]
     ctx, events = _ctx(tmp_path, script,
                        envAllowlist=["ALLOWED_*", "OPENAI_API_KEY", "DB_PASSWORD"])
     result = await TurnRunner().run(ctx)
     assert result.ok
-    env = json.loads((ctx.run_dir / "workspace/n1/env.json").read_text())
+    env = json.loads(dump_path.read_text())
     base = {n for n in BASE_VARS if n in os.environ}
     expected = base | INJECTED | SCRIPTED_EXTRA | {"ALLOWED_ONE", "DB_PASSWORD", "CONDUCTOR_URL"}
     assert set(env) - SHELL_EXTRA == expected
@@ -75,7 +78,6 @@ async def test_agent_env_is_exactly_allowlist_plus_injected(tmp_path: Path, monk
     assert env["JRUN_PARENT_ID"] == "20260101-1200000000-7"
     assert env["MESSAGE_BUS"] == str(ctx.run_dir / "events.jsonl")
 
-    (ctx.run_dir / "workspace/n1/env.json").unlink()  # the test's own dump, not a runner file
     stored = b"".join(p.read_bytes() for p in ctx.run_dir.rglob("*") if p.is_file())
     emitted = json.dumps(events)
     for name, value in CANARIES.items():
