@@ -9,7 +9,7 @@ EXAMPLE := resources/examples/plan-implement-review.flow.yaml
 USER_QPA := $(QT_QPA_PLATFORM)
 export QT_QPA_PLATFORM ?= offscreen
 
-.PHONY: run test lint bench clean venv
+.PHONY: run test test-agents lint bench clean venv
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { echo "error: need Python >= 3.11 ($(PYTHON) is missing or older); install one or set PYTHON=" >&2; exit 2; }
@@ -27,8 +27,14 @@ run: $(STAMP)
 
 # Lint, then every test headless. pytest exits 5 when it collects no test, failing the target.
 test: $(STAMP)
+	@./scripts/ensure-gui-libs --headless
 	$(BIN)/ruff check .
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -m "not agents"
+
+# The real Claude Code, Codex and Gemini CLIs (installed once into .agents-cache/ from npm)
+# against the project's fake model server; no API key, no internet beyond the registry.
+test-agents: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -m agents
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
