@@ -186,7 +186,7 @@ class JsonView:
         for event in EventReader(engine.run_dir).iter_events(after=after_seq):
             self._write(orjson.dumps(event) + b"\n")
         self._flushed = self.stream.flush
-        engine.log.subscribe(self._events)
+        engine.recorder.listen(self._events)
 
     def __enter__(self) -> JsonView:
         return self

@@ -39,11 +39,12 @@ from desktop.runtime.scheduler import DEFAULT_CONCURRENCY, Scheduler, StepError
 from desktop.runtime.stall import StallDetector, silent_evidence
 from desktop.runtime.turn import TurnRunner
 from desktop.store.eventlog import Durability, EventLog
-from desktop.store.snapshot import Snapshotter
+from desktop.store.snapshot import write_snapshot
 
 log = logging.getLogger(__name__)
 TERMINAL = frozenset({RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.STOPPED})
 _ARTIFACT_KINDS_ROUTED = frozenset({"diff", "report"})
+SNAPSHOT_EVERY = 5000
 
 __all__ = ["Engine", "EngineError", "EngineOptions", "StepError"]
 
@@ -80,8 +81,7 @@ class Engine:
         self.stall = StallDetector(self._threshold)
         self.broker = ApprovalBroker(self.recorder.emit)
         self.manager = Manager(lambda: self.state, self.recorder.emit, self.recorder.flush)
-        self.snapshotter = Snapshotter(self.run_dir, every=2000, log=log_,
-                                       state=recorder.state if recorder.state_dict else None)
+        self._since_snapshot = 0
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self.runners: dict[str, Any] = {}
         self.turn_artifacts: dict[str, list[dict[str, str]]] = {}
@@ -275,7 +275,7 @@ class Engine:
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
             self.recorder.flush()
-            self.snapshotter.write()
+            self.write_snapshot()
         return RunStatus(self.state.status)
 
     def _start_turns(self, state: RunState) -> None:
@@ -353,14 +353,23 @@ class Engine:
                 if bucket is not None and art.get("kind") in _ARTIFACT_KINDS_ROUTED:
                     bucket.append({"type": art["kind"],
                                    "ref": f"artifact://{art['kind']}/{art.get('id')}"})
+        self._since_snapshot += len(events)
+        if self._since_snapshot >= SNAPSHOT_EVERY:
+            self.write_snapshot()
         self._poke()
+
+    def write_snapshot(self) -> None:
+        """state.json from the folded state (the recorder's fold is exact)."""
+        self._since_snapshot = 0
+        if self.recorder.state_dict is not None:
+            write_snapshot(self.run_dir, self.recorder.state_dict)
 
     async def _watch(self) -> None:
         """Silence watchdog, and pick up bus posts other processes appended."""
         while True:
             await asyncio.sleep(self.options.watch_interval)
             try:
-                self.log.absorb_external()
+                self.recorder.absorb()
                 self._check_silence()
             except Exception:  # the watchdog must outlive a bad tick
                 log.exception("watchdog tick failed")
@@ -419,6 +428,6 @@ class Engine:
             return
         self._closed = True
         self.recorder.close()
-        self.snapshotter.close()
+        self.write_snapshot()
         self.log.close()
         self._lock.__exit__(None, None, None)

@@ -14,16 +14,56 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+import uuid
+from collections import deque
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import UTC, datetime
 from typing import Any
 
-from desktop.contract.base import new_id, utc_now
 from desktop.contract.state import RunState
 from desktop.store.eventlog import EventLog
 from desktop.store.reducer import State, apply_event, copy_json, state_dict
 from desktop.store.statefix import validate_state
 
 Listener = Callable[[list[dict[str, Any]]], None]
+# A burst from busy agents never yields to the loop, so a flush scheduled with
+# call_soon could wait for the whole burst; the buffer is also written once it
+# holds this many events or its oldest event is this old.
+MAX_BATCH = 2000
+MAX_AGE = 0.005
+
+
+class _Stamps:
+    """Event ids and timestamps, cheap enough for every streamed delta.
+
+    Ids are UUIDv4-shaped: a random per-process prefix and a counter, so they
+    stay unique without asking the OS for randomness per event. Timestamps are
+    formatted once per millisecond.
+    """
+
+    def __init__(self) -> None:
+        base = uuid.uuid4().hex
+        self._prefix = f"{base[:8]}-{base[8:12]}-4{base[13:16]}-{'89ab'[int(base[16], 16) % 4]}"
+        self._high = int(base[17:20], 16)
+        self._counter = int(base[20:], 16) & 0xFFFFFFFF
+        self._ms = -1
+        self._ts = ""
+
+    def new_id(self) -> str:
+        self._counter += 1
+        if self._counter > 0xFFFFFFFFFFFF:
+            self._counter, self._high = 0, (self._high + 1) & 0xFFF
+        return f"{self._prefix}{self._high:03x}-{self._counter:012x}"
+
+    def now(self) -> str:
+        wall = time.time()
+        ms = int(wall * 1000)
+        if ms != self._ms:
+            self._ms = ms
+            moment = datetime.fromtimestamp(ms / 1000, UTC)
+            self._ts = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+        return self._ts
 
 # Streaming events change nothing in the run state but the clock and the
 # activity time, so they do not invalidate the cached model of the state.
@@ -34,7 +74,13 @@ _STREAM_TYPES = frozenset({
 
 
 class Recorder:
-    """Single writer of a run's events and holder of the folded state."""
+    """Single writer of a run's events and holder of the folded state.
+
+    Writing happens on one background thread while the loop keeps reading the
+    agents: each batch is handed over whole, so batches reach the log (and the
+    listeners) in the order they were emitted. :meth:`flush` is the
+    synchronous form for moments the engine must know an event is on disk.
+    """
 
     def __init__(self, log: EventLog, state: RunState | None = None,
                  run_id: str | None = None) -> None:
@@ -46,9 +92,15 @@ class Recorder:
             log.run_id = self.run_id
         self.last_seen: dict[str, float] = {}
         self._listeners: list[Listener] = []
-        self._flush_handle: asyncio.Handle | None = None
+        self._stamps = _Stamps()
+        self._pending: list[dict[str, Any]] = []
+        self._oldest = 0.0
+        self._written: deque[list[dict[str, Any]]] = deque()
+        self._writer: ThreadPoolExecutor | None = None
+        self._in_flight: Future[Any] | None = None
+        self._kick_handle: asyncio.Handle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._unsubscribe = log.subscribe(self._on_written)
+        self._unsubscribe = log.subscribe(self._written.append)  # any thread; ordered
 
     def listen(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(events)`` after each written batch, once ``state`` includes it."""
@@ -57,50 +109,111 @@ class Recorder:
             else None
 
     def emit(self, event: dict[str, Any], node_id: str | None = None) -> None:
-        """Fill the envelope fields of a partial event, buffer it and schedule a flush."""
+        """Fill the envelope fields of a partial event, buffer it and schedule a write."""
         event = dict(event)
         if node_id and not event.get("nodeId"):
             event["nodeId"] = node_id
         if event.get("nodeId") is None:
             event.pop("nodeId", None)
-        event.setdefault("id", new_id())
-        event.setdefault("ts", utc_now())
-        if self.run_id:
-            event["runId"] = self.run_id
-        self.log.append(event)
-        self._schedule()
+        self._append(event)
 
     def emitter(self, node_id: str) -> Callable[[dict[str, Any]], None]:
-        """An ``emit`` bound to one node (for TurnContext.emit and gates)."""
-        append = self.log.append
-        run_id = self.run_id
+        """An ``emit`` bound to one node (for TurnContext.emit and gates).
+
+        The event dict is taken over (providers hand over fresh dicts); the log
+        copies it again before it keeps it.
+        """
+        append = self._append
 
         def emit(event: dict[str, Any]) -> None:
-            event = dict(event)
-            event["runId"] = run_id
-            event.setdefault("nodeId", node_id)
-            append(event)  # the log fills id and ts
-            self._schedule()
+            if not event.get("nodeId"):
+                event["nodeId"] = node_id
+            append(event)
 
         return emit
 
-    def _schedule(self) -> None:
-        if self._flush_handle is not None:
+    def _append(self, event: dict[str, Any]) -> None:
+        stamps = self._stamps
+        if "id" not in event:
+            event["id"] = stamps.new_id()
+        if "ts" not in event:
+            event["ts"] = stamps.now()
+        if self.run_id:
+            event["runId"] = self.run_id
+        pending = self._pending
+        pending.append(event)
+        if len(pending) == 1:
+            self._oldest = time.monotonic()
+        elif len(pending) >= MAX_BATCH or time.monotonic() - self._oldest >= MAX_AGE:
+            self._kick()
             return
-        try:
-            loop = self._loop or asyncio.get_running_loop()
-        except RuntimeError:  # no loop (set-up code): write now
+        if self._kick_handle is None:
+            try:
+                loop = self._loop or asyncio.get_running_loop()
+            except RuntimeError:  # no loop (set-up code): write now
+                self.flush()
+                return
+            self._loop = loop
+            self._kick_handle = loop.call_soon(self._kick)
+
+    def _kick(self) -> None:
+        """Hand the pending events to the writer thread unless a batch is in flight."""
+        if self._kick_handle is not None:
+            self._kick_handle.cancel()
+            self._kick_handle = None
+        if self._in_flight is not None:
+            if not self._in_flight.done():
+                return  # the batch in flight kicks again when it lands
+            # Landed but the loop has not run its callback yet (a burst keeps the loop
+            # busy): take delivery here so batches keep flowing.
+            self._landed(self._in_flight)
+            return
+        if not self._pending:
+            return
+        loop = self._loop
+        if loop is None:
             self.flush()
             return
-        self._loop = loop
-        self._flush_handle = loop.call_soon(self.flush)
+        batch, self._pending = self._pending, []
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(1, thread_name_prefix="event-log")
+        future = self._in_flight = self._writer.submit(self._write, batch)
+        future.add_done_callback(lambda f: loop.call_soon_threadsafe(self._landed, f))
+
+    def _write(self, batch: list[dict[str, Any]]) -> None:
+        append = self.log.append
+        for event in batch:
+            append(event)
+        self.log.flush()
+
+    def _landed(self, future: Future[Any]) -> None:
+        if self._in_flight is not future:
+            return  # already taken delivery of
+        self._in_flight = None
+        self._deliver()
+        future.result()  # a write error surfaces here, in the loop
+        if self._pending:
+            self._kick()
 
     def flush(self) -> list[dict[str, Any]]:
-        """Write what is buffered now (durably) and fold it; returns the written events."""
-        if self._flush_handle is not None:
-            self._flush_handle.cancel()
-            self._flush_handle = None
-        return self.log.flush()
+        """Write everything emitted so far, durably, and fold it before returning."""
+        if self._kick_handle is not None:
+            self._kick_handle.cancel()
+            self._kick_handle = None
+        if self._in_flight is not None:
+            with contextlib.suppress(Exception):
+                self._in_flight.result()  # its error is raised by _landed
+        batch, self._pending = self._pending, []
+        for event in batch:
+            self.log.append(event)
+        self.log.flush()
+        return self._deliver()
+
+    def absorb(self) -> None:
+        """Pick up events other processes appended (bus posts), unless a write is busy."""
+        if self._in_flight is None:
+            self.log.absorb_external()
+            self._deliver()
 
     def load(self, events: Iterable[dict[str, Any]],
              each: Callable[[dict[str, Any]], None] | None = None) -> None:
@@ -129,18 +242,40 @@ class Recorder:
         """The folded state in wire form (exact, including activity times); do not mutate."""
         return self._s
 
-    def _on_written(self, events: list[dict[str, Any]]) -> None:
+    def _deliver(self) -> list[dict[str, Any]]:
+        """Fold the batches the log has written and tell the listeners, in order."""
+        delivered: list[dict[str, Any]] = []
+        while self._written:
+            events = self._written.popleft()
+            self._fold(events)
+            delivered.extend(events)
+        return delivered
+
+    def _fold(self, events: list[dict[str, Any]]) -> None:
         s = self._s
         now = time.monotonic()
         last_seen = self.last_seen
         changed = False
+        nodes = s["nodes"] if s is not None else {}
         for event in events:
             node_id = event.get("nodeId")
             if node_id:
                 last_seen[node_id] = now
+            if s is not None and event.get("type") in _STREAM_TYPES:
+                # What the reducer does for these (no handler effect): the clock,
+                # the sequence and the node's activity time, without its dispatch.
+                ts, seq = event.get("ts"), event.get("seq")
+                if type(ts) is str:
+                    s["updatedAt"] = ts
+                    node = nodes.get(node_id) if type(node_id) is str else None
+                    if node is not None:
+                        node["lastActivityAt"] = ts
+                if type(seq) is int:
+                    s["lastSeq"] = seq
+                continue
             s = apply_event(s, event)
-            if event.get("type") not in _STREAM_TYPES:
-                changed = True
+            nodes = s["nodes"] if s is not None else {}
+            changed = True
         self._s = s
         if changed:
             self._model = None
@@ -148,7 +283,9 @@ class Recorder:
             listener(events)
 
     def close(self) -> None:
-        """Write what is left and stop listening to the log."""
+        """Write what is left, stop the writer thread and stop listening to the log."""
         with contextlib.suppress(Exception):
             self.flush()
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
         self._unsubscribe()

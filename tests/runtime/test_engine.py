@@ -191,3 +191,16 @@ async def test_set_mode_switches_interactive_to_auto(tmp_path: Path) -> None:
     engine.close()
     assert of_type(events_of(engine.run_dir), "run.mode")[0]["mode"] == "AUTO"
 
+
+
+async def test_engine_state_is_exactly_the_fold_of_its_log(tmp_path: Path) -> None:
+    from desktop.store.reducer import fold_events
+    from desktop.store.snapshot import read_snapshot
+
+    doc = workflow({"a": {"script": [{"deltas": 300}, {"think": "hmm"}, {"say": "done"}]},
+                    "b": {"script": [{"deltas": 200}]}}, [{"from": "a", "to": "b"}])
+    engine = await run_doc(doc, tmp_path)
+    folded = fold_events(events_of(engine.run_dir)).to_json_dict()
+    assert engine.state.to_json_dict() == folded
+    assert engine.recorder.state_dict == folded
+    assert read_snapshot(engine.run_dir).to_json_dict() == folded
