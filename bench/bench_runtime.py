@@ -7,7 +7,9 @@ clock is shared by all processes on the machine). Measured:
 - events/s from agent stdout to durable event: deltas / (time from the start
   line to the subscriber hearing of the last delta after its batch's fsync);
 - latency of one event: subscriber notification time minus the delta's stamp
-  (p50 / p99).
+  (p50 / p99), in the burst (where it is mostly the wait behind the burst) and
+  with the same agents paced to 20,000 events/s in all (the reference column of
+  a p99 row is the mean).
 
 Reference, in the same run: the same agents writing into pipes that are only
 drained (no parsing, no log), timed from the same start line to the last byte.
@@ -30,35 +32,44 @@ from desktop.runtime.recovery import create_run
 
 AGENT = r"""
 import os, sys, time, uuid
-go, n = sys.argv[1], int(sys.argv[2])
+go, n, rate = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 while not os.path.exists(go):
     time.sleep(0.0005)
 mid, write, now = str(uuid.uuid4()), sys.stdout.write, time.monotonic
+group = 10 if rate else n
+start = now()
 for i in range(n):
     write('{"type":"message.assistant.delta","messageId":"%s","text":"t%d ","t":%.6f}\n'
           % (mid, i, now()))
+    if (i + 1) % group == 0:
+        sys.stdout.flush()
+        if rate:
+            time.sleep(max(0.0, start + (i + 1) / rate - now()))
 sys.stdout.flush()
 """
 TARGET_RATE = 50_000.0
 TARGET_P99_MS = 50.0
+PACED_RATE = 20_000.0  # below saturation: latency, not queueing, is measured
 
 
-def _workflow(agents: int, deltas: int, go: Path) -> WorkflowDocument:
+def _workflow(agents: int, deltas: int, go: Path, rate: float = 0.0) -> WorkflowDocument:
     nodes = [{"id": "start", "entry": True}]
     configs: dict = {"start": {"script": [{"say": "go"}]}}
     edges = []
     for i in range(agents):
         key = f"agent{i}"
         nodes.append({"id": key, "provider": "command"})
-        configs[key] = {"command": sys.executable, "args": ["-c", AGENT, str(go), str(deltas)]}
+        configs[key] = {"command": sys.executable,
+                        "args": ["-c", AGENT, str(go), str(deltas), str(rate)]}
         edges.append({"from": "start", "to": key})
     return WorkflowDocument.model_validate({"name": "bench", "task": "stream", "nodes": nodes,
                                             "nodeConfigs": configs, "edges": edges})
 
 
-async def _engine_run(agents: int, deltas: int, folder: Path) -> tuple[float, list[float]]:
-    go = folder / "go"
-    engine = create_run(_workflow(agents, deltas, go), folder / "data",
+async def _engine_run(agents: int, deltas: int, folder: Path,
+                      rate: float = 0.0) -> tuple[float, list[float]]:
+    go = folder / f"go-{rate}"
+    engine = create_run(_workflow(agents, deltas, go, rate), folder / f"data-{rate}",
                         options=EngineOptions(concurrency=agents + 1))
     latencies: list[float] = []
     started = 0
@@ -92,7 +103,8 @@ async def _engine_run(agents: int, deltas: int, folder: Path) -> tuple[float, li
 async def _pipe_run(agents: int, deltas: int, folder: Path) -> float:
     go = folder / "go-ref"
     procs = [await asyncio.create_subprocess_exec(
-        sys.executable, "-c", AGENT, str(go), str(deltas), stdout=asyncio.subprocess.PIPE)
+        sys.executable, "-c", AGENT, str(go), str(deltas), "0",
+        stdout=asyncio.subprocess.PIPE)
         for _ in range(agents)]
     await asyncio.sleep(1.0 + agents * 0.02)  # let them all reach the start line
     lines = 0
@@ -121,26 +133,32 @@ def _pct(values: list[float], q: float) -> float:
 def run(quick: bool) -> list[dict]:
     """Rows: streaming throughput and per-event latency p50/p99."""
     agents, deltas = (20, 500) if quick else (50, 1000)
+    paced_total = PACED_RATE / 2 if quick else PACED_RATE
     folder = Path(tempfile.mkdtemp(prefix="bench-runtime-"))
     try:
-        rate, latencies = asyncio.run(_engine_run(agents, deltas, folder))
+        rate, burst = asyncio.run(_engine_run(agents, deltas, folder))
         reference = asyncio.run(_pipe_run(agents, deltas, folder))
+        _, paced = asyncio.run(_engine_run(agents, deltas, folder, paced_total / agents))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    p50, p99 = _pct(latencies, 0.50) * 1000, _pct(latencies, 0.99) * 1000
     label = f"{agents} agents x {deltas} deltas"
-    return [
-        {"name": f"engine stream, stdout to durable event ({label})", "value": round(rate),
-         "unit": "events/s", "reference": round(reference), "ratio": round(rate / reference, 3),
-         "target": f">= {TARGET_RATE:,.0f} events/s", "ok": rate >= TARGET_RATE},
-        {"name": "event latency p50 (stamp in agent to subscriber after fsync)",
-         "value": round(p50, 2), "unit": "ms", "reference": None, "ratio": None,
-         "target": "-", "ok": True},
-        {"name": "event latency p99 (stamp in agent to subscriber after fsync)",
-         "value": round(p99, 2), "unit": "ms", "reference": round(statistics.mean(latencies)
-                                                                  * 1000, 2),
-         "ratio": None, "target": f"< {TARGET_P99_MS:g} ms", "ok": p99 < TARGET_P99_MS},
+    rows = [
+        {"name": f"burst: stdout to durable event ({label}, as fast as they can)",
+         "value": round(rate), "unit": "events/s", "reference": round(reference),
+         "ratio": round(rate / reference, 3), "target": f">= {TARGET_RATE:,.0f} events/s",
+         "ok": rate >= TARGET_RATE},
     ]
+    for name, values in ((f"burst ({label})", burst),
+                         (f"paced at {paced_total:,.0f} events/s in all ({label})", paced)):
+        p50, p99 = _pct(values, 0.50) * 1000, _pct(values, 0.99) * 1000
+        rows.append({"name": f"event latency p50, {name}", "value": round(p50, 2),
+                     "unit": "ms", "reference": None, "ratio": None, "target": None,
+                     "ok": None})
+        rows.append({"name": f"event latency p99, {name}", "value": round(p99, 2),
+                     "unit": "ms", "reference": round(statistics.mean(values) * 1000, 2),
+                     "ratio": None, "target": f"< {TARGET_P99_MS:g} ms",
+                     "ok": p99 < TARGET_P99_MS})
+    return rows
 
 
 if __name__ == "__main__":
