@@ -56,8 +56,9 @@ def tool_args(tool: dict[str, Any]) -> dict[str, Any]:
         args.setdefault("kind", kind)
     if kind == "execute" and "command" not in args and "cmd" not in args and title:
         args["command"] = title.strip("`")  # shells put the command line in the title
-    paths = [as_text(as_dict(loc).get("path")) for loc in tool.get("locations") or []
-             if isinstance(loc, dict)]
+    locations = tool.get("locations")
+    paths = [as_text(loc.get("path")) for loc in locations
+             if isinstance(loc, dict)] if isinstance(locations, list) else []
     if paths and "path" not in args:
         args["paths"] = paths
     return args
@@ -107,7 +108,10 @@ class AcpMapper:
         tid = as_text(tool.get("toolCallId"))
         if not tid or tid in self._tools:
             return []
-        return self._flush() + self._propose(tid, tool)
+        try:
+            return self._flush() + self._propose(tid, tool)
+        except Exception as exc:  # a mapping bug must not end the turn
+            return [self._raw(tool, f"mapping error: {type(exc).__name__}: {exc}")]
 
     def permission_decided(self, tool_id: str, allowed: bool) -> list[dict[str, Any]]:
         """``tool.started`` when allowed; a denied call is closed (not ok) if nothing else does."""
