@@ -84,8 +84,13 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(normalize(text).encode("utf-8")).hexdigest()
 
 
-def read_handoff(folder: Path) -> tuple[dict[str, Any] | None, str | None]:
-    """The handoff directive the agent wrote (``(directive, None)``) or ``(None, problem)``."""
+def read_handoff(
+    folder: Path,
+) -> tuple[dict[str, Any] | list[dict[str, Any]] | None, str | None]:
+    """The handoff directive(s) the agent wrote (``(directive, None)``) or ``(None, problem)``.
+
+    handoff.json holds one directive object, or a list of them to hand off to several nodes.
+    """
     path = folder / HANDOFF
     if not path.is_file():
         return None, None
@@ -93,9 +98,13 @@ def read_handoff(folder: Path) -> tuple[dict[str, Any] | None, str | None]:
         data = orjson.loads(path.read_bytes())
     except (OSError, orjson.JSONDecodeError) as exc:
         return None, f"{path}: not valid JSON ({exc}); write {{\"to\": NODE, \"message\": ...}}"
-    if not isinstance(data, dict) or not isinstance(data.get("to"), str) or not data["to"]:
-        return None, f"{path}: needs a 'to' field naming the node to hand off to"
-    return handoff_directive(data), None
+    entries = data if isinstance(data, list) and data else [data]
+    for entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("to"), str) or not entry["to"]:
+            return None, (f"{path}: each directive needs a 'to' field naming the node to hand"
+                          " off to; write one object or a list of them")
+    directives = [handoff_directive(entry) for entry in entries]
+    return (directives[0] if len(directives) == 1 else directives), None
 
 
 def handoff_directive(data: dict[str, Any]) -> dict[str, Any]:

@@ -31,7 +31,7 @@ class AgentRunResult:
     output_text: str = ""
     output_hash: str = ""
     diff_hash: str | None = None
-    handoff: dict | None = None
+    handoff: dict | list[dict] | None = None
     session_id: str | None = None
     done: bool = False
     error: str | None = None

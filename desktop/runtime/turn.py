@@ -59,7 +59,7 @@ class TurnResult:
     output_hash: str
     diff_hash: str | None
     verification: dict | None
-    handoff: dict | None
+    handoff: dict | list[dict] | None
     session_id: str | None
     done: bool
     error: str | None

@@ -115,6 +115,7 @@ class ScriptedAgent:
         self.cwd = cwd
         self.out = out or sys.stdout
         self.inp = inp or sys.stdin
+        self._handoffs: list[dict] = []
 
     def emit(self, event: dict) -> None:
         self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
@@ -259,7 +260,10 @@ class ScriptedAgent:
         data = {"to": spec.get("to"), "message": spec.get("message", ""),
                 "structured": spec.get("structured") or {}, "status": spec.get("status"),
                 "artifacts": spec.get("artifacts") or []}
-        self._write("handoff.json", json.dumps(data, indent=2, ensure_ascii=False))
+        self._handoffs.append(data)
+        # One directive stays an object (the documented shape); several become a list.
+        payload = self._handoffs[0] if len(self._handoffs) == 1 else self._handoffs
+        self._write("handoff.json", json.dumps(payload, indent=2, ensure_ascii=False))
 
     def _step_bus(self, spec: dict) -> int | None:
         from desktop.providers.bus_client import BusError, post_message
