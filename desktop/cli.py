@@ -6,18 +6,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from desktop import __version__
-from desktop.commands import COMMAND_MODULES
+from desktop.commands import COMMANDS, modules
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser, one subcommand per module in desktop.commands."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser: every subcommand, or just ``only`` (faster to start)."""
     parser = argparse.ArgumentParser(
         prog="agent-canvas",
         description="Draw, run, watch and replay agent-orchestration graphs.",
     )
     parser.add_argument("--version", action="version", version=f"agent-canvas {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMAND_MODULES:
+    for module in modules(only):
         module.register(sub)
     return parser
 
@@ -29,8 +29,7 @@ def _looks_like_workflow(arg: str) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    known = set(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    known = set(COMMANDS)
     if not args_list or (args_list[0] not in known and not args_list[0].startswith("-")):
         if args_list and not _looks_like_workflow(args_list[0]):
             print(f"agent-canvas: {args_list[0]!r} is neither a command nor a workflow file\n"
@@ -39,6 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from desktop.commands.gui import open_gui
 
         return open_gui(args_list[0] if args_list else None)
+    parser = build_parser(args_list[0] if args_list[0] in known else None)
     args = parser.parse_args(args_list)
     try:
         return int(args.handler(args) or 0)

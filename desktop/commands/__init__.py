@@ -1,23 +1,40 @@
 """Subcommands of ``agent-canvas``; each module has ``register(subparsers)``.
 
-A handler receives the parsed arguments and returns the exit code.
+A handler receives the parsed arguments and returns the exit code. Modules are
+imported only when their command is used, so ``agent-canvas bus post`` (run by
+agents, often) does not pay for networkx, rich or the engine.
 """
 
-from desktop.commands import (
-    bus,
-    check,
-    export,
-    gui,
-    import_run,
-    layout,
-    normalize,
-    rehearse,
-    replay,
-    run,
-    runs,
-    schema,
-    validate,
-)
+import importlib
+from types import ModuleType
 
-COMMAND_MODULES = [gui, validate, export, layout, schema, check, runs, replay, run, bus,
-                   normalize, import_run, rehearse]
+COMMANDS: dict[str, str] = {
+    "gui": "gui",
+    "validate": "validate",
+    "export": "export",
+    "layout": "layout",
+    "schema": "schema",
+    "check": "check",
+    "runs": "runs",
+    "replay": "replay",
+    "run": "run",
+    "resume": "run",
+    "bus": "bus",
+    "normalize": "normalize",
+    "import": "import_run",
+    "rehearse": "rehearse",
+}
+"""Command name -> module in this package that registers it."""
+
+
+def load(command: str) -> ModuleType:
+    """The module registering ``command``."""
+    return importlib.import_module(f"desktop.commands.{COMMANDS[command]}")
+
+
+def modules(only: str | None = None) -> list[ModuleType]:
+    """The modules to register: the one for ``only``, or all of them in help order."""
+    if only is not None:
+        return [load(only)]
+    names = dict.fromkeys(COMMANDS.values())
+    return [importlib.import_module(f"desktop.commands.{name}") for name in names]
