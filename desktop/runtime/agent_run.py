@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from desktop.contract.base import new_id, utc_now
 from desktop.contract.run_info import RunInfo
@@ -68,9 +68,9 @@ class AgentRun:
     def _log(self, text: str, stream: str = "stderr") -> None:
         self.emit({"type": "node.log", "stream": stream, "text": text})
 
-    def _bus(self, bus_type: str, message: str, agent_run_id: str) -> None:
+    def _bus(self, bus_type: str, message: str, agent_run_id: str, **extra: Any) -> None:
         self.emit({"type": "bus.message", "busType": bus_type, "message": message,
-                   "agentRunId": agent_run_id})
+                   "agentRunId": agent_run_id, **extra})
 
     async def execute(self, on_id: Callable[[str], None]) -> AgentRunResult:
         ctx = self.ctx
@@ -193,8 +193,9 @@ class AgentRun:
             commandline=self.redactor.text(commandline) if commandline else None)
         self._write_info(validate_at_creation(self.info), folder)
         if announce:
+            # pid/pgid let a resumed engine end an agent group left behind by a crash.
             self._bus("RUN_START", f"agent run {res.agent_run_id} started (pid {pid})",
-                      res.agent_run_id)
+                      res.agent_run_id, pid=pid, pgid=pgid)
 
     def _finish_info(self, res: AgentRunResult) -> None:
         assert self.info is not None

@@ -121,6 +121,9 @@ async def test_spawn_node_under_approval_adds_a_node_that_takes_a_turn(tmp_path:
     assert engine.state.turns[helper] == 1
     fact = of_type(events, "bus.message", busType="FACT")[0]
     assert fact["result"] == {"nodeId": helper, "key": "helper", "edgeId": edge["id"]}
+    # the agent's own tool call result names what was made, so it can address the new node
+    spawn_call = of_type(events, "tool.completed")[0]["result"]
+    assert spawn_call["nodeId"] == helper and spawn_call["edgeId"] == edge["id"]
 
 
 async def test_denied_spawn_adds_nothing(tmp_path: Path) -> None:

@@ -82,6 +82,8 @@ async def test_folder_files_run_info_and_lifecycle(tmp_path: Path):
     assert info.agent == "scripted" and info.pgid == started.pgid > 0
     assert "AGENT_CANVAS" not in (info.commandline or "")
     assert bus_types(events) == ["RUN_START", "RUN_STOP"]
+    start = next(e for e in events if e.get("busType") == "RUN_START")
+    assert (start["pid"], start["pgid"]) == (info.pid, info.pgid)
     assert [t.name for t in tools] == ["command"]
     prompts = [e["artifact"] for e in events
                if e["type"] == "artifact.created" and e["artifact"]["kind"] == "prompt"]

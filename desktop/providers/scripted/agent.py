@@ -116,6 +116,7 @@ class ScriptedAgent:
         self.out = out or sys.stdout
         self.inp = inp or sys.stdin
         self._handoffs: list[dict] = []
+        self._resolution: dict = {}
 
     def emit(self, event: dict) -> None:
         self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
@@ -190,6 +191,7 @@ class ScriptedAgent:
             resolution = json.loads(line) if line.strip() else {}
         except json.JSONDecodeError:
             resolution = {}
+        self._resolution = resolution
         status = resolution.get("status", "denied")
         if status not in ("approved", "modified"):
             reason = resolution.get("reason") or ("denied" if line else "no resolution received")
@@ -233,8 +235,12 @@ class ScriptedAgent:
         self._tool("edit_file", dict(spec), run)
 
     def _agent_management(self, name: str, spec: dict) -> None:
-        self._tool(name, dict(spec), lambda args: ({"ok": True, "exitCode": 0,
-                                                    "output": f"{name} requested"}, None))
+        def run(_args: dict):
+            # The engine applied the change when it approved it; its result names what was made.
+            made = self._resolution.get("result") or {}
+            return {"ok": True, "exitCode": 0, "output": f"{name} applied", **made}, None
+
+        self._tool(name, dict(spec), run)
 
     def _step_spawn_node(self, spec: dict) -> None:
         self._agent_management("spawn_node", spec)

@@ -62,7 +62,8 @@ class ScriptedProvider(ProcessProvider):
         yield event
         resolution = await self._ask(request, ToolCall.model_validate(event["tool"]))
         answer = {"status": resolution.status, "modifiedArgs": resolution.modified_args,
-                  "reason": resolution.reason}
+                  "reason": resolution.reason,
+                  "result": (resolution.model_extra or {}).get("result")}
         if self.process is not None:
             await self.process.send_line(orjson.dumps(answer).decode())
 
