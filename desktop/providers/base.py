@@ -70,6 +70,15 @@ class Provider(abc.ABC):
     def start(self, request: TurnRequest) -> AsyncIterator[dict[str, Any]]:
         """Launch the agent and yield partial contract events until it exits."""
 
+    async def stream(self, request: TurnRequest) -> AsyncIterator[list[dict[str, Any]]]:
+        """The events of :meth:`start` in batches (one list per step, in order).
+
+        A fast streaming provider overrides this to hand over many events per step;
+        the engine reads it, and the default wraps each event of :meth:`start`.
+        """
+        async for event in self.start(request):
+            yield [event]
+
     @abc.abstractmethod
     async def cancel(self) -> None:
         """End the agent's whole process group (SIGTERM, then SIGKILL after a grace)."""

@@ -32,28 +32,28 @@ class CommandProvider(ProcessProvider):
     def argv(self, request: TurnRequest) -> list[str]:
         return command_argv(request.config.command, list(request.config.args))
 
-    async def start(self, request: TurnRequest) -> AsyncIterator[dict[str, Any]]:
+    def begin(self, request: TurnRequest) -> list[dict[str, Any]] | None:
         try:
             self.argv(request)
         except ValueError as exc:
             self._outcome.exit_code = 2
             self._outcome.error = str(exc)
-            yield log_event(str(exc), "stderr")
-            return
-        async for event in super().start(request):
-            yield event
+            return [log_event(str(exc), "stderr")]
+        return None
 
-    async def handle_line(self, request: TurnRequest, line: str) -> AsyncIterator[dict[str, Any]]:
+    def line_events(self, request: TurnRequest, line: str) -> list[dict[str, Any]]:
         event, problem = parse_event_line(line)
         if problem:
-            yield log_event(problem, "stderr")
-            return
+            return [log_event(problem, "stderr")]
         if event is not None:
             self._saw_final |= event["type"] == "message.assistant.final"
-            yield event
-            return
+            return [event]
         self._text.append(line)
-        yield {"type": "message.assistant.delta", "text": line + "\n"}
+        return [{"type": "message.assistant.delta", "text": line + "\n"}]
+
+    async def handle_line(self, request: TurnRequest, line: str) -> AsyncIterator[dict[str, Any]]:
+        for event in self.line_events(request, line):
+            yield event
 
     def finish(self, request: TurnRequest) -> list[dict[str, Any]]:
         if self._saw_final or not self._text:

@@ -9,6 +9,7 @@ from desktop.contract.events import EVENT_TYPES, parse_event
 
 # Fields the engine fills in; an agent cannot choose them.
 ENGINE_FIELDS = ("id", "runId", "ts", "nodeId", "seq")
+_ENGINE_KEYS = frozenset(ENGINE_FIELDS)
 _PLACEHOLDER_RUN = "00000000-0000-4000-8000-000000000000"
 MAX_LOG_TEXT = 64 * 1024
 _STREAMING = frozenset({"message.assistant.delta", "message.assistant.thinking.delta"})
@@ -24,10 +25,14 @@ def parse_event_line(line: str) -> tuple[dict[str, Any] | None, str | None]:
         obj = orjson.loads(stripped)
     except orjson.JSONDecodeError:
         return None, None
-    if not isinstance(obj, dict) or obj.get("type") not in EVENT_TYPES:
+    if type(obj) is not dict or type(obj.get("type")) is not str \
+            or obj["type"] not in EVENT_TYPES:
         return None, None
-    event = {k: v for k, v in obj.items() if k not in ENGINE_FIELDS}
-    if obj["type"] in _STREAMING and isinstance(obj.get("text"), str):
+    if _ENGINE_KEYS.isdisjoint(obj):
+        event = obj  # freshly parsed: nobody else holds it
+    else:
+        event = {k: v for k, v in obj.items() if k not in _ENGINE_KEYS}
+    if obj["type"] in _STREAMING and type(obj.get("text")) is str:
         return event, None  # the hot path of a streaming agent: nothing else to check
     try:
         parse_event({**event, "runId": _PLACEHOLDER_RUN})

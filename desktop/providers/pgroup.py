@@ -16,6 +16,12 @@ def group_members(pgid: int) -> list[int]:
     """
     if not _POSIX or pgid <= 0:
         return []
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:  # nothing at all left, not even a zombie: skip the scan
+        return []
+    except PermissionError:
+        pass
     if _PROC.is_dir():
         members = []
         for entry in _PROC.iterdir():

@@ -3,8 +3,10 @@
 The agent runs as the leader of a new session (so of a new process group).
 Its stdout is read in chunks and split into lines here, so a 10 MB line or
 invalid UTF-8 never breaks the reader; both streams are copied to files as
-they arrive. Ending the agent always ends the whole group: SIGTERM, a grace
-period, then SIGKILL, until no process of the group is left.
+they arrive. The lines of one chunk travel together (:meth:`AgentProcess.batches`),
+so a fast agent costs one hand-over per chunk rather than one per line.
+Ending the agent always ends the whole group: SIGTERM, a grace period, then
+SIGKILL, until no process of the group is left.
 """
 
 import asyncio
@@ -66,7 +68,7 @@ class AgentProcess:
         self.output_limit_exceeded = False
         self.stderr_tail = ""
         self._proc: asyncio.subprocess.Process | None = None
-        self._queue: asyncio.Queue[tuple[str, str] | None] = asyncio.Queue()
+        self._queue: asyncio.Queue[tuple[str, list[str]] | None] = asyncio.Queue()
         self._bytes = 0
         self._tasks: list[asyncio.Task] = []
         self._feeder: asyncio.Task | None = None
@@ -91,8 +93,8 @@ class AgentProcess:
         out = self._open(self.stdout_path)
         err = self._open(self.stderr_path)
         self._tasks = [
-            asyncio.create_task(self._pump(self._proc.stdout, out, self._stdout_line)),
-            asyncio.create_task(self._pump(self._proc.stderr, err, self._stderr_line)),
+            asyncio.create_task(self._pump(self._proc.stdout, out, self._stdout_lines)),
+            asyncio.create_task(self._pump(self._proc.stderr, err, self._stderr_lines)),
         ]
         if self.stdin_data is not None or not self.keep_stdin_open:
             self._feeder = asyncio.create_task(self._feed_stdin())
@@ -114,16 +116,23 @@ class AgentProcess:
         self._files.append(handle)
         return handle
 
-    async def output(self) -> AsyncIterator[tuple[str, str]]:
-        """``("stdout"|"stderr", line)`` as they come, until the process has ended.
+    async def batches(self) -> AsyncIterator[tuple[str, list[str]]]:
+        """``("stdout"|"stderr", lines)`` as they come, until the process has ended.
 
-        Lines are decoded with invalid UTF-8 replaced and the newline stripped.
+        Lines are decoded with invalid UTF-8 replaced and the newline stripped; each
+        batch holds the complete lines of one read, in order.
         """
         while True:
             item = await self._queue.get()
             if item is None:
                 return
             yield item
+
+    async def output(self) -> AsyncIterator[tuple[str, str]]:
+        """``("stdout"|"stderr", line)`` one line at a time (see :meth:`batches`)."""
+        async for stream, lines in self.batches():
+            for line in lines:
+                yield stream, line
 
     async def lines(self) -> AsyncIterator[str]:
         """Only the stdout lines of :meth:`output`."""
@@ -174,14 +183,15 @@ class AgentProcess:
             if not self.keep_stdin_open:
                 self._proc.stdin.close()
 
-    def _stdout_line(self, line: str) -> None:
-        self._queue.put_nowait(("stdout", line))
+    def _stdout_lines(self, lines: list[str]) -> None:
+        self._queue.put_nowait(("stdout", lines))
 
-    def _stderr_line(self, line: str) -> None:
-        self.stderr_tail = (self.stderr_tail + line + "\n")[-4000:]
-        self._queue.put_nowait(("stderr", line))
+    def _stderr_lines(self, lines: list[str]) -> None:
+        self.stderr_tail = (self.stderr_tail + "\n".join(lines) + "\n")[-4000:]
+        self._queue.put_nowait(("stderr", lines))
         if self.on_stderr_line is not None:
-            self.on_stderr_line(line)
+            for line in lines:
+                self.on_stderr_line(line)
 
     def _count(self, size: int) -> bool:
         """Account for output; False (and a group kill) once the limit is passed."""
@@ -198,20 +208,19 @@ class AgentProcess:
         self,
         stream: asyncio.StreamReader | None,
         sink: BinaryIO | None,
-        deliver: Callable[[str], None],
+        deliver: Callable[[list[str]], None],
     ) -> None:
         """Read ``stream`` in chunks, split lines, tee them to ``sink``, deliver them."""
         assert stream is not None
-        buf = bytearray()
+        buf = bytearray()  # the start of a line whose newline has not come yet
         skipping = False  # inside a line already delivered truncated
+        redact = self.redactor.data
 
-        def emit(raw: bytes, complete: bool) -> None:
-            raw = self.redactor.data(raw)
+        def keep(raw: bytes) -> str:
+            raw = redact(raw)
             if sink is not None:
                 sink.write(raw)
-            if not skipping:
-                text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-                deliver(text if complete else text + TRUNCATED)
+            return raw.decode("utf-8", errors="replace")
 
         try:
             while True:
@@ -220,22 +229,37 @@ class AgentProcess:
                     break
                 if not self._count(len(chunk)):
                     continue  # over the limit: drain, keep nothing more
-                if b"\n" not in chunk:
+                last = chunk.rfind(b"\n")
+                if last < 0:
                     buf += chunk
                 else:
-                    parts = chunk.split(b"\n")
-                    buf += parts[0]
-                    emit(bytes(buf) + b"\n", True)
-                    skipping = False
-                    for part in parts[1:-1]:
-                        emit(part + b"\n", True)
-                    buf = bytearray(parts[-1])
+                    # Every complete line of the read at once: '\n' is never part of a
+                    # multi-byte UTF-8 sequence, so decoding them together splits the same.
+                    if buf:
+                        buf += chunk[:last + 1]
+                        block = bytes(buf)
+                    else:
+                        block = chunk[:last + 1]
+                    buf = bytearray(chunk[last + 1:])
+                    lines = keep(block).split("\n")
+                    lines.pop()  # what follows the last newline: nothing
+                    if skipping:  # the rest of a line delivered truncated
+                        del lines[0]
+                        skipping = False
+                    if b"\r" in block:
+                        lines = [line.rstrip("\r") for line in lines]
+                    if lines:
+                        deliver(lines)
                 if len(buf) > self.max_line_bytes:
-                    emit(bytes(buf), False)
+                    text = keep(bytes(buf))
+                    if not skipping:
+                        deliver([text.rstrip("\r\n") + TRUNCATED])
                     skipping = True
                     buf = bytearray()
             if buf and not self.output_limit_exceeded:
-                emit(bytes(buf), True)
+                text = keep(bytes(buf))
+                if not skipping:
+                    deliver([text.rstrip("\r\n")])
         finally:
             if sink is not None:
                 sink.flush()

@@ -34,11 +34,38 @@ class ProcessProvider(Provider):
     def handle_line(self, request: TurnRequest, line: str) -> AsyncIterator[dict[str, Any]]:
         """Events for one stdout line."""
 
+    def line_events(self, request: TurnRequest, line: str) -> list[dict[str, Any]] | None:
+        """Events for one stdout line without waiting for anything, or None when the line
+        needs :meth:`handle_line` (which may await, e.g. a tool call at the gate)."""
+        return None
+
     def finish(self, request: TurnRequest) -> list[dict[str, Any]]:
         """Events to add once the agent has ended."""
         return []
 
     async def start(self, request: TurnRequest) -> AsyncIterator[dict[str, Any]]:
+        async for batch in self._batches(request):
+            for event in batch:
+                yield event
+
+    async def stream(self, request: TurnRequest) -> AsyncIterator[list[dict[str, Any]]]:
+        if type(self).start is not ProcessProvider.start:  # a subclass wraps start: honour it
+            async for event in self.start(request):
+                yield [event]
+            return
+        async for batch in self._batches(request):
+            yield batch
+
+    def begin(self, request: TurnRequest) -> list[dict[str, Any]] | None:
+        """Checks before spawning: events that end the turn at once (the outcome set),
+        or None to go on."""
+        return None
+
+    async def _batches(self, request: TurnRequest) -> AsyncIterator[list[dict[str, Any]]]:
+        refused = self.begin(request)
+        if refused is not None:
+            yield refused
+            return
         argv = self.argv(request)
         env, stdin_data = self.prepare(request)
         self._outcome = TurnOutcome(exit_code=-1, session_id=request.session_id,
@@ -55,7 +82,7 @@ class ProcessProvider(Provider):
         except OSError as exc:
             self._outcome.exit_code = 127
             self._outcome.error = f"cannot start {argv[0]!r}: {exc.strerror or exc}"
-            yield log_event(self._outcome.error, "stderr")
+            yield [log_event(self._outcome.error, "stderr")]
             return
         self.process = process
         self._outcome.pid, self._outcome.pgid = process.pid, process.pgid
@@ -63,15 +90,25 @@ class ProcessProvider(Provider):
             request.on_start(process.pid, process.pgid or process.pid)
         if self._cancelled:
             await process.terminate()
+        fast = self.line_events
         try:
-            async for stream, line in process.output():
+            async for stream, lines in process.batches():
                 if stream == "stderr":
-                    yield log_event(line, "stderr")
+                    yield [log_event(line, "stderr") for line in lines]
                     continue
-                async for event in self.handle_line(request, line):
-                    if event.get("type") == "message.assistant.final":
-                        self.finals.append(str(event.get("text", "")))
-                    yield event
+                out: list[dict[str, Any]] = []
+                for line in lines:
+                    events = fast(request, line)
+                    if events is not None:
+                        out += events
+                        continue
+                    if out:  # what came before goes first, the slow line may wait
+                        yield self._noted(out)
+                        out = []
+                    async for event in self.handle_line(request, line):
+                        yield self._noted([event])
+                if out:
+                    yield self._noted(out)
         finally:
             if process.exit_code is None:  # the consumer stopped early: do not leak the group
                 await process.terminate()
@@ -87,8 +124,16 @@ class ProcessProvider(Provider):
         elif code != 0:
             tail = process.stderr_tail.strip().splitlines()
             self._outcome.error = f"exit code {code}" + (f": {tail[-1]}" if tail else "")
-        for event in self.finish(request):
-            yield event
+        finished = self.finish(request)
+        if finished:
+            yield finished
+
+    def _noted(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``events``, with the text of any final message kept for the outcome."""
+        for event in events:
+            if event.get("type") == "message.assistant.final":
+                self.finals.append(str(event.get("text", "")))
+        return events
 
     async def cancel(self) -> None:
         self._cancelled = True

@@ -1,6 +1,7 @@
 """The folder of one agent run: runs/<runId>/agents/<agentRunId>/ and its files."""
 
 import hashlib
+import mmap
 import os
 import re
 from datetime import UTC, datetime, timedelta
@@ -122,22 +123,31 @@ def handoff_directive(data: dict[str, Any]) -> dict[str, Any]:
 
 def bus_handoff(bus: Path, offset: int, agent_run_id: str) -> dict[str, Any] | None:
     """The last ``bus.message`` with ``handoffTo`` posted by this agent run after ``offset``."""
-    found = None
-    needle = agent_run_id.encode()
     try:
-        with open(bus, "rb") as fh:
-            fh.seek(offset)
-            for line in fh:
-                if needle not in line or b"handoffTo" not in line:
-                    continue
-                try:
-                    event = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    continue
-                if (event.get("type") == "bus.message" and event.get("handoffTo")
-                        and event.get("agentRunId") == agent_run_id):
-                    found = handoff_directive(
-                        {"to": event["handoffTo"], "message": event.get("message", "")})
-    except OSError:
+        with open(bus, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return _last_handoff(data, offset, agent_run_id.encode())
+    except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
         return None
-    return found
+
+
+def _last_handoff(data: mmap.mmap, offset: int, needle: bytes) -> dict[str, Any] | None:
+    # The log grew by every event of every node while this agent ran; only the rare
+    # lines naming a handoff are worth parsing, so find them with a byte search, from
+    # the end since the last one counts.
+    pos = len(data)
+    while (hit := data.rfind(b"handoffTo", offset, pos)) >= 0:
+        start = max(data.rfind(b"\n", offset, hit) + 1, offset)
+        end = data.find(b"\n", hit)
+        line = data[start:] if end < 0 else data[start:end]
+        pos = start
+        if needle not in line:
+            continue
+        try:
+            event = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if (isinstance(event, dict) and event.get("type") == "bus.message"
+                and event.get("handoffTo") and event.get("agentRunId") == needle.decode()):
+            return handoff_directive(
+                {"to": event["handoffTo"], "message": event.get("message", "")})
+    return None

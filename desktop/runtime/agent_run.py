@@ -47,10 +47,12 @@ class AgentRun:
     def __init__(self, ctx: "TurnContext", *, workspace: Path, attempt: int, restart: bool,
                  previous_run_id: str | None, session_id: str | None,
                  emit: Callable[[dict], None], redactor: Redactor,
-                 factory: Callable[[str], Provider]):
+                 factory: Callable[[str], Provider],
+                 emit_many: Callable[[list[dict]], None] | None = None):
         self.ctx, self.workspace, self.attempt, self.restart = ctx, workspace, attempt, restart
         self.previous_run_id, self.session_id = previous_run_id, session_id
         self.emit, self.redactor, self.factory = emit, redactor, factory
+        self.emit_many = emit_many or self._emit_each
         self.provider: Provider | None = None
         self.task: asyncio.Task | None = None
         self.cancelled = False
@@ -64,6 +66,10 @@ class AgentRun:
             "id": new_id(), "runId": ctx.run_id, "nodeId": ctx.node.id, "kind": kind,
             "name": path.name, "path": path.relative_to(ctx.run_dir).as_posix(),
             "createdAt": utc_now()}})
+
+    def _emit_each(self, events: list[dict]) -> None:
+        for event in events:
+            self.emit(event)
 
     def _log(self, text: str, stream: str = "stderr") -> None:
         self.emit({"type": "node.log", "stream": stream, "text": text})
@@ -152,8 +158,9 @@ class AgentRun:
     async def _consume(self, provider: Provider, request: TurnRequest,
                        res: AgentRunResult) -> None:
         async def pump() -> None:
-            async for event in provider.start(request):
-                self.emit(event)
+            emit_many = self.emit_many
+            async for events in provider.stream(request):
+                emit_many(events)
 
         self.task = task = asyncio.create_task(pump())
         timeout = self.ctx.config.limits.timeout_sec

@@ -154,8 +154,12 @@ class Engine:
                         str(state.global_mode))
 
     def _threshold(self, node_id: str) -> int:
-        config = self.state.node_configs.get(node_id)
-        return config.stall_threshold if config else 3
+        # Read from the folded dict: each finished turn asks, and rebuilding the state
+        # model for one number costs milliseconds in a large run.
+        configs = (self.recorder.state_dict or {}).get("nodeConfigs") or {}
+        config = configs.get(node_id)
+        value = config.get("stallThreshold") if type(config) is dict else None
+        return value if type(value) is int else NodeConfig().stall_threshold
 
     # --- commands (any time, both modes) ----------------------------------------------
 

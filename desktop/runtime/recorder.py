@@ -120,8 +120,8 @@ class Recorder:
     def emitter(self, node_id: str) -> Callable[[dict[str, Any]], None]:
         """An ``emit`` bound to one node (for TurnContext.emit and gates).
 
-        The event dict is taken over (providers hand over fresh dicts); the log
-        copies it again before it keeps it.
+        The event dict is taken over (providers hand over fresh dicts), and so is it
+        by the log, which adds its ``seq``.
         """
         append = self._append
 
@@ -132,19 +132,39 @@ class Recorder:
 
         return emit
 
+    def batch_emitter(self, node_id: str) -> Callable[[list[dict[str, Any]]], None]:
+        """Like :meth:`emitter`, for a list of events at once (a streaming agent's read)."""
+        append_many = self._append_many
+
+        def emit_many(events: list[dict[str, Any]]) -> None:
+            for event in events:
+                if not event.get("nodeId"):
+                    event["nodeId"] = node_id
+            append_many(events)
+
+        return emit_many
+
     def _append(self, event: dict[str, Any]) -> None:
+        self._append_many([event])
+
+    def _append_many(self, events: list[dict[str, Any]]) -> None:
         stamps = self._stamps
-        if "id" not in event:
-            event["id"] = stamps.new_id()
-        if "ts" not in event:
-            event["ts"] = stamps.now()
-        if self.run_id:
-            event["runId"] = self.run_id
+        ts = stamps.now()  # one millisecond stamp serves the whole batch
+        new_id, run_id = stamps.new_id, self.run_id
+        for event in events:
+            if "id" not in event:
+                event["id"] = new_id()
+            if "ts" not in event:
+                event["ts"] = ts
+            if run_id:
+                event["runId"] = run_id
         pending = self._pending
-        pending.append(event)
-        if len(pending) == 1:
+        was_empty = not pending
+        pending += events
+        if was_empty:
             self._oldest = time.monotonic()
-        elif len(pending) >= MAX_BATCH or time.monotonic() - self._oldest >= MAX_AGE:
+        if len(pending) >= MAX_BATCH or (
+                not was_empty and time.monotonic() - self._oldest >= MAX_AGE):
             self._kick()
             return
         if self._kick_handle is None:
@@ -181,9 +201,7 @@ class Recorder:
         future.add_done_callback(lambda f: loop.call_soon_threadsafe(self._landed, f))
 
     def _write(self, batch: list[dict[str, Any]]) -> None:
-        append = self.log.append
-        for event in batch:
-            append(event)
+        self.log.append_many(batch)
         self.log.flush()
 
     def _landed(self, future: Future[Any]) -> None:
@@ -204,8 +222,7 @@ class Recorder:
             with contextlib.suppress(Exception):
                 self._in_flight.result()  # its error is raised by _landed
         batch, self._pending = self._pending, []
-        for event in batch:
-            self.log.append(event)
+        self.log.append_many(batch)
         self.log.flush()
         return self._deliver()
 

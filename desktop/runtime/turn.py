@@ -48,6 +48,8 @@ class TurnContext:
     on_agent_run: Callable[[str, int], None] | None = None
     """Called with (agentRunId, attempt) when each agent run of the turn begins."""
     grace_sec: float = 3.0
+    emit_many: Callable[[list[dict]], None] | None = None
+    """Like ``emit`` for a list of partial events at once (a streaming agent's output)."""
 
 
 @dataclass
@@ -107,6 +109,17 @@ class TurnRunner:
         def emit(event: dict[str, Any]) -> None:
             ctx.emit(redactor.event(event))
 
+        sink = ctx.emit_many
+
+        def emit_many(events: list[dict[str, Any]]) -> None:
+            if redactor:
+                events = [redactor.event(e) for e in events]
+            if sink is not None:
+                sink(events)
+            else:
+                for event in events:
+                    ctx.emit(event)
+
         workspace = resolve_workspace(ctx)
         config = ctx.config
         attempts = config.max_restarts + 1 if config.until_done else 1
@@ -118,7 +131,8 @@ class TurnRunner:
                 break
             run = AgentRun(ctx, workspace=workspace, attempt=index,
                            restart=ctx.restart or index > 1, previous_run_id=previous,
-                           session_id=session, emit=emit, redactor=redactor,
+                           session_id=session, emit=emit, emit_many=emit_many,
+                           redactor=redactor,
                            factory=self._factory)
             self._current = run
             one = await run.execute(on_id=self._note_id)

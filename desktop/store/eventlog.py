@@ -160,6 +160,26 @@ class EventLog:
             self._note_run_id(d)
         self._buffer.append(d)
 
+    def append_many(self, events: list[dict]) -> None:
+        """Buffer complete event dicts, taking them over (the log adds their ``seq``).
+
+        For a writer that builds each event for the log alone (the runtime's recorder):
+        dicts with a string ``type``, ``id``, ``ts`` and ``runId`` and no ``seq`` are kept
+        as they are; anything else is normalized into a copy as by :meth:`append`.
+        """
+        if self._closed:
+            raise RuntimeError(f"event log {self.path} is closed")
+        buffer = self._buffer
+        for event in events:
+            if type(event) is dict and type(event.get("type")) is str and "seq" not in event \
+                    and "id" in event and "ts" in event and "runId" in event:
+                d = event
+            else:
+                d = _normalize(event, self.run_id)
+            if self.run_id is None:
+                self._note_run_id(d)
+            buffer.append(d)
+
     def flush(self) -> list[dict]:
         """Absorb external lines, write buffered events, notify subscribers; return them all."""
         return self._flush(own=True)

@@ -49,16 +49,24 @@ class ScriptedProvider(ProcessProvider):
         env.setdefault("AGENT_CANVAS_ATTEMPT", "1")
         return env, None
 
-    async def handle_line(self, request: TurnRequest, line: str) -> AsyncIterator[dict[str, Any]]:
+    def line_events(self, request: TurnRequest, line: str) -> list[dict[str, Any]] | None:
         event, problem = parse_event_line(line)
         if event is None:
-            yield log_event(problem or line, "stderr" if problem else "stdout")
-            return
+            return [log_event(problem or line, "stderr" if problem else "stdout")]
+        if event["type"] == "tool.proposed":
+            return None  # waits at the gate: handle_line
         if event["type"] == "message.assistant.final":
             self._last_text = str(event.get("text", ""))
-        if event["type"] != "tool.proposed":
-            yield event
+        return [event]
+
+    async def handle_line(self, request: TurnRequest, line: str) -> AsyncIterator[dict[str, Any]]:
+        events = self.line_events(request, line)
+        if events is not None:
+            for event in events:
+                yield event
             return
+        event, _ = parse_event_line(line)
+        assert event is not None
         yield event
         resolution = await self._ask(request, ToolCall.model_validate(event["tool"]))
         answer = {"status": resolution.status, "modifiedArgs": resolution.modified_args,
