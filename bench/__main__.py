@@ -9,6 +9,7 @@ import importlib
 import os
 import pkgutil
 import platform
+import re
 import sys
 import time
 import traceback
@@ -92,15 +93,40 @@ def run_module(name: str, quick: bool) -> tuple[list[dict], float]:
     return rows, time.perf_counter() - start
 
 
-def report(results: dict[str, tuple[list[dict], float]], quick: bool) -> str:
-    """The whole RESULTS.md text."""
-    info = machine()
+def sections(text: str) -> dict[str, str]:
+    """The ``## bench_x`` sections of an existing RESULTS.md, by module name, each saying
+    when it was measured (the file's date when the section itself does not)."""
+    date = re.search(r"^- date: (.*)$", text, flags=re.M)
+    load = re.search(r"^- load average at start: (.*)$", text, flags=re.M)
+    when = f"; measured {date[1]}, load average at start {load[1] if load else 'n/a'})" \
+        if date else ")"
+    found: dict[str, str] = {}
+    parts = re.split(r"^## (bench_\w+)[ \t]*$", text, flags=re.M)
+    for name, body in zip(parts[1::2], parts[2::2], strict=True):
+        body = body.strip()
+        if "measured" not in body.rsplit("\n", 1)[-1]:
+            body = re.sub(r"\(([\d.]+ s)\)$", lambda m: f"({m[1]}{when}", body)
+        found[name] = f"## {name}\n\n{body}\n"
+    return found
+
+
+def report(results: dict[str, tuple[list[dict], float]], quick: bool,
+           kept: dict[str, str] | None = None, info: dict[str, str] | None = None) -> str:
+    """The whole RESULTS.md text; ``kept`` sections (from an earlier run) stay as they were."""
+    info = info or machine()
+    stamp = f"{info['date']}, load average at start {info['load average at start']}"
     out = ["# Benchmark results", "",
            "Written by `make bench` (`python -m bench`); see bench/README.md.", "",
            *[f"- {k}: {v}" for k, v in info.items()],
            f"- mode: {'quick' if quick else 'full'}", ""]
-    for name, (rows, seconds) in results.items():
-        out += [f"## {name}", "", table(rows), "", f"({seconds:.1f} s)", ""]
+    if kept:
+        out += ["Sections measured at another time say when (`--only ... --update`).", ""]
+    done = {name: "\n".join([f"## {name}", "", table(rows), "",
+                             f"({seconds:.1f} s; measured {stamp})" if kept
+                             else f"({seconds:.1f} s)", ""])
+            for name, (rows, seconds) in results.items()}
+    for name in sorted({*done, *(kept or {})}):
+        out.append(done.get(name) or (kept or {})[name])
     return "\n".join(out)
 
 
@@ -111,17 +137,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", metavar="NAME", help="modules to run (store ...)")
     parser.add_argument("--output", type=Path, help="results file (default bench/RESULTS.md; "
                         "with --only, nothing is written unless this is given)")
+    parser.add_argument("--update", action="store_true", help="with --only: replace just those "
+                        "modules' sections of the results file and keep the others")
     parser.add_argument("--strict", action="store_true", help="exit 1 if any target is missed")
     args = parser.parse_args(argv)
+    info = machine()  # before the benches load the machine themselves
     results = {}
     for name in discover(args.only):
         print(f"== {name}", flush=True)
         rows, seconds = run_module(name, args.quick)
         print(table(rows), flush=True)
         results[name] = (rows, seconds)
-    output = args.output or (None if args.only else HERE / "RESULTS.md")
+    default = HERE / "RESULTS.md"
+    output = args.output or (None if args.only and not args.update else default)
     if output is not None:
-        output.write_text(report(results, args.quick) + "\n")
+        kept = None
+        if args.only and args.update and output.exists():
+            kept = {k: v for k, v in sections(output.read_text()).items() if k not in results}
+        output.write_text(report(results, args.quick, kept, info) + "\n")
         print(f"wrote {output}")
     missed = [r for rows, _ in results.values() for r in rows if r.get("ok") is False]
     if missed:
