@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
+from shiboken6 import isValid
 
 from desktop.ui.run.bridge import RunBridge, fold_batch
 from desktop.ui.run.tail import LogTail
@@ -102,6 +103,8 @@ class RunSession(QObject):
         return self._task
 
     def _done(self, task: asyncio.Future) -> None:
+        if not isValid(self):  # the window went away while the run ended
+            return
         self.bridge.drain()
         if task.cancelled():
             self.finished.emit("cancelled")
@@ -179,9 +182,10 @@ class RunSession(QObject):
         """Detach from the run (turns are cancelled; the run can be resumed later)."""
         self.bridge.detach()
         if self.engine is not None:
-            if self.running:
-                await self.engine.detach()
+            if self.running:  # end the loop first: it flushes the log on the way out
+                self._task.cancel()
                 await asyncio.gather(self._task, return_exceptions=True)
+                await self.engine.detach()
             else:
                 self.engine.close()
         self.model.close()

@@ -1,0 +1,220 @@
+"""Runs driven from the window: examples in both modes, approvals, stalls, replay, history."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QMainWindow, QVBoxLayout, QWidget
+
+from desktop.graph.io import load_workflow, loads_workflow
+from desktop.store.reducer import fold_events
+from desktop.ui.run.attach import attach_run_panels
+from desktop.ui.run.tail import LogTail
+
+EXAMPLES = sorted((Path(__file__).parents[3] / "resources" / "examples").glob("*.flow.yaml"))
+
+GATED = """
+version: 1
+name: Gated
+task: list the files
+nodes:
+  - id: worker
+    label: Worker
+    provider: scripted
+    entry: true
+    permissions: {cliPermissionsMode: gated}
+nodeConfigs:
+  worker:
+    script:
+      - shell: echo one
+      - shell: echo two
+      - shell: echo three
+      - say: done
+      - done: true
+"""
+
+LOOP = """
+version: 1
+name: Loop
+task: go round
+nodes:
+  - {id: a, label: A, provider: scripted, entry: true}
+  - {id: b, label: B, provider: scripted}
+nodeConfigs:
+  a: {stallThreshold: 2, script: [{say: same again}]}
+  b: {stallThreshold: 5, script: [{say: "back to you"}]}
+edges:
+  - {from: a, to: b, type: handoff}
+  - {from: b, to: a, type: handoff}
+"""
+
+
+class Window(QMainWindow):
+    """The smallest window the panels attach to: a document and a central layout."""
+
+    def __init__(self, doc) -> None:
+        super().__init__()
+        central = QWidget()
+        QVBoxLayout(central)
+        self.setCentralWidget(central)
+
+        class _Model:
+            def snapshot(self):
+                return doc
+
+        class _Editor:
+            model = _Model()
+
+        self.editor = _Editor()
+
+
+@pytest.fixture
+def window_for(qloop, qtbot, tmp_path):
+    made = []
+
+    def make(doc):
+        window = Window(doc)
+        qtbot.addWidget(window)
+        panels = attach_run_panels(window, tmp_path / "data")
+        made.append(panels)
+        return window, panels
+
+    yield make
+    for panels in made:
+        if panels.session is not None:
+            qloop.run_until_complete(panels.session.close())
+
+
+def status(panels) -> str:
+    return (panels.session.state or {}).get("status", "")
+
+
+def all_events(panels) -> list[dict]:
+    return LogTail(panels.session.run_dir / "events.jsonl").read_new()
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
+def test_examples_run_to_completion_in_auto_mode(qloop, window_for, until, example):
+    _window, panels = window_for(load_workflow(example))
+
+    async def go():
+        panels.run()
+        await until(lambda: status(panels) in ("completed", "failed", "stopped"))
+
+    qloop.run_until_complete(go())
+    assert status(panels) == "completed"
+    # the transcript model saw every event: each row is a distinct event of the log
+    model = panels.session.model
+    assert model.store.count == len(all_events(panels))
+    assert not panels.controls.stop_action.isEnabled()
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
+def test_examples_step_through_in_interactive_mode(qloop, window_for, until, example):
+    _window, panels = window_for(load_workflow(example))
+
+    async def go():
+        panels.run(interactive=True)
+        await until(lambda: status(panels) == "running")
+        deadline = asyncio.get_running_loop().time() + 60
+        while asyncio.get_running_loop().time() < deadline:
+            if status(panels) == "completed":
+                return
+            state = panels.session.state
+            if any(state.get("inboxes", {}).values()) and not state.get("runningTurns"):
+                assert panels.controls.step_action.isEnabled()
+                panels.controls.step_action.trigger()
+                await until(lambda: not any(
+                    (panels.session.state.get("inboxes") or {}).values())
+                    or panels.session.state.get("runningTurns"))
+            await asyncio.sleep(0.05)
+
+    qloop.run_until_complete(go())
+    assert status(panels) == "completed"
+    assert panels.session.state["mode"] == "INTERACTIVE"
+
+
+def test_approve_deny_modify_through_the_dialog(qloop, window_for, until, qtbot):
+    _window, panels = window_for(loads_workflow(GATED))
+    decisions = iter([("approve", None), ("deny", None), ("modify", '{"cmd": "echo changed"}')])
+
+    async def go():
+        panels.run()
+        for _ in range(3):
+            await until(lambda: len(panels.approvals.pending) == 1)
+            assert "(1)" in panels.approvals.badge.text()
+            dialog = panels.approvals.open_next()
+            current = dialog.approval_id
+            how, args = next(decisions)
+            if how == "modify":
+                dialog.modify()
+                dialog.args_edit.setPlainText("[not an object")
+                dialog.modify()
+                assert "JSON" in dialog.error.text()  # validated before sending
+                assert dialog.approval_id in panels.approvals.pending
+                dialog.args_edit.setPlainText(args)
+                dialog.modify()
+            else:
+                getattr(dialog, how)()
+            await until(lambda c=current: c not in panels.approvals.pending)
+        await until(lambda: status(panels) in ("completed", "failed"))
+
+    qloop.run_until_complete(go())
+    resolved = [e["resolution"] for e in all_events(panels) if e["type"] == "approval.resolved"]
+    assert [r["status"] for r in resolved] == ["approved", "denied", "modified"]
+    assert all(r.get("by") == "gui" for r in resolved)
+    assert resolved[2]["modifiedArgs"] == {"cmd": "echo changed"}
+    assert "(0)" in panels.approvals.badge.text()
+
+
+def test_stall_banner_shows_the_evidence_and_resumes(qloop, window_for, until):
+    _window, panels = window_for(loads_workflow(LOOP))
+
+    async def go():
+        panels.run()
+        await until(lambda: not panels.stall.isHidden())
+
+    qloop.run_until_complete(go())
+    stalled = [e for e in all_events(panels) if e["type"] == "run.stalled"][-1]
+    assert "A looks stuck" in panels.stall.title.text()
+    assert "output" in panels.stall.title.text()
+    samples = panels.stall.sample_texts(stalled)
+    assert len(samples) == 2 and all("same again" in s for s in samples)
+    assert status(panels) == "paused"
+
+    async def stop():
+        await panels.stop()
+        await until(lambda: status(panels) == "stopped")
+
+    qloop.run_until_complete(stop())
+    assert panels.stall.isHidden()
+
+
+def test_history_lists_runs_and_replay_shows_the_state_at_event_n(qloop, window_for, until):
+    _window, panels = window_for(load_workflow(EXAMPLES[0]))
+
+    async def go():
+        panels.run()
+        await until(lambda: status(panels) == "completed")
+
+    qloop.run_until_complete(go())
+    run_dir = panels.session.run_dir
+    panels.history.refresh()
+    assert [r.path for r in panels.history.rows] == [run_dir]
+    assert panels.history.rows[0].status == "completed"
+    panels.history.table.selectRow(0)
+    panels.history.replayRequested.emit(panels.history.rows[0].path)
+    assert panels.replaying and panels.session.engine is None
+    events = all_events(panels)
+    for n in (1, len(events) // 2, len(events)):
+        state = panels.timeline.seek(n)
+        expected = fold_events(events[:n]).to_json_dict()
+        assert state["status"] == expected["status"]
+        assert state["lastSeq"] == n
+        assert {k: v["status"] for k, v in state["nodes"].items()} == \
+            {k: v["status"] for k, v in expected["nodes"].items()}
+        assert panels.session.model.store.count >= n
+        assert all(panels.session.model.position(r) < n
+                   for r in range(panels.session.model.rowCount()))
