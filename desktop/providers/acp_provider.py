@@ -209,8 +209,9 @@ class AcpProvider(Provider):
                 await conn.load_session(cwd=cwd, session_id=wanted, mcp_servers=[])
                 session = wanted
             except RequestError as exc:
-                emit(log_event(f"cannot load session {wanted}: {exc}; starting a new one",
-                               "stderr"))
+                detail = f" {exc.data}" if exc.data else ""
+                emit(log_event(f"cannot load session {wanted}: {exc}{detail}; "
+                               "starting a new one", "stderr"))
             finally:
                 mapper.muted = False
         elif wanted:
