@@ -41,12 +41,12 @@ def _p99(values: list[float]) -> float:
 
 
 async def _producer(log, run_id: str, node: str, seconds: float) -> None:
-    per_tick = int(RATE * TICK)
     loop = asyncio.get_running_loop()
     start = loop.time()
     n = 0
-    while loop.time() - start < seconds:
-        for _ in range(per_tick):
+    while (elapsed := loop.time() - start) < seconds:
+        # paced by the clock: a late wake-up sends the events it owes in one batch
+        for _ in range(int(RATE * elapsed) - n):
             n += 1
             log.append({"type": "message.assistant.delta", "runId": run_id, "nodeId": node,
                         "text": f"token {n} ", "messageId": f"{node}-m{n // 200}"})
@@ -191,6 +191,7 @@ def run(quick: bool) -> list[dict]:
     gui = _stream(app, True, seconds)
     big = 100_000 if quick else 1_000_000
     open_s, open_ref = _open_big(app, big)
+    loop.close()
     asyncio.set_event_loop(None)
     name = f"{AGENTS} agents x {RATE} ev/s for {seconds:.0f}s"
     return [

@@ -71,8 +71,9 @@ class ChatBox(QWidget):
             self.node.blockSignals(False)
         self._fill_queue()
         interactive = (state or {}).get("mode") == "INTERACTIVE"
-        self.editor.setReadOnly(not interactive)
-        self.save.setEnabled(interactive)
+        if self.save.isEnabled() != interactive:
+            self.editor.setReadOnly(not interactive)
+            self.save.setEnabled(interactive)
 
     def select_node(self, node_id: str) -> None:
         """Address the next message to ``node_id``."""
@@ -91,6 +92,10 @@ class ChatBox(QWidget):
     def _fill_queue(self) -> None:
         node_id = self.node.currentData()
         items = ((self.state or {}).get("inboxes") or {}).get(node_id) or []
+        key = (node_id, tuple(i.get("id") for i in items))
+        if key == getattr(self, "_queue_key", None):  # unchanged: keep the widget as is
+            return
+        self._queue_key = key
         selected = self.queue.currentItem().data(256) if self.queue.currentItem() else None
         self.queue.blockSignals(True)
         self.queue.clear()

@@ -98,6 +98,7 @@ class FileEvents:
             if isinstance(seq, int):
                 self._recent[seq] = event
                 self._count = max(self._count, seq)
+        self.log.note_live(events)  # codes only events right after the indexed ones
         while len(self._recent) > _RECENT:
             self._recent.popitem(last=False)
 

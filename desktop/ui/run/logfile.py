@@ -220,8 +220,24 @@ class LogFile:
 
     @property
     def indexed(self) -> int:
-        """How many events :meth:`index_step` has covered."""
+        """How many events have type and node codes."""
+        return len(self.types)
+
+    @property
+    def offsets_count(self) -> int:
+        """How many events have a known byte offset."""
         return len(self.offsets)
+
+    def note_live(self, events: list[dict]) -> None:
+        """Take the codes of live events straight from their dicts (no file read); their
+        offsets are found by bisection until a later :meth:`index_step` catches up."""
+        types, nodes = self.types, self.nodes
+        tcode, ncode = self.type_codes.code, self.node_codes.code
+        for event in events:
+            seq = event.get("seq")
+            if type(seq) is int and seq == len(types) + 1:
+                types.append(tcode(event.get("type")))
+                nodes.append(ncode(event.get("nodeId")))
 
     def search_step(self, needle: bytes, start: int, budget: int = 8 << 20
                     ) -> tuple[list[int], int, bool]:
@@ -265,13 +281,15 @@ class LogFile:
             if seq is not None and seq > len(offsets):
                 while len(offsets) < seq - 1:  # a missing seq keeps its row, as "none"
                     offsets.append(pos)
-                    types.append(0)
-                    nodes.append(0)
-                t = _TYPE.search(line)
-                n = _NODE.search(line)
+                    if len(types) < len(offsets):
+                        types.append(0)
+                        nodes.append(0)
                 offsets.append(pos)
-                types.append(tcode(t.group(1).decode()) if t else 0)
-                nodes.append(ncode(n.group(1).decode()) if n else 0)
+                if seq > len(types):  # live events may have been coded already
+                    t = _TYPE.search(line)
+                    n = _NODE.search(line)
+                    types.append(tcode(t.group(1).decode()) if t else 0)
+                    nodes.append(ncode(n.group(1).decode()) if n else 0)
             pos += len(line) + 1
         self._scan_pos = pos
         return self._scan_pos >= end

@@ -81,11 +81,18 @@ class RunControls(QToolBar):
             self._fill_step_menu(state)
         stall = " · stalled" if (state or {}).get("stall") else ""
         where = "" if live or state is None else " (read-only)"
-        self.status_label.setText(f"  {status or 'no run'}{stall}{where}")
+        text = f"  {status or 'no run'}{stall}{where}"
+        if text != self.status_label.text():
+            self.status_label.setText(text)
 
     def _fill_step_menu(self, state: dict) -> None:
         nodes = state.get("nodes") or {}
         inboxes = state.get("inboxes") or {}
+        key = tuple((n, node.get("label"), len(inboxes.get(n) or []))
+                    for n, node in nodes.items())
+        if key == getattr(self, "_menu_key", None):  # rebuilt only when it changes
+            return
+        self._menu_key = key
         self.step_menu.clear()
         for node_id, node in nodes.items():
             waiting = len(inboxes.get(node_id) or [])

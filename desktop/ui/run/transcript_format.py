@@ -33,7 +33,7 @@ def category(event_type: str) -> str:
 
 def _short(value: Any, limit: int = PREVIEW_CHARS) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    text = " ".join(text.split())
+    text = " ".join(text[: limit * 2].split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -30,6 +30,7 @@ TsRole = SeqRole + 6
 _STREAM_OF = {"message.assistant.delta": "msg", "message.assistant.thinking.delta": "think"}
 _FINAL_OF = {"message.assistant.final": "msg", "message.assistant.thinking.final": "think"}
 _EMPTY = QModelIndex()
+_STREAM_CAP = 20000
 
 
 class TranscriptModel(QAbstractListModel):
@@ -136,8 +137,6 @@ class TranscriptModel(QAbstractListModel):
             return
         start = self.store.count
         self.store.ingest(events)
-        if isinstance(self.store, FileEvents) and self._rows is not None:
-            self.store.index_step(1 << 30)
         end = self.store.count
         if self._rows is None:  # still indexing: identity rows just grow
             if end > start:
@@ -163,12 +162,17 @@ class TranscriptModel(QAbstractListModel):
             if stream is not None:
                 key = (node, stream)
                 live = self._streams.get(key)
+                if live is not None and live[2] != event.get("messageId"):
+                    # a new message began with no final for the last: that row keeps its text
+                    self._streams.pop(key)
+                    live = None
                 if live is None:
-                    self._streams[key] = [pos, str(event.get("text", ""))]
+                    self._streams[key] = [pos, str(event.get("text", "")),
+                                          event.get("messageId")]
                     self._stream_text[pos] = self._streams[key][1]
                     if self._node in (None, node) and not self._search:
                         new_rows.append(pos)
-                else:
+                elif len(live[1]) < _STREAM_CAP:  # the final carries the whole text
                     live[1] += str(event.get("text", ""))
                     self._stream_text[live[0]] = live[1]
                     changed.add(live[0])
