@@ -5,7 +5,7 @@ import sys
 from PySide6.QtWidgets import QApplication
 
 from desktop import __version__
-from desktop.ui.main_window import MainWindow
+from desktop.ui.startup import open_editor
 
 
 def application() -> QApplication:
@@ -22,8 +22,5 @@ def application() -> QApplication:
 def run_app(path: str | None) -> int:
     """Open the main window (on ``path`` when given) and run until it closes."""
     app = application()
-    window = MainWindow()
-    window.show()
-    if path:
-        window.load_file(path)
+    open_editor(path)  # the window keeps itself alive (EditorWindow registry)
     return int(app.exec())

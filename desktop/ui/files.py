@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
+from shiboken6 import isValid
 
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.io import dumps_workflow, load_workflow, save_workflow
@@ -50,6 +51,8 @@ class WorkflowFile(QObject):
         return self.path.name if self.path else "Untitled"
 
     def _emit_modified(self, *_: object) -> None:
+        if not isValid(self.editor.undo_stack):  # torn down with its window
+            return
         now = self.is_modified()
         if now != self._was_modified:
             self._was_modified = now

@@ -108,9 +108,7 @@ class EditorWindow(WindowCommands, QMainWindow):
         self._wire()
         self.apply_theme(self.theme)
         self.resize(1440, 900)
-        self.resizeDocks([self.docks["problems"]], [150], Qt.Orientation.Vertical)
-        self.resizeDocks([self.docks["palette"], self.docks["inspector"]], [210, 360],
-                         Qt.Orientation.Horizontal)
+        self._default_docks = True
         self._restore_layout()
         if path:
             self.open_path(path)
@@ -273,8 +271,8 @@ class EditorWindow(WindowCommands, QMainWindow):
         geometry, state = s.value("window/geometry"), s.value("window/state")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
-        if isinstance(state, QByteArray):
-            self.restoreState(state)
+        if isinstance(state, QByteArray) and self.restoreState(state):
+            self._default_docks = False
         self.minimap.setVisible(s.value("view/minimap", "true") in (True, "true"))
         self.actions_["minimap"].setChecked(self.minimap.isVisible())
 
@@ -292,6 +290,11 @@ class EditorWindow(WindowCommands, QMainWindow):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         self.minimap.place()
+        if self._default_docks:  # first start: a short problems strip, roomy inspector
+            self._default_docks = False
+            self.resizeDocks([self.docks["problems"]], [140], Qt.Orientation.Vertical)
+            self.resizeDocks([self.docks["palette"], self.docks["inspector"]], [200, 360],
+                             Qt.Orientation.Horizontal)
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -317,6 +320,10 @@ class EditorWindow(WindowCommands, QMainWindow):
                 return
         self.save_layout()
         self.file.close()
+        # the window is deleted next; its parts must not signal each other half-destroyed
+        self.editor.undo_stack.blockSignals(True)
+        self.editor.model.blockSignals(True)
+        self.scene.blockSignals(True)
         if self in OPEN_WINDOWS:
             OPEN_WINDOWS.remove(self)
         event.accept()

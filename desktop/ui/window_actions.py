@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QPointF
+from PySide6.QtCore import QPointF
 from PySide6.QtGui import QCursor, QGuiApplication
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
@@ -21,7 +21,6 @@ from desktop.ui.palette import entries
 from desktop.ui.popups import Choice
 from desktop.ui.settings import add_recent
 
-CLIP_MIME = "application/x-agent-canvas+yaml"
 FLOW_FILTER = f"Workflows (*{WORKFLOW_SUFFIX});;YAML (*.yaml *.yml);;All files (*)"
 
 
@@ -209,11 +208,8 @@ class WindowCommands:
         ids = self.scene.selected_node_ids()
         if not ids:
             return
-        text = self.editor.copy_text(ids)
-        data = QMimeData()
-        data.setText(text)
-        data.setData(CLIP_MIME, text.encode("utf-8"))
-        QGuiApplication.clipboard().setMimeData(data)
+        # plain workflow YAML: pastes into another window, another process, or a text editor
+        QGuiApplication.clipboard().setText(self.editor.copy_text(ids))
         self.message(f"Copied {len(ids)} node{'s' if len(ids) > 1 else ''}")
 
     def edit_cut(self) -> None:
@@ -221,13 +217,7 @@ class WindowCommands:
         self.editor.delete(self.scene.selected_node_ids(), self.scene.selected_edge_keys())
 
     def edit_paste(self) -> None:
-        data = QGuiApplication.clipboard().mimeData()
-        if data is None:
-            return
-        raw = bytes(data.data(CLIP_MIME)).decode("utf-8") if data.hasFormat(CLIP_MIME) else \
-            data.text()
-        at = self._cursor_point()
-        ids = self.editor.paste_text(raw, at)
+        ids = self.editor.paste_text(QGuiApplication.clipboard().text(), self._cursor_point())
         if not ids:
             self.message("Nothing to paste: the clipboard holds no workflow nodes")
 

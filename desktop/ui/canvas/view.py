@@ -30,7 +30,7 @@ class CanvasView(QGraphicsView):
         self.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
         self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
         self.setRubberBandSelectionMode(Qt.ItemSelectionMode.IntersectsItemShape)
-        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -49,15 +49,18 @@ class CanvasView(QGraphicsView):
     def zoom(self) -> float:
         return self.transform().m11()
 
-    def set_zoom(self, value: float, anchor_mouse: bool = False) -> None:
+    def set_zoom(self, value: float, at: QPointF | None = None) -> None:
+        """Zoom to ``value``, keeping the scene point under viewport point ``at`` in place
+        (the view centre when None)."""
         value = max(MIN_ZOOM, min(MAX_ZOOM, value))
         factor = value / self.zoom()
         if abs(factor - 1) < 1e-9:
             return
-        if not anchor_mouse:
-            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        at = QPointF(self.viewport().rect().center()) if at is None else at
+        fixed = self.mapToScene(at.toPoint())
         self.scale(factor, factor)
-        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        moved = QPointF(self.mapFromScene(fixed)) - at
+        self.pan_by(moved.x(), moved.y())
         self.zoomChanged.emit(self.zoom())
         self.viewportMoved.emit()
 
@@ -99,7 +102,7 @@ class CanvasView(QGraphicsView):
             return
         steps = event.angleDelta().y() / 120.0
         if steps:
-            self.set_zoom(self.zoom() * ZOOM_STEP ** steps, anchor_mouse=True)
+            self.set_zoom(self.zoom() * ZOOM_STEP ** steps, event.position())
 
     # ---------------------------------------------------------------- pan
     def _start_pan(self, event: QMouseEvent) -> None:
