@@ -135,9 +135,9 @@ def _open_big(app, count: int) -> tuple[float, float]:
     """Seconds to open a ``count``-event log and paint its first screen; and to read its
     last line plainly (the reference)."""
     import orjson
-    from PySide6.QtWidgets import QListView
 
     from desktop.ui.run.transcript_model import TranscriptModel
+    from desktop.ui.run.transcript_view import TranscriptView
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-open-"))
     path = tmp / "events.jsonl"
@@ -162,12 +162,10 @@ def _open_big(app, count: int) -> tuple[float, float]:
     reference = time.perf_counter() - t0
     t0 = time.perf_counter()
     model = TranscriptModel.open_file(path)
-    view = QListView()
-    view.setUniformItemSizes(True)
-    view.setModel(model)
+    view = TranscriptView(model)
     view.resize(900, 700)
     view.show()
-    view.scrollToBottom()
+    view.list.scrollToBottom()
     view.repaint()
     seconds = time.perf_counter() - t0
     assert model.rowCount() == count

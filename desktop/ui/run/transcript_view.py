@@ -5,16 +5,18 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QFontMetrics, QPainter
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
-    QListView,
     QMenu,
     QSplitter,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
+    QTableView,
     QTextBrowser,
     QToolButton,
     QVBoxLayout,
@@ -114,11 +116,21 @@ class TranscriptView(QWidget):
         bar.addWidget(self.types_button)
         bar.addWidget(self.search, 1)
         bar.addWidget(self.status)
-        self.list = QListView()
-        self.list.setUniformItemSizes(True)
+        # a table view with fixed row heights lays out a million rows without asking
+        # the model about each one (list and tree views do)
+        self.list = QTableView()
+        self.list.setObjectName("transcriptList")
+        self.list.horizontalHeader().hide()
+        self.list.verticalHeader().hide()
+        self.list.horizontalHeader().setStretchLastSection(True)
+        self.list.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.list.verticalHeader().setDefaultSectionSize(QFontMetrics(self.font()).height() + 6)
+        self.list.setShowGrid(False)
+        self.list.setWordWrap(False)
         self.list.setItemDelegate(RowDelegate(self.model, self.list))
         self.list.setModel(self.model)
-        self.list.setSelectionMode(QListView.SelectionMode.SingleSelection)
+        self.list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.detail = QTextBrowser()
         self.detail.setOpenExternalLinks(True)
         split = QSplitter(Qt.Orientation.Vertical)
