@@ -3,8 +3,7 @@
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtTest import QTest
+from PySide6.QtCore import QPointF
 from shiboken6 import isValid
 
 from desktop.graph.resources import examples_dir
@@ -37,28 +36,3 @@ def example_window(editor_window: EditorWindow, tmp_path: Path) -> EditorWindow:
     editor_window.view.reset_zoom()
     editor_window.view.centerOn(QPointF(400, 40))
     return editor_window
-
-
-def view_point(win: EditorWindow, scene_point: QPointF) -> QPoint:
-    return win.view.mapFromScene(scene_point)
-
-
-def drag(win: EditorWindow, start: QPointF, end: QPointF, modifiers=Qt.KeyboardModifier.NoModifier,
-         steps: int = 6) -> None:
-    """Press at scene point ``start``, move in steps, release at ``end``."""
-    vp = win.view.viewport()
-    a, b = view_point(win, start), view_point(win, end)
-    QTest.mousePress(vp, Qt.MouseButton.LeftButton, modifiers, a)
-    for i in range(1, steps + 1):
-        p = a + (b - a) * i / steps
-        QTest.mouseMove(vp, QPoint(round(p.x()), round(p.y())))
-    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, modifiers, b)
-
-
-def node_center(win: EditorWindow, node_id: str) -> QPointF:
-    return win.scene.nodes[node_id].sceneBoundingRect().center()
-
-
-def out_port(win: EditorWindow, node_id: str) -> QPointF:
-    item = win.scene.nodes[node_id]
-    return item.pos() + item.out_port()

@@ -1,6 +1,6 @@
 """Each canvas gesture becomes the right document change, and undoes in one step."""
 
-from conftest import drag, node_center, out_port, view_point
+from canvas_helpers import drag, node_center, out_port, view_point
 from PySide6.QtCore import QMimeData, QPointF, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QTest

@@ -1,4 +1,5 @@
-"""The main window opens workflows, lists nodes and edges, and survives bad files."""
+"""The main (editor) window opens workflows, shows nodes, edges and problems, and survives
+bad files."""
 
 from pathlib import Path
 
@@ -6,7 +7,8 @@ import pytest
 
 from desktop.graph.io import load_workflow
 from desktop.graph.resources import examples_dir
-from desktop.ui.main_window import MainWindow
+from desktop.ui import app
+from desktop.ui.window import EditorWindow
 
 EXAMPLES = sorted(examples_dir().glob("*.flow.yaml"))
 
@@ -32,75 +34,82 @@ edges:
 """
 
 
-def texts(view, column: int = 0) -> list[str]:
-    return [view.topLevelItem(i).text(column) for i in range(view.topLevelItemCount())]
-
-
-@pytest.fixture
-def window(qtbot) -> MainWindow:
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.show()
-    return win
-
-
-def test_lists_nodes_and_edges(window: MainWindow, tmp_path: Path) -> None:
+def test_shows_nodes_and_edges(editor_window: EditorWindow, tmp_path: Path) -> None:
     path = tmp_path / "tiny.flow.yaml"
     path.write_text(FLOW)
-    assert window.load_file(path)
-    assert "Tiny flow" in window.windowTitle()
-    assert texts(window.nodes_view) == ["Planner", "Coder"]
-    assert texts(window.nodes_view, 2) == ["planner", "implementer"]
-    assert texts(window.nodes_view, 3) == ["scripted", "scripted"]
-    assert texts(window.edges_view) == ["planner -> coder", "coder -> planner"]
-    assert texts(window.edges_view, 1) == ["handoff", "report"]
+    assert editor_window.open_path(path)
+    assert "Tiny flow" in editor_window.windowTitle()
+    scene = editor_window.scene
+    assert [scene.nodes[i].label for i in ("planner", "coder")] == ["Planner", "Coder"]
+    assert [scene.nodes[i].role for i in ("planner", "coder")] == ["planner", "implementer"]
+    ends = sorted((e.from_, e.to, str(e.type)) for e in editor_window.editor.model.doc.edges)
+    assert ends == [("coder", "planner", "report"), ("planner", "coder", "handoff")]
+    assert len(scene.edges) == 2
+    assert all(n.position is not None for n in editor_window.editor.model.doc.nodes)
 
 
-def test_validation_problems_in_status_bar(window: MainWindow, tmp_path: Path) -> None:
+def test_validation_problems_listed(editor_window: EditorWindow, tmp_path: Path) -> None:
     path = tmp_path / "dangling.flow.yaml"
     path.write_text(FLOW + "  - from: coder\n    to: ghost\n")
-    window.load_file(path)
-    assert window.problems, "an edge to a missing node is a problem"
-    assert "error" in window.statusBar().currentMessage()
+    assert editor_window.open_path(path)
+    editor_window.problems.refresh()
+    assert any("ghost" in p.message for p in editor_window.problems.problems)
+    assert "error" in editor_window.problems_label.text()
+    assert not editor_window.scene.edges[editor_window.editor.model.edge_keys()[-1]].isVisible()
 
 
 @pytest.mark.parametrize(
     "content", ["nodes: [", "nodes:\n  - id: a\n    colour: red\n", "\xff\xfe", "- 1\n- 2\n"]
 )
-def test_bad_file_shows_message_not_crash(window: MainWindow, tmp_path: Path,
+def test_bad_file_shows_message_not_crash(editor_window: EditorWindow, tmp_path: Path,
                                           content: str) -> None:
     good = tmp_path / "good.flow.yaml"
     good.write_text(FLOW)
-    window.load_file(good)
+    editor_window.open_path(good)
     bad = tmp_path / "bad.flow.yaml"
     bad.write_bytes(content.encode("latin-1"))
-    assert not window.load_file(bad)
-    assert window.error_box is not None and window.error_box.isVisible()
-    assert "bad.flow.yaml" in window.error_box.text()
-    assert texts(window.nodes_view) == ["Planner", "Coder"]  # previous workflow kept
-    window.error_box.close()
+    assert not editor_window.open_path(bad)
+    assert "bad.flow.yaml" in editor_window.answers["errors"][-1]
+    assert editor_window.editor.model.node_ids() == ["planner", "coder"]  # previous kept
+    assert editor_window.file.path == good.resolve()
 
 
-def test_missing_file(window: MainWindow, tmp_path: Path) -> None:
-    assert not window.load_file(tmp_path / "nope.flow.yaml")
-    assert "not found" in window.error_box.informativeText() + window.error_box.text()
+def test_missing_file(editor_window: EditorWindow, tmp_path: Path) -> None:
+    assert not editor_window.open_path(tmp_path / "nope.flow.yaml")
+    assert "not found" in editor_window.answers["errors"][-1]
 
 
-def test_open_action_uses_chosen_file(window: MainWindow, tmp_path: Path, monkeypatch) -> None:
+def test_open_action_uses_chosen_file(editor_window: EditorWindow, tmp_path: Path,
+                                      monkeypatch) -> None:
     path = tmp_path / "tiny.flow.yaml"
     path.write_text(FLOW)
-    from desktop.ui import main_window
-
-    monkeypatch.setattr(main_window.QFileDialog, "getOpenFileName",
-                        staticmethod(lambda *a, **k: (str(path), "")))
-    window.open_action.trigger()
-    assert window.path == path
+    monkeypatch.setattr(editor_window, "ask_open_path", lambda *a: str(path))
+    editor_window.actions_["open"].trigger()
+    assert editor_window.file.path == path.resolve()
 
 
 @pytest.mark.skipif(not EXAMPLES, reason="no example workflows yet")
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
-def test_opens_each_example(window: MainWindow, example: Path) -> None:
-    assert window.load_file(example), window.error_box and window.error_box.text()
+def test_opens_each_example(editor_window: EditorWindow, example: Path) -> None:
+    assert editor_window.open_path(example), editor_window.answers.get("errors")
     doc = load_workflow(example)
-    assert texts(window.nodes_view, 1) == [n.id for n in doc.nodes]
-    assert window.edges_view.topLevelItemCount() == len(doc.edges)
+    assert editor_window.editor.model.node_ids() == [n.id for n in doc.nodes]
+    assert len(editor_window.scene.edges) == len(doc.edges)
+
+
+def test_run_app_opens_editor_window(qtbot, monkeypatch, tmp_path: Path) -> None:
+    path = tmp_path / "tiny.flow.yaml"
+    path.write_text(FLOW)
+    seen = {}
+
+    def fake_exec() -> int:
+        from desktop.ui.window import OPEN_WINDOWS
+
+        seen["windows"] = list(OPEN_WINDOWS)
+        return 0
+
+    monkeypatch.setattr(app.application(), "exec", fake_exec)
+    assert app.run_app(str(path)) == 0
+    window = seen["windows"][-1]
+    qtbot.addWidget(window)
+    assert isinstance(window, EditorWindow) and window.file.path == path.resolve()

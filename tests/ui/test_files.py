@@ -1,0 +1,177 @@
+"""Files: save/open round trip, revert, close prompt, disk changes, and crash recovery."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from shiboken6 import isValid
+
+from desktop.graph.io import dumps_workflow, load_workflow
+from desktop.graph.resources import examples_dir
+from desktop.ui import startup
+from desktop.ui.recovery import RecoverySession, find_orphans, recovery_dir
+from desktop.ui.window import EditorWindow
+
+EXAMPLES = sorted(examples_dir().glob("*.flow.yaml"))
+
+
+def test_draw_save_reopen_round_trip(editor_window, tmp_path, qtbot, monkeypatch):
+    win = editor_window
+    ed = win.editor
+    a = ed.add_node("planner", at=(0, 0))
+    b = ed.add_node("implementer", at=(300, 0))
+    ed.connect(a, b)
+    ed.connect(b, a, "report")
+    win.inspector.show_selection([], [])
+    ed.set_meta(name="Drawn by hand", task="Do the thing")
+    target = tmp_path / "drawn.flow.yaml"
+    monkeypatch.setattr(win, "ask_save_path", lambda *a: str(target))
+    assert win.file_save()
+    assert not win.file.is_modified()
+    assert "[*]" in win.windowTitle() and not win.isWindowModified()
+    saved = load_workflow(target)
+    assert saved == ed.model.doc
+    other = EditorWindow(target)
+    qtbot.addWidget(other)
+    assert dumps_workflow(other.editor.model.doc) == target.read_text()
+    assert not other.file.is_modified()
+    other.file.close()
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
+def test_open_and_save_example_unchanged(editor_window, tmp_path, example):
+    path = tmp_path / example.name
+    path.write_bytes(example.read_bytes())
+    assert editor_window.open_path(path)
+    editor_window.file_save()
+    assert load_workflow(path) == load_workflow(example)
+
+
+def test_bad_file_reports_problems_and_keeps_document(editor_window, tmp_path):
+    win = editor_window
+    win.editor.add_node("planner")
+    bad = tmp_path / "bad.flow.yaml"
+    bad.write_text("nodes:\n  - id: a\n    colour: red\n")
+    assert not win.open_path(bad)
+    assert "bad.flow.yaml" in win.answers["errors"][-1]
+    assert win.editor.model.node_ids() == ["planner"]
+
+
+def test_modified_tracking_undo_back_to_clean_and_revert(example_window):
+    win = example_window
+    assert not win.file.is_modified()
+    win.editor.add_node("tester")
+    assert win.file.is_modified() and win.isWindowModified()
+    win.actions_["undo"].trigger()
+    assert not win.file.is_modified()
+    win.editor.add_node("tester")
+    win.actions_["revert"].trigger()
+    assert "tester" not in win.editor.model.node_ids()
+    assert not win.file.is_modified()
+
+
+def test_close_prompt_cancel_keeps_window_save_writes(example_window, monkeypatch):
+    win = example_window
+    win.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)  # qtbot deletes it later
+    win.editor.add_node("tester")
+    win.answers["save_changes"] = "cancel"
+    assert not win.close()
+    assert isValid(win) and win.isVisible()
+    win.answers["save_changes"] = "save"
+    path = win.file.path
+    assert win.close()
+    assert "tester" in [n.id for n in load_workflow(path).nodes]
+
+
+def test_autosave_writes_recovery_copy_and_save_removes_it(example_window, qtbot):
+    win = example_window
+    win.editor.add_node("tester")
+    copy = recovery_dir() / f"{win.file.recovery.id}.flow.yaml"
+    qtbot.waitUntil(copy.exists, timeout=10000)  # the timer fires on its own
+    assert "tester" in [n.id for n in load_workflow(copy).nodes]
+    assert find_orphans() == []  # this window is alive: its copy is not an orphan
+    win.file_save()
+    assert not copy.exists()
+
+
+def test_file_changed_on_disk_offers_reload(example_window, qtbot):
+    win = example_window
+    path = win.file.path
+    doc = load_workflow(path)
+    doc.name = "Changed elsewhere"
+    path.write_text(dumps_workflow(doc))
+    qtbot.waitUntil(win.info.isVisible, timeout=10000)
+    assert "changed by another program" in win.info.label.text()
+    win.info.buttons[0].click()  # Reload
+    assert win.editor.model.doc.name == "Changed elsewhere"
+    assert not win.file.is_modified()
+
+
+def test_own_save_is_not_reported_as_outside_change(example_window, qtbot):
+    win = example_window
+    win.editor.set_meta(name="Mine")
+    win.file_save()
+    qtbot.wait(300)
+    assert not win.file.check_disk()
+    assert not win.info.isVisible()
+
+
+CRASHING_EDITOR = textwrap.dedent("""
+    import os, sys
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from PySide6.QtWidgets import QApplication
+    app = QApplication([])
+    from desktop.ui.window import EditorWindow
+    win = EditorWindow(sys.argv[1])
+    win.editor.add_node("tester", at=(400.0, 300.0))
+    win.editor.set_meta(name="Unsaved work")
+    app.exec()  # the autosave timer writes the recovery copy; then we are killed
+""")
+
+
+def test_recovery_after_kill_9(tmp_path, qtbot, monkeypatch):
+    path = tmp_path / "flow.flow.yaml"
+    path.write_bytes((examples_dir() / "single-agent.flow.yaml").read_bytes())
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    proc = subprocess.Popen([sys.executable, "-c", CRASHING_EDITOR, str(path)], env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not list(recovery_dir().glob("*.json")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert list(recovery_dir().glob("*.json")), "no recovery copy was written"
+        assert find_orphans() == []  # still running: its lock is held
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    orphans = find_orphans()
+    assert len(orphans) == 1 and orphans[0].path == str(path)
+    monkeypatch.setattr(startup, "ask_restore", lambda parent, found: "restore")
+    win = startup.open_editor()
+    qtbot.addWidget(win)
+    monkeypatch.setattr(win, "ask_save_changes", lambda: "discard")
+    doc = win.editor.model.doc
+    assert doc.name == "Unsaved work"
+    assert "tester" in [n.id for n in doc.nodes]
+    assert win.file.path == path and win.file.is_modified()
+    assert find_orphans() == []  # restored: the old copy is gone, the new one is live
+    assert (recovery_dir() / f"{win.file.recovery.id}.flow.yaml").exists()
+    win.file_save()
+    assert load_workflow(path).name == "Unsaved work"
+
+
+def test_discarding_recovery_removes_copy(tmp_path, qtbot, monkeypatch):
+    session = RecoverySession()
+    session.write(load_workflow(examples_dir() / "single-agent.flow.yaml"), None)
+    session._lock.release()  # as if the process had died
+    assert len(find_orphans()) == 1
+    monkeypatch.setattr(startup, "ask_restore", lambda parent, found: "discard")
+    win = startup.open_editor()
+    qtbot.addWidget(win)
+    assert find_orphans() == []
+    assert not win.editor.model.doc.nodes
