@@ -169,9 +169,10 @@ def _open_big(app, count: int) -> tuple[float, float]:
     view.repaint()
     seconds = time.perf_counter() - t0
     assert model.rowCount() == count
-    model.close()
+    view.hide()
     view.deleteLater()
     app.processEvents()
+    model.close()
     shutil.rmtree(tmp, ignore_errors=True)
     return seconds, reference
 

@@ -90,7 +90,10 @@ class TranscriptModel(QAbstractListModel):
         """The event behind ``row`` (read lazily for file stores)."""
         if not 0 <= row < self.rowCount():
             return None
-        event = self.store.get(self.position(row))
+        try:
+            event = self.store.get(self.position(row))
+        except (OSError, ValueError):  # the log went away (closed, deleted) under the view
+            return None
         if event is not None:
             self._learn(event)
         return event
