@@ -8,6 +8,7 @@ the run lifecycle events the runtime writes:
   ``run.completed``, ``run.failed``  status changes with an optional reason
 - ``run.interrupted``  found on reopen: the engine died while the run was live
 - ``inbox.queued``  an item (task, handoff, report, user message) waits for a node
+- ``inbox.edited``  a person changed a queued item's text before the node's turn
 - ``bus.message``   a message-bus entry: agent posts and RUN_START/STOP/CRASH
 - ``verification.result``  a node's verification command ran after a turn
 - ``log.recovered`` the store cut a torn tail or skipped a corrupt line
@@ -174,6 +175,15 @@ class InboxQueued(EventBase):
     item: InboxItem
 
 
+class InboxEdited(EventBase):
+    """A person changed a queued item (e.g. a handoff in INTERACTIVE mode) before its turn."""
+
+    type: Literal["inbox.edited"] = "inbox.edited"
+    item_id: str = Field(alias="itemId")
+    text: str
+    structured: dict[str, Any] | None = None
+
+
 class HandoffSent(EventBase):
     type: Literal["handoff.sent"] = "handoff.sent"
     envelope: Envelope
@@ -295,7 +305,8 @@ class LogRecovered(EventBase):
 KNOWN_EVENTS: tuple[type[EventBase], ...] = (
     RunCreated, RunStarted, RunPaused, RunResumed, RunStopped, RunCompleted, RunFailed,
     RunInterrupted, RunPatch, RunMode, RunStalled, NodePatch, NodeProgress, NodeHeartbeat,
-    NodeLog, NodeDeleted, TurnStatusEvent, EdgeCreated, EdgeDeleted, InboxQueued, HandoffSent,
+    NodeLog, NodeDeleted, TurnStatusEvent, EdgeCreated, EdgeDeleted, InboxQueued, InboxEdited,
+    HandoffSent,
     MessageUser, MessageAssistantDelta, MessageAssistantFinal, ThinkingDelta, ThinkingFinal,
     ToolProposed, ToolStarted, ToolCompleted, ApprovalRequested, ApprovalResolved,
     ArtifactCreated, TelemetryUsage, BusMessage, VerificationResult, LogRecovered,
@@ -333,6 +344,7 @@ Event = Annotated[
     | Annotated[EdgeCreated, Tag("edge.created")]
     | Annotated[EdgeDeleted, Tag("edge.deleted")]
     | Annotated[InboxQueued, Tag("inbox.queued")]
+    | Annotated[InboxEdited, Tag("inbox.edited")]
     | Annotated[HandoffSent, Tag("handoff.sent")]
     | Annotated[MessageUser, Tag("message.user")]
     | Annotated[MessageAssistantDelta, Tag("message.assistant.delta")]

@@ -229,6 +229,22 @@ class Engine:
         self.recorder.flush()
         return node_id
 
+    def edit_inbox_item(self, node: str, item_id: str, text: str,
+                        structured: dict[str, Any] | None = None) -> None:
+        """Change a queued item (a pending handoff, say) before the node's turn takes it.
+
+        Raises KeyError when the item is no longer queued (its turn has started).
+        """
+        node_id = self.find_node(node)
+        queued = self.state.inboxes.get(node_id, [])
+        if not any(item.id == item_id for item in queued):
+            raise KeyError(f"item {item_id} is not queued for {node}; its turn has started")
+        event: dict[str, Any] = {"type": "inbox.edited", "itemId": item_id, "text": text}
+        if structured is not None:
+            event["structured"] = structured
+        self.recorder.emit(event, node_id)
+        self.recorder.flush()
+
     def set_mode(self, mode: str | None = None, global_mode: str | None = None) -> None:
         """Switch AUTO/INTERACTIVE and/or PLANNING/IMPLEMENTATION."""
         event: dict[str, Any] = {"type": "run.mode"}

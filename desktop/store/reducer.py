@@ -169,6 +169,21 @@ def _inbox_queued(s: State, e: dict) -> State | None:
     return s
 
 
+def _inbox_edited(s: State, e: dict) -> State | None:
+    text, structured = e.get("text"), e.get("structured")
+    queued = s["inboxes"].get(e.get("nodeId"), ())
+    item = next((i for i in queued if i.get("id") == e.get("itemId")), None)
+    if item is None or type(text) is not str:
+        return None
+    item["text"] = text
+    payload = (item.get("envelope") or {}).get("payload")
+    if isinstance(payload, dict):
+        payload["message"] = text
+        if isinstance(structured, dict):
+            payload["structured"] = structured
+    return s
+
+
 def _turn_status(s: State, e: dict) -> State | None:
     nid, status = e.get("nodeId"), e.get("status")
     if type(nid) is not str:
@@ -285,7 +300,8 @@ HANDLERS: dict[str, Callable[[State, dict], State | None]] = {
     "run.completed": _status("completed"), "run.failed": _status("failed"),
     "run.interrupted": _run_interrupted, "run.patch": _run_patch, "run.mode": _run_mode,
     "run.stalled": _run_stalled, "node.patch": _node_patch, "node.progress": _node_progress,
-    "node.deleted": _node_deleted, "inbox.queued": _inbox_queued, "turn.status": _turn_status,
+    "node.deleted": _node_deleted, "inbox.queued": _inbox_queued,
+    "inbox.edited": _inbox_edited, "turn.status": _turn_status,
     "edge.created": _edge_created, "edge.deleted": _edge_deleted,
     "approval.requested": _approval_requested, "approval.resolved": _approval_resolved,
     "artifact.created": _artifact_created, "telemetry.usage": _usage,
