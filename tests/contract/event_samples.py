@@ -67,6 +67,8 @@ def payloads(text: str = "hello") -> dict[str, dict[str, Any]]:
         "inbox.queued": {"nodeId": OTHER_NODE_ID,
                          "item": {"id": "i1", "kind": "handoff", "text": text,
                                   "envelope": _envelope(text), "queuedAt": TS}},
+        "inbox.edited": {"nodeId": OTHER_NODE_ID, "itemId": "i1", "text": text,
+                         "structured": {"files": ["a.py"]}},
         "handoff.sent": {"nodeId": NODE_ID, "envelope": _envelope(text)},
         "message.user": {"nodeId": NODE_ID, "text": text},
         "message.assistant.delta": {"nodeId": NODE_ID, "text": text, "messageId": "m1"},
