@@ -4,7 +4,8 @@ The node's ``command`` picks the agent: a preset name (``gemini`` — Gemini
 CLI's ``--acp`` mode, the default; ``claude`` — the ``claude-agent-acp``
 adapter of ``@agentclientprotocol/claude-agent-acp``; ``claude-code-acp`` —
 the older ``@zed-industries/claude-code-acp``; ``codex`` — ``codex-acp`` of
-``@zed-industries/codex-acp``) or a full command line; ``args`` are appended.
+``@zed-industries/codex-acp``) or a full command line; the node's ``model``
+and ``args`` follow (:mod:`desktop.providers.acp_presets`).
 
 One turn: spawn the agent in its own process group (stdin/stdout carry the
 JSON-RPC stream, stderr goes to agent-stderr.txt), ``initialize``,
@@ -32,6 +33,12 @@ from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementatio
 
 from desktop.providers.acp_client import ProcessTransport, WorkspaceClient
 from desktop.providers.acp_mapping import AcpMapper
+from desktop.providers.acp_presets import (
+    agent_family,
+    command_words,
+    family_args,
+    family_env,
+)
 from desktop.providers.base import Provider, TurnOutcome, TurnRequest
 from desktop.providers.cli_agents import resume_id
 from desktop.providers.lines import log_event
@@ -41,24 +48,8 @@ from desktop.providers.process import AgentProcess
 from desktop.providers.redact import Redactor
 from desktop.store.atomic import atomic_write_text
 
-PRESETS: dict[str, list[str]] = {
-    "gemini": ["gemini", "--acp"],
-    "claude": ["claude-agent-acp"],
-    "claude-code-acp": ["claude-code-acp"],
-    "codex": ["codex-acp"],
-}
-DEFAULT_PRESET = "gemini"
 DIFF_FOLDER = "acp-diffs"
 _END = object()
-
-
-def agent_family(binary: str) -> str | None:
-    """Which model family a command talks to (for the offline environment)."""
-    name = Path(binary).name
-    for family in ("gemini", "claude", "codex"):
-        if name.startswith(family):
-            return family
-    return None
 
 
 class AcpProvider(Provider):
@@ -83,14 +74,17 @@ class AcpProvider(Provider):
 
     def argv(self, request: TurnRequest, env: dict[str, str]) -> list[str]:
         """The preset or the node's command line, then the model and the node's args."""
-        command = (request.config.command or DEFAULT_PRESET).strip()
-        words = list(PRESETS.get(command) or shlex.split(command))
+        words = command_words(request.config.command)
         words[0] = self._executable(words[0], env)
-        if agent_family(words[0]) == "gemini":
-            model = request.config.model or (default_model("gemini") if self.offline else None)
-            if model and "-m" not in request.config.args and "--model" not in request.config.args:
-                words += ["--model", model]
-        return [*words, *request.config.args]
+        family = agent_family(words[0])
+        return [*words, *family_args(family, self.model(request, family), request.config.args),
+                *request.config.args]
+
+    def model(self, request: TurnRequest, family: str | None) -> str | None:
+        """The node's model, else the rehearsal default for the family when offline."""
+        if request.config.model:
+            return request.config.model
+        return default_model(family) if self.offline is not None and family else None
 
     def _executable(self, binary: str, env: dict[str, str]) -> str:
         if "/" in binary:
@@ -100,13 +94,12 @@ class AcpProvider(Provider):
         return shutil.which(binary, path=env.get("PATH")) or binary
 
     def environment(self, request: TurnRequest) -> dict[str, str]:
+        """The turn's env, aimed at the offline server if any, with the model if env-borne."""
         env = dict(request.env)
-        if self.offline is not None:
-            command = (request.config.command or DEFAULT_PRESET).strip()
-            first = (PRESETS.get(command) or shlex.split(command) or [""])[0]
-            family = agent_family(first)
-            if family:
-                env.update(self.offline.env_for(family, request.node.key))
+        family = agent_family(command_words(request.config.command)[0])
+        if self.offline is not None and family:
+            env.update(self.offline.env_for(family, request.node.key))
+        env.update(family_env(family, self.model(request, family)))
         return env
 
     # --- the turn -----------------------------------------------------------------------
@@ -236,11 +229,22 @@ class AcpProvider(Provider):
         elif reason in ("max_tokens", "max_turn_requests"):
             self._outcome.exit_code = 0
             self._queue.put_nowait(log_event(f"the agent stopped early: {reason}", "stderr"))
+        elif reason == "cancelled" and not self._cancelled and self._denied():
+            # Codex answers a rejected command by ending its turn to wait for instructions;
+            # the denial was the user's choice, so the turn ends normally.
+            self._outcome.exit_code = 0
+            self._queue.put_nowait(log_event(
+                "the agent ended its turn after a denied tool call; send it a message to go on",
+                "stderr"))
         elif reason == "cancelled":
             self._outcome.exit_code = 1
             self._outcome.error = "the agent was stopped"
         else:
             self._fail(f"the agent ended the turn: {reason}", "other")
+
+    def _denied(self) -> bool:
+        return self.client is not None and any(
+            d["status"] == "denied" for d in self.client.decisions)
 
     def _fail(self, message: str, category: str | None) -> None:
         kind = category or classify_error(message)

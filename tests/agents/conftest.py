@@ -1,7 +1,8 @@
 """Integration tier: the real Claude Code, Codex and Gemini CLIs against the fake model server.
 
-The CLIs are installed once from npm into ``.agents-cache/`` (kept between runs);
-these tests are marked ``agents`` and run by ``make test-agents``.
+The CLIs and the ACP adapters of Claude Code and Codex are installed once from
+npm into ``.agents-cache/`` (one install, kept between runs); these tests are
+marked ``agents`` and run by ``make test-agents``.
 """
 
 import os
@@ -20,8 +21,11 @@ from desktop.providers.offline import OfflineSetup
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / ".agents-cache"
 BIN = CACHE / "node_modules" / ".bin"
-PACKAGES = ["@anthropic-ai/claude-code", "@openai/codex", "@google/gemini-cli"]
+PACKAGES = ["@anthropic-ai/claude-code", "@openai/codex", "@google/gemini-cli",
+            "@agentclientprotocol/claude-agent-acp", "@zed-industries/codex-acp"]
 AGENTS = ("claude", "codex", "gemini")
+ADAPTERS = ("claude-agent-acp", "codex-acp")
+BINARIES = (*AGENTS, *ADAPTERS)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -32,8 +36,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def agents_bin() -> Path:
-    """The folder holding the three CLIs, installed from npm on first use."""
-    if all((BIN / name).exists() for name in AGENTS):
+    """The folder holding the three CLIs and the two adapters, installed from npm on first use."""
+    if all((BIN / name).exists() for name in BINARIES):
         return BIN
     npm = shutil.which("npm")
     if npm is None:
@@ -41,7 +45,7 @@ def agents_bin() -> Path:
     CACHE.mkdir(exist_ok=True)
     done = subprocess.run([npm, "install", "--prefix", str(CACHE), "--no-audit", "--no-fund",
                            *PACKAGES], capture_output=True, text=True, timeout=900)
-    if done.returncode != 0 or not all((BIN / name).exists() for name in AGENTS):
+    if done.returncode != 0 or not all((BIN / name).exists() for name in BINARIES):
         pytest.fail(f"npm install of the agent CLIs failed:\n{done.stderr[-3000:]}")
     return BIN
 

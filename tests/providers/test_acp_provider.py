@@ -200,4 +200,5 @@ def test_presets_pick_the_adapters(tmp_path: Path):
     req.config.command = "claude"
     assert AcpProvider().argv(req, {"PATH": ""}) == ["claude-agent-acp"]
     req.config.command = "codex"
-    assert AcpProvider().argv(req, {"PATH": ""}) == ["codex-acp"]
+    assert AcpProvider().argv(req, {"PATH": ""}) == [
+        "codex-acp", "-c", 'approval_policy="untrusted"', "-c", 'sandbox_mode="danger-full-access"']
