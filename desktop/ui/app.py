@@ -1,7 +1,9 @@
-"""Start the desktop application."""
+"""Start the desktop application: Qt and the run engine on one asyncio loop (qasync)."""
 
+import asyncio
 import sys
 
+import qasync
 from PySide6.QtWidgets import QApplication
 
 from desktop import __version__
@@ -20,7 +22,17 @@ def application() -> QApplication:
 
 
 def run_app(path: str | None) -> int:
-    """Open the main window (on ``path`` when given) and run until it closes."""
+    """Open the main window (on ``path`` when given) and run until the last one closes.
+
+    The engine runs in this process on the same loop as the widgets, so no thread
+    ever touches a widget.
+    """
     app = application()
-    open_editor(path)  # the window keeps itself alive (EditorWindow registry)
-    return int(app.exec())
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    closed = asyncio.Event()
+    app.lastWindowClosed.connect(closed.set)
+    with loop:
+        open_editor(path)  # the window keeps itself alive (EditorWindow registry)
+        loop.run_until_complete(closed.wait())
+    return 0

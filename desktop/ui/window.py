@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt
@@ -32,6 +33,7 @@ from desktop.ui.inspector import Inspector
 from desktop.ui.palette import Palette
 from desktop.ui.popups import FilterPopup
 from desktop.ui.problems import ProblemsPanel
+from desktop.ui.run.attach import attach_run_panels
 from desktop.ui.settings import recent_files, ui_settings
 from desktop.ui.window_actions import WindowCommands
 
@@ -108,6 +110,8 @@ class EditorWindow(WindowCommands, QMainWindow):
         self._wire()
         self.apply_theme(self.theme)
         self.resize(1440, 900)
+        self.run_panels = attach_run_panels(self)
+        self._close_confirmed = False
         self._default_docks = True
         self._restore_layout()
         if path:
@@ -283,6 +287,23 @@ class EditorWindow(WindowCommands, QMainWindow):
         s.setValue("view/minimap", "true" if self.minimap.isVisible() else "false")
         s.sync()
 
+    def _detach_run_then_close(self) -> None:
+        session, self.run_panels.session = self.run_panels.session, None
+
+        async def detach() -> None:
+            try:
+                await session.close()
+            finally:
+                self.close()
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no running event loop (a bare QApplication): close in place
+            asyncio.run(session.close())
+            self.close()
+            return
+        self._detaching = asyncio.ensure_future(detach())
+
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self.minimap.place()
@@ -313,11 +334,17 @@ class EditorWindow(WindowCommands, QMainWindow):
 
     # ---------------------------------------------------------------- closing
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.file.is_modified():
+        if not self._close_confirmed and self.file.is_modified():
             answer = self.ask_save_changes()
             if answer == "cancel" or (answer == "save" and not self.file_save()):
                 event.ignore()
                 return
+        self._close_confirmed = True
+        if self.run_panels.session is not None:
+            # Detach from the run first (it stays resumable), then close for real.
+            event.ignore()
+            self._detach_run_then_close()
+            return
         self.save_layout()
         self.file.close()
         # the window is deleted next; its parts must not signal each other half-destroyed

@@ -108,14 +108,14 @@ def test_multi_selection_drags_together(example_window):
 def test_quick_add_with_tab_adds_node_at_cursor(example_window):
     win = example_window
     win.view.setFocus()
-    QTest.mouseMove(win.view.viewport(), view_point(win, QPointF(300, 300)))
+    QTest.mouseMove(win.view.viewport(), view_point(win, QPointF(300, 160)))
     QTest.keyClick(win.view, Qt.Key.Key_Tab)
     assert win.popup.isVisible()
     QTest.keyClicks(win.popup.edit, "test")
     QTest.keyClick(win.popup.edit, Qt.Key.Key_Return)
     new = win.editor.model.doc.nodes[-1]
     assert new.role_template == "tester"
-    assert abs(new.position.x + 92 - 300) <= 20 and abs(new.position.y + 36 - 300) <= 20
+    assert abs(new.position.x + 92 - 300) <= 20 and abs(new.position.y + 36 - 160) <= 20
     assert win.scene.selected_node_ids() == [new.id]
 
 

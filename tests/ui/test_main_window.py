@@ -97,19 +97,30 @@ def test_opens_each_example(editor_window: EditorWindow, example: Path) -> None:
     assert len(editor_window.scene.edges) == len(doc.edges)
 
 
-def test_run_app_opens_editor_window(qtbot, monkeypatch, tmp_path: Path) -> None:
+def test_run_app_opens_editor_window(qtbot, tmp_path: Path) -> None:
+    """run_app drives Qt and asyncio on one qasync loop and returns when the last window closes."""
+    import asyncio
+
+    from PySide6.QtCore import QTimer
+
     path = tmp_path / "tiny.flow.yaml"
     path.write_text(FLOW)
     seen = {}
 
-    def fake_exec() -> int:
+    def look_then_close() -> None:
         from desktop.ui.window import OPEN_WINDOWS
 
         seen["windows"] = list(OPEN_WINDOWS)
-        return 0
+        seen["loop_running"] = asyncio.get_event_loop().is_running()
+        seen["path"] = OPEN_WINDOWS[-1].file.path
+        for window in list(OPEN_WINDOWS):
+            window.close()
 
-    monkeypatch.setattr(app.application(), "exec", fake_exec)
-    assert app.run_app(str(path)) == 0
-    window = seen["windows"][-1]
-    qtbot.addWidget(window)
-    assert isinstance(window, EditorWindow) and window.file.path == path.resolve()
+    QTimer.singleShot(200, look_then_close)
+    try:
+        assert app.run_app(str(path)) == 0
+    finally:
+        asyncio.set_event_loop(None)
+    assert seen["loop_running"], "the asyncio loop must run while the window is open"
+    assert isinstance(seen["windows"][-1], EditorWindow)
+    assert seen["path"] == path.resolve()

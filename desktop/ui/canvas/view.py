@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QMouseEvent, QPainter, QWheelEvent
+from PySide6.QtGui import QCursor, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QFrame, QGraphicsView
 
+from desktop.ui.canvas.overview import OVERVIEW_ZOOM
 from desktop.ui.canvas.scene import CanvasScene
 
 MIN_ZOOM = 0.05
@@ -61,6 +62,7 @@ class CanvasView(QGraphicsView):
         self.scale(factor, factor)
         moved = QPointF(self.mapFromScene(fixed)) - at
         self.pan_by(moved.x(), moved.y())
+        self.canvas().set_overview(self.zoom() < OVERVIEW_ZOOM)
         self.zoomChanged.emit(self.zoom())
         self.viewportMoved.emit()
 
@@ -88,6 +90,7 @@ class CanvasView(QGraphicsView):
         if self.zoom() > 1.0:
             self.set_zoom(1.0)
         self.centerOn(rect.center())
+        self.canvas().set_overview(self.zoom() < OVERVIEW_ZOOM)
         self.zoomChanged.emit(self.zoom())
 
     def center_on_node(self, node_id: str) -> None:
@@ -171,7 +174,7 @@ class CanvasView(QGraphicsView):
 
     def cursor_scene_pos(self) -> QPointF:
         """The scene point under the mouse, or the view centre when the mouse is away."""
-        local = self.mapFromGlobal(self.cursor().pos())
+        local = self.viewport().mapFromGlobal(QCursor.pos())
         if not self.viewport().rect().contains(local):
             local = self.viewport().rect().center()
         return self.mapToScene(local)

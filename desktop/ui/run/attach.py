@@ -28,7 +28,6 @@ from desktop.ui.run.transcript_view import TranscriptView
 
 log = logging.getLogger(__name__)
 BOTTOM = Qt.DockWidgetArea.BottomDockWidgetArea
-RIGHT = Qt.DockWidgetArea.RightDockWidgetArea
 
 
 class RunPanels(QObject):
@@ -61,13 +60,17 @@ class RunPanels(QObject):
         self.docks["diffs"] = self._dock("Diffs", self.diffs, BOTTOM)
         self.docks["history"] = self._dock("Run history", self.history, BOTTOM)
         self.docks["timeline"] = self._dock("Timeline", self.timeline, BOTTOM)
-        self.docks["approvals"] = self._dock("Approvals", self.approvals, RIGHT)
-        self.docks["chat"] = self._dock("Chat", self.chat, RIGHT)
+        # Approvals and chat share the bottom tabs, so the inspector keeps its height;
+        # the toolbar badge and the approval dialog bring them forward when needed.
+        self.docks["approvals"] = self._dock("Approvals", self.approvals, BOTTOM)
+        self.docks["chat"] = self._dock("Chat", self.chat, BOTTOM)
         problems = (getattr(window, "docks", None) or {}).get("problems")
         if isinstance(problems, QDockWidget):
             window.tabifyDockWidget(problems, self.docks["transcript"])
         window.tabifyDockWidget(self.docks["transcript"], self.docks["diffs"])
         window.tabifyDockWidget(self.docks["diffs"], self.docks["history"])
+        window.tabifyDockWidget(self.docks["history"], self.docks["approvals"])
+        window.tabifyDockWidget(self.docks["approvals"], self.docks["chat"])
         self.docks["transcript"].raise_()
         self.docks["timeline"].hide()
         window.resizeDocks([self.docks["transcript"]], [320], Qt.Orientation.Vertical)
