@@ -14,11 +14,29 @@ MARGIN = 40.0
 MAX_SIDE = 16000
 
 
+class _FullDetail:
+    """Draw every item (not the far-zoom overview) while exporting."""
+
+    def __init__(self, scene: CanvasScene):
+        self.scene, self.was = scene, scene.overview_on
+
+    def __enter__(self) -> None:
+        self.scene.set_overview(False)
+
+    def __exit__(self, *exc: object) -> None:
+        self.scene.set_overview(self.was)
+
+
 def content_rect(scene: CanvasScene) -> QRectF:
     """The area covered by nodes and edges, with a margin."""
+    with _FullDetail(scene):
+        return _content_rect(scene)
+
+
+def _content_rect(scene: CanvasScene) -> QRectF:
     rect = QRectF()
     for item in list(scene.nodes.values()) + list(scene.edges.values()):
-        if item.isVisible():
+        if not getattr(item, "dangling", False):
             rect = rect.united(item.sceneBoundingRect())
     if rect.isEmpty():
         rect = QRectF(0, 0, 400, 300)
@@ -37,7 +55,8 @@ def render_image(scene: CanvasScene, scale: float = 2.0) -> QImage:
     painter = QPainter(image)
     painter.setRenderHints(QPainter.RenderHint.Antialiasing
                            | QPainter.RenderHint.TextAntialiasing)
-    scene.render(painter, QRectF(image.rect()), rect)
+    with _FullDetail(scene):
+        scene.render(painter, QRectF(image.rect()), rect)
     painter.end()
     for item in selected:
         item.setSelected(True)
@@ -63,7 +82,8 @@ def export_svg(scene: CanvasScene, path: str | Path, title: str = "") -> Path:
     scene.clearSelection()
     painter = QPainter(gen)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    scene.render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
+    with _FullDetail(scene):
+        scene.render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
     painter.end()
     for item in selected:
         item.setSelected(True)

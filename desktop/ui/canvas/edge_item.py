@@ -1,53 +1,66 @@
-"""One light item per edge: a cached curve, arrow heads and an optional label."""
+"""One light item per edge: a curve, arrow heads and an optional label.
+
+Geometry is cheap to set (it runs for every edge of a node being dragged); the
+hit-test outline and the label box are built only when first asked for.
+"""
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
-    QColor,
     QFont,
     QFontMetricsF,
     QPainter,
     QPainterPath,
     QPainterPathStroker,
-    QPen,
     QPolygonF,
 )
-from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
-if TYPE_CHECKING:
-    from desktop.ui.canvas.scene import CanvasScene
+from desktop.ui.canvas.look import Look
 
 EDGE_TYPE = QGraphicsItem.UserType + 2
 ARROW = 9.0
-_LABEL_FONT: QFont | None = None
+PORT_GAP = 7.0  # the arrow tip stops at the port's rim
+_FONT: list[QFont] = []
+
+
+def _label_font() -> QFont:
+    if not _FONT:
+        font = QFont()
+        font.setPixelSize(11)
+        _FONT.append(font)
+    return _FONT[0]
+
+
+def controls(a: QPointF, b: QPointF, up: bool = False) -> tuple[QPointF, QPointF]:
+    """Control points of the curve from output port ``a`` to input port ``b``.
+
+    Forward edges are a horizontal S; edges that run backwards swing below the
+    nodes (above when ``up``), so they do not cross the nodes they join.
+    """
+    dx = b.x() - a.x()
+    if dx >= 30:
+        pull = max(25.0, dx * 0.5)
+        return QPointF(a.x() + pull, a.y()), QPointF(b.x() - pull, b.y())
+    drop = (110.0 + 0.08 * -dx) * (-1 if up else 1)
+    pull = 110.0 + 0.05 * -dx
+    return QPointF(a.x() + pull, a.y() + drop), QPointF(b.x() - pull, b.y() + drop)
 
 
 def curve(a: QPointF, b: QPointF, up: bool = False) -> QPainterPath:
-    """A curve from an output port ``a`` to an input port ``b``.
-
-    Forward edges are a horizontal S; edges that run backwards swing below the
-    nodes (above when ``up``), so they never cross the nodes they join.
-    """
-    dx = b.x() - a.x()
+    c1, c2 = controls(a, b, up)
     path = QPainterPath(a)
-    if dx >= 30:
-        pull = max(25.0, dx * 0.5)
-        path.cubicTo(QPointF(a.x() + pull, a.y()), QPointF(b.x() - pull, b.y()), b)
-        return path
-    drop = (110.0 + 0.08 * abs(dx)) * (-1 if up else 1)
-    pull = 110.0 + 0.05 * abs(dx)
-    path.cubicTo(QPointF(a.x() + pull, a.y() + drop), QPointF(b.x() - pull, b.y() + drop), b)
+    path.cubicTo(c1, c2, b)
     return path
 
 
-def arrow_head(tip: QPointF, angle: float) -> QPolygonF:
-    """A filled triangle pointing along ``angle`` (radians) with its point at ``tip``."""
-    left = angle + math.pi - 0.45
-    right = angle + math.pi + 0.45
+def arrow_head(tip: QPointF, towards: QPointF) -> QPolygonF:
+    """A filled triangle with its point at ``tip``, coming from direction ``towards``."""
+    angle = math.atan2(tip.y() - towards.y(), tip.x() - towards.x())
+    left, right = angle + math.pi - 0.45, angle + math.pi + 0.45
     return QPolygonF([
         tip,
         QPointF(tip.x() + ARROW * math.cos(left), tip.y() + ARROW * math.sin(left)),
@@ -58,17 +71,18 @@ def arrow_head(tip: QPointF, angle: float) -> QPolygonF:
 class EdgeItem(QGraphicsItem):
     """Draws one edge between the ports of two nodes."""
 
-    def __init__(self, key: str):
+    def __init__(self, key: str, look: Look):
         super().__init__()
         self.key = key
+        self.look = look
         self.report = False
         self.bidirectional = False
         self.label = ""
+        self.dangling = False
+        self._ends = (QPointF(), QPointF(), QPointF(), QPointF())
         self._path = QPainterPath()
-        self._shape = QPainterPath()
         self._bounds = QRectF()
-        self._arrows: list[QPolygonF] = []
-        self._label_rect = QRectF()
+        self._extras: tuple[list[QPolygonF], QRectF, QPainterPath] | None = None
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(-1)
 
@@ -76,78 +90,82 @@ class EdgeItem(QGraphicsItem):
         return EDGE_TYPE
 
     def set_content(self, report: bool, bidirectional: bool, label: str) -> None:
-        self.report, self.bidirectional, self.label = report, bidirectional, label
-        self._relabel()
-        self.update()
+        """Take what to draw; the scene calls set_ends right after, which rebuilds."""
+        if (report, bidirectional, label) != (self.report, self.bidirectional, self.label):
+            self.report, self.bidirectional, self.label = report, bidirectional, label
+            self._extras = None
+            self.update()
 
     def set_ends(self, a: QPointF, b: QPointF) -> None:
         """Recompute the curve between output point ``a`` and input point ``b``."""
         self.prepareGeometryChange()
-        back = QPointF(b.x() - 7, b.y())  # stop short so the arrow tip meets the port
         # a backward edge swings away from its target's side; level ones by type
         up = a.y() < b.y() if abs(a.y() - b.y()) > 1 else self.report
-        path = curve(QPointF(a.x() + (7 if self.bidirectional else 0), a.y()), back, up)
+        start = QPointF(a.x() + (PORT_GAP if self.bidirectional else 0), a.y())
+        end = QPointF(b.x() - PORT_GAP, b.y())
+        c1, c2 = controls(start, end, up)
+        path = QPainterPath(start)
+        path.cubicTo(c1, c2, end)
         self._path = path
-        end_angle = math.radians(-path.angleAtPercent(1.0))
-        self._arrows = [arrow_head(path.pointAtPercent(1.0), end_angle)]
-        if self.bidirectional:
-            start_angle = math.radians(-path.angleAtPercent(0.0)) + math.pi
-            self._arrows.append(arrow_head(path.pointAtPercent(0.0), start_angle))
-        stroker = QPainterPathStroker()
-        stroker.setWidth(10)
-        self._shape = stroker.createStroke(path)
-        self._relabel()
+        self._ends = (start, c1, c2, end)
+        xs = (start.x(), c1.x(), c2.x(), end.x())
+        ys = (start.y(), c1.y(), c2.y(), end.y())
+        # the curve lies inside its control points' hull; the label box is added when built
+        self._bounds = QRectF(min(xs) - ARROW, min(ys) - ARROW - 10,
+                              max(xs) - min(xs) + 2 * ARROW, max(ys) - min(ys) + 2 * ARROW + 20)
+        self._extras = None
 
-    def _relabel(self) -> None:
-        global _LABEL_FONT
-        rect = QRectF()
-        if self.label and not self._path.isEmpty():
-            if _LABEL_FONT is None:
-                _LABEL_FONT = QFont()
-                _LABEL_FONT.setPixelSize(11)
-            width = QFontMetricsF(_LABEL_FONT).horizontalAdvance(self.label) + 14
-            mid = self._path.pointAtPercent(0.5)
-            rect = QRectF(mid.x() - width / 2, mid.y() - 9, width, 18)
-        self.prepareGeometryChange()
-        self._label_rect = rect
-        self._bounds = self._path.boundingRect().adjusted(-ARROW, -ARROW, ARROW, ARROW).united(
-            rect)
+    def _detail(self) -> tuple[list[QPolygonF], QRectF, QPainterPath]:
+        """Arrow heads, label box and hit-test outline, built when first needed."""
+        if self._extras is None:
+            start, c1, c2, end = self._ends
+            arrows = [arrow_head(end, c2 if c2 != end else start)]
+            if self.bidirectional:
+                arrows.append(arrow_head(start, c1 if c1 != start else end))
+            rect = QRectF()
+            if self.label:
+                width = QFontMetricsF(_label_font()).horizontalAdvance(self.label) + 14
+                mid = self._path.pointAtPercent(0.5)
+                rect = QRectF(mid.x() - width / 2, mid.y() - 9, width, 18)
+            stroker = QPainterPathStroker()
+            stroker.setWidth(10)
+            shape = stroker.createStroke(self._path)
+            if not rect.isNull():
+                shape.addRect(rect)
+                if not self._bounds.contains(rect):
+                    self.prepareGeometryChange()
+                    self._bounds = self._bounds.united(rect)
+            self._extras = (arrows, rect, shape)
+        return self._extras
 
     def boundingRect(self) -> QRectF:
         return self._bounds
 
     def shape(self) -> QPainterPath:
-        if self._label_rect.isNull():
-            return self._shape
-        path = QPainterPath(self._shape)
-        path.addRect(self._label_rect)
-        return path
+        return self._detail()[2]
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
-        scene: CanvasScene = self.scene()  # type: ignore[assignment]
-        t = scene.theme
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        color = QColor(t.accent if selected else (t.report if self.report else t.handoff))
-        pen = QPen(color, 2.6 if selected else 1.6)
-        if self.report:
-            pen.setStyle(Qt.PenStyle.DashLine)
-        lod = option.levelOfDetailFromTransform(painter.worldTransform())
-        painter.setPen(pen)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
+        look = self.look
+        kind = "selected" if self.isSelected() else ("report" if self.report else "handoff")
+        lod = painter.worldTransform().m11()
         if lod < 0.35:
+            painter.setPen(look.edge[(kind, self.report, True)])
             painter.drawPath(self._path)
             return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(look.edge[(kind, self.report, False)])
+        painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawPath(self._path)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(color)
-        for poly in self._arrows:
+        arrows, rect, _ = self._detail()
+        painter.setPen(look.no_pen)
+        painter.setBrush(look.edge_brush[kind])
+        for poly in arrows:
             painter.drawPolygon(poly)
         if self.label and lod >= 0.5:
-            painter.setPen(QPen(color, 1))
-            painter.setBrush(QColor(t.canvas))
-            painter.drawRoundedRect(self._label_rect, 9, 9)
-            painter.setFont(_LABEL_FONT)
-            painter.setPen(QColor(t.text if not selected else t.accent))
-            painter.drawText(self._label_rect, Qt.AlignmentFlag.AlignCenter, self.label)
+            painter.setPen(look.edge_label_pen[kind])
+            painter.setBrush(look.canvas_brush)
+            painter.drawRoundedRect(rect, 9, 9)
+            painter.setFont(_label_font())
+            painter.setPen(look.edge_label_pen["selected"] if kind == "selected" else look.text)
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self.label)

@@ -1,15 +1,12 @@
-"""One painted item per node: no child items, cached paint, simpler drawing when zoomed out."""
+"""One painted item per node: no child items, text laid out once, less detail zoomed out."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPainterPath, QStaticText, QTransform
+from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
-if TYPE_CHECKING:
-    from desktop.ui.canvas.scene import CanvasScene
+from desktop.ui.canvas.look import Look
 
 NODE_W = 184.0
 NODE_H = 72.0
@@ -18,6 +15,8 @@ PORT_HIT = 13.0
 TEXT_LEFT = 18.0
 _BODY = QRectF(0, 0, NODE_W, NODE_H)
 _BOUNDS = _BODY.adjusted(-PORT_R - 3, -12, PORT_R + 12, 6)
+_MARK = QRectF(NODE_W - 28, 9, 18, 18)
+_BAR = QRectF(TEXT_LEFT, 13, NODE_W * 0.5, 10)
 NODE_TYPE = QGraphicsItem.UserType + 1
 
 
@@ -28,6 +27,7 @@ class _Fonts:
 
     @classmethod
     def init(cls) -> None:
+        """Build fonts on first use (a QApplication must exist by then)."""
         if cls.ready:
             return
         cls.label = QFont()
@@ -47,6 +47,15 @@ class _Fonts:
         cls.stripe = path.intersected(stripe)
         cls.ready = True
 
+    _shape: QPainterPath | None = None
+
+    @classmethod
+    def shape_path(cls) -> QPainterPath:
+        if cls._shape is None:
+            cls._shape = QPainterPath()
+            cls._shape.addRect(_BODY.adjusted(-PORT_HIT / 2, 0, PORT_HIT / 2, 0))
+        return cls._shape
+
 
 def _elide(metrics: QFontMetricsF, text: str, width: float) -> str:
     return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
@@ -55,22 +64,21 @@ def _elide(metrics: QFontMetricsF, text: str, width: float) -> str:
 class NodeItem(QGraphicsItem):
     """Draws one node from the document; holds only strings derived from it for painting."""
 
-    def __init__(self, node_id: str):
+    look: Look  # set by the scene; shared painting resources of the theme
+
+    def __init__(self, node_id: str, look: Look):
         super().__init__()
-        _Fonts.init()
         self.node_id = node_id
-        self.label = ""
-        self.detail = ""
-        self.summary = ""
+        self.look = look
+        self.raw = ("", "", "", "", "")  # label, role title, provider, summary, role
+        self.texts: tuple[QStaticText, QStaticText, QStaticText, str] | None = None
         self.role = ""
         self.provider = ""
-        self.mark = ""
         self.entry = False
         self.problems = (0, 0)  # (errors, warnings)
         self.drop_state = 0  # 1 valid connection target, -1 refused
         self.hover_port = False
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
-        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setAcceptHoverEvents(True)
 
     def type(self) -> int:
@@ -78,20 +86,36 @@ class NodeItem(QGraphicsItem):
 
     def set_content(self, label: str, role: str, role_title: str, provider: str,
                     summary: str, entry: bool) -> None:
-        """Take the strings to draw; repaint only if they changed."""
-        width = NODE_W - TEXT_LEFT - 30
-        content = (
-            _elide(_Fonts.label_m, label, width),
-            _elide(_Fonts.small_m, f"{role_title}  ·  {provider}", NODE_W - TEXT_LEFT - 12),
-            _elide(_Fonts.small_m, summary, NODE_W - TEXT_LEFT - 12),
-            role, provider, entry,
-        )
-        if content != (self.label, self.detail, self.summary, self.role, self.provider,
-                       self.entry):
-            (self.label, self.detail, self.summary, self.role, self.provider,
-             self.entry) = content
-            self.mark = (provider[:1] or "?").upper()
+        """Take the strings to draw; they are laid out on first paint, repaint if changed."""
+        raw = (label, role_title, provider, summary, role)
+        if raw != self.raw or entry != self.entry:
+            self.raw, self.role, self.provider, self.entry = raw, role, provider, entry
+            self.texts = None  # laid out lazily: a zoomed-out view never needs the text
             self.update()
+
+    @property
+    def label(self) -> str:
+        return self._texts()[0].text()
+
+    def _texts(self) -> tuple[QStaticText, QStaticText, QStaticText, str]:
+        if self.texts is None:
+            _Fonts.init()
+            label, role_title, provider, summary, _ = self.raw
+            width = NODE_W - TEXT_LEFT - 30
+            parts = (
+                _elide(_Fonts.label_m, label, width),
+                _elide(_Fonts.small_m, f"{role_title}  ·  {provider}", NODE_W - TEXT_LEFT - 12),
+                _elide(_Fonts.small_m, summary, NODE_W - TEXT_LEFT - 12),
+            )
+            statics = []
+            for text, font in zip(parts, (_Fonts.label, _Fonts.small, _Fonts.small),
+                                  strict=True):
+                st = QStaticText(text)
+                st.setTextFormat(Qt.TextFormat.PlainText)
+                st.prepare(QTransform(), font)
+                statics.append(st)
+            self.texts = (statics[0], statics[1], statics[2], (provider[:1] or "?").upper())
+        return self.texts
 
     def set_problems(self, errors: int, warnings: int) -> None:
         if (errors, warnings) != self.problems:
@@ -108,9 +132,7 @@ class NodeItem(QGraphicsItem):
         return _BOUNDS
 
     def shape(self) -> QPainterPath:
-        path = QPainterPath()
-        path.addRect(_BODY.adjusted(-PORT_HIT / 2, 0, PORT_HIT / 2, 0))
-        return path
+        return _Fonts.shape_path()
 
     @staticmethod
     def in_port() -> QPointF:
@@ -142,74 +164,72 @@ class NodeItem(QGraphicsItem):
     # ---------------------------------------------------------------- painting
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
-        scene: CanvasScene = self.scene()  # type: ignore[assignment]
-        t = scene.theme
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        lod = option.levelOfDetailFromTransform(painter.worldTransform())
-        role_color = t.role_color(self.role)
+        # kept lean: thousands of these run per frame when zoomed out
+        look = self.look
+        selected = self.isSelected()
+        lod = painter.worldTransform().m11()
+        _, role_brush, role_pen = look.role(self.role)
         if lod < 0.35:  # zoomed far out: a coloured block is all that can be read
-            painter.setPen(QPen(QColor(t.accent), 4) if selected else Qt.PenStyle.NoPen)
-            painter.setBrush(role_color)
-            painter.drawRoundedRect(_BODY, 10, 10)
+            painter.setPen(look.selected_far_pen if selected else look.no_pen)
+            painter.setBrush(role_brush)
+            painter.drawRect(_BODY)
             return
+        if not _Fonts.ready:
+            _Fonts.init()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        border = QColor(t.accent) if selected else QColor(t.node_border)
         if self.drop_state:
-            border = QColor(t.ok if self.drop_state > 0 else t.error)
-        painter.setPen(QPen(border, 2.0 if selected or self.drop_state else 1.0))
-        painter.setBrush(QColor(t.node))
+            painter.setPen(look.ok_pen if self.drop_state > 0 else look.refused_pen)
+        else:
+            painter.setPen(look.selected_pen if selected else look.border_pen)
+        painter.setBrush(look.node_brush)
         painter.drawRoundedRect(_BODY, 9, 9)
-        painter.fillPath(_Fonts.stripe, role_color)
-        # provider mark
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(t.provider_color(self.provider))
-        mark = QRectF(NODE_W - 28, 9, 18, 18)
-        painter.drawEllipse(mark)
+        painter.fillPath(_Fonts.stripe, role_brush)
+        painter.setPen(look.no_pen)
+        painter.setBrush(look.provider(self.provider))
+        painter.drawEllipse(_MARK)
         if lod >= 0.6:
+            label, detail, summary, mark = self._texts()
             painter.setFont(_Fonts.tiny)
-            painter.setPen(QColor("#ffffff"))
-            painter.drawText(mark, Qt.AlignmentFlag.AlignCenter, self.mark)
-            painter.setPen(QColor(t.text))
+            painter.setPen(look.white)
+            painter.drawText(_MARK, Qt.AlignmentFlag.AlignCenter, mark)
+            painter.setPen(look.text)
             painter.setFont(_Fonts.label)
-            painter.drawText(QRectF(TEXT_LEFT, 8, NODE_W - TEXT_LEFT - 30, 20),
-                             Qt.AlignmentFlag.AlignVCenter, self.label)
+            painter.drawStaticText(QPointF(TEXT_LEFT, 10), label)
             painter.setFont(_Fonts.small)
-            painter.setPen(QColor(t.muted))
-            painter.drawText(QRectF(TEXT_LEFT, 29, NODE_W - TEXT_LEFT - 10, 16),
-                             Qt.AlignmentFlag.AlignVCenter, self.detail)
-            painter.drawText(QRectF(TEXT_LEFT, 47, NODE_W - TEXT_LEFT - 10, 16),
-                             Qt.AlignmentFlag.AlignVCenter, self.summary)
+            painter.setPen(look.muted)
+            painter.drawStaticText(QPointF(TEXT_LEFT, 31), detail)
+            painter.drawStaticText(QPointF(TEXT_LEFT, 49), summary)
         else:  # mid zoom: bars stand in for text
-            painter.setBrush(QColor(t.muted))
-            painter.drawRoundedRect(QRectF(TEXT_LEFT, 13, NODE_W * 0.5, 10), 4, 4)
-        self._paint_ports(painter, t, role_color)
-        self._paint_badges(painter, t)
+            painter.setBrush(look.muted_brush)
+            painter.drawRoundedRect(_BAR, 4, 4)
+        self._paint_ports(painter, look, role_brush, role_pen)
+        if self.entry or self.problems != (0, 0):
+            self._paint_badges(painter, look)
 
-    def _paint_ports(self, painter: QPainter, t, role_color: QColor) -> None:
-        painter.setBrush(QColor(t.node))
-        painter.setPen(QPen(QColor(t.node_border), 1.5))
+    def _paint_ports(self, painter: QPainter, look: Look, role_brush, role_pen) -> None:
+        painter.setBrush(look.node_brush)
+        painter.setPen(look.port_pen)
         painter.drawEllipse(self.in_port(), PORT_R, PORT_R)
-        painter.setPen(QPen(role_color, 2.0))
-        painter.setBrush(role_color if self.hover_port else QBrush(QColor(t.node)))
+        painter.setPen(role_pen)
+        painter.setBrush(role_brush if self.hover_port else look.node_brush)
         radius = PORT_R + 1.5 if self.hover_port else PORT_R
         painter.drawEllipse(self.out_port(), radius, radius)
 
-    def _paint_badges(self, painter: QPainter, t) -> None:
+    def _paint_badges(self, painter: QPainter, look: Look) -> None:
         if self.entry:
             pill = QRectF(TEXT_LEFT, -8, 42, 15)
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QColor(t.accent))
+            painter.setPen(look.no_pen)
+            painter.setBrush(look.accent_brush)
             painter.drawRoundedRect(pill, 7, 7)
             painter.setFont(_Fonts.tiny)
-            painter.setPen(QColor("#ffffff"))
+            painter.setPen(look.white)
             painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, "ENTRY")
         errors, warnings = self.problems
         if errors or warnings:
-            color = QColor(t.error if errors else t.warning)
             badge = QRectF(NODE_W - 8, -8, 18, 18)
-            painter.setPen(QPen(QColor(t.canvas), 2))
-            painter.setBrush(color)
+            painter.setPen(look.badge_pen)
+            painter.setBrush(look.error_brush if errors else look.warning_brush)
             painter.drawEllipse(badge)
             painter.setFont(_Fonts.tiny)
-            painter.setPen(QColor("#ffffff"))
+            painter.setPen(look.white)
             painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, str(errors or warnings))

@@ -7,21 +7,23 @@ Editor call (an undoable command), and the scene then follows the model.
 from __future__ import annotations
 
 import json
-import math
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QPainter, QPen, QTransform
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene, QGraphicsSceneMouseEvent
 
 from desktop.contract.enums import EdgeType
 from desktop.ui.canvas.edge_item import EdgeItem, curve
+from desktop.ui.canvas.look import Look
 from desktop.ui.canvas.node_item import NODE_H, NODE_W, NodeItem
+from desktop.ui.canvas.overview import OVERVIEW_MIN_NODES, Overview
 from desktop.ui.editor import Editor, snap
 from desktop.ui.roles_cache import role_description, role_title
 from desktop.ui.theme import LIGHT, Theme
 
 TEMPLATE_MIME = "application/x-agent-canvas-template"
 SCENE_MARGIN = 2000.0
+GRID_TILE = 100
 
 
 class CanvasScene(QGraphicsScene):
@@ -36,6 +38,8 @@ class CanvasScene(QGraphicsScene):
         self.editor = editor
         self.model = editor.model
         self.theme = theme
+        self.look = Look(theme)
+        self._grid_tiles: dict[bool, QPixmap] = {}
         self.nodes: dict[str, NodeItem] = {}
         self.edges: dict[str, EdgeItem] = {}
         self._touching: dict[str, set[str]] = {}
@@ -44,7 +48,10 @@ class CanvasScene(QGraphicsScene):
         self._connect: dict | None = None
         self._rect_timer = QTimer(self, singleShot=True, interval=0)
         self._rect_timer.timeout.connect(self._update_rect)
-        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
+        # a BSP index answers "what is in this rectangle" without asking every item
+        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+        self.overview = Overview(self)
+        self.overview_on = False
         m = self.model
         m.nodeAdded.connect(self._on_node_added)
         m.nodeRemoved.connect(self._on_node_removed)
@@ -54,6 +61,7 @@ class CanvasScene(QGraphicsScene):
         m.edgeRemoved.connect(self._on_edge_removed)
         m.edgeChanged.connect(self._on_edge_changed)
         m.documentReset.connect(self.rebuild)
+        m.changed.connect(self._on_changed)
         self.rebuild()
 
     # ---------------------------------------------------------------- following the model
@@ -69,10 +77,11 @@ class CanvasScene(QGraphicsScene):
         self._update_rect()
 
     def _on_node_added(self, node_id: str) -> None:
-        item = NodeItem(node_id)
+        item = NodeItem(node_id, self.look)
         self.nodes[node_id] = item
         self._touching.setdefault(node_id, set())
         self._refresh_node(item)
+        item.setVisible(not self.overview_on)
         self.addItem(item)
         self._rect_timer.start()
 
@@ -102,6 +111,23 @@ class CanvasScene(QGraphicsScene):
             self._place_edge(self.edges[key])
         self._rect_timer.start()
 
+    def _on_changed(self) -> None:
+        self.overview.invalidate()
+        if self.overview_on:
+            self.update()
+
+    def set_overview(self, on: bool) -> None:
+        """Draw the graph batched (far zoomed out) instead of item by item."""
+        on = on and len(self.nodes) >= OVERVIEW_MIN_NODES
+        if on != self.overview_on:
+            # items stay top-level (the BSP index culls them); hiding them is a one-off cost
+            self.overview_on = on
+            for item in self.nodes.values():
+                item.setVisible(not on)
+            for item in self.edges.values():
+                item.setVisible(not on and not item.dangling)
+            self.update()
+
     def _refresh_node(self, item: NodeItem) -> None:
         node = self.model.node(item.node_id)
         config = self.model.config(item.node_id)
@@ -114,7 +140,7 @@ class CanvasScene(QGraphicsScene):
             item.setPos(pos.x, pos.y)
 
     def _on_edge_added(self, key: str) -> None:
-        item = EdgeItem(key)
+        item = EdgeItem(key, self.look)
         self.edges[key] = item
         self._link(key)
         self._content_edge(item)
@@ -151,10 +177,11 @@ class CanvasScene(QGraphicsScene):
     def _place_edge(self, item: EdgeItem) -> None:
         edge = self.model.edge(item.key)
         a, b = self.nodes.get(edge.from_), self.nodes.get(edge.to)
-        if a is None or b is None:  # dangling edge in a hand-written file: nothing to draw
+        item.dangling = a is None or b is None
+        if item.dangling:  # an edge to a missing node in a hand-written file: nothing to draw
             item.setVisible(False)
             return
-        item.setVisible(True)
+        item.setVisible(not self.overview_on)
         item.set_ends(a.pos() + a.out_port(), b.pos() + b.in_port())
 
     def _update_rect(self) -> None:
@@ -165,7 +192,10 @@ class CanvasScene(QGraphicsScene):
     # ---------------------------------------------------------------- appearance
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
-        for item in self.items():
+        self.look = Look(theme)
+        self._grid_tiles = {}
+        for item in (*self.nodes.values(), *self.edges.values()):
+            item.look = self.look
             item.update()
         self.update()
 
@@ -174,33 +204,35 @@ class CanvasScene(QGraphicsScene):
         for node_id, item in self.nodes.items():
             item.set_problems(*counts.get(node_id, (0, 0)))
 
+    def _grid_tile(self, fine: bool) -> QPixmap:
+        """One 100 x 100 grid cell (fine: with 20-unit lines), drawn once per theme."""
+        tile = self._grid_tiles.get(fine)
+        if tile is None:
+            t = self.theme
+            tile = QPixmap(GRID_TILE, GRID_TILE)
+            tile.fill(QColor(t.canvas))
+            p = QPainter(tile)
+            if fine:
+                p.setPen(QPen(QColor(t.grid_minor), 0))
+                for v in range(20, GRID_TILE, 20):
+                    p.drawLine(v, 0, v, GRID_TILE)
+                    p.drawLine(0, v, GRID_TILE, v)
+            p.setPen(QPen(QColor(t.grid_major), 0))
+            p.drawLine(0, 0, GRID_TILE, 0)
+            p.drawLine(0, 0, 0, GRID_TILE)
+            p.end()
+            self._grid_tiles[fine] = tile
+        return tile
+
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
-        t = self.theme
-        painter.fillRect(rect, QColor(t.canvas))
+        """The grid, as one tiled fill (no per-line Python work)."""
         scale = painter.worldTransform().m11()
-        step = 20.0 if scale >= 0.6 else 100.0
-        if scale < 0.12:
-            return
-        left = math.floor(rect.left() / step) * step
-        top = math.floor(rect.top() / step) * step
-        minor, major = [], []
-        x = left
-        while x < rect.right():
-            (major if round(x) % 100 == 0 else minor).append((x, True))
-            x += step
-        y = top
-        while y < rect.bottom():
-            (major if round(y) % 100 == 0 else minor).append((y, False))
-            y += step
-        for lines, color in ((minor, t.grid_minor), (major, t.grid_major)):
-            if not lines:
-                continue
-            painter.setPen(QPen(QColor(color), 0))
-            for v, vertical in lines:
-                if vertical:
-                    painter.drawLine(QPointF(v, rect.top()), QPointF(v, rect.bottom()))
-                else:
-                    painter.drawLine(QPointF(rect.left(), v), QPointF(rect.right(), v))
+        if scale < 0.15:
+            painter.fillRect(rect, self.look.canvas_brush)
+        else:
+            painter.fillRect(rect, QBrush(self._grid_tile(scale >= 0.6)))
+        if self.overview_on:
+            self.overview.draw(painter, rect)
 
     # ---------------------------------------------------------------- selection
     def selected_node_ids(self) -> list[str]:
