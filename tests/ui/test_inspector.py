@@ -1,0 +1,127 @@
+"""The inspector edits the selection through undoable commands and refuses bad values inline."""
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+
+def field(win, *path):
+    return win.inspector.widgets[path][1]
+
+
+def error(win, *path):
+    return win.inspector.widgets[path][2]
+
+
+def type_into(widget, text):
+    widget.setFocus()
+    widget.selectAll()
+    QTest.keyClicks(widget, text)
+    QTest.keyClick(widget, Qt.Key.Key_Return)
+
+
+def test_edit_label_and_undo(example_window):
+    win = example_window
+    win.scene.select(["planner"])
+    assert win.inspector.kind == "node" and win.inspector.target == "planner"
+    type_into(field(win, "node", "label"), "Chief planner")
+    assert win.editor.model.node("planner").label == "Chief planner"
+    assert win.scene.nodes["planner"].label == "Chief planner"  # the canvas follows
+    win.actions_["undo"].trigger()
+    assert win.editor.model.node("planner").label == "Planner"
+    assert field(win, "node", "label").text() == "Planner"  # the form follows undo too
+
+
+def test_node_config_fields_and_limits(example_window):
+    win = example_window
+    win.scene.select(["implementer"])
+    type_into(field(win, "config", "model"), "gpt-5")
+    type_into(field(win, "config", "envAllowlist"), "PATH, HOME")
+    type_into(field(win, "config", "limits", "timeoutSec"), "600")
+    type_into(field(win, "config", "stallThreshold"), "4")
+    cfg = win.editor.model.config("implementer")
+    assert (cfg.model, cfg.env_allowlist, cfg.limits.timeout_sec, cfg.stall_threshold) == (
+        "gpt-5", ["PATH", "HOME"], 600.0, 4)
+    assert cfg.instructions.startswith("Implement the plan")  # untouched fields kept
+    assert win.editor.undo_stack.count() == 4
+
+
+def test_invalid_value_is_refused_inline(example_window):
+    win = example_window
+    win.scene.select(["implementer"])
+    before = win.editor.model.config("implementer")
+    type_into(field(win, "config", "stallThreshold"), "1")
+    assert not error(win, "config", "stallThreshold").isHidden()
+    assert "2" in error(win, "config", "stallThreshold").text()
+    type_into(field(win, "config", "limits", "maxTurns"), "many")
+    assert "whole number" in error(win, "config", "limits", "maxTurns").text()
+    assert win.editor.model.config("implementer") == before
+    assert win.editor.undo_stack.count() == 0
+
+
+def test_capabilities_and_permissions(example_window):
+    win = example_window
+    win.scene.select(["reviewer"])
+    box = field(win, "node", "capabilities", "writeCode")
+    box.click()
+    caps = win.editor.model.node("reviewer").capabilities
+    assert caps is not None and caps.write_code == box.isChecked()
+    combo = field(win, "node", "permissions", "cliPermissionsMode")
+    combo.setCurrentText("gated")
+    combo.activated.emit(combo.currentIndex())
+    assert win.editor.model.node("reviewer").permissions.cli_permissions_mode == "gated"
+
+
+def test_rename_node_id_keeps_edges_and_config(example_window):
+    win = example_window
+    win.scene.select(["implementer"])
+    type_into(field(win, "node", "id"), "coder")
+    model = win.editor.model
+    assert model.has_node("coder") and not model.has_node("implementer")
+    assert model.config("coder").instructions.startswith("Implement the plan")
+    assert len(model.edges_of("coder")) == 3
+    assert win.scene.selected_node_ids() == ["coder"]
+    type_into(field(win, "node", "id"), "planner")  # taken: refused inline
+    assert "already" in error(win, "node", "id").text()
+    win.actions_["undo"].trigger()
+    assert model.has_node("implementer") and len(model.edges_of("implementer")) == 3
+
+
+def test_edge_fields(example_window):
+    win = example_window
+    key = win.editor.model.edge_keys()[0]
+    win.scene.select([], [key])
+    assert win.inspector.kind == "edge"
+    combo = field(win, "edge", "type")
+    combo.setCurrentText("report")
+    combo.activated.emit(combo.currentIndex())
+    field(win, "edge", "bidirectional").click()
+    type_into(field(win, "edge", "label"), "the plan")
+    edge = win.editor.model.edge(key)
+    assert (edge.type, edge.bidirectional, edge.label) == ("report", True, "the plan")
+    item = win.scene.edges[key]
+    assert item.report and item.bidirectional and item.label == "the plan"
+
+
+def test_workflow_fields_when_nothing_selected(example_window):
+    win = example_window
+    win.scene.select([])
+    assert win.inspector.kind == "doc"
+    type_into(field(win, "doc", "name"), "Renamed flow")
+    assert win.editor.model.doc.name == "Renamed flow"
+    assert "Renamed flow" in win.windowTitle()
+
+
+def test_problem_shown_on_node_and_in_panel_click_selects(example_window):
+    win = example_window
+    win.scene.select(["implementer"])
+    combo = field(win, "node", "provider")
+    combo.setCurrentText("command")  # a command provider needs a command
+    combo.activated.emit(combo.currentIndex())
+    win.problems.refresh()
+    assert win.scene.nodes["implementer"].problems[0] == 1
+    assert "no command" in win.inspector.notes.text()
+    win.scene.select([])
+    row = next(i for i in range(win.problems.topLevelItemCount())
+               if "no command" in win.problems.topLevelItem(i).text(2))
+    win.problems.itemClicked.emit(win.problems.topLevelItem(row), 0)
+    assert win.scene.selected_node_ids() == ["implementer"]
