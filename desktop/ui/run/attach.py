@@ -43,6 +43,7 @@ class RunPanels(QObject):
         self.replaying = False
         self._closing: set[asyncio.Future] = set()
         self.controls = RunControls(window)
+        window.addToolBarBreak()  # a row of its own: the run controls never overflow
         window.addToolBar(self.controls)
         self.approvals = ApprovalInbox(self._resolve)
         self.controls.addAction(self.approvals.badge)
@@ -190,6 +191,8 @@ class RunPanels(QObject):
         if self.replaying:
             return
         self.approvals.apply_events(events)
+        if any(e.get("type") == "approval.requested" for e in events):
+            self.docks["approvals"].raise_()  # bring the waiting call forward, without blocking
         self.stall.apply_events(events)
         self.failure.apply_events(events)
         if self.session is not None:
