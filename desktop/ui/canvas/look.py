@@ -31,6 +31,8 @@ class Look:
         self.error_brush = QBrush(c(theme.error))
         self.warning_brush = QBrush(c(theme.warning))
         self.no_pen = QPen(Qt.PenStyle.NoPen)
+        self.grid_minor_pen = QPen(c(theme.grid_minor), 0)  # cosmetic: 1 px at any zoom
+        self.grid_major_pen = QPen(c(theme.grid_major), 0)
         self.edge = {}
         for kind, color in (("handoff", theme.handoff), ("report", theme.report),
                             ("selected", theme.accent)):
