@@ -69,6 +69,17 @@ def _allowed(name: str, patterns: Iterable[str]) -> bool:
     return any(fnmatch.fnmatchcase(name, p) for p in patterns)
 
 
+def key_provider(provider: str, command: str | None = None) -> str:
+    """Whose API key an agent gets: its provider's, or for ``acp`` the family of its command
+    (an ACP adapter of Claude Code needs ANTHROPIC_API_KEY, codex-acp OPENAI_API_KEY, ...)."""
+    if provider != "acp":
+        return provider
+    from desktop.providers.acp_presets import agent_family, command_words
+
+    words = command_words(command)
+    return (agent_family(words[0]) or "") if words else ""
+
+
 def build_env(
     provider: str,
     allowlist: Iterable[str],

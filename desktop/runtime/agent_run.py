@@ -15,7 +15,7 @@ from desktop.providers.base import Provider, TurnRequest
 from desktop.providers.redact import Redactor
 from desktop.runtime import agent_folder as af
 from desktop.runtime import workspace_diff
-from desktop.runtime.agent_env import build_env, bus_command, protocol_vars
+from desktop.runtime.agent_env import build_env, bus_command, key_provider, protocol_vars
 from desktop.runtime.prompt import build_blocks, preamble
 from desktop.store.run_info import validate_at_completion, validate_at_creation, write_run_info
 
@@ -91,7 +91,8 @@ class AgentRun:
             project_id=ctx.project_id, task_id=ctx.task_id, conductor_url=ctx.conductor_url,
             node_id=ctx.node.id, node_key=ctx.node.key, turn_number=ctx.turn_number,
             attempt=self.attempt)
-        env = build_env(str(ctx.node.provider), ctx.config.env_allowlist, injected)
+        env = build_env(key_provider(str(ctx.node.provider), ctx.config.command),
+                        ctx.config.env_allowlist, injected)
         res.base_env = build_env("", ctx.config.env_allowlist, injected)
         blocks = build_blocks(
             role_name=ctx.node.role_template, instructions=ctx.config.instructions,

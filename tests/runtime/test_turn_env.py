@@ -13,7 +13,7 @@ from desktop.contract.base import new_id
 from desktop.contract.events import Resolution
 from desktop.contract.state import NodeConfig, NodeState
 from desktop.providers.redact import Redactor
-from desktop.runtime.agent_env import API_KEY_BY_PROVIDER, BASE_VARS, build_env
+from desktop.runtime.agent_env import API_KEY_BY_PROVIDER, BASE_VARS, build_env, key_provider
 from desktop.runtime.turn import TurnContext, TurnRunner
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX process groups")
@@ -114,3 +114,19 @@ def test_redactor_covers_text_bytes_and_nested_events():
     assert red.event(event) == {"type": "x", "a": ["ok [REDACTED]"],
                                 "b": {"c": "[REDACTED]!"}, "n": 3}
     assert red.data(b"xx supersecret-1") == b"xx [REDACTED]"
+
+
+@pytest.mark.parametrize(("command", "key"), [
+    ("claude", "ANTHROPIC_API_KEY"), ("codex", "OPENAI_API_KEY"), (None, "GEMINI_API_KEY"),
+    ("gemini --acp", "GEMINI_API_KEY"), ("/opt/bin/claude-code-acp --verbose", "ANTHROPIC_API_KEY"),
+])
+def test_acp_agents_get_the_key_of_the_agent_they_wrap(command: str | None, key: str):
+    parent = {name: f"value-of-{name}" for name in API_KEY_BY_PROVIDER.values()}
+    env = build_env(key_provider("acp", command), [], {}, parent)
+    assert {n for n in env if n in API_KEY_BY_PROVIDER.values()} == {key}
+
+
+def test_an_unknown_acp_agent_gets_no_key():
+    parent = {name: f"value-of-{name}" for name in API_KEY_BY_PROVIDER.values()}
+    assert not set(build_env(key_provider("acp", "my-agent --acp"), ["*"], {}, parent)) & set(
+        API_KEY_BY_PROVIDER.values())
