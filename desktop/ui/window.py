@@ -186,10 +186,11 @@ class EditorWindow(WindowCommands, QMainWindow):
         stack = ed.undo_stack
         stack.canUndoChanged.connect(self.actions_["undo"].setEnabled)
         stack.canRedoChanged.connect(self.actions_["redo"].setEnabled)
-        stack.undoTextChanged.connect(lambda t: self.actions_["undo"].setText(
-            f"&Undo {t}" if t else "&Undo"))
-        stack.redoTextChanged.connect(lambda t: self.actions_["redo"].setText(
-            f"&Redo {t}" if t else "&Redo"))
+        # the step's name goes in the tooltip: the toolbar button keeps a short label
+        stack.undoTextChanged.connect(lambda t: self.actions_["undo"].setToolTip(
+            f"Undo {t}  (Ctrl+Z)" if t else "Undo  (Ctrl+Z)"))
+        stack.redoTextChanged.connect(lambda t: self.actions_["redo"].setToolTip(
+            f"Redo {t}  (Ctrl+Shift+Z)" if t else "Redo  (Ctrl+Shift+Z)"))
         self.actions_["undo"].setEnabled(False)
         self.actions_["redo"].setEnabled(False)
         self.actions_["snap"].setChecked(ed.snap_to_grid)
@@ -277,14 +278,14 @@ class EditorWindow(WindowCommands, QMainWindow):
             self.restoreGeometry(geometry)
         if isinstance(state, QByteArray) and self.restoreState(state):
             self._default_docks = False
-        self.minimap.setVisible(s.value("view/minimap", "true") in (True, "true"))
-        self.actions_["minimap"].setChecked(self.minimap.isVisible())
+        self.minimap.set_wanted(s.value("view/minimap", "true") in (True, "true"))
+        self.actions_["minimap"].setChecked(self.minimap.wanted)
 
     def save_layout(self) -> None:
         s = ui_settings()
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState())
-        s.setValue("view/minimap", "true" if self.minimap.isVisible() else "false")
+        s.setValue("view/minimap", "true" if self.minimap.wanted else "false")
         s.sync()
 
     def _detach_run_then_close(self) -> None:

@@ -331,7 +331,7 @@ class WindowCommands:
         self.view.fit(rect)
 
     def view_toggle_minimap(self) -> None:
-        self.minimap.setVisible(self.actions_["minimap"].isChecked())
+        self.minimap.set_wanted(self.actions_["minimap"].isChecked())
 
     def view_toggle_snap(self) -> None:
         self.editor.snap_to_grid = self.actions_["snap"].isChecked()

@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QWidget
 from desktop.ui.canvas.node_item import NODE_H, NODE_W
 from desktop.ui.canvas.view import CanvasView
 
-SIZE = (200, 130)
+SIZE = (168, 108)
+MIN_VIEW = (820, 520)  # a smaller canvas has no room to spare for it
 PAD = 8.0
 
 
@@ -35,9 +36,18 @@ class Minimap(QWidget):
         self.rebuild()
 
     def place(self) -> None:
-        """Keep the minimap in the bottom-right corner of the view."""
+        """Keep the minimap in the bottom-right corner of the view (if there is room)."""
         vp = self.view.viewport().geometry()
         self.move(vp.right() - SIZE[0] - 12, vp.bottom() - SIZE[1] - 12)
+        roomy = vp.width() >= MIN_VIEW[0] and vp.height() >= MIN_VIEW[1]
+        self.setVisible(self.wanted and roomy)
+
+    wanted = True
+
+    def set_wanted(self, on: bool) -> None:
+        """The user's choice (View > Minimap); shown when the canvas is big enough."""
+        self.wanted = on
+        self.place()
 
     def rebuild(self) -> None:
         """Redraw the node dots into an image (only when the graph changed)."""
