@@ -39,7 +39,9 @@ test-agents: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
+# Side by side with references in the same run (NodeGraphQt for the canvas); writes bench/RESULTS.md.
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python -m bench
 
 clean:
