@@ -18,6 +18,7 @@ from desktop.providers.base import Gate, Provider
 from desktop.providers.redact import Redactor
 from desktop.runtime.agent_run import AgentRun, AgentRunResult
 from desktop.runtime.verify import run_verification
+from desktop.runtime.workspace import workspace_path
 
 
 @dataclass
@@ -73,15 +74,12 @@ class TurnResult:
 
 def resolve_workspace(ctx: TurnContext) -> Path:
     """The node's working folder, created on demand."""
+    path = workspace_path(ctx.config.workspace, ctx.workflow_dir, ctx.run_dir)
     if ctx.config.workspace:
-        path = Path(ctx.config.workspace).expanduser()
-        if not path.is_absolute():
-            path = (ctx.workflow_dir or ctx.run_dir) / path
         path.mkdir(parents=True, exist_ok=True)
         return path.resolve()
     # With no workspace configured, the run's nodes share one scratch folder, made a
     # git repository so each turn's change shows as a diff like in a real project.
-    path = ctx.run_dir / "workspace"
     if not (path / ".git").exists():
         path.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(OSError):
