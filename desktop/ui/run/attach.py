@@ -149,9 +149,7 @@ class RunPanels(QObject):
         self.stop_replay()
         if self.overlay is not None:
             self.overlay.clear()
-        self.diffs.source.clear()
-        self.diffs.diffs.clear()
-        self.diffs.files.clear()
+        self.diffs.clear()
         self.stall.hide()
         self.failure.hide()
         if session is None:
@@ -180,7 +178,7 @@ class RunPanels(QObject):
         self.stall.apply_events([e for e in past if e.get("type") in ("run.created",
                                                                          "node.patch")])
         self.stall.set_state(session.state)
-        self.diffs.apply_events(past, session.run_dir, labels)
+        self.diffs.apply_events(past, session.run_dir, labels, session.state)
         self._on_state(session.state)
 
     def _labels(self, state: dict | None) -> dict[str, str]:
@@ -197,7 +195,7 @@ class RunPanels(QObject):
         self.failure.apply_events(events)
         if self.session is not None:
             self.diffs.apply_events(events, self.session.run_dir,
-                                    self._labels(self.session.state))
+                                    self._labels(self.session.state), self.session.state)
         if self.overlay is not None:
             self.overlay.apply_events(events)
 

@@ -94,6 +94,18 @@ def _mono_edit() -> QPlainTextEdit:
     return edit
 
 
+def node_workspace(state: dict | None, run_dir: Path, node_id: str | None) -> Path:
+    """The folder node ``node_id`` of a run works in, by the runtime's own rule."""
+    from desktop.runtime.workspace import workspace_path
+
+    state = state or {}
+    config = ((state.get("nodeConfigs") or {}).get(node_id or "") or {})
+    workflow = state.get("workflowPath")
+    path = workspace_path(config.get("workspace"), Path(workflow).parent if workflow else None,
+                          Path(run_dir))
+    return path.resolve()
+
+
 def open_in_editor(path: Path) -> bool:
     """Open ``path`` in $VISUAL / $EDITOR, else the desktop's default application."""
     command = os.environ.get("VISUAL") or os.environ.get("EDITOR")
@@ -113,9 +125,10 @@ class DiffView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.base_dir: Path | None = None
+        self.base_dir: Path | None = None  # the workspace of the diff on show
         self.files: list[FileDiff] = []
-        self.diffs: list[tuple[str, Path]] = []  # (title, path of diff.patch)
+        self.diffs: list[tuple[str, Path, Path | None]] = []  # (title, diff.patch, workspace)
+        self.opener = open_in_editor  # replaceable (tests, embedding)
         self.source = QComboBox()
         self.source.currentIndexChanged.connect(self._load_selected)
         self.open_button = QPushButton("Open in editor")
@@ -149,26 +162,41 @@ class DiffView(QWidget):
         layout.addLayout(top)
         layout.addWidget(split, 1)
 
-    def add_diff(self, title: str, path: Path) -> None:
-        """Offer another diff (one turn of one node)."""
-        self.diffs.append((title, Path(path)))
+    def add_diff(self, title: str, path: Path, base_dir: Path | None = None) -> None:
+        """Offer another diff (one turn of one node); its paths are relative to ``base_dir``."""
+        self.diffs.append((title, Path(path), base_dir))
         self.source.addItem(title)
 
-    def apply_events(self, events: list[dict], run_dir: Path, labels: dict[str, str]) -> None:
-        """Add the diffs announced by ``artifact.created`` (kind diff) events."""
+    def clear(self) -> None:
+        """Forget every diff (another run is shown)."""
+        self.diffs.clear()
+        self.files.clear()
+        self.base_dir = None
+        self.source.clear()
+        self.file_list.clear()
+        self.unified.clear()
+        self.left.clear()
+        self.right.clear()
+
+    def apply_events(self, events: list[dict], run_dir: Path, labels: dict[str, str],
+                     state: dict | None = None) -> None:
+        """Add the diffs announced by ``artifact.created`` (kind diff) events; ``state``
+        (the run's) says which workspace each node's files are in."""
         for event in events:
             art = event.get("artifact") or {}
             if event.get("type") == "artifact.created" and art.get("kind") == "diff":
-                node = labels.get(art.get("nodeId") or event.get("nodeId") or "", "")
+                node_id = art.get("nodeId") or event.get("nodeId")
+                node = labels.get(node_id or "", "")
                 path = Path(art.get("path", ""))
                 path = path if path.is_absolute() else Path(run_dir) / path
                 self.add_diff(f"{node} · {art.get('createdAt', '')[11:19]} · {path.parent.name}",
-                              path)
+                              path, node_workspace(state, run_dir, node_id))
         if self.source.count() and not self.files:
             self.source.setCurrentIndex(self.source.count() - 1)
 
     def _load_selected(self, index: int) -> None:
         if 0 <= index < len(self.diffs):
+            self.base_dir = self.diffs[index][2]
             try:
                 text = self.diffs[index][1].read_text(encoding="utf-8", errors="replace")
             except OSError as exc:
@@ -216,5 +244,5 @@ class DiffView(QWidget):
         """Open the selected file in the user's editor."""
         path = self.current_path()
         if path is not None:
-            open_in_editor(path)
+            self.opener(path)
             self.fileOpened.emit(str(path))

@@ -7,6 +7,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 import qasync
+from PySide6.QtWidgets import QMainWindow, QVBoxLayout, QWidget
+
+from desktop.ui.run.attach import attach_run_panels
 
 
 @pytest.fixture
@@ -36,3 +39,40 @@ async def wait_until(pred: Callable[[], bool], timeout: float = 30.0) -> None:
 def until() -> Callable[..., object]:
     """``await until(pred)``: run the loop until ``pred()`` holds."""
     return wait_until
+
+
+class Window(QMainWindow):
+    """The smallest window the panels attach to: a document and a central layout."""
+
+    def __init__(self, doc) -> None:
+        super().__init__()
+        central = QWidget()
+        QVBoxLayout(central)
+        self.setCentralWidget(central)
+
+        class _Model:
+            def snapshot(self):
+                return doc
+
+        class _Editor:
+            model = _Model()
+
+        self.editor = _Editor()
+
+
+@pytest.fixture
+def window_for(qloop, qtbot, tmp_path):
+    """``window, panels = window_for(doc)``: a window with run panels over ``doc``."""
+    made = []
+
+    def make(doc):
+        window = Window(doc)
+        qtbot.addWidget(window)
+        panels = attach_run_panels(window, tmp_path / "data")
+        made.append(panels)
+        return window, panels
+
+    yield make
+    for panels in made:
+        if panels.session is not None:
+            qloop.run_until_complete(panels.session.close())

@@ -6,11 +6,9 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QMainWindow, QVBoxLayout, QWidget
 
 from desktop.graph.io import load_workflow, loads_workflow
 from desktop.store.reducer import fold_events
-from desktop.ui.run.attach import attach_run_panels
 from desktop.ui.run.tail import LogTail
 
 EXAMPLES = sorted((Path(__file__).parents[3] / "resources" / "examples").glob("*.flow.yaml"))
@@ -49,42 +47,6 @@ edges:
   - {from: a, to: b, type: handoff}
   - {from: b, to: a, type: handoff}
 """
-
-
-class Window(QMainWindow):
-    """The smallest window the panels attach to: a document and a central layout."""
-
-    def __init__(self, doc) -> None:
-        super().__init__()
-        central = QWidget()
-        QVBoxLayout(central)
-        self.setCentralWidget(central)
-
-        class _Model:
-            def snapshot(self):
-                return doc
-
-        class _Editor:
-            model = _Model()
-
-        self.editor = _Editor()
-
-
-@pytest.fixture
-def window_for(qloop, qtbot, tmp_path):
-    made = []
-
-    def make(doc):
-        window = Window(doc)
-        qtbot.addWidget(window)
-        panels = attach_run_panels(window, tmp_path / "data")
-        made.append(panels)
-        return window, panels
-
-    yield make
-    for panels in made:
-        if panels.session is not None:
-            qloop.run_until_complete(panels.session.close())
 
 
 def status(panels) -> str:

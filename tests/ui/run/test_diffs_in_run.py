@@ -1,0 +1,98 @@
+"""The Diffs panel over a real run: turns with diffs, both views, and opening the file."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from desktop.graph.io import load_workflow, loads_workflow
+
+PIR = Path(__file__).parents[3] / "resources" / "examples" / "plan-implement-review.flow.yaml"
+
+CONFIGURED = """
+version: 1
+name: Configured workspace
+task: write a note
+nodes:
+  - {id: writer, label: Writer, provider: scripted, entry: true}
+nodeConfigs:
+  writer:
+    workspace: proj
+    script:
+      - edit: {path: notes/todo.md, content: "one\\ntwo\\n"}
+      - say: written
+      - done: true
+"""
+
+
+def status(panels) -> str:
+    return (panels.session.state or {}).get("status", "")
+
+
+def _run(qloop, panels, until) -> None:
+    async def go():
+        panels.run()
+        await until(lambda: status(panels) in ("completed", "failed", "stopped"))
+
+    qloop.run_until_complete(go())
+    assert status(panels) == "completed"
+
+
+def _files(diffs) -> list[tuple[str, int, int]]:
+    return [(f.path, f.added, f.removed) for f in diffs.files]
+
+
+def test_diffs_panel_lists_each_turn_and_opens_files_in_the_workspace(
+        qloop, window_for, until, monkeypatch):
+    _window, panels = window_for(load_workflow(PIR))
+    _run(qloop, panels, until)
+    view = panels.diffs
+    titles = [view.source.itemText(i) for i in range(view.source.count())]
+    assert len(titles) == 3
+    assert titles[0].startswith("Planner") and all(t.startswith("Implementer")
+                                                   for t in titles[1:])
+    seen = []
+    for i in range(view.source.count()):
+        view.source.setCurrentIndex(i)
+        seen.append(_files(view))
+    assert seen == [[("PLAN.md", 8, 0)], [("greet.py", 2, 0)],
+                    [("greet.py", 4, 1), ("test_greet.py", 12, 0)]]
+
+    # the last turn, greet.py: unified text and the side-by-side pair
+    view.file_list.setCurrentRow(0)
+    unified = view.unified.toPlainText()
+    assert "+    if not name:" in unified and "-def greet(name):" in unified
+    assert "def greet(name):" in view.left.toPlainText()
+    assert "def greet(name: str) -> str:" in view.right.toPlainText()
+    assert "def greet(name: str)" not in view.left.toPlainText()
+
+    opened: list[Path] = []
+    monkeypatch.setattr(view, "opener", opened.append)
+    view.file_list.setCurrentRow(1)
+    view.open_button.click()
+    workspace = (panels.session.run_dir / "workspace").resolve()
+    assert opened == [workspace / "test_greet.py"]
+    assert opened[0].is_file()
+    assert "def test_rejects_empty_name" in opened[0].read_text()
+
+
+def test_open_in_editor_follows_a_configured_workspace(
+        qloop, window_for, until, tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    (project / "proj").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(project / "proj")], check=True)
+    window, panels = window_for(loads_workflow(CONFIGURED))
+
+    class _File:
+        path = project / "flow.yaml"
+
+    window.file = _File()
+    _run(qloop, panels, until)
+    view = panels.diffs
+    assert _files(view) == [("notes/todo.md", 2, 0)]
+    opened: list[Path] = []
+    monkeypatch.setattr(view, "opener", opened.append)
+    view.open_current()
+    assert opened == [(project / "proj" / "notes" / "todo.md").resolve()]
+    assert opened[0].read_text() == "one\ntwo\n"
+    assert not (panels.session.run_dir / "workspace" / "notes").exists()
