@@ -15,8 +15,9 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 from shiboken6 import isValid
 
+AWAITING = "awaiting approval"  # shown while a gated call of the node waits for a decision
 STATUS_COLORS = {"running": "#2f80ed", "blocked": "#f2994a", "failed": "#eb5757",
-                 "idle": "#9e9e9e"}
+                 "idle": "#9e9e9e", AWAITING: "#c2185b"}
 RUNTIME_W, RUNTIME_H = 200.0, 84.0
 FLIGHT_MS = 700
 
@@ -53,11 +54,22 @@ class StatusBadge(QGraphicsItem):
             self.status, self.summary, self.activity = status, summary, activity
             self.update()
 
+    @property
+    def color(self) -> QColor:
+        """The ring and caption colour of the current status."""
+        return QColor(STATUS_COLORS.get(self.status, "#9e9e9e"))
+
+    def caption(self) -> str:
+        """The line under the node: status and how long ago it was last active."""
+        mark = "⏸" if self.status == AWAITING else "●"
+        ago = _ago(self.activity)
+        return f"{mark} {self.status}" + (f" · {ago}" if ago else "")
+
     def paint(self, painter: QPainter, _option: Any, _widget: Any = None) -> None:
-        color = QColor(STATUS_COLORS.get(self.status, "#9e9e9e"))
+        color = self.color
         rect = self.node_bounds.adjusted(-4, -4, 4, 4)
         if self.status != "idle":
-            pen = QPen(color, 3)
+            pen = QPen(color, 4 if self.status == AWAITING else 3)
             if self.status == "running":  # marching dashes: the running indicator
                 pen.setStyle(Qt.PenStyle.DashLine)
                 pen.setDashOffset(-self.phase)
@@ -65,10 +77,7 @@ class StatusBadge(QGraphicsItem):
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRoundedRect(rect, 10, 10)
         painter.setPen(QPen(color))
-        text = f"● {self.status}"
-        ago = _ago(self.activity)
-        if ago:
-            text += f" · {ago}"
+        text = self.caption()
         bottom = self.node_bounds.bottom() + 6
         painter.drawText(QRectF(rect.left(), bottom, rect.width(), 16),
                          Qt.AlignmentFlag.AlignLeft, text)
@@ -186,6 +195,8 @@ class CanvasRunOverlay(QObject):
         self.runtime_edges = {k: v for k, v in self.runtime_edges.items() if isValid(v)}
         self.flights = [(d, t) for d, t in self.flights if isValid(d)]
         nodes = (state or {}).get("nodes") or {}
+        awaiting = {p.get("nodeId") for p in ((state or {}).get("pendingApprovals") or {})
+                    .values()}
         seen = set()
         for node_id, node in nodes.items():
             seen.add(node_id)
@@ -206,8 +217,8 @@ class CanvasRunOverlay(QObject):
                 if badge is None or badge.parentItem() is not item:
                     badge = StatusBadge(item.boundingRect(), item)
                     self.badges[node_id] = badge
-            badge.set_status(str(node.get("status", "idle")), str(node.get("summary") or ""),
-                             node.get("lastActivityAt"))
+            shown = AWAITING if node_id in awaiting else str(node.get("status", "idle"))
+            badge.set_status(shown, str(node.get("summary") or ""), node.get("lastActivityAt"))
         for node_id in [n for n in self.runtime_nodes if n not in seen]:
             self.scene.removeItem(self.runtime_nodes.pop(node_id))
         for node_id in [n for n in self.badges if n not in seen]:
