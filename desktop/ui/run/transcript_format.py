@@ -111,6 +111,16 @@ def preview(event: dict, tools: dict[str, dict] | None = None) -> str:
     return kind + reason
 
 
+def expandable(event_type: str) -> bool:
+    """Rows of this type open in place to show their whole text (thinking)."""
+    return event_type.startswith("message.assistant.thinking")
+
+
+def expanded_text(event: dict) -> str:
+    """A thinking row opened in place: a header line, then the whole thought."""
+    return "▾ thinking\n" + str(event.get("text", "")).strip()
+
+
 def full_markdown(event: dict, tools: dict[str, dict] | None = None) -> str:
     """The whole event for the detail pane, as markdown."""
     kind = event.get("type", "")

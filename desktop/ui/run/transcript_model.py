@@ -17,7 +17,14 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, Qt, QTimer, Signal
 
 from desktop.ui.run.event_store import FileEvents, MemoryEvents
-from desktop.ui.run.transcript_format import HIDDEN_BY_DEFAULT, category, full_markdown, preview
+from desktop.ui.run.transcript_format import (
+    HIDDEN_BY_DEFAULT,
+    category,
+    expandable,
+    expanded_text,
+    full_markdown,
+    preview,
+)
 
 SeqRole = Qt.ItemDataRole.UserRole + 1
 TypeRole = SeqRole + 1
@@ -26,6 +33,7 @@ EventRole = SeqRole + 3
 CategoryRole = SeqRole + 4
 MarkdownRole = SeqRole + 5
 TsRole = SeqRole + 6
+ExpandedRole = SeqRole + 7
 
 _STREAM_OF = {"message.assistant.delta": "msg", "message.assistant.thinking.delta": "think"}
 _FINAL_OF = {"message.assistant.final": "msg", "message.assistant.thinking.final": "think"}
@@ -53,6 +61,7 @@ class TranscriptModel(QAbstractListModel):
         self._matches: set[int] | None = None
         self._rows: array | None = None  # None: identity while the index is built
         self._limit: int | None = None  # replay: only positions below this
+        self.expanded: set[int] = set()  # positions of thinking rows opened in place
         self._index_timer = QTimer(self)
         self._index_timer.setInterval(0)
         self._index_timer.timeout.connect(self._index_slice)
@@ -110,7 +119,12 @@ class TranscriptModel(QAbstractListModel):
             return "…" if role == Qt.ItemDataRole.DisplayRole else None
         if role == Qt.ItemDataRole.DisplayRole:
             live = self._stream_text.get(pos)
-            return preview(dict(event, text=live) if live is not None else event, self.tools)
+            shown = dict(event, text=live) if live is not None else event
+            if pos in self.expanded:
+                return expanded_text(shown)
+            return preview(shown, self.tools)
+        if role == ExpandedRole:
+            return pos in self.expanded
         if role == TypeRole:
             return event.get("type", "")
         if role == NodeRole:
@@ -128,6 +142,35 @@ class TranscriptModel(QAbstractListModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return event.get("type", "")
         return None
+
+    def can_expand(self, row: int) -> bool:
+        """True when ``row`` (a thinking row) can open in place."""
+        event = self.event_at(row)
+        return event is not None and expandable(str(event.get("type", "")))
+
+    def set_expanded(self, row: int, expanded: bool) -> bool:
+        """Open or close a thinking row in place; False when the row cannot open."""
+        if not self.can_expand(row):
+            return False
+        pos = self.position(row)
+        if expanded:
+            self.expanded.add(pos)
+        else:
+            self.expanded.discard(pos)
+        self.dataChanged.emit(self.index(row), self.index(row))
+        return True
+
+    def toggle_expanded(self, row: int) -> bool:
+        """Flip a thinking row between one line and its whole text."""
+        return self.set_expanded(row, self.position(row) not in self.expanded
+                                 if 0 <= row < self.rowCount() else True)
+
+    def row_of(self, pos: int) -> int | None:
+        """The row showing store position ``pos`` (None when filtered out)."""
+        if self._rows is None:
+            return pos if 0 <= pos < self.rowCount() else None
+        row = bisect.bisect_left(self._rows, pos)
+        return row if row < len(self._rows) and self._rows[row] == pos else None
 
     # --- live feed ----------------------------------------------------------------------------
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QFontMetrics, QPainter
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QColor, QFontMetrics, QKeyEvent, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -26,11 +26,15 @@ from PySide6.QtWidgets import (
 from desktop.ui.run.transcript_format import CATEGORIES, DELTA_TYPES, HIDDEN_BY_DEFAULT
 from desktop.ui.run.transcript_model import (
     CategoryRole,
+    ExpandedRole,
     MarkdownRole,
     NodeRole,
     TranscriptModel,
     TsRole,
 )
+
+MAX_EXPANDED_LINES = 40  # an opened thought taller than this scrolls in the detail pane
+TEXT_X = 8 + 66 + 112  # where the preview column starts: after time and node
 
 COLORS = {
     "user": "#2f80ed", "assistant": "#27ae60", "thinking": "#9b51e0", "tools": "#f2994a",
@@ -72,9 +76,13 @@ class RowDelegate(QStyledItemDelegate):
         x += 112
         text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
         width = max(10, rect.right() - x - 4)
-        painter.drawText(QRect(x, rect.top(), width, rect.height()),
-                         Qt.AlignmentFlag.AlignVCenter,
-                         metrics.elidedText(text, Qt.TextElideMode.ElideRight, width))
+        if index.data(ExpandedRole):  # a thought opened in place: wrapped, top aligned
+            painter.drawText(QRect(x, rect.top() + 3, width, rect.height() - 3),
+                             Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap, text)
+        else:
+            painter.drawText(QRect(x, rect.top(), width, rect.height()),
+                             Qt.AlignmentFlag.AlignVCenter,
+                             metrics.elidedText(text, Qt.TextElideMode.ElideRight, width))
         painter.restore()
 
 
@@ -131,6 +139,10 @@ class TranscriptView(QWidget):
         self.list.setModel(self.model)
         self.list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.list.setToolTip("Double-click or Space opens a thinking row in place")
+        self.list.doubleClicked.connect(lambda index: self.toggle_row(index.row()))
+        self.list.installEventFilter(self)
         self.detail = QTextBrowser()
         self.detail.setOpenExternalLinks(True)
         split = QSplitter(Qt.Orientation.Vertical)
@@ -157,6 +169,7 @@ class TranscriptView(QWidget):
         self.model.dataChanged.connect(self._data_changed)
         self.model.indexingChanged.connect(self._update_status)
         self.model.modelReset.connect(self._update_status)
+        self.model.modelReset.connect(self._apply_row_heights)
 
     def set_model(self, model: TranscriptModel) -> None:
         """Show another run's transcript (filters reset)."""
@@ -172,6 +185,43 @@ class TranscriptView(QWidget):
         self.refresh_nodes()
         self._follow = True
         self._apply()
+
+    # --- thinking rows opened in place -------------------------------------------------------
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (watched is self.list and event.type() == QEvent.Type.KeyPress
+                and isinstance(event, QKeyEvent) and event.key() == Qt.Key.Key_Space
+                and self.list.currentIndex().isValid()):
+            return self.toggle_row(self.list.currentIndex().row())
+        return super().eventFilter(watched, event)
+
+    def toggle_row(self, row: int) -> bool:
+        """Open a thinking row in place to its whole text, or close it; False for other rows."""
+        if not self.model.toggle_expanded(row):
+            return False
+        self._fit_row(row)
+        return True
+
+    def _fit_row(self, row: int) -> None:
+        index = self.model.index(row)
+        base = self.list.verticalHeader().defaultSectionSize()
+        if not index.data(ExpandedRole):
+            self.list.setRowHeight(row, base)
+            return
+        metrics = QFontMetrics(self.list.font())
+        width = max(40, self.list.viewport().width() - TEXT_X - 4)
+        text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
+        bounds = metrics.boundingRect(QRect(0, 0, width, 1 << 20),
+                                      int(Qt.TextFlag.TextWordWrap), text)
+        height = min(bounds.height(), metrics.lineSpacing() * MAX_EXPANDED_LINES)
+        self.list.setRowHeight(row, max(base, height + 8))
+
+    def _apply_row_heights(self, *_args: object) -> None:
+        """Rows were rebuilt (filters): heights follow the opened rows to their new places."""
+        for pos in self.model.expanded:
+            row = self.model.row_of(pos)
+            if row is not None:
+                self._fit_row(row)
 
     # --- filters -----------------------------------------------------------------------------
 
@@ -231,7 +281,11 @@ class TranscriptView(QWidget):
             self.list.scrollToBottom()
         self._update_status()
 
-    def _data_changed(self, top: QModelIndex, _bottom: QModelIndex, *_r: object) -> None:
+    def _data_changed(self, top: QModelIndex, bottom: QModelIndex, *_r: object) -> None:
+        for pos in self.model.expanded:  # a live thought grew: its opened row grows too
+            row = self.model.row_of(pos)
+            if row is not None and top.row() <= row <= bottom.row():
+                self._fit_row(row)
         if self.list.currentIndex().isValid() and self.list.currentIndex().row() >= top.row():
             self._show_current(self.list.currentIndex())
 
