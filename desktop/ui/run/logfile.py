@@ -243,7 +243,8 @@ class LogFile:
                     ) -> tuple[list[int], int, bool]:
         """Seqs of lines from byte ``start`` whose lowercased bytes contain ``needle``.
 
-        Returns (seqs, next_start, done); scans about ``budget`` bytes per call.
+        Returns (seqs, next_start, done); scans about ``budget`` bytes per call. The
+        chunk is lowercased and searched whole, so only matching lines cost more.
         """
         end = self._complete_end()
         if start >= end:
@@ -254,12 +255,16 @@ class LogFile:
         if cut == 0:
             data = data + self._fh.readline()
             cut = len(data)
+        chunk = data[:cut].lower()
         hits = []
-        for line in data[:cut].split(b"\n")[:-1]:
-            if needle in line.lower():
-                seq = _seq_of(line)
-                if seq is not None:
-                    hits.append(seq)
+        at = chunk.find(needle) if needle and b"\n" not in needle else -1
+        while at >= 0:
+            line_start = chunk.rfind(b"\n", 0, at) + 1
+            line_end = chunk.find(b"\n", at)
+            seq = _seq_of(chunk[line_start:line_end])
+            if seq is not None:
+                hits.append(seq)
+            at = chunk.find(needle, line_end + 1)
         return hits, start + cut, start + cut >= end
 
     def index_step(self, budget: int = 4 << 20) -> bool:

@@ -25,6 +25,7 @@ from desktop.ui.run.transcript_format import (
     full_markdown,
     preview,
 )
+from desktop.ui.run.transcript_search import TextSearch, event_matches
 
 SeqRole = Qt.ItemDataRole.UserRole + 1
 TypeRole = SeqRole + 1
@@ -45,7 +46,8 @@ class TranscriptModel(QAbstractListModel):
     """Rows of a run's transcript; feed live batches with :meth:`ingest`."""
 
     indexingChanged = Signal(bool)
-    searchFinished = Signal(int)
+    searchFinished = Signal(int)  # how many events matched
+    searchingChanged = Signal(bool)  # a search runs in slices between frames
 
     def __init__(self, store: MemoryEvents | FileEvents | None = None,
                  parent: QObject | None = None) -> None:
@@ -59,6 +61,11 @@ class TranscriptModel(QAbstractListModel):
         self._types: set[str] | None = None  # None: everything but HIDDEN_BY_DEFAULT
         self._search: str = ""
         self._matches: set[int] | None = None
+        self._job: TextSearch | None = None
+        self.search_slice_seconds = 0.010  # per timer tick: the frame stays responsive
+        self._search_timer = QTimer(self)
+        self._search_timer.setInterval(0)
+        self._search_timer.timeout.connect(self._search_slice)
         self._rows: array | None = None  # None: identity while the index is built
         self._limit: int | None = None  # replay: only positions below this
         self.expanded: set[int] = set()  # positions of thinking rows opened in place
@@ -297,25 +304,89 @@ class TranscriptModel(QAbstractListModel):
         self._node, self._types = node_id, (set(types) if types is not None else None)
         if search != self._search:
             self._search = search
-            self._matches = self._run_search(search) if search else None
+            self._start_search(search)
         if self._rows is not None:
             self.beginResetModel()
             self._rows = self._filtered()
             self.endResetModel()
 
-    def _run_search(self, text: str) -> set[int]:
-        needle = text.lower().encode()
-        if isinstance(self.store, MemoryEvents):
-            hits = self.store.search(text)
-        else:
-            hits, start, done = set(), 0, False
-            while not done:
-                seqs, start, done = self.store.log.search_step(needle, start)
-                hits.update(s - 1 for s in seqs)
+    # --- full-text search, in slices --------------------------------------------------------
+
+    @property
+    def searching(self) -> bool:
+        """True while a search is still going through the events."""
+        return self._job is not None and not self._job.done
+
+    def _start_search(self, text: str) -> None:
+        was = self.searching
+        self._search_timer.stop()
+        self._job = None
+        if not text:
+            self._matches = None
+            if was:
+                self.searchingChanged.emit(False)
+            return
         # live stream text is not in any single event: match it too
-        hits.update(p for p, t in self._stream_text.items() if text.lower() in t.lower())
-        self.searchFinished.emit(len(hits))
-        return hits
+        low = text.lower()
+        self._matches = {p for p, t in self._stream_text.items() if low in t.lower()}
+        self._job = TextSearch(self.store, text)
+        # the first slice now: a small log is done at once, a big one shows its first matches
+        self._matches.update(self._job.step(self.search_slice_seconds))
+        if self._job.done:
+            self._end_search(was)
+        else:
+            self._search_timer.start()
+            if not was:
+                self.searchingChanged.emit(True)
+
+    def _search_slice(self) -> None:
+        job = self._job
+        if job is None:
+            self._search_timer.stop()
+            return
+        hits = job.step(self.search_slice_seconds)
+        if hits:
+            self._matches.update(hits)
+            if self._rows is not None:
+                # events the model has not been fed yet get their rows from ingest()
+                known = self.store.count if self._limit is None else min(self.store.count,
+                                                                         self._limit)
+                allowed = self._type_allowed()
+                node = self.store.node_codes.index.get(self._node, -1) if self._node else None
+                types, nodes = self.store.types, self.store.nodes
+                self._insert_positions([
+                    p for p in hits if p < known and p < len(types) and allowed[types[p]]
+                    and (node is None or nodes[p] == node)])
+        if job.done:
+            self._end_search(True)
+
+    def _end_search(self, was_searching: bool) -> None:
+        self._search_timer.stop()
+        if was_searching:
+            self.searchingChanged.emit(False)
+        self.searchFinished.emit(len(self._matches or ()))
+
+    def finish_search(self) -> None:
+        """Run the current search to its end now."""
+        while self.searching:
+            self._search_slice()
+
+    def _insert_positions(self, positions: list[int]) -> None:
+        rows = self._rows
+        if not positions or rows is None:
+            return
+        if not rows or positions[0] > rows[-1]:  # the usual case: matches further down
+            self.beginInsertRows(_EMPTY, len(rows), len(rows) + len(positions) - 1)
+            rows.extend(positions)
+            self.endInsertRows()
+            return
+        for pos in positions:
+            row = bisect.bisect_left(rows, pos)
+            if row < len(rows) and rows[row] == pos:
+                continue
+            self.beginInsertRows(_EMPTY, row, row)
+            rows.insert(row, pos)
+            self.endInsertRows()
 
     def set_limit(self, count: int | None) -> None:
         """Replay: show only the first ``count`` events (None: all of them)."""
@@ -344,7 +415,14 @@ class TranscriptModel(QAbstractListModel):
             return False
         if self._node is not None and event.get("nodeId") != self._node:
             return False
-        return self._matches is None or pos in self._matches
+        if self._matches is None or pos in self._matches:
+            return True
+        # a live event after the search went through the log; before that, the search
+        # itself reaches it (the log holds an event before the model is fed it)
+        if not self.searching and event_matches(event, self._search):
+            self._matches.add(pos)
+            return True
+        return False
 
     def _filtered(self) -> array:
         allowed = self._type_allowed()
@@ -380,6 +458,7 @@ class TranscriptModel(QAbstractListModel):
     def close(self) -> None:
         """Stop indexing and release the store."""
         self._index_timer.stop()
+        self._search_timer.stop()
         self.store.close()
 
 

@@ -168,6 +168,7 @@ class TranscriptView(QWidget):
         self.model.rowsInserted.connect(self._rows_added)
         self.model.dataChanged.connect(self._data_changed)
         self.model.indexingChanged.connect(self._update_status)
+        self.model.searchingChanged.connect(self._update_status)
         self.model.modelReset.connect(self._update_status)
         self.model.modelReset.connect(self._apply_row_heights)
 
@@ -299,6 +300,7 @@ class TranscriptView(QWidget):
 
     def _update_status(self, *_args: object) -> None:
         note = " · indexing…" if self.model.indexing else ""
+        note += " · searching…" if self.model.searching else ""
         self.status.setText(f"{self.model.rowCount():,} rows{note}")
 
 
