@@ -92,7 +92,7 @@ class ChatBox(QWidget):
     def _fill_queue(self) -> None:
         node_id = self.node.currentData()
         items = ((self.state or {}).get("inboxes") or {}).get(node_id) or []
-        key = (node_id, tuple(i.get("id") for i in items))
+        key = (node_id, tuple((i.get("id"), i.get("text")) for i in items))
         if key == getattr(self, "_queue_key", None):  # unchanged: keep the widget as is
             return
         self._queue_key = key
