@@ -430,13 +430,14 @@ class TranscriptModel(QAbstractListModel):
         count = min(len(types), self.store.count)
         if self._limit is not None:
             count = min(count, self._limit)
+        # a search has few matches: walk those, not every event of the log
+        candidates = range(count) if self._matches is None else \
+            sorted(i for i in self._matches if i < count)
         if self._node is not None:
             code = self.store.node_codes.index.get(self._node, -1)
-            rows = [i for i in range(count) if nodes[i] == code and allowed[types[i]]]
+            rows = [i for i in candidates if nodes[i] == code and allowed[types[i]]]
         else:
-            rows = [i for i in range(count) if allowed[types[i]]]
-        if self._matches is not None:
-            rows = [i for i in rows if i in self._matches]
+            rows = [i for i in candidates if allowed[types[i]]]
         live = [p for p in self._stream_text
                 if self._node is None or self._stream_node(p) == self._node]
         if live and self._matches is None:
