@@ -35,7 +35,8 @@ def fold_batch(state: dict | None, events: list[dict]) -> dict | None:
 class RunBridge(QObject):
     """Buffers events from any thread and emits them in batches at most every 16 ms."""
 
-    events = Signal(list)  # list[dict], seq order
+    # object, not list: a list signal converts every event to a QVariant on each emit
+    events = Signal(object)  # list[dict], seq order
     stateChanged = Signal(object)  # the run state as a camelCase dict
     _wake = Signal()
 
