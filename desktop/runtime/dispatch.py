@@ -83,17 +83,19 @@ async def run_turn(engine: Engine, node_id: str) -> None:
     agent_runs = 0
     retry = 1
 
-    def on_agent_run(agent_run_id: str, _restart_index: int) -> None:
+    def on_agent_run(agent_run_id: str, _restart_index: int) -> asyncio.Future[None]:
         # ``started`` carries the agent run id, so it is written when the run begins;
         # later agent runs of the same turn (restarts, retries) keep the turn's items.
+        # The agent run awaits the returned future: the event is durable and folded
+        # before the agent starts, without blocking the loop on the fsync.
         nonlocal agent_runs
         agent_runs += 1
         recorder.emit({"type": "turn.status", "status": "started", "turnId": turn_id,
                        "agentRunId": agent_run_id, "attempt": agent_runs, "retry": retry,
                        "inboxItemIds": [i["id"] for i in items] if agent_runs == 1 else [],
                        "restart": restart or agent_runs > 1}, node_id)
-        recorder.flush()
         engine.mark_turn_start(node_id)
+        return asyncio.ensure_future(recorder.settle())
 
     while True:
         state = engine.state
@@ -147,7 +149,7 @@ async def run_turn(engine: Engine, node_id: str) -> None:
         await asyncio.sleep(delay)
         retry += 1
     assert result is not None
-    finish_turn(engine, node_id, turn_id, max(agent_runs, 1), result, items, created)
+    await finish_turn(engine, node_id, turn_id, max(agent_runs, 1), result, items, created)
 
 
 def _cancelled(engine: Engine, node_id: str, turn_id: str, agent_runs: int,
@@ -161,9 +163,11 @@ def _cancelled(engine: Engine, node_id: str, turn_id: str, agent_runs: int,
     engine.recorder.flush()
 
 
-def finish_turn(engine: Engine, node_id: str, turn_id: str, attempt: int, result: TurnResult,
-                items: list[dict[str, Any]], artifacts: list[dict[str, str]]) -> None:
-    """Record the completed turn, route its output and check for a stall, in one batch."""
+async def finish_turn(engine: Engine, node_id: str, turn_id: str, attempt: int,
+                      result: TurnResult, items: list[dict[str, Any]],
+                      artifacts: list[dict[str, str]]) -> None:
+    """Record the completed turn, route its output and check for a stall, in one batch;
+    returns once the batch is durable and folded (the writer thread does the fsync)."""
     recorder = engine.recorder
     done = completed_event(turn_id, attempt, result)
     stall = engine.stall.observe_event({**done, "nodeId": node_id})
@@ -186,4 +190,4 @@ def finish_turn(engine: Engine, node_id: str, turn_id: str, attempt: int, result
         engine.stall.reset(node_id)
         recorder.emit({"type": "run.stalled", "reason": stall.reason,
                        "evidence": stall.evidence}, node_id)
-    recorder.flush()
+    await recorder.settle()

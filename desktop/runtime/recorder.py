@@ -22,9 +22,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from desktop.contract.state import RunState
+from desktop.runtime.state_model import StateModels
 from desktop.store.eventlog import EventLog
-from desktop.store.reducer import State, apply_event, copy_json, state_dict
-from desktop.store.statefix import validate_state
+from desktop.store.reducer import State, apply_event, state_dict
 
 Listener = Callable[[list[dict[str, Any]]], None]
 # A burst from busy agents never yields to the loop, so a flush scheduled with
@@ -87,6 +87,7 @@ class Recorder:
         self.log = log
         self._s: State | None = state_dict(state)
         self._model: RunState | None = state
+        self._models = StateModels()
         self.run_id = run_id or (state.id if state else None) or log.run_id
         if self.run_id:
             log.run_id = self.run_id
@@ -98,6 +99,11 @@ class Recorder:
         self._written: deque[list[dict[str, Any]]] = deque()
         self._writer: ThreadPoolExecutor | None = None
         self._in_flight: Future[Any] | None = None
+        # Events handed to the log so far, and how many of them are durable and folded
+        # (batches land in the order they were handed over).
+        self._submitted = 0
+        self._durable = 0
+        self._flight_mark = 0
         self._kick_handle: asyncio.Handle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._unsubscribe = log.subscribe(self._written.append)  # any thread; ordered
@@ -197,6 +203,8 @@ class Recorder:
         batch, self._pending = self._pending, []
         if self._writer is None:
             self._writer = ThreadPoolExecutor(1, thread_name_prefix="event-log")
+        self._submitted += len(batch)
+        self._flight_mark = self._submitted
         future = self._in_flight = self._writer.submit(self._write, batch)
         future.add_done_callback(lambda f: loop.call_soon_threadsafe(self._landed, f))
 
@@ -208,6 +216,8 @@ class Recorder:
         if self._in_flight is not future:
             return  # already taken delivery of
         self._in_flight = None
+        if future.exception() is None:
+            self._durable = max(self._durable, self._flight_mark)
         self._deliver()
         future.result()  # a write error surfaces here, in the loop
         if self._pending:
@@ -224,7 +234,28 @@ class Recorder:
         batch, self._pending = self._pending, []
         self.log.append_many(batch)
         self.log.flush()
+        self._submitted += len(batch)
+        self._durable = self._submitted
         return self._deliver()
+
+    async def settle(self) -> None:
+        """What :meth:`flush` guarantees, awaited instead of blocking the loop: every event
+        emitted so far is written, fsynced (per the log's durability) and folded.
+
+        The writer thread does the work, so other agents keep streaming meanwhile.
+        """
+        target = self._submitted + len(self._pending)
+        self._loop = self._loop or asyncio.get_running_loop()
+        while self._durable < target:
+            future = self._in_flight
+            if future is None:
+                self._kick()  # hands the pending events over
+                future = self._in_flight
+                if future is None:  # nothing to hand over (no loop, a failed write): here
+                    self.flush()
+                    return
+            await asyncio.wait({asyncio.wrap_future(future)})
+            self._landed(future)  # a write error is raised here, as flush raises it
 
     def absorb(self) -> None:
         """Pick up events other processes appended (bus posts), unless a write is busy."""
@@ -251,7 +282,7 @@ class Recorder:
         if self._model is None:
             if self._s is None:
                 raise RuntimeError("the run has no state yet (no run.created written)")
-            self._model = validate_state(copy_json(self._s))
+            self._model = self._models.build(self._s)
         return self._model
 
     @property

@@ -7,7 +7,7 @@ restarts). Each agent run gets its own folder under ``runs/<runId>/agents/``.
 
 import contextlib
 import subprocess
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,8 +46,9 @@ class TurnContext:
     """Folder of the workflow file; relative ``workspace`` paths are resolved against it."""
     session_id: str | None = None
     """The provider session of the node's previous turn, if any."""
-    on_agent_run: Callable[[str, int], None] | None = None
-    """Called with (agentRunId, attempt) when each agent run of the turn begins."""
+    on_agent_run: Callable[[str, int], Awaitable[None] | None] | None = None
+    """Called with (agentRunId, attempt) when each agent run of the turn begins; an
+    awaitable it returns is awaited before the agent starts."""
     grace_sec: float = 3.0
     emit_many: Callable[[list[dict]], None] | None = None
     """Like ``emit`` for a list of partial events at once (a streaming agent's output)."""
