@@ -20,6 +20,7 @@ Cancel sends ``session/cancel`` and ends the process group.
 
 import asyncio
 import contextlib
+import inspect
 import re
 import shlex
 import shutil
@@ -124,7 +125,9 @@ class AcpProvider(Provider):
         self.process = process
         self._outcome.pid, self._outcome.pgid = process.pid, process.pgid
         if request.on_start is not None and process.pid is not None:
-            request.on_start(process.pid, process.pgid or process.pid)
+            started = request.on_start(process.pid, process.pgid or process.pid)
+            if inspect.isawaitable(started):
+                await started
         if self._cancelled:
             await process.terminate()
         session = asyncio.create_task(self._run_session(request, process))

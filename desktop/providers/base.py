@@ -38,8 +38,9 @@ class TurnRequest:
     session_id: str | None = None
     stdout_path: Path | None = None
     stderr_path: Path | None = None
-    on_start: Callable[[int, int], None] | None = None
-    """Called with (pid, pgid) right after the agent process is spawned."""
+    on_start: Callable[[int, int], Awaitable[None] | None] | None = None
+    """Called with (pid, pgid) right after the agent process is spawned; when it returns an
+    awaitable, the provider awaits it before handing on any of the agent's output."""
     max_output_bytes: int | None = None
     """Stop the agent when its stdout+stderr exceed this many bytes."""
     secrets: list[str] = field(default_factory=list)

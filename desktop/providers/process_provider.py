@@ -1,6 +1,7 @@
 """Shared skeleton of providers that run the agent as a local process."""
 
 import abc
+import inspect
 import shlex
 from collections.abc import AsyncIterator
 from typing import Any
@@ -87,7 +88,9 @@ class ProcessProvider(Provider):
         self.process = process
         self._outcome.pid, self._outcome.pgid = process.pid, process.pgid
         if request.on_start is not None and process.pid is not None:
-            request.on_start(process.pid, process.pgid or process.pid)
+            started = request.on_start(process.pid, process.pgid or process.pid)
+            if inspect.isawaitable(started):
+                await started
         if self._cancelled:
             await process.terminate()
         fast = self.line_events

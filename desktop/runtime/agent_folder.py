@@ -78,7 +78,11 @@ _TRAILING = re.compile(r"[ \t]+$", re.M)
 
 def normalize(text: str) -> str:
     """Text with line endings, trailing spaces and outer blank lines made uniform."""
-    return _TRAILING.sub("", text.replace("\r\n", "\n").replace("\r", "\n")).strip("\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # The regex walks every line; skip it when no line ends in a blank (the usual case).
+    if " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
+        text = _TRAILING.sub("", text)
+    return text.strip("\n")
 
 
 def text_hash(text: str) -> str:
@@ -130,12 +134,33 @@ def bus_handoff(bus: Path, offset: int, agent_run_id: str) -> dict[str, Any] | N
         return None
 
 
+SEARCH_WINDOW = 1 << 20
+
+
+def rfind_windowed(data: bytes | mmap.mmap, needle: bytes, lo: int, hi: int,
+                   window: int = SEARCH_WINDOW) -> int:
+    """``data.rfind(needle, lo, hi)`` a window at a time from the end.
+
+    One search call holds the interpreter lock for its whole range; the log after an
+    agent's start can be many megabytes, so the search runs on a worker thread in
+    slices that let the event loop in between.
+    """
+    end = hi
+    while end - lo >= len(needle):
+        start = max(lo, end - window)
+        hit = data.rfind(needle, start, end)
+        if hit >= 0 or start == lo:
+            return hit
+        end = start + len(needle) - 1  # a match across the slice boundary is in the next one
+    return -1
+
+
 def _last_handoff(data: mmap.mmap, offset: int, needle: bytes) -> dict[str, Any] | None:
     # The log grew by every event of every node while this agent ran; only the rare
     # lines naming a handoff are worth parsing, so find them with a byte search, from
     # the end since the last one counts.
     pos = len(data)
-    while (hit := data.rfind(b"handoffTo", offset, pos)) >= 0:
+    while (hit := rfind_windowed(data, b"handoffTo", offset, pos)) >= 0:
         start = max(data.rfind(b"\n", offset, hit) + 1, offset)
         end = data.find(b"\n", hit)
         line = data[start:] if end < 0 else data[start:end]

@@ -1,8 +1,15 @@
-"""One agent process run of a turn, with its folder, run-info.yaml and lifecycle events."""
+"""One agent process run of a turn, with its folder, run-info.yaml and lifecycle events.
+
+The file work around the agent (prompt files, run-info.yaml, output.md, diff.patch,
+the handoff search through the log) runs on worker threads: other agents keep
+streaming on the event loop meanwhile. Each step is awaited where it stood, so the
+run's events keep their order (run-info.yaml is on disk before RUN_START).
+"""
 
 import asyncio
 import contextlib
 import hashlib
+import inspect
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -57,6 +64,7 @@ class AgentRun:
         self.task: asyncio.Task | None = None
         self.cancelled = False
         self.info: RunInfo | None = None
+        self._info_write: asyncio.Future[list[str]] | None = None
 
     # --- set-up ---------------------------------------------------------------
 
@@ -83,7 +91,9 @@ class AgentRun:
         agent_run_id, folder = af.create_agent_folder(ctx.run_dir)
         on_id(agent_run_id)
         if ctx.on_agent_run is not None:
-            ctx.on_agent_run(agent_run_id, self.attempt)
+            noted = ctx.on_agent_run(agent_run_id, self.attempt)
+            if inspect.isawaitable(noted):
+                await noted
         res = AgentRunResult(agent_run_id, folder, session_id=self.session_id)
         injected = protocol_vars(
             run_id=ctx.run_id, run_dir=ctx.run_dir, agent_run_dir=folder,
@@ -98,11 +108,9 @@ class AgentRun:
             role_name=ctx.node.role_template, instructions=ctx.config.instructions,
             global_mode=str(ctx.global_mode), items=ctx.items, restart=self.restart,
             preamble_text=preamble(env, str(folder), bus_command(env)))
-        prompt = af.write_prompt(folder, blocks)
+        prompt = await asyncio.to_thread(_prepare_folder, folder, blocks)
         for name in (af.PROMPT_FULL, af.PROMPT_BLOCKS):
             self._artifact("prompt", folder / name)
-        for name in (af.STDOUT, af.STDERR):
-            (folder / name).touch()
         git = await workspace_diff.is_git_workspace(self.workspace)
         before = await workspace_diff.snapshot(self.workspace) if git else None
         bus = ctx.run_dir / "events.jsonl"
@@ -121,8 +129,9 @@ class AgentRun:
         await self._consume(provider, request, res)
         outcome = provider.outcome
         if self.info is None:  # never spawned: record the attempt under our own pid
-            self._started(res, os.getpid(), os.getpgrp() if os.name == "posix" else os.getpid(),
-                          announce=False)
+            await self._started(res, os.getpid(),
+                                os.getpgrp() if os.name == "posix" else os.getpid(),
+                                announce=False)
         res.exit_code = outcome.exit_code
         res.session_id = outcome.session_id or self.session_id
         res.output_limit_exceeded = outcome.output_limit_exceeded
@@ -132,26 +141,24 @@ class AgentRun:
         if res.output_limit_exceeded:
             self._log(outcome.error or "output limit exceeded")
 
-        res.output_text = af.ensure_output(folder, self.redactor.text(outcome.final_text))
-        res.output_hash = af.text_hash(res.output_text)
+        res.output_text, res.output_hash = await asyncio.to_thread(
+            _output, folder, self.redactor.text(outcome.final_text))
         if git and before:
             after = await workspace_diff.snapshot(self.workspace)
             patch = await workspace_diff.diff(self.workspace, before, after) if after else b""
-            (folder / af.DIFF).write_bytes(patch)
+            await asyncio.to_thread((folder / af.DIFF).write_bytes, patch)
             if patch:
                 res.diff_hash = hashlib.sha256(patch).hexdigest()
                 self._artifact("diff", folder / af.DIFF)
-        self._finish_info(res)
+        await self._finish_info(res)
         ok = res.exit_code == 0 and not (res.timed_out or res.cancelled)
         self._bus("RUN_STOP" if ok else "RUN_CRASH",
                   f"agent run {agent_run_id} ended with exit code {res.exit_code}"
                   + (f": {res.error}" if res.error and not ok else ""), agent_run_id)
-        res.handoff, problem = af.read_handoff(folder)
+        res.handoff, problem, res.done = await asyncio.to_thread(
+            _collect, folder, bus, bus_offset, agent_run_id)
         if problem:
             self._log(problem)
-        if res.handoff is None:
-            res.handoff = af.bus_handoff(bus, bus_offset, agent_run_id)
-        res.done = (folder / af.DONE).exists()
         return res
 
     # --- running ----------------------------------------------------------------
@@ -188,7 +195,10 @@ class AgentRun:
 
     # --- run-info.yaml ------------------------------------------------------------
 
-    def _started(self, res: AgentRunResult, pid: int, pgid: int, announce: bool = True) -> None:
+    def _started(self, res: AgentRunResult, pid: int, pgid: int,
+                 announce: bool = True) -> "asyncio.Future[None]":
+        """Record the spawn; the returned future is done once run-info.yaml is written and
+        RUN_START is out (providers await it before reading the agent's output)."""
         ctx, folder = self.ctx, res.folder
         commandline = self.provider.outcome.commandline if self.provider else None
         self.info = RunInfo(
@@ -199,24 +209,65 @@ class AgentRun:
             output_path=str(folder / af.OUTPUT), stdout_path=str(folder / af.STDOUT),
             stderr_path=str(folder / af.STDERR), backend_model=ctx.config.model,
             commandline=self.redactor.text(commandline) if commandline else None)
-        self._write_info(validate_at_creation(self.info), folder)
+        # Shielded: a provider cancelled while it waits must not cancel the announcement.
+        return asyncio.shield(self._announce(res, pid, pgid, announce))
+
+    async def _announce(self, res: AgentRunResult, pid: int, pgid: int, announce: bool) -> None:
+        await self._write_info(validate_at_creation, res.folder)
         if announce:
             # pid/pgid let a resumed engine end an agent group left behind by a crash.
             self._bus("RUN_START", f"agent run {res.agent_run_id} started (pid {pid})",
                       res.agent_run_id, pid=pid, pgid=pgid)
 
-    def _finish_info(self, res: AgentRunResult) -> None:
+    async def _finish_info(self, res: AgentRunResult) -> None:
         assert self.info is not None
         end = utc_now()
         self.info = self.info.model_copy(update={
             "end_time": max(end, self.info.start_time), "exit_code": res.exit_code})
-        self._write_info(validate_at_completion(self.info), res.folder)
+        await self._write_info(validate_at_completion, res.folder)
 
-    def _write_info(self, problems: list[str], folder: Path) -> None:
-        assert self.info is not None
+    async def _write_info(self, validate: Callable[[RunInfo], list[str]], folder: Path) -> None:
+        info = self.info
+        assert info is not None
+        previous = self._info_write
+        if previous is not None:  # the start's write lands first, whatever happened to it
+            await asyncio.wait({previous})
+        self._info_write = write = asyncio.ensure_future(
+            asyncio.to_thread(_store_info, folder / af.RUN_INFO, info, validate))
+        problems = await asyncio.shield(write)
         if problems:
             self._log(f"{folder / af.RUN_INFO}: " + "; ".join(problems))
-        write_run_info(folder / af.RUN_INFO, self.info)
+
+
+def _prepare_folder(folder: Path, blocks: list) -> str:
+    """The prompt files and the empty output files; returns the prompt."""
+    prompt = af.write_prompt(folder, blocks)
+    for name in (af.STDOUT, af.STDERR):
+        (folder / name).touch()
+    return prompt
+
+
+def _output(folder: Path, final_text: str) -> tuple[str, str]:
+    """output.md guaranteed, and its text with its hash."""
+    text = af.ensure_output(folder, final_text)
+    return text, af.text_hash(text)
+
+
+def _collect(folder: Path, bus: Path, bus_offset: int,
+             agent_run_id: str) -> tuple[dict | list[dict] | None, str | None, bool]:
+    """What the agent left: its handoff (handoff.json, else a bus post), a problem with
+    handoff.json, and whether it wrote DONE."""
+    handoff, problem = af.read_handoff(folder)
+    if handoff is None:
+        handoff = af.bus_handoff(bus, bus_offset, agent_run_id)
+    return handoff, problem, (folder / af.DONE).exists()
+
+
+def _store_info(path: Path, info: RunInfo, validate: Callable[[RunInfo], list[str]]) -> list[str]:
+    """Check ``info`` and write it; the problems found (it is written anyway)."""
+    problems = validate(info)
+    write_run_info(path, info)
+    return problems
 
 
 async def _wait_or_cancel(task: asyncio.Task, timeout: float) -> None:
