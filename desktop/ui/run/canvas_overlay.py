@@ -61,7 +61,7 @@ class StatusBadge(QGraphicsItem):
 
     def caption(self) -> str:
         """The line under the node: status and how long ago it was last active."""
-        mark = "⏸" if self.status == AWAITING else "●"
+        mark = "◆" if self.status == AWAITING else "●"
         ago = _ago(self.activity)
         return f"{mark} {self.status}" + (f" · {ago}" if ago else "")
 

@@ -131,6 +131,9 @@ class DiffView(QWidget):
         self.opener = open_in_editor  # replaceable (tests, embedding)
         self.source = QComboBox()
         self.source.currentIndexChanged.connect(self._load_selected)
+        # the newest diff is shown as turns end, until the user picks one
+        self.follow_latest = True
+        self.source.activated.connect(lambda _i: setattr(self, "follow_latest", False))
         self.open_button = QPushButton("Open in editor")
         self.open_button.clicked.connect(self.open_current)
         top = QHBoxLayout()
@@ -172,6 +175,7 @@ class DiffView(QWidget):
         self.diffs.clear()
         self.files.clear()
         self.base_dir = None
+        self.follow_latest = True
         self.source.clear()
         self.file_list.clear()
         self.unified.clear()
@@ -191,7 +195,7 @@ class DiffView(QWidget):
                 path = path if path.is_absolute() else Path(run_dir) / path
                 self.add_diff(f"{node} · {art.get('createdAt', '')[11:19]} · {path.parent.name}",
                               path, node_workspace(state, run_dir, node_id))
-        if self.source.count() and not self.files:
+        if self.source.count() and (self.follow_latest or not self.files):
             self.source.setCurrentIndex(self.source.count() - 1)
 
     def _load_selected(self, index: int) -> None:

@@ -64,6 +64,8 @@ class RowDelegate(QStyledItemDelegate):
         painter.fillRect(QRect(rect.left(), rect.top() + 2, 4, rect.height() - 4),
                          QColor(COLORS.get(cat, "#828282")))
         metrics = QFontMetrics(option.font)
+        if index.data(ExpandedRole):  # time and node stay on the first line of a tall row
+            rect = QRect(rect.left(), rect.top(), rect.width(), metrics.height() + 6)
         ts = str(index.data(TsRole) or "")[11:19]
         node = index.data(NodeRole)
         label = self._model.node_labels.get(node, node[:8]) if node else "run"
@@ -77,7 +79,8 @@ class RowDelegate(QStyledItemDelegate):
         text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
         width = max(10, rect.right() - x - 4)
         if index.data(ExpandedRole):  # a thought opened in place: wrapped, top aligned
-            painter.drawText(QRect(x, rect.top() + 3, width, rect.height() - 3),
+            full = option.rect
+            painter.drawText(QRect(x, full.top() + 3, width, full.height() - 3),
                              Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap, text)
         else:
             painter.drawText(QRect(x, rect.top(), width, rect.height()),

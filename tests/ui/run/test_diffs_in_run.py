@@ -51,6 +51,7 @@ def test_diffs_panel_lists_each_turn_and_opens_files_in_the_workspace(
     assert len(titles) == 3
     assert titles[0].startswith("Planner") and all(t.startswith("Implementer")
                                                    for t in titles[1:])
+    assert view.source.currentIndex() == 2  # the newest turn's diff, as turns ended
     seen = []
     for i in range(view.source.count()):
         view.source.setCurrentIndex(i)
