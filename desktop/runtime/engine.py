@@ -36,10 +36,10 @@ from desktop.runtime.management import Manager
 from desktop.runtime.recorder import Recorder
 from desktop.runtime.routing import find_node
 from desktop.runtime.scheduler import DEFAULT_CONCURRENCY, Scheduler, StepError
+from desktop.runtime.snapshots import SnapshotWriter
 from desktop.runtime.stall import StallDetector, silent_evidence
 from desktop.runtime.turn import TurnRunner
 from desktop.store.eventlog import Durability, EventLog
-from desktop.store.snapshot import write_snapshot
 
 log = logging.getLogger(__name__)
 TERMINAL = frozenset({RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.STOPPED})
@@ -82,6 +82,7 @@ class Engine:
         self.broker = ApprovalBroker(self.recorder.emit)
         self.manager = Manager(lambda: self.state, self.recorder.emit, self.recorder.flush)
         self._since_snapshot = 0
+        self._snapshots = SnapshotWriter(self.run_dir)
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self.runners: dict[str, Any] = {}
         self.turn_artifacts: dict[str, list[dict[str, str]]] = {}
@@ -374,15 +375,16 @@ class Engine:
                     bucket.append({"type": art["kind"],
                                    "ref": f"artifact://{art['kind']}/{art.get('id')}"})
         self._since_snapshot += len(events)
-        if self._since_snapshot >= SNAPSHOT_EVERY:
-            self.write_snapshot()
+        if self._since_snapshot >= SNAPSHOT_EVERY and self.recorder.state_dict is not None:
+            self._since_snapshot = 0
+            self._snapshots.write_soon(self.recorder.state_dict)  # off the loop
         self._poke()
 
     def write_snapshot(self) -> None:
-        """state.json from the folded state (the recorder's fold is exact)."""
+        """state.json from the folded state (the recorder's fold is exact), written now."""
         self._since_snapshot = 0
         if self.recorder.state_dict is not None:
-            write_snapshot(self.run_dir, self.recorder.state_dict)
+            self._snapshots.write_now(self.recorder.state_dict)
 
     async def _watch(self) -> None:
         """Silence watchdog, and pick up bus posts other processes appended."""
@@ -449,5 +451,6 @@ class Engine:
         self._closed = True
         self.recorder.close()
         self.write_snapshot()
+        self._snapshots.close()
         self.log.close()
         self._lock.__exit__(None, None, None)
