@@ -155,10 +155,16 @@ class AgentRun:
         self._bus("RUN_STOP" if ok else "RUN_CRASH",
                   f"agent run {agent_run_id} ended with exit code {res.exit_code}"
                   + (f": {res.error}" if res.error and not ok else ""), agent_run_id)
+        lookup = ctx.bus_handoff
         res.handoff, problem, res.done = await asyncio.to_thread(
-            _collect, folder, bus, bus_offset, agent_run_id)
+            _collect, folder, None if lookup else bus, bus_offset, agent_run_id)
         if problem:
             self._log(problem)
+        if lookup is not None:  # the engine saw every bus post: no search through the log
+            posted = await lookup(agent_run_id)
+            if res.handoff is None and posted is not None:
+                res.handoff = af.handoff_directive(
+                    {"to": posted["handoffTo"], "message": posted.get("message", "")})
         return res
 
     # --- running ----------------------------------------------------------------
@@ -253,12 +259,12 @@ def _output(folder: Path, final_text: str) -> tuple[str, str]:
     return text, af.text_hash(text)
 
 
-def _collect(folder: Path, bus: Path, bus_offset: int,
+def _collect(folder: Path, bus: Path | None, bus_offset: int,
              agent_run_id: str) -> tuple[dict | list[dict] | None, str | None, bool]:
-    """What the agent left: its handoff (handoff.json, else a bus post), a problem with
-    handoff.json, and whether it wrote DONE."""
+    """What the agent left: its handoff (handoff.json, else a bus post found in the log
+    ``bus`` when given), a problem with handoff.json, and whether it wrote DONE."""
     handoff, problem = af.read_handoff(folder)
-    if handoff is None:
+    if handoff is None and bus is not None:
         handoff = af.bus_handoff(bus, bus_offset, agent_run_id)
     return handoff, problem, (folder / af.DONE).exists()
 

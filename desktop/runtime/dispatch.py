@@ -110,6 +110,7 @@ async def run_turn(engine: Engine, node_id: str) -> None:
             project_id=engine.options.project_id, task_id=state.id, data_dir=engine.data_dir,
             workflow_dir=engine.workflow_dir(), session_id=node.session.session_id,
             on_agent_run=on_agent_run, emit_many=recorder.batch_emitter(node_id),
+            bus_handoff=engine.bus_handoff,
         )
         runner = engine.new_runner()
         engine.runners[node_id] = runner

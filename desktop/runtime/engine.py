@@ -86,6 +86,8 @@ class Engine:
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self.runners: dict[str, Any] = {}
         self.turn_artifacts: dict[str, list[dict[str, str]]] = {}
+        # Last bus.message with handoffTo per agent run, until its turn picks it up.
+        self.bus_handoffs: dict[str, dict[str, Any]] = {}
         self.restart_from: dict[str, str] = {}
         self.cancel_reason = "run stopped"
         self._turn_started: dict[str, float] = {}
@@ -368,6 +370,9 @@ class Engine:
                 if event.get("status") in ("cancelled", "interrupted") and \
                         event.get("agentRunId"):
                     self.restart_from[node_id] = event["agentRunId"]
+            elif kind == "bus.message":
+                if event.get("handoffTo") and type(event.get("agentRunId")) is str:
+                    self.bus_handoffs[event["agentRunId"]] = event
             elif kind == "artifact.created":
                 art = event.get("artifact") or {}
                 bucket = self.turn_artifacts.get(event.get("nodeId") or "")
@@ -395,6 +400,13 @@ class Engine:
                 self._check_silence()
             except Exception:  # the watchdog must outlive a bad tick
                 log.exception("watchdog tick failed")
+
+    async def bus_handoff(self, agent_run_id: str) -> dict[str, Any] | None:
+        """The last handoff posted on the bus for ``agent_run_id`` (taken: asked once), after
+        every event emitted so far and every post other processes appended is folded."""
+        await self.recorder.settle()
+        self.recorder.absorb()
+        return self.bus_handoffs.pop(agent_run_id, None)
 
     def _check_silence(self) -> None:
         state = self.state

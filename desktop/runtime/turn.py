@@ -52,6 +52,9 @@ class TurnContext:
     grace_sec: float = 3.0
     emit_many: Callable[[list[dict]], None] | None = None
     """Like ``emit`` for a list of partial events at once (a streaming agent's output)."""
+    bus_handoff: Callable[[str], Awaitable[dict | None]] | None = None
+    """The last ``bus.message`` with ``handoffTo`` posted for an agent run, once every event
+    so far is in; without it the run's log is searched."""
 
 
 @dataclass
