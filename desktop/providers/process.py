@@ -3,9 +3,8 @@
 The agent runs as the leader of a new session (so of a new process group).
 Its stdout is read in chunks and split into lines here, so a 10 MB line or
 invalid UTF-8 never breaks the reader; both streams are copied to files as
-they arrive (on a worker thread, see :mod:`desktop.providers.tee`). The lines
-of one chunk travel together (:meth:`AgentProcess.batches`), so a fast agent
-costs one hand-over per chunk rather than one per line.
+they arrive. The lines of one chunk travel together (:meth:`AgentProcess.batches`),
+so a fast agent costs one hand-over per chunk rather than one per line.
 Ending the agent always ends the whole group: SIGTERM, a grace period, then
 SIGKILL, until no process of the group is left.
 """
@@ -18,11 +17,11 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 from desktop.providers.pgroup import POSIX as _POSIX
 from desktop.providers.pgroup import group_members, pid_alive
 from desktop.providers.redact import Redactor
-from desktop.providers.tee import FileTee
 
 __all__ = ["AgentProcess", "group_members", "pid_alive", "python_argv"]
 
@@ -75,7 +74,7 @@ class AgentProcess:
         self._feeder: asyncio.Task | None = None
         self._killer: asyncio.Task | None = None
         self._supervisor: asyncio.Task | None = None
-        self._files: list[FileTee] = []
+        self._files: list[BinaryIO] = []
         self._kill_lock = asyncio.Lock()
 
     async def start(self) -> None:
@@ -110,10 +109,10 @@ class AgentProcess:
         except ProcessLookupError:
             return pid
 
-    def _open(self, path: Path | None) -> FileTee | None:
+    def _open(self, path: Path | None) -> BinaryIO | None:
         if path is None:
             return None
-        handle = FileTee(path)  # closed in _supervise
+        handle = open(path, "ab")  # noqa: SIM115 - closed in _supervise
         self._files.append(handle)
         return handle
 
@@ -208,7 +207,7 @@ class AgentProcess:
     async def _pump(
         self,
         stream: asyncio.StreamReader | None,
-        sink: FileTee | None,
+        sink: BinaryIO | None,
         deliver: Callable[[list[str]], None],
     ) -> None:
         """Read ``stream`` in chunks, split lines, tee them to ``sink``, deliver them."""
@@ -288,10 +287,9 @@ class AgentProcess:
             for task in (self._feeder, waiter):
                 if task is not None and not task.done():
                     task.cancel()
-            # Every copy is complete on disk before anyone hears the process ended.
-            closing = [asyncio.wrap_future(handle.close()) for handle in self._files]
-            if closing:
-                await asyncio.wait(closing)
+            for handle in self._files:
+                with contextlib.suppress(OSError):
+                    handle.close()
             self._queue.put_nowait(None)
             if self.exit_code is None:
                 self.exit_code = -1
