@@ -26,19 +26,13 @@ import sys
 import time
 from pathlib import Path
 
+from bench.measure import rss_mb
+
 COLUMNS = 50
 STEP_X, STEP_Y = 260.0, 140.0
 IMAGE = (2000, 1500)
 VIEW = (1280, 800)
 FRAMES = 30
-
-
-def _rss_mb() -> float:
-    try:
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-    except OSError:
-        return 0.0
 
 
 def _grid(i: int) -> tuple[float, float]:
@@ -85,7 +79,7 @@ def _ours(n: int) -> dict:
     from desktop.ui.canvas.view import CanvasView
     from desktop.ui.editor import Editor
 
-    rss = _rss_mb()
+    rss = rss_mb()
     t = time.perf_counter()
     nodes = [WorkflowNode(id=f"n{i}", label=f"Node {i}", roleTemplate="implementer",
                           position=Position(x=_grid(i)[0], y=_grid(i)[1])) for i in range(n)]
@@ -111,7 +105,7 @@ def _view_figures(view, build, render, rss, actual, zoom, pan, fit) -> dict:
     fit()
     out["zoom_fit"] = _frames(view, lambda k: zoom(1.15 if k % 2 == 0 else 1 / 1.15),
                               full=True)
-    out["memory"] = _rss_mb() - rss
+    out["memory"] = rss_mb() - rss
     return out
 
 
@@ -129,7 +123,7 @@ def _nodegraphqt(n: int) -> dict:
             self.add_input("in")
             self.add_output("out")
 
-    rss = _rss_mb()
+    rss = rss_mb()
     t = time.perf_counter()
     graph = NodeGraph()
     graph.register_node(ChainNode)

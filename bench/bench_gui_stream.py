@@ -20,20 +20,14 @@ import time
 import uuid
 from pathlib import Path
 
+from bench.measure import rss_mb
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 AGENTS = 20
 RATE = 500  # events per second per agent
 NEEDLE = "needle"  # in one event of every SEARCH_EVERY of the big log
 SEARCH_EVERY = 1000
-
-
-def _rss_mb() -> float:
-    try:
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-    except OSError:
-        return 0.0
 
 
 def _p99(values: list[float]) -> float:
@@ -70,7 +64,7 @@ def _stream(app, with_gui: bool, seconds: float) -> dict:
     engine.recorder.listen(logged)
     window = panels = session = None
     gc.collect()
-    rss0 = _rss_mb()
+    rss0 = rss_mb()
     seen: set[int] = set()  # seqs the transcript model was fed
     shown_after: list[float] = []  # agent stamp to the GUI's batch, per delta
     if with_gui:
@@ -130,7 +124,7 @@ def _stream(app, with_gui: bool, seconds: float) -> dict:
         session.bridge.drain()
         missing = written - len(seen & set(range(1, written + 1)))
     gc.collect()
-    rss1 = _rss_mb()
+    rss1 = rss_mb()
     if session is not None:
         loop.run_until_complete(session.close())
         window.close()

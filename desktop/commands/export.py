@@ -3,9 +3,8 @@
 import argparse
 import sys
 
-from desktop.graph.errors import WorkflowLoadError
+from desktop.commands.workflow_arg import load_or_report
 from desktop.graph.export import FORMATS, export
-from desktop.graph.io import load_workflow
 from desktop.store.atomic import atomic_write_text
 
 
@@ -22,11 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Export; 2 when the workflow cannot be loaded."""
-    try:
-        doc = load_workflow(args.file)
-    except WorkflowLoadError as exc:
-        for problem in exc.problems:
-            print(str(problem), file=sys.stderr)
+    doc = load_or_report(args.file)
+    if doc is None:
         return 2
     text = export(doc, args.format)
     if args.output:

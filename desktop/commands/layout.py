@@ -1,10 +1,9 @@
 """`agent-canvas layout FILE [-o OUT]`: give every node a position."""
 
 import argparse
-import sys
 
-from desktop.graph.errors import WorkflowLoadError
-from desktop.graph.io import load_workflow, save_workflow
+from desktop.commands.workflow_arg import load_or_report
+from desktop.graph.io import save_workflow
 from desktop.graph.layout import auto_layout
 
 
@@ -23,11 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Lay out and save; 2 when the workflow cannot be loaded."""
-    try:
-        doc = load_workflow(args.file)
-    except WorkflowLoadError as exc:
-        for problem in exc.problems:
-            print(str(problem), file=sys.stderr)
+    doc = load_or_report(args.file)
+    if doc is None:
         return 2
     target = args.output or args.file
     save_workflow(auto_layout(doc, args.method), target)

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from desktop.contract.events import Resolution, parse_event
 from desktop.contract.state import NodeConfig
 from desktop.providers.acp_provider import AcpProvider
 from desktop.providers.fakeserver import Script
+from tests.agents.acp_helpers import of_type, recording_gate, run
 from tests.agents.conftest import make_request
 
 pytestmark = pytest.mark.timeout(300)
@@ -18,27 +18,6 @@ def gemini_request(tmp_path: Path, prompt: str = "Do the task.", **kwargs):
     request = make_request(tmp_path, KEY, prompt, **kwargs)
     request.config = NodeConfig(command="gemini")
     return request
-
-
-async def run(provider, request) -> list[dict]:
-    events = [event async for event in provider.start(request)]
-    for event in events:
-        parse_event({**event, "runId": request.run_id})
-    return events
-
-
-def of_type(events: list[dict], kind: str) -> list[dict]:
-    return [e for e in events if e["type"] == kind]
-
-
-def recording_gate(decision: str):
-    asked: list = []
-
-    async def gate(tool, context):
-        asked.append(tool)
-        return Resolution(status=decision, reason="not this one" if decision == "denied" else None)
-
-    return gate, asked
 
 
 async def test_gemini_acp_text(server, offline, agents_bin, tmp_path: Path):
