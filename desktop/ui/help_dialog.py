@@ -16,6 +16,16 @@ from PySide6.QtWidgets import (
 from desktop.ui.actions import shortcut_rows
 
 
+def _toolbar_rows(parent: QWidget | None) -> list[tuple[str, str, str]]:
+    """Shortcuts of the run toolbar, which lives outside the menu table."""
+    panels = getattr(parent, "run_panels", None)
+    if panels is None:
+        return []
+    actions = [*panels.controls.actions(), panels.approvals.badge]
+    return [("Run", a.text().lstrip("▶■ ").strip(), a.shortcut().toString())
+            for a in actions if not a.shortcut().isEmpty()]
+
+
 class ShortcutsDialog(QDialog):
     """Every shortcut and canvas gesture, filterable."""
 
@@ -30,7 +40,7 @@ class ShortcutsDialog(QDialog):
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         groups: dict[str, QTreeWidgetItem] = {}
-        for menu, command, keys in shortcut_rows():
+        for menu, command, keys in [*shortcut_rows(), *_toolbar_rows(parent)]:
             if menu not in groups:
                 groups[menu] = QTreeWidgetItem([menu])
                 self.tree.addTopLevelItem(groups[menu])
