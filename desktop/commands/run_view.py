@@ -100,7 +100,18 @@ def status_table(engine: Engine, activity: Activity) -> Group:
     stall = stall_text(engine)
     if stall:
         parts.append(Text(stall, style="bold yellow"))
+    parts.append(Text(_hint(engine), style="dim"))
     return Group(*parts)
+
+
+def _hint(engine: Engine) -> str:
+    """What can be typed now, so a first-time user is never stuck at a silent table."""
+    state = engine.state
+    if engine.broker.pending():
+        return "type: approve [ID] · deny [ID] [REASON] · modify [ID] JSON · help"
+    if state.mode == "INTERACTIVE" and any(state.inboxes.values()):
+        return "type: step [NODE] · chat NODE TEXT · pause · stop · help"
+    return "type: chat NODE TEXT · pause · resume · stop · status · help"
 
 
 class LiveView:
