@@ -225,11 +225,12 @@ def _big_log(app, count: int) -> dict:
 def run(quick: bool) -> list[dict]:
     """Lag, completeness and memory of the GUI under 10,000 events/s from real agent
     processes; opening and searching a 1M-event log."""
-    import qasync
     from PySide6.QtWidgets import QApplication
 
+    from desktop.ui.loop import new_event_loop
+
     app = QApplication.instance() or QApplication([])
-    loop = qasync.QEventLoop(app)
+    loop = new_event_loop(app)
     asyncio.set_event_loop(loop)
     seconds = 2.0 if quick else 10.0
     bare = _stream(app, False, seconds)

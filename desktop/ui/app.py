@@ -3,10 +3,10 @@
 import asyncio
 import sys
 
-import qasync
 from PySide6.QtWidgets import QApplication
 
 from desktop import __version__
+from desktop.ui.loop import new_event_loop
 from desktop.ui.startup import open_editor
 
 
@@ -28,7 +28,7 @@ def run_app(path: str | None) -> int:
     ever touches a widget.
     """
     app = application()
-    loop = qasync.QEventLoop(app)
+    loop = new_event_loop(app)
     asyncio.set_event_loop(loop)
     closed = asyncio.Event()
     app.lastWindowClosed.connect(closed.set)

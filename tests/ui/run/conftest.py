@@ -6,16 +6,16 @@ import asyncio
 from collections.abc import Callable, Iterator
 
 import pytest
-import qasync
 from PySide6.QtWidgets import QMainWindow, QVBoxLayout, QWidget
 
+from desktop.ui.loop import new_event_loop
 from desktop.ui.run.attach import attach_run_panels
 
 
 @pytest.fixture
 def qloop(qapp) -> Iterator[asyncio.AbstractEventLoop]:
     """A qasync event loop on the test's QApplication (the app's own arrangement)."""
-    loop = qasync.QEventLoop(qapp, already_running=False)
+    loop = new_event_loop(qapp)
     asyncio.set_event_loop(loop)
     try:
         yield loop

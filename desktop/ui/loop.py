@@ -1,0 +1,66 @@
+"""The one asyncio loop the widgets and the engine share (qasync on the QApplication)."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import socket
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import qasync
+from PySide6.QtCore import QSocketNotifier
+from PySide6.QtWidgets import QApplication
+
+
+class EngineLoop(qasync.QEventLoop):
+    """qasync's loop, woken from other threads through a socket, not a Qt signal.
+
+    The engine hands work to threads (the event-log writer, file and git work, the
+    child-process watcher), and each of them wakes the loop with
+    ``call_soon_threadsafe``. qasync does that by emitting a Qt signal from the
+    foreign thread, which crashed the process now and then under load. Here the
+    thread only queues the callback and writes a byte to a socket; a socket notifier
+    on the GUI thread runs the queue, the way asyncio's own loops do it.
+    """
+
+    def __init__(self, app: QApplication) -> None:
+        super().__init__(app, already_running=False)
+        self._pending: collections.deque[asyncio.Handle] = collections.deque()
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._wake_w.setblocking(False)
+        self._notifier = QSocketNotifier(self._wake_r.fileno(), QSocketNotifier.Type.Read)
+        self._notifier.activated.connect(self._run_pending)
+        self.set_default_executor(ThreadPoolExecutor(max_workers=4,
+                                                     thread_name_prefix="engine-io"))
+
+    def call_soon_threadsafe(self, callback: Any, *args: Any,
+                             context: Any = None) -> asyncio.Handle:
+        handle = asyncio.Handle(callback, args, self, context)
+        self._pending.append(handle)
+        with contextlib.suppress(BlockingIOError, OSError):  # a byte is already waiting
+            self._wake_w.send(b"\0")
+        return handle
+
+    def _run_pending(self, *_: Any) -> None:
+        with contextlib.suppress(BlockingIOError, OSError):
+            while self._wake_r.recv(4096):
+                pass
+        while self._pending:
+            handle = self._pending.popleft()
+            if not handle.cancelled():
+                handle._run()
+
+    def close(self) -> None:
+        self._notifier.setEnabled(False)
+        self._run_pending()
+        super().close()
+        self._wake_r.close()
+        self._wake_w.close()
+
+
+def new_event_loop(app: QApplication) -> EngineLoop:
+    """The loop for the app and the engine (see :class:`EngineLoop`)."""
+    return EngineLoop(app)
