@@ -1,0 +1,55 @@
+"""The shared loop: callbacks queued from other threads run once each, on the GUI thread."""
+
+import asyncio
+import threading
+
+from desktop.ui.loop import new_event_loop
+
+
+def test_threadsafe_callbacks_from_many_threads_run_on_the_gui_thread(qapp):
+    loop = new_event_loop(qapp)
+    asyncio.set_event_loop(loop)
+    gui = threading.get_ident()
+    seen: list[tuple[int, int, int]] = []
+    threads_n, calls = 8, 500
+
+    def record(worker: int, i: int) -> None:
+        seen.append((worker, i, threading.get_ident()))
+
+    def post(worker: int) -> None:
+        for i in range(calls):
+            loop.call_soon_threadsafe(record, worker, i)
+
+    async def main() -> None:
+        workers = [threading.Thread(target=post, args=(w,)) for w in range(threads_n)]
+        for t in workers:
+            t.start()
+        await asyncio.gather(*(asyncio.to_thread(t.join) for t in workers))
+        while len(seen) < threads_n * calls:
+            await asyncio.sleep(0.01)
+
+    try:
+        loop.run_until_complete(asyncio.wait_for(main(), 30))
+    finally:
+        loop.close()
+        asyncio.set_event_loop(None)
+    assert sorted((w, i) for w, i, _ in seen) == [
+        (w, i) for w in range(threads_n) for i in range(calls)]
+    assert {ident for _, _, ident in seen} == {gui}
+    for w in range(threads_n):  # each thread's callbacks keep their order
+        assert [i for ww, i, _ in seen if ww == w] == list(range(calls))
+
+
+def test_a_cancelled_handle_does_not_run(qapp):
+    loop = new_event_loop(qapp)
+    asyncio.set_event_loop(loop)
+    ran: list[str] = []
+    try:
+        handle = loop.call_soon_threadsafe(ran.append, "cancelled")
+        handle.cancel()
+        loop.call_soon_threadsafe(ran.append, "kept")
+        loop.run_until_complete(asyncio.sleep(0.05))
+    finally:
+        loop.close()
+        asyncio.set_event_loop(None)
+    assert ran == ["kept"]
