@@ -1,8 +1,10 @@
 """Start the desktop application: Qt and the run engine on one asyncio loop (qasync)."""
 
 import asyncio
+import gc
 import sys
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from desktop import __version__
@@ -28,6 +30,7 @@ def run_app(path: str | None) -> int:
     ever touches a widget.
     """
     app = application()
+    collector = collect_on_gui_thread(app)
     loop = new_event_loop(app)
     asyncio.set_event_loop(loop)
     closed = asyncio.Event()
@@ -35,4 +38,19 @@ def run_app(path: str | None) -> int:
     with loop:
         open_editor(path)  # the window keeps itself alive (EditorWindow registry)
         loop.run_until_complete(closed.wait())
+    collector.stop()
     return 0
+
+
+def collect_on_gui_thread(app: QApplication, interval_ms: int = 1000) -> QTimer:
+    """Run Python's cyclic collector only on the GUI thread, from a timer.
+
+    A Qt object caught in a reference cycle is freed by whichever thread the
+    collector runs on; freed on a foreign thread, its timers and notifiers stay
+    registered against freed memory and crash the GUI thread later.
+    """
+    gc.disable()
+    timer = QTimer(app)
+    timer.timeout.connect(lambda: gc.collect(1))
+    timer.start(interval_ms)
+    return timer

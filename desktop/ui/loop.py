@@ -10,7 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import qasync
-from PySide6.QtCore import QSocketNotifier
+import shiboken6
+from PySide6.QtCore import QObject, QSocketNotifier
 from PySide6.QtWidgets import QApplication
 
 
@@ -54,11 +55,34 @@ class EngineLoop(qasync.QEventLoop):
                 handle._run()
 
     def close(self) -> None:
+        if self.is_closed():
+            return
         self._notifier.setEnabled(False)
         self._run_pending()
         super().close()
+        self._release_qt_objects()
         self._wake_r.close()
         self._wake_w.close()
+
+    def _release_qt_objects(self) -> None:
+        """Kill the loop's Qt timers and delete its Qt objects here, on the GUI thread.
+
+        qasync starts a Qt timer per scheduled callback and does not stop it on
+        close. A closed loop sits in reference cycles, so the cyclic collector frees
+        it on whatever thread allocates next; when that was a worker thread, Qt
+        freed the timer object there while its timers stayed registered, and the
+        next one due crashed the GUI thread (see DESIGN.md, "Processes"). Deleting
+        everything now leaves only empty Python wrappers for a later collection.
+        """
+        timer = self._timer
+        callbacks = getattr(timer, "_SimpleTimer__callbacks", {})
+        for timer_id in list(callbacks):
+            timer.killTimer(timer_id)
+        callbacks.clear()
+        signaller = getattr(self, "_QEventLoop__call_soon_signaller", None)
+        for obj in (timer, self._notifier, signaller):
+            if isinstance(obj, QObject) and shiboken6.isValid(obj):
+                shiboken6.delete(obj)
 
 
 def new_event_loop(app: QApplication) -> EngineLoop:

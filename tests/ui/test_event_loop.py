@@ -1,7 +1,11 @@
 """The shared loop: callbacks queued from other threads run once each, on the GUI thread."""
 
 import asyncio
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 from desktop.ui.loop import new_event_loop
 
@@ -53,3 +57,24 @@ def test_a_cancelled_handle_does_not_run(qapp):
         loop.close()
         asyncio.set_event_loop(None)
     assert ran == ["kept"]
+
+
+def _scenario(factory: str) -> subprocess.CompletedProcess[str]:
+    script = Path(__file__).with_name("loop_gc_scenario.py")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    return subprocess.run([sys.executable, str(script), factory], capture_output=True,
+                          text=True, timeout=90, env=env)
+
+
+def test_a_closed_loop_collected_on_a_worker_thread_leaves_no_live_qt_timer():
+    # The mechanism behind the suite's old segfaults: plain qasync dies here.
+    result = _scenario("ours")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "survived" in result.stdout
+    assert "Timers cannot be stopped from another thread" not in result.stderr
+
+
+def test_the_scenario_does_crash_plain_qasync():
+    # Shows the scenario above reproduces the crash it guards against.
+    result = _scenario("qasync")
+    assert result.returncode != 0 or "Timers cannot be stopped" in result.stderr
