@@ -50,7 +50,14 @@ def collect_on_gui_thread(app: QApplication, interval_ms: int = 1000) -> QTimer:
     registered against freed memory and crash the GUI thread later.
     """
     gc.disable()
+    ticks = 0
+
+    def collect() -> None:
+        nonlocal ticks
+        ticks += 1
+        gc.collect(2 if ticks % 30 == 0 else 1)  # a full pass costs more: every 30th tick
+
     timer = QTimer(app)
-    timer.timeout.connect(lambda: gc.collect(1))
+    timer.timeout.connect(collect)
     timer.start(interval_ms)
     return timer
