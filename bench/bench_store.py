@@ -14,8 +14,8 @@ from collections import deque
 from pathlib import Path
 
 from desktop.store.eventlog import Durability, EventLog
-from desktop.store.reader import EventReader
 from desktop.store.reducer import fold_events
+from desktop.views.reader import EventReader
 
 RUN_ID = "0b5e7f3a-1c2d-4e5f-8a9b-0c1d2e3f4a5b"
 NODES = [f"00000000-0000-4000-8000-00000000000{i}" for i in range(1, 4)]

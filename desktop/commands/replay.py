@@ -11,10 +11,10 @@ import orjson
 
 from desktop.commands.runs import add_data_dir, fail
 from desktop.store.paths import data_dir
-from desktop.store.reader import EventReader
 from desktop.store.reducer import fold_events
 from desktop.store.runs import RunError, find_run
 from desktop.store.snapshot import STATE_FILE, read_snapshot
+from desktop.views.reader import EventReader
 
 MAX_SHOWN = 50
 

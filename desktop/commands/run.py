@@ -92,8 +92,8 @@ def run_command(args: argparse.Namespace) -> int:
 def resume_command(args: argparse.Namespace) -> int:
     """Resume RUN from its event log and drive it to the end."""
     from desktop.runtime.engine import Engine, EngineError
-    from desktop.store.reader import EventReader
     from desktop.store.runs import RunError, find_run
+    from desktop.views.reader import EventReader
 
     try:
         folder = find_run(data_dir(args.data_dir), args.run)

@@ -188,7 +188,7 @@ class JsonView:
     """Every event, one JSON object per line, exactly as written to the log."""
 
     def __init__(self, engine: Engine, after_seq: int, stream=None) -> None:
-        from desktop.store.reader import EventReader
+        from desktop.views.reader import EventReader
 
         self.stream = stream or sys.stdout
         self.engine = engine

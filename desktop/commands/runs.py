@@ -13,8 +13,9 @@ from rich.table import Table
 
 from desktop.contract.state import RunState
 from desktop.store.paths import data_dir
-from desktop.store.reader import EventReader
-from desktop.store.runs import LIVE_STATUSES, RunError, find_run, list_runs, open_run
+from desktop.store.runs import LIVE_STATUSES, RunError, find_run
+from desktop.views.reader import EventReader
+from desktop.views.runs import list_runs, open_run
 
 
 def add_data_dir(p: argparse.ArgumentParser, *, suppress: bool = False) -> None:

@@ -22,9 +22,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from desktop.contract.state import RunState
-from desktop.runtime.state_model import StateModels
 from desktop.store.eventlog import EventLog
-from desktop.store.reducer import State, apply_event, state_dict
+from desktop.store.reducer import State
+from desktop.views.state import RunProjection
 
 Listener = Callable[[list[dict[str, Any]]], None]
 # A burst from busy agents never yields to the loop, so a flush scheduled with
@@ -65,13 +65,6 @@ class _Stamps:
             self._ts = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
         return self._ts
 
-# Streaming events change nothing in the run state but the clock and the
-# activity time, so they do not invalidate the cached model of the state.
-_STREAM_TYPES = frozenset({
-    "message.assistant.delta", "message.assistant.thinking.delta", "node.heartbeat",
-    "node.log",
-})
-
 
 class Recorder:
     """Single writer of a run's events and holder of the folded state.
@@ -85,9 +78,7 @@ class Recorder:
     def __init__(self, log: EventLog, state: RunState | None = None,
                  run_id: str | None = None) -> None:
         self.log = log
-        self._s: State | None = state_dict(state)
-        self._model: RunState | None = state
-        self._models = StateModels()
+        self._projection = RunProjection(state)
         self.run_id = run_id or (state.id if state else None) or log.run_id
         if self.run_id:
             log.run_id = self.run_id
@@ -266,29 +257,24 @@ class Recorder:
     def load(self, events: Iterable[dict[str, Any]],
              each: Callable[[dict[str, Any]], None] | None = None) -> None:
         """Fold events already in the log (resuming); ``each`` sees every one of them."""
-        s = self._s
-        for event in events:
-            s = apply_event(s, event)
-            if each is not None:
-                each(event)
-        self._s = s
-        self._model = None
-        if s is not None:
-            self.run_id = s.get("id") or self.run_id
+        projection = self._projection
+        if each is not None:
+            events = _each(events, each)
+        projection.extend(events)
+        if projection.state is not None:
+            self.run_id = projection.state.get("id") or self.run_id
 
     @property
     def state(self) -> RunState:
         """The fold of every event written so far, as a model (cached between changes)."""
-        if self._model is None:
-            if self._s is None:
-                raise RuntimeError("the run has no state yet (no run.created written)")
-            self._model = self._models.build(self._s)
-        return self._model
+        if self._projection.state is None:
+            raise RuntimeError("the run has no state yet (no run.created written)")
+        return self._projection.model()
 
     @property
     def state_dict(self) -> State | None:
         """The folded state in wire form (exact, including activity times); do not mutate."""
-        return self._s
+        return self._projection.state
 
     def _deliver(self) -> list[dict[str, Any]]:
         """Fold the batches the log has written and tell the listeners, in order."""
@@ -300,33 +286,13 @@ class Recorder:
         return delivered
 
     def _fold(self, events: list[dict[str, Any]]) -> None:
-        s = self._s
         now = time.monotonic()
         last_seen = self.last_seen
-        changed = False
-        nodes = s["nodes"] if s is not None else {}
         for event in events:
             node_id = event.get("nodeId")
             if node_id:
                 last_seen[node_id] = now
-            if s is not None and event.get("type") in _STREAM_TYPES:
-                # What the reducer does for these (no handler effect): the clock,
-                # the sequence and the node's activity time, without its dispatch.
-                ts, seq = event.get("ts"), event.get("seq")
-                if type(ts) is str:
-                    s["updatedAt"] = ts
-                    node = nodes.get(node_id) if type(node_id) is str else None
-                    if node is not None:
-                        node["lastActivityAt"] = ts
-                if type(seq) is int:
-                    s["lastSeq"] = seq
-                continue
-            s = apply_event(s, event)
-            nodes = s["nodes"] if s is not None else {}
-            changed = True
-        self._s = s
-        if changed:
-            self._model = None
+        self._projection.apply(events)
         for listener in list(self._listeners):
             listener(events)
 
@@ -337,3 +303,10 @@ class Recorder:
         if self._writer is not None:
             self._writer.shutdown(wait=True)
         self._unsubscribe()
+
+
+def _each(events: Iterable[dict[str, Any]], each: Callable[[dict[str, Any]], None]
+          ) -> Iterable[dict[str, Any]]:
+    for event in events:
+        each(event)
+        yield event

@@ -27,8 +27,8 @@ from desktop.runtime.recorder import Recorder
 from desktop.runtime.run_setup import run_created_event, task_event
 from desktop.store.eventlog import EventLog
 from desktop.store.paths import runs_dir
-from desktop.store.reader import EventReader
 from desktop.store.runs import hold_engine_lock
+from desktop.views.reader import EventReader
 
 if TYPE_CHECKING:
     from desktop.runtime.engine import Engine, EngineOptions

@@ -349,6 +349,40 @@ def apply_event(s: State | None, e: dict) -> State | None:
     return new
 
 
+# Streaming events change nothing but the clock, the sequence and the node's activity
+# time; apply_events does that inline, without a handler call, for the busiest events.
+STREAM_TYPES = frozenset({
+    "message.assistant.delta", "message.assistant.thinking.delta", "node.heartbeat",
+    "node.log",
+})
+
+
+def apply_events(s: State | None, events: Iterable[dict]) -> tuple[State | None, bool]:
+    """Fold a batch of events into ``s`` (mutated in place) as :func:`apply_event` does.
+
+    Returns the state and whether anything but the clock, the sequence and activity
+    times may have changed (so callers keep derived views until it does).
+    """
+    changed = False
+    nodes = s["nodes"] if s is not None else {}
+    for e in events:
+        if s is not None and e.get("type") in STREAM_TYPES:
+            ts, seq = e.get("ts"), e.get("seq")
+            if type(ts) is str:
+                s["updatedAt"] = ts
+                nid = e.get("nodeId")
+                node = nodes.get(nid) if type(nid) is str else None
+                if node is not None:
+                    node["lastActivityAt"] = ts
+            if type(seq) is int:
+                s["lastSeq"] = seq
+            continue
+        s = apply_event(s, e)
+        nodes = s["nodes"] if s is not None else {}
+        changed = True
+    return s, changed
+
+
 def _as_dict(event: EventBase | dict) -> dict:
     return event.to_json_dict() if isinstance(event, EventBase) else event
 

@@ -1,17 +1,13 @@
-"""Run folders: engine liveness, opening a run, listing and finding runs."""
+"""Run folders: engine liveness and finding runs (their state: desktop.views.runs)."""
 
 import contextlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-from desktop.contract.state import RunState
 from desktop.store.jsonl import EVENTS_FILE
 from desktop.store.paths import runs_dir
-from desktop.store.reader import EventReader
-from desktop.store.reducer import fold_events
-from desktop.store.snapshot import STATE_FILE, read_snapshot
+from desktop.store.snapshot import STATE_FILE
 
 try:
     import fcntl
@@ -73,67 +69,6 @@ def engine_alive(run_dir: Path) -> bool:
         return not _try_lock(fd, exclusive=False)
     finally:
         os.close(fd)
-
-
-def open_run(run_dir: Path) -> RunState:
-    """The run's current state: snapshot plus the events after it.
-
-    A run that looks live (queued, running, paused) while no engine holds it is returned
-    with ``interrupted=True``. Raises RunError when the folder holds no run.
-    """
-    run_dir = Path(run_dir)
-    if not (run_dir / EVENTS_FILE).exists() and not (run_dir / STATE_FILE).exists():
-        raise RunError(f"{run_dir} is not a run folder (no {EVENTS_FILE} or {STATE_FILE})")
-    snap = read_snapshot(run_dir)
-    reader = EventReader(run_dir)
-    try:
-        state = fold_events(reader.iter_events(after=snap.last_seq if snap else 0), snap)
-    except ValueError as exc:
-        raise RunError(f"{run_dir}: {exc}") from None
-    if state.status in LIVE_STATUSES and not state.interrupted and not engine_alive(run_dir):
-        state = state.model_copy(update={"interrupted": True})
-    return state
-
-
-@dataclass
-class RunSummary:
-    """One line of the run list."""
-
-    id: str
-    path: Path
-    workflow: str
-    status: str
-    interrupted: bool
-    created_at: str
-    updated_at: str
-    events: int
-    error: str | None = None
-
-    @property
-    def display_status(self) -> str:
-        """The status, or "interrupted" for a live-looking run without an engine."""
-        return "interrupted" if self.interrupted and self.status in LIVE_STATUSES else self.status
-
-
-def list_runs(data_dir: Path) -> list[RunSummary]:
-    """Every run under ``data_dir``, newest first; unreadable ones carry ``error``."""
-    root = runs_dir(Path(data_dir))
-    out: list[RunSummary] = []
-    if not root.is_dir():
-        return out
-    for folder in root.iterdir():
-        if not folder.is_dir() or folder.name.startswith("."):
-            continue
-        try:
-            st = open_run(folder)
-        except RunError as exc:
-            out.append(RunSummary(folder.name, folder, "", "unreadable", False, "", "", 0,
-                                  str(exc)))
-            continue
-        out.append(RunSummary(st.id, folder, st.workflow_name, str(st.status), st.interrupted,
-                              st.created_at, st.updated_at, st.last_seq))
-    out.sort(key=lambda r: (r.created_at, r.id), reverse=True)
-    return out
 
 
 def find_run(data_dir: Path, ref: str) -> Path:

@@ -13,7 +13,7 @@ from desktop.providers.fakeserver import Script
 from desktop.providers.process import group_members
 from desktop.runtime.engine import Engine, EngineOptions
 from desktop.runtime.recovery import create_run
-from desktop.store.reader import EventReader
+from desktop.views.reader import EventReader
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -8,7 +8,7 @@ import pytest
 
 from desktop.commands import import_run, normalize
 from desktop.contract.events import parse_event
-from desktop.store.runs import open_run
+from desktop.views.runs import open_run
 
 FIXTURES = Path(__file__).parents[1] / "providers" / "fixtures"
 

@@ -12,7 +12,7 @@ from desktop.graph.document import WorkflowDocument
 from desktop.runtime.engine import Engine, EngineOptions
 from desktop.runtime.recovery import create_run
 from desktop.runtime.turn import TurnResult
-from desktop.store.reader import EventReader
+from desktop.views.reader import EventReader
 
 TERMINAL = {"completed", "failed", "stopped"}
 

@@ -18,7 +18,7 @@ from desktop.graph.io import dumps_workflow
 from desktop.providers.process import group_members
 from desktop.runtime.engine import Engine
 from desktop.store.run_info import read_run_info
-from desktop.store.runs import open_run
+from desktop.views.runs import open_run
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAIN = workflow(

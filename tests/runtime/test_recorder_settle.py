@@ -5,7 +5,7 @@ from pathlib import Path
 
 from desktop.runtime.recorder import Recorder
 from desktop.store.eventlog import EventLog
-from desktop.store.reader import EventReader
+from desktop.views.reader import EventReader
 
 RUN = "11111111-2222-4333-8444-555555555555"
 NODE = "aaaaaaaa-0000-4000-8000-000000000001"

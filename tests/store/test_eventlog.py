@@ -12,7 +12,7 @@ from storekit import NODE_A, RUN_ID, created, ev
 
 from desktop.contract.events import NodeHeartbeat
 from desktop.store.eventlog import Durability, EventLog, append_external
-from desktop.store.reader import EventReader
+from desktop.views.reader import EventReader
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,7 +14,6 @@ from storekit import NODE_A, RUN_ID, created, ev, logs, story
 from desktop.store.artifacts import artifact_path, relative_artifact_path
 from desktop.store.eventlog import EventLog
 from desktop.store.paths import runs_dir
-from desktop.store.reader import EventReader
 from desktop.store.reducer import fold_events
 from desktop.store.runs import (
     EngineBusy,
@@ -22,10 +21,10 @@ from desktop.store.runs import (
     engine_alive,
     find_run,
     hold_engine_lock,
-    list_runs,
-    open_run,
 )
 from desktop.store.snapshot import Snapshotter, read_snapshot, write_snapshot
+from desktop.views.reader import EventReader
+from desktop.views.runs import list_runs, open_run
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -170,9 +170,9 @@ class RunPanels(QObject):
 
     def _replay_history(self, session: RunSession) -> None:
         """Bring every panel up to the events written before the session was shown."""
-        from desktop.ui.run.tail import LogTail
+        from desktop.views.reader import LogTail
 
-        past = LogTail(session.run_dir / "events.jsonl").read_new()
+        past = LogTail(session.run_dir).read_new()
         labels = self._labels(session.state)
         self.approvals.set_state(session.state)
         self.stall.apply_events([e for e in past if e.get("type") in ("run.created",

@@ -3,8 +3,8 @@
 The log calls its subscribers after each flush; the bridge only appends those events
 to a buffer (safe from any thread) and wakes a 16 ms timer on the GUI thread. Each
 tick hands every view one batch, so no view redraws more than about 60 times a
-second whatever the event rate. The bridge also keeps the run state, folded from
-the same events by the store's reducer.
+second whatever the event rate. The bridge also keeps the run state: the
+:class:`~desktop.views.state.RunProjection` of the same events.
 """
 
 from __future__ import annotations
@@ -17,19 +17,9 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
+from desktop.views.state import RunProjection
+
 FRAME_MS = 16
-
-
-def fold_batch(state: dict | None, events: list[dict]) -> dict | None:
-    """The wire-form run state after ``events`` (None until a ``run.created`` is seen).
-
-    ``state`` is updated in place by the store's reducer.
-    """
-    from desktop.store.reducer import apply_event
-
-    for event in events:
-        state = apply_event(state, event)
-    return state
 
 
 class RunBridge(QObject):
@@ -53,7 +43,7 @@ class RunBridge(QObject):
         self._unsubscribe: Callable[[], None] | None = None
         self._follow_timer: QTimer | None = None
         self._keep_state = keep_state
-        self.state: dict | None = None
+        self.projection = RunProjection()
         self.delivered = 0
 
     # --- sources --------------------------------------------------------------------------
@@ -65,10 +55,10 @@ class RunBridge(QObject):
 
     def follow_file(self, run_dir: Path, after: int = 0, poll_ms: int = 100) -> None:
         """Tail a run written by another process (e.g. ``agent-canvas run``)."""
-        from desktop.ui.run.tail import LogTail
+        from desktop.views.reader import LogTail
 
         self.detach()
-        tail = LogTail(Path(run_dir) / "events.jsonl", after)
+        tail = LogTail(Path(run_dir), after)
         self._follow_timer = QTimer(self)
         self._follow_timer.setInterval(poll_ms)
         self._follow_timer.timeout.connect(lambda: self.push(tail.read_new()))
@@ -112,13 +102,18 @@ class RunBridge(QObject):
             return
         self.delivered += len(batch)
         if self._keep_state:
-            self.state = fold_batch(self.state, batch)
+            self.projection.apply(batch)
         self.events.emit(batch)
         if self._keep_state and self.state is not None:
             self.stateChanged.emit(self.state)
+
+    @property
+    def state(self) -> dict | None:
+        """The run state folded from the events delivered so far (wire form; do not mutate)."""
+        return self.projection.state
 
     def reset(self, state: dict | None = None) -> None:
         """Forget buffered events and start from ``state`` (a wire-form dict)."""
         with self._lock:
             self._pending.clear()
-        self.state = state
+        self.projection.reset(state)

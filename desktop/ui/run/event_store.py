@@ -13,7 +13,7 @@ from pathlib import Path
 
 import orjson
 
-from desktop.ui.run.logfile import Codes, LogFile
+from desktop.views.logfile import Codes, LogFile
 
 _RECENT = 20000
 

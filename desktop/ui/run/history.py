@@ -45,7 +45,8 @@ def _seconds(a: str, b: str) -> float | None:
 
 def load_history(data_dir: Path) -> list[HistoryRow]:
     """The runs under ``data_dir``, newest first, with token use and cost."""
-    from desktop.store.runs import RunError, list_runs, open_run
+    from desktop.store.runs import RunError
+    from desktop.views.runs import list_runs, open_run
 
     rows = []
     for summary in list_runs(Path(data_dir)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from desktop.graph.document import Position, WorkflowDocument, WorkflowEdge, WorkflowNode
-from desktop.ui.run.logfile import LogFile
+from desktop.views.logfile import LogFile
 
 
 def document_from_created(created: dict) -> WorkflowDocument:

@@ -15,9 +15,9 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from shiboken6 import isValid
 
-from desktop.ui.run.bridge import RunBridge, fold_batch
-from desktop.ui.run.tail import LogTail
+from desktop.ui.run.bridge import RunBridge
 from desktop.ui.run.transcript_model import TranscriptModel
+from desktop.views.reader import LogTail
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +35,8 @@ class RunSession(QObject):
         self.engine = engine
         self.bridge = RunBridge(self)
         self.model = TranscriptModel.open_file(self.run_dir / "events.jsonl", self)
-        tail = LogTail(self.run_dir / "events.jsonl")
-        self.bridge.reset(fold_batch(None, tail.read_new()))
+        tail = LogTail(self.run_dir)
+        self.bridge.projection.extend(tail.iter_new())
         self.bridge.events.connect(self.model.ingest)
         self._task: asyncio.Future | None = None
         if engine is not None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QToolButton, QWidget
 
-from desktop.ui.run.replay import ReplayState
+from desktop.views.replay import ReplayState
 
 
 class TimelineScrubber(QWidget):

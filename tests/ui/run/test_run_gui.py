@@ -9,7 +9,7 @@ import pytest
 
 from desktop.graph.io import load_workflow, loads_workflow
 from desktop.store.reducer import fold_events
-from desktop.ui.run.tail import LogTail
+from desktop.views.reader import LogTail
 
 EXAMPLES = sorted((Path(__file__).parents[3] / "resources" / "examples").glob("*.flow.yaml"))
 
@@ -54,7 +54,7 @@ def status(panels) -> str:
 
 
 def all_events(panels) -> list[dict]:
-    return LogTail(panels.session.run_dir / "events.jsonl").read_new()
+    return LogTail(panels.session.run_dir).read_new()
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop.ui.run import transcript_search
-from desktop.ui.run.logfile import LogFile
 from desktop.ui.run.transcript_model import EventRole, TranscriptModel
+from desktop.views.logfile import LogFile
 
 RUN = "00000000-0000-4000-8000-000000000001"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from desktop.store.reducer import apply_event, copy_json
-from desktop.ui.run.logfile import LogFile
+from desktop.views.logfile import LogFile
 
 
 class ReplayState:

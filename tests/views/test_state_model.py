@@ -6,9 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from storekit import NODE_A, created, ev, item, logs
 
-from desktop.runtime.state_model import StateModels
 from desktop.store.reducer import apply_event, copy_json
 from desktop.store.statefix import validate_state
+from desktop.views.state_model import StateModels
 
 
 def _fresh(s: dict):

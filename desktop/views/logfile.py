@@ -2,20 +2,20 @@
 
 Opening costs one read of the file's tail (the last seq). A row's event is found by
 bisecting byte offsets (each line carries ``"seq":N`` as its first or last key), so the
-first screen of a million-event log is on display before anything else is read. :meth:`index_step`
-then builds, a slice at a time, the per-event type and node codes that filters need.
+first screen of a million-event log is on display before anything else is read.
+:meth:`LogFile.index_step` then builds, a slice at a time, the per-event type and node
+codes that filters need. Lines are decoded by :func:`desktop.store.jsonl.decode_line`.
 No Qt here: the views drive the slices from their own timers.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from array import array
 from collections import OrderedDict
 from pathlib import Path
 
-import orjson
+from desktop.store.jsonl import complete_end, decode_line, file_size
 
 _SEQ_HEAD = re.compile(rb'^\{"seq":(\d+)[,}]')
 _SEQ_TAIL = re.compile(rb'[{,]"seq":(\d+)\}$')
@@ -71,21 +71,8 @@ class LogFile:
 
     # --- size and tail ----------------------------------------------------------------
 
-    def _size(self) -> int:
-        return os.fstat(self._fh.fileno()).st_size
-
     def _complete_end(self) -> int:
-        size = self._size()
-        pos = size
-        while pos > 0:
-            start = max(0, pos - 65536)
-            self._fh.seek(start)
-            chunk = self._fh.read(pos - start)
-            nl = chunk.rfind(b"\n")
-            if nl >= 0:
-                return start + nl + 1
-            pos = start
-        return 0
+        return complete_end(self._fh, file_size(self._fh))
 
     def last_seq(self) -> int:
         """The seq of the last complete line (0 for an empty log)."""
@@ -183,13 +170,10 @@ class LogFile:
                 if not line.endswith(b"\n"):
                     break
                 offset += len(line)
-                try:
-                    event = orjson.loads(line)
-                except orjson.JSONDecodeError:
+                event = decode_line(line)  # orjson takes the newline as whitespace
+                if type(event) is not dict:
                     continue
-                seq = event.get("seq") if isinstance(event, dict) else None
-                if not isinstance(seq, int):
-                    continue
+                seq = event["seq"]
                 if seq >= first_seq + self.PAGE:
                     self._anchors[seq] = offset - len(line)
                     break

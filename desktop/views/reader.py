@@ -1,7 +1,9 @@
-"""Reading a run's event log: pages by seq, a full scan, and a live tail.
+"""The one reader of a run's event log: pages by seq, a full scan, a tail and a live follow.
 
 Readers never take the writer's lock: the writer appends whole lines with one write, so a
-reader sees complete lines plus, at most, an unfinished last line it leaves alone.
+reader sees complete lines plus, at most, an unfinished last line it leaves for later.
+Lines are decoded by :func:`desktop.store.jsonl.decode_line`, the same function the
+writer uses when it opens a log; pages start from the store's sparse offset index.
 """
 
 import asyncio
@@ -24,6 +26,7 @@ from desktop.store.jsonl import (
 )
 
 _BACK_CHUNK = 1 << 18
+_TAIL_CHUNK = 1 << 22
 
 
 @dataclass
@@ -91,15 +94,15 @@ class EventReader:
         with open(self.path, "rb") as fh:
             size = file_size(fh)
             end = complete_end(fh, size)
-            start = self._start_for(fh, size, after)
+            start = self.start_for(fh, size, after)
             last = after
             loads = orjson.loads
             problem = self._problem
             for off, line in iter_lines(fh, start, end):
-                try:
+                try:  # the common case without decode_line's checks; odd lines go there
                     d = loads(line)
                     seq = d["seq"]
-                    if type(seq) is int and seq > last:
+                    if type(seq) is int and seq > last and type(d) is dict:
                         last = seq
                         yield d
                         continue
@@ -110,28 +113,26 @@ class EventReader:
                 self.problems.append(Problem("torn_tail", end, size - end,
                                              "incomplete last line (crash or write in progress)"))
 
+    def tail(self, after: int = 0) -> "LogTail":
+        """A :class:`LogTail` of this log that returns events with seq > ``after``."""
+        return LogTail(self.run_dir, after, reader=self)
+
     async def follow(self, after: int = 0, poll: float = 0.05) -> AsyncIterator[dict]:
         """Events with seq > ``after`` as they are written; runs until the consumer stops."""
-        offset: int | None = None
-        last = after
+        tail = self.tail(after)
         while True:
-            events: list[dict] = []
-            if self.path.exists():
-                with open(self.path, "rb") as fh:
-                    size = file_size(fh)
-                    if offset is None or size < offset:
-                        offset = self._start_for(fh, size, last)
-                    end = max(offset, complete_end(fh, size))
-                    for _, line in iter_lines(fh, offset, end):
-                        d = decode_line(line)
-                        if isinstance(d, dict) and d["seq"] > last:
-                            last = d["seq"]
-                            events.append(d)
-                    offset = end
+            events = tail.read_new()
             for d in events:
                 yield d
             if not events:
                 await asyncio.sleep(poll)
+
+    def start_for(self, fh: BinaryIO, size: int, after: int) -> int:
+        """A line offset at or before the first event with seq > ``after`` (from the index)."""
+        if after <= 0:
+            return 0
+        self._index.refresh(fh, size)
+        return self._index.offset_for(after + 1)
 
     # --- internals -------------------------------------------------------------------
 
@@ -140,17 +141,11 @@ class EventReader:
         detail = d if isinstance(d, str) else f"seq {d['seq']} is not above {last}"
         self.problems.append(Problem("corrupt_line", off, len(line) + 1, detail))
 
-    def _start_for(self, fh: BinaryIO, size: int, after: int) -> int:
-        if after <= 0:
-            return 0
-        self._index.refresh(fh, size)
-        return self._index.offset_for(after + 1)
-
     def _forward(self, fh: BinaryIO, end: int, limit: int, after: int,
                  before: int | None) -> Page:
         out: list[dict] = []
         last = after
-        for off, line in iter_lines(fh, self._start_for(fh, end, after), end, chunk=_BACK_CHUNK):
+        for off, line in iter_lines(fh, self.start_for(fh, end, after), end, chunk=_BACK_CHUNK):
             d = decode_line(line)
             if not isinstance(d, dict) or d["seq"] <= last:
                 if not isinstance(d, dict) or d["seq"] > after:
@@ -196,3 +191,45 @@ class EventReader:
             if isinstance(d, dict) and d["seq"] >= before:
                 return off
         return end
+
+
+class LogTail:
+    """The events appended to a log since the last call, for a run another process writes.
+
+    Remembers the byte offset just past the last complete line it read; an unfinished
+    last line (a write still in progress, or torn by a crash) is left for a later call,
+    so a line written in pieces is returned once, whole. Only events with a seq above
+    the last one returned are kept; a log that shrank (repaired or replaced) is picked
+    up again after that seq.
+    """
+
+    def __init__(self, run_dir: Path, after: int = 0, *, reader: EventReader | None = None
+                 ) -> None:
+        self.reader = reader or EventReader(run_dir)
+        self.path = self.reader.path
+        self.after = after  # the seq of the last event returned
+        self._offset: int | None = 0 if after <= 0 else None
+
+    def read_new(self) -> list[dict]:
+        """New complete events with seq above :attr:`after`, in order."""
+        return list(self.iter_new())
+
+    def iter_new(self) -> Iterator[dict]:
+        """:meth:`read_new` one event at a time (a long log is never held in a list)."""
+        try:
+            fh = open(self.path, "rb")  # noqa: SIM115 - closed below
+        except FileNotFoundError:
+            return
+        with fh:
+            size = file_size(fh)
+            offset = self._offset
+            if offset is None or size < offset:
+                offset = self.reader.start_for(fh, size, self.after)
+            end = complete_end(fh, size)
+            if end > offset:
+                for _, line in iter_lines(fh, offset, end, chunk=_TAIL_CHUNK):
+                    d = decode_line(line)
+                    if type(d) is dict and d["seq"] > self.after:
+                        self.after = d["seq"]
+                        yield d
+            self._offset = max(offset, end)

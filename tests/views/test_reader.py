@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from storekit import NODE_A, created, ev
 
 from desktop.store.eventlog import EventLog
-from desktop.store.reader import EventReader
+from desktop.views.reader import EventReader
 
 N = 300
 
