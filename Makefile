@@ -23,17 +23,20 @@ venv: $(STAMP)
 # Opens the app on an example; without a display it says so and exits non-zero.
 run: $(STAMP)
 	@QT_QPA_PLATFORM=$(USER_QPA) ./scripts/ensure-gui-libs
+	@./scripts/ensure-sandbox
 	QT_QPA_PLATFORM=$(USER_QPA) $(BIN)/agent-canvas $(EXAMPLE)
 
 # Lint, then every test headless. pytest exits 5 when it collects no test, failing the target.
 test: $(STAMP)
 	@./scripts/ensure-gui-libs --headless
+	@./scripts/ensure-sandbox
 	$(BIN)/ruff check .
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -m "not agents"
 
 # The real Claude Code, Codex and Gemini CLIs (installed once into .agents-cache/ from npm)
 # against the project's fake model server; no API key, no internet beyond the registry.
 test-agents: $(STAMP)
+	@./scripts/ensure-sandbox
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -m agents
 
 lint: $(STAMP)

@@ -21,6 +21,7 @@ from desktop.contract.enums import (
     RunStatus,
 )
 from desktop.contract.envelope import Envelope
+from desktop.contract.sandbox import Sandbox
 
 
 class Capabilities(ContractModel):
@@ -73,6 +74,25 @@ class NodeConfig(ContractModel):
     max_restarts: int = Field(0, alias="maxRestarts", ge=0)
     command_blocklist: list[str] = Field(default_factory=list, alias="commandBlocklist")
     script: list[dict[str, Any]] | dict[str, Any] | None = None
+    sandbox: Sandbox | None = None
+
+    @property
+    def timeout_sec(self) -> float | None:
+        """The agent's timeout: the smaller of ``limits.timeoutSec`` and the sandbox's."""
+        found = [t for t in (self.limits.timeout_sec,
+                             self.sandbox.limits.timeout_sec if self.sandbox else None)
+                 if t is not None]
+        return min(found) if found else None
+
+    @property
+    def max_output_bytes(self) -> int | None:
+        """The cap on the agent's stdout+stderr: ``limits.maxOutputBytes`` or the sandbox's
+        ``maxOutputMb``, whichever is smaller."""
+        found = [b for b in (self.limits.max_output_bytes,
+                             int(self.sandbox.limits.max_output_mb * 1024 * 1024)
+                             if self.sandbox else None)
+                 if b is not None]
+        return min(found) if found else None
 
 
 class NodeState(ContractModel):

@@ -93,7 +93,7 @@ def from_validation_error(exc: ValidationError) -> list[Problem]:
         if err["type"] == "extra_forbidden":
             continue
         loc = format_path(_clean_loc(err["loc"]))
-        message = err["msg"]
+        message = err["msg"].removeprefix("Value error, ")
         named = [p for p in _clean_loc(err["loc"]) if isinstance(p, str)]
         if err["type"] == "enum" and named:
             message = f"unknown {named[-1]} {err.get('input')!r}"

@@ -6,6 +6,7 @@ import networkx as nx
 from pydantic import ValidationError
 
 from desktop.contract.enums import CliPermissionsMode, EdgeType, Provider
+from desktop.contract.sandbox import NETWORK_PROVIDERS, Sandbox
 from desktop.contract.state import NodeConfig
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.errors import Problem
@@ -15,6 +16,8 @@ from desktop.graph.sourcemap import SourceMap
 from desktop.graph.topology import flow_graph
 
 COMMAND_PROVIDERS = {Provider.COMMAND.value, Provider.CUSTOM.value}
+IN_ENGINE_PROVIDERS = {Provider.PERPLEXITY.value, Provider.XAI.value}
+NODE_CLI_MIN_MB = 1024
 
 
 def validate(doc: WorkflowDocument, source: str | None = None,
@@ -137,6 +140,15 @@ def _registry() -> tuple[set[str], object] | None:
         return None
 
 
+def _sandbox_problem() -> str | None:
+    """Why the process sandbox cannot run on this machine (None: it can, or unknown)."""
+    try:
+        from desktop.runtime.sandbox import bwrap_problem
+    except Exception:  # the runtime is optional at validation time
+        return None
+    return bwrap_problem()
+
+
 def _check_providers(doc: WorkflowDocument) -> list[Problem]:
     out: list[Problem] = []
     allowed = [p.value for p in Provider]
@@ -183,6 +195,10 @@ def _check_configs(doc: WorkflowDocument) -> list[Problem]:
         if cfg.max_restarts and not cfg.until_done:
             out.append(_warn(f"{base}.maxRestarts", "maxRestarts has no effect without untilDone",
                              "set untilDone: true, or remove maxRestarts"))
+        if cfg.sandbox is not None:
+            node = next((n for n in doc.nodes if n.id == key), None)
+            out += _check_sandbox(cfg.sandbox, f"{base}.sandbox", key,
+                                  str(node.provider) if node else "")
         limits = cfg.limits
         if limits.timeout_sec is not None and limits.timeout_sec < 1:
             out.append(_warn(f"{base}.limits.timeoutSec", "under a second: no agent can finish",
@@ -198,6 +214,36 @@ def _check_configs(doc: WorkflowDocument) -> list[Problem]:
             out.append(_err(where,
                             f"node {node.id!r} uses provider {node.provider!r} but has no command",
                             "set nodeConfigs.<id>.command to the program to run"))
+    return out
+
+
+def _check_sandbox(box: Sandbox, where: str, node: str, provider: str) -> list[Problem]:
+    """What would stop this sandbox from running, or make its runner record clamp."""
+    out: list[Problem] = []
+    lim, lw = box.limits, f"{where}.limits"
+    if box.isolated and provider in IN_ENGINE_PROVIDERS:
+        out.append(_err(f"{where}.backend", f"provider {provider!r} runs inside the engine, "
+                        "so it has no agent process to sandbox",
+                        "set sandbox.backend: none, or use a process-based provider"))
+    elif box.isolated and not box.network and provider in NETWORK_PROVIDERS:
+        out.append(_err(f"{where}.network",
+                        f"provider {provider!r} needs the network to reach its model",
+                        "set network: true (a sandbox cannot let only the model's endpoint "
+                        "through), or use a scripted or command node"))
+    elif box.isolated and (problem := _sandbox_problem()) is not None:
+        out.append(_warn(f"{where}.backend", f"node {node!r} cannot start here: {problem}"))
+    if (lim.max_memory_mb is not None and lim.max_memory_mb < NODE_CLI_MIN_MB
+            and provider in NETWORK_PROVIDERS):
+        out.append(_warn(f"{lw}.maxMemoryMb", f"{provider} runs on Node, which reserves about "
+                         f"{NODE_CLI_MIN_MB} MB of address space at start",
+                         f"use at least {NODE_CLI_MIN_MB}"))
+    clamped = [("timeoutSec", not 1 <= lim.timeout_sec <= 600, "1 to 600 seconds"),
+               ("maxOutputFiles", lim.max_output_files > 10_000, "at most 10000"),
+               ("maxOutputMb", not 1 / 1024 <= lim.max_output_mb <= 1024, "at most 1024 MB")]
+    for name, outside, span in clamped:
+        if outside:
+            out.append(_warn(f"{lw}.{name}", f"outside the runner record's range ({span}); "
+                             "the record clamps it and says so", f"use {span}"))
     return out
 
 

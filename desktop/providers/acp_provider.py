@@ -110,8 +110,9 @@ class AcpProvider(Provider):
         argv = self.argv(request, env)
         self._outcome = TurnOutcome(exit_code=-1, session_id=request.session_id,
                                     commandline=shlex.join(argv))
+        spawn_argv, spawn_env = request.launch_command(argv, env)
         process = AgentProcess(
-            argv, cwd=request.cwd, env=env, stdout_path=request.stdout_path,
+            spawn_argv, cwd=request.cwd, env=spawn_env, stdout_path=request.stdout_path,
             stderr_path=request.stderr_path, keep_stdin_open=True,
             max_output_bytes=request.max_output_bytes or request.config.limits.max_output_bytes,
             redactor=Redactor(request.secrets))

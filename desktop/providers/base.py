@@ -45,6 +45,15 @@ class TurnRequest:
     """Stop the agent when its stdout+stderr exceed this many bytes."""
     secrets: list[str] = field(default_factory=list)
     """Values to redact from the agent's output before it is stored or emitted."""
+    launch: Callable[[list[str], dict[str, str]], tuple[list[str], dict[str, str]]] | None = None
+    """Wraps the agent's command line and environment in the node's sandbox."""
+
+    def launch_command(self, argv: list[str],
+                       env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
+        """What to spawn for ``argv`` with ``env``: sandboxed when the node has a sandbox."""
+        if self.launch is None:
+            return list(argv), dict(env)
+        return self.launch(list(argv), dict(env))
 
 
 @dataclass

@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.contract.base import new_id, utc_now
 from desktop.contract.run_info import RunInfo
-from desktop.providers.base import Provider, TurnRequest
+from desktop.contract.sandbox import Sandbox
+from desktop.providers.base import Provider, TurnOutcome, TurnRequest
 from desktop.providers.redact import Redactor
 from desktop.runtime import agent_folder as af
-from desktop.runtime import workspace_diff
+from desktop.runtime import memory_watch, sandbox, workspace_diff
 from desktop.runtime.agent_env import build_env, bus_command, key_provider, protocol_vars
 from desktop.runtime.prompt import build_blocks, preamble
 from desktop.store.run_info import validate_at_completion, validate_at_creation, write_run_info
@@ -45,6 +46,8 @@ class AgentRunResult:
     timed_out: bool = False
     cancelled: bool = False
     output_limit_exceeded: bool = False
+    oom_killed: bool = False
+    refused: bool = False
     base_env: dict[str, str] = field(default_factory=dict)
 
 
@@ -65,6 +68,9 @@ class AgentRun:
         self.cancelled = False
         self.info: RunInfo | None = None
         self._info_write: asyncio.Future[list[str]] | None = None
+        self.launch: sandbox.SandboxLaunch | None = None
+        self._watch: asyncio.Task | None = None
+        self.oom_killed = False
 
     # --- set-up ---------------------------------------------------------------
 
@@ -116,6 +122,10 @@ class AgentRun:
         bus = ctx.run_dir / "events.jsonl"
         bus_offset = bus.stat().st_size if bus.is_file() else 0
 
+        self.launch = sandbox.SandboxLaunch(ctx.config.sandbox or Sandbox(), self.workspace,
+                                            folder, bus)
+        refused = await asyncio.to_thread(sandbox.refusal, ctx.node.id,
+                                          str(ctx.node.provider), ctx.config.sandbox)
         self.provider = provider = self.factory(str(ctx.node.provider))
         request = TurnRequest(
             run_id=ctx.run_id, node=ctx.node, config=ctx.config, agent_run_id=agent_run_id,
@@ -124,10 +134,15 @@ class AgentRun:
             session_id=self.session_id, stdout_path=folder / af.STDOUT,
             stderr_path=folder / af.STDERR,
             on_start=lambda pid, pgid: self._started(res, pid, pgid),
-            max_output_bytes=ctx.config.limits.max_output_bytes,
-            secrets=list(self.redactor.secrets))
-        await self._consume(provider, request, res)
-        outcome = provider.outcome
+            max_output_bytes=ctx.config.max_output_bytes,
+            secrets=list(self.redactor.secrets), launch=self.launch.wrap)
+        if refused is None:
+            await self._consume(provider, request, res)
+            outcome = provider.outcome
+        else:  # never run a sandboxed node without its sandbox
+            self._log(refused)
+            res.refused = True
+            outcome = TurnOutcome(exit_code=126, error=refused)
         if self.info is None:  # never spawned: record the attempt under our own pid
             await self._started(res, os.getpid(),
                                 os.getpgrp() if os.name == "posix" else os.getpid(),
@@ -136,8 +151,12 @@ class AgentRun:
         res.session_id = outcome.session_id or self.session_id
         res.output_limit_exceeded = outcome.output_limit_exceeded
         res.cancelled = self.cancelled
-        res.error = ("timed out after "
-                     f"{ctx.config.limits.timeout_sec:g} s" if res.timed_out else outcome.error)
+        res.oom_killed = self.oom_killed
+        res.error = outcome.error
+        if res.timed_out:
+            res.error = f"timed out after {ctx.config.timeout_sec:g} s"
+        elif res.oom_killed:
+            res.error = self._memory_error()
         if res.output_limit_exceeded:
             self._log(outcome.error or "output limit exceeded")
 
@@ -177,8 +196,12 @@ class AgentRun:
                 emit_many(events)
 
         self.task = task = asyncio.create_task(pump())
-        timeout = self.ctx.config.limits.timeout_sec
-        done, _ = await asyncio.wait({task}, timeout=timeout)
+        timeout = self.ctx.config.timeout_sec
+        try:
+            done, _ = await asyncio.wait({task}, timeout=timeout)
+        finally:
+            if self._watch is not None:
+                self._watch.cancel()
         if not done:
             res.timed_out = True
             self._log(f"timed out after {timeout:g} s; stopping the agent and its processes")
@@ -191,6 +214,22 @@ class AgentRun:
                 await provider.cancel()
         if self.cancelled and not task.done():
             await _wait_or_cancel(task, 1.0)
+
+    def _memory_limit(self) -> int | None:
+        box = self.ctx.config.sandbox
+        mb = box.limits.max_memory_mb if box is not None else None
+        return mb * 1024 * 1024 if mb is not None else None
+
+    def _memory_error(self) -> str:
+        box = self.ctx.config.sandbox
+        assert box is not None
+        return (f"killed: the agent's processes used more than maxMemoryMb "
+                f"({box.limits.max_memory_mb} MB)")
+
+    def _memory_exceeded(self, used: int) -> None:
+        self.oom_killed = True
+        self._log(f"{self._memory_error()}: {used / 1048576:.0f} MB resident; "
+                  "stopping the agent and its processes")
 
     async def cancel(self) -> None:
         self.cancelled = True
@@ -207,6 +246,10 @@ class AgentRun:
         RUN_START is out (providers await it before reading the agent's output)."""
         ctx, folder = self.ctx, res.folder
         commandline = self.provider.outcome.commandline if self.provider else None
+        limit = self._memory_limit()
+        if announce and limit is not None and self._watch is None:
+            self._watch = asyncio.ensure_future(
+                memory_watch.watch(pid, pgid, limit, self._memory_exceeded))
         self.info = RunInfo(
             run_id=res.agent_run_id, project_id=ctx.project_id, task_id=ctx.task_id,
             parent_run_id=ctx.parent_agent_run_id or "", previous_run_id=self.previous_run_id or "",

@@ -74,6 +74,7 @@ class TurnResult:
     agent_run_ids: list[str] = field(default_factory=list)
     cancelled: bool = False
     output_limit_exceeded: bool = False
+    oom_killed: bool = False
 
 
 def resolve_workspace(ctx: TurnContext) -> Path:
@@ -164,7 +165,7 @@ class TurnRunner:
             session_id=last.session_id or session, done=last.done, error=error,
             timed_out=last.timed_out, agent_run_ids=[r.agent_run_id for r in results],
             cancelled=last.cancelled or self._cancelled,
-            output_limit_exceeded=last.output_limit_exceeded,
+            output_limit_exceeded=last.output_limit_exceeded, oom_killed=last.oom_killed,
         )
 
     def _note_id(self, agent_run_id: str) -> None:

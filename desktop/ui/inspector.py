@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.contract.sandbox import Sandbox
 from desktop.contract.state import Capabilities, NodeConfig, Permissions
 from desktop.graph.document import SLUG_PATTERN, WorkflowEdge, WorkflowNode
 from desktop.graph.errors import Problem
@@ -185,7 +186,10 @@ class Inspector(QScrollArea):
             if d.get("permissions") is None:
                 d["permissions"] = Permissions().model_dump(mode="json", by_alias=True)
             cfg = self.model.config(self.target) or NodeConfig()
-            return {"node": d, "config": cfg.model_dump(mode="json", by_alias=True)}
+            shown = cfg.model_dump(mode="json", by_alias=True)
+            if shown.get("sandbox") is None:  # show what a sandbox would start with
+                shown["sandbox"] = Sandbox().model_dump(mode="json", by_alias=True)
+            return {"node": d, "config": shown}
         if self.kind == "edge":
             return {"edge": self.model.edge(self.target).model_dump(mode="json", by_alias=True)}
         doc = self.model.doc
@@ -332,6 +336,8 @@ class Inspector(QScrollArea):
         config = self.model.config(self.target)
         if f.path[0] == "config":
             cfg_data = copy.deepcopy(data["config"])
+            if f.path[1] != "sandbox" and (config is None or config.sandbox is None):
+                cfg_data["sandbox"] = None  # the defaults shown are not written back
             set_path({"config": cfg_data}, f.path, value)
             config = NodeConfig.model_validate(cfg_data)
             if self.model.config(self.target) is None and config == NodeConfig():

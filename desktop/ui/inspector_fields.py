@@ -13,6 +13,7 @@ from desktop.contract.enums import (
     Mode,
     Provider,
 )
+from desktop.contract.sandbox import SandboxBackend
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,23 @@ NODE_SECTIONS: list[tuple[str, list[Field]]] = [
               tip="Identical turns in a row before the run is stopped as stalled"),
         Field(("config", "untilDone"), "Until done", "check"),
         Field(("config", "maxRestarts"), "Max restarts", "int"),
+    ]),
+    ("Sandbox", [
+        Field(("config", "sandbox", "backend"), "Backend", "combo", _enum(SandboxBackend),
+              tip="process: bubblewrap around the agent's processes (Linux)"),
+        Field(("config", "sandbox", "network"), "Network", "check",
+              tip="Off: the agent sees only its own loopback"),
+        Field(("config", "sandbox", "writeRoots"), "Write roots", "list",
+              placeholder="whole workspace", tip="Folders of the workspace it may write"),
+        Field(("config", "sandbox", "readOnlyRoots"), "Read-only roots", "list",
+              placeholder="e.g. .git"),
+        Field(("config", "sandbox", "limits", "timeoutSec"), "Timeout (s)", "float"),
+        Field(("config", "sandbox", "limits", "maxMemoryMb"), "Memory (MB)", "int",
+              placeholder="no limit", tip="The whole process tree is killed past it"),
+        Field(("config", "sandbox", "limits", "maxCpuSec"), "CPU (s)", "int",
+              placeholder="no limit", tip="CPU time of each process"),
+        Field(("config", "sandbox", "limits", "maxOutputFiles"), "Output files", "int"),
+        Field(("config", "sandbox", "limits", "maxOutputMb"), "Output (MB)", "float"),
     ]),
     ("Capabilities", [
         Field(("node", "capabilities", "edgeManagement"), "Edge management", "combo",
@@ -143,13 +161,17 @@ def get_path(data: dict, path: tuple[str, ...]) -> Any:
 
 def set_path(data: dict, path: tuple[str, ...], value: Any) -> None:
     for part in path[:-1]:
-        data = data.setdefault(part, {})
+        if not isinstance(data.get(part), dict):  # an unset section (None) becomes one
+            data[part] = {}
+        data = data[part]
     data[path[-1]] = value
 
 
 def field_for_location(location: str) -> tuple[str, ...] | None:
     """The inspector path a validation problem location points at, if any."""
     parts = location.replace("[", ".[").split(".")
+    while len(parts) > 3 and parts[-1].startswith("["):  # writeRoots[1]: the list's field
+        parts.pop()
     if parts[0] == "nodes" and len(parts) > 2:
         return ("node", *parts[2:])
     if parts[0] == "nodeConfigs" and len(parts) > 2:

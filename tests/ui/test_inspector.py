@@ -125,3 +125,29 @@ def test_problem_shown_on_node_and_in_panel_click_selects(example_window):
                if "no command" in win.problems.topLevelItem(i).text(2))
     win.problems.itemClicked.emit(win.problems.topLevelItem(row), 0)
     assert win.scene.selected_node_ids() == ["implementer"]
+
+
+def test_sandbox_fields_create_edit_and_refuse(example_window):
+    win = example_window
+    win.scene.select(["implementer"])
+    type_into(field(win, "config", "model"), "gpt-5")
+    assert win.editor.model.config("implementer").sandbox is None  # defaults not written
+    combo = field(win, "config", "sandbox", "backend")
+    combo.setCurrentText("process")
+    combo.activated.emit(combo.currentIndex())
+    net = field(win, "config", "sandbox", "network")
+    assert net.isChecked()  # the default shown: network on
+    net.click()
+    type_into(field(win, "config", "sandbox", "writeRoots"), "build, dist")
+    type_into(field(win, "config", "sandbox", "limits", "maxMemoryMb"), "512")
+    box = win.editor.model.config("implementer").sandbox
+    assert (box.backend, box.network, box.write_roots, box.limits.max_memory_mb) == (
+        "process", False, ["build", "dist"], 512)
+    before = win.editor.model.config("implementer")
+    type_into(field(win, "config", "sandbox", "writeRoots"), "../escape")
+    assert "leaves the workspace" in error(win, "config", "sandbox", "writeRoots").text()
+    type_into(field(win, "config", "sandbox", "limits", "maxMemoryMb"), "0")
+    assert not error(win, "config", "sandbox", "limits", "maxMemoryMb").isHidden()
+    assert win.editor.model.config("implementer") == before
+    win.actions_["undo"].trigger()
+    assert win.editor.model.config("implementer").sandbox.limits.max_memory_mb is None

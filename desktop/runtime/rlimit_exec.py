@@ -1,0 +1,34 @@
+"""``python -m desktop.runtime.rlimit_exec [--as=BYTES] [--cpu=SOFT:HARD] -- ARGV...``
+
+Sets resource limits, then becomes ARGV. The stand-in for util-linux ``prlimit`` where
+that is missing; it understands the same two options (:func:`sandbox.rlimit_prefix`).
+"""
+
+import os
+import resource
+import sys
+
+LIMITS = {"--as": resource.RLIMIT_AS, "--cpu": resource.RLIMIT_CPU}
+
+
+def main(args: list[str]) -> int:
+    if "--" not in args:
+        sys.stderr.write("usage: rlimit_exec [--as=BYTES] [--cpu=SOFT:HARD] -- ARGV...\n")
+        return 2
+    split = args.index("--")
+    options, argv = args[:split], args[split + 1:]
+    for option in options:
+        name, _, value = option.partition("=")
+        soft, _, hard = value.partition(":")
+        resource.setrlimit(LIMITS[name], (int(soft), int(hard or soft)))
+    if not argv:
+        return 0
+    try:
+        os.execvp(argv[0], argv)
+    except OSError as exc:
+        sys.stderr.write(f"cannot start {argv[0]!r}: {exc.strerror or exc}\n")
+        return 127
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
