@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.ui.run.transcript_format import CATEGORIES, DELTA_TYPES, HIDDEN_BY_DEFAULT
 from desktop.ui.run.transcript_model import (
     CategoryRole,
     ExpandedRole,
@@ -32,6 +31,7 @@ from desktop.ui.run.transcript_model import (
     TranscriptModel,
     TsRole,
 )
+from desktop.views.format import CATEGORIES, DELTA_TYPES, HIDDEN_BY_DEFAULT
 
 MAX_EXPANDED_LINES = 40  # an opened thought taller than this scrolls in the detail pane
 TEXT_X = 8 + 66 + 112  # where the preview column starts: after time and node
@@ -236,7 +236,7 @@ class TranscriptView(QWidget):
             return None
         allowed = set(self.model.store.type_codes.names) | {t for ts in CATEGORIES.values()
                                                             for t in ts}
-        from desktop.ui.run.transcript_format import category
+        from desktop.views.format import category
 
         out = {t for t in allowed if t and self._category_actions[category(t)].isChecked()}
         if not self.raw_action.isChecked():

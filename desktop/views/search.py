@@ -13,7 +13,7 @@ import time
 
 import orjson
 
-from desktop.ui.run.event_store import FileEvents, MemoryEvents
+from desktop.views.events import FileEvents, MemoryEvents
 
 SLICE_BYTES = 2 << 20
 SLICE_EVENTS = 20000
