@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "normalize": "normalize",
     "import": "import_run",
     "rehearse": "rehearse",
+    "eval": "eval",
 }
 """Command name -> module in this package that registers it."""
 

@@ -12,17 +12,34 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``schema`` subcommand."""
     p = sub.add_parser(
         "schema",
-        help="write JSON Schema files for runs, nodes, edges, events, run-info and workflows",
+        help="write JSON Schema files for runs, nodes, edges, events, run-info, workflows, "
+             "evaluation suites and artifacts",
     )
     p.add_argument("--out", required=True, metavar="DIR", help="folder to write *.schema.json")
     p.set_defaults(handler=write_schemas_command)
 
 
 def all_sources() -> dict[str, SchemaSource]:
-    """Contract shapes plus the workflow document."""
+    """Contract shapes, the workflow document, evaluation suites and artifacts."""
+    from pydantic import TypeAdapter
+
+    from desktop.contract.artifacts import (
+        AssetsManifest,
+        CaseArtifact,
+        FailureMeta,
+        RunArtifact,
+    )
+    from desktop.eval.suite import Suite
     from desktop.graph.document import WorkflowDocument
 
-    return contract_sources() | {"workflow-document" + SUFFIX: WorkflowDocument}
+    return contract_sources() | {
+        "workflow-document" + SUFFIX: WorkflowDocument,
+        "eval-suite" + SUFFIX: Suite,
+        "artifact.run" + SUFFIX: RunArtifact,
+        "artifact.case" + SUFFIX: TypeAdapter(CaseArtifact),
+        "artifact.failure-meta" + SUFFIX: FailureMeta,
+        "artifact.assets-manifest" + SUFFIX: AssetsManifest,
+    }
 
 
 def write_schemas(out: Path) -> list[Path]:

@@ -7,14 +7,20 @@ in the Authorization header. The base URL can be moved with
 it at the fake model server). No tools are offered, so nothing needs gating.
 """
 
+import contextlib
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import aiohttp
 
 from desktop.providers.base import Provider, TurnOutcome, TurnRequest
 from desktop.providers.parsers.common import as_dict, as_text, classify_error
+
+MAX_ERROR_BODY = 10 * 1024 * 1024
+ERROR_BODY_FILE = "http-error-body.txt"
+"""An HTTP error's body, kept in the agent run folder (the event carries its first part)."""
 
 BACKENDS = {
     "perplexity": ("https://api.perplexity.ai", "PERPLEXITY_API_KEY", "sonar"),
@@ -71,8 +77,11 @@ class RestProvider(Provider):
             async with self._session.post(self.url(request), json=body,
                                           headers=headers) as response:
                 if response.status >= 400:
-                    message = await _error_message(response)
-                    yield self._error(message, response.status)
+                    body = await _error_body(response, request.agent_run_dir)
+                    event = self._error(_error_message(response.status, body["text"]),
+                                        response.status)
+                    event.update(body["fields"])
+                    yield event
                     return
                 async for event in self._stream(response, texts):
                     yield event
@@ -134,11 +143,26 @@ class RestProvider(Provider):
         return event
 
 
-async def _error_message(response: aiohttp.ClientResponse) -> str:
-    text = await response.text(errors="replace")
+async def _error_body(response: aiohttp.ClientResponse, folder: Path | None) -> dict[str, Any]:
+    """An error response's body, kept whole (up to MAX_ERROR_BODY) in the agent run folder
+    as ``ERROR_BODY_FILE`` so evaluations can show it; the event names it."""
+    data = await response.content.read(MAX_ERROR_BODY + 1)
+    total = response.content_length or len(data)
+    data = data[:MAX_ERROR_BODY]
+    fields: dict[str, Any] = {"bodyBytes": max(total, len(data)),
+                              "contentType": response.content_type or None,
+                              "statusText": response.reason or ""}
+    if folder is not None and data:
+        with contextlib.suppress(OSError):
+            (Path(folder) / ERROR_BODY_FILE).write_bytes(data)
+            fields["bodyFile"] = ERROR_BODY_FILE
+    return {"text": data.decode("utf-8", errors="replace"), "fields": fields}
+
+
+def _error_message(status: int, text: str) -> str:
     try:
         body = json.loads(text)
     except ValueError:
-        return f"HTTP {response.status}: {text[:500]}"
+        return f"HTTP {status}: {text[:500]}"
     error = as_dict(as_dict(body).get("error"))
-    return f"HTTP {response.status}: {as_text(error.get('message')) or text[:500]}"
+    return f"HTTP {status}: {as_text(error.get('message')) or text[:500]}"

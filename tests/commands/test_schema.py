@@ -13,7 +13,8 @@ from desktop.graph.document import WorkflowDocument
 
 EXPECTED = {
     "run-state", "node-state", "node-config", "edge-state", "envelope", "artifact",
-    "run-info", "workflow-document", "event",
+    "run-info", "workflow-document", "event", "eval-suite", "artifact.run", "artifact.case",
+    "artifact.failure-meta", "artifact.assets-manifest",
 }
 
 

@@ -1,0 +1,377 @@
+"""Evaluation suites (``*.suite.yaml``): cases with a task, a workspace and checks.
+
+A suite is read like a workflow: safe YAML, and every problem reported at once
+as ``file:line: field: message — fix``. Example::
+
+    name: String utilities
+    cases:
+      - id: slugify
+        task: Add slugify(text) to text_utils.py.
+        workspace: cases/slugify        # relative to the suite; copied fresh per run
+        timeoutSec: 120
+        tags: [python]
+        checks:
+          - {type: command, run: python3 -m unittest -q}
+          - {type: fileExists, path: text_utils.py}
+          - {type: outputContains, text: slugify}
+          - {type: toolNotCalled, tool: command, argsPattern: "rm -rf"}
+          - {type: maxTurns, max: 3}
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+)
+
+from desktop.graph.errors import Problem, format_path
+from desktop.graph.fields import from_validation_error, locate
+from desktop.graph.sourcemap import SourceMap, compose_map
+
+SUITE_SUFFIX = ".suite.yaml"
+SUITE_VERSION = 1
+CASE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+RESERVED_CASE_IDS = frozenset({"run", "evaluation", "comparison", "assets", "runs"})
+"""Ids that would collide with the files and folders beside the case files."""
+MAX_SUITE_BYTES = 4 * 1024 * 1024
+
+
+class SuiteLoadError(Exception):
+    """A suite that cannot be used; ``problems`` says every reason."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = list(problems)
+        super().__init__("\n".join(str(p) for p in self.problems) or "suite could not be loaded")
+
+
+def _regex(value: str) -> str:
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"not a valid regular expression: {exc}") from None
+    return value
+
+
+def _inside(value: str) -> str:
+    path = Path(value)
+    if path.is_absolute() or ".." in path.parts or value.startswith("~"):
+        raise ValueError(f"{value!r} must be a path inside the case's workspace")
+    return value
+
+
+Regex = Annotated[str, Field(min_length=1), AfterValidator(_regex)]
+InsidePath = Annotated[str, Field(min_length=1), AfterValidator(_inside)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+
+class _Check(_Strict):
+    name: str | None = Field(None, description="Shown in reports instead of the check's type.")
+
+
+class CommandCheck(_Check):
+    """Runs in the case's final workspace; passes on exit code 0. Its output is kept."""
+
+    type: Literal["command"] = "command"
+    run: str = Field(min_length=1)
+    timeout_sec: float = Field(120.0, alias="timeoutSec", gt=0)
+
+
+class FileExistsCheck(_Check):
+    type: Literal["fileExists"] = "fileExists"
+    path: InsidePath
+
+
+class OutputContainsCheck(_Check):
+    """The final output contains ``text``."""
+
+    type: Literal["outputContains"] = "outputContains"
+    text: str = Field(min_length=1)
+    ignore_case: bool = Field(False, alias="ignoreCase")
+
+
+class OutputMatchesCheck(_Check):
+    """The final output matches the regular expression ``pattern`` (re.search)."""
+
+    type: Literal["outputMatches"] = "outputMatches"
+    pattern: Regex
+
+
+class ToolCalledCheck(_Check):
+    """At least ``min`` calls of ``tool`` whose JSON arguments match ``argsPattern``."""
+
+    type: Literal["toolCalled"] = "toolCalled"
+    tool: str = Field(min_length=1)
+    args_pattern: Regex | None = Field(None, alias="argsPattern")
+    min: int = Field(1, ge=1)
+
+
+class ToolNotCalledCheck(_Check):
+    """No call of ``tool`` (whose JSON arguments match ``argsPattern``, when given)."""
+
+    type: Literal["toolNotCalled"] = "toolNotCalled"
+    tool: str = Field(min_length=1)
+    args_pattern: Regex | None = Field(None, alias="argsPattern")
+
+
+class MaxTurnsCheck(_Check):
+    """The case's run took at most ``max`` turns (all nodes together)."""
+
+    type: Literal["maxTurns"] = "maxTurns"
+    max: int = Field(ge=1)
+
+
+class MaxCostUsdCheck(_Check):
+    """The agents reported at most ``max`` US dollars of model cost."""
+
+    type: Literal["maxCostUsd"] = "maxCostUsd"
+    max: float = Field(ge=0)
+
+
+CHECK_MODELS: dict[str, type[_Check]] = {
+    m.model_fields["type"].default: m
+    for m in (CommandCheck, FileExistsCheck, OutputContainsCheck, OutputMatchesCheck,
+              ToolCalledCheck, ToolNotCalledCheck, MaxTurnsCheck, MaxCostUsdCheck)
+}
+CHECK_TYPES = tuple(CHECK_MODELS)
+WORKSPACE_CHECKS = frozenset({"command", "fileExists"})
+"""Checks that need the case's final workspace: the runner evaluates and records them."""
+
+Check = Annotated[
+    Annotated[CommandCheck, Tag("command")]
+    | Annotated[FileExistsCheck, Tag("fileExists")]
+    | Annotated[OutputContainsCheck, Tag("outputContains")]
+    | Annotated[OutputMatchesCheck, Tag("outputMatches")]
+    | Annotated[ToolCalledCheck, Tag("toolCalled")]
+    | Annotated[ToolNotCalledCheck, Tag("toolNotCalled")]
+    | Annotated[MaxTurnsCheck, Tag("maxTurns")]
+    | Annotated[MaxCostUsdCheck, Tag("maxCostUsd")],
+    Discriminator("type"),
+]
+
+
+def check_label(check: Any) -> str:
+    """How a check is named in reports: its ``name``, else a short description."""
+    if check.name:
+        return check.name
+    detail = {
+        "command": lambda c: c.run, "fileExists": lambda c: c.path,
+        "outputContains": lambda c: repr(c.text), "outputMatches": lambda c: f"/{c.pattern}/",
+        "toolCalled": lambda c: c.tool + (f" /{c.args_pattern}/" if c.args_pattern else ""),
+        "toolNotCalled": lambda c: c.tool + (f" /{c.args_pattern}/" if c.args_pattern else ""),
+        "maxTurns": lambda c: f"≤ {c.max}", "maxCostUsd": lambda c: f"≤ ${c.max:g}",
+    }[check.type](check)
+    return f"{check.type} {detail}"
+
+
+class Case(_Strict):
+    id: str = Field(pattern=CASE_ID_PATTERN)
+    task: str = Field(min_length=1)
+    workspace: str | None = None
+    checks: list[Check] = Field(default_factory=list)
+    timeout_sec: float | None = Field(None, alias="timeoutSec", gt=0)
+    tags: list[str] = Field(default_factory=list)
+
+
+class Suite(_Strict):
+    version: int = SUITE_VERSION
+    name: str = Field(min_length=1)
+    description: str = ""
+    timeout_sec: float | None = Field(None, alias="timeoutSec", gt=0,
+                                      description="Default time limit of each case.")
+    cases: list[Case] = Field(min_length=1)
+
+    def case(self, case_id: str) -> Case:
+        return next(c for c in self.cases if c.id == case_id)
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+def load_suite(path: str | os.PathLike[str]) -> Suite:
+    """Read and check a suite file, its workspace folders included; SuiteLoadError lists
+    every problem."""
+    file = str(path)
+    target = Path(path)
+    if target.is_dir():
+        raise SuiteLoadError([Problem("", "is a folder, not a suite file",
+                                      f"give the path of a *{SUITE_SUFFIX} file", file=file)])
+    try:
+        data = target.read_bytes()
+    except FileNotFoundError:
+        raise SuiteLoadError([Problem("", "file not found", "check the path and the spelling",
+                                      file=file)]) from None
+    except OSError as exc:
+        raise SuiteLoadError([Problem("", f"cannot read file: {exc.strerror or exc}",
+                                      "check permissions", file=file)]) from None
+    return parse_suite(data, file, base=target.parent)
+
+
+def parse_suite(data: bytes | str, source: str = "<string>", base: Path | None = None) -> Suite:
+    """A suite from YAML bytes or text; workspace folders are checked against ``base``."""
+    raw, smap = _read_yaml(data, source)
+    if raw is None:
+        raise SuiteLoadError([Problem("", "the file is empty",
+                                      "a suite needs `name:` and `cases:`", file=source)])
+    if not isinstance(raw, dict):
+        raise SuiteLoadError([Problem(
+            "", f"a suite is a mapping of fields, not a {type(raw).__name__}",
+            "start with `name: ...` and `cases: ...`", line=1, file=source)])
+    problems: list[Problem] = []
+    suite = None
+    try:
+        suite = Suite.model_validate(raw)
+    except ValidationError as exc:
+        problems += _validation_problems(exc)
+    version = raw.get("version", SUITE_VERSION)
+    if isinstance(version, int) and version > SUITE_VERSION:
+        problems.append(Problem("version", f"this suite is format version {version}; this "
+                                f"program reads version {SUITE_VERSION}",
+                                "use a newer Agent Canvas"))
+    problems += _cross_checks(raw.get("cases"), base)
+    if problems or suite is None:
+        located = locate(problems, smap, source)
+        raise SuiteLoadError(sorted(located, key=lambda p: p.line or 0))
+    return suite
+
+
+def _read_yaml(data: bytes | str, source: str) -> tuple[Any, SourceMap]:
+    """Parsed YAML and its line map, with the workflow loader's safe rules (no tags, no
+    duplicate keys)."""
+    if isinstance(data, bytes):
+        if len(data) > MAX_SUITE_BYTES:
+            raise SuiteLoadError([Problem("", f"the file is {len(data)} bytes; a suite may "
+                                          f"have at most {MAX_SUITE_BYTES}",
+                                          "split it into smaller suites", file=source)])
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            raise SuiteLoadError([Problem("", f"not valid UTF-8 (byte {exc.start})",
+                                          "save the file as UTF-8", line=line,
+                                          file=source)]) from None
+    from desktop.graph.io import _yaml_problem
+
+    text = data.removeprefix("\ufeff")
+    try:
+        smap, problems = compose_map(text, source)
+        if problems:
+            raise SuiteLoadError(problems)
+        return yaml.safe_load(text), smap
+    except yaml.YAMLError as exc:
+        problem = _yaml_problem(exc, source)
+        raise SuiteLoadError([Problem("", problem.message.replace("workflow", "suite"),
+                                      problem.hint, line=problem.line, file=source)]) from None
+    except RecursionError:
+        raise SuiteLoadError([Problem("", "the YAML is nested too deeply",
+                                      "flatten the file", file=source)]) from None
+
+
+def _validation_problems(exc: ValidationError) -> list[Problem]:
+    """Pydantic errors as problems; check-type tags are taken out of the field paths."""
+    problems = []
+    for err in exc.errors():
+        loc = list(err["loc"])
+        # A discriminated union puts the chosen tag in the path: checks[0].command.run
+        for i in range(len(loc) - 1):
+            if loc[i] == "checks" and i + 2 < len(loc) and loc[i + 2] in CHECK_MODELS:
+                del loc[i + 2]
+                break
+        kind = err["type"]
+        where = format_path(tuple(loc))
+        if kind == "union_tag_invalid":
+            got = (err.get("ctx") or {}).get("tag")
+            problems.append(Problem(where + ".type", f"unknown check type {got!r}",
+                                    _close(str(got), CHECK_TYPES)))
+        elif kind == "union_tag_not_found":
+            problems.append(Problem(where, "a check needs a `type`",
+                                    f"use one of: {', '.join(CHECK_TYPES)}"))
+        elif kind == "extra_forbidden":
+            problems.append(Problem(where, f"unknown field {loc[-1]!r}",
+                                    _close(str(loc[-1]), _known_fields(exc, err["loc"]))))
+        elif kind == "string_pattern_mismatch" and loc[-1] == "id":
+            problems.append(Problem(where, f"case id {err.get('input')!r} is not a safe file "
+                                    "name", "use a letter or digit, then letters, digits, "
+                                    "'_', '.' or '-' (at most 64 characters)"))
+        else:
+            one = ValidationError.from_exception_data(exc.title, [_plain(err, loc)])
+            for problem in from_validation_error(one):
+                message = problem.message.removeprefix("Value error, ")
+                problems.append(Problem(problem.location, message, problem.hint))
+    return problems
+
+
+def _plain(err: Any, loc: list[Any]) -> Any:
+    data = {"type": err["type"], "loc": tuple(loc), "input": err.get("input")}
+    if err.get("ctx"):
+        data["ctx"] = err["ctx"]
+    return data
+
+
+def _known_fields(exc: ValidationError, loc: tuple) -> list[str]:
+    if "checks" in loc:
+        i = loc.index("checks")
+        tag = loc[i + 2] if i + 2 < len(loc) else None
+        model = CHECK_MODELS.get(str(tag))
+        if model is not None:
+            return [f.alias or n for n, f in model.model_fields.items()]
+    model = Case if "cases" in loc else Suite
+    return [f.alias or n for n, f in model.model_fields.items()]
+
+
+def _close(word: str, known: tuple[str, ...] | list[str]) -> str:
+    close = difflib.get_close_matches(word, list(known), n=1)
+    return f"did you mean {close[0]!r}?" if close else f"use one of: {', '.join(known)}"
+
+
+def _cross_checks(cases: Any, base: Path | None) -> list[Problem]:
+    """Duplicate and reserved case ids, missing workspace folders (on the raw data, so they
+    are found together with every other problem)."""
+    if not isinstance(cases, list):
+        return []
+    problems = []
+    seen: dict[str, int] = {}
+    for i, case in enumerate(cases):
+        if not isinstance(case, dict):
+            continue
+        case_id = case.get("id")
+        if isinstance(case_id, str):
+            if case_id in seen:
+                problems.append(Problem(f"cases[{i}].id", f"duplicate case id {case_id!r} "
+                                        f"(also cases[{seen[case_id]}])",
+                                        "give every case a unique id"))
+            seen.setdefault(case_id, i)
+            if case_id.lower() in RESERVED_CASE_IDS or case_id.lower().endswith(".json"):
+                problems.append(Problem(f"cases[{i}].id", f"case id {case_id!r} is reserved "
+                                        "(it names a file beside the case files)",
+                                        "choose another id"))
+        workspace = case.get("workspace")
+        if isinstance(workspace, str) and workspace:
+            where = f"cases[{i}].workspace"
+            if Path(workspace).is_absolute() or workspace.startswith("~"):
+                problems.append(Problem(where, f"{workspace!r} is not relative to the suite",
+                                        "give the folder relative to the suite file"))
+            elif base is not None and not (base / workspace).is_dir():
+                problems.append(Problem(where, f"workspace folder {workspace!r} not found "
+                                        "next to the suite", "create it or fix the path"))
+    return problems
+
+
+def workspace_dir(suite_path: Path, case: Case) -> Path | None:
+    """The folder a case's workspace is copied from."""
+    return (suite_path.parent / case.workspace).resolve() if case.workspace else None

@@ -1,0 +1,3 @@
+def greet(name: str) -> str:
+    """A friendly greeting for ``name``."""
+    return f"Hello, {name}!"

@@ -1,0 +1,100 @@
+"""The shipped example end to end: both sides, the contract, the verdicts, portability."""
+
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+
+from desktop.eval.evaluate import evaluate
+from tests.eval.evalkit import EXAMPLE, assert_contract, case_file, run, version_dirs
+
+
+@pytest.fixture(scope="module")
+def example_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import asyncio
+
+    out = tmp_path_factory.mktemp("example") / "out"
+    asyncio.run(run(EXAMPLE / "string-utils.suite.yaml", EXAMPLE / "baseline.flow.yaml",
+                    EXAMPLE / "new.flow.yaml", out, concurrency=3))
+    return out
+
+
+def test_every_artifact_validates_against_the_contract(example_out: Path) -> None:
+    for side in ("baseline", "new"):
+        [version] = version_dirs(example_out, side)
+        assert_contract(version)
+        run_json = orjson.loads((version / "run.json").read_bytes())
+        assert run_json["version"] == side and run_json["base_url"] == "scripted://local"
+        assert run_json["selected_case_ids"] == ["slugify", "clamp", "readme"]
+        assert run_json["stats"]["cases_completed"] == 3
+        assert {p.stem for p in version.glob("*.json")} >= {"run", "slugify", "clamp",
+                                                            "readme"}
+
+
+def test_each_case_is_a_run_the_run_views_can_open(example_out: Path) -> None:
+    from desktop.store.runs import list_runs
+
+    case = case_file(example_out, "new", "clamp")
+    [version] = version_dirs(example_out, "new")
+    run_folder = (version / case["run_folder"]).resolve()
+    assert (run_folder / "events.jsonl").is_file()
+    assert run_folder.name in {r.id for r in list_runs(example_out)}
+
+
+def test_new_fixes_slugify_and_breaks_clamp(example_out: Path) -> None:
+    comparison = evaluate(example_out)
+    assert comparison["fixes"] == ["slugify"] and comparison["regressions"] == ["clamp"]
+    clamp = next(c for c in comparison["cases"] if c["case_id"] == "clamp")
+    assert clamp["changes"]["risk"] == {"baseline": "low", "new": "high", "direction": "up",
+                                        "tags_added": ["delete_recursive"], "tags_removed": []}
+    failing = [c["label"] for c in clamp["new"]["checks"] if c["passes"] == 0]
+    assert failing == ["unit tests pass", "no recursive delete"]
+
+
+def test_proposed_actions_carry_risk_and_resolvable_evidence(example_out: Path) -> None:
+    case = case_file(example_out, "new", "clamp")
+    rm = next(a for a in case["proposed_actions"] if "rm -rf" in a["params"].get("cmd", ""))
+    assert (rm["action_type"], rm["risk_level"], rm["risk_tags"]) == (
+        "shell", "high", ["delete_recursive"])
+    event_ref = next(r for r in rm["evidence_refs"] if r["kind"] == "event")
+    index = int(event_ref["id"].removeprefix("events[").removesuffix("]"))
+    assert case["events"][index]["call_id"] in {r.get("call_id") for r in rm["evidence_refs"]}
+    assert case["events"][-1]["type"] == "final_output"
+    stamps = [e["ts"] for e in case["events"]]
+    assert stamps == sorted(stamps) and all(isinstance(t, int) for t in stamps)
+
+
+def test_no_absolute_path_in_any_artifact(example_out: Path) -> None:
+    evaluate(example_out)
+    roots = {str(example_out), str(example_out.resolve()), str(EXAMPLE.resolve())}
+    for path in example_out.rglob("*"):
+        if path.is_file() and "runs" not in path.relative_to(example_out).parts:
+            text = path.read_text(errors="replace")
+            assert not any(root in text for root in roots), path
+
+
+def test_a_copied_result_folder_evaluates_the_same(example_out: Path, tmp_path: Path) -> None:
+    first = evaluate(example_out, write=False)
+    copy = tmp_path / "elsewhere"
+    shutil.copytree(example_out, copy, ignore=shutil.ignore_patterns("runs"))
+    second = evaluate(copy)
+    keep = ("regressions", "fixes", "unchanged_failures", "summary")
+    assert {k: first[k] for k in keep} == {k: second[k] for k in keep}
+    assert (copy / "comparison.json").is_file()
+
+
+def test_exported_json_schemas_accept_the_files(example_out: Path) -> None:
+    from jsonschema import Draft202012Validator
+
+    from desktop.commands.schema import all_sources
+    from desktop.contract.schema import build_schemas
+
+    schemas = build_schemas(all_sources())
+    run_schema = Draft202012Validator(schemas["artifact.run.schema.json"])
+    case_schema = Draft202012Validator(schemas["artifact.case.schema.json"])
+    for side in ("baseline", "new"):
+        [version] = version_dirs(example_out, side)
+        run_schema.validate(orjson.loads((version / "run.json").read_bytes()))
+        for case_id in ("slugify", "clamp", "readme"):
+            case_schema.validate(orjson.loads((version / f"{case_id}.json").read_bytes()))
