@@ -27,7 +27,7 @@ from desktop.eval.digest import Digester, RunDigest, short_hash
 from desktop.eval.failures import Failure, classify_failure
 from desktop.eval.suite import WORKSPACE_CHECKS, Case, check_label
 from desktop.graph.document import WorkflowDocument
-from desktop.store.reader import EventReader
+from desktop.views.reader import EventReader
 
 POLL_SEC = 0.1
 
