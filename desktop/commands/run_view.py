@@ -12,25 +12,11 @@ from rich.table import Table
 from rich.text import Text
 
 from desktop.runtime.engine import Engine
+from desktop.views.activity import AWAITING, RecentActivity, node_activity, tool_text
+from desktop.views.activity import short as _short
 
 _STATUS_STYLE = {"running": "bold cyan", "idle": "dim", "blocked": "bold yellow",
-                 "failed": "bold red"}
-
-
-def _short(value: Any, width: int = 70) -> str:
-    text = value if isinstance(value, str) else orjson.dumps(value).decode()
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def tool_text(tool: dict[str, Any]) -> str:
-    """A one-line description of a tool call."""
-    args = tool.get("args") or {}
-    if "cmd" in args:
-        return f"{tool.get('name')}: $ {_short(args['cmd'])}"
-    if "path" in args:
-        return f"{tool.get('name')}: {args['path']}"
-    return f"{tool.get('name')} {_short(args)}"
+                 "failed": "bold red", AWAITING: "bold magenta"}
 
 
 def stall_text(engine: Engine) -> str | None:
@@ -56,29 +42,7 @@ def stall_text(engine: Engine) -> str | None:
     return "\n".join(lines)
 
 
-class Activity:
-    """Latest activity per node, from the events."""
-
-    def __init__(self) -> None:
-        self.latest: dict[str, str] = {}
-
-    def __call__(self, events: list[dict[str, Any]]) -> None:
-        for event in events:
-            node_id, kind = event.get("nodeId"), event.get("type")
-            if not node_id:
-                continue
-            if kind == "tool.proposed":
-                self.latest[node_id] = tool_text(event.get("tool") or {})
-            elif kind == "message.assistant.final":
-                self.latest[node_id] = _short(event.get("text", ""))
-            elif kind == "turn.status" and event.get("status") == "completed":
-                self.latest.pop(node_id, None)  # the node's summary says it best
-            elif kind == "turn.status":
-                self.latest[node_id] = f"turn {event.get('status')}" + (
-                    f": {_short(event['reason'])}" if event.get("reason") else "")
-
-
-def status_table(engine: Engine, activity: Activity) -> Group:
+def status_table(engine: Engine, activity: RecentActivity) -> Group:
     """Nodes, then pending approvals and the stall, as rich renderables."""
     state = engine.state
     title = (f"{state.workflow_name} — {state.status} · {state.mode} · {state.global_mode}"
@@ -86,11 +50,10 @@ def status_table(engine: Engine, activity: Activity) -> Group:
     table = Table(title=title, title_justify="left", expand=False)
     for column in ("node", "status", "turns", "inbox", "activity"):
         table.add_column(column)
-    for node_id, node in state.nodes.items():
-        status = str(node.status)
+    for node in node_activity(engine.recorder.state_dict, activity).values():
+        status = node.shown_status
         table.add_row(node.label, Text(status, style=_STATUS_STYLE.get(status, "")),
-                      str(state.turns.get(node_id, 0)), str(len(state.inboxes.get(node_id, []))),
-                      activity.latest.get(node_id) or node.summary)
+                      str(node.turns), str(node.inbox), node.doing)
     parts: list[Any] = [table]
     for pending in engine.broker.pending():
         node = state.nodes.get(pending.node_id or "")
@@ -119,7 +82,7 @@ class LiveView:
 
     def __init__(self, engine: Engine, console: Console) -> None:
         self.engine = engine
-        self.activity = Activity()
+        self.activity = RecentActivity()
         engine.recorder.listen(self.activity)
         self.live = Live(get_renderable=lambda: status_table(engine, self.activity),
                          console=console, refresh_per_second=4, transient=False)
@@ -142,7 +105,7 @@ class PlainView:
     def __init__(self, engine: Engine, stream=None) -> None:
         self.engine = engine
         self.stream = stream or sys.stdout
-        self.activity = Activity()
+        self.activity = RecentActivity()
         engine.recorder.listen(self.activity)
         engine.recorder.listen(self._events)
 
@@ -213,4 +176,4 @@ class JsonView:
         print(text, file=sys.stderr, flush=True)
 
     def show_status(self) -> None:
-        Console(file=sys.stderr, width=120).print(status_table(self.engine, Activity()))
+        Console(file=sys.stderr, width=120).print(status_table(self.engine, RecentActivity()))

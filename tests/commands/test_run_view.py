@@ -4,14 +4,15 @@ from pathlib import Path
 
 from rich.console import Console
 
-from desktop.commands.run_view import Activity, status_table
+from desktop.commands.run_view import status_table
 from desktop.graph.document import WorkflowDocument
 from desktop.runtime.recovery import create_run
+from desktop.views.activity import RecentActivity
 
 
 def _render(engine) -> str:
     console = Console(record=True, width=120)
-    console.print(status_table(engine, Activity()))
+    console.print(status_table(engine, RecentActivity()))
     return console.export_text()
 
 
@@ -39,3 +40,18 @@ def test_auto_run_hints_the_always_available_commands(tmp_path: Path) -> None:
     finally:
         engine.close()
     assert "type: chat NODE TEXT" in text and "step" not in text.split("type:")[1]
+
+
+def test_a_node_whose_call_waits_for_approval_says_so(tmp_path: Path) -> None:
+    engine = create_run(_doc(), tmp_path)
+    try:
+        node_id = next(iter(engine.state.nodes))
+        engine.recorder.emit({"type": "approval.requested", "approvalId": "ap1",
+                              "nodeId": node_id, "tool": {"id": "t", "name": "command",
+                                                          "args": {"cmd": "ls"}}})
+        engine.recorder.flush()
+        text = _render(engine)
+    finally:
+        engine.close()
+    row = next(line for line in text.splitlines() if "Solo" in line)
+    assert "awaiting approval" in row

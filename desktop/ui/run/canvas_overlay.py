@@ -15,7 +15,8 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 from shiboken6 import isValid
 
-AWAITING = "awaiting approval"  # shown while a gated call of the node waits for a decision
+from desktop.views.activity import AWAITING, node_activity
+
 STATUS_COLORS = {"running": "#2f80ed", "blocked": "#f2994a", "failed": "#eb5757",
                  "idle": "#9e9e9e", AWAITING: "#c2185b"}
 RUNTIME_W, RUNTIME_H = 200.0, 84.0
@@ -195,8 +196,7 @@ class CanvasRunOverlay(QObject):
         self.runtime_edges = {k: v for k, v in self.runtime_edges.items() if isValid(v)}
         self.flights = [(d, t) for d, t in self.flights if isValid(d)]
         nodes = (state or {}).get("nodes") or {}
-        awaiting = {p.get("nodeId") for p in ((state or {}).get("pendingApprovals") or {})
-                    .values()}
+        activity = node_activity(state)
         seen = set()
         for node_id, node in nodes.items():
             seen.add(node_id)
@@ -217,8 +217,8 @@ class CanvasRunOverlay(QObject):
                 if badge is None or badge.parentItem() is not item:
                     badge = StatusBadge(item.boundingRect(), item)
                     self.badges[node_id] = badge
-            shown = AWAITING if node_id in awaiting else str(node.get("status", "idle"))
-            badge.set_status(shown, str(node.get("summary") or ""), node.get("lastActivityAt"))
+            now = activity[node_id]
+            badge.set_status(now.shown_status, now.summary, now.last_activity)
         for node_id in [n for n in self.runtime_nodes if n not in seen]:
             self.scene.removeItem(self.runtime_nodes.pop(node_id))
         for node_id in [n for n in self.badges if n not in seen]:
