@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "import": "import_run",
     "rehearse": "rehearse",
     "eval": "eval",
+    "serve": "serve",
 }
 """Command name -> module in this package that registers it."""
 

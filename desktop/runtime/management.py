@@ -27,8 +27,9 @@ from desktop.runtime.approvals import Emit
 from desktop.runtime.routing import find_node
 
 _SLUG = re.compile(SLUG_PATTERN)
-_CONFIG_KEYS = ("instructions", "script", "model", "command", "args", "verification", "limits",
-                "untilDone", "maxRestarts", "commandBlocklist", "stallThreshold", "workspace")
+SPAWN_CONFIG_KEYS = ("instructions", "script", "model", "command", "args", "verification",
+                     "limits", "untilDone", "maxRestarts", "commandBlocklist", "stallThreshold",
+                     "workspace")
 
 
 class Manager:
@@ -97,7 +98,7 @@ class Manager:
         for extra in ("capabilities", "permissions"):
             if isinstance(args.get(extra), dict):
                 patch[extra] = args[extra]
-        config = {k: args[k] for k in _CONFIG_KEYS if k in args}
+        config = {k: args[k] for k in SPAWN_CONFIG_KEYS if k in args}
         self._emit({"type": "node.patch", "nodeId": node_id, "patch": patch, "config": config})
         result: dict[str, Any] = {"nodeId": node_id, "key": key}
         source = self._ref(caller, args.get("connectFrom"))

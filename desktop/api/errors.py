@@ -1,0 +1,67 @@
+"""API errors: one exception type, one JSON shape ``{"error": {code, message, field?}}``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+from pydantic import ValidationError
+
+from desktop.contract.api import ErrorDetail, ErrorResponse
+from desktop.runtime.commands import CommandError, Conflict, Invalid, NotFound
+
+
+class ApiError(Exception):
+    """An error answer: HTTP ``status`` with a snake_case ``code`` and a message for people."""
+
+    def __init__(self, status: int, code: str, message: str, field: str | None = None,
+                 problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+        self.problems = problems
+
+    def response(self) -> web.Response:
+        return error_response(self.status, self.code, self.message, self.field, self.problems)
+
+
+def error_body(code: str, message: str, field: str | None = None,
+               problems: list[str] | None = None) -> dict[str, Any]:
+    detail = ErrorDetail(code=code, message=message, field=field, problems=problems)
+    return ErrorResponse(error=detail).to_json_dict()
+
+
+def error_response(status: int, code: str, message: str, field: str | None = None,
+                   problems: list[str] | None = None) -> web.Response:
+    return web.json_response(error_body(code, message, field, problems), status=status)
+
+
+def from_validation(exc: ValidationError, prefix: str = "") -> ApiError:
+    """422 naming the first offending field (dotted, camelCase as sent)."""
+    first = exc.errors()[0]
+    loc = [str(part) for part in first.get("loc", ())]
+    field = ".".join([prefix, *loc] if prefix else loc) or None
+    if first.get("type") == "extra_forbidden":
+        message = f"unknown field {field!r}; remove it (see GET /api/openapi.json)"
+        code = "unknown_field"
+    elif first.get("type") == "missing":
+        message = f"missing field {field!r}"
+        code = "missing_field"
+    else:
+        message = f"{field}: {first.get('msg')}" if field else str(first.get("msg"))
+        code = "invalid_field"
+    return ApiError(422, code, message, field)
+
+
+_COMMAND_STATUS: dict[type[CommandError], tuple[int, str]] = {
+    NotFound: (404, "not_found"),
+    Conflict: (409, "conflict"),
+    Invalid: (422, "invalid_command"),
+}
+
+
+def from_command(exc: CommandError) -> ApiError:
+    status, code = _COMMAND_STATUS.get(type(exc), (409, "conflict"))
+    return ApiError(status, code, exc.message, exc.field)

@@ -1,0 +1,83 @@
+"""The OpenAPI 3.1 document of the service, built from the route table and pydantic models."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from desktop import __version__
+from desktop.api.routes import STREAM_DOC, Route
+from desktop.contract.api import ErrorResponse
+
+_REF = "#/components/schemas/{model}"
+_QUERY = {
+    "limit": ("integer", "events per page (1-1000, default 100)"),
+    "before": ("integer", "page backwards from this seq (exclusive); newest page when absent"),
+    "after": ("integer", "page forwards from this seq (exclusive)"),
+    "force": ("boolean", "delete a live run too (it is stopped first)"),
+}
+_REASONS = {400: "invalid JSON", 401: "missing or wrong token", 403: "Host, Origin or path "
+            "not allowed", 404: "unknown run, node, edge or approval", 409: "conflict with the "
+            "run's state", 413: "body too large", 422: "invalid field", 500: "service error"}
+
+
+def document(routes: tuple[Route, ...]) -> dict[str, Any]:
+    """The whole OpenAPI 3.1 document."""
+    models: list[type[BaseModel]] = [ErrorResponse]
+    for route in routes:
+        for model in (route.body, route.response):
+            if model is not None and model not in models:
+                models.append(model)
+    pairs = [(model, "validation") for model in models]
+    keys, schema = models_json_schema(pairs, ref_template=_REF)
+    refs = {model: keys[(model, "validation")]["$ref"] for model in models}
+    paths: dict[str, dict[str, Any]] = {}
+    for route in routes:
+        paths.setdefault(_path(route.path), {})[route.method.lower()] = _operation(route, refs)
+    paths[_path("/api/runs/{run_id}/stream")] = {"get": STREAM_DOC}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Agent Canvas local service", "version": __version__,
+                 "description": "The engine's REST API; see also the WebSocket stream."},
+        "paths": paths,
+        "components": {
+            "schemas": schema.get("$defs", {}),
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
+        "security": [{"bearer": []}],
+    }
+
+
+def _path(path: str) -> str:
+    return re.sub(r"\{(\w+)\}", lambda m: "{" + _camel(m.group(1)) + "}", path)
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _operation(route: Route, refs: dict[type[BaseModel], dict[str, str] | str]) -> dict:
+    op: dict[str, Any] = {"summary": route.summary, "operationId": route.handler.__name__}
+    params = [{"name": _camel(name), "in": "path", "required": True,
+               "schema": {"type": "string"}} for name in re.findall(r"\{(\w+)\}", route.path)]
+    params += [{"name": name, "in": "query", "required": False,
+                "schema": {"type": _QUERY[name][0]}, "description": _QUERY[name][1]}
+               for name in route.query]
+    if params:
+        op["parameters"] = params
+    if route.body is not None:
+        op["requestBody"] = {"required": True, "content": {
+            "application/json": {"schema": {"$ref": refs[route.body]}}}}
+    ok: dict[str, Any] = {"description": "success"}
+    if route.response is not None:
+        ok["content"] = {"application/json": {"schema": {"$ref": refs[route.response]}}}
+    error = {"content": {"application/json": {"schema": {"$ref": refs[ErrorResponse]}}}}
+    responses: dict[str, Any] = {str(route.status): ok}
+    for status in sorted({401, 403, 500, *route.errors}):
+        responses[str(status)] = {"description": _REASONS.get(status, "error"), **error}
+    op["responses"] = responses
+    return op

@@ -1,0 +1,50 @@
+"""Which files a request may name: workflow paths must resolve inside an allowed folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from desktop.api.errors import ApiError
+
+
+class AllowedRoots:
+    """Folders a ``workflowPath`` may resolve into (after following every symlink).
+
+    Relative paths are taken relative to ``base`` (the service's working folder
+    at start). A path outside every root is refused with 403 before anything
+    about it (even whether it exists) is told.
+    """
+
+    def __init__(self, roots: list[Path], base: Path) -> None:
+        self.base = Path(base).resolve()
+        self.roots: list[Path] = []
+        for root in roots:
+            resolved = Path(root).resolve()
+            if resolved not in self.roots:
+                self.roots.append(resolved)
+
+    def workflow_file(self, raw: str, field: str = "workflowPath") -> Path:
+        """The resolved workflow file ``raw`` names; ApiError when not allowed or missing."""
+        if "\x00" in raw:
+            raise ApiError(422, "invalid_path", "the path contains a NUL character", field)
+        path = Path(raw)
+        if not path.is_absolute():
+            path = self.base / path
+        try:
+            real = path.resolve()
+        except (OSError, RuntimeError, ValueError):  # a symlink loop, an odd name
+            raise ApiError(403, "path_not_allowed", self._refusal(raw), field) from None
+        if not self.allows(real):
+            raise ApiError(403, "path_not_allowed", self._refusal(raw), field)
+        if not real.is_file():
+            raise ApiError(422, "workflow_not_found", f"{raw}: no such workflow file", field)
+        return real
+
+    def allows(self, real: Path) -> bool:
+        """True when the resolved path ``real`` is inside one of the roots."""
+        return any(real == root or real.is_relative_to(root) for root in self.roots)
+
+    def _refusal(self, raw: str) -> str:
+        roots = ", ".join(str(r) for r in self.roots)
+        return (f"{raw}: workflow files must be inside an allowed folder ({roots}); "
+                f"start `agent-canvas serve --workflow-root DIR` to allow another")

@@ -1,0 +1,266 @@
+"""The REST handlers, and the one table of routes both the router and OpenAPI use."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import orjson
+from aiohttp import web
+from pydantic import BaseModel, ValidationError
+
+from desktop import __version__
+from desktop.api.errors import ApiError, from_validation
+from desktop.api.runs import RunService
+from desktop.contract import api as m
+from desktop.contract.state import RunState
+from desktop.runtime import commands as c
+
+SERVICE: web.AppKey[RunService] = web.AppKey("service", RunService)
+Model = TypeVar("Model", bound=BaseModel)
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def _json(body: Any, status: int = 200) -> web.Response:
+    return web.Response(body=orjson.dumps(body), status=status, content_type="application/json")
+
+
+async def parse(request: web.Request, model: type[Model]) -> Model:
+    """The request body as ``model``: 400 for bad JSON, 422 naming the first bad field."""
+    raw = await request.read()
+    if not raw.strip():
+        data: Any = {}
+    else:
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise ApiError(400, "invalid_json", f"the body is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ApiError(422, "invalid_body", "the body must be a JSON object")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise from_validation(exc) from None
+
+
+def int_query(request: web.Request, name: str, default: int | None, low: int,
+               high: int | None = None) -> int | None:
+    raw = request.query.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ApiError(422, "invalid_query", f"{name} must be an integer", name) from None
+    if value < low or (high is not None and value > high):
+        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise ApiError(422, "invalid_query", f"{name} must be {bound}", name)
+    return value
+
+
+def _service(request: web.Request) -> RunService:
+    return request.app[SERVICE]
+
+
+def _run_id(request: web.Request) -> str:
+    return request.match_info["run_id"]
+
+
+# --- runs -------------------------------------------------------------------------------
+
+
+async def create_run(request: web.Request) -> web.Response:
+    body = await parse(request, m.CreateRun)
+    return _json(await _service(request).create(body), status=201)
+
+
+async def list_runs(request: web.Request) -> web.Response:
+    return _json({"runs": await _service(request).summaries()})
+
+
+async def get_run(request: web.Request) -> web.Response:
+    return _json(_service(request).state(_run_id(request)))
+
+
+async def patch_run(request: web.Request) -> web.Response:
+    body = await parse(request, m.PatchRun)
+    return _json(await _service(request).patch(_run_id(request), body))
+
+
+async def delete_run(request: web.Request) -> web.Response:
+    force = request.query.get("force", "").lower() in ("1", "true", "yes")
+    await _service(request).delete(_run_id(request), force)
+    return web.Response(status=204)
+
+
+async def run_events(request: web.Request) -> web.Response:
+    limit = int_query(request, "limit", 100, 1, m.MAX_PAGE)
+    before = int_query(request, "before", None, 1)
+    after = int_query(request, "after", None, 0)
+    page = await _service(request).events(_run_id(request), limit or 100, before, after)
+    info = m.PageInfo(nextCursor=page.next_cursor, hasMore=page.has_more)
+    return _json({"events": page.events, "page": info.to_json_dict()})
+
+
+# --- turns ------------------------------------------------------------------------------
+
+
+async def chat(request: web.Request) -> web.Response:
+    body = await parse(request, m.ChatRequest)
+    outcome = await _service(request).execute(_run_id(request), c.Chat(body.node_id,
+                                                                        body.message))
+    return _json({"nodeId": outcome.node_id}, status=202)
+
+
+async def step(request: web.Request) -> web.Response:
+    body = await parse(request, m.StepRequest)
+    outcome = await _service(request).execute(_run_id(request), c.Step(body.node_id))
+    return _json({"nodeId": outcome.node_id}, status=202)
+
+
+async def edit_inbox(request: web.Request) -> web.Response:
+    body = await parse(request, m.EditInbox)
+    command = c.EditInbox(body.node_id, request.match_info["item_id"], body.text,
+                          body.structured)
+    outcome = await _service(request).execute(_run_id(request), command)
+    return _json({"nodeId": outcome.node_id})
+
+
+# --- approvals --------------------------------------------------------------------------
+
+
+async def list_approvals(request: web.Request) -> web.Response:
+    return _json({"approvals": _service(request).approvals()})
+
+
+async def resolve_approval(request: web.Request) -> web.Response:
+    body = await parse(request, m.ResolveApproval)
+    approval_id = request.match_info["approval_id"]
+    run_id, outcome = await _service(request).resolve(approval_id, str(body.status),
+                                                      body.modified_args, body.reason)
+    resolution = outcome.resolution.to_json_dict() if outcome.resolution else {}
+    return _json({"approvalId": approval_id, "runId": run_id, "resolution": resolution})
+
+
+# --- graph changes ----------------------------------------------------------------------
+
+
+async def add_node(request: web.Request) -> web.Response:
+    body = await parse(request, m.AddNode)
+    command = c.AddNode(body.key, body.label, body.role_template, body.provider, body.config,
+                        body.capabilities, body.permissions, body.connect_from)
+    outcome = await _service(request).execute(_run_id(request), command)
+    return _json(outcome.created, status=201)
+
+
+async def patch_node(request: web.Request) -> web.Response:
+    body = await parse(request, m.PatchNode)
+    command = c.PatchNode(request.match_info["node_id"], body.label, body.config)
+    outcome = await _service(request).execute(_run_id(request), command)
+    return _json({"nodeId": outcome.node_id})
+
+
+async def delete_node(request: web.Request) -> web.Response:
+    await _service(request).execute(_run_id(request), c.DeleteNode(request.match_info["node_id"]))
+    return web.Response(status=204)
+
+
+async def add_edge(request: web.Request) -> web.Response:
+    body = await parse(request, m.AddEdge)
+    command = c.AddEdge(body.from_, body.to, str(body.type), body.label, body.bidirectional)
+    outcome = await _service(request).execute(_run_id(request), command)
+    return _json(outcome.created, status=201)
+
+
+async def delete_edge(request: web.Request) -> web.Response:
+    await _service(request).execute(_run_id(request), c.DeleteEdge(request.match_info["edge_id"]))
+    return web.Response(status=204)
+
+
+# --- service ----------------------------------------------------------------------------
+
+
+async def health(request: web.Request) -> web.Response:
+    body = m.Health(version=__version__, pid=os.getpid(), runs=_service(request).live_count)
+    return _json(body.to_json_dict())
+
+
+async def openapi(request: web.Request) -> web.Response:
+    from desktop.api.openapi import document
+
+    return _json(document(ROUTES))
+
+
+# --- the table --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Route:
+    """One endpoint: how it is routed and how OpenAPI describes it."""
+
+    method: str
+    path: str
+    handler: Handler
+    summary: str
+    body: type[BaseModel] | None = None
+    response: type[BaseModel] | None = None
+    status: int = 200
+    query: tuple[str, ...] = ()
+    errors: tuple[int, ...] = ()
+
+
+RUN = "/api/runs/{run_id}"
+ROUTES: tuple[Route, ...] = (
+    Route("POST", "/api/runs", create_run, "Start a run of a workflow file or document",
+          m.CreateRun, RunState, 201, errors=(400, 403, 413, 422)),
+    Route("GET", "/api/runs", list_runs, "Every run, newest first", response=m.RunList),
+    Route("GET", RUN, get_run, "A run's state", response=RunState, errors=(404,)),
+    Route("PATCH", RUN, patch_run, "Pause, resume (taking the run over), stop, switch modes",
+          m.PatchRun, RunState, errors=(400, 404, 409, 422)),
+    Route("DELETE", RUN, delete_run, "Remove a run's folder (a live one with ?force=true)",
+          status=204, query=("force",), errors=(404, 409)),
+    Route("GET", RUN + "/events", run_events, "A page of the run's events (offset index)",
+          response=m.EventPage, query=("limit", "before", "after"), errors=(404, 422)),
+    Route("POST", RUN + "/chat", chat, "Send a message to a node", m.ChatRequest, m.NodeRef,
+          202, errors=(400, 404, 409, 422)),
+    Route("POST", RUN + "/step", step, "INTERACTIVE: start the next (or a node's) turn",
+          m.StepRequest, m.NodeRef, 202, errors=(400, 404, 409, 422)),
+    Route("POST", RUN + "/inbox/{item_id}", edit_inbox, "Change a queued inbox item",
+          m.EditInbox, m.NodeRef, errors=(400, 404, 409, 422)),
+    Route("POST", RUN + "/nodes", add_node, "Add a node to a live run", m.AddNode,
+          m.NodeCreated, 201, errors=(400, 404, 409, 422)),
+    Route("PATCH", RUN + "/nodes/{node_id}", patch_node, "Change a node's label or config",
+          m.PatchNode, m.NodeRef, errors=(400, 404, 409, 422)),
+    Route("DELETE", RUN + "/nodes/{node_id}", delete_node, "Remove a node (and its edges)",
+          status=204, errors=(404, 409)),
+    Route("POST", RUN + "/edges", add_edge, "Add an edge to a live run", m.AddEdge,
+          m.EdgeCreated, 201, errors=(400, 404, 409, 422)),
+    Route("DELETE", RUN + "/edges/{edge_id}", delete_edge, "Remove an edge", status=204,
+          errors=(404, 409)),
+    Route("GET", "/api/approvals", list_approvals, "Pending approvals of every live run",
+          response=m.ApprovalList),
+    Route("POST", "/api/approvals/{approval_id}/resolve", resolve_approval,
+          "Approve, deny or modify a gated tool call", m.ResolveApproval, m.Resolved,
+          errors=(400, 404, 409, 422)),
+    Route("GET", "/api/health", health, "Liveness, version and live run count",
+          response=m.Health),
+    Route("GET", "/api/openapi.json", openapi, "This document"),
+)
+
+STREAM_DOC: dict[str, Any] = {
+    "summary": "WebSocket: the run's events (catch-up after `after`, then live)",
+    "operationId": "stream",
+    "description": "Upgrade to a WebSocket. Text frames are JSON arrays of events in seq "
+                   "order, first those with seq > after from the log, then live ones; never "
+                   "a gap or a duplicate. The token may be passed as ?token=. Close codes: "
+                   "4004 unknown run, 4008 client too slow (reconnect with after=<last seq>), "
+                   "1001 service shutting down.",
+    "parameters": [
+        {"name": "runId", "in": "path", "required": True, "schema": {"type": "string"}},
+        {"name": "after", "in": "query", "required": False, "schema": {"type": "integer"}},
+        {"name": "token", "in": "query", "required": False, "schema": {"type": "string"}},
+    ],
+    "responses": {"101": {"description": "switching to the WebSocket protocol"}},
+}

@@ -1,0 +1,355 @@
+"""The runs a service hosts: one Engine per live run, each driven by its own task.
+
+A run is *live* here while an engine of this service holds it. Creating a run
+hosts it at once; a run no engine holds (interrupted by a crash, paused by a
+terminal that detached) is taken over with ``Engine.resume`` when a client asks
+to run it. On shutdown every live run is detached: its turns are cancelled and
+their agent processes ended, and the run stays resumable from its log.
+Runs keep going when every client is gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import shutil
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from desktop.api.errors import ApiError, from_command, from_validation
+from desktop.api.paths import AllowedRoots
+from desktop.api.stream import CLOSE_UNKNOWN_RUN, Feeds
+from desktop.contract.api import CreateRun, PatchRun
+from desktop.contract.state import RunState
+from desktop.runtime.commands import Command, CommandError, Outcome, execute
+from desktop.runtime.engine import TERMINAL, Engine, EngineError, EngineOptions
+from desktop.store.paths import runs_dir
+from desktop.store.reader import EventReader, Page
+from desktop.store.runs import EngineBusy, RunError, engine_alive, open_run
+
+log = logging.getLogger(__name__)
+RESOLVED_MEMORY = 10_000
+
+
+@dataclass
+class Hosted:
+    """A live run: its engine, the task running it, and how to stop listening to it."""
+
+    engine: Engine
+    task: asyncio.Task[Any] | None = None
+    unlisten: Callable[[], None] = lambda: None
+    detaching: bool = False
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class RunService:
+    """Creates, takes over, steers, lists and detaches runs under one data folder."""
+
+    def __init__(self, data_dir: Path, roots: AllowedRoots,
+                 options: Callable[[], EngineOptions] = EngineOptions) -> None:
+        self.data_dir = Path(data_dir)
+        self.roots = roots
+        self.options = options
+        self.feeds = Feeds()
+        self.hosted: dict[str, Hosted] = {}
+        self._resolved: OrderedDict[str, str] = OrderedDict()
+        self._readers: dict[str, tuple[EventReader, asyncio.Lock]] = {}
+        self._run_locks: dict[str, asyncio.Lock] = {}
+        self.closing = False
+
+    # --- finding runs --------------------------------------------------------------------
+
+    def run_dir(self, run_id: str) -> Path:
+        """The folder of run ``run_id``; 404 unless it is a run id with a folder."""
+        try:
+            canonical = str(uuid.UUID(run_id))
+        except (ValueError, AttributeError, TypeError):
+            canonical = None
+        folder = runs_dir(self.data_dir) / run_id
+        if canonical != run_id or not folder.is_dir():
+            raise ApiError(404, "run_not_found", f"no run {run_id!r} in {self.data_dir}",
+                           "runId")
+        return folder
+
+    def engine(self, run_id: str) -> Engine:
+        """The engine of a live run; 409 when the run is not live here."""
+        self.run_dir(run_id)
+        hosted = self.hosted.get(run_id)
+        if hosted is None or hosted.detaching:
+            raise ApiError(409, "run_not_live",
+                           f"run {run_id} is not running in this service; "
+                           "PATCH it with {\"status\": \"running\"} to resume it first")
+        return hosted.engine
+
+    def state(self, run_id: str) -> dict[str, Any]:
+        """The run's state in wire form (the live fold, or the folder's)."""
+        folder = self.run_dir(run_id)
+        hosted = self.hosted.get(run_id)
+        if hosted is not None and hosted.engine.recorder.state_dict is not None:
+            return hosted.engine.state.to_json_dict()
+        try:
+            return open_run(folder).to_json_dict()
+        except RunError as exc:
+            raise ApiError(422, "run_unreadable", str(exc)) from None
+
+    async def summaries(self) -> list[dict[str, Any]]:
+        """Every run, newest first, with its status, names, times and token use."""
+        live = {run_id: h.engine.state for run_id, h in self.hosted.items()}
+        rows = await asyncio.to_thread(_read_summaries, runs_dir(self.data_dir), live)
+        rows.sort(key=lambda r: (r["createdAt"], r["id"]), reverse=True)
+        return rows
+
+    async def events(self, run_id: str, limit: int, before: int | None,
+                     after: int | None) -> Page:
+        """One page of the run's events, from the log's offset index."""
+        folder = self.run_dir(run_id)
+        reader, lock = self._readers.get(run_id) or (EventReader(folder), asyncio.Lock())
+        self._readers[run_id] = (reader, lock)
+        async with lock:  # the reader's index is not shared between threads
+            return await asyncio.to_thread(reader.page, limit, before, after)
+
+    # --- creating and taking over --------------------------------------------------------
+
+    async def create(self, request: CreateRun) -> dict[str, Any]:
+        """A new run of the requested workflow, started at once."""
+        from desktop.graph.document import WorkflowDocument
+        from desktop.graph.validate import check_file, validate
+        from desktop.runtime.recovery import create_run
+        from desktop.runtime.run_setup import SetupError
+
+        self._refuse_when_closing()
+        workflow_path: str | None = None
+        if request.workflow_path is not None:
+            path = self.roots.workflow_file(request.workflow_path)
+            doc, problems = await asyncio.to_thread(check_file, str(path))
+            workflow_path = str(path)
+        else:
+            try:
+                doc = WorkflowDocument.model_validate(request.workflow)
+            except ValidationError as exc:
+                raise from_validation(exc, "workflow") from None
+            problems = validate(doc, "workflow")
+        errors = [str(p) for p in problems if p.is_error]
+        if doc is None or errors:
+            raise ApiError(422, "invalid_workflow",
+                           f"the workflow is invalid ({len(errors)} problem(s)); "
+                           f"first: {errors[0] if errors else 'unreadable'}",
+                           "workflowPath" if workflow_path or request.workflow_path
+                           else "workflow", problems=errors)
+        try:
+            engine = create_run(doc, self.data_dir, mode=request.mode,
+                                global_mode=request.global_mode, workflow_path=workflow_path,
+                                options=self.options())
+        except (SetupError, ValueError) as exc:
+            raise ApiError(422, "invalid_workflow", str(exc), "workflow") from None
+        self._host(engine)
+        return engine.state.to_json_dict()
+
+    async def take_over(self, run_id: str, mode: str | None = None,
+                        global_mode: str | None = None) -> Engine:
+        """Resume a run no engine holds (after a crash, a detach, a pause) and run it."""
+        folder = self.run_dir(run_id)
+        self._refuse_when_closing()
+        try:
+            engine = Engine.resume(folder, options=self.options(), mode=mode,
+                                   global_mode=global_mode)
+        except EngineBusy:
+            raise ApiError(409, "run_busy", f"run {run_id} is held by another engine (a "
+                           "terminal `agent-canvas run`, or another service)") from None
+        except (EngineError, RunError) as exc:
+            raise ApiError(409, "run_not_resumable", str(exc)) from None
+        self._host(engine)
+        return engine
+
+    def _host(self, engine: Engine) -> None:
+        run_id = engine.run_id
+        hosted = Hosted(engine)
+        feeds = self.feeds
+
+        def listen(events: list[dict[str, Any]]) -> None:
+            for event in events:
+                if event.get("type") == "approval.resolved":
+                    self._remember_resolved(str(event.get("approvalId")), run_id)
+            feeds.publish(run_id, events)
+
+        hosted.unlisten = engine.recorder.listen(listen)
+        self.hosted[run_id] = hosted
+        hosted.task = asyncio.create_task(self._drive(run_id, hosted), name=f"run-{run_id}")
+
+    async def _drive(self, run_id: str, hosted: Hosted) -> None:
+        engine = hosted.engine
+        try:
+            await engine.run()
+        except Exception:
+            log.exception("run %s failed in the engine", run_id)
+        finally:
+            if not hosted.detaching:
+                hosted.unlisten()
+                with contextlib.suppress(Exception):
+                    engine.close()
+                if self.hosted.get(run_id) is hosted:
+                    del self.hosted[run_id]
+            hosted.done.set()
+
+    def _refuse_when_closing(self) -> None:
+        if self.closing:
+            raise ApiError(503, "shutting_down", "the service is shutting down")
+
+    # --- steering ------------------------------------------------------------------------
+
+    def lock(self, run_id: str) -> asyncio.Lock:
+        """Serialises PATCH/DELETE of one run (take-over and stop are not instant)."""
+        return self._run_locks.setdefault(run_id, asyncio.Lock())
+
+    async def execute(self, run_id: str, command: Command) -> Outcome:
+        """Run a typed command on a live run; CommandErrors become API errors."""
+        engine = self.engine(run_id)
+        try:
+            return await execute(engine, command)
+        except CommandError as exc:
+            raise from_command(exc) from None
+
+    async def patch(self, run_id: str, request: PatchRun) -> dict[str, Any]:
+        """Pause, resume (taking the run over if needed), stop, or switch modes."""
+        from desktop.runtime.commands import Pause, Resume, SetMode, Stop
+
+        async with self.lock(run_id):
+            self.run_dir(run_id)
+            hosted = self.hosted.get(run_id)
+            if hosted is None:
+                self._finished_or_not(run_id, request)
+                engine = await self.take_over(run_id, request.mode, request.global_mode)
+                if request.status == "stopped":
+                    await self.execute(run_id, Stop())
+                return engine.state.to_json_dict()
+            if request.mode or request.global_mode:
+                await self.execute(run_id, SetMode(request.mode, request.global_mode))
+            if request.status == "paused":
+                await self.execute(run_id, Pause())
+            elif request.status == "running":
+                await self.execute(run_id, Resume())
+            elif request.status == "stopped":
+                await self.execute(run_id, Stop())
+            return self.state(run_id)
+
+    def _finished_or_not(self, run_id: str, request: PatchRun) -> None:
+        """A run no engine holds can be resumed (unless completed) or stopped (unless ended)."""
+        if request.status == "running":
+            return  # Engine.resume refuses a completed run itself
+        state = RunState.model_validate(self.state(run_id))
+        if request.status == "stopped" and state.status in TERMINAL:
+            raise ApiError(409, "run_finished", f"run {run_id} is already {state.status}")
+        if request.status != "stopped":
+            raise ApiError(409, "run_not_live",
+                           f"run {run_id} is not running in this service; PATCH it with "
+                           "{\"status\": \"running\"} to resume it (mode changes may go along)")
+
+    async def delete(self, run_id: str, force: bool) -> None:
+        """Remove the run's folder; a live run only with ``force`` (it is stopped first)."""
+        from desktop.runtime.commands import Stop
+
+        async with self.lock(run_id):
+            folder = self.run_dir(run_id)
+            hosted = self.hosted.get(run_id)
+            if hosted is not None:
+                if not force:
+                    raise ApiError(409, "run_live", f"run {run_id} is live; stop it first or "
+                                   "DELETE with ?force=true")
+                with contextlib.suppress(ApiError):
+                    await self.execute(run_id, Stop("deleted by the user"))
+                hosted.engine.halt()
+                await hosted.done.wait()
+            elif engine_alive(folder):
+                raise ApiError(409, "run_busy", f"run {run_id} is held by another engine")
+            self.feeds.close_run(run_id, CLOSE_UNKNOWN_RUN, "the run was deleted")
+            self._readers.pop(run_id, None)
+            await asyncio.to_thread(shutil.rmtree, folder)
+
+    # --- approvals -----------------------------------------------------------------------
+
+    def approvals(self) -> list[dict[str, Any]]:
+        """Every pending approval of every live run, oldest first."""
+        out = []
+        for run_id, hosted in self.hosted.items():
+            for pending in hosted.engine.broker.pending():
+                out.append({**pending.to_dict(), "runId": run_id})
+        out.sort(key=lambda a: a.get("requestedAt") or "")
+        return out
+
+    def approval_run(self, approval_id: str) -> str:
+        """The live run waiting on ``approval_id``; 409 if already resolved, else 404."""
+        for run_id, hosted in self.hosted.items():
+            if any(p.approval_id == approval_id for p in hosted.engine.broker.pending()):
+                return run_id
+        if approval_id in self._resolved:
+            raise ApiError(409, "approval_resolved",
+                           f"approval {approval_id} is already resolved", "approvalId")
+        raise ApiError(404, "approval_not_found", f"no pending approval {approval_id!r}",
+                       "approvalId")
+
+    async def resolve(self, approval_id: str, status: str, modified_args: dict[str, Any] | None,
+                      reason: str | None) -> tuple[str, Outcome]:
+        """Decide a pending approval of a live run: its run id and the outcome."""
+        from desktop.runtime.commands import Resolve
+
+        run_id = self.approval_run(approval_id)
+        outcome = await self.execute(run_id, Resolve(approval_id, status, modified_args, reason))
+        self._remember_resolved(approval_id, run_id)  # before its event is even durable
+        return run_id, outcome
+
+    def _remember_resolved(self, approval_id: str, run_id: str) -> None:
+        self._resolved[approval_id] = run_id
+        while len(self._resolved) > RESOLVED_MEMORY:
+            self._resolved.popitem(last=False)
+
+    # --- shutdown ------------------------------------------------------------------------
+
+    async def shutdown(self) -> None:
+        """Detach every live run (resumable; agent processes ended), then close streams."""
+        self.closing = True
+        hosted = list(self.hosted.items())
+        for _run_id, h in hosted:
+            h.detaching = True
+            h.engine.halt()
+        for run_id, h in hosted:
+            if h.task is not None:
+                await asyncio.gather(h.task, return_exceptions=True)
+            h.unlisten()
+            try:
+                await h.engine.detach()
+            except Exception:
+                log.exception("detaching run %s failed", run_id)
+            self.hosted.pop(run_id, None)
+
+    @property
+    def live_count(self) -> int:
+        return sum(1 for h in self.hosted.values() if not h.detaching)
+
+
+def _read_summaries(root: Path, live: dict[str, RunState]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    if not root.is_dir():
+        return rows
+    for folder in root.iterdir():
+        if not folder.is_dir() or folder.name.startswith("."):
+            continue
+        state = live.get(folder.name)
+        if state is None:
+            try:
+                state = open_run(folder)
+            except RunError:
+                continue  # `agent-canvas runs list` reports unreadable folders
+        status = str(state.status)
+        if folder.name not in live and state.interrupted:
+            status = "interrupted"
+        rows.append({"id": state.id, "status": status, "workflowName": state.workflow_name,
+                     "createdAt": state.created_at, "updatedAt": state.updated_at,
+                     "live": folder.name in live, "tokens": dict(state.usage)})
+    return rows

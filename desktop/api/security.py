@@ -1,0 +1,120 @@
+"""What every request passes before a handler sees it, and what every error looks like.
+
+- ``Host`` must name this server (loopback names or the ``--host`` value, with the
+  port the connection came in on): a page that rebinds its own DNS name to
+  127.0.0.1 can not talk to the service (403).
+- ``Origin``, when sent (browsers do), must be the server's own origin; a
+  foreign one or ``null`` is refused (403).
+- ``Authorization: Bearer <token>``; the WebSocket stream may pass ``?token=``
+  instead, as browsers can not set headers on it (401 otherwise).
+- A body announced above :data:`~desktop.contract.api.MAX_BODY_BYTES` is refused
+  before it is read (413); one that grows past it while read is cut off (413).
+- Every error is JSON ``{"error": {"code", "message", "field"?}}``. An
+  unexpected exception is logged with its traceback and answered with a 500
+  that carries none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+
+from aiohttp import web
+
+from desktop.api.errors import ApiError, error_response
+from desktop.contract.api import MAX_BODY_BYTES
+
+log = logging.getLogger(__name__)
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed",
+          413: "body_too_large", 415: "unsupported_media_type"}
+
+
+def host_names(host: str) -> tuple[str, ...]:
+    """The names a request's Host header may use for a server bound to ``host``."""
+    extra = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    names = list(LOOPBACK_NAMES)
+    if extra not in names and extra not in ("0.0.0.0", "[::]"):
+        names.append(extra)
+    return tuple(names)
+
+
+def local_port(request: web.Request) -> int | None:
+    """The port the request's connection arrived on."""
+    transport = request.transport
+    sockname = transport.get_extra_info("sockname") if transport is not None else None
+    if isinstance(sockname, tuple) and len(sockname) >= 2:
+        return int(sockname[1])
+    return None
+
+
+@web.middleware
+async def json_errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Turn every failure into the JSON error shape; never show a traceback."""
+    try:
+        return await handler(request)
+    except ApiError as exc:
+        return exc.response()
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        if exc.status == 413:
+            return error_response(413, "body_too_large",
+                                  f"the body is larger than {MAX_BODY_BYTES} bytes")
+        return error_response(exc.status, _CODES.get(exc.status, "http_error"),
+                              exc.reason or "request refused")
+    except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
+        raise
+    except Exception:
+        log.exception("unexpected error answering %s %s", request.method, request.path)
+        return error_response(500, "internal_error",
+                              "the service failed on this request; its log has the details")
+
+
+def guard(token: str, names: Iterable[str]) -> Callable[..., Awaitable[web.StreamResponse]]:
+    """The middleware checking Host, Origin, the token and the announced body size."""
+    expected = f"Bearer {token}".encode()
+    query_token = token.encode()
+    names = tuple(names)
+
+    @web.middleware
+    async def check(request: web.Request, handler: Handler) -> web.StreamResponse:
+        port = local_port(request)
+        allowed = {f"{name}:{port}" for name in names}
+        host = request.headers.get("Host", "")
+        if host.lower() not in allowed:
+            raise ApiError(403, "host_not_allowed",
+                           f"Host {host!r} is not this server; use one of "
+                           f"{', '.join(sorted(allowed))}")
+        origin = request.headers.get("Origin")
+        if origin is not None and origin.lower() not in {f"http://{a}" for a in allowed}:
+            raise ApiError(403, "origin_not_allowed",
+                           f"Origin {origin!r} may not use this service; only its own origin "
+                           "(or a client sending no Origin) may")
+        sent = request.headers.get("Authorization", "").encode("utf-8", "replace")
+        ok = hmac.compare_digest(sent, expected)
+        if not ok and _is_websocket(request):
+            ok = hmac.compare_digest(request.query.get("token", "").encode("utf-8", "replace"),
+                                     query_token)
+        if not ok:
+            raise ApiError(401, "unauthorized",
+                           "missing or wrong token: send `Authorization: Bearer <token>` with "
+                           "the token from server.json in the data folder")
+        length = request.content_length
+        if length is not None and length > MAX_BODY_BYTES:
+            response = error_response(413, "body_too_large",
+                                      f"the body ({length} bytes) is larger than "
+                                      f"{MAX_BODY_BYTES} bytes")
+            response.force_close()  # do not read the rest of it
+            return response
+        return await handler(request)
+
+    return check
+
+
+def _is_websocket(request: web.Request) -> bool:
+    return request.method == "GET" and \
+        request.headers.get("Upgrade", "").lower() == "websocket"

@@ -1,0 +1,195 @@
+"""The WebSocket event stream of a run: catch-up from the log, then live events.
+
+A client connects to ``/api/runs/{id}/stream?after=SEQ`` and receives text
+frames, each a JSON array of events in seq order: first every event with
+``seq > after`` read from ``events.jsonl``, then each batch the engine makes
+durable. Never a gap, never a duplicate, because:
+
+- the client joins the run's feed *before* reading the log, so no batch written
+  after the read started is missed;
+- live batches arrive after their events are on disk (the recorder tells its
+  listeners after the write), so any hole in front of a batch (events written
+  before the client joined, or dropped from its queue while it caught up, or
+  written while another engine resumed the run) is read from the log;
+- everything at or below the last seq sent is skipped.
+
+Each client has a bounded queue (one batch, however large, always fits an
+empty one). While it catches up from the log an overflow
+just empties the queue (the log has those events); once live, an overflow means
+the client can not keep up, and it is closed with 4008 and reconnects with
+``after=<last seq>``. Publishing never waits on a client, so neither the engine
+nor the other clients slow down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+from aiohttp import WSCloseCode, web
+
+from desktop.store.reader import EventReader
+
+log = logging.getLogger(__name__)
+
+QUEUE_LIMIT = 20_000
+"""Events a live client may have waiting before it is dropped as too slow."""
+FRAME_EVENTS = 500
+"""Most events in one frame."""
+CLOSE_TOO_SLOW = 4008
+CLOSE_UNKNOWN_RUN = 4004
+CLOSE_TIMEOUT = 5.0
+
+
+class StreamClient:
+    """One WebSocket subscriber of one run."""
+
+    def __init__(self, ws: web.WebSocketResponse, limit: int = QUEUE_LIMIT) -> None:
+        self.ws = ws
+        self.limit = limit
+        self.live = False
+        self.last_seq = 0
+        self._batches: deque[list[dict[str, Any]]] = deque()
+        self._queued = 0
+        self._wake = asyncio.Event()
+        self._pump: asyncio.Task[None] | None = None
+        self._closing: asyncio.Task[None] | None = None
+
+    # --- called by the feed (on the loop) ------------------------------------------------
+
+    def offer(self, events: list[dict[str, Any]]) -> None:
+        """Queue a durable batch; never waits."""
+        if self._closing is not None:
+            return
+        if self._queued and self._queued + len(events) > self.limit:
+            if self.live:
+                self.close(CLOSE_TOO_SLOW,
+                           f"client too slow; reconnect with after={self.last_seq}")
+                return
+            self._batches.clear()  # still catching up from the log, which has them all
+            self._queued = 0
+        self._batches.append(events)
+        self._queued += len(events)
+        self._wake.set()
+
+    def close(self, code: int, message: str) -> None:
+        """Stop sending and close the socket with ``code`` (once)."""
+        if self._closing is not None:
+            return
+        if self._pump is not None:
+            self._pump.cancel()
+        self._closing = asyncio.ensure_future(self._close(code, message))
+
+    async def _close(self, code: int, message: str) -> None:
+        # drain=False: the close frame goes after what is buffered; a client that never
+        # reads gets it when it does, and the transport is closed after CLOSE_TIMEOUT.
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await asyncio.wait_for(
+                self.ws.close(code=code, message=message.encode(), drain=False), CLOSE_TIMEOUT)
+
+    # --- the sender ----------------------------------------------------------------------
+
+    def start(self, reader: EventReader, after: int) -> asyncio.Task[None]:
+        self._pump = asyncio.create_task(self._run(reader, after), name="ws-stream")
+        return self._pump
+
+    async def _run(self, reader: EventReader, after: int) -> None:
+        try:
+            self.last_seq = after
+            await self._send_log(reader, None)
+            self.live = True
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                events = self._take()
+                if not events:
+                    continue
+                if events[0]["seq"] > self.last_seq + 1:
+                    await self._send_log(reader, events[0]["seq"])
+                    events = [e for e in events if e["seq"] > self.last_seq]
+                await self._send(events)
+        except asyncio.CancelledError:
+            raise
+        except (ConnectionError, RuntimeError) as exc:  # the peer went away mid-send
+            log.debug("stream client gone: %s", exc)
+        except Exception:
+            log.exception("event stream failed")
+            self.close(WSCloseCode.INTERNAL_ERROR, "the stream failed; reconnect with after=")
+
+    def _take(self) -> list[dict[str, Any]]:
+        last = self.last_seq
+        out = [e for batch in self._batches for e in batch if e["seq"] > last]
+        self._batches.clear()
+        self._queued = 0
+        return out
+
+    async def _send_log(self, reader: EventReader, before: int | None) -> None:
+        """Send every logged event after ``last_seq`` (and below ``before``)."""
+        while True:
+            page = await asyncio.to_thread(reader.page, FRAME_EVENTS, before, self.last_seq)
+            if page.events:
+                await self._send(page.events)
+            if not page.has_more:
+                return
+
+    async def _send(self, events: list[dict[str, Any]]) -> None:
+        for start in range(0, len(events), FRAME_EVENTS):
+            chunk = events[start:start + FRAME_EVENTS]
+            data = orjson.dumps(chunk).decode()
+            # An uncompressed frame is in the transport once send_str starts waiting for
+            # the peer to drain it, so it counts as sent even if that wait is cancelled.
+            self.last_seq = chunk[-1]["seq"]
+            await self.ws.send_str(data)
+
+
+class Feeds:
+    """Fans each run's durable batches out to its stream clients."""
+
+    def __init__(self) -> None:
+        self._clients: dict[str, set[StreamClient]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: int | None = None
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._thread = threading.get_ident()
+
+    def join(self, run_id: str, client: StreamClient) -> Callable[[], None]:
+        """Add ``client`` to ``run_id``'s feed; returns the function that removes it."""
+        self._clients.setdefault(run_id, set()).add(client)
+
+        def leave() -> None:
+            clients = self._clients.get(run_id)
+            if clients is not None:
+                clients.discard(client)
+                if not clients:
+                    del self._clients[run_id]
+
+        return leave
+
+    def publish(self, run_id: str, events: list[dict[str, Any]]) -> None:
+        """Hand a batch to every client of ``run_id``; callable from any thread."""
+        if self._thread is not None and threading.get_ident() != self._thread:
+            assert self._loop is not None
+            # another thread (a log writer): hop to the loop; FIFO keeps batches in order
+            self._loop.call_soon_threadsafe(self.publish, run_id, events)
+            return
+        for client in list(self._clients.get(run_id, ())):
+            client.offer(events)
+
+    def count(self, run_id: str) -> int:
+        return len(self._clients.get(run_id, ()))
+
+    def close_run(self, run_id: str, code: int, message: str) -> None:
+        for client in list(self._clients.get(run_id, ())):
+            client.close(code, message)
+
+    def close_all(self, code: int, message: str) -> None:
+        for run_id in list(self._clients):
+            self.close_run(run_id, code, message)

@@ -1,0 +1,238 @@
+"""Request and response shapes of the local service's REST API (shared-contract "REST").
+
+Requests are strict: an unknown field is an error naming it (``extra="forbid"``),
+and fields are spelled in camelCase as everywhere on the wire. Responses reuse
+the stored shapes (:class:`~desktop.contract.state.RunState`, events) where they
+are the same thing.
+"""
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+
+from desktop.contract.enums import ApprovalStatus, EdgeType, GlobalMode, Mode
+
+MAX_BODY_BYTES = 1 << 20
+"""Largest request body the service reads (1 MiB); larger ones get 413."""
+MAX_PAGE = 1000
+"""Most events one page of ``GET /api/runs/{id}/events`` returns."""
+
+
+def _upper(value: Any) -> Any:
+    return value.upper() if isinstance(value, str) else value
+
+
+ModeIn = Annotated[Mode, BeforeValidator(_upper)]
+GlobalModeIn = Annotated[GlobalMode, BeforeValidator(_upper)]
+
+
+class RequestModel(BaseModel):
+    """Base of request bodies: camelCase names only, unknown fields rejected."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=False, use_enum_values=True)
+
+
+class ResponseModel(BaseModel):
+    """Base of response bodies built by the service."""
+
+    model_config = ConfigDict(populate_by_name=True, use_enum_values=True)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+# --- errors -----------------------------------------------------------------------------
+
+
+class ErrorDetail(ResponseModel):
+    code: str = Field(description="snake_case reason, stable for programs")
+    message: str = Field(description="what went wrong and how to fix it, for people")
+    field: str | None = Field(None, description="dotted path of the offending request field")
+    problems: list[str] | None = Field(None, description="every problem of an invalid workflow")
+
+
+class ErrorResponse(ResponseModel):
+    error: ErrorDetail
+
+
+# --- runs -------------------------------------------------------------------------------
+
+
+class CreateRun(RequestModel):
+    """Start a run of a workflow file (``workflowPath``) or of an inline document."""
+
+    workflow_path: str | None = Field(None, alias="workflowPath", min_length=1, max_length=4096)
+    workflow: dict[str, Any] | None = Field(None, description="a workflow document")
+    mode: ModeIn | None = None
+    global_mode: GlobalModeIn | None = Field(None, alias="globalMode")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> "CreateRun":
+        if (self.workflow_path is None) == (self.workflow is None):
+            raise ValueError("give exactly one of workflowPath and workflow")
+        return self
+
+
+class PatchRun(RequestModel):
+    """Pause, resume (taking over a run no engine holds), stop, or switch modes."""
+
+    status: Literal["paused", "running", "stopped"] | None = None
+    mode: ModeIn | None = None
+    global_mode: GlobalModeIn | None = Field(None, alias="globalMode")
+
+    @model_validator(mode="after")
+    def _something(self) -> "PatchRun":
+        if self.status is None and self.mode is None and self.global_mode is None:
+            raise ValueError("give status, mode or globalMode")
+        return self
+
+
+class RunSummary(ResponseModel):
+    id: str
+    status: str = Field(description="the run's status, or 'interrupted' when no engine holds "
+                                     "a run that looks live")
+    workflow_name: str = Field(alias="workflowName")
+    created_at: str = Field(alias="createdAt")
+    updated_at: str = Field(alias="updatedAt")
+    live: bool = Field(description="an engine in this service runs it")
+    tokens: dict[str, float] = Field(default_factory=dict, description="token use (usage)")
+
+
+class RunList(ResponseModel):
+    runs: list[RunSummary]
+
+
+class PageInfo(ResponseModel):
+    next_cursor: int | None = Field(None, alias="nextCursor")
+    has_more: bool = Field(alias="hasMore")
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)  # nextCursor: null is meaningful
+
+
+class EventPage(ResponseModel):
+    events: list[dict[str, Any]]
+    page: PageInfo
+
+
+# --- turns and messages -----------------------------------------------------------------
+
+
+class ChatRequest(RequestModel):
+    node_id: str = Field(alias="nodeId", min_length=1)
+    message: str = Field(min_length=1, max_length=200_000)
+
+
+class StepRequest(RequestModel):
+    node_id: str | None = Field(None, alias="nodeId", min_length=1)
+
+
+class NodeRef(ResponseModel):
+    node_id: str = Field(alias="nodeId")
+
+
+class EditInbox(RequestModel):
+    node_id: str = Field(alias="nodeId", min_length=1)
+    text: str = Field(max_length=200_000)
+    structured: dict[str, Any] | None = None
+
+
+# --- approvals --------------------------------------------------------------------------
+
+
+class ResolveApproval(RequestModel):
+    status: ApprovalStatus
+    modified_args: dict[str, Any] | None = Field(None, alias="modifiedArgs")
+    reason: str | None = Field(None, max_length=10_000)
+
+    @model_validator(mode="after")
+    def _modified_has_args(self) -> "ResolveApproval":
+        if self.status == ApprovalStatus.MODIFIED and self.modified_args is None:
+            raise ValueError("a modified call needs modifiedArgs: the new arguments")
+        return self
+
+
+class ApprovalOut(ResponseModel):
+    approval_id: str = Field(alias="approvalId")
+    run_id: str = Field(alias="runId")
+    node_id: str | None = Field(None, alias="nodeId")
+    tool: dict[str, Any]
+    context: str | None = None
+    requested_at: str | None = Field(None, alias="requestedAt")
+
+
+class ApprovalList(ResponseModel):
+    approvals: list[ApprovalOut]
+
+
+class Resolved(ResponseModel):
+    approval_id: str = Field(alias="approvalId")
+    run_id: str = Field(alias="runId")
+    resolution: dict[str, Any]
+
+
+# --- graph changes ----------------------------------------------------------------------
+
+
+class AddNode(RequestModel):
+    """A node added to a live run (as an agent's ``spawn_node`` would add it)."""
+
+    key: str = Field(min_length=1, max_length=200, description="a slug, unique in the run")
+    label: str | None = Field(None, max_length=500)
+    role_template: str | None = Field(None, alias="roleTemplate", max_length=200)
+    provider: str | None = None
+    config: dict[str, Any] = Field(default_factory=dict, description="NodeConfig fields")
+    capabilities: dict[str, Any] | None = None
+    permissions: dict[str, Any] | None = None
+    connect_from: str | None = Field(None, alias="connectFrom",
+                                     description="node id or key: adds a handoff edge from it")
+
+
+class PatchNode(RequestModel):
+    label: str | None = Field(None, min_length=1, max_length=500)
+    config: dict[str, Any] | None = Field(None, description="NodeConfig fields to change")
+
+    @model_validator(mode="after")
+    def _something(self) -> "PatchNode":
+        if self.label is None and self.config is None:
+            raise ValueError("give label or config")
+        return self
+
+
+class NodeCreated(ResponseModel):
+    node_id: str = Field(alias="nodeId")
+    key: str
+    edge_id: str | None = Field(None, alias="edgeId")
+
+
+class AddEdge(RequestModel):
+    from_: str = Field(alias="from", min_length=1, description="node id or key")
+    to: str = Field(min_length=1, description="node id or key")
+    type: EdgeType = EdgeType.HANDOFF
+    label: str | None = Field(None, max_length=500)
+    bidirectional: bool = False
+
+
+class EdgeCreated(ResponseModel):
+    edge_id: str = Field(alias="edgeId")
+    from_: str = Field(alias="from")
+    to: str
+
+
+# --- service ----------------------------------------------------------------------------
+
+
+class Health(ResponseModel):
+    ok: bool = True
+    version: str
+    pid: int
+    runs: int = Field(description="runs live in this service")
+
+
+class ServerInfo(ResponseModel):
+    """``dataDir/server.json``: how clients find the live service."""
+
+    url: str
+    token: str
+    pid: int
+    version: str

@@ -1,0 +1,374 @@
+"""The typed command interface of a live run: one dataclass per command, one ``execute``.
+
+The terminal console (desktop/commands/run_console.py), the HTTP handlers
+(desktop/api/) and the GUI all build these commands and hand them to
+:func:`execute`; nothing calls engine methods by name. Errors come back as
+:class:`CommandError` subclasses a client can map to its own terms:
+:class:`NotFound` (no such node, edge, item or approval), :class:`Conflict`
+(not possible in the run's current state) and :class:`Invalid` (bad arguments).
+
+Graph changes (:class:`AddNode`, :class:`AddEdge`, :class:`PatchNode`,
+:class:`DeleteNode`, :class:`DeleteEdge`) follow the rules of an agent's
+``spawn_node`` / ``create_edge``: the same :class:`~desktop.runtime.management.Manager`
+checks them and records them as ``node.patch`` / ``edge.created`` events. An
+agent's call waits for a person's approval when its node's permissions ask
+for it; a command comes from that person (the user at the terminal, the GUI or
+an API client holding the service's token), so it is the approval, and the
+change is applied at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from desktop.contract.enums import ApprovalStatus, EdgeType
+from desktop.contract.events import Resolution, ToolCall
+from desktop.contract.state import Capabilities, NodeConfig, Permissions, RunState
+from desktop.runtime.approvals import ApprovalError
+from desktop.runtime.management import SPAWN_CONFIG_KEYS
+from desktop.runtime.scheduler import StepError
+
+if TYPE_CHECKING:
+    from desktop.runtime.engine import Engine
+
+USER = "user"
+"""Who made a change that came through a command (``by`` of resolutions)."""
+
+
+class CommandError(Exception):
+    """A command that cannot be carried out; ``field`` names the offending argument."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+class NotFound(CommandError):
+    """The node, edge, inbox item or approval named does not exist (any more)."""
+
+
+class Conflict(CommandError):
+    """The run's state does not allow it now (finished run, busy node, nothing pending)."""
+
+
+class Invalid(CommandError):
+    """The arguments are wrong."""
+
+
+# --- the commands -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pause:
+    reason: str = "paused by the user"
+
+
+@dataclass(frozen=True)
+class Resume:
+    reason: str = "resumed by the user"
+
+
+@dataclass(frozen=True)
+class Stop:
+    reason: str = "stopped by the user"
+
+
+@dataclass(frozen=True)
+class Step:
+    """INTERACTIVE: start the next pending turn, or ``node``'s."""
+
+    node: str | None = None
+
+
+@dataclass(frozen=True)
+class Chat:
+    node: str
+    text: str
+
+
+@dataclass(frozen=True)
+class SetMode:
+    mode: str | None = None
+    global_mode: str | None = None
+
+
+@dataclass(frozen=True)
+class Resolve:
+    """Decide a pending approval (``approval``: its id or a unique id prefix)."""
+
+    approval: str
+    status: str
+    modified_args: dict[str, Any] | None = None
+    reason: str | None = None
+    by: str = USER
+
+
+@dataclass(frozen=True)
+class UpdateNodeConfig:
+    node: str
+    patch: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class EditInbox:
+    node: str
+    item_id: str
+    text: str
+    structured: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class AddNode:
+    """A new node (what an agent's ``spawn_node`` adds); ``connect_from`` adds a handoff
+    edge from that node to the new one."""
+
+    key: str
+    label: str | None = None
+    role_template: str | None = None
+    provider: str | None = None
+    config: dict[str, Any] = field(default_factory=dict)
+    capabilities: dict[str, Any] | None = None
+    permissions: dict[str, Any] | None = None
+    connect_from: str | None = None
+
+
+@dataclass(frozen=True)
+class PatchNode:
+    node: str
+    label: str | None = None
+    config: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class DeleteNode:
+    node: str
+
+
+@dataclass(frozen=True)
+class AddEdge:
+    source: str
+    target: str
+    type: str = EdgeType.HANDOFF.value
+    label: str | None = None
+    bidirectional: bool = False
+
+
+@dataclass(frozen=True)
+class DeleteEdge:
+    edge_id: str
+
+
+Command = (Pause | Resume | Stop | Step | Chat | SetMode | Resolve | UpdateNodeConfig
+           | EditInbox | AddNode | PatchNode | DeleteNode | AddEdge | DeleteEdge)
+
+
+@dataclass
+class Outcome:
+    """What a command did: the node it concerned, a resolution, new ids."""
+
+    node_id: str | None = None
+    resolution: Resolution | None = None
+    created: dict[str, Any] = field(default_factory=dict)
+
+
+# --- execution --------------------------------------------------------------------------
+
+
+def node_id_of(state: RunState, ref: str, field_name: str = "nodeId") -> str:
+    """The id of the node ``ref`` names exactly (its id or its key); NotFound otherwise."""
+    if ref in state.nodes:
+        return ref
+    hits = [node_id for node_id, node in state.nodes.items() if node.key == ref]
+    if len(hits) == 1:
+        return hits[0]
+    raise NotFound(f"the run has no node {ref!r} (give a node id or key)", field_name)
+
+
+def _live(engine: Engine) -> None:
+    from desktop.runtime.engine import TERMINAL
+
+    status = engine.state.status
+    if status in TERMINAL:
+        raise Conflict(f"the run is {status}; it no longer takes commands")
+
+
+async def execute(engine: Engine, command: Command) -> Outcome:
+    """Carry out ``command`` on ``engine``; raises :class:`CommandError` when it cannot."""
+    from desktop.runtime.engine import EngineError
+
+    try:
+        match command:
+            case Pause(reason):
+                _live(engine)
+                engine.pause(reason)
+            case Resume(reason):
+                engine.resume_run(reason)
+            case Stop(reason):
+                _live(engine)
+                await engine.stop(reason)
+            case Step(node):
+                node_id = _node(engine, node, "nodeId") if node else None
+                return Outcome(node_id=engine.step(node_id))
+            case Chat(node, text):
+                _live(engine)
+                return Outcome(node_id=engine.chat(_node(engine, node, "nodeId"), text))
+            case SetMode(mode, global_mode):
+                _live(engine)
+                engine.set_mode(mode, global_mode)
+            case Resolve():
+                return Outcome(resolution=_resolve(engine, command))
+            case UpdateNodeConfig(node, patch):
+                node_id = _node(engine, node, "nodeId")
+                _check_config(engine.state.node_configs.get(node_id), patch)
+                engine.update_node_config(node_id, patch)
+                return Outcome(node_id=node_id)
+            case EditInbox(node, item_id, text, structured):
+                node_id = _node(engine, node, "nodeId")
+                try:
+                    engine.edit_inbox_item(node_id, item_id, text, structured)
+                except KeyError as exc:
+                    raise Conflict(str(exc.args[0]), "itemId") from None
+                return Outcome(node_id=node_id)
+            case AddNode():
+                return _manage(engine, "spawn_node", _spawn_args(engine, command))
+            case AddEdge(source, target, kind, label, bidirectional):
+                args = {"from": source, "to": target, "type": kind,
+                        "bidirectional": bidirectional}
+                if label:
+                    args["label"] = label
+                return _manage(engine, "create_edge", args)
+            case PatchNode(node, label, config):
+                return _patch_node(engine, node, label, config)
+            case DeleteNode(node):
+                return _delete_node(engine, node)
+            case DeleteEdge(edge_id):
+                _live(engine)
+                if edge_id not in engine.state.edges:
+                    raise NotFound(f"the run has no edge {edge_id!r}", "edgeId")
+                engine.recorder.emit({"type": "edge.deleted", "edgeId": edge_id})
+                engine.recorder.flush()
+            case _:
+                raise Invalid(f"not a command: {command!r}")
+    except StepError as exc:
+        raise Conflict(str(exc), "nodeId") from None
+    except EngineError as exc:
+        raise Conflict(str(exc)) from None
+    return Outcome()
+
+
+def _node(engine: Engine, ref: str, field_name: str) -> str:
+    """Exact id or key first; then the engine's looser match (label, id prefix)."""
+    from desktop.runtime.engine import EngineError
+
+    try:
+        return node_id_of(engine.state, ref, field_name)
+    except NotFound:
+        try:
+            return engine.find_node(ref)
+        except EngineError:
+            raise NotFound(f"the run has no node {ref!r}", field_name) from None
+
+
+def _resolve(engine: Engine, command: Resolve) -> Resolution:
+    try:
+        status = ApprovalStatus(command.status)
+    except ValueError:
+        raise Invalid(f"status must be approved, denied or modified, not {command.status!r}",
+                      "status") from None
+    if status is ApprovalStatus.MODIFIED and not isinstance(command.modified_args, dict):
+        raise Invalid("a modified call needs its new arguments as a JSON object",
+                      "modifiedArgs")
+    try:
+        approval_id = engine.broker.match(command.approval)
+    except ApprovalError as exc:
+        raise NotFound(str(exc), "approvalId") from None
+    return engine.broker.resolve(approval_id, status, command.modified_args, command.reason,
+                                 by=command.by)
+
+
+def _check_config(current: NodeConfig | None, patch: dict[str, Any]) -> None:
+    """Reject unknown keys and values a node's config would not accept."""
+    known = {f.alias or name for name, f in NodeConfig.model_fields.items()}
+    for key in patch:
+        if key not in known:
+            raise Invalid(f"unknown node config field {key!r}; known: {', '.join(sorted(known))}",
+                          f"config.{key}")
+    _validated(NodeConfig, {**(current or NodeConfig()).to_json_dict(), **patch}, "config")
+
+
+def _validated(model: type[Any], value: Any, where: str) -> None:
+    try:
+        model.model_validate(value)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        path = ".".join([where, *(str(p) for p in first["loc"])])
+        raise Invalid(f"{path}: {first['msg']}", path) from None
+
+
+def _spawn_args(engine: Engine, command: AddNode) -> dict[str, Any]:
+    """``spawn_node`` arguments for ``command``, every part checked first."""
+    for key in command.config:
+        if key not in SPAWN_CONFIG_KEYS:
+            raise Invalid(f"config field {key!r} can not be set on a new node; allowed: "
+                          f"{', '.join(SPAWN_CONFIG_KEYS)}", f"config.{key}")
+    _check_config(None, command.config)
+    for name, model in (("capabilities", Capabilities), ("permissions", Permissions)):
+        value = getattr(command, name)
+        if value is not None:
+            _validated(model, value, name)
+    args: dict[str, Any] = {"key": command.key, **command.config}
+    for name, value in (("label", command.label), ("roleTemplate", command.role_template),
+                        ("provider", command.provider),
+                        ("capabilities", command.capabilities),
+                        ("permissions", command.permissions)):
+        if value is not None:
+            args[name] = value
+    if command.connect_from is not None:
+        args["connectFrom"] = _node(engine, command.connect_from, "connectFrom")
+    return args
+
+
+def _manage(engine: Engine, tool_name: str, args: dict[str, Any]) -> Outcome:
+    _live(engine)
+    if tool_name == "create_edge":
+        args = {**args, "from": _node(engine, args["from"], "from"),
+                "to": _node(engine, args["to"], "to")}
+    tool = ToolCall(name=tool_name, args=args)
+    problem = engine.manager.check(USER, tool)
+    if problem:
+        raise (Conflict if "already exists" in problem else Invalid)(problem)
+    return Outcome(created=engine.manager.apply(USER, tool))
+
+
+def _patch_node(engine: Engine, node: str, label: str | None,
+                config: dict[str, Any] | None) -> Outcome:
+    _live(engine)
+    node_id = _node(engine, node, "nodeId")
+    if config:
+        _check_config(engine.state.node_configs.get(node_id), config)
+    patch: dict[str, Any] = {"label": label} if label else {}
+    event: dict[str, Any] = {"type": "node.patch", "patch": patch}
+    if config:
+        engine.stall.reset(node_id)
+        event["config"] = config
+    engine.recorder.emit(event, node_id)
+    engine.recorder.flush()
+    return Outcome(node_id=node_id)
+
+
+def _delete_node(engine: Engine, node: str) -> Outcome:
+    _live(engine)
+    node_id = _node(engine, node, "nodeId")
+    state = engine.state
+    if node_id in engine.tasks or node_id in state.running_turns:
+        raise Conflict("the node is taking a turn; pause the run and wait for the turn to end, "
+                       "or stop it", "nodeId")
+    if any(p.node_id == node_id for p in state.pending_approvals.values()):
+        raise Conflict("the node has a pending approval; resolve it first", "nodeId")
+    engine.recorder.emit({"type": "node.deleted"}, node_id)
+    engine.recorder.flush()
+    return Outcome(node_id=node_id)

@@ -1,0 +1,93 @@
+"""Shared pieces of the service tests: an in-process service, workflows, polling."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aiohttp.test_utils import TestClient
+
+from desktop.api.runs import RunService
+
+TOKEN = "test-token-0123456789"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+TERMINAL = ("completed", "failed", "stopped")
+EXAMPLE = "single-agent.flow.yaml"
+GATED = {"cliPermissionsMode": "gated"}
+
+
+@dataclass
+class Api:
+    """An in-process service and a client holding its token."""
+
+    client: TestClient
+    service: RunService
+    data: Path
+    flows: Path
+
+    async def json(self, method: str, path: str, status: int, body: Any = None,
+                   **kwargs: Any) -> Any:
+        """Call the API and check the status; the decoded JSON body (None for 204)."""
+        if body is not None:
+            kwargs["json"] = body
+        response = await self.client.request(method, path, **kwargs)
+        text = await response.text()
+        assert response.status == status, f"{method} {path}: {response.status} {text}"
+        assert "Traceback" not in text
+        return await response.json() if text else None
+
+    async def start(self, workflow: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        return await self.json("POST", "/api/runs", 201, {"workflow": workflow, **extra})
+
+    async def run_state(self, run_id: str) -> dict[str, Any]:
+        return await self.json("GET", f"/api/runs/{run_id}", 200)
+
+    async def until(self, run_id: str, predicate, timeout: float = 30.0) -> dict[str, Any]:
+        """Poll the run's state until ``predicate(state)`` holds."""
+        async def poll() -> dict[str, Any]:
+            while True:
+                state = await self.run_state(run_id)
+                if predicate(state):
+                    return state
+                await asyncio.sleep(0.05)
+        return await asyncio.wait_for(poll(), timeout)
+
+    async def finished(self, run_id: str) -> dict[str, Any]:
+        return await self.until(run_id, lambda s: s["status"] in TERMINAL
+                                and run_id not in self.service.hosted)
+
+    async def healthy(self) -> None:
+        """The service still answers."""
+        body = await self.json("GET", "/api/health", 200)
+        assert body["ok"] is True
+
+
+def workflow(nodes: dict[str, Any], edges: list[dict[str, Any]] | None = None,
+             **extra: Any) -> dict[str, Any]:
+    """A workflow document from ``{key: {script..., node fields...}}`` (first = entry)."""
+    doc_nodes, configs = [], {}
+    for i, (key, spec) in enumerate(nodes.items()):
+        spec = dict(spec)
+        node = {"id": key, "label": spec.pop("label", key.title()), "entry": i == 0,
+                "provider": "scripted"}
+        for field in ("capabilities", "permissions", "roleTemplate"):
+            if field in spec:
+                node[field] = spec.pop(field)
+        doc_nodes.append(node)
+        configs[key] = spec
+    return {"name": "api test", "task": "do the thing", "nodes": doc_nodes,
+            "nodeConfigs": configs, "edges": edges or [], **extra}
+
+
+def gated_shell(cmd: str = "echo hi > out.txt") -> dict[str, Any]:
+    """One node whose shell call waits for an approval."""
+    return workflow({"a": {"script": [{"shell": cmd}, {"say": "finished"}],
+                           "permissions": GATED}})
+
+
+def slow(seconds: float = 30.0) -> dict[str, Any]:
+    """One node that sleeps (a live run to steer)."""
+    return workflow({"a": {"script": [{"say": "working"}, {"sleep": seconds},
+                                      {"say": "done"}]}})

@@ -1,0 +1,157 @@
+"""Runs over REST: create, list, read, page events, pause/resume/stop, approvals."""
+
+from __future__ import annotations
+
+from api_helpers import EXAMPLE, Api, gated_shell, slow, workflow
+
+from desktop.contract.state import RunState
+from desktop.graph.resources import examples_dir
+from desktop.store.reader import EventReader
+
+
+async def test_example_runs_to_completion_and_is_listed(api: Api) -> None:
+    created = await api.json("POST", "/api/runs", 201,
+                             {"workflowPath": str(examples_dir() / EXAMPLE)})
+    RunState.model_validate(created)
+    run_id = created["id"]
+    state = await api.finished(run_id)
+    assert state["status"] == "completed"
+    assert state["workflowPath"] == str((examples_dir() / EXAMPLE).resolve())
+    runs = (await api.json("GET", "/api/runs", 200))["runs"]
+    assert [r["id"] for r in runs] == [run_id]
+    assert runs[0]["workflowName"] == "Single agent"
+    assert runs[0]["status"] == "completed" and runs[0]["live"] is False
+
+
+async def test_runs_are_listed_newest_first(api: Api) -> None:
+    first = (await api.start(workflow({"a": {"script": [{"say": "one"}]}})))["id"]
+    second = (await api.start(workflow({"a": {"script": [{"say": "two"}]}})))["id"]
+    await api.finished(first)
+    await api.finished(second)
+    runs = (await api.json("GET", "/api/runs", 200))["runs"]
+    assert [r["id"] for r in runs] == [second, first]
+
+
+async def test_events_page_backwards_and_forwards_like_the_log(api: Api) -> None:
+    run_id = (await api.start(workflow({"a": {"script": [{"deltas": 300}]}})))["id"]
+    await api.finished(run_id)
+    every = list(EventReader(api.data / "runs" / run_id).iter_events())
+    base = f"/api/runs/{run_id}/events"
+    newest = await api.json("GET", f"{base}?limit=50", 200)
+    assert newest["events"] == every[-50:]
+    assert newest["page"] == {"nextCursor": every[-50]["seq"], "hasMore": True}
+    older = await api.json("GET", f"{base}?limit=50&before={newest['page']['nextCursor']}", 200)
+    assert older["events"] == every[-100:-50]
+    seen, cursor = [], 0
+    while True:
+        page = await api.json("GET", f"{base}?limit=97&after={cursor}", 200)
+        seen += page["events"]
+        if not page["page"]["hasMore"]:
+            assert page["page"]["nextCursor"] is None
+            break
+        cursor = page["page"]["nextCursor"]
+    assert seen == every
+
+
+async def test_pause_resume_and_mode_switch(api: Api) -> None:
+    run_id = (await api.start(slow(1.0)))["id"]
+    await api.until(run_id, lambda s: s["status"] == "running")
+    paused = await api.json("PATCH", f"/api/runs/{run_id}", 200, {"status": "paused"})
+    assert paused["status"] == "paused"
+    switched = await api.json("PATCH", f"/api/runs/{run_id}", 200,
+                              {"mode": "interactive", "globalMode": "PLANNING"})
+    assert (switched["mode"], switched["globalMode"]) == ("INTERACTIVE", "PLANNING")
+    await api.json("PATCH", f"/api/runs/{run_id}", 200, {"mode": "AUTO", "status": "running"})
+    assert (await api.finished(run_id))["status"] == "completed"
+
+
+async def test_stop_ends_a_live_run(api: Api) -> None:
+    run_id = (await api.start(slow(60)))["id"]
+    await api.until(run_id, lambda s: bool(s["runningTurns"]))
+    stopped = await api.json("PATCH", f"/api/runs/{run_id}", 200, {"status": "stopped"})
+    assert stopped["status"] == "stopped"
+    await api.finished(run_id)
+    await api.json("PATCH", f"/api/runs/{run_id}", 409, {"status": "stopped"})
+
+
+async def test_gated_call_is_listed_and_resolved_once(api: Api) -> None:
+    run_id = (await api.start(gated_shell()))["id"]
+    await api.until(run_id, lambda s: bool(s["pendingApprovals"]))
+    approvals = (await api.json("GET", "/api/approvals", 200))["approvals"]
+    assert len(approvals) == 1
+    pending = approvals[0]
+    assert pending["runId"] == run_id and pending["tool"]["args"]["cmd"] == "echo hi > out.txt"
+    url = f"/api/approvals/{pending['approvalId']}/resolve"
+    done = await api.json("POST", url, 200, {"status": "approved"})
+    assert done["resolution"]["status"] == "approved"
+    again = await api.json("POST", url, 409, {"status": "denied"})
+    assert again["error"]["code"] == "approval_resolved"
+    assert (await api.finished(run_id))["status"] == "completed"
+    assert (api.data / "runs" / run_id / "workspace" / "out.txt").read_text().strip() == "hi"
+    await api.json("POST", url, 409, {"status": "approved"})  # still known after the run
+
+
+async def test_modified_call_runs_with_the_new_arguments(api: Api) -> None:
+    run_id = (await api.start(gated_shell()))["id"]
+    state = await api.until(run_id, lambda s: bool(s["pendingApprovals"]))
+    approval_id = next(iter(state["pendingApprovals"]))
+    await api.json("POST", f"/api/approvals/{approval_id}/resolve", 422, {"status": "modified"})
+    await api.json("POST", f"/api/approvals/{approval_id}/resolve", 200,
+                   {"status": "modified", "modifiedArgs": {"cmd": "echo changed > other.txt"}})
+    await api.finished(run_id)
+    workspace = api.data / "runs" / run_id / "workspace"
+    assert (workspace / "other.txt").read_text().strip() == "changed"
+    assert not (workspace / "out.txt").exists()
+
+
+async def test_unknown_approval_is_404(api: Api) -> None:
+    body = await api.json("POST", "/api/approvals/nope/resolve", 404, {"status": "approved"})
+    assert body["error"]["field"] == "approvalId"
+
+
+async def test_chat_and_step_in_an_interactive_run(api: Api) -> None:
+    doc = workflow({"a": {"script": [{"say": "first"}]}, "b": {"script": [{"say": "second"}]}},
+                   edges=[{"from": "a", "to": "b", "type": "handoff"}], mode="INTERACTIVE")
+    run_id = (await api.start(doc))["id"]
+    state = await api.until(run_id, lambda s: s["status"] == "running"
+                            and any(s["inboxes"].values()))
+    ids = {node["key"]: node_id for node_id, node in state["nodes"].items()}
+    stepped = await api.json("POST", f"/api/runs/{run_id}/step", 202, {})
+    assert stepped == {"nodeId": ids["a"]}
+    await api.until(run_id, lambda s: s["turns"].get(ids["a"]) == 1
+                    and s["inboxes"].get(ids["b"]))
+    chat = await api.json("POST", f"/api/runs/{run_id}/chat", 202,
+                          {"nodeId": "b", "message": "once more"})
+    assert chat == {"nodeId": ids["b"]}
+    inbox = (await api.run_state(run_id))["inboxes"][ids["b"]]
+    assert [item["kind"] for item in inbox] == ["handoff", "user"]
+    await api.json("POST", f"/api/runs/{run_id}/step", 404, {"nodeId": "nobody"})
+    await api.json("POST", f"/api/runs/{run_id}/step", 202, {"nodeId": ids["b"]})
+    assert (await api.finished(run_id))["status"] == "completed"
+    nothing = await api.json("POST", f"/api/runs/{run_id}/step", 409, {})
+    assert nothing["error"]["code"] == "run_not_live"
+
+
+async def test_delete_refuses_a_live_run_unless_forced(api: Api) -> None:
+    run_id = (await api.start(slow(60)))["id"]
+    await api.until(run_id, lambda s: bool(s["runningTurns"]))
+    body = await api.json("DELETE", f"/api/runs/{run_id}", 409)
+    assert body["error"]["code"] == "run_live"
+    await api.json("DELETE", f"/api/runs/{run_id}?force=true", 204)
+    assert not (api.data / "runs" / run_id).exists()
+    await api.json("GET", f"/api/runs/{run_id}", 404)
+    assert (await api.json("GET", "/api/runs", 200))["runs"] == []
+
+
+async def test_delete_of_a_finished_run(api: Api) -> None:
+    run_id = (await api.start(workflow({"a": {"script": [{"say": "hi"}]}})))["id"]
+    await api.finished(run_id)
+    await api.json("DELETE", f"/api/runs/{run_id}", 204)
+    await api.json("DELETE", f"/api/runs/{run_id}", 404)
+
+
+async def test_health_counts_live_runs(api: Api) -> None:
+    assert (await api.json("GET", "/api/health", 200))["runs"] == 0
+    run_id = (await api.start(slow(60)))["id"]
+    await api.until(run_id, lambda s: s["status"] == "running")
+    assert (await api.json("GET", "/api/health", 200))["runs"] == 1

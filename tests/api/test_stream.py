@@ -1,0 +1,146 @@
+"""The WebSocket stream: catch-up then live with no gap and no duplicate; slow clients."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import WSMsgType
+from api_helpers import TOKEN, Api, workflow
+from conftest import make_api_parts
+
+from desktop.store.reader import EventReader
+
+END = ("run.completed", "run.failed", "run.stopped")
+
+
+def logged(api: Api, run_id: str) -> list[dict[str, Any]]:
+    return list(EventReader(api.data / "runs" / run_id).iter_events())
+
+
+async def collect(ws, stop=lambda events: any(e["type"] in END for e in events),
+                  timeout: float = 60.0) -> list[dict[str, Any]]:
+    """Events from ``ws`` until ``stop(all so far)``; each frame must be a JSON array."""
+    events: list[dict[str, Any]] = []
+
+    async def read() -> None:
+        async for message in ws:
+            assert message.type == WSMsgType.TEXT, message
+            batch = json.loads(message.data)
+            assert isinstance(batch, list) and batch
+            events.extend(batch)
+            if stop(events):
+                return
+
+    await asyncio.wait_for(read(), timeout)
+    return events
+
+
+def assert_exact(received: list[dict[str, Any]], expected: list[dict[str, Any]]) -> None:
+    seqs = [e["seq"] for e in received]
+    assert seqs == sorted(set(seqs)), "a duplicate or an out-of-order event"
+    assert received == expected
+
+
+async def test_live_client_gets_every_event_once_in_order(api: Api) -> None:
+    doc = workflow({"a": {"script": [{"deltas": 2000}, {"sleep": 0.2}, {"deltas": 2000}]}})
+    run_id = (await api.start(doc))["id"]
+    async with api.client.ws_connect(f"/api/runs/{run_id}/stream") as ws:
+        received = await collect(ws)
+    await api.finished(run_id)
+    assert_exact(received, [e for e in logged(api, run_id) if e["seq"] <= received[-1]["seq"]])
+    assert received[0]["seq"] == 1
+
+
+async def test_after_resumes_with_exactly_the_missing_events(api: Api) -> None:
+    run_id = (await api.start(workflow({"a": {"script": [{"deltas": 500}]}})))["id"]
+    await api.finished(run_id)
+    every = logged(api, run_id)
+    for after in (0, 1, 250, len(every) - 1):
+        async with api.client.ws_connect(f"/api/runs/{run_id}/stream?after={after}") as ws:
+            received = await collect(ws, lambda ev: ev[-1]["seq"] == every[-1]["seq"])
+        assert_exact(received, every[after:])
+
+
+async def test_reconnect_mid_run_misses_nothing(api: Api) -> None:
+    doc = workflow({"a": {"script": [{"deltas": 3000}, {"sleep": 0.3}, {"deltas": 3000}]}})
+    run_id = (await api.start(doc))["id"]
+    first: list[dict[str, Any]] = []
+    async with api.client.ws_connect(f"/api/runs/{run_id}/stream") as ws:
+        first = await collect(ws, lambda ev: len(ev) >= 1000)
+    last = first[-1]["seq"]
+    async with api.client.ws_connect(f"/api/runs/{run_id}/stream?after={last}") as ws:
+        rest = await collect(ws)
+    received = first + rest
+    assert_exact(received, logged(api, run_id)[:len(received)])
+    assert received[-1]["type"] == "run.completed"
+
+
+async def test_token_may_be_a_query_parameter_for_the_stream(api: Api, tmp_path: Path) -> None:
+    run_id = (await api.start(workflow({"a": {"script": [{"say": "hi"}]}})))["id"]
+    await api.finished(run_id)
+    session = api.client.session
+    url = api.client.make_url(f"/api/runs/{run_id}/stream?token={TOKEN}")
+    async with session.ws_connect(url, headers={"Authorization": ""}) as ws:
+        assert (await collect(ws))[-1]["type"] == "run.completed"
+    response = await session.get(api.client.make_url(f"/api/runs/{run_id}?token={TOKEN}"),
+                                 headers={"Authorization": ""})
+    assert response.status == 401  # only the stream takes the token in the URL
+
+
+async def test_unknown_run_closes_with_4004(api: Api) -> None:
+    for run_id in ("00000000-0000-4000-8000-000000000000", "not-a-run"):
+        async with api.client.ws_connect(f"/api/runs/{run_id}/stream") as ws:
+            message = await ws.receive()
+            assert message.type == WSMsgType.CLOSE
+            assert ws.close_code == 4004
+    await api.healthy()
+
+
+async def test_client_frames_are_ignored(api: Api) -> None:
+    run_id = (await api.start(workflow({"a": {"script": [{"say": "hi"}]}})))["id"]
+    async with api.client.ws_connect(f"/api/runs/{run_id}/stream") as ws:
+        await ws.send_str("not json at all {")
+        await ws.send_bytes(b"\xff\x00")
+        await ws.send_str('{"type": "ping"}')
+        assert (await collect(ws))[-1]["type"] == "run.completed"
+    await api.healthy()
+
+
+@pytest.fixture
+async def small_queue_api(tmp_path: Path):
+    service, client, data, flows = make_api_parts(tmp_path, queue_limit=5000)
+    await client.start_server()
+    try:
+        yield Api(client, service, data, flows)
+    finally:
+        await service.shutdown()
+        await client.close()
+
+
+async def test_client_that_never_reads_is_dropped_and_others_get_everything(
+        small_queue_api: Api) -> None:
+    api = small_queue_api
+    doc = workflow({"a": {"script": [{"sleep": 0.5}] + [{"deltas": 20000}] * 6}})
+    run_id = (await api.start(doc))["id"]
+    url = f"/api/runs/{run_id}/stream"
+    async with api.client.ws_connect(url) as sleeper, api.client.ws_connect(url) as reader:
+        received = await collect(reader)  # the run ends while `sleeper` has read nothing
+        state = await api.finished(run_id)
+        assert state["status"] == "completed"
+        assert_exact(received, logged(api, run_id)[:len(received)])
+        got: list[dict[str, Any]] = []
+        while True:  # now it reads: what was buffered, then the close
+            message = await asyncio.wait_for(sleeper.receive(), 30)
+            if message.type != WSMsgType.TEXT:
+                break
+            got += json.loads(message.data)
+        assert message.type == WSMsgType.CLOSE
+        assert message.data == 4008  # (the server may have closed the socket since)
+        assert f"reconnect with after={got[-1]['seq']}" in message.extra
+        assert got and got[-1]["seq"] < received[-1]["seq"]
+        assert_exact(got, logged(api, run_id)[:len(got)])
+    await api.healthy()
