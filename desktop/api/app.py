@@ -12,7 +12,7 @@ from desktop.api.runs import RunService
 from desktop.api.security import guard, host_names, json_errors
 from desktop.api.stream import CLOSE_UNKNOWN_RUN, QUEUE_LIMIT, StreamClient
 from desktop.contract.api import MAX_BODY_BYTES
-from desktop.store.reader import EventReader
+from desktop.views.reader import EventReader
 
 STREAM_PATH = "/api/runs/{run_id}/stream"
 QUEUE: web.AppKey[int] = web.AppKey("queue_limit", int)

@@ -31,8 +31,9 @@ from desktop.contract.state import RunState
 from desktop.runtime.commands import Command, CommandError, Outcome, execute
 from desktop.runtime.engine import TERMINAL, Engine, EngineError, EngineOptions
 from desktop.store.paths import runs_dir
-from desktop.store.reader import EventReader, Page
-from desktop.store.runs import EngineBusy, RunError, engine_alive, open_run
+from desktop.store.runs import EngineBusy, RunError, engine_alive
+from desktop.views.reader import EventReader, Page
+from desktop.views.runs import open_run
 
 log = logging.getLogger(__name__)
 RESOLVED_MEMORY = 10_000

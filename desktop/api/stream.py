@@ -34,7 +34,7 @@ from typing import Any
 import orjson
 from aiohttp import WSCloseCode, web
 
-from desktop.store.reader import EventReader
+from desktop.views.reader import EventReader
 
 log = logging.getLogger(__name__)
 

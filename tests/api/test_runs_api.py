@@ -6,7 +6,7 @@ from api_helpers import EXAMPLE, Api, gated_shell, slow, workflow
 
 from desktop.contract.state import RunState
 from desktop.graph.resources import examples_dir
-from desktop.store.reader import EventReader
+from desktop.views.reader import EventReader
 
 
 async def test_example_runs_to_completion_and_is_listed(api: Api) -> None:

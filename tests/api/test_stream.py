@@ -12,7 +12,7 @@ from aiohttp import WSMsgType
 from api_helpers import TOKEN, Api, workflow
 from conftest import make_api_parts
 
-from desktop.store.reader import EventReader
+from desktop.views.reader import EventReader
 
 END = ("run.completed", "run.failed", "run.stopped")
 
