@@ -58,6 +58,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--json", action="store_true", help="print comparison.json to stdout")
     e.set_defaults(handler=evaluate_command)
 
+    rp = actions.add_parser("report", help="write the comparison as one HTML file")
+    rp.add_argument("dir", metavar="DIR", help="the --out folder of `eval run`")
+    rp.add_argument("-o", "--output", metavar="FILE",
+                    help="where to write the report (default DIR/report.html)")
+    rp.set_defaults(handler=report_command)
+
 
 def _bad(message: str) -> int:
     print(message, file=sys.stderr)
@@ -140,4 +146,22 @@ def evaluate_command(args: argparse.Namespace) -> int:
               f"{args.dir}")
     if args.fail_on_regression and comparison["regressions"]:
         return 1
+    return 0
+
+
+def report_command(args: argparse.Namespace) -> int:
+    """Write the self-contained HTML report."""
+    from desktop.eval.reader import ResultsError
+    from desktop.eval.report import write_report
+
+    target = Path(args.output) if args.output else None
+    if target is not None and target.is_dir():
+        return _bad(f"eval report: -o {target} is a folder; give a file name like report.html")
+    try:
+        path = write_report(args.dir, target)
+    except ResultsError as exc:
+        return _bad(f"eval report: {exc}")
+    except OSError as exc:
+        return _bad(f"eval report: cannot write the report: {exc.strerror or exc}")
+    print(f"wrote {path}")
     return 0

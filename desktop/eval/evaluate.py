@@ -213,7 +213,11 @@ def evaluate(root: str | Path, write: bool = True) -> dict[str, Any]:
 
     Raises :class:`desktop.eval.reader.ResultsError` when ``root`` holds no results.
     """
-    results = read_results(root)
+    return evaluate_results(read_results(root), write)
+
+
+def evaluate_results(results: ResultFolder, write: bool = True) -> dict[str, Any]:
+    """Like :func:`evaluate` for a result folder already read."""
     evaluations = {v.rel: evaluate_version(v) for v in results.versions}
     comparison = compare(results, evaluations)
     if write:

@@ -87,7 +87,8 @@ _INSTALLERS = {
 _NET_COMMANDS = {"curl", "wget", "ssh", "scp", "sftp", "nc", "ncat", "netcat", "telnet",
                  "ftp", "http", "https", "ping", "dig", "nslookup", "aria2c"}
 _SHELLS = {"sh", "bash", "zsh", "dash", "python", "python3", "node", "perl", "ruby"}
-_SEPARATORS = re.compile(r"\|\||&&|;|\||\n|&")
+_REDIRECTS = {">", ">>", ">|", "&>", "&>>"}
+_OPERATOR_CHARS = set("();<>|&")
 
 
 @dataclass(frozen=True)
@@ -194,23 +195,40 @@ def _under(path: PurePosixPath, root: PurePosixPath) -> bool:
     return ".." not in path.parts
 
 
+def _tokens(command: str) -> tuple[list[str], bool]:
+    """Shell words and operators (``;``, ``&&``, ``|``, ``>``...), and whether the quoting
+    was balanced."""
+    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        return list(lexer), True
+    except ValueError:
+        return command.split(), False
+
+
 def command_tags(command: str, workspace: str | None = None) -> set[str]:
     """Risk tags of a shell command line (every simple command in it)."""
     tags: set[str] = set()
-    pieces = [p for p in _SEPARATORS.split(command) if p.strip()]
     if re.search(r"(curl|wget)\b[^|]*\|\s*(sudo\s+)?(sh|bash|zsh|python3?)\b", command):
         tags.add("remote_code")
-    for target in re.findall(r"(?<![0-9&<])>{1,2}\s*([^\s;|&]+)", command):
-        if target not in ("&1", "&2") and _outside(target, workspace):
-            tags.add("outside_workspace")
-    for piece in pieces:
-        try:
-            words = shlex.split(piece, comments=True)
-        except ValueError:
-            tags.add("unparsed_command")
-            words = piece.split()
-        tags |= _simple_command_tags(words, workspace)
-    return tags
+    tokens, balanced = _tokens(command)
+    if not balanced:
+        tags.add("unparsed_command")
+    words: list[str] = []
+    for i, token in enumerate(tokens):
+        if token in _REDIRECTS:
+            target = tokens[i + 1] if i + 1 < len(tokens) else ""
+            if target and _outside(target, workspace):
+                tags.add("outside_workspace")
+            continue
+        if i and tokens[i - 1] in _REDIRECTS:
+            continue  # the redirect's target, not an argument
+        if token and set(token) <= _OPERATOR_CHARS:
+            tags |= _simple_command_tags(words, workspace)
+            words = []
+        else:
+            words.append(token)
+    return tags | _simple_command_tags(words, workspace)
 
 
 def _simple_command_tags(words: list[str], workspace: str | None) -> set[str]:

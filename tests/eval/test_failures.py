@@ -60,6 +60,11 @@ async def test_rest_provider_http_500_keeps_the_whole_body(tmp_path: Path, monke
     assert orjson.loads((version / "run.json").read_bytes())["base_url"] == server.url
     assert "test-key-not-secret" not in repr(case)
     assert_contract(version)
+    from desktop.eval.report import write_report
+
+    html = write_report(out).read_text()
+    assert "runner error: http_error (HTTP 500 Internal Server Error)" in html
+    assert f'href="new/{version.name}/assets/ask/full_body.txt"' in html
 
 
 async def test_an_agent_printing_non_json_on_a_json_stream(tmp_path: Path) -> None:

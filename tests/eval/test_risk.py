@@ -27,6 +27,8 @@ WS = "/work/space"
     ("command", {"cmd": "cp a.txt /work/space/b.txt"}, "low", []),
     ("command", {"cmd": "cp a.txt ../elsewhere.txt"}, "high", ["outside_workspace"]),
     ("command", {"cmd": "echo 'unbalanced"}, "medium", ["unparsed_command"]),
+    ("command", {"cmd": "python3 -c 'import x; print(1)' && ls"}, "low", []),
+    ("command", {"cmd": "echo x 2>&1 | tee /etc/motd"}, "high", ["outside_workspace"]),
     ("Bash", {"command": "find . -name '*.tmp' -delete"}, "high", ["delete_recursive"]),
     ("exec_command", {"command": ["bash", "-lc", "git clone x"]}, "medium", ["network"]),
     ("edit_file", {"path": "src/a.py", "content": ""}, "low", []),

@@ -98,3 +98,44 @@ def test_exported_json_schemas_accept_the_files(example_out: Path) -> None:
         run_schema.validate(orjson.loads((version / "run.json").read_bytes()))
         for case_id in ("slugify", "clamp", "readme"):
             case_schema.validate(orjson.loads((version / f"{case_id}.json").read_bytes()))
+
+
+def _links(html: str) -> list[str]:
+    import re
+
+    return re.findall(r'(?:href|src)="([^"]*)"', html)
+
+
+def _assert_self_contained(report: Path, roots: set[str]) -> str:
+    html = report.read_text(encoding="utf-8")
+    assert not any(root in html for root in roots)
+    assert "<link" not in html and "@import" not in html and "url(" not in html
+    for link in _links(html):
+        assert not link.startswith(("http:", "https:", "//", "/", "file:")), link
+        if not link.startswith("#"):
+            assert (report.parent / link).exists(), link
+    return html
+
+
+def test_report_is_one_self_contained_file(example_out: Path, tmp_path: Path) -> None:
+    from desktop.eval.report import write_report
+
+    report = write_report(example_out)
+    html = _assert_self_contained(report, {str(example_out), str(tmp_path), str(EXAMPLE)})
+    assert html.count('class="badge b-regressed"') >= 2 and 'id="case-clamp"' in html
+    assert "rm -rf build __pycache__" in html and "delete_recursive" in html
+    anchors = {a for a in _links(html) if a.startswith("#")}
+    for anchor in anchors:
+        assert f'id="{anchor[1:]}"' in html, anchor
+
+
+def test_report_of_a_copied_folder_and_elsewhere(example_out: Path, tmp_path: Path) -> None:
+    from desktop.eval.report import write_report
+
+    copy = tmp_path / "moved" / "results"
+    shutil.copytree(example_out, copy)
+    report = write_report(copy)
+    _assert_self_contained(report, {str(example_out), str(tmp_path)})
+    other = write_report(copy, tmp_path / "reports" / "r.html")
+    html = _assert_self_contained(other, {str(example_out), str(tmp_path)})
+    assert "../moved/results/new/" in html
