@@ -111,7 +111,7 @@ def test_not_a_result_folder(tmp_path: Path, capsys) -> None:
 
 
 json_like = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=10)),
+    st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1), st.text(max_size=10)),
     lambda inner: st.one_of(st.lists(inner, max_size=3),
                             st.dictionaries(st.sampled_from(
                                 ["schema_version", "case_id", "status", "version", "events",
