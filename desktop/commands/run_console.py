@@ -12,7 +12,6 @@ scripts behave the same however fast the agents are.
 from __future__ import annotations
 
 import asyncio
-import json
 import shlex
 import sys
 import threading
@@ -21,6 +20,7 @@ from collections.abc import Callable
 from desktop.runtime.approvals import ApprovalError
 from desktop.runtime.engine import Engine, EngineError
 from desktop.runtime.scheduler import StepError
+from desktop.store.safe_json import loads as safe_loads
 
 HELP = """commands:
   step [NODE]            run the next pending turn (or NODE's) in INTERACTIVE mode
@@ -154,7 +154,7 @@ class Console:
         start = line.find("{")
         if start < 0:
             raise ValueError("usage: modify [ID] JSON (a JSON object of the new arguments)")
-        args = json.loads(line[start:])
+        args = safe_loads(line[start:], lenient=True)
         if not isinstance(args, dict):
             raise ValueError("the new arguments must be a JSON object")
         head = shlex.split(line[:start])[1:]

@@ -10,10 +10,19 @@ from pydantic import ValidationError
 from desktop.graph.document import DOCUMENT_VERSION, WorkflowDocument
 from desktop.graph.errors import Problem, WorkflowLoadError
 from desktop.graph.fields import from_validation_error, locate, unknown_fields
-from desktop.graph.sourcemap import SourceMap, compose_map
+from desktop.graph.sourcemap import SourceMap, map_lines
 from desktop.store.atomic import atomic_write_text
+from desktop.store.safe_yaml import (
+    MAX_YAML_BYTES,
+    YamlError,
+    compose_yaml,
+    construct_yaml,
+    read_yaml_text,
+)
 
 WORKFLOW_SUFFIX = ".flow.yaml"
+MAX_WORKFLOW_BYTES = MAX_YAML_BYTES
+"""Workflow (and suite) files above this size are refused before they are read."""
 
 
 def load_workflow(path: str | os.PathLike[str]) -> WorkflowDocument:
@@ -27,7 +36,10 @@ def loads_workflow(text: str, source: str = "<string>") -> WorkflowDocument:
 
 
 def read_workflow(path: str | os.PathLike[str]) -> tuple[WorkflowDocument, SourceMap]:
-    """Like load_workflow, also returning the line map for later validation messages."""
+    """Like load_workflow, also returning the line map for later validation messages.
+
+    Files above MAX_WORKFLOW_BYTES are refused before they are read.
+    """
     file = str(path)
     target = Path(path)
     if target.is_dir():
@@ -35,7 +47,7 @@ def read_workflow(path: str | os.PathLike[str]) -> tuple[WorkflowDocument, Sourc
             "", "is a folder, not a workflow file",
             f"give the path of a *{WORKFLOW_SUFFIX} file inside it", file=file)])
     try:
-        data = target.read_bytes()
+        text = read_yaml_text(target, MAX_WORKFLOW_BYTES)
     except FileNotFoundError:
         raise WorkflowLoadError([Problem(
             "", "file not found", "check the path and the spelling", file=file)]) from None
@@ -43,13 +55,8 @@ def read_workflow(path: str | os.PathLike[str]) -> tuple[WorkflowDocument, Sourc
         raise WorkflowLoadError([Problem(
             "", f"cannot read file: {exc.strerror or exc}", "check permissions",
             file=file)]) from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise WorkflowLoadError([Problem(
-            "", f"not valid UTF-8 (byte {exc.start})", "save the file as UTF-8",
-            line=line, file=file)]) from None
+    except YamlError as exc:
+        raise WorkflowLoadError([_yaml_problem(exc)]) from None
     return parse_workflow(text, file)
 
 
@@ -57,15 +64,16 @@ def parse_workflow(text: str, source: str = "<string>") -> tuple[WorkflowDocumen
     """Parse YAML text into a document and its line map; WorkflowLoadError if it is bad."""
     text = text.removeprefix("\ufeff")
     try:
-        smap, problems = compose_map(text, source)
-    except yaml.YAMLError as exc:
-        raise WorkflowLoadError([_yaml_problem(exc, source)]) from None
+        root, loader = compose_yaml(text, source, strict=False)
+    except YamlError as exc:
+        raise WorkflowLoadError([_yaml_problem(exc)]) from None
+    smap, problems = map_lines(root, source)
     if problems:
         raise WorkflowLoadError(problems)
     try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise WorkflowLoadError([_yaml_problem(exc, source)]) from None
+        raw = construct_yaml(root, loader)
+    except YamlError as exc:
+        raise WorkflowLoadError([_yaml_problem(exc)]) from None
     if raw is None:
         raise WorkflowLoadError([Problem(
             "", "the file is empty", "a workflow needs at least `name:` and `nodes:`",
@@ -91,17 +99,9 @@ def parse_workflow(text: str, source: str = "<string>") -> tuple[WorkflowDocumen
     return doc, smap
 
 
-def _yaml_problem(exc: yaml.YAMLError, source: str) -> Problem:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    line = mark.line + 1 if mark is not None else None
-    problem = getattr(exc, "problem", None) or str(exc)
-    if isinstance(exc, yaml.constructor.ConstructorError):
-        return Problem("", f"YAML tag not allowed: {problem}",
-                       "workflow files are plain data; remove the tag", line=line, file=source)
-    context = getattr(exc, "context", None)
-    message = f"malformed YAML: {problem}" + (f" ({context})" if context else "")
-    return Problem("", message, "check indentation, colons and quotes on this line",
-                   line=line, file=source)
+def _yaml_problem(exc: YamlError) -> Problem:
+    hint = exc.hint.replace("this file is", "workflow files are")
+    return Problem("", exc.message, hint, line=exc.line, file=exc.file)
 
 
 # ---------------------------------------------------------------- writing

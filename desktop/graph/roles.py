@@ -2,11 +2,11 @@
 
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from desktop.contract.state import Capabilities
 from desktop.graph.resources import roles_dir
+from desktop.store.safe_yaml import YamlError, load_yaml_file
 
 ROLE_SUFFIX = ".yaml"
 
@@ -60,9 +60,11 @@ def list_roles(folder: Path | None = None) -> list[RoleTemplate]:
 
 def _read_role(path: Path, name: str) -> RoleTemplate:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        data = load_yaml_file(path)
+    except OSError as exc:
         raise RoleFileError(f"{path}: cannot read role template: {exc}") from exc
+    except YamlError as exc:
+        raise RoleFileError(f"cannot read role template: {exc}") from exc
     if not isinstance(data, dict):
         raise RoleFileError(f"{path}: a role template is a mapping with name, title, ...")
     data.setdefault("name", name)

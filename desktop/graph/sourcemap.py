@@ -3,13 +3,8 @@
 import yaml
 
 from desktop.graph.errors import Problem, format_path
-
-SAFE_TAG_PREFIX = "tag:yaml.org,2002:"
-_SAFE_TAGS = {
-    SAFE_TAG_PREFIX + t
-    for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp", "binary",
-              "omap", "pairs", "set", "merge", "value")
-}
+from desktop.store.safe_yaml import SAFE_TAG_PREFIX
+from desktop.store.safe_yaml import SAFE_TAGS as _SAFE_TAGS
 
 
 class SourceMap:
@@ -32,13 +27,10 @@ def _parent(path: str) -> str:
     return path[:cut] if cut > 0 else ""
 
 
-def compose_map(text: str, file: str | None) -> tuple[SourceMap, list[Problem]]:
-    """Compose ``text`` (no objects built) into a map of lines, plus structural problems.
-
-    Structural problems are unsafe or unknown tags and duplicate keys. Malformed YAML
-    raises ``yaml.YAMLError`` for the caller to report.
+def map_lines(root: yaml.Node | None, file: str | None) -> tuple[SourceMap, list[Problem]]:
+    """A composed YAML tree (see store/safe_yaml.py) as a map of lines, plus structural
+    problems: unsafe or unknown tags and duplicate keys, each with its field path.
     """
-    root = yaml.compose(text, Loader=yaml.SafeLoader)
     smap = SourceMap()
     problems: list[Problem] = []
     if root is not None:

@@ -35,6 +35,7 @@ from desktop.providers.base import Gate
 from desktop.providers.lines import log_event
 from desktop.providers.process import AgentProcess
 from desktop.store.atomic import atomic_write_text
+from desktop.store.safe_json import loads as safe_loads
 
 Emit = Callable[[dict[str, Any]], None]
 MODIFIED_NOTE = ("the approval modified the tool's arguments, which ACP cannot pass to the "
@@ -75,8 +76,8 @@ class ProcessTransport:
 
 def _json_object(line: str) -> dict[str, Any] | None:
     try:
-        value = json.loads(line)
-    except (ValueError, RecursionError):
+        value = safe_loads(line, lenient=True)
+    except ValueError:
         return None
     return value if isinstance(value, dict) else None
 

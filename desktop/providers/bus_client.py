@@ -16,6 +16,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from desktop.store.safe_json import loads as safe_loads
+
 POST_TYPES = ("PROGRESS", "FACT", "ERROR", "DECISION", "QUESTION")
 
 
@@ -29,7 +31,7 @@ def _run_id(bus: Path) -> str | None:
     try:
         with open(bus, "rb") as fh:
             first = fh.readline()
-        return json.loads(first).get("runId") if first.strip() else None
+        return safe_loads(first).get("runId") if first.strip() else None
     except (OSError, ValueError, AttributeError):
         return None
 
@@ -41,7 +43,7 @@ def _write_handoff(to: str, message: str) -> Path | None:
     path = Path(folder) / "handoff.json"
     data: dict = {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = safe_loads(path.read_bytes())
         if not isinstance(data, dict):
             data = {}
     except (OSError, ValueError):

@@ -6,6 +6,7 @@ import orjson
 from pydantic import ValidationError
 
 from desktop.contract.events import EVENT_TYPES, parse_event
+from desktop.store.safe_json import loads as safe_loads
 
 # Fields the engine fills in; an agent cannot choose them.
 ENGINE_FIELDS = ("id", "runId", "ts", "nodeId", "seq")
@@ -22,7 +23,7 @@ def parse_event_line(line: str) -> tuple[dict[str, Any] | None, str | None]:
     if not stripped.startswith("{") or '"type"' not in stripped:
         return None, None
     try:
-        obj = orjson.loads(stripped)
+        obj = safe_loads(stripped)
     except orjson.JSONDecodeError:
         return None, None
     if type(obj) is not dict or type(obj.get("type")) is not str \

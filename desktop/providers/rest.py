@@ -8,7 +8,6 @@ it at the fake model server). No tools are offered, so nothing needs gating.
 """
 
 import contextlib
-import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import aiohttp
 
 from desktop.providers.base import Provider, TurnOutcome, TurnRequest
 from desktop.providers.parsers.common import as_dict, as_text, classify_error
+from desktop.store.safe_json import loads as safe_loads
 
 MAX_ERROR_BODY = 10 * 1024 * 1024
 ERROR_BODY_FILE = "http-error-body.txt"
@@ -109,7 +109,7 @@ class RestProvider(Provider):
             if data == "[DONE]":
                 break
             try:
-                chunk = json.loads(data)
+                chunk = safe_loads(data, lenient=True)
             except ValueError:
                 yield {"type": "node.log", "stream": "stdout", "problem": "not-json",
                        "text": data[:4000]}
@@ -161,7 +161,7 @@ async def _error_body(response: aiohttp.ClientResponse, folder: Path | None) -> 
 
 def _error_message(status: int, text: str) -> str:
     try:
-        body = json.loads(text)
+        body = safe_loads(text, lenient=True)
     except ValueError:
         return f"HTTP {status}: {text[:500]}"
     error = as_dict(as_dict(body).get("error"))

@@ -13,6 +13,7 @@ import orjson
 from desktop.contract.run_info import new_agent_run_id
 from desktop.runtime.prompt import PromptBlock, blocks_json, render
 from desktop.store.atomic import atomic_write_json, atomic_write_text
+from desktop.store.safe_json import loads as safe_loads
 
 AGENTS = "agents"
 PROMPT_MD = "prompt.md"
@@ -100,7 +101,7 @@ def read_handoff(
     if not path.is_file():
         return None, None
     try:
-        data = orjson.loads(path.read_bytes())
+        data = safe_loads(path.read_bytes())
     except (OSError, orjson.JSONDecodeError) as exc:
         return None, f"{path}: not valid JSON ({exc}); write {{\"to\": NODE, \"message\": ...}}"
     entries = data if isinstance(data, list) and data else [data]
@@ -168,7 +169,7 @@ def _last_handoff(data: mmap.mmap, offset: int, needle: bytes) -> dict[str, Any]
         if needle not in line:
             continue
         try:
-            event = orjson.loads(line)
+            event = safe_loads(line)
         except orjson.JSONDecodeError:
             continue
         if (isinstance(event, dict) and event.get("type") == "bus.message"

@@ -15,6 +15,7 @@ import orjson
 
 from desktop.store.atomic import atomic_write_bytes
 from desktop.store.jsonl import CHUNK, decode_line, read_at
+from desktop.store.safe_json import loads as safe_loads
 
 INDEX_FILE = "events.idx"
 STEP = 1 << 16
@@ -109,7 +110,7 @@ class OffsetIndex:
 
     def _load(self) -> None:
         try:
-            data = orjson.loads(self.path.read_bytes())
+            data = safe_loads(self.path.read_bytes())
             if data.get("v") != _VERSION or data.get("step") != self.step:
                 return
             self.entries = [(int(s), int(o)) for s, o in data["entries"]]

@@ -12,6 +12,8 @@ from typing import BinaryIO
 
 import orjson
 
+from desktop.store.safe_json import loads as safe_loads
+
 EVENTS_FILE = "events.jsonl"
 LOCK_SUFFIX = ".lock"
 CHUNK = 1 << 16
@@ -30,7 +32,7 @@ class Problem:
 def decode_line(line: bytes) -> dict | str:
     """The event on ``line`` (without its newline), or a short reason it is not one."""
     try:
-        obj = orjson.loads(line)
+        obj = safe_loads(line)
     except orjson.JSONDecodeError as exc:
         return f"not JSON ({str(exc)[:80]})"
     if type(obj) is not dict:

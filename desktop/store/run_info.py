@@ -6,7 +6,6 @@ so a checker can report all of them at once.
 
 import os
 from datetime import UTC, date, datetime
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -22,6 +21,7 @@ from desktop.contract.run_info import (
     run_id_problem,
 )
 from desktop.store.atomic import atomic_write_text
+from desktop.store.safe_yaml import YamlError, load_yaml, read_yaml_text
 
 __all__ = [
     "RunInfo",
@@ -32,9 +32,6 @@ __all__ = [
     "validate_at_creation",
     "write_run_info",
 ]
-
-_BOM = b"\xef\xbb\xbf"
-
 
 class RunInfoError(ValueError):
     """A run-info.yaml that cannot be read; the message names the file and the field."""
@@ -71,21 +68,19 @@ def read_run_info(path: str | os.PathLike[str]) -> RunInfo:
     The version is checked before anything else; unknown keys are ignored.
     """
     try:
-        raw = Path(path).read_bytes()
+        text = read_yaml_text(path)
     except OSError as exc:
         raise RunInfoError(path, f"cannot read file ({exc.strerror or exc})") from exc
-    if raw.startswith(_BOM):
+    except YamlError as exc:
+        raise RunInfoError(path, exc.message[0].lower() + exc.message[1:]) from exc
+    if text.startswith("\ufeff"):
         raise RunInfoError(path, "starts with a UTF-8 BOM; save it as UTF-8 without BOM")
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise RunInfoError(path, f"is not valid UTF-8 (byte {exc.start})") from exc
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        raise RunInfoError(path, f"is not valid YAML{where}: {exc}") from exc
+        data = load_yaml(text, str(path))
+    except YamlError as exc:
+        where = f" at line {exc.line}" if exc.line else ""
+        raise RunInfoError(path, f"is not valid YAML{where}: {exc.message}"
+                           + (f" — {exc.hint}" if exc.hint else "")) from exc
     if not isinstance(data, dict):
         raise RunInfoError(path, "must be a YAML mapping of run-info fields")
     _check_version(path, data)

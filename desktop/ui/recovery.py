@@ -22,6 +22,7 @@ from desktop.graph.errors import WorkflowLoadError
 from desktop.graph.io import dumps_workflow, loads_workflow
 from desktop.store.atomic import atomic_write_json, atomic_write_text
 from desktop.store.paths import data_dir
+from desktop.store.safe_json import loads as safe_loads
 
 DOC_SUFFIX = ".flow.yaml"
 
@@ -111,7 +112,7 @@ def find_orphans(folder: Path | None = None) -> list[Orphan]:
         lock.release()
         meta: dict = {}
         with contextlib.suppress(OSError, orjson.JSONDecodeError):
-            meta = orjson.loads((folder / f"{session}.json").read_bytes())
+            meta = safe_loads((folder / f"{session}.json").read_bytes())
         found.append(Orphan(session, folder, meta.get("path"), meta.get("name") or session,
                             meta.get("savedAt") or ""))
     return sorted(found, key=lambda o: o.saved_at, reverse=True)

@@ -19,12 +19,12 @@ A file may be a list of replies, ``{replies: [...]}``, or ``{agents: {key: [...]
 replies run out, the last text reply is repeated (``then`` overrides it).
 """
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from desktop.store.safe_json import loads as safe_loads
+from desktop.store.safe_yaml import load_yaml, read_yaml_text
 
 DEFAULT_KEY = "default"
 EXHAUSTED = {"text": "Done."}
@@ -105,12 +105,11 @@ class Script:
     def load(cls, path: Path) -> "Script":
         """Read a script file (YAML or JSON); ScriptError naming the file when bad."""
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_yaml_text(path)
+            data = safe_loads(text) if path.suffix == ".json" else load_yaml(text, str(path))
         except OSError as exc:
             raise ScriptError(f"{path}: cannot read ({exc.strerror})") from exc
-        try:
-            data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-        except (ValueError, yaml.YAMLError) as exc:
+        except ValueError as exc:  # YamlError, JSONDecodeError
             raise ScriptError(f"{path}: not valid YAML/JSON: {exc}") from exc
         return cls.from_data(data, str(path))
 

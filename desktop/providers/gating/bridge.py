@@ -17,6 +17,7 @@ from typing import Any
 
 from desktop.contract.events import ToolCall
 from desktop.providers.base import Gate
+from desktop.store.safe_json import loads as safe_loads
 
 SOCKET_ENV = "AGENT_CANVAS_APPROVAL_SOCKET"
 
@@ -74,7 +75,7 @@ class ApprovalBridge:
     async def decide(self, line: bytes) -> dict[str, Any]:
         """The permission answer for one question line (a bad line is denied)."""
         try:
-            question = json.loads(line)
+            question = safe_loads(line)
             name = str(question["tool_name"])
             tool_input = question.get("input") or {}
             tool_id = str(question.get("tool_use_id") or "")

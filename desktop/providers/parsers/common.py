@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop.contract.base import new_id, utc_now
+from desktop.store.safe_json import loads as safe_loads
 
 MAX_TEXT = 64_000
 """Longest text kept from one tool output or unparsed line (the rest is cut)."""
@@ -108,7 +109,7 @@ def as_args(value: Any) -> dict[str, Any]:
         return value
     if isinstance(value, str):
         try:
-            decoded = json.loads(value)
+            decoded = safe_loads(value, lenient=True)
         except ValueError:
             return {"input": value}
         return decoded if isinstance(decoded, dict) else {"input": decoded}
@@ -143,8 +144,8 @@ class StreamParser:
         if not text:
             return []
         try:
-            data = json.loads(text)
-        except (ValueError, RecursionError):
+            data = safe_loads(text, lenient=True)
+        except ValueError:
             return [self._unparsed(text)]
         if not isinstance(data, dict):
             return [self._unparsed(text)]

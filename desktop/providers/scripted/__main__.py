@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from desktop.providers.scripted.agent import ScriptedAgent, ScriptError, inbox_text, select_steps
+from desktop.store.safe_json import loads as safe_loads
 
 
 def _load_json(env_name: str, default):
@@ -18,7 +19,7 @@ def _load_json(env_name: str, default):
     if not path:
         return default
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        return safe_loads(Path(path).read_bytes())
     except (OSError, json.JSONDecodeError) as exc:
         raise ScriptError(f"{env_name}={path}: cannot read JSON ({exc})") from exc
 

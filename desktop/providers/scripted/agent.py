@@ -23,6 +23,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from desktop.store.safe_json import loads as safe_loads
+
 STEP_KINDS = (
     "say", "think", "shell", "edit", "bus", "handoff", "spawn_node", "create_edge", "fail",
     "sleep", "hang", "repeat_output", "write_output", "done", "emit_raw", "deltas", "usage",
@@ -188,7 +190,7 @@ class ScriptedAgent:
         self.emit({"type": "tool.proposed", "tool": {"id": tool_id, "name": name, "args": args}})
         line = self.inp.readline()
         try:
-            resolution = json.loads(line) if line.strip() else {}
+            resolution = safe_loads(line) if line.strip() else {}
         except json.JSONDecodeError:
             resolution = {}
         self._resolution = resolution

@@ -6,13 +6,12 @@ Editor call (an undoable command), and the scene then follows the model.
 
 from __future__ import annotations
 
-import json
-
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPainter, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene, QGraphicsSceneMouseEvent
 
 from desktop.contract.enums import EdgeType
+from desktop.store.safe_json import loads as safe_loads
 from desktop.ui.canvas.edge_item import EdgeItem, curve
 from desktop.ui.canvas.look import Look
 from desktop.ui.canvas.node_item import NODE_H, NODE_W, NodeItem
@@ -366,7 +365,13 @@ class CanvasScene(QGraphicsScene):
         if not data.hasFormat(TEMPLATE_MIME):
             event.ignore()
             return
-        spec = json.loads(bytes(data.data(TEMPLATE_MIME)).decode())
+        try:  # another program can drop anything under our MIME type
+            spec = safe_loads(bytes(data.data(TEMPLATE_MIME)))
+        except ValueError:
+            spec = None
+        if not isinstance(spec, dict):
+            event.ignore()
+            return
         self.drop_template(spec, event.scenePos())
         event.acceptProposedAction()
 

@@ -26,13 +26,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.store.safe_json import loads as safe_loads
+
 Resolver = Callable[[str, str, dict | None, str | None], bool]
 
 
 def parse_args(text: str) -> tuple[dict | None, str | None]:
     """The edited arguments as a JSON object, or (None, a message saying what is wrong)."""
     try:
-        value = json.loads(text)
+        value = safe_loads(text, lenient=True)
     except json.JSONDecodeError as exc:
         return None, f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
     if not isinstance(value, dict):
