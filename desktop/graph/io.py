@@ -15,6 +15,7 @@ from desktop.store.atomic import atomic_write_text
 from desktop.store.safe_yaml import (
     MAX_YAML_BYTES,
     YamlError,
+    as_yaml_error,
     compose_yaml,
     construct_yaml,
     read_yaml_text,
@@ -99,7 +100,8 @@ def parse_workflow(text: str, source: str = "<string>") -> tuple[WorkflowDocumen
     return doc, smap
 
 
-def _yaml_problem(exc: YamlError) -> Problem:
+def _yaml_problem(exc: yaml.YAMLError, source: str = "<string>") -> Problem:
+    exc = as_yaml_error(exc, source)
     hint = exc.hint.replace("this file is", "workflow files are")
     return Problem("", exc.message, hint, line=exc.line, file=exc.file)
 

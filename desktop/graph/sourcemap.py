@@ -3,7 +3,7 @@
 import yaml
 
 from desktop.graph.errors import Problem, format_path
-from desktop.store.safe_yaml import SAFE_TAG_PREFIX
+from desktop.store.safe_yaml import SAFE_TAG_PREFIX, compose_yaml
 from desktop.store.safe_yaml import SAFE_TAGS as _SAFE_TAGS
 
 
@@ -25,6 +25,13 @@ class SourceMap:
 def _parent(path: str) -> str:
     cut = max(path.rfind("."), path.rfind("["))
     return path[:cut] if cut > 0 else ""
+
+
+def compose_map(text: str, file: str | None) -> tuple[SourceMap, list[Problem]]:
+    """Compose ``text`` with the safe loader's limits into a map of lines and structural
+    problems (see :func:`map_lines`); a YamlError (a ``yaml.YAMLError``) when it is bad."""
+    root, _ = compose_yaml(text, file or "<string>", strict=False)
+    return map_lines(root, file)
 
 
 def map_lines(root: yaml.Node | None, file: str | None) -> tuple[SourceMap, list[Problem]]:

@@ -43,8 +43,11 @@ SAFE_TAGS = frozenset(
 )
 
 
-class YamlError(ValueError):
-    """YAML that can not be read safely: where (file, line), what, and the fix."""
+class YamlError(ValueError, yaml.YAMLError):
+    """YAML that can not be read safely: where (file, line), what, and the fix.
+
+    Also a ``yaml.YAMLError``, so code that catches PyYAML's errors catches these.
+    """
 
     def __init__(self, file: str, message: str, hint: str = "", line: int | None = None,
                  kind: str = "malformed"):
@@ -155,7 +158,10 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
-def _malformed(exc: yaml.YAMLError, source: str) -> YamlError:
+def as_yaml_error(exc: yaml.YAMLError, source: str) -> YamlError:
+    """PyYAML's error as a YamlError naming ``source`` and the line."""
+    if isinstance(exc, YamlError):
+        return exc
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     problem = getattr(exc, "problem", None) or str(exc)
     if isinstance(exc, yaml.constructor.ConstructorError):
@@ -177,7 +183,7 @@ def compose_yaml(text: str, source: str = "<string>", *, strict: bool = True
     try:
         return loader.get_single_node(), loader
     except yaml.YAMLError as exc:
-        raise _malformed(exc, source) from None
+        raise as_yaml_error(exc, source) from None
     except RecursionError:  # MAX_DEPTH is far below the stack; this is a last line of defence
         raise YamlError(source, "nested too deeply", "flatten the structure",
                         kind="depth") from None
@@ -190,7 +196,7 @@ def construct_yaml(root: yaml.Node | None, loader: _BoundedLoader) -> Any:
     try:
         return loader.construct_document(root)
     except yaml.YAMLError as exc:
-        raise _malformed(exc, loader.source) from None
+        raise as_yaml_error(exc, loader.source) from None
 
 
 def load_yaml(text: str, source: str = "<string>") -> Any:
