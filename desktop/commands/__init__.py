@@ -15,6 +15,7 @@ COMMANDS: dict[str, str] = {
     "layout": "layout",
     "schema": "schema",
     "check": "check",
+    "verify": "verify",
     "runs": "runs",
     "replay": "replay",
     "run": "run",

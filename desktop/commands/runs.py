@@ -1,11 +1,13 @@
-"""``agent-canvas runs list|show|events``: look at recorded runs.
+"""``agent-canvas runs list|show|events|diff-env``: look at recorded runs.
 
-Exit codes: 0 success, 2 a run reference or folder that cannot be used.
+Exit codes: 0 success, 2 a run reference or folder that cannot be used; ``diff-env``
+exits 1 when the two runs' environments differ.
 """
 
 import argparse
 import sys
 from datetime import datetime
+from pathlib import Path
 
 import orjson
 from rich.console import Console
@@ -13,6 +15,7 @@ from rich.table import Table
 
 from desktop.contract.state import RunState
 from desktop.store.paths import data_dir
+from desktop.store.runner_diff import AgentRunRecord, agent_records, pair_runs
 from desktop.store.runs import LIVE_STATUSES, RunError, find_run
 from desktop.views.reader import EventReader
 from desktop.views.runs import list_runs, open_run
@@ -47,6 +50,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     ep.add_argument("--after", type=int, metavar="SEQ", help="events after this seq")
     ep.add_argument("--json", action="store_true", help="print the page as JSON")
     ep.set_defaults(handler=cmd_events)
+    dp = kids.add_parser("diff-env", help="which environment fields (runner.json) differ "
+                         "between two runs, node by node")
+    add_data_dir(dp, suppress=True)
+    dp.add_argument("left", metavar="RUN1", help="run id, unique id prefix or run folder")
+    dp.add_argument("right", metavar="RUN2", help="run id, unique id prefix or run folder")
+    dp.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    dp.set_defaults(handler=cmd_diff_env)
 
 
 def _print_json(obj: object) -> None:
@@ -121,6 +131,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         table.add_row(node.label, f"{node.status}{running}", str(len(state.inboxes.get(nid, []))),
                       str(state.turns.get(nid, 0)), node.summary)
     console.print(table)
+    _agent_runs(console, state, find_run(data_dir(args.data_dir), args.run))
     for approval in state.pending_approvals.values():
         who = state.nodes[approval.node_id].label if approval.node_id in state.nodes else "-"
         console.print(f"pending approval {approval.approval_id} from {who}: "
@@ -131,6 +142,61 @@ def cmd_show(args: argparse.Namespace) -> int:
     if state.usage:
         console.print("usage: " + ", ".join(f"{k} {v:g}" for k, v in state.usage.items()))
     return 0
+
+
+def _agent_runs(console: Console, state: RunState, folder: Path) -> None:
+    records = agent_records(folder, state)
+    if not records:
+        return
+    table = Table("node", "agent run", "sandbox", "runner hash")
+    for r in records:
+        box = "?"
+        if r.record is not None and isinstance(r.record.get("sandbox"), dict):
+            sandbox = r.record["sandbox"]
+            box = str(sandbox.get("backend"))
+            if sandbox.get("network_blocked"):
+                box += ", no network"
+        table.add_row(r.node, r.agent_run_id, box, r.runner_hash or (r.problem or "missing"))
+    console.print(table)
+
+
+def cmd_diff_env(args: argparse.Namespace) -> int:
+    """Compare two runs' environments; exit 0 when every node's agent runs match, 1 if not."""
+    try:
+        sides = []
+        for ref in (args.left, args.right):
+            folder = find_run(data_dir(args.data_dir), ref)
+            sides.append(agent_records(folder, open_run(folder)))
+    except RunError as exc:
+        return fail(str(exc))
+    pairs = pair_runs(*sides)
+    if args.json:
+        _print_json([{"node": p.node, "same": p.same,
+                      "left": _side(p.left), "right": _side(p.right),
+                      "differences": [{"field": f, "left": a, "right": b}
+                                      for f, a, b in p.differences]} for p in pairs])
+    else:
+        for p in pairs:
+            left = p.left.agent_run_id if p.left else "-"
+            right = p.right.agent_run_id if p.right else "-"
+            print(f"{p.node}: {left} vs {right}: " + ("same environment" if p.same else
+                  "no counterpart" if p.left is None or p.right is None else
+                  "record missing or unreadable" if not p.differences else
+                  f"{len(p.differences)} field(s) differ"))
+            for name, a, b in p.differences:
+                print(f"  {name}: {_shown(a)} -> {_shown(b)}")
+    return 0 if pairs and all(p.same for p in pairs) else 1
+
+
+def _side(record: AgentRunRecord | None) -> dict | None:
+    if record is None:
+        return None
+    return {"agentRunId": record.agent_run_id, "runnerHash": record.runner_hash,
+            **({"problem": record.problem} if record.problem else {})}
+
+
+def _shown(value: object) -> str:
+    return "(absent)" if value is None else orjson.dumps(value).decode()
 
 
 def _gist(event: dict) -> str:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, TypeAdapter
 from desktop.contract.envelope import Envelope
 from desktop.contract.events import EVENT_ADAPTER, KNOWN_EVENTS, EventBase
 from desktop.contract.run_info import RunInfo
+from desktop.contract.runner import Runner
 from desktop.contract.state import Artifact, EdgeState, NodeConfig, NodeState, RunState
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -36,7 +37,8 @@ def contract_sources() -> dict[str, SchemaSource]:
     """Every contract shape by schema file name."""
     sources: dict[str, SchemaSource] = {
         kebab(model.__name__) + SUFFIX: model
-        for model in (RunState, NodeState, NodeConfig, EdgeState, Envelope, Artifact, RunInfo)
+        for model in (RunState, NodeState, NodeConfig, EdgeState, Envelope, Artifact, RunInfo,
+                      Runner)
     }
     sources[EVENT_UNION_FILE] = EVENT_ADAPTER
     for model in KNOWN_EVENTS:

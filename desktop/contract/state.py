@@ -187,6 +187,9 @@ class RunState(ContractModel):
         default_factory=dict, alias="runningTurns",
         description="Turns started and not yet ended, by node id.")
     last_agent_run: dict[str, str] = Field(default_factory=dict, alias="lastAgentRun")
+    runner_hashes: dict[str, str] = Field(
+        default_factory=dict, alias="runnerHashes",
+        description="The core hash of each agent run's runner.json, by agentRunId.")
     stall: dict[str, Any] | None = None
     interrupted: bool = False
     last_seq: int = Field(0, alias="lastSeq")

@@ -22,10 +22,11 @@ from desktop.contract.sandbox import Sandbox
 from desktop.providers.base import Provider, TurnOutcome, TurnRequest
 from desktop.providers.redact import Redactor
 from desktop.runtime import agent_folder as af
-from desktop.runtime import memory_watch, sandbox, workspace_diff
+from desktop.runtime import memory_watch, runner_record, sandbox, workspace_diff
 from desktop.runtime.agent_env import build_env, bus_command, key_provider, protocol_vars
 from desktop.runtime.prompt import build_blocks, preamble
 from desktop.store.run_info import validate_at_completion, validate_at_creation, write_run_info
+from desktop.store.runner import RUNNER_JSON
 
 if TYPE_CHECKING:
     from desktop.runtime.turn import TurnContext
@@ -48,6 +49,7 @@ class AgentRunResult:
     output_limit_exceeded: bool = False
     oom_killed: bool = False
     refused: bool = False
+    runner_hash: str | None = None
     base_env: dict[str, str] = field(default_factory=dict)
 
 
@@ -74,12 +76,12 @@ class AgentRun:
 
     # --- set-up ---------------------------------------------------------------
 
-    def _artifact(self, kind: str, path: Path) -> None:
+    def _artifact(self, kind: str, path: Path, **extra: Any) -> None:
         ctx = self.ctx
         self.emit({"type": "artifact.created", "artifact": {
             "id": new_id(), "runId": ctx.run_id, "nodeId": ctx.node.id, "kind": kind,
             "name": path.name, "path": path.relative_to(ctx.run_dir).as_posix(),
-            "createdAt": utc_now()}})
+            "createdAt": utc_now(), **extra}})
 
     def _emit_each(self, events: list[dict]) -> None:
         for event in events:
@@ -274,6 +276,28 @@ class AgentRun:
         self.info = self.info.model_copy(update={
             "end_time": max(end, self.info.start_time), "exit_code": res.exit_code})
         await self._write_info(validate_at_completion, res.folder)
+        await self._write_runner(res)
+
+    async def _write_runner(self, res: AgentRunResult) -> None:
+        """runner.json: how the agent ran; its hash goes on the artifact event."""
+        info, ctx = self.info, self.ctx
+        assert info is not None and self.launch is not None
+        try:
+            record = await asyncio.to_thread(
+                runner_record.build_record, config=ctx.config, env=self.launch.seen_env,
+                agent_run_id=res.agent_run_id, started_at=info.start_time,
+                completed_at=info.end_time, exit_code=res.exit_code, timed_out=res.timed_out,
+                oom_killed=res.oom_killed)
+            path = res.folder / RUNNER_JSON
+            digest, problems = await asyncio.to_thread(runner_record.write_record, path, record)
+        except (OSError, ValueError) as exc:
+            self._log(f"{res.folder / RUNNER_JSON}: not written: {exc}")
+            return
+        if problems:
+            self._log(f"{path}: " + "; ".join(problems))
+        res.runner_hash = digest
+        self._artifact("report", path, agentRunId=res.agent_run_id, runnerHash=digest,
+                       sandbox=record["sandbox"]["backend"])
 
     async def _write_info(self, validate: Callable[[RunInfo], list[str]], folder: Path) -> None:
         info = self.info

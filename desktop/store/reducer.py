@@ -270,6 +270,9 @@ def _artifact_created(s: State, e: dict) -> State | None:
     if art is None:
         return None
     s["artifacts"][art["id"]] = art
+    agent_run, digest = art.get("agentRunId"), art.get("runnerHash")
+    if type(agent_run) is str and type(digest) is str:  # a runner.json record
+        s.setdefault("runnerHashes", {})[agent_run] = digest
     return s
 
 

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from desktop.contract.state import RunState
 
 _COLLECTIONS = {"nodes", "nodeConfigs", "edges", "artifacts", "inboxes", "pendingApprovals",
-                "turns", "runningTurns", "lastAgentRun", "usage"}
+                "turns", "runningTurns", "lastAgentRun", "usage", "runnerHashes"}
 _MAX_ROUNDS = 64
 
 

@@ -14,7 +14,7 @@ from desktop.graph.document import WorkflowDocument
 EXPECTED = {
     "run-state", "node-state", "node-config", "edge-state", "envelope", "artifact",
     "run-info", "workflow-document", "event", "eval-suite", "artifact.run", "artifact.case",
-    "artifact.failure-meta", "artifact.assets-manifest",
+    "artifact.failure-meta", "artifact.assets-manifest", "runner",
 }
 
 
@@ -57,3 +57,15 @@ def test_out_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     target.write_text("x")
     assert main(["schema", "--out", str(target)]) == 2
     assert "not a folder" in capsys.readouterr().err
+
+
+def test_runner_schema_accepts_the_specs_example_and_refuses_a_bad_one(tmp_path: Path) -> None:
+    from tests.store.runner_records import example
+
+    main(["schema", "--out", str(tmp_path)])
+    validator = Draft202012Validator(json.loads((tmp_path / "runner.schema.json").read_text()))
+    assert list(validator.iter_errors(example())) == []
+    bad = example()
+    bad["sandbox"]["backend"] = "docker"
+    bad["limits"]["timeout_ms"] = 10
+    assert len(list(validator.iter_errors(bad))) == 2

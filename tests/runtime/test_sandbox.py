@@ -129,6 +129,9 @@ async def test_memory_past_the_limit_kills_the_tree_and_is_recorded(tmp_path: Pa
     info = read_run_info(folder(ctx, result) / "run-info.yaml")
     assert info.exit_code != 0 and group_members(info.pgid) == []
     assert not any(e.get("text") == "never said" for e in events)
+    record = json.loads((folder(ctx, result) / "runner.json").read_bytes())
+    assert record["exit"]["oom_killed"] is True and record["exit"]["signal"] == "SIGKILL"
+    assert record["limits"]["max_memory_bytes"] == 200 * 1024 * 1024
 
 
 async def test_one_allocation_past_the_limit_fails_inside(tmp_path: Path):
