@@ -16,7 +16,6 @@ from __future__ import annotations
 import bisect
 from array import array
 from pathlib import Path
-from typing import Protocol
 
 from desktop.views.events import FileEvents, MemoryEvents
 from desktop.views.format import (
@@ -27,33 +26,33 @@ from desktop.views.format import (
     preview,
 )
 from desktop.views.search import TextSearch, event_matches
+from desktop.views.streams import FINAL_OF, STREAM_OF, LiveStreams
 from desktop.views.tool_calls import RunNotes
 
-_STREAM_OF = {"message.assistant.delta": "msg", "message.assistant.thinking.delta": "think"}
-_FINAL_OF = {"message.assistant.final": "msg", "message.assistant.thinking.final": "think"}
-_STREAM_CAP = 20000
 
+class RowSink:
+    """Told before and after rows change, as Qt's item models are; these do nothing."""
 
-class RowSink(Protocol):
-    """Told before and after rows change, as Qt's item models are."""
+    def begin_insert(self, first: int, last: int) -> None:
+        """Rows ``first..last`` are about to appear."""
 
-    def begin_insert(self, first: int, last: int) -> None: ...
-    def end_insert(self) -> None: ...
-    def begin_remove(self, first: int, last: int) -> None: ...
-    def end_remove(self) -> None: ...
-    def rows_changed(self, first: int, last: int) -> None: ...
-    def begin_reset(self) -> None: ...
-    def end_reset(self) -> None: ...
+    def end_insert(self) -> None:
+        """They have."""
 
+    def begin_remove(self, first: int, last: int) -> None:
+        """Rows ``first..last`` are about to go."""
 
-class _NoSink:
-    def begin_insert(self, first: int, last: int) -> None: ...
-    def end_insert(self) -> None: ...
-    def begin_remove(self, first: int, last: int) -> None: ...
-    def end_remove(self) -> None: ...
-    def rows_changed(self, first: int, last: int) -> None: ...
-    def begin_reset(self) -> None: ...
-    def end_reset(self) -> None: ...
+    def end_remove(self) -> None:
+        """They have."""
+
+    def rows_changed(self, first: int, last: int) -> None:
+        """Rows ``first..last`` read differently now."""
+
+    def begin_reset(self) -> None:
+        """Every row is about to change (a new filter)."""
+
+    def end_reset(self) -> None:
+        """They have."""
 
 
 class TranscriptRows:
@@ -62,10 +61,9 @@ class TranscriptRows:
     def __init__(self, store: MemoryEvents | FileEvents | None = None,
                  sink: RowSink | None = None) -> None:
         self.store = store if store is not None else MemoryEvents()
-        self.sink: RowSink = sink or _NoSink()
+        self.sink: RowSink = sink or RowSink()
         self.notes = RunNotes()
-        self._streams: dict[tuple[str, str], list] = {}  # (node, kind) -> [pos, text, msg]
-        self._stream_text: dict[int, str] = {}
+        self.streams = LiveStreams()
         self._node: str | None = None
         self._types: set[str] | None = None  # None: everything but HIDDEN_BY_DEFAULT
         self._search = ""
@@ -142,7 +140,7 @@ class TranscriptRows:
         event = self.event_at(row)
         if event is None:
             return None
-        live = self._stream_text.get(self.position(row))
+        live = self.streams.text.get(self.position(row))
         return dict(event, text=live) if live is not None else event
 
     def display(self, row: int) -> str | None:
@@ -217,19 +215,22 @@ class TranscriptRows:
             learn(event)
             kind = event.get("type", "")
             node = event.get("nodeId") or ""
-            stream = _STREAM_OF.get(kind)
+            stream = STREAM_OF.get(kind)
             if stream is not None:
-                self._stream(pos, event, (node, stream), new_rows, changed)
+                started, grown = self.streams.delta(pos, event, (node, stream))
+                if started and self._node in (None, node) and not self._search:
+                    new_rows.append(pos)
+                if grown is not None:
+                    changed.add(grown)
                 continue
-            final = _FINAL_OF.get(kind)
+            final = FINAL_OF.get(kind)
             if final is not None:
-                live = self._streams.pop((node, final), None)
-                if live is not None:
-                    self._stream_text.pop(live[0], None)
-                    if new_rows and live[0] in new_rows:
-                        new_rows.remove(live[0])
+                ended = self.streams.end((node, final))
+                if ended is not None:
+                    if new_rows and ended in new_rows:
+                        new_rows.remove(ended)
                     else:
-                        removed.append(live[0])
+                        removed.append(ended)
             if self._accepts(pos, event):
                 new_rows.append(pos)
         self._remove_positions(removed)
@@ -239,24 +240,6 @@ class TranscriptRows:
             self.sink.begin_insert(first, first + len(new_rows) - 1)
             self._rows.extend(new_rows)
             self.sink.end_insert()
-
-    def _stream(self, pos: int, event: dict, key: tuple[str, str], new_rows: list[int],
-                changed: set[int]) -> None:
-        """A delta: start the node's live row, or grow its text."""
-        live = self._streams.get(key)
-        if live is not None and live[2] != event.get("messageId"):
-            # a new message began with no final for the last: that row keeps its text
-            self._streams.pop(key)
-            live = None
-        if live is None:
-            self._streams[key] = [pos, str(event.get("text", "")), event.get("messageId")]
-            self._stream_text[pos] = self._streams[key][1]
-            if self._node in (None, key[0]) and not self._search:
-                new_rows.append(pos)
-        elif len(live[1]) < _STREAM_CAP:  # the final carries the whole text
-            live[1] += str(event.get("text", ""))
-            self._stream_text[live[0]] = live[1]
-            changed.add(live[0])
 
     def _remove_positions(self, positions: list[int]) -> None:
         for pos in positions:
@@ -336,7 +319,7 @@ class TranscriptRows:
             return False
         # live stream text is not in any single event: match it too
         low = text.lower()
-        self._matches = {p for p, t in self._stream_text.items() if low in t.lower()}
+        self._matches = {p for p, t in self.streams.text.items() if low in t.lower()}
         self._job = TextSearch(self.store, text)
         # the first slice now: a small log is done at once, a big one shows its first matches
         self._matches.update(self._job.step(slice_seconds))
@@ -419,14 +402,11 @@ class TranscriptRows:
             rows = [i for i in candidates if nodes[i] == code and allowed[types[i]]]
         else:
             rows = [i for i in candidates if allowed[types[i]]]
-        live = [p for p in self._stream_text
-                if self._node is None or self._stream_node(p) == self._node]
+        live = [p for p in self.streams.text
+                if self._node is None or self.streams.node_of(p) == self._node]
         if live and self._matches is None:
             rows = sorted(set(rows).union(live))
         return array("q", rows)
-
-    def _stream_node(self, pos: int) -> str:
-        return next((k[0] for k, v in self._streams.items() if v[0] == pos), "")
 
     def close(self) -> None:
         """Release the store."""

@@ -14,7 +14,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, Qt, QTimer,
 
 from desktop.views.events import FileEvents, MemoryEvents
 from desktop.views.format import category
-from desktop.views.transcript import TranscriptRows
+from desktop.views.transcript import RowSink, TranscriptRows
 
 SeqRole = Qt.ItemDataRole.UserRole + 1
 TypeRole = SeqRole + 1
@@ -28,7 +28,7 @@ ExpandedRole = SeqRole + 7
 _EMPTY = QModelIndex()
 
 
-class _QtSink:
+class _QtSink(RowSink):
     """The rows' change notices as Qt model calls."""
 
     def __init__(self, model: TranscriptModel) -> None:
