@@ -16,6 +16,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from desktop.providers.redact import Redactor
 from desktop.store.safe_json import loads as safe_loads
 
 POST_TYPES = ("PROGRESS", "FACT", "ERROR", "DECISION", "QUESTION")
@@ -34,6 +35,13 @@ def _run_id(bus: Path) -> str | None:
         return safe_loads(first).get("runId") if first.strip() else None
     except (OSError, ValueError, AttributeError):
         return None
+
+
+def _redactor() -> Redactor:
+    """Secrets this agent holds, by the user's patterns too: the message goes straight
+    into the log, past the engine's own redaction."""
+    runs = os.environ.get("RUNS_DIR")
+    return Redactor.from_env(data_dir=Path(runs).parent if runs else None)
 
 
 def _write_handoff(to: str, message: str) -> Path | None:
@@ -86,6 +94,7 @@ def post_message(bus_type: str, message: str, handoff: str | None = None) -> int
     bus = Path(bus_env)
     if not bus.is_file():
         raise BusError(f"MESSAGE_BUS={bus} does not exist; it must be a run's events.jsonl")
+    message = _redactor().text(message)
     run_id = _run_id(bus)
     event: dict = {"type": "bus.message", "busType": bus_type, "message": message}
     if run_id:

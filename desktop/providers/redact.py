@@ -1,32 +1,65 @@
-"""Removing secret values (API keys, tokens) from agent output before it is kept."""
+"""Removing secret values (API keys, tokens, passwords) from everything a run keeps.
 
+The values of every variable with a secret-looking name (desktop/contract/secrets.py)
+in the engine's environment are replaced by ``[REDACTED]`` wherever they appear: in
+events, in the agent's stdout and stderr copies, and in every file of its run folder.
+Values shorter than ``MIN_SECRET_LEN`` characters are left alone (they would blank out
+ordinary words), and so are values that are paths of existing files (a secret is not
+a path; ``GOOGLE_APPLICATION_CREDENTIALS`` names a file whose content is the secret).
+"""
+
+import contextlib
 import os
-import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
-SECRET_NAME = re.compile(r"(_API_KEY|_TOKEN|_SECRET|_PASSWORD)$|^(API_KEY|TOKEN|SECRET)$", re.I)
-MIN_SECRET_LEN = 6  # shorter values would redact ordinary words
+from desktop.contract.secrets import (
+    ENV_SECRET_NAMES,
+    SECRET_NAMES_FILE,
+    is_secret_name,
+    parse_patterns,
+)
+from desktop.store.atomic import atomic_write_bytes
+
+MIN_SECRET_LEN = 8
+
+__all__ = ["MIN_SECRET_LEN", "Redactor", "is_secret_name", "secret_values", "user_patterns"]
 
 
-def is_secret_name(name: str) -> bool:
-    """Whether an environment variable of this name holds a secret."""
-    return bool(SECRET_NAME.search(name))
+def user_patterns(data_dir: Path | None = None,
+                  environ: Mapping[str, str] | None = None) -> list[str]:
+    """The user's own secret-name patterns: $AGENT_CANVAS_SECRET_NAMES and
+    ``DATA_DIR/secret-names.txt``."""
+    environ = os.environ if environ is None else environ
+    patterns = parse_patterns(environ.get(ENV_SECRET_NAMES, ""))
+    if data_dir is not None:
+        with contextlib.suppress(OSError):
+            patterns += parse_patterns((Path(data_dir) / SECRET_NAMES_FILE).read_text(
+                encoding="utf-8", errors="replace"))
+    return patterns
 
 
-def secret_values(*environs: Mapping[str, str]) -> list[str]:
+def _worth_redacting(value: str) -> bool:
+    if len(value) < MIN_SECRET_LEN:
+        return False
+    return not (os.path.isabs(value) and os.path.exists(value))
+
+
+def secret_values(*environs: Mapping[str, str], patterns: Iterable[str] = ()) -> list[str]:
     """Values of secret-named variables in the given environments, longest first."""
+    extra = list(patterns)
     found = {
         value
         for env in environs
         for name, value in env.items()
-        if is_secret_name(name) and len(value) >= MIN_SECRET_LEN
+        if value and is_secret_name(name, extra) and _worth_redacting(value)
     }
     return sorted(found, key=len, reverse=True)
 
 
 class Redactor:
-    """Replaces each secret value with ``[REDACTED]`` in text, bytes and event dicts."""
+    """Replaces each secret value with ``[REDACTED]`` in text, bytes, events and files."""
 
     MARK = "[REDACTED]"
 
@@ -35,9 +68,11 @@ class Redactor:
         self._bytes = [(s.encode("utf-8"), self.MARK.encode()) for s in self.secrets]
 
     @classmethod
-    def from_env(cls, *extra: Mapping[str, str]) -> "Redactor":
-        """A redactor for the secrets of this process's environment and ``extra``."""
-        return cls(secret_values(os.environ, *extra))
+    def from_env(cls, *extra: Mapping[str, str], data_dir: Path | None = None) -> "Redactor":
+        """A redactor for the secrets of this process's environment and ``extra``, with the
+        user's patterns (from the environment and ``data_dir``)."""
+        return cls(secret_values(os.environ, *extra,
+                                 patterns=user_patterns(data_dir, os.environ)))
 
     def __bool__(self) -> bool:
         return bool(self.secrets)
@@ -55,13 +90,55 @@ class Redactor:
         return value
 
     def event(self, value: Any) -> Any:
-        """A copy of a JSON-like value with every string redacted."""
+        """``value`` with every string redacted: the same object when nothing changed,
+        else a copy (what it shares with others is never changed)."""
         if not self.secrets:
             return value
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {k: self.event(v) for k, v in value.items()}
+            out = None
+            for key, item in value.items():
+                new = self.event(item)
+                if new is not item:
+                    if out is None:
+                        out = dict(value)
+                    out[key] = new
+            return value if out is None else out
         if isinstance(value, list):
-            return [self.event(v) for v in value]
+            items = [self.event(v) for v in value]
+            return value if all(a is b for a, b in zip(items, value, strict=True)) else items
         return value
+
+    def event_in_place(self, event: dict[str, Any]) -> None:
+        """Redact a fresh event dict whose top level the caller owns (nested values that
+        change are replaced by copies)."""
+        if not self.secrets:
+            return
+        for key, item in event.items():
+            new = self.event(item)
+            if new is not item:
+                event[key] = new
+
+    def scrub_file(self, path: Path) -> bool:
+        """Redact a regular file in place (atomically); True when it held a secret.
+
+        A symlink is never followed: what it points at is not the run's to change.
+        """
+        if not self.secrets or path.is_symlink() or not path.is_file():
+            return False
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return False
+        clean = self.data(data)
+        if clean == data:
+            return False
+        atomic_write_bytes(path, clean)
+        return True
+
+    def scrub_folder(self, folder: Path) -> list[str]:
+        """Redact every regular file directly in ``folder``; the names of those changed."""
+        if not self.secrets or not folder.is_dir():
+            return []
+        return sorted(p.name for p in folder.iterdir() if self.scrub_file(p))

@@ -21,7 +21,9 @@ API_KEY_BY_PROVIDER = {
     "perplexity": "PERPLEXITY_API_KEY",
     "xai": "XAI_API_KEY",
 }
-BASE_VARS = ("PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV")
+# AGENT_CANVAS_SECRET_NAMES holds names, not secrets: `bus post` redacts by it.
+BASE_VARS = ("PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV",
+             "AGENT_CANVAS_SECRET_NAMES")
 WINDOWS_BASE_VARS = ("SYSTEMROOT", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "TEMP", "TMP",
                      "PATHEXT", "COMSPEC")
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])

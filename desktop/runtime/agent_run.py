@@ -116,7 +116,7 @@ class AgentRun:
             role_name=ctx.node.role_template, instructions=ctx.config.instructions,
             global_mode=str(ctx.global_mode), items=ctx.items, restart=self.restart,
             preamble_text=preamble(env, str(folder), bus_command(env)))
-        prompt = await asyncio.to_thread(_prepare_folder, folder, blocks)
+        prompt = await asyncio.to_thread(_prepare_folder, folder, blocks, self.redactor)
         for name in (af.PROMPT_FULL, af.PROMPT_BLOCKS):
             self._artifact("prompt", folder / name)
         git = await workspace_diff.is_git_workspace(self.workspace)
@@ -162,11 +162,15 @@ class AgentRun:
         if res.output_limit_exceeded:
             self._log(outcome.error or "output limit exceeded")
 
+        # Whatever the agent left in its folder (output.md, handoff.json, ...) is redacted
+        # before anything reads it.
+        await asyncio.to_thread(self.redactor.scrub_folder, folder)
         res.output_text, res.output_hash = await asyncio.to_thread(
             _output, folder, self.redactor.text(outcome.final_text))
         if git and before:
             after = await workspace_diff.snapshot(self.workspace)
             patch = await workspace_diff.diff(self.workspace, before, after) if after else b""
+            patch = self.redactor.data(patch)
             await asyncio.to_thread((folder / af.DIFF).write_bytes, patch)
             if patch:
                 res.diff_hash = hashlib.sha256(patch).hexdigest()
@@ -312,9 +316,13 @@ class AgentRun:
             self._log(f"{folder / af.RUN_INFO}: " + "; ".join(problems))
 
 
-def _prepare_folder(folder: Path, blocks: list) -> str:
-    """The prompt files and the empty output files; returns the prompt."""
+def _prepare_folder(folder: Path, blocks: list, redactor: Redactor) -> str:
+    """The prompt files (redacted) and the empty output files; returns the prompt."""
     prompt = af.write_prompt(folder, blocks)
+    if redactor:
+        for name in (af.PROMPT_MD, af.PROMPT_FULL, af.PROMPT_BLOCKS):
+            redactor.scrub_file(folder / name)
+        prompt = redactor.text(prompt)
     for name in (af.STDOUT, af.STDERR):
         (folder / name).touch()
     return prompt

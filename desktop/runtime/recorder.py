@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from desktop.contract.state import RunState
+from desktop.providers.redact import Redactor
 from desktop.store.eventlog import EventLog
 from desktop.store.reducer import State
 from desktop.views.state import RunProjection
@@ -76,8 +77,10 @@ class Recorder:
     """
 
     def __init__(self, log: EventLog, state: RunState | None = None,
-                 run_id: str | None = None) -> None:
+                 run_id: str | None = None, redactor: Redactor | None = None) -> None:
         self.log = log
+        # Every event passes here on its way to the log, so secrets are removed here.
+        self.redactor = redactor if redactor else None
         self._projection = RunProjection(state)
         self.run_id = run_id or (state.id if state else None) or log.run_id
         if self.run_id:
@@ -148,7 +151,10 @@ class Recorder:
         stamps = self._stamps
         ts = stamps.now()  # one millisecond stamp serves the whole batch
         new_id, run_id = stamps.new_id, self.run_id
+        redactor = self.redactor
         for event in events:
+            if redactor is not None:
+                redactor.event_in_place(event)
             if "id" not in event:
                 event["id"] = new_id()
             if "ts" not in event:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.contract.enums import RunStatus
 from desktop.graph.document import WorkflowDocument
+from desktop.providers.redact import Redactor
 from desktop.runtime.recorder import Recorder
 from desktop.runtime.run_setup import run_created_event, task_event
 from desktop.store.eventlog import EventLog
@@ -57,7 +58,7 @@ def create_run(doc: WorkflowDocument, data_dir: Path, mode: str | None = None,
     lock.__enter__()
     try:
         log = EventLog.open(run_dir, durability=options.durability)
-        recorder = Recorder(log, run_id=run_id)
+        recorder = Recorder(log, run_id=run_id, redactor=Redactor.from_env(data_dir=data_dir))
         engine = Engine(run_dir, Path(data_dir), log, recorder, lock, options)
         recorder.emit(created)
         recorder.emit(task)
@@ -78,7 +79,7 @@ def resume_engine(cls: type[Engine], run_dir: Path, options: EngineOptions,
     lock.__enter__()
     try:
         log = EventLog.open(run_dir, durability=options.durability)
-        recorder = Recorder(log)
+        recorder = Recorder(log, redactor=Redactor.from_env(data_dir=run_dir.parent.parent))
         groups: dict[str, int] = {}
         indexed: list[dict[str, Any]] = []
 
