@@ -1,5 +1,7 @@
 """Check a workflow document and report every problem at once."""
 
+import fnmatch
+import os
 from collections import Counter
 
 import networkx as nx
@@ -7,6 +9,7 @@ from pydantic import ValidationError
 
 from desktop.contract.enums import CliPermissionsMode, EdgeType, Provider
 from desktop.contract.sandbox import NETWORK_PROVIDERS, Sandbox
+from desktop.contract.secrets import is_secret_name
 from desktop.contract.state import NodeConfig
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.errors import Problem
@@ -14,6 +17,8 @@ from desktop.graph.fields import from_validation_error, locate
 from desktop.graph.roles import role_names
 from desktop.graph.sourcemap import SourceMap
 from desktop.graph.topology import flow_graph
+from desktop.store.paths import data_dir
+from desktop.store.secret_names import user_patterns
 
 COMMAND_PROVIDERS = {Provider.COMMAND.value, Provider.CUSTOM.value}
 IN_ENGINE_PROVIDERS = {Provider.PERPLEXITY.value, Provider.XAI.value}
@@ -199,6 +204,7 @@ def _check_configs(doc: WorkflowDocument) -> list[Problem]:
             node = next((n for n in doc.nodes if n.id == key), None)
             out += _check_sandbox(cfg.sandbox, f"{base}.sandbox", key,
                                   str(node.provider) if node else "")
+        out += _check_env_allowlist(cfg.env_allowlist, f"{base}.envAllowlist")
         limits = cfg.limits
         if limits.timeout_sec is not None and limits.timeout_sec < 1:
             out.append(_warn(f"{base}.limits.timeoutSec", "under a second: no agent can finish",
@@ -215,6 +221,26 @@ def _check_configs(doc: WorkflowDocument) -> list[Problem]:
                             f"node {node.id!r} uses provider {node.provider!r} but has no command",
                             "set nodeConfigs.<id>.command to the program to run"))
     return out
+
+
+def _check_env_allowlist(patterns: list[str], where: str) -> list[Problem]:
+    """A warning when the allowlist lets secret-looking variables of this environment
+    (or, with ``*``, of any environment) through to the agent."""
+    if not patterns:
+        return []
+    extra = user_patterns(data_dir())
+    passed = sorted(name for name in os.environ if is_secret_name(name, extra)
+                    and any(fnmatch.fnmatchcase(name, p) for p in patterns))
+    hint = ("list only the variables the agent needs; secret values are redacted from the "
+            "run's files, but the agent can use them")
+    if passed:
+        shown = ", ".join(passed[:8]) + (f" and {len(passed) - 8} more" if len(passed) > 8
+                                         else "")
+        return [_warn(where, f"passes secret-looking variables to the agent: {shown}", hint)]
+    if "*" in patterns:
+        return [_warn(where, "'*' passes every variable of the environment the run starts "
+                      "in, secrets included", hint)]
+    return []
 
 
 def _check_sandbox(box: Sandbox, where: str, node: str, provider: str) -> list[Problem]:

@@ -8,36 +8,18 @@ ordinary words), and so are values that are paths of existing files (a secret is
 a path; ``GOOGLE_APPLICATION_CREDENTIALS`` names a file whose content is the secret).
 """
 
-import contextlib
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from desktop.contract.secrets import (
-    ENV_SECRET_NAMES,
-    SECRET_NAMES_FILE,
-    is_secret_name,
-    parse_patterns,
-)
+from desktop.contract.secrets import is_secret_name
 from desktop.store.atomic import atomic_write_bytes
+from desktop.store.secret_names import user_patterns
 
 MIN_SECRET_LEN = 8
 
 __all__ = ["MIN_SECRET_LEN", "Redactor", "is_secret_name", "secret_values", "user_patterns"]
-
-
-def user_patterns(data_dir: Path | None = None,
-                  environ: Mapping[str, str] | None = None) -> list[str]:
-    """The user's own secret-name patterns: $AGENT_CANVAS_SECRET_NAMES and
-    ``DATA_DIR/secret-names.txt``."""
-    environ = os.environ if environ is None else environ
-    patterns = parse_patterns(environ.get(ENV_SECRET_NAMES, ""))
-    if data_dir is not None:
-        with contextlib.suppress(OSError):
-            patterns += parse_patterns((Path(data_dir) / SECRET_NAMES_FILE).read_text(
-                encoding="utf-8", errors="replace"))
-    return patterns
 
 
 def _worth_redacting(value: str) -> bool:

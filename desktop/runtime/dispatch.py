@@ -109,7 +109,7 @@ async def run_turn(engine: Engine, node_id: str) -> None:
             gate=engine.gate_for(node_id), conductor_url=engine.options.conductor_url,
             project_id=engine.options.project_id, task_id=state.id, data_dir=engine.data_dir,
             workflow_dir=engine.workflow_dir(), session_id=node.session.session_id,
-            on_agent_run=on_agent_run, emit_many=recorder.batch_emitter(node_id),
+            on_agent_run=on_agent_run, emit_many=recorder.batch_emitter(node_id, redacted=True),
             bus_handoff=engine.bus_handoff,
         )
         runner = engine.new_runner()

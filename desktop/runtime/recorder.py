@@ -132,26 +132,31 @@ class Recorder:
 
         return emit
 
-    def batch_emitter(self, node_id: str) -> Callable[[list[dict[str, Any]]], None]:
-        """Like :meth:`emitter`, for a list of events at once (a streaming agent's read)."""
+    def batch_emitter(self, node_id: str, redacted: bool = False
+                      ) -> Callable[[list[dict[str, Any]]], None]:
+        """Like :meth:`emitter`, for a list of events at once (a streaming agent's read).
+
+        ``redacted``: the caller (the turn runner) has already removed secrets, so the
+        hot path of a streaming agent does not pay for it twice.
+        """
         append_many = self._append_many
 
         def emit_many(events: list[dict[str, Any]]) -> None:
             for event in events:
                 if not event.get("nodeId"):
                     event["nodeId"] = node_id
-            append_many(events)
+            append_many(events, redacted)
 
         return emit_many
 
     def _append(self, event: dict[str, Any]) -> None:
         self._append_many([event])
 
-    def _append_many(self, events: list[dict[str, Any]]) -> None:
+    def _append_many(self, events: list[dict[str, Any]], redacted: bool = False) -> None:
         stamps = self._stamps
         ts = stamps.now()  # one millisecond stamp serves the whole batch
         new_id, run_id = stamps.new_id, self.run_id
-        redactor = self.redactor
+        redactor = None if redacted else self.redactor
         for event in events:
             if redactor is not None:
                 redactor.event_in_place(event)

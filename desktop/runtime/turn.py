@@ -107,7 +107,7 @@ class TurnRunner:
 
     async def run(self, ctx: TurnContext) -> TurnResult:
         self._cancelled = False
-        redactor = Redactor.from_env(data_dir=ctx.run_dir.parent.parent)
+        redactor = Redactor.from_env(data_dir=ctx.data_dir)
 
         def emit(event: dict[str, Any]) -> None:
             ctx.emit(redactor.event(event))

@@ -189,3 +189,36 @@ nodeConfigs:
 """)
     assert at(found, "nodeConfigs.a.script.turns[0][1].handoff.to", "warning")[0].line == 10
     assert at(found, "nodeConfigs.a.script.turns[1][0]")
+
+
+ALLOW_BODY = """nodes:
+  - id: a
+nodeConfigs:
+  a:
+    envAllowlist: {patterns}
+"""
+
+
+def test_an_allowlist_passing_secrets_warns_with_their_names(monkeypatch) -> None:
+    for name in list(__import__("os").environ):
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "x" * 20)
+    monkeypatch.setenv("MYCORP_THING", "y" * 20)
+    monkeypatch.setenv("AGENT_CANVAS_SECRET_NAMES", "MYCORP_*")
+    monkeypatch.setenv("ALLOWED_ONE", "fine")
+    [warning] = at(problems_of(ALLOW_BODY.format(patterns='["*"]')),
+                   "nodeConfigs.a.envAllowlist", "warning")
+    assert "AWS_SECRET_ACCESS_KEY, MYCORP_THING" in warning.message
+    assert "x" * 20 not in str(warning) and warning.line == 7
+    assert at(problems_of(ALLOW_BODY.format(patterns='["ALLOWED_*"]')),
+              "nodeConfigs.a.envAllowlist", "warning") == []
+    assert at(problems_of(ALLOW_BODY.format(patterns='["AWS_*"]')),
+              "nodeConfigs.a.envAllowlist", "warning")
+
+
+def test_a_star_allowlist_warns_even_without_secrets_here(monkeypatch) -> None:
+    for name in list(__import__("os").environ):
+        monkeypatch.delenv(name)
+    [warning] = at(problems_of(ALLOW_BODY.format(patterns='["*"]')),
+                   "nodeConfigs.a.envAllowlist", "warning")
+    assert "secrets included" in warning.message

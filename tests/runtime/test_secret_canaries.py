@@ -79,8 +79,8 @@ def test_no_canary_of_ten_reaches_any_file_of_the_run(tmp_path: Path) -> None:
     for name, value in canaries.items():  # nor the terminal's copy of the events
         assert value.encode() not in result.stdout, name
     # The agent did print them: the redaction, not silence, kept them out.
-    stdout = next(run_dir.glob("agents/*/agent-stdout.txt")).read_text()
-    assert stdout.count(Redactor.MARK) >= len(NAMES)
+    stdout = "".join(p.read_text() for p in run_dir.glob("agents/*/agent-stdout.txt"))
+    assert all(f"{name}={Redactor.MARK}" in stdout for name in NAMES)
     events = [orjson.loads(line) for line in (run_dir / "events.jsonl").read_bytes().split(b"\n")
               if line]
     posts = [e["message"] for e in events if e["type"] == "bus.message" and "posting" in
@@ -94,7 +94,8 @@ def test_no_canary_of_ten_reaches_any_file_of_the_run(tmp_path: Path) -> None:
     ("GITHUB_SHA", False), ("GITHUB_WORKSPACE", False), ("OPENAI_API_KEY", True),
     ("SSH_KEY", True), ("GOOGLE_APPLICATION_CREDENTIALS", True), ("PGPASSWORD", True),
     ("db_password", True), ("NPM_AUTH", True), ("SENTRY_DSN", True), ("HOME", False),
-    ("PATH", False), ("PWD", False), ("KEYBOARD_LAYOUT", False), ("AGENT_CANVAS_SECRET_NAMES", False),
+    ("PATH", False), ("PWD", False), ("KEYBOARD_LAYOUT", False),
+    ("AGENT_CANVAS_SECRET_NAMES", False),
 ])
 def test_secret_names(name: str, secret: bool) -> None:
     assert is_secret_name(name) is secret
