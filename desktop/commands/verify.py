@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from desktop.store.runner import canonical
-from desktop.store.runner_verify import RunnerParseError, parse, verify_all
+from desktop.store.runner_verify import RunnerParseError, Verification, check, verify_all
 
 OK, IO_ERROR, PARSE_ERROR, VIOLATIONS = 0, 1, 2, 3
 
@@ -39,7 +39,7 @@ def verify_runner(args: argparse.Namespace) -> int:
     """Verify each file; print one result line per file in order."""
     codes: list[int] = []
     outputs: list[dict | None] = []
-    parsed: list[tuple[object, bytes]] = []
+    parsed: list[tuple[object, Verification]] = []
     slots: list[int] = []
     for name in args.files:
         try:
@@ -51,7 +51,7 @@ def verify_runner(args: argparse.Namespace) -> int:
             codes.append(IO_ERROR)
             continue
         try:
-            value = parse(raw)
+            value, result = check(raw)
         except RunnerParseError as exc:
             print(f"agent-canvas verify runner: {name}: {exc}", file=sys.stderr)
             outputs.append(_failure("JSON", str(exc)))
@@ -60,7 +60,7 @@ def verify_runner(args: argparse.Namespace) -> int:
         slots.append(len(outputs))
         outputs.append(None)
         codes.append(OK)
-        parsed.append((value, raw))
+        parsed.append((value, result))
     for slot, result in zip(slots, verify_all(parsed), strict=True):
         outputs[slot] = result.output()
         codes[slot] = OK if result.ok else VIOLATIONS

@@ -127,8 +127,8 @@ class SandboxLaunch:
 
     def _bwrap(self, env: Mapping[str, str]) -> list[str]:
         bwrap = shutil.which("bwrap") or "bwrap"
-        args = [bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-                "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        args = [bwrap, "--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/",
+                "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         if not self.sandbox.network:
             args.append("--unshare-net")
         for path in self._visible_paths(env):  # a workspace under /tmp stays visible

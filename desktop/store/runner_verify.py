@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
+
 from desktop.contract.runner import (
     ARCHES,
     BACKENDS,
@@ -27,7 +29,13 @@ from desktop.contract.runner import (
     TIMEOUT_MS,
     Runner,
 )
-from desktop.store.runner import CanonicalError, canonical, runner_hash, utf16_key
+from desktop.store.runner import (
+    CanonicalError,
+    canonical,
+    canonical_record,
+    hash_of,
+    utf16_key,
+)
 
 MAX_BYTES = 1024 * 1024
 """A record is a few kilobytes; anything past this is refused unread."""
@@ -39,7 +47,8 @@ SEMVER_RE = re.compile(SEMVER)
 LOCALE_RE = re.compile(r"(C|POSIX|[a-z]{2,3}(_[A-Z]{2}|_\d{3})?)(\.[A-Za-z0-9-]+)?(@[A-Za-z0-9]+)?")
 SIGNAL_RE = re.compile(r"[A-Z][A-Z0-9+]*")
 UTC_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)")
-KNOWN_FIELDS = tuple(Runner.model_fields)
+KNOWN_FIELDS = frozenset(Runner.model_fields)
+_PREFIX_STARTS = frozenset(prefix[:3] for prefix in FORBIDDEN_ENV_PREFIXES)
 
 
 class RunnerParseError(ValueError):
@@ -91,6 +100,17 @@ def parse(raw: bytes) -> Any:
     """The JSON value in ``raw``; :class:`RunnerParseError` saying why there is none."""
     if len(raw) > MAX_BYTES:
         raise RunnerParseError(f"{len(raw)} bytes; a runner record is at most {MAX_BYTES}")
+    try:  # fast: a canonical record can hold no duplicate key, NaN or oversized number
+        value = orjson.loads(raw)
+        if canonical(value) == raw:
+            return value
+    except (orjson.JSONDecodeError, CanonicalError):
+        pass
+    return _strict(raw)
+
+
+def _strict(raw: bytes) -> Any:
+    """:func:`parse` the slow, exact way (every number kept, duplicate keys refused)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -108,6 +128,8 @@ def parse(raw: bytes) -> Any:
 
 def utf16_sorted(items: list[str]) -> bool:
     """Whether ``items`` is in the order JavaScript's sort() gives (UTF-16 code units)."""
+    if all(s.isascii() for s in items):  # the usual case: code point order is the same
+        return all(a <= b for a, b in itertools.pairwise(items))
     keys = [utf16_key(s) for s in items]
     return all(a <= b for a, b in itertools.pairwise(keys))
 
@@ -169,6 +191,8 @@ class _Checker:
     def number_in(self, rule: str, part: dict, name: str, path: str,
                   low: float, high: float | None) -> None:
         value = part.get(name)
+        if type(value) is int and (low <= value <= high if high is not None else value > low):
+            return  # the usual case, decided at once
         where = f"{path}.{name}"
         if name not in part:
             self.bad(rule, where, "missing; it is required")
@@ -267,9 +291,9 @@ def _rn7(c: _Checker) -> None:
         where = f"$.write_roots[{i}]"
         if not root:
             c.bad("RN7", where, "must not be empty (use '.' for the working folder)")
-        elif root.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", root):
+        elif root.startswith(("/", "\\")) or (root[1:2] == ":" and root[0].isalpha()):
             c.bad("RN7", where, f"{root!r} is absolute; only relative paths are allowed")
-        elif ".." in re.split(r"[/\\]", root):
+        elif ".." in root.replace("\\", "/").split("/"):
             c.bad("RN7", where, f"{root!r} contains path traversal ('..')")
 
 
@@ -282,7 +306,7 @@ def _rn8(c: _Checker) -> None:
               if "working_dir" not in ctx else "must be '.'")
     names = c.sorted_strings("RN8", ctx.get("env_allowlist"), "$.context.env_allowlist")
     for i, name in enumerate(names or []):
-        if name.upper().startswith(FORBIDDEN_ENV_PREFIXES):
+        if name[:3].upper() in _PREFIX_STARTS and name.upper().startswith(FORBIDDEN_ENV_PREFIXES):
             c.bad("RN8", f"$.context.env_allowlist[{i}]",
                   f"{name!r} has a forbidden (secret-bearing) prefix")
     locale = c.text("RN8", ctx, "locale", "$.context")
@@ -384,7 +408,7 @@ def verify(value: Any, raw: bytes | None = None) -> Verification:
         rule(checker)
     found = checker.found
     try:
-        form = canonical(value)
+        form, core_form = canonical_record(value)
     except CanonicalError as exc:
         found.append(Violation("RN12", f"has no canonical form: {exc} (RFC 8785 numbers are "
                                "IEEE doubles; integers beyond 2^53 cannot round-trip)", "$"))
@@ -394,16 +418,35 @@ def verify(value: Any, raw: bytes | None = None) -> Verification:
                                    "and serializing it again changes its bytes", "$"))
     if found:
         return Verification(found)
-    return Verification([], runner_hash(value))
+    return Verification([], hash_of(core_form))
 
 
 def _rule_number(rule_id: str) -> int:
     return int(rule_id[2:]) if rule_id[2:].isdigit() else 0
 
 
-def verify_all(items: list[tuple[Any, bytes | None]]) -> list[Verification]:
-    """:func:`verify` each ``(value, raw)``, plus RN2's uniqueness of runner_id across them."""
-    results = [verify(value, raw) for value, raw in items]
+def check(raw: bytes) -> tuple[Any, Verification]:
+    """Parse ``raw`` and verify it: the value and its verification; :class:`RunnerParseError`
+    when ``raw`` is not strict JSON. A canonical record is parsed once, the fast way."""
+    if len(raw) > MAX_BYTES:
+        raise RunnerParseError(f"{len(raw)} bytes; a runner record is at most {MAX_BYTES}")
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        pass
+    else:
+        result = verify(value, raw)
+        # raw is its canonical form: no duplicate key, no number orjson might have bent
+        if not any(v.rule_id == "RN12" for v in result.violations):
+            return value, result
+    value = _strict(raw)
+    return value, verify(value, raw)
+
+
+def verify_all(items: list[tuple[Any, Verification]]) -> list[Verification]:
+    """The verifications of ``(value, verification)`` pairs, plus RN2's uniqueness of
+    runner_id across them."""
+    results = [result for _, result in items]
     seen: dict[str, int] = {}
     for i, (value, _) in enumerate(items):
         rid = value.get("runner_id") if isinstance(value, dict) else None

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from desktop.contract.runner import Runner
-from desktop.store.runner import canonical, core, runner_hash
-from desktop.store.runner_verify import RunnerParseError, parse, verify, verify_all
+from desktop.store.runner import canonical, canonical_record, core, runner_hash
+from desktop.store.runner_verify import RunnerParseError, check, parse, verify, verify_all
 from tests.store.runner_records import example, records
 
 FAST = settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
@@ -198,10 +198,39 @@ def test_numbers_beyond_2_53_are_a_violation_not_a_crash(record: dict, big: int)
 def test_bad_input_is_a_parse_error(raw: bytes, why: str) -> None:
     with pytest.raises(RunnerParseError, match=why):
         parse(raw)
+    with pytest.raises(RunnerParseError, match=why):
+        check(raw)
+
+
+@FAST
+@given(records(), st.booleans())
+def test_check_parses_once_and_agrees_with_parse_then_verify(record: dict, pretty: bool) -> None:
+    raw = json.dumps(record, indent=1).encode() if pretty else canonical(record)
+    value, result = check(raw)
+    assert value == parse(raw) and result == verify(parse(raw), raw)
+    assert result.ok is not pretty
 
 
 def test_runner_id_must_be_unique_across_records() -> None:
     a, b = example(), example()
-    results = verify_all([(a, None), (b, None)])
+    results = verify_all([(a, verify(a)), (b, verify(b))])
     assert results[0].ok
     assert [v.rule_id for v in results[1].violations] == ["RN2"]
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1)
+    | st.text(st.characters(codec="utf-8")),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(st.characters(codec="utf-8"), max_size=6), inner, max_size=4),
+    max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_the_fast_canonical_form_is_rfc8785s(value: Any) -> None:
+    import rfc8785
+
+    assert canonical(value) == rfc8785.dumps(value)
+    if isinstance(value, dict):
+        assert canonical_record(value) == (rfc8785.dumps(value), rfc8785.dumps(core(value)))
