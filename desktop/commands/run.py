@@ -5,6 +5,11 @@ waits for a person and no commands are left on stdin), 4 stopped (also on
 Ctrl-C). Commands (see desktop/commands/run_console.py) are read from stdin,
 typed or piped; without them a stall or a pending approval leaves the run
 paused for `agent-canvas resume`.
+
+With ``--server URL`` the run goes to a running `agent-canvas serve` instead of
+an engine in this process; the view and the stdin commands work the same, over
+its API. Without commands left on stdin a run that waits for a person stays
+waiting in the service (exit 3); Ctrl-C stops it (exit 4).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from pathlib import Path
 
 from rich.console import Console as RichConsole
 
+from desktop.commands.server_args import add_server_options
 from desktop.contract.enums import RunStatus
 from desktop.store.paths import data_dir
 
@@ -37,6 +43,7 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="turns that may run at once (default 4)")
     p.add_argument("--silence-sec", type=float, default=None, metavar="S",
                    help="pause the run when a running node is silent this long")
+    add_server_options(p)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -79,6 +86,10 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"{path}: invalid workflow ({len(errors)} error(s)); fix it and run again",
               file=sys.stderr)
         return EXIT_BAD_INPUT
+    if args.server:
+        from desktop.commands.remote import run_remote
+
+        return run_remote(args, doc, path)
     try:
         engine = create_run(doc, data_dir(args.data_dir), mode=args.mode,
                             global_mode=args.global_mode,
@@ -91,6 +102,10 @@ def run_command(args: argparse.Namespace) -> int:
 
 def resume_command(args: argparse.Namespace) -> int:
     """Resume RUN from its event log and drive it to the end."""
+    if args.server:
+        from desktop.commands.remote import resume_remote
+
+        return resume_remote(args)
     from desktop.runtime.engine import Engine, EngineError
     from desktop.store.runs import RunError, find_run
     from desktop.views.reader import EventReader

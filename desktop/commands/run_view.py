@@ -155,10 +155,13 @@ class JsonView:
 
         self.stream = stream or sys.stdout
         self.engine = engine
+        self.after_seq = after_seq
         out = self.stream.buffer if hasattr(self.stream, "buffer") else None
         self._write = out.write if out else (lambda b: self.stream.write(b.decode()))
-        for event in EventReader(engine.run_dir).iter_events(after=after_seq):
-            self._write(orjson.dumps(event) + b"\n")
+        # a run of the service has no local folder here: its stream sends the backlog
+        if engine.run_dir is not None:
+            for event in EventReader(engine.run_dir).iter_events(after=after_seq):
+                self._write(orjson.dumps(event) + b"\n")
         self._flushed = self.stream.flush
         engine.recorder.listen(self._events)
 
@@ -169,7 +172,8 @@ class JsonView:
         self._flushed()
 
     def _events(self, events: list[dict[str, Any]]) -> None:
-        self._write(b"".join(orjson.dumps(e) + b"\n" for e in events))
+        self._write(b"".join(orjson.dumps(e) + b"\n" for e in events
+                             if e.get("seq", self.after_seq + 1) > self.after_seq))
         self._flushed()
 
     def say(self, text: str) -> None:

@@ -13,6 +13,7 @@ import orjson
 from rich.console import Console
 from rich.table import Table
 
+from desktop.commands.server_args import add_server_options
 from desktop.contract.state import RunState
 from desktop.store.paths import data_dir
 from desktop.store.runner_diff import AgentRunRecord, agent_records, pair_runs
@@ -31,16 +32,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``runs`` subcommand with ``list``, ``show`` and ``events``."""
     p = sub.add_parser("runs", help="list and inspect recorded runs")
     add_data_dir(p)
-    p.set_defaults(handler=cmd_list, json=False)
+    p.set_defaults(handler=cmd_list, json=False, server=None, token=None)
     kids = p.add_subparsers(dest="runs_command", metavar="ACTION")
     lp = kids.add_parser("list", help="one line per run, newest first")
     add_data_dir(lp, suppress=True)
     lp.add_argument("--json", action="store_true", help="print JSON")
+    add_server_options(lp)
     lp.set_defaults(handler=cmd_list)
     sp = kids.add_parser("show", help="status, nodes, inboxes, approvals and stall of a run")
     add_data_dir(sp, suppress=True)
     sp.add_argument("run", metavar="RUN", help="run id, unique id prefix or run folder")
     sp.add_argument("--json", action="store_true", help="print the state as JSON")
+    add_server_options(sp)
     sp.set_defaults(handler=cmd_show)
     ep = kids.add_parser("events", help="a page of a run's events")
     add_data_dir(ep, suppress=True)
@@ -84,6 +87,10 @@ def display_status(state: RunState) -> str:
 
 def cmd_list(args: argparse.Namespace) -> int:
     """Print the run table (or JSON)."""
+    if args.server:
+        from desktop.commands.remote import list_remote
+
+        return list_remote(args)
     runs = list_runs(data_dir(args.data_dir))
     if args.json:
         _print_json([{"id": r.id, "path": str(r.path), "workflow": r.workflow,
@@ -112,7 +119,12 @@ def _open(args: argparse.Namespace) -> tuple[RunState, EventReader]:
 def cmd_show(args: argparse.Namespace) -> int:
     """Print one run's state."""
     try:
-        state, _ = _open(args)
+        if args.server:
+            from desktop.commands.remote import show_remote
+
+            state = show_remote(args)
+        else:
+            state, _ = _open(args)
     except RunError as exc:
         return fail(str(exc))
     if args.json:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QCloseEvent, QGuiApplication
@@ -299,8 +300,8 @@ class EditorWindow(WindowCommands, QMainWindow):
 
         try:
             asyncio.get_running_loop()
-        except RuntimeError:  # no running event loop (a bare QApplication): close in place
-            asyncio.run(session.close())
+        except RuntimeError:  # the loop is not running (a bare QApplication): close in place
+            _run_now(session.close())
             self.close()
             return
         self._detaching = asyncio.ensure_future(detach())
@@ -342,7 +343,7 @@ class EditorWindow(WindowCommands, QMainWindow):
                 return
         self._close_confirmed = True
         if self.run_panels.session is not None:
-            # Detach from the run first (it stays resumable), then close for real.
+            # Detach from the run first (the service keeps running it), then close for real.
             event.ignore()
             self._detach_run_then_close()
             return
@@ -355,3 +356,15 @@ class EditorWindow(WindowCommands, QMainWindow):
         if self in OPEN_WINDOWS:
             OPEN_WINDOWS.remove(self)
         event.accept()
+
+
+def _run_now(coro: Any) -> None:
+    """Run ``coro`` to the end on the thread's idle loop (the one the session was made on)."""
+    try:
+        loop = asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        loop = None
+    if loop is not None and not loop.is_closed() and not loop.is_running():
+        loop.run_until_complete(coro)
+    else:
+        asyncio.run(coro)

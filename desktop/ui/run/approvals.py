@@ -1,14 +1,17 @@
 """Approvals: a non-blocking inbox of pending gated calls and a dialog to decide one.
 
 Both are fed by events (``approval.requested`` / ``approval.resolved``); a decision
-goes to a resolver callable, which sends it through the run's approval broker, so
-the resolution is an event like any other and every client sees it.
+goes to a resolver callable, which sends it to the service (the answer may come
+later: the resolver may return an awaitable), so the resolution is an event like
+any other and every client sees it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QIcon, QKeySequence, QPainter, QPixmap
@@ -25,10 +28,12 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from desktop.store.safe_json import loads as safe_loads
 
-Resolver = Callable[[str, str, dict | None, str | None], bool]
+# (approval id, status, modified args, reason) -> accepted? (now, or once the service answers)
+Resolver = Callable[[str, str, dict | None, str | None], "bool | Awaitable[bool | None] | None"]
 
 
 def parse_args(text: str) -> tuple[dict | None, str | None]:
@@ -124,7 +129,27 @@ class ApprovalDialog(QDialog):
 
     def _send(self, status: str, args: dict | None) -> None:
         self.error.clear()
-        if self.resolver(self.approval_id, status, args, self.reason.text().strip() or None):
+        result = self.resolver(self.approval_id, status, args, self.reason.text().strip() or None)
+        if inspect.isawaitable(result):
+            self._buttons_enabled(False)  # one decision at a time while the service answers
+            future = asyncio.ensure_future(result)
+            future.add_done_callback(lambda f: self._answered(status, f))
+            return
+        self._decided(status, bool(result))
+
+    def _answered(self, status: str, future: asyncio.Future) -> None:
+        if not isValid(self):
+            return
+        self._buttons_enabled(True)
+        self._decided(status, not future.cancelled() and future.exception() is None
+                      and bool(future.result()))
+
+    def _buttons_enabled(self, enabled: bool) -> None:
+        for button in (self.approve_button, self.deny_button, self.modify_button):
+            button.setEnabled(enabled)
+
+    def _decided(self, status: str, accepted: bool) -> None:
+        if accepted:
             self.decided.emit(self.approval_id, status)
             self.accept()
         else:

@@ -2,7 +2,9 @@
 
 The window may offer (all optional): ``editor.model`` (the document model),
 ``file.path`` (the workflow file) and ``scene`` (the canvas scene). Everything the
-panels show comes from the current :class:`RunSession`'s events.
+panels show comes from the current :class:`RunSession`'s events. Runs are started
+and steered through the local service (started on first use); closing the window
+leaves them running there.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from desktop.ui.run.chat import ChatBox
 from desktop.ui.run.diff_view import DiffView
 from desktop.ui.run.history import RunHistory
 from desktop.ui.run.run_controls import RunControls
+from desktop.ui.run.service_banner import ServiceBanner
 from desktop.ui.run.session import RunSession
 from desktop.ui.run.stall_banner import FailureBanner, StallBanner
 from desktop.ui.run.timeline import TimelineScrubber
@@ -42,6 +45,8 @@ class RunPanels(QObject):
         self.session: RunSession | None = None
         self.replaying = False
         self._closing: set[asyncio.Future] = set()
+        self._starting: asyncio.Task | None = None
+        self.start_error: QMessageBox | None = None
         self.controls = RunControls(window)
         window.addToolBarBreak()  # a row of its own: the run controls never overflow
         window.addToolBar(self.controls)
@@ -54,6 +59,7 @@ class RunPanels(QObject):
         self.chat = ChatBox()
         self.stall = StallBanner()
         self.failure = FailureBanner()
+        self.service = ServiceBanner()
         scene = getattr(window, "scene", None)
         self.overlay = CanvasRunOverlay(scene, self) if scene is not None else None
         self.docks: dict[str, QDockWidget] = {}
@@ -92,12 +98,14 @@ class RunPanels(QObject):
         if isinstance(layout, QBoxLayout):
             layout.insertWidget(0, self.failure)
             layout.insertWidget(0, self.stall)
+            layout.insertWidget(0, self.service)
         else:
             holder = QWidget()
             from PySide6.QtWidgets import QVBoxLayout
 
             box = QVBoxLayout(holder)
             box.setContentsMargins(0, 0, 0, 0)
+            box.addWidget(self.service)
             box.addWidget(self.stall)
             box.addWidget(self.failure)
             self.docks["banners"] = self._dock("Attention", holder,
@@ -115,6 +123,7 @@ class RunPanels(QObject):
         self.stall.resumeRequested.connect(self.resume)
         self.stall.stopRequested.connect(self.stop)
         self.stall.instructionsChanged.connect(self._new_instructions)
+        self.service.restartRequested.connect(self.restart_service)
         self.chat.sendRequested.connect(lambda n, t: self._each("chat", n, t))
         self.chat.editRequested.connect(self._edit_inbox)
         self.history.openRequested.connect(self.open_run)
@@ -152,6 +161,7 @@ class RunPanels(QObject):
         self.diffs.clear()
         self.stall.hide()
         self.failure.hide()
+        self.service.hide()
         if session is None:
             self.controls.set_state(None, live=False)
             self.sessionChanged.emit(None)
@@ -165,6 +175,8 @@ class RunPanels(QObject):
         session.bridge.stateChanged.connect(self._on_state)
         session.finished.connect(self._on_finished)
         session.failed.connect(self._on_failed)
+        session.serviceLost.connect(self.service.show_lost)
+        session.serviceBack.connect(self.service.hide)
         self._replay_history(session)
         self.sessionChanged.emit(session)
 
@@ -217,63 +229,107 @@ class RunPanels(QObject):
 
     # --- commands ----------------------------------------------------------------------------
 
-    def run(self, interactive: bool = False) -> RunSession | None:
-        """Start a new run of the window's workflow (AUTO, or INTERACTIVE)."""
+    def run(self, interactive: bool = False) -> asyncio.Task | None:
+        """Start a new run of the window's workflow (AUTO, or INTERACTIVE) in the service;
+        the task's result is the new session (None when it could not start)."""
         doc, path = self._document()
         if doc is None or not doc.nodes:
             self._on_failed("Open or draw a workflow first.")
             return None
         return self._start(doc, path, "INTERACTIVE" if interactive else None)
 
-    def _start(self, doc: Any, path: str | None, mode: str | None) -> RunSession | None:
+    def _start(self, doc: Any, path: str | None, mode: str | None) -> asyncio.Task | None:
+        if self._starting is not None and not self._starting.done():
+            self._on_failed("A run is being started.")
+            return None
+        self._starting = asyncio.ensure_future(self._create(doc, path, mode))
+        return self._starting
+
+    async def _create(self, doc: Any, path: str | None, mode: str | None) -> RunSession | None:
+        self.window.statusBar().showMessage("Starting the run…", 5000)
         try:
-            session = RunSession.create(doc, self._data_dir(), mode=mode, workflow_path=path,
-                                        parent=self)
-        except Exception as exc:  # a workflow that cannot start: say why
-            QMessageBox.warning(self.window, "Cannot start the run", str(exc))
+            session = await RunSession.create(doc, self._data_dir(), mode=mode,
+                                              workflow_path=path, parent=self)
+        except Exception as exc:  # a workflow or a service that cannot start: say why
+            self._cannot_start(str(exc))
             return None
         self.show_session(session)
-        session.start()
         self.history.refresh()
         return session
+
+    def _cannot_start(self, message: str) -> None:
+        log.info("run not started: %s", message)
+        box = QMessageBox(QMessageBox.Icon.Warning, "Cannot start the run", message,
+                          QMessageBox.StandardButton.Ok, self.window)
+        box.open()  # not exec(): no nested event loop inside the asyncio task
+        self.start_error = box
 
     def _each(self, name: str, *args: Any) -> Any:
         if self.session is None:
             self._on_failed("No run is open.")
             return None
-        return getattr(self.session, name)(*args)
+        command = {"step": self.session.step, "pause": self.session.pause,
+                   "resume": self.session.resume, "stop": self.session.stop,
+                   "set_mode": self.session.set_mode, "chat": self.session.chat}[name]
+        return command(*args)
 
     def step(self, node: str | None = None) -> Any:
         """INTERACTIVE: run the next turn (or ``node``'s)."""
         return self._each("step", node)
 
-    def resume(self) -> None:
+    def resume(self) -> Any:
         """Resume a paused or stalled run."""
-        self._each("resume")
+        return self._each("resume")
 
     def stop(self) -> Any:
         """Stop the run."""
         return self._each("stop")
 
+    def restart_service(self) -> asyncio.Task | None:
+        """Restart the service that ran the open run, and resume the run in it."""
+        if self.session is None:
+            return None
+        session = self.session
+        task = session.restart_service()
+
+        def done(t: asyncio.Task) -> None:
+            if not t.cancelled() and t.exception() is None and t.result() is False \
+                    and session is self.session:
+                self.service.restart_failed("The service could not be started again; "
+                                            "the status bar says why.")
+
+        task.add_done_callback(done)
+        return task
+
     def _resolve(self, approval_id: str, status: str, args: dict | None,
-                 reason: str | None) -> bool:
-        return bool(self.session and self.session.resolve(approval_id, status, args, reason))
+                 reason: str | None) -> Any:
+        if self.session is None:
+            return False
+        task = self.session.resolve(approval_id, status, args, reason)
+        return task if task is not None else False
 
     def _new_instructions(self, node_id: str, text: str) -> None:
-        if self.session is not None:
-            self.session.update_node_config(node_id, {"instructions": text})
-            self.session.resume()
+        session = self.session
+        if session is None:
+            return
+
+        async def update_then_resume() -> None:
+            update = session.update_node_config(node_id, {"instructions": text})
+            if update is not None:
+                await update
+            session.resume()
+
+        self._closing.add(asyncio.ensure_future(update_then_resume()))
 
     def _edit_inbox(self, node_id: str, item_id: str, text: str) -> None:
-        engine = self.session.engine if self.session else None
-        if engine is None or not hasattr(engine, "edit_inbox_item"):
-            self._on_failed("Editing a queued handoff needs a live run that supports it.")
+        if self.session is None:
+            self._on_failed("No run is open.")
             return
-        self.session._call("edit_inbox_item", node_id, item_id, text)
+        self.session.edit_inbox(node_id, item_id, text)
 
     def open_run(self, run_dir: Path) -> RunSession:
-        """Show a past run read-only."""
-        session = RunSession.open(Path(run_dir), self)
+        """Show a run from its folder: attached when the service runs it, else read-only."""
+        session = RunSession.open(Path(run_dir), self, self._data_dir())
         self.show_session(session)
         return session
 
@@ -306,7 +362,7 @@ class RunPanels(QObject):
         if self.overlay is not None:
             self.overlay.apply_state(state)
 
-    def run_again(self, run_dir: Path) -> RunSession | None:
+    def run_again(self, run_dir: Path) -> asyncio.Task | None:
         """Start a new run of the graph a past run started with."""
         from desktop.ui.run.rerun import document_of_run
 

@@ -1,4 +1,5 @@
-"""Run history: every run in the data folder, to open read-only, replay or run again."""
+"""Run history: every run in the data folder, to open (attached when the service runs it,
+else read-only), replay or run again."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ class HistoryRow:
     tokens: int
     cost: float | None
     events: int
+    live: bool = False  # an engine (the service, or a terminal run) holds it now
 
 
 def _seconds(a: str, b: str) -> float | None:
@@ -45,7 +47,7 @@ def _seconds(a: str, b: str) -> float | None:
 
 def load_history(data_dir: Path) -> list[HistoryRow]:
     """The runs under ``data_dir``, newest first, with token use and cost."""
-    from desktop.store.runs import RunError
+    from desktop.store.runs import RunError, engine_alive
     from desktop.views.runs import list_runs, open_run
 
     rows = []
@@ -61,7 +63,8 @@ def load_history(data_dir: Path) -> list[HistoryRow]:
             path=summary.path, workflow=summary.workflow or summary.id[:8],
             status="unreadable" if summary.error else summary.display_status,
             started=summary.created_at, duration=_seconds(summary.created_at, summary.updated_at),
-            tokens=tokens, cost=usage.get("costUsd"), events=summary.events))
+            tokens=tokens, cost=usage.get("costUsd"), events=summary.events,
+            live=summary.error is None and engine_alive(summary.path)))
     return rows
 
 
@@ -124,7 +127,8 @@ class RunHistory(QWidget):
         self.table.setRowCount(len(self.rows))
         for r, row in enumerate(self.rows):
             cost = f"${row.cost:.4f}" if isinstance(row.cost, int | float) else "—"
-            values = (row.workflow, row.status, _local(row.started), _duration(row.duration),
+            status = f"{row.status} · live" if row.live else row.status
+            values = (row.workflow, status, _local(row.started), _duration(row.duration),
                       f"{row.tokens:,}", cost, f"{row.events:,}")
             for c, value in enumerate(values):
                 item = QTableWidgetItem(value)

@@ -1,84 +1,115 @@
-"""One run as the GUI sees it: an in-process engine (live) or a run folder (read-only).
+"""One run as the GUI sees it: a run of the local service (live) or a run folder (read-only).
 
-Live sessions drive :class:`~desktop.runtime.engine.Engine` on the shared asyncio
-loop (qasync); commands go straight to the engine, and every view learns what
-happened from the run's events through the :class:`RunBridge`.
+A live session is a client of the service: it holds an :class:`ApiClient` and the
+run id, sends commands over HTTP, and receives the run's events over the
+WebSocket (a :class:`RunFollower` task on the GUI thread's asyncio loop) into the
+:class:`RunBridge`. The GUI process runs no engine, no agent process and no worker
+thread. Closing a session leaves the run running in the service.
+
+The first events come from the run's log on disk (the service and the GUI share
+the data folder), then the stream continues after the last seq read, so nothing
+is missed or shown twice.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from shiboken6 import isValid
 
+from desktop.api.client import ApiClient, ApiError, ServiceUnavailable
+from desktop.api.discovery import ServerInfo, ensure_service, find_service
+from desktop.api.follow import RunFollower
 from desktop.ui.run.bridge import RunBridge
 from desktop.ui.run.transcript_model import TranscriptModel
 from desktop.views.reader import LogTail
 
 log = logging.getLogger(__name__)
+TERMINAL = ("completed", "failed", "stopped")
+
+
+def _data_dir_of(run_dir: Path) -> Path:
+    return Path(run_dir).parent.parent  # DATA/runs/<id>
 
 
 class RunSession(QObject):
-    """A run shown in the window; ``engine`` is None when it is read-only."""
+    """A run shown in the window; ``client`` is None when it is read-only."""
 
-    finished = Signal(str)  # final status
+    finished = Signal(str)  # the run reached a final status
     failed = Signal(str)  # an error message for the user
+    serviceLost = Signal(str)  # the service went away while the run was live (why)
+    serviceBack = Signal()  # the service is back and drives the run again
 
-    def __init__(self, run_dir: Path, engine: Any = None, parent: QObject | None = None,
-                 *, follow: bool = False) -> None:
+    def __init__(self, run_dir: Path, parent: QObject | None = None, *,
+                 service: ServerInfo | None = None, data_dir: Path | None = None,
+                 follow: bool = False) -> None:
         super().__init__(parent)
         self.run_dir = Path(run_dir)
-        self.engine = engine
+        self.run_id = self.run_dir.name
+        self.data_dir = Path(data_dir) if data_dir else _data_dir_of(self.run_dir)
+        self.client: ApiClient | None = service.client() if service else None
+        self.in_service = False  # the service's engine drives the run
+        self.lost: str | None = None  # why the service is gone, while it is
         self.bridge = RunBridge(self)
         self.model = TranscriptModel.open_file(self.run_dir / "events.jsonl", self)
         tail = LogTail(self.run_dir)
         self.bridge.projection.extend(tail.iter_new())
         self.bridge.events.connect(self.model.ingest)
-        self._task: asyncio.Future | None = None
-        if engine is not None:
-            self.bridge.attach_log(engine.log)
-            # events flushed between our read and the subscription would be lost: re-read
-            self.bridge.push(tail.read_new())
+        self.bridge.stateChanged.connect(self._watch_status)
+        self._final = self._status() if self._status() in TERMINAL else None
+        self._follow_file = follow
+        self._stream: asyncio.Task | None = None
+        self._commands: set[asyncio.Task] = set()
+        self.follower: RunFollower | None = None
+        if self.client is not None:
+            self._start_stream(tail.after)
         elif follow:
             self.bridge.follow_file(self.run_dir, after=tail.after)
 
     # --- construction ---------------------------------------------------------------------
 
     @classmethod
-    def create(cls, doc: Any, data_dir: Path, *, mode: str | None = None,
-               global_mode: str | None = None, workflow_path: str | None = None,
-               options: Any = None, parent: QObject | None = None) -> RunSession:
-        """A new run of workflow ``doc`` (not started yet)."""
-        from desktop.runtime.recovery import create_run
+    async def create(cls, doc: Any, data_dir: Path, *, mode: str | None = None,
+                     global_mode: str | None = None, workflow_path: str | None = None,
+                     parent: QObject | None = None) -> RunSession:
+        """Start a run of workflow ``doc`` in the service (started first if needed)."""
+        from desktop.graph.io import document_data
 
-        engine = create_run(doc, Path(data_dir), mode=mode, global_mode=global_mode,
-                            workflow_path=workflow_path, options=options)
-        return cls(engine.run_dir, engine, parent)
+        info = await ensure_service(Path(data_dir))
+        client = info.client()
+        try:
+            state = await client.create_run(workflow=document_data(doc),
+                                            workflow_path=workflow_path, mode=mode,
+                                            global_mode=global_mode)
+        finally:
+            await client.close()
+        return cls(Path(data_dir) / "runs" / str(state["id"]), parent, service=info,
+                   data_dir=Path(data_dir))
 
     @classmethod
-    def open(cls, run_dir: Path, parent: QObject | None = None) -> RunSession:
-        """A past run, read-only (it follows the log if another process still writes it)."""
+    def open(cls, run_dir: Path, parent: QObject | None = None,
+             data_dir: Path | None = None) -> RunSession:
+        """A run from its folder: attached to the service when the service drives it,
+        else read-only (following the log while another process still writes it)."""
         from desktop.store.runs import engine_alive
 
-        return cls(run_dir, None, parent, follow=engine_alive(Path(run_dir)))
-
-    @classmethod
-    def take_over(cls, run_dir: Path, parent: QObject | None = None, **kwargs: Any) -> RunSession:
-        """Take over an interrupted or paused run with an in-process engine."""
-        from desktop.runtime.engine import Engine
-
-        return cls(run_dir, Engine.resume(Path(run_dir), **kwargs), parent)
+        run_dir = Path(run_dir)
+        folder = Path(data_dir) if data_dir else _data_dir_of(run_dir)
+        alive = engine_alive(run_dir)
+        info = find_service(folder) if alive else None
+        return cls(run_dir, parent, service=info, data_dir=folder, follow=alive)
 
     # --- state -------------------------------------------------------------------------------
 
     @property
     def live(self) -> bool:
-        """True while an engine of this process drives the run."""
-        return self.engine is not None
+        """True while the session can steer the run through the service."""
+        return self.client is not None
 
     @property
     def state(self) -> dict | None:
@@ -87,105 +118,184 @@ class RunSession(QObject):
 
     @property
     def running(self) -> bool:
-        """True while the engine's run loop is going."""
-        return self._task is not None and not self._task.done()
+        """True while the service's engine drives the run."""
+        return self.in_service and self.lost is None and self._status() not in TERMINAL
+
+    def _status(self) -> str:
+        return str((self.bridge.state or {}).get("status", ""))
+
+    def _watch_status(self, state: dict) -> None:
+        status = str(state.get("status", ""))
+        if status in TERMINAL and self._final != status:
+            self._final = status
+            self.finished.emit(status)
+        elif status not in TERMINAL:
+            self._final = None
+
+    # --- the event stream ----------------------------------------------------------------------
+
+    def _start_stream(self, after: int) -> None:
+        assert self.client is not None
+        self.follower = RunFollower(self.client, self.run_id, after, self.bridge.push)
+        self._stream = asyncio.ensure_future(self._follow(self.follower))
+        self._stream.add_done_callback(self._stream_ended)
+
+    async def _follow(self, follower: RunFollower) -> None:
+        runs = await follower.client.list_runs()
+        self.in_service = any(r.get("id") == self.run_id and r.get("live") for r in runs)
+        if not self.in_service and self._follow_file:
+            # another process (e.g. `agent-canvas run`) writes this run: read its log
+            await self._drop_client()
+            self.bridge.follow_file(self.run_dir, after=follower.last_seq)
+            self.bridge.stateChanged.emit(self.bridge.state)
+            return
+        self.bridge.stateChanged.emit(self.bridge.state)  # running/live changed
+        await follower.run()
+
+    def _stream_ended(self, task: asyncio.Task) -> None:
+        if task.cancelled() or not isValid(self):
+            return
+        exc = task.exception()
+        if isinstance(exc, ServiceUnavailable):
+            self._lose(exc.reason)
+        elif isinstance(exc, ApiError):
+            self.failed.emit(f"Event stream: {exc}")
+        elif exc is not None:
+            log.error("event stream failed", exc_info=exc)
+            self.failed.emit(f"Event stream: {exc}")
+
+    def _lose(self, reason: str) -> None:
+        """The service is gone: say so (the run is safe in its log) and wait for a restart."""
+        if self.lost is not None or not isValid(self):
+            return
+        self.in_service = False
+        self.lost = reason
+        if self._stream is not None and not self._stream.done():
+            self._stream.cancel()
+        self.serviceLost.emit(f"The Agent Canvas service stopped ({reason}). The run is "
+                              "saved in its log; restart the service to continue it.")
+        self.bridge.stateChanged.emit(self.bridge.state)
+
+    def restart_service(self) -> asyncio.Task:
+        """Start (or find) the service again and let it resume the run from its log."""
+        return asyncio.ensure_future(self._restart())
+
+    async def _restart(self) -> bool:
+        try:
+            info = await ensure_service(self.data_dir)
+        except Exception as exc:  # the message (naming the log file) is for the user
+            self.failed.emit(str(exc))
+            return False
+        await self._drop_client()
+        self.client = info.client()
+        after = self.follower.last_seq if self.follower else self.bridge_last_seq()
+        try:
+            if self._status() not in TERMINAL:
+                await self.client.patch_run(self.run_id, status="running")
+        except ApiError as exc:
+            self.failed.emit(f"Resume: {exc}")
+        self.lost = None
+        self._start_stream(after)
+        self.serviceBack.emit()
+        return True
+
+    def bridge_last_seq(self) -> int:
+        """The seq of the last event folded into the state."""
+        return int((self.bridge.state or {}).get("lastSeq") or 0)
+
+    async def _drop_client(self) -> None:
+        client, self.client = self.client, None
+        if client is not None:
+            await client.close()
 
     # --- commands ------------------------------------------------------------------------------
 
-    def start(self) -> asyncio.Future:
-        """Run the engine's loop on the shared asyncio loop."""
-        if self.engine is None:
-            raise RuntimeError("this run is open read-only; use Run again")
-        if self.running:
-            return self._task
-        self._task = asyncio.ensure_future(self.engine.run())
-        self._task.add_done_callback(self._done)
-        return self._task
-
-    def _done(self, task: asyncio.Future) -> None:
-        if not isValid(self):  # the window went away while the run ended
-            return
-        self.bridge.drain()
-        if task.cancelled():
-            self.finished.emit("cancelled")
-            return
-        exc = task.exception()
-        if exc is not None:
-            log.error("run loop failed", exc_info=exc)
-            self.failed.emit(str(exc))
-            self.finished.emit("failed")
-            return
-        self.finished.emit(str(task.result()))
-
-    def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        if self.engine is None:
-            self.failed.emit("this run is open read-only")
+    def _send(self, what: str, call: Callable[[ApiClient], Awaitable[Any]]) -> asyncio.Task | None:
+        """Send one command; errors reach the user through ``failed``."""
+        if self.client is None:
+            self.failed.emit("This run is open read-only.")
             return None
+        if self.lost is not None:
+            self.failed.emit(f"{what}: the service is not running; restart it first.")
+            return None
+        task = asyncio.ensure_future(self._command(what, call, self.client))
+        self._commands.add(task)
+        task.add_done_callback(self._commands.discard)
+        return task
+
+    async def _command(self, what: str, call: Callable[[ApiClient], Awaitable[Any]],
+                       client: ApiClient) -> Any:
         try:
-            result = getattr(self.engine, name)(*args, **kwargs)
-        except Exception as exc:  # engine refusals carry a message for the user
-            self.failed.emit(str(exc))
-            return None
-        if asyncio.iscoroutine(result):
-            return asyncio.ensure_future(result)
-        return result
+            return await call(client)
+        except ServiceUnavailable as exc:
+            self._lose(exc.reason)
+        except ApiError as exc:
+            if isValid(self):
+                self.failed.emit(f"{what}: {exc}")
+        return None
 
-    def step(self, node: str | None = None) -> Any:
+    def step(self, node: str | None = None) -> asyncio.Task | None:
         """INTERACTIVE: the next turn, or ``node``'s."""
-        result = self._call("step", node)
-        if not self.running and self.engine is not None:
-            self.start()
-        return result
+        return self._send("Step", lambda c: c.step(self.run_id, node))
 
-    def pause(self) -> None:
+    def pause(self) -> asyncio.Task | None:
         """No new turns start."""
-        self._call("pause")
+        return self._send("Pause", lambda c: c.patch_run(self.run_id, status="paused"))
 
-    def resume(self) -> None:
-        """Continue a paused or stalled run."""
-        self._call("resume_run")
-        if not self.running and self.engine is not None:
-            self.start()
+    def resume(self) -> asyncio.Task | None:
+        """Continue a paused or stalled run (restarting the service if it is gone)."""
+        if self.lost is not None and self.client is not None:
+            return self.restart_service()
+        return self._send("Resume", self._resume)
 
-    def stop(self) -> Any:
+    async def _resume(self, client: ApiClient) -> Any:
+        state = await client.patch_run(self.run_id, status="running")
+        self.in_service = True
+        return state
+
+    def stop(self) -> asyncio.Task | None:
         """Cancel running turns and stop the run."""
-        return self._call("stop")
+        return self._send("Stop", lambda c: c.patch_run(self.run_id, status="stopped"))
 
-    def set_mode(self, mode: str | None = None, global_mode: str | None = None) -> None:
+    def set_mode(self, mode: str | None = None, global_mode: str | None = None
+                 ) -> asyncio.Task | None:
         """Switch AUTO/INTERACTIVE and PLANNING/IMPLEMENTATION."""
-        self._call("set_mode", mode, global_mode)
+        return self._send("Mode", lambda c: c.patch_run(self.run_id, mode=mode,
+                                                         global_mode=global_mode))
 
-    def chat(self, node: str, text: str) -> None:
+    def chat(self, node: str, text: str) -> asyncio.Task | None:
         """Send ``text`` to ``node`` as a user message."""
-        self._call("chat", node, text)
+        return self._send("Chat", lambda c: c.chat(self.run_id, node, text))
 
-    def update_node_config(self, node: str, patch: dict) -> None:
+    def update_node_config(self, node: str, patch: dict) -> asyncio.Task | None:
         """Change a node's config (e.g. its instructions) before resuming."""
-        self._call("update_node_config", node, patch)
+        return self._send("Node config", lambda c: c.patch_node(self.run_id, node,
+                                                                {"config": patch}))
+
+    def edit_inbox(self, node: str, item_id: str, text: str) -> asyncio.Task | None:
+        """Change a queued inbox item of ``node`` before its turn."""
+        return self._send("Edit message", lambda c: c.edit_inbox(self.run_id, item_id, node,
+                                                                 text))
 
     def resolve(self, approval_id: str, status: str, modified_args: dict | None = None,
-                reason: str | None = None) -> bool:
-        """Decide a pending approval through the engine's broker; True when accepted."""
-        if self.engine is None:
-            self.failed.emit("this run is open read-only")
-            return False
-        try:
-            self.engine.broker.resolve(approval_id, status, modified_args=modified_args,
-                                       reason=reason, by="gui")
-        except Exception as exc:  # unknown or already resolved
-            self.failed.emit(str(exc))
-            return False
-        self.engine.recorder.flush()
-        return True
+                reason: str | None = None) -> asyncio.Task | None:
+        """Decide a pending approval; the task's result is True when the service took it."""
+        async def call(client: ApiClient) -> bool:
+            await client.resolve(approval_id, status, modified_args=modified_args,
+                                 reason=reason, by="gui")
+            return True
+
+        return self._send("Approval", call)
+
+    # --- closing -------------------------------------------------------------------------------
 
     async def close(self) -> None:
-        """Detach from the run (turns are cancelled; the run can be resumed later)."""
+        """Detach from the run; the service keeps running it."""
         self.bridge.detach()
-        if self.engine is not None:
-            if self.running:  # end the loop first: it flushes the log on the way out
-                self._task.cancel()
-                await asyncio.gather(self._task, return_exceptions=True)
-                await self.engine.detach()
-            else:
-                self.engine.close()
+        if self._stream is not None and not self._stream.done():
+            self._stream.cancel()
+            await asyncio.gather(self._stream, return_exceptions=True)
+        if self._commands:  # commands already sent still get their answer
+            await asyncio.wait(set(self._commands), timeout=10)
+        await self._drop_client()
         self.model.close()

@@ -1,4 +1,8 @@
-"""Fixtures for the run panels: a qasync loop shared by Qt and the engine."""
+"""Fixtures for the run panels: the GUI's qasync loop and a real ``agent-canvas serve``.
+
+The window is a client: runs go to the service (a subprocess started once per test
+session on a free port; tests that need a folder of their own start their own).
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,34 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from PySide6.QtWidgets import QMainWindow, QVBoxLayout, QWidget
+from service_process import ServeProcess
 
+from desktop.api.discovery import stop_spawned
 from desktop.ui.loop import new_event_loop
 from desktop.ui.run.attach import attach_run_panels
+
+
+@pytest.fixture(scope="session")
+def service(tmp_path_factory) -> Iterator[ServeProcess]:
+    """One service for the session's GUI tests; SIGTERM at the end."""
+    svc = ServeProcess(tmp_path_factory.mktemp("service"))
+    yield svc
+    svc.stop()
+
+
+@pytest.fixture
+def own_service(tmp_path) -> Iterator[ServeProcess]:
+    """A service with a data folder of its own (tests that list runs or kill it)."""
+    svc = ServeProcess(tmp_path / "own-service")
+    yield svc
+    svc.stop()
+
+
+@pytest.fixture(autouse=True)
+def _stop_restarted_services() -> Iterator[None]:
+    """Services a test's window started (a restart after a kill) end with the test."""
+    yield
+    stop_spawned()
 
 
 @pytest.fixture
@@ -61,18 +90,21 @@ class Window(QMainWindow):
 
 
 @pytest.fixture
-def window_for(qloop, qtbot, tmp_path):
-    """``window, panels = window_for(doc)``: a window with run panels over ``doc``."""
+def window_for(qloop, qtbot, service):
+    """``window, panels = window_for(doc)``: a window with run panels over ``doc``, a client
+    of the session's service (or of the service of ``data_dir``)."""
     made = []
 
-    def make(doc):
+    def make(doc, data_dir=None):
         window = Window(doc)
         qtbot.addWidget(window)
-        panels = attach_run_panels(window, tmp_path / "data")
+        panels = attach_run_panels(window, data_dir or service.data_dir)
         made.append(panels)
         return window, panels
 
     yield make
     for panels in made:
+        if panels._starting is not None:
+            qloop.run_until_complete(asyncio.gather(panels._starting, return_exceptions=True))
         if panels.session is not None:
             qloop.run_until_complete(panels.session.close())

@@ -32,7 +32,7 @@ def test_queued_handoff_edited_in_the_chat_panel_reaches_the_next_turn(qloop, wi
         return next(i for i, n in state()["nodes"].items() if n.get("key") == "worker")
 
     async def go():
-        panels.run(interactive=True)
+        await panels.run(interactive=True)
         await until(lambda: state().get("status") == "running")
         panels.controls.step_action.trigger()
         await until(lambda: bool(state().get("inboxes", {}).get(worker_id()))

@@ -26,12 +26,12 @@ nodeConfigs:
 
 
 def status(panels) -> str:
-    return (panels.session.state or {}).get("status", "")
+    return ((panels.session.state if panels.session else None) or {}).get("status", "")
 
 
 def _run(qloop, panels, until) -> None:
     async def go():
-        panels.run()
+        await panels.run()
         await until(lambda: status(panels) in ("completed", "failed", "stopped"))
 
     qloop.run_until_complete(go())

@@ -31,12 +31,12 @@ nodeConfigs:
 
 
 def test_a_node_waiting_for_approval_is_marked_on_the_canvas(
-        qloop, editor_window, until, tmp_path):
+        qloop, editor_window, until, tmp_path, service):
     path = tmp_path / "gated.flow.yaml"
     path.write_text(GATED)
     assert editor_window.open_path(path)
     panels = editor_window.run_panels
-    panels.data_dir = tmp_path / "data"
+    panels.data_dir = service.data_dir
     overlay = panels.overlay
 
     def badge(key: str):
@@ -45,7 +45,7 @@ def test_a_node_waiting_for_approval_is_marked_on_the_canvas(
         return overlay.badges.get(node_id)
 
     async def until_approval():
-        panels.run()
+        await panels.run()
         await until(lambda: len(panels.approvals.pending) == 1)
 
     qloop.run_until_complete(until_approval())

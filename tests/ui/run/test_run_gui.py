@@ -50,7 +50,7 @@ edges:
 
 
 def status(panels) -> str:
-    return (panels.session.state or {}).get("status", "")
+    return ((panels.session.state if panels.session else None) or {}).get("status", "")
 
 
 def all_events(panels) -> list[dict]:
@@ -62,7 +62,7 @@ def test_examples_run_to_completion_in_auto_mode(qloop, window_for, until, examp
     _window, panels = window_for(load_workflow(example))
 
     async def go():
-        panels.run()
+        await panels.run()
         await until(lambda: status(panels) in ("completed", "failed", "stopped"))
 
     qloop.run_until_complete(go())
@@ -78,7 +78,7 @@ def test_examples_step_through_in_interactive_mode(qloop, window_for, until, exa
     _window, panels = window_for(load_workflow(example))
 
     async def go():
-        panels.run(interactive=True)
+        await panels.run(interactive=True)
         await until(lambda: status(panels) == "running")
         deadline = asyncio.get_running_loop().time() + 60
         while asyncio.get_running_loop().time() < deadline:
@@ -103,7 +103,7 @@ def test_approve_deny_modify_through_the_dialog(qloop, window_for, until, qtbot)
     decisions = iter([("approve", None), ("deny", None), ("modify", '{"cmd": "echo changed"}')])
 
     async def go():
-        panels.run()
+        await panels.run()
         for _ in range(3):
             await until(lambda: len(panels.approvals.pending) == 1)
             assert "(1)" in panels.approvals.badge.text()
@@ -135,7 +135,7 @@ def test_stall_banner_shows_the_evidence_and_resumes(qloop, window_for, until):
     _window, panels = window_for(loads_workflow(LOOP))
 
     async def go():
-        panels.run()
+        await panels.run()
         await until(lambda: not panels.stall.isHidden())
 
     qloop.run_until_complete(go())
@@ -154,11 +154,12 @@ def test_stall_banner_shows_the_evidence_and_resumes(qloop, window_for, until):
     assert panels.stall.isHidden()
 
 
-def test_history_lists_runs_and_replay_shows_the_state_at_event_n(qloop, window_for, until):
-    _window, panels = window_for(load_workflow(EXAMPLES[0]))
+def test_history_lists_runs_and_replay_shows_the_state_at_event_n(qloop, window_for, until,
+                                                                   own_service):
+    _window, panels = window_for(load_workflow(EXAMPLES[0]), own_service.data_dir)
 
     async def go():
-        panels.run()
+        await panels.run()
         await until(lambda: status(panels) == "completed")
 
     qloop.run_until_complete(go())
@@ -168,7 +169,7 @@ def test_history_lists_runs_and_replay_shows_the_state_at_event_n(qloop, window_
     assert panels.history.rows[0].status == "completed"
     panels.history.table.selectRow(0)
     panels.history.replayRequested.emit(panels.history.rows[0].path)
-    assert panels.replaying and panels.session.engine is None
+    assert panels.replaying and not panels.session.live
     events = all_events(panels)
     for n in (1, len(events) // 2, len(events)):
         state = panels.timeline.seek(n)

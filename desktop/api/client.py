@@ -1,0 +1,275 @@
+"""An async client of the local service (REST + WebSocket), used by the GUI and the CLI.
+
+Every method mirrors one endpoint of the API (see the README's API section) and
+returns the decoded JSON body. Failures raise :class:`ApiError` with the service's
+error code and message; a service that can not be reached raises
+:class:`ServiceUnavailable` (a subclass), so callers can tell "the service said no"
+from "the service is gone".
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import quote
+
+import aiohttp
+import orjson
+
+# A batch of events can be large (a replayed backlog); the service caps single
+# events, not batches, so the client accepts big frames.
+MAX_FRAME = 256 * 1024 * 1024
+# WebSocket close codes the service uses (API.md)
+CLOSE_UNKNOWN_RUN = 4004
+CLOSE_TOO_SLOW = 4008
+CLOSE_GOING_AWAY = 1001
+# the connection dropped without a close frame (aiohttp reports 1006) or the service went away
+CLOSE_LOST = frozenset({None, CLOSE_GOING_AWAY, 1006})
+
+
+class ApiError(Exception):
+    """The service refused a request: HTTP ``status``, snake_case ``code``, ``message``."""
+
+    def __init__(self, status: int, code: str, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+
+    def __str__(self) -> str:
+        where = f" ({self.field})" if self.field else ""
+        return f"{self.message}{where}"
+
+
+class ServiceUnavailable(ApiError):
+    """The service could not be reached (not running, crashed, or the connection broke)."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(0, "service_unavailable",
+                         f"the Agent Canvas service at {url} is not reachable ({reason})")
+        self.reason = reason
+
+
+def _error_from(status: int, body: bytes) -> ApiError:
+    """The :class:`ApiError` of an error response (tolerates a body that is not ours)."""
+    try:
+        payload = orjson.loads(body) if body else {}
+    except orjson.JSONDecodeError:
+        payload = {}
+    error = payload.get("error") if isinstance(payload, dict) else None
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        field = error.get("field")
+        return ApiError(status, str(error.get("code") or "error"), error["message"],
+                        field if isinstance(field, str) else None)
+    text = body[:200].decode("utf-8", "replace").strip() if body else ""
+    return ApiError(status, "http_error", f"the service answered HTTP {status}"
+                    + (f": {text}" if text else ""))
+
+
+def _batch(data: str | bytes) -> list[dict[str, Any]]:
+    """The events of one stream frame: a JSON array of objects, each with an int ``seq``."""
+    try:
+        events = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise ApiError(0, "bad_frame", f"the event stream sent invalid JSON: {exc}") from None
+    if not isinstance(events, list) or not all(
+            isinstance(e, dict) and isinstance(e.get("seq"), int) for e in events):
+        raise ApiError(0, "bad_frame", "the event stream sent a frame that is not a list "
+                       "of events with a seq")
+    return events
+
+
+class ApiClient:
+    """One connection pool to the service at ``url`` (``http://127.0.0.1:PORT``)."""
+
+    def __init__(self, url: str, token: str, *, timeout: float = 30.0) -> None:
+        self.url = url.rstrip("/")
+        self.token = token
+        self._timeout = aiohttp.ClientTimeout(total=timeout, sock_connect=5)
+        self._session: aiohttp.ClientSession | None = None
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    def _http(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(
+                headers={"Authorization": f"Bearer {self.token}"}, timeout=self._timeout,
+                json_serialize=lambda obj: orjson.dumps(obj).decode())
+        return self._session
+
+    async def close(self) -> None:
+        """Close the connection pool (the client can be used again afterwards)."""
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def __aenter__(self) -> ApiClient:
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.close()
+
+    # --- plumbing --------------------------------------------------------------------------
+
+    async def request(self, method: str, path: str, *, json: Any = None,
+                      params: dict[str, Any] | None = None) -> Any:
+        """Send one request; the decoded body (None for 204)."""
+        query = {k: str(v).lower() if isinstance(v, bool) else str(v)
+                 for k, v in (params or {}).items() if v is not None}
+        try:
+            async with self._http().request(method, self.url + path, json=json,
+                                            params=query or None) as resp:
+                body = await resp.read()
+                if resp.status >= 400:
+                    raise _error_from(resp.status, body)
+        except (aiohttp.ClientConnectionError, TimeoutError) as exc:
+            raise ServiceUnavailable(self.url, str(exc) or type(exc).__name__) from None
+        if resp.status == 204 or not body:
+            return None
+        try:
+            return orjson.loads(body)
+        except orjson.JSONDecodeError:
+            raise ApiError(resp.status, "bad_response",
+                           f"the service sent a body that is not JSON for {method} {path}"
+                           ) from None
+
+    # --- runs ------------------------------------------------------------------------------
+
+    async def health(self) -> dict:
+        """``GET /api/health``: ``{"ok", "version", "pid", "runs"}``."""
+        return await self.request("GET", "/api/health")
+
+    async def create_run(self, *, workflow: dict | None = None, workflow_path: str | None = None,
+                         mode: str | None = None, global_mode: str | None = None) -> dict:
+        """Start a run of a document (``workflow``) or a file (``workflow_path``); its state."""
+        body: dict[str, Any] = {}
+        if workflow is not None:
+            body["workflow"] = workflow
+        if workflow_path is not None:
+            body["workflowPath"] = workflow_path
+        if mode:
+            body["mode"] = mode.upper()
+        if global_mode:
+            body["globalMode"] = global_mode.upper()
+        return await self.request("POST", "/api/runs", json=body)
+
+    async def list_runs(self) -> list[dict]:
+        """Every run the service knows, newest first."""
+        return (await self.request("GET", "/api/runs"))["runs"]
+
+    async def get_run(self, run_id: str) -> dict:
+        """The run's state (camelCase RunState)."""
+        return await self.request("GET", f"/api/runs/{quote(run_id)}")
+
+    async def patch_run(self, run_id: str, *, status: str | None = None, mode: str | None = None,
+                        global_mode: str | None = None) -> dict:
+        """Pause / resume / stop (``status``) or switch modes; the new state."""
+        body = {k: v for k, v in (("status", status), ("mode", mode),
+                                  ("globalMode", global_mode)) if v is not None}
+        return await self.request("PATCH", f"/api/runs/{quote(run_id)}", json=body)
+
+    async def delete_run(self, run_id: str, *, force: bool = False) -> None:
+        """Remove the run's folder (``force`` stops a live run first)."""
+        await self.request("DELETE", f"/api/runs/{quote(run_id)}",
+                           params={"force": True} if force else None)
+
+    async def events(self, run_id: str, *, limit: int | None = None, before: int | None = None,
+                     after: int | None = None) -> dict:
+        """One page of the run's events: ``{"events", "page": {"nextCursor", "hasMore"}}``."""
+        return await self.request("GET", f"/api/runs/{quote(run_id)}/events",
+                                  params={"limit": limit, "before": before, "after": after})
+
+    # --- commands --------------------------------------------------------------------------
+
+    async def step(self, run_id: str, node_id: str | None = None) -> dict:
+        """INTERACTIVE: start the next turn (or ``node_id``'s); ``{"nodeId"}``."""
+        body = {"nodeId": node_id} if node_id else {}
+        return await self.request("POST", f"/api/runs/{quote(run_id)}/step", json=body)
+
+    async def chat(self, run_id: str, node_id: str, message: str) -> dict:
+        """Send ``message`` to a node as the user; ``{"nodeId"}``."""
+        return await self.request("POST", f"/api/runs/{quote(run_id)}/chat",
+                                  json={"nodeId": node_id, "message": message})
+
+    async def edit_inbox(self, run_id: str, item_id: str, node_id: str, text: str,
+                         structured: dict | None = None) -> Any:
+        """Change a queued inbox item before its turn (INTERACTIVE)."""
+        body: dict[str, Any] = {"nodeId": node_id, "text": text}
+        if structured is not None:
+            body["structured"] = structured
+        return await self.request("POST", f"/api/runs/{quote(run_id)}/inbox/{quote(item_id)}",
+                                  json=body)
+
+    async def add_node(self, run_id: str, node: dict) -> Any:
+        """Add a node to a live run."""
+        return await self.request("POST", f"/api/runs/{quote(run_id)}/nodes", json=node)
+
+    async def patch_node(self, run_id: str, node_id: str, patch: dict) -> Any:
+        """Change a node (e.g. ``{"config": {"instructions": ...}}``)."""
+        return await self.request("PATCH", f"/api/runs/{quote(run_id)}/nodes/{quote(node_id)}",
+                                  json=patch)
+
+    async def delete_node(self, run_id: str, node_id: str) -> None:
+        """Remove a node from a live run."""
+        await self.request("DELETE", f"/api/runs/{quote(run_id)}/nodes/{quote(node_id)}")
+
+    async def add_edge(self, run_id: str, edge: dict) -> Any:
+        """Add an edge to a live run."""
+        return await self.request("POST", f"/api/runs/{quote(run_id)}/edges", json=edge)
+
+    async def delete_edge(self, run_id: str, edge_id: str) -> None:
+        """Remove an edge from a live run."""
+        await self.request("DELETE", f"/api/runs/{quote(run_id)}/edges/{quote(edge_id)}")
+
+    async def approvals(self) -> list[dict]:
+        """Pending approvals across runs."""
+        return (await self.request("GET", "/api/approvals"))["approvals"]
+
+    async def resolve(self, approval_id: str, status: str, *, modified_args: dict | None = None,
+                      reason: str | None = None, by: str | None = None) -> Any:
+        """Approve, deny or modify a pending tool call (409 when already decided); ``by``
+        names the client in the resolution ("gui", "cli")."""
+        body: dict[str, Any] = {"status": status}
+        if by is not None:
+            body["by"] = by
+        if modified_args is not None:
+            body["modifiedArgs"] = modified_args
+        if reason is not None:
+            body["reason"] = reason
+        return await self.request("POST", f"/api/approvals/{quote(approval_id)}/resolve",
+                                  json=body)
+
+    # --- events ----------------------------------------------------------------------------
+
+    async def stream(self, run_id: str, after: int = 0) -> AsyncIterator[list[dict[str, Any]]]:
+        """Batches of the run's events with seq > ``after``, then live ones, over one socket.
+
+        Ends when the service closes the socket (e.g. a slow client, code 4008); the
+        caller reconnects with the last seq it saw. Raises :class:`ApiError` (404) for
+        an unknown run and :class:`ServiceUnavailable` when the service can not be
+        reached or the connection breaks.
+        """
+        url = f"{self.url}/api/runs/{quote(run_id)}/stream"
+        try:
+            async with self._http().ws_connect(url, params={"after": str(after)},
+                                               max_msg_size=MAX_FRAME) as ws:
+                async for msg in ws:
+                    if msg.type in (aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY):
+                        batch = _batch(msg.data)
+                        if batch:
+                            yield batch
+                    elif msg.type == aiohttp.WSMsgType.ERROR:
+                        raise ServiceUnavailable(self.url, str(ws.exception() or "socket error"))
+                code = ws.close_code
+        except aiohttp.WSServerHandshakeError as exc:
+            raise ApiError(exc.status, "stream_refused",
+                           f"the service refused the event stream of run {run_id} "
+                           f"(HTTP {exc.status})") from None
+        except (aiohttp.ClientConnectionError, TimeoutError) as exc:
+            raise ServiceUnavailable(self.url, str(exc) or type(exc).__name__) from None
+        if code == CLOSE_UNKNOWN_RUN:
+            raise ApiError(404, "run_not_found", f"the service has no run {run_id}")
+        if code in CLOSE_LOST:
+            raise ServiceUnavailable(self.url, "the event stream was cut"
+                                     if code != CLOSE_GOING_AWAY else "the service shut down")

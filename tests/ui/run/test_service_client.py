@@ -1,0 +1,149 @@
+"""The window as a client of the service: detach and re-attach, a dead service, errors, threads."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from desktop.api.discovery import read_server_file
+from desktop.graph.io import load_workflow, loads_workflow
+from desktop.views.reader import LogTail
+
+EXAMPLE = Path(__file__).parents[3] / "resources" / "examples" / "plan-implement-review.flow.yaml"
+
+GATED = """
+version: 1
+name: Gated
+task: list the files
+nodes:
+  - id: worker
+    label: Worker
+    provider: scripted
+    entry: true
+    permissions: {cliPermissionsMode: gated}
+nodeConfigs:
+  worker:
+    script:
+      - shell: echo one
+      - shell: echo two
+      - say: done
+      - done: true
+"""
+
+
+def state(panels) -> dict:
+    return (panels.session.state if panels.session else None) or {}
+
+
+def log_events(run_dir: Path) -> list[dict]:
+    return LogTail(run_dir).read_new()
+
+
+def record_seqs(session) -> list[int]:
+    """Every seq the session's bridge hands the views from now on."""
+    seen: list[int] = []
+    session.bridge.events.connect(lambda batch: seen.extend(e["seq"] for e in batch))
+    return seen
+
+
+async def approve_until_done(panels, until) -> None:
+    while state(panels).get("status") not in ("completed", "failed", "stopped"):
+        await until(lambda: bool(panels.approvals.pending)
+                    or state(panels).get("status") in ("completed", "failed", "stopped"))
+        if panels.approvals.pending:
+            current = next(iter(panels.approvals.pending))
+            panels.approvals.open_next().approve()
+            await until(lambda c=current: c not in panels.approvals.pending)
+
+
+def test_closing_the_window_leaves_the_run_running_and_a_new_window_sees_every_event(
+        qloop, editor_window, window_for, until, tmp_path, service, qtbot):
+    path = tmp_path / "gated.flow.yaml"
+    path.write_text(GATED)
+    assert editor_window.open_path(path)
+    first = editor_window.run_panels
+    first.data_dir = service.data_dir
+
+    async def start():
+        await first.run()
+        await until(lambda: len(first.approvals.pending) == 1)
+
+    qloop.run_until_complete(start())
+    run_dir = first.session.run_dir
+    editor_window.close()
+    qloop.run_until_complete(until(lambda: not editor_window.isVisible()))
+    assert first.session is None  # the window let go of the run ...
+
+    async def service_state() -> dict:
+        async with service.info.client() as client:
+            runs = {r["id"]: r for r in await client.list_runs()}
+            return runs[run_dir.name]
+
+    summary = qloop.run_until_complete(service_state())
+    assert summary["live"] and summary["status"] == "running"  # ... the service did not
+
+    _window, second = window_for(loads_workflow(GATED))
+    session = second.open_run(run_dir)
+    assert session.live
+    after = session.follower.last_seq
+    seen = record_seqs(session)
+    qloop.run_until_complete(approve_until_done(second, until))
+    assert state(second)["status"] == "completed"
+    events = log_events(run_dir)
+    assert after + len(seen) == len(events)
+    assert seen == list(range(after + 1, len(events) + 1))  # no gap, no duplicate
+    assert second.session.model.store.count == len(events)
+
+
+def test_a_killed_service_is_reported_and_a_restart_resumes_the_run(
+        qloop, window_for, until, own_service):
+    _window, panels = window_for(loads_workflow(GATED), own_service.data_dir)
+
+    async def start():
+        await panels.run()
+        await until(lambda: len(panels.approvals.pending) == 1)
+
+    qloop.run_until_complete(start())
+    session = panels.session
+    own_service.kill()
+    qloop.run_until_complete(until(lambda: not panels.service.isHidden()))
+    assert "Service stopped" in panels.service.title.text()
+    assert not session.running
+    assert panels.controls.resume_action.isEnabled()  # the way back is offered
+
+    panels.service.restart.click()
+    qloop.run_until_complete(until(lambda: panels.service.isHidden() and session.running))
+    info = read_server_file(own_service.data_dir)
+    assert info is not None and info.pid != own_service.proc.pid  # a new service
+    qloop.run_until_complete(approve_until_done(panels, until))
+    events = log_events(session.run_dir)
+    assert state(panels)["status"] == "completed"
+    assert any(e["type"] == "run.resumed" for e in events)
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert panels.session.model.store.count == len(events)
+
+
+def test_a_refused_command_reaches_the_user_as_a_message(qloop, window_for, until):
+    window, panels = window_for(load_workflow(EXAMPLE))
+    messages: list[str] = []
+
+    async def go():
+        await panels.run()
+        panels.session.failed.connect(messages.append)
+        await until(lambda: state(panels).get("status") == "completed")
+        await panels.session.step()  # the run is over: the service refuses
+
+    qloop.run_until_complete(go())
+    assert len(messages) == 1 and messages[0].startswith("Step:")
+    assert window.statusBar().currentMessage() == messages[0]
+
+
+def test_the_gui_process_runs_no_thread_of_its_own(qloop, window_for, until):
+    _window, panels = window_for(load_workflow(EXAMPLE))
+
+    async def go():
+        await panels.run()
+        await until(lambda: state(panels).get("status") == "completed")
+
+    qloop.run_until_complete(go())
+    assert [t.name for t in threading.enumerate()] == [threading.main_thread().name]
