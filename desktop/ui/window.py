@@ -289,7 +289,9 @@ class EditorWindow(WindowCommands, QMainWindow):
         s.setValue("view/minimap", "true" if self.minimap.wanted else "false")
         s.sync()
 
-    def _detach_run_then_close(self) -> None:
+    def _detach_run(self) -> bool:
+        """Let go of the open run (the service keeps running it); True when that goes on
+        in the background and the window closes itself afterwards."""
         session, self.run_panels.session = self.run_panels.session, None
 
         async def detach() -> None:
@@ -300,11 +302,11 @@ class EditorWindow(WindowCommands, QMainWindow):
 
         try:
             asyncio.get_running_loop()
-        except RuntimeError:  # the loop is not running (a bare QApplication): close in place
+        except RuntimeError:  # the loop is not running (a bare QApplication): detach now
             _run_now(session.close())
-            self.close()
-            return
+            return False
         self._detaching = asyncio.ensure_future(detach())
+        return True
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -342,10 +344,9 @@ class EditorWindow(WindowCommands, QMainWindow):
                 event.ignore()
                 return
         self._close_confirmed = True
-        if self.run_panels.session is not None:
-            # Detach from the run first (the service keeps running it), then close for real.
+        # Detach from the run first (the service keeps running it), then close for real.
+        if self.run_panels.session is not None and self._detach_run():
             event.ignore()
-            self._detach_run_then_close()
             return
         self.save_layout()
         self.file.close()

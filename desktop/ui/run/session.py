@@ -298,4 +298,5 @@ class RunSession(QObject):
         if self._commands:  # commands already sent still get their answer
             await asyncio.wait(set(self._commands), timeout=10)
         await self._drop_client()
-        self.model.close()
+        if isValid(self.model):
+            self.model.close()

@@ -93,18 +93,19 @@ class Window(QMainWindow):
 def window_for(qloop, qtbot, service):
     """``window, panels = window_for(doc)``: a window with run panels over ``doc``, a client
     of the session's service (or of the service of ``data_dir``)."""
-    made = []
 
-    def make(doc, data_dir=None):
-        window = Window(doc)
-        qtbot.addWidget(window)
-        panels = attach_run_panels(window, data_dir or service.data_dir)
-        made.append(panels)
-        return window, panels
-
-    yield make
-    for panels in made:
+    def detach(window) -> None:  # before pytest-qt closes and deletes the window
+        panels = window.run_panels
         if panels._starting is not None:
             qloop.run_until_complete(asyncio.gather(panels._starting, return_exceptions=True))
         if panels.session is not None:
             qloop.run_until_complete(panels.session.close())
+            panels.session = None
+
+    def make(doc, data_dir=None):
+        window = Window(doc)
+        qtbot.addWidget(window, before_close_func=detach)
+        panels = attach_run_panels(window, data_dir or service.data_dir)
+        return window, panels
+
+    return make

@@ -5,8 +5,11 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from shiboken6 import isValid
+
 from desktop.api.discovery import read_server_file
 from desktop.graph.io import load_workflow, loads_workflow
+from desktop.ui.window import EditorWindow
 from desktop.views.reader import LogTail
 
 EXAMPLE = Path(__file__).parents[3] / "resources" / "examples" / "plan-implement-review.flow.yaml"
@@ -57,10 +60,11 @@ async def approve_until_done(panels, until) -> None:
 
 
 def test_closing_the_window_leaves_the_run_running_and_a_new_window_sees_every_event(
-        qloop, editor_window, window_for, until, tmp_path, service, qtbot):
+        qloop, window_for, until, tmp_path, service):
     path = tmp_path / "gated.flow.yaml"
     path.write_text(GATED)
-    assert editor_window.open_path(path)
+    editor_window = EditorWindow(str(path))  # closed (and deleted) by the test itself
+    editor_window.show()
     first = editor_window.run_panels
     first.data_dir = service.data_dir
 
@@ -70,8 +74,12 @@ def test_closing_the_window_leaves_the_run_running_and_a_new_window_sees_every_e
 
     qloop.run_until_complete(start())
     run_dir = first.session.run_dir
-    editor_window.close()
-    qloop.run_until_complete(until(lambda: not editor_window.isVisible()))
+
+    async def close_window():
+        editor_window.close()  # as the app does: on its running loop
+        await until(lambda: not isValid(editor_window) or not editor_window.isVisible())
+
+    qloop.run_until_complete(close_window())
     assert first.session is None  # the window let go of the run ...
 
     async def service_state() -> dict:
