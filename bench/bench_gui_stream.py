@@ -1,12 +1,14 @@
 """The GUI under a stream: 20 scripted agents x 500 events/s into the open window.
 
-The agents are real processes run by the engine (the ``command`` provider and the
-paced agent program of bench_runtime), each printing ``message.assistant.delta``
-lines stamped with ``time.monotonic()``; the engine parses, logs and fsyncs them
-on the same asyncio loop as the widgets, as in the app. A 10 ms QTimer measures
-its own lateness: that is the event-loop lag the user feels. The same stream is
-run once with no GUI attached for reference. Also measured: opening a large log
-in the transcript (rows on screen, first paint) and searching all of it.
+The agents are real processes run by the local service (``agent-canvas serve``, a
+process of its own, as in the app; the ``command`` provider and the paced agent
+program of bench_runtime), each printing ``message.assistant.delta`` lines stamped
+with ``time.monotonic()``. The window attaches to the run over the API and
+receives its events over the WebSocket. A 10 ms QTimer in the window's process
+measures its own lateness: that is the event-loop lag the user feels. The same
+stream is run once with nothing attached (the bench reads the log) for reference.
+Also measured: opening a large log in the transcript (rows on screen, first
+paint) and searching all of it.
 """
 
 from __future__ import annotations
@@ -38,48 +40,64 @@ def _p99(values: list[float]) -> float:
 
 
 def _stream(app, with_gui: bool, seconds: float) -> dict:
-    """One paced stream of real agent processes through the engine, GUI open or not."""
+    """One paced stream of real agent processes run by the local service (its own
+    process), the window attached to the run over the API, or nothing attached."""
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QMainWindow, QVBoxLayout, QWidget
 
     from bench.bench_runtime import _workflow
-    from desktop.runtime.engine import EngineOptions
-    from desktop.runtime.recovery import create_run
+    from desktop.api.discovery import ensure_service, stop_spawned
+    from desktop.graph.io import document_data
     from desktop.ui.run.attach import attach_run_panels
     from desktop.ui.run.session import RunSession
+    from desktop.views.reader import LogTail
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-gui-"))
     go = tmp / "go"
+    data = tmp / "data"
     deltas = int(RATE * seconds)
-    engine = create_run(_workflow(AGENTS, deltas, go, float(RATE)), tmp / "data",
-                        options=EngineOptions(concurrency=AGENTS + 1))
-    started = [0]
-    last_delta = [0.0]  # perf_counter when the engine logged the latest delta
+    loop = asyncio.get_event_loop()
+    info = loop.run_until_complete(ensure_service(data))
+    client = info.client()
+    doc = _workflow(AGENTS, deltas, go, float(RATE))
+    state = loop.run_until_complete(client.create_run(workflow=document_data(doc)))
+    run_dir = data / "runs" / state["id"]
+    tail = LogTail(run_dir)
+    progress = {"started": 0, "last_delta": 0.0, "status": "", "written": 0}
 
-    def logged(events: list[dict]) -> None:
-        started[0] += sum(1 for e in events if e.get("busType") == "RUN_START")
-        if any("t" in e for e in events):
-            last_delta[0] = time.perf_counter()
+    def note(events: list[dict]) -> None:
+        """What the stream did, from the events as they arrive here."""
+        now = time.perf_counter()
+        for e in events:
+            if e.get("busType") == "RUN_START":
+                progress["started"] += 1
+            elif "t" in e:
+                progress["last_delta"] = now
+            elif e.get("type") in ("run.completed", "run.failed", "run.stopped"):
+                progress["status"] = e["type"].split(".")[1]
+            progress["written"] = e["seq"]
 
-    engine.recorder.listen(logged)
     window = panels = session = None
     gc.collect()
     rss0 = rss_mb()
     seen: set[int] = set()  # seqs the transcript model was fed
     shown_after: list[float] = []  # agent stamp to the GUI's batch, per delta
+    poller = QTimer()
     if with_gui:
         window = QMainWindow()
         central = QWidget()
         QVBoxLayout(central)
         window.setCentralWidget(central)
-        panels = attach_run_panels(window, tmp / "data")
+        panels = attach_run_panels(window, data)
         window.resize(1400, 900)
         window.show()
-        session = RunSession(engine.run_dir, engine, panels)
+        session = RunSession(run_dir, panels, service=info, data_dir=data)
         seen.update(range(1, session.model.store.count + 1))  # on screen at open
+        note(tail.read_new())  # what the session read from the log at open
 
         def fed(events: list[dict]) -> None:
             now = time.monotonic()
+            note(events)
             for e in events:
                 seen.add(e["seq"])
                 if "t" in e:
@@ -87,6 +105,10 @@ def _stream(app, with_gui: bool, seconds: float) -> dict:
 
         session.bridge.events.connect(fed)
         panels.show_session(session)
+    else:  # nothing attached: the bench reads the log itself, every 10 ms
+        poller.setInterval(10)
+        poller.timeout.connect(lambda: note(tail.read_new()))
+        poller.start()
     lags: list[float] = []
     timer = QTimer()
     timer.setInterval(10)
@@ -98,25 +120,26 @@ def _stream(app, with_gui: bool, seconds: float) -> dict:
         last[0] = now
 
     timer.timeout.connect(tick)
-    loop = asyncio.get_event_loop()
     t0 = [0.0]
 
     async def go_run() -> str:
-        task = session.start() if session is not None else asyncio.ensure_future(engine.run())
-        while started[0] < AGENTS and not task.done():
+        while progress["started"] < AGENTS and not progress["status"]:
             await asyncio.sleep(0.01)
         await asyncio.sleep(0.2)  # every agent is polling for the start line
         last[0] = t0[0] = time.perf_counter()
         timer.start()
         go.touch()
-        status = await asyncio.wait_for(task, 120 + seconds * 3)
+        end = loop.time() + 120 + seconds * 3
+        while not progress["status"] and loop.time() < end:
+            await asyncio.sleep(0.02)
         timer.stop()
         await asyncio.sleep(0.1)  # the last frame
-        return status
+        return str(progress["status"] or "timed out")
 
     status = loop.run_until_complete(go_run())
-    elapsed = last_delta[0] - t0[0]  # go to the last delta logged: the stream itself
-    written = engine.log.last_seq
+    poller.stop()
+    elapsed = progress["last_delta"] - t0[0]  # go to the last delta seen here
+    written = int(progress["written"])
     if status != "completed":
         raise RuntimeError(f"bench run ended {status}")
     missing = None
@@ -129,8 +152,8 @@ def _stream(app, with_gui: bool, seconds: float) -> dict:
         loop.run_until_complete(session.close())
         window.close()
         window.deleteLater()
-    else:
-        engine.close()
+    loop.run_until_complete(client.close())
+    stop_spawned()
     app.processEvents()
     shutil.rmtree(tmp, ignore_errors=True)
     return {"lag_p99_ms": _p99(lags) * 1000, "events": written, "missing": missing,
@@ -223,8 +246,9 @@ def _big_log(app, count: int) -> dict:
 
 
 def run(quick: bool) -> list[dict]:
-    """Lag, completeness and memory of the GUI under 10,000 events/s from real agent
-    processes; opening and searching a 1M-event log."""
+    """Lag, completeness and memory of the GUI attached over the API under 10,000
+    events/s from real agent processes in the service; opening and searching a 1M-event
+    log."""
     from PySide6.QtWidgets import QApplication
 
     from desktop.ui.loop import new_event_loop
@@ -249,14 +273,15 @@ def run(quick: bool) -> list[dict]:
         {"name": "events missing from the transcript model", "value": gui["missing"],
          "unit": "events", "reference": gui["events"], "ratio": None, "target": "= 0",
          "ok": gui["missing"] == 0},
-        {"name": "agent output to the transcript model, p99 (agent stamp to GUI batch)",
+        {"name": "agent output to the transcript model over the API, p99 (agent stamp to "
+                 "GUI batch)",
          "value": round(gui["shown_p99_ms"], 1), "unit": "ms", "reference": None,
          "ratio": None, "target": None, "ok": None},
-        {"name": "agent events per second through the engine, GUI open",
+        {"name": "agent events per second through the service, GUI attached over the API",
          "value": round(gui["rate"]), "unit": "events/s", "reference": round(bare["rate"]),
          "ratio": round(gui["rate"] / max(bare["rate"], 1), 2),
          "target": f">= {target:.0f}", "ok": gui["rate"] >= target},
-        {"name": "memory growth during the stream (engine + GUI)",
+        {"name": "memory growth of the GUI process during the stream",
          "value": round(gui["rss_mb"], 1), "unit": "MB", "reference": round(bare["rss_mb"], 1),
          "ratio": None, "target": None, "ok": None},
         {"name": f"open a {count:,}-event log in the transcript (first screen)",

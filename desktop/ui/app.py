@@ -1,4 +1,8 @@
-"""Start the desktop application: Qt and the run engine on one asyncio loop (qasync)."""
+"""Start the desktop application: Qt and the GUI's asyncio client code on one loop (qasync).
+
+Runs are not executed here: the local service runs them (desktop/api), and the
+window is its client.
+"""
 
 import asyncio
 import gc
@@ -26,8 +30,8 @@ def application() -> QApplication:
 def run_app(path: str | None) -> int:
     """Open the main window (on ``path`` when given) and run until the last one closes.
 
-    The engine runs in this process on the same loop as the widgets, so no thread
-    ever touches a widget.
+    The window's API client (HTTP commands, the WebSocket event stream) runs on the
+    same loop as the widgets, on the GUI thread, so no thread ever touches a widget.
     """
     app = application()
     collector = collect_on_gui_thread(app)

@@ -1,4 +1,4 @@
-"""The one asyncio loop the widgets and the engine share (qasync on the QApplication)."""
+"""The one asyncio loop of the GUI (qasync on the QApplication): widgets and API client."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from PySide6.QtWidgets import QApplication
 class EngineLoop(qasync.QEventLoop):
     """qasync's loop, woken from other threads through a socket, not a Qt signal.
 
-    The engine hands work to threads (the event-log writer, file and git work, the
-    child-process watcher), and each of them wakes the loop with
+    The engine no longer runs in the GUI process (the service runs it), but any
+    executor job (a DNS lookup of a host name, say) wakes the loop with
     ``call_soon_threadsafe``. qasync does that by emitting a Qt signal from the
     foreign thread, which crashed the process now and then under load. Here the
     thread only queues the callback and writes a byte to a socket; a socket notifier
@@ -35,7 +35,7 @@ class EngineLoop(qasync.QEventLoop):
         self._notifier = QSocketNotifier(self._wake_r.fileno(), QSocketNotifier.Type.Read)
         self._notifier.activated.connect(self._run_pending)
         self.set_default_executor(ThreadPoolExecutor(max_workers=4,
-                                                     thread_name_prefix="engine-io"))
+                                                     thread_name_prefix="gui-io"))
 
     def call_soon_threadsafe(self, callback: Any, *args: Any,
                              context: Any = None) -> asyncio.Handle:
@@ -86,5 +86,5 @@ class EngineLoop(qasync.QEventLoop):
 
 
 def new_event_loop(app: QApplication) -> EngineLoop:
-    """The loop for the app and the engine (see :class:`EngineLoop`)."""
+    """The loop of the app (see :class:`EngineLoop`)."""
     return EngineLoop(app)
