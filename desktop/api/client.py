@@ -51,6 +51,17 @@ class ServiceUnavailable(ApiError):
         self.reason = reason
 
 
+def _reason(exc: BaseException) -> str:
+    """Why the service could not be reached, in a few words."""
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return "nothing answers there"
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        return "the connection was cut"
+    if isinstance(exc, TimeoutError):
+        return "no answer in time"
+    return str(exc) or type(exc).__name__
+
+
 def _error_from(status: int, body: bytes) -> ApiError:
     """The :class:`ApiError` of an error response (tolerates a body that is not ours)."""
     try:
@@ -124,7 +135,7 @@ class ApiClient:
                 if resp.status >= 400:
                     raise _error_from(resp.status, body)
         except (aiohttp.ClientConnectionError, TimeoutError) as exc:
-            raise ServiceUnavailable(self.url, str(exc) or type(exc).__name__) from None
+            raise ServiceUnavailable(self.url, _reason(exc)) from None
         if resp.status == 204 or not body:
             return None
         try:
@@ -267,7 +278,7 @@ class ApiClient:
                            f"the service refused the event stream of run {run_id} "
                            f"(HTTP {exc.status})") from None
         except (aiohttp.ClientConnectionError, TimeoutError) as exc:
-            raise ServiceUnavailable(self.url, str(exc) or type(exc).__name__) from None
+            raise ServiceUnavailable(self.url, _reason(exc)) from None
         if code == CLOSE_UNKNOWN_RUN:
             raise ApiError(404, "run_not_found", f"the service has no run {run_id}")
         if code in CLOSE_LOST:
