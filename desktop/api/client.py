@@ -153,7 +153,14 @@ class ApiClient:
 
     async def create_run(self, *, workflow: dict | None = None, workflow_path: str | None = None,
                          mode: str | None = None, global_mode: str | None = None) -> dict:
-        """Start a run of a document (``workflow``) or a file (``workflow_path``); its state."""
+        """Start a run; its state.
+
+        ``workflow`` alone: a document. ``workflow_path`` alone: a file the service reads.
+        Both: the document, with the path recorded as where it lives (relative node
+        workspaces resolve against its folder). A service that takes only one of them
+        (it answers 422 naming workflowPath) gets the document alone: relative
+        workspaces then resolve inside the run folder.
+        """
         body: dict[str, Any] = {}
         if workflow is not None:
             body["workflow"] = workflow
@@ -163,6 +170,13 @@ class ApiClient:
             body["mode"] = mode.upper()
         if global_mode:
             body["globalMode"] = global_mode.upper()
+        try:
+            return await self.request("POST", "/api/runs", json=body)
+        except ApiError as exc:
+            if not (workflow is not None and workflow_path is not None and exc.status == 422
+                    and exc.code == "invalid_field" and "workflowPath" in exc.message):
+                raise
+        del body["workflowPath"]
         return await self.request("POST", "/api/runs", json=body)
 
     async def list_runs(self) -> list[dict]:

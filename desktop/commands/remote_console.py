@@ -150,7 +150,7 @@ class RemoteConsole:
                        build: Callable[[list[str]], dict[str, Any]]) -> None:
         async def attempt() -> str:
             approval_id, tail = self._approval(rest)
-            await self._client.resolve(approval_id, status, by="cli", **build(tail))
+            await self._client.resolve(approval_id, status, **build(tail))
             return approval_id
 
         approval_id = await self._when_busy_wait(attempt)

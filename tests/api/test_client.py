@@ -65,6 +65,16 @@ async def test_refusals_arrive_as_api_errors_with_code_and_field(service) -> Non
         assert "colour" in str(unknown.value)
 
 
+async def test_a_document_with_the_path_it_was_saved_to_starts_a_run(service) -> None:
+    from desktop.graph.io import document_data, load_workflow
+
+    async with service.info.client() as client:
+        state = await client.create_run(workflow=document_data(load_workflow(EXAMPLE)),
+                                        workflow_path=str(EXAMPLE), mode="interactive")
+    assert state["workflowName"] == "Plan, implement, review"
+    assert state["mode"] == "INTERACTIVE"
+
+
 async def test_an_absent_service_is_service_unavailable() -> None:
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))

@@ -282,7 +282,7 @@ class RunSession(QObject):
         """Decide a pending approval; the task's result is True when the service took it."""
         async def call(client: ApiClient) -> bool:
             await client.resolve(approval_id, status, modified_args=modified_args,
-                                 reason=reason, by="gui")
+                                 reason=reason)
             return True
 
         return self._send("Approval", call)

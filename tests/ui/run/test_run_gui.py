@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from desktop.graph.io import load_workflow, loads_workflow
+from desktop.runtime.commands import USER
 from desktop.store.reducer import fold_events
 from desktop.views.reader import LogTail
 
@@ -126,7 +127,7 @@ def test_approve_deny_modify_through_the_dialog(qloop, window_for, until, qtbot)
     qloop.run_until_complete(go())
     resolved = [e["resolution"] for e in all_events(panels) if e["type"] == "approval.resolved"]
     assert [r["status"] for r in resolved] == ["approved", "denied", "modified"]
-    assert all(r.get("by") == "gui" for r in resolved)
+    assert all(r.get("by") == USER for r in resolved)  # a person, through a command
     assert resolved[2]["modifiedArgs"] == {"cmd": "echo changed"}
     assert "(0)" in panels.approvals.badge.text()
 
