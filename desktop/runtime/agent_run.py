@@ -27,6 +27,7 @@ from desktop.runtime.agent_env import build_env, bus_command, key_provider, prot
 from desktop.runtime.prompt import build_blocks, preamble
 from desktop.store.run_info import validate_at_completion, validate_at_creation, write_run_info
 from desktop.store.runner import RUNNER_JSON
+from desktop.store.secret_names import user_patterns
 
 if TYPE_CHECKING:
     from desktop.runtime.turn import TurnContext
@@ -291,7 +292,7 @@ class AgentRun:
                 runner_record.build_record, config=ctx.config, env=self.launch.seen_env,
                 agent_run_id=res.agent_run_id, started_at=info.start_time,
                 completed_at=info.end_time, exit_code=res.exit_code, timed_out=res.timed_out,
-                oom_killed=res.oom_killed)
+                oom_killed=res.oom_killed, secret_patterns=user_patterns(ctx.data_dir))
             path = res.folder / RUNNER_JSON
             digest, problems = await asyncio.to_thread(runner_record.write_record, path, record)
         except (OSError, ValueError) as exc:

@@ -17,7 +17,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from desktop.contract.runner import (
     TIMEOUT_MS,
 )
 from desktop.contract.sandbox import DEFAULT_MAX_OUTPUT_FILES, Sandbox
+from desktop.contract.secrets import is_secret_name
 from desktop.contract.state import NodeConfig
 from desktop.runtime.agent_env import API_KEY_BY_PROVIDER
 from desktop.store.runner import canonical, utf16_key, write_runner
@@ -38,7 +39,6 @@ from desktop.store.runner_verify import LOCALE_RE, verify
 OS_NAMES = {"linux": "linux", "darwin": "darwin", "win32": "win32", "cygwin": "win32"}
 ARCH_NAMES = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64",
               "i386": "ia32", "i686": "ia32", "x86": "ia32"}
-SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.I)
 SEMVER_START = re.compile(r"\d+\.\d+\.\d+")
 
 
@@ -114,11 +114,15 @@ def _limits(config: NodeConfig, box: Sandbox, warnings: list[str]) -> dict[str, 
     return limits
 
 
-def visible_names(env: Mapping[str, str], warnings: list[str]) -> list[str]:
-    """The names of ``env`` safe to list, sorted; the others counted in ``warnings``."""
+def visible_names(env: Mapping[str, str], warnings: list[str],
+                  patterns: Sequence[str] = ()) -> list[str]:
+    """The names of ``env`` safe to list, sorted; the others named in ``warnings``.
+
+    Left out: the spec's forbidden prefixes, the providers' API keys, and every name
+    that looks secret (desktop/contract/secrets.py, plus the user's ``patterns``)."""
     keys = set(API_KEY_BY_PROVIDER.values())
     hidden = sorted(n for n in env if n.upper().startswith(FORBIDDEN_ENV_PREFIXES)
-                    or n in keys or SECRET_NAME.search(n))
+                    or n in keys or is_secret_name(n, patterns))
     if hidden:
         warnings.append(f"{len(hidden)} variable(s) the agent saw are not listed because "
                         f"their names mark secrets: {', '.join(hidden)}")
@@ -174,7 +178,7 @@ def _millis(stamp: str) -> datetime:
 
 def build_record(*, config: NodeConfig, env: Mapping[str, str], agent_run_id: str,
                  started_at: str, completed_at: str, exit_code: int, timed_out: bool,
-                 oom_killed: bool) -> dict[str, Any]:
+                 oom_killed: bool, secret_patterns: Sequence[str] = ()) -> dict[str, Any]:
     """The runner record of one agent run, as a JSON object (the shape of
     :class:`desktop.contract.runner.Runner`)."""
     box = config.sandbox or Sandbox()
@@ -202,7 +206,8 @@ def build_record(*, config: NodeConfig, env: Mapping[str, str], agent_run_id: st
                      "shell": "cmd.exe" if os.name == "nt" else "/bin/sh"},
         "write_roots": sorted(set(box.write_roots or ["."]),
                               key=utf16_key) if isolated else ["."],
-        "context": {"working_dir": ".", "env_allowlist": visible_names(env, warnings),
+        "context": {"working_dir": ".",
+                    "env_allowlist": visible_names(env, warnings, secret_patterns),
                     "locale": _locale(env, warnings), "timezone": _timezone(env)},
         "timing": {"started_at": started_at, "completed_at": completed_at,
                    "duration_ms": round((end - start).total_seconds() * 1000)},

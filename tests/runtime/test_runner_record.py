@@ -183,3 +183,10 @@ def test_python_platform_is_recorded_in_spec_names():
     if sys.platform.startswith("linux"):
         assert os_name == "linux"
     assert warnings or arch in ("x64", "arm64", "ia32")
+
+
+def test_the_users_secret_name_patterns_are_honoured():
+    warnings: list[str] = []
+    env = {"ACME_PIN": CANARY, "PATH": "/bin", "GITHUB_SHA": "abc"}
+    assert runner_record.visible_names(env, warnings, ["*_PIN"]) == ["GITHUB_SHA", "PATH"]
+    assert "ACME_PIN" in warnings[0]
