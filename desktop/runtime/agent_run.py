@@ -176,6 +176,7 @@ class AgentRun:
             if patch:
                 res.diff_hash = hashlib.sha256(patch).hexdigest()
                 self._artifact("diff", folder / af.DIFF)
+                self._count_output_files(res, patch)
         await self._finish_info(res)
         ok = res.exit_code == 0 and not (res.timed_out or res.cancelled)
         self._bus("RUN_STOP" if ok else "RUN_CRASH",
@@ -221,6 +222,17 @@ class AgentRun:
                 await provider.cancel()
         if self.cancelled and not task.done():
             await _wait_or_cancel(task, 1.0)
+
+    def _count_output_files(self, res: AgentRunResult, patch: bytes) -> None:
+        """The sandbox's maxOutputFiles, held against the files the diff shows changed."""
+        box = self.ctx.config.sandbox
+        limit = box.limits.max_output_files if box is not None else None
+        changed = patch.count(b"\ndiff --git ") + patch.startswith(b"diff --git ")
+        if limit is not None and changed > limit:
+            res.output_limit_exceeded = True
+            res.error = (f"the agent changed {changed} files, more than the sandbox's "
+                         f"maxOutputFiles ({limit})")
+            self._log(res.error)
 
     def _memory_limit(self) -> int | None:
         box = self.ctx.config.sandbox

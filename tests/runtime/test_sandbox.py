@@ -197,3 +197,15 @@ def test_rlimit_exec_stand_in_sets_limits(tmp_path: Path):
          "import resource, json; print(json.dumps(resource.getrlimit(resource.RLIMIT_CPU)))"],
         capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == [7, 9]
+
+
+@pytest.mark.parametrize(("files", "ok"), [(2, True), (3, False)])
+async def test_max_output_files_holds_against_the_diff(tmp_path: Path, files: int, ok: bool):
+    script = [{"edit": {"path": f"f{i}.txt", "content": "x\n"}} for i in range(files)]
+    ctx, events, _ = make_ctx(tmp_path, script,
+                              sandbox=Sandbox.model_validate({"limits": {"maxOutputFiles": 2}}))
+    result = await TurnRunner().run(ctx)
+    assert result.ok is ok
+    if not ok:
+        assert "maxOutputFiles (2)" in result.error and result.output_limit_exceeded
+        assert any(e["type"] == "node.log" and "changed 3 files" in e["text"] for e in events)
