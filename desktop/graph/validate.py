@@ -260,8 +260,8 @@ def _check_sandbox(box: Sandbox, where: str, node: str, provider: str) -> list[P
         out.append(_warn(f"{where}.backend", f"node {node!r} cannot start here: {problem}"))
     if (lim.max_memory_mb is not None and lim.max_memory_mb < NODE_CLI_MIN_MB
             and provider in NETWORK_PROVIDERS):
-        out.append(_warn(f"{lw}.maxMemoryMb", f"{provider} runs on Node, which reserves about "
-                         f"{NODE_CLI_MIN_MB} MB of address space at start",
+        out.append(_warn(f"{lw}.maxMemoryMb", f"{provider} runs on Node, which needs about "
+                         f"{NODE_CLI_MIN_MB} MB to start and work",
                          f"use at least {NODE_CLI_MIN_MB}"))
     clamped = [("timeoutSec", not 1 <= lim.timeout_sec <= 600, "1 to 600 seconds"),
                ("maxOutputFiles", lim.max_output_files > 10_000, "at most 10000"),

@@ -1,6 +1,6 @@
 """The supervisor's watch on the memory of an agent's whole process tree (Linux /proc).
 
-RLIMIT_AS stops one process from allocating past the limit; it does not see the tree.
+RLIMIT_DATA stops one process from allocating past the limit; it does not see the tree.
 This watch sums the resident memory of the agent and all its descendants (found by
 parent links, so a child that started its own session still counts) and kills the
 agent's process group and its sandbox once the sum passes the node's ``maxMemoryMb``.

@@ -1,4 +1,4 @@
-"""``python -m desktop.runtime.rlimit_exec [--as=BYTES] [--cpu=SOFT:HARD] -- ARGV...``
+"""``python -m desktop.runtime.rlimit_exec [--data=BYTES] [--cpu=SOFT:HARD] -- ARGV...``
 
 Sets resource limits, then becomes ARGV. The stand-in for util-linux ``prlimit`` where
 that is missing; it understands the same two options (:func:`sandbox.rlimit_prefix`).
@@ -8,12 +8,12 @@ import os
 import resource
 import sys
 
-LIMITS = {"--as": resource.RLIMIT_AS, "--cpu": resource.RLIMIT_CPU}
+LIMITS = {"--data": resource.RLIMIT_DATA, "--cpu": resource.RLIMIT_CPU}
 
 
 def main(args: list[str]) -> int:
     if "--" not in args:
-        sys.stderr.write("usage: rlimit_exec [--as=BYTES] [--cpu=SOFT:HARD] -- ARGV...\n")
+        sys.stderr.write("usage: rlimit_exec [--data=BYTES] [--cpu=SOFT:HARD] -- ARGV...\n")
         return 2
     split = args.index("--")
     options, argv = args[:split], args[split + 1:]

@@ -76,13 +76,14 @@ def refusal(node: str, provider: str, sandbox: Sandbox | None) -> str | None:
 
 
 def rlimit_prefix(sandbox: Sandbox | None) -> list[str]:
-    """``prlimit`` setting the memory (address space) and CPU limits, or nothing."""
+    """``prlimit`` setting the memory (RLIMIT_DATA: what a process may write; RLIMIT_AS
+    would also count the address space Node reserves and never uses) and CPU limits."""
     if sandbox is None:
         return []
     limits = sandbox.limits
     options = []
     if limits.max_memory_mb is not None:
-        options.append(f"--as={limits.max_memory_mb * 1024 * 1024}")
+        options.append(f"--data={limits.max_memory_mb * 1024 * 1024}")
     if limits.max_cpu_sec is not None:
         # soft < hard: SIGXCPU at the limit, SIGKILL a second later if it is ignored
         options.append(f"--cpu={limits.max_cpu_sec}:{limits.max_cpu_sec + 1}")

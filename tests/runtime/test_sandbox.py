@@ -141,7 +141,7 @@ async def test_one_allocation_past_the_limit_fails_inside(tmp_path: Path):
     result = await TurnRunner().run(ctx)
     [done] = tool_results(events)
     assert done["result"]["ok"] is False and "MemoryError" in done["result"]["output"]
-    assert result.ok and not result.oom_killed  # the address-space rlimit stopped it
+    assert result.ok and not result.oom_killed  # the data rlimit stopped it
 
 
 async def test_cpu_limit_stops_a_spinning_process(tmp_path: Path):
@@ -192,11 +192,12 @@ def test_wrap_without_isolation_only_adds_rlimits(tmp_path: Path):
 
 def test_rlimit_exec_stand_in_sets_limits(tmp_path: Path):
     out = subprocess.run(
-        [sys.executable, "-m", "desktop.runtime.rlimit_exec", "--cpu=7:9", "--",
-         sys.executable, "-c",
-         "import resource, json; print(json.dumps(resource.getrlimit(resource.RLIMIT_CPU)))"],
+        [sys.executable, "-m", "desktop.runtime.rlimit_exec", "--cpu=7:9",
+         f"--data={1 << 30}", "--", sys.executable, "-c",
+         "import resource as r, json; "
+         "print(json.dumps([r.getrlimit(r.RLIMIT_CPU), r.getrlimit(r.RLIMIT_DATA)]))"],
         capture_output=True, text=True, check=True)
-    assert json.loads(out.stdout) == [7, 9]
+    assert json.loads(out.stdout) == [[7, 9], [1 << 30, 1 << 30]]
 
 
 @pytest.mark.parametrize(("files", "ok"), [(2, True), (3, False)])
