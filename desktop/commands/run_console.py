@@ -7,6 +7,9 @@ or id prefix; approvals by a unique id prefix, or left out for the oldest.
 Commands that need something not there yet (a step while a turn still runs,
 an approval not yet requested) wait for it while the run is busy, so piped
 scripts behave the same however fast the agents are.
+
+Each line becomes a typed command of :mod:`desktop.runtime.commands` and goes
+through its ``execute``, as the HTTP API's requests do.
 """
 
 from __future__ import annotations
@@ -15,11 +18,27 @@ import asyncio
 import shlex
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from desktop.runtime.approvals import ApprovalError
-from desktop.runtime.engine import Engine, EngineError
-from desktop.runtime.scheduler import StepError
+from desktop.runtime.commands import (
+    Chat,
+    Command,
+    CommandError,
+    Conflict,
+    Invalid,
+    NotFound,
+    Outcome,
+    Pause,
+    Resolve,
+    Resume,
+    SetMode,
+    Step,
+    Stop,
+    execute,
+)
+from desktop.runtime.engine import TERMINAL, Engine
 from desktop.store.safe_json import loads as safe_loads
 
 HELP = """commands:
@@ -34,6 +53,7 @@ HELP = """commands:
   help                   this text"""
 
 POLL = 0.05
+TERMINAL_WORD = "terminal"
 
 
 class StdinLines:
@@ -55,36 +75,80 @@ class StdinLines:
         self._loop.call_soon_threadsafe(self.queue.put_nowait, None)
 
 
+@dataclass(frozen=True)
+class Decide:
+    """``approve``/``deny``/``modify`` before the approval is known: the first word is an
+    approval id prefix if one matches when the command runs, else part of the reason."""
+
+    status: str
+    words: tuple[str, ...] = ()
+    modified_args: dict | None = None
+    words_are_reason: bool = False
+
+
+@dataclass(frozen=True)
+class Local:
+    """A command the console answers itself (``help``, ``status``)."""
+
+    name: str
+
+
+Line = Command | Decide | Local
+_MODES = {"AUTO": "mode", "INTERACTIVE": "mode", "PLANNING": "global", "IMPLEMENTATION": "global"}
+
+
+def parse(line: str) -> Line | None:
+    """The command a line asks for (None for a blank line); ValueError says what is wrong."""
+    words = shlex.split(line)
+    if not words:
+        return None
+    name, rest = words[0].lower(), words[1:]
+    match name:
+        case "help" | "status":
+            return Local(name)
+        case "step":
+            return Step(rest[0] if rest else None)
+        case "chat":
+            if len(rest) < 2:
+                raise ValueError("usage: chat NODE TEXT")
+            text = line.split(None, 2)[2].strip()
+            if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+                text = text[1:-1]
+            return Chat(rest[0], text)
+        case "approve":
+            return Decide("approved", tuple(rest))
+        case "deny":
+            return Decide("denied", tuple(rest), words_are_reason=True)
+        case "modify":
+            start = line.find("{")
+            if start < 0:
+                raise ValueError("usage: modify [ID] JSON (a JSON object of the new arguments)")
+            args = safe_loads(line[start:], lenient=True)
+            if not isinstance(args, dict):
+                raise ValueError("the new arguments must be a JSON object")
+            return Decide("modified", tuple(shlex.split(line[:start])[1:]), args)
+        case "pause":
+            return Pause()
+        case "resume":
+            return Resume()
+        case "stop":
+            return Stop()
+        case "mode":
+            value = rest[0].upper() if len(rest) == 1 else ""
+            if value not in _MODES:
+                raise ValueError("usage: mode auto|interactive|planning|implementation")
+            return SetMode(mode=value) if _MODES[value] == "mode" else SetMode(global_mode=value)
+    raise ValueError(f"unknown command {name!r}; type `help`")
+
+
 class Console:
-    """Runs commands against an engine; ``say`` prints their answers."""
+    """Runs command lines against an engine; ``say`` prints their answers."""
 
     def __init__(self, engine: Engine, say: Callable[[str], None],
                  status: Callable[[], None]) -> None:
         self.engine = engine
         self.say = say
         self.show_status = status
-
-    def _busy(self) -> bool:
-        return bool(self.engine.tasks) or self.engine.scheduler.pending_steps() > 0
-
-    async def _when_busy_wait(self, attempt: Callable[[], object]) -> object:
-        """Try ``attempt``; while it fails and the run is busy, wait and try again."""
-        while True:
-            try:
-                return attempt()
-            except (StepError, ApprovalError) as exc:
-                if not self._busy() or self.engine.state.status in (
-                        "completed", "failed", "stopped"):
-                    raise exc from None
-            await asyncio.sleep(POLL)
-
-    def _approval(self, ref: str | None) -> str:
-        pending = self.engine.broker.pending()
-        if ref is None:
-            if not pending:
-                raise ApprovalError("no approval is pending")
-            return pending[0].approval_id
-        return self.engine.broker.match(ref)
 
     async def execute(self, line: str) -> None:
         """Run one command line; problems are printed, never raised."""
@@ -95,87 +159,67 @@ class Console:
             return
         if not words:
             return
-        name, rest = words[0].lower(), words[1:]
-        handler = getattr(self, f"_cmd_{name}", None)
-        if handler is None:
-            self.say(f"unknown command {name!r}; type `help`")
+        name = words[0].lower()
+        try:
+            parsed = parse(line)
+        except ValueError as exc:
+            unknown = str(exc).startswith("unknown command")
+            self.say(str(exc) if unknown else f"{name}: {exc}")
+            return
+        if isinstance(parsed, Local):
+            if parsed.name == "help":
+                self.say(HELP)
+            else:
+                self.show_status()
             return
         try:
-            await handler(rest, line)
-        except (EngineError, StepError, ApprovalError, ValueError) as exc:
-            self.say(f"{name}: {exc}")
+            command, outcome = await self._when_busy_wait(lambda: self._run(parsed))
+        except CommandError as exc:
+            self.say(f"{name}: {exc.message}")
+            return
+        if isinstance(command, Step) and outcome.node_id:
+            self.say(f"step: {self.engine.state.nodes[outcome.node_id].label}")
+        elif isinstance(command, Resolve):
+            self.say(f"{command.status}: {command.approval[:8]}")
 
-    async def _cmd_help(self, _rest: list[str], _line: str) -> None:
-        self.say(HELP)
+    async def _run(self, parsed: Command | Decide | None) -> tuple[Command, Outcome]:
+        assert parsed is not None  # blank lines have no words
+        command = self._decision(parsed) if isinstance(parsed, Decide) else parsed
+        return command, await execute(self.engine, command)
 
-    async def _cmd_status(self, _rest: list[str], _line: str) -> None:
-        self.show_status()
-
-    async def _cmd_step(self, rest: list[str], _line: str) -> None:
-        node = rest[0] if rest else None
-        chosen = await self._when_busy_wait(lambda: self.engine.step(node))
-        self.say(f"step: {self.engine.state.nodes[str(chosen)].label}")
-
-    async def _cmd_chat(self, rest: list[str], line: str) -> None:
-        if len(rest) < 2:
-            raise ValueError("usage: chat NODE TEXT")
-        text = line.split(None, 2)[2].strip()
-        if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-            text = text[1:-1]
-        self.engine.chat(rest[0], text)
-
-    def _split_ref(self, rest: list[str]) -> tuple[str | None, list[str]]:
-        if rest:
+    def _decision(self, decide: Decide) -> Resolve:
+        """The Resolve a Decide means now: its approval named, or the oldest pending one."""
+        words = list(decide.words)
+        approval: str | None = None
+        if words:
             try:
-                return self.engine.broker.match(rest[0]), rest[1:]
+                approval = self.engine.broker.match(words[0])
+                words = words[1:]
             except ApprovalError:
-                pass
-        return None, rest
+                if not decide.words_are_reason:
+                    raise NotFound(f"no pending approval matches {words[0]!r}") from None
+        if approval is None:
+            pending = self.engine.broker.pending()
+            if not pending:
+                raise NotFound("no approval is pending")
+            approval = pending[0].approval_id
+        reason = None
+        if decide.status == "denied":
+            reason = " ".join(words) or "denied in the terminal"
+        return Resolve(approval, decide.status, decide.modified_args, reason, by=TERMINAL_WORD)
 
-    async def _resolve(self, rest: list[str], status: str, build: Callable[[list[str]], dict]
-                       ) -> None:
-        def attempt() -> str:
-            ref, tail = self._split_ref(rest)
-            approval_id = self._approval(ref)
-            self.engine.broker.resolve(approval_id, status, **build(tail))
-            return approval_id
+    def _busy(self) -> bool:
+        return bool(self.engine.tasks) or self.engine.scheduler.pending_steps() > 0
 
-        approval_id = await self._when_busy_wait(attempt)
-        self.say(f"{status}: {str(approval_id)[:8]}")
-
-    async def _cmd_approve(self, rest: list[str], _line: str) -> None:
-        await self._resolve(rest, "approved", lambda _tail: {})
-
-    async def _cmd_deny(self, rest: list[str], _line: str) -> None:
-        await self._resolve(rest, "denied",
-                            lambda tail: {"reason": " ".join(tail) or "denied in the terminal"})
-
-    async def _cmd_modify(self, rest: list[str], line: str) -> None:
-        start = line.find("{")
-        if start < 0:
-            raise ValueError("usage: modify [ID] JSON (a JSON object of the new arguments)")
-        args = safe_loads(line[start:], lenient=True)
-        if not isinstance(args, dict):
-            raise ValueError("the new arguments must be a JSON object")
-        head = shlex.split(line[:start])[1:]
-        await self._resolve(head, "modified", lambda _tail: {"modified_args": args})
-
-    async def _cmd_pause(self, _rest: list[str], _line: str) -> None:
-        self.engine.pause()
-
-    async def _cmd_resume(self, _rest: list[str], _line: str) -> None:
-        self.engine.resume_run()
-
-    async def _cmd_stop(self, _rest: list[str], _line: str) -> None:
-        await self.engine.stop()
-
-    async def _cmd_mode(self, rest: list[str], _line: str) -> None:
-        if len(rest) != 1:
-            raise ValueError("usage: mode auto|interactive|planning|implementation")
-        value = rest[0].upper()
-        if value in ("AUTO", "INTERACTIVE"):
-            self.engine.set_mode(mode=value)
-        elif value in ("PLANNING", "IMPLEMENTATION"):
-            self.engine.set_mode(global_mode=value)
-        else:
-            raise ValueError(f"unknown mode {rest[0]!r}")
+    async def _when_busy_wait(self, attempt: Callable[[], Awaitable[tuple[Command, Outcome]]]
+                              ) -> tuple[Command, Outcome]:
+        """Try ``attempt``; while it finds nothing to act on and the run is busy, retry."""
+        while True:
+            try:
+                return await attempt()
+            except (NotFound, Conflict) as exc:
+                if not self._busy() or self.engine.state.status in TERMINAL:
+                    raise exc from None
+            except Invalid:
+                raise
+            await asyncio.sleep(POLL)

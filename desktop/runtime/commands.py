@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from desktop.contract.base import new_id
 from desktop.contract.enums import ApprovalStatus, EdgeType
 from desktop.contract.events import Resolution, ToolCall
 from desktop.contract.state import Capabilities, NodeConfig, Permissions, RunState
@@ -264,6 +265,8 @@ def _node(engine: Engine, ref: str, field_name: str) -> str:
     """Exact id or key first; then the engine's looser match (label, id prefix)."""
     from desktop.runtime.engine import EngineError
 
+    if ref == "self":  # an agent's word for itself; a person names the node
+        raise Invalid("'self' only means something to an agent; name a node", field_name)
     try:
         return node_id_of(engine.state, ref, field_name)
     except NotFound:
@@ -337,7 +340,7 @@ def _manage(engine: Engine, tool_name: str, args: dict[str, Any]) -> Outcome:
     if tool_name == "create_edge":
         args = {**args, "from": _node(engine, args["from"], "from"),
                 "to": _node(engine, args["to"], "to")}
-    tool = ToolCall(name=tool_name, args=args)
+    tool = ToolCall(id=new_id(), name=tool_name, args=args)
     problem = engine.manager.check(USER, tool)
     if problem:
         raise (Conflict if "already exists" in problem else Invalid)(problem)

@@ -1,0 +1,136 @@
+"""The typed command interface: each command on a live engine, and its errors."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from pathlib import Path
+
+import pytest
+from engine_helpers import events_of, of_type, until, workflow
+from hypothesis import given
+from hypothesis import strategies as st
+
+from desktop.commands.run_console import Decide, Local, parse
+from desktop.runtime import commands as c
+from desktop.runtime.recovery import create_run
+
+DESKTOP = Path(__file__).resolve().parents[2] / "desktop"
+
+
+async def _live(tmp_path: Path, doc=None):
+    doc = doc or workflow({"a": {"script": [{"sleep": 30}]},
+                           "b": {"script": [{"say": "b"}]}},
+                          edges=[{"from": "a", "to": "b", "type": "handoff"}])
+    engine = create_run(doc, tmp_path)
+    task = asyncio.create_task(engine.run())
+    await until(lambda: bool(engine.state.running_turns))
+    return engine, task
+
+
+async def _end(engine, task) -> None:
+    if engine.state.status not in ("completed", "failed", "stopped"):
+        await c.execute(engine, c.Stop())
+    await asyncio.wait_for(task, 30)
+    engine.close()
+
+
+async def test_pause_resume_mode_and_stop(tmp_path: Path) -> None:
+    engine, task = await _live(tmp_path)
+    try:
+        await c.execute(engine, c.Pause("for a test"))
+        assert engine.state.status == "paused"
+        await c.execute(engine, c.SetMode(mode="INTERACTIVE", global_mode="PLANNING"))
+        assert (engine.state.mode, engine.state.global_mode) == ("INTERACTIVE", "PLANNING")
+        await c.execute(engine, c.Resume())
+        assert engine.state.status == "running"
+        await c.execute(engine, c.Stop("enough"))
+        assert engine.state.status == "stopped"
+        with pytest.raises(c.Conflict, match="stopped"):
+            await c.execute(engine, c.Pause())
+    finally:
+        await _end(engine, task)
+
+
+async def test_graph_commands_record_events(tmp_path: Path) -> None:
+    engine, task = await _live(tmp_path)
+    try:
+        added = await c.execute(engine, c.AddNode("extra", label="Extra", connect_from="a",
+                                                  config={"instructions": "x"}))
+        node_id = added.created["nodeId"]
+        assert engine.state.nodes[node_id].added_at_runtime
+        edge = await c.execute(engine, c.AddEdge("extra", "b", "report"))
+        await c.execute(engine, c.PatchNode("extra", label="Renamed", config={"model": "m"}))
+        assert engine.state.nodes[node_id].label == "Renamed"
+        assert engine.state.node_configs[node_id].model == "m"
+        await c.execute(engine, c.DeleteEdge(edge.created["edgeId"]))
+        await c.execute(engine, c.DeleteNode("extra"))
+        assert node_id not in engine.state.nodes
+        assert added.created["edgeId"] not in engine.state.edges
+        with pytest.raises(c.Conflict, match="taking a turn"):
+            await c.execute(engine, c.DeleteNode("a"))
+        with pytest.raises(c.NotFound):
+            await c.execute(engine, c.DeleteEdge("nope"))
+        with pytest.raises(c.Invalid):
+            await c.execute(engine, c.AddNode("bad key!"))
+        with pytest.raises(c.Conflict, match="already exists"):
+            await c.execute(engine, c.AddNode("b"))
+        with pytest.raises(c.Invalid) as bad:
+            await c.execute(engine, c.UpdateNodeConfig("b", {"colour": "red"}))
+        assert bad.value.field == "config.colour"
+    finally:
+        await _end(engine, task)
+    events = events_of(engine.run_dir)
+    assert [e["nodeId"] for e in of_type(events, "node.deleted")] == [node_id]
+    assert [e["edgeId"] for e in of_type(events, "edge.deleted")] == [edge.created["edgeId"]]
+
+
+async def test_resolve_by_prefix_and_twice(tmp_path: Path) -> None:
+    doc = workflow({"a": {"script": [{"shell": "echo hi"}],
+                          "permissions": {"cliPermissionsMode": "gated"}}})
+    engine, task = await _live(tmp_path, doc)
+    try:
+        await until(lambda: bool(engine.broker.pending()))
+        approval = engine.broker.pending()[0].approval_id
+        with pytest.raises(c.Invalid):
+            await c.execute(engine, c.Resolve(approval, "modified"))
+        with pytest.raises(c.Invalid):
+            await c.execute(engine, c.Resolve(approval, "maybe"))
+        done = await c.execute(engine, c.Resolve(approval[:8], "approved", by="api"))
+        assert done.resolution is not None and done.resolution.by == "api"
+        with pytest.raises(c.NotFound):
+            await c.execute(engine, c.Resolve(approval, "approved"))
+    finally:
+        await _end(engine, task)
+
+
+def test_no_engine_method_is_called_by_name() -> None:
+    """Commands are dispatched by type, never by ``getattr(engine, name)``."""
+    pattern = re.compile(r"getattr\(\s*(self\.)?_?engine\b")
+    offenders = [str(p.relative_to(DESKTOP)) for p in DESKTOP.rglob("*.py")
+                 if not p.is_relative_to(DESKTOP / "ui") and pattern.search(p.read_text())]
+    assert offenders == []
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("step", c.Step()), ("step b", c.Step("b")), ("chat a hello there", c.Chat("a", "hello there")),
+    ("chat a 'quoted words'", c.Chat("a", "quoted words")), ("pause", c.Pause()),
+    ("resume", c.Resume()), ("stop", c.Stop()), ("mode interactive", c.SetMode(mode="INTERACTIVE")),
+    ("mode planning", c.SetMode(global_mode="PLANNING")), ("approve", Decide("approved")),
+    ("deny 1a2b not now", Decide("denied", ("1a2b", "not", "now"), words_are_reason=True)),
+    ('modify 1a {"cmd": "ls"}', Decide("modified", ("1a",), {"cmd": "ls"})),
+    ("help", Local("help")), ("status", Local("status")), ("   ", None),
+])
+def test_console_lines_become_commands(line: str, expected) -> None:
+    assert parse(line) == expected
+
+
+_WORDS = ["step", "chat", "approve", "deny", "modify", "pause", "resume", "stop", "mode",
+          "help", "status", "bogus"]
+
+
+@given(st.builds("{} {}".format, st.sampled_from(_WORDS), st.text(max_size=40)))
+def test_console_parse_fails_only_with_a_message(line: str) -> None:
+    with contextlib.suppress(ValueError):  # the console prints it
+        parse(line)
