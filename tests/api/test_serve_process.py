@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -209,3 +210,58 @@ asyncio.run(main())
                          timeout=60, env=env)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+async def test_kill_9_loses_no_acknowledged_event_and_the_run_resumes(tmp_path: Path) -> None:
+    import aiohttp
+
+    served = Served(tmp_path / "data")
+    doc = {"name": "streamer", "task": "t", "edges": [],
+           "nodes": [{"id": "a", "label": "A", "provider": "scripted", "entry": True}],
+           "nodeConfigs": {"a": {"script": [{"deltas": 3000}, {"sleep": 3}, {"say": "done"}]}}}
+    received: list[dict[str, Any]] = []
+    try:
+        status, created = served.call("POST", "/api/runs", {"workflow": doc})
+        assert status == 201, created
+        run_id = created["id"]
+        headers = {"Authorization": f"Bearer {served.info['token']}"}
+        async with aiohttp.ClientSession(headers=headers) as session, session.ws_connect(
+                f"{served.url}/api/runs/{run_id}/stream") as ws:
+            async for message in ws:
+                received += json.loads(message.data)
+                if any(e["type"] == "message.assistant.final" for e in received):
+                    break  # mid-run: the agent now sleeps
+            served.proc.kill()  # SIGKILL: no clean exit, server.json stays
+            served.proc.wait()
+            with contextlib.suppress(Exception):
+                async for message in ws:  # frames already on the wire count as received
+                    if message.type == aiohttp.WSMsgType.TEXT:
+                        received += json.loads(message.data)
+    finally:
+        if served.proc.poll() is None:
+            served.proc.kill()
+    run_dir = served.data / "runs" / run_id
+    logged = [json.loads(x) for x in (run_dir / "events.jsonl").read_text().splitlines()]
+    assert received == logged[:len(received)], "a received event is missing or changed"
+    assert (served.data / "server.json").exists()  # stale now
+    orphans = _agent_groups(run_dir)
+    again = Served(served.data)
+    try:
+        status, state = again.call("PATCH", f"/api/runs/{run_id}", {"status": "running"})
+        assert status == 200, state
+        headers = {"Authorization": f"Bearer {again.info['token']}"}
+        after = received[-1]["seq"]
+        rest: list[dict[str, Any]] = []
+        async with aiohttp.ClientSession(headers=headers) as session, session.ws_connect(
+                f"{again.url}/api/runs/{run_id}/stream?after={after}") as ws:
+            async for message in ws:
+                rest += json.loads(message.data)
+                if any(e["type"] == "run.completed" for e in rest):
+                    break
+        logged = [json.loads(x) for x in (run_dir / "events.jsonl").read_text().splitlines()]
+        assert received + rest == logged[:len(received) + len(rest)]
+        assert any(e["type"] == "turn.status" and e.get("status") == "interrupted"
+                   for e in rest)
+        assert all(not _alive_in(g) for g in orphans), "the killed service's agent lives on"
+    finally:
+        assert again.stop() == 0
