@@ -17,6 +17,8 @@ from desktop.api.runs import RunService
 from desktop.contract import api as m
 from desktop.contract.state import RunState
 from desktop.runtime import commands as c
+from desktop.store.safe_json import JSONDecodeError
+from desktop.store.safe_json import loads as safe_loads
 
 SERVICE: web.AppKey[RunService] = web.AppKey("service", RunService)
 Model = TypeVar("Model", bound=BaseModel)
@@ -34,8 +36,8 @@ async def parse(request: web.Request, model: type[Model]) -> Model:
         data: Any = {}
     else:
         try:
-            data = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
+            data = safe_loads(raw)
+        except JSONDecodeError as exc:
             raise ApiError(400, "invalid_json", f"the body is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ApiError(422, "invalid_body", "the body must be a JSON object")

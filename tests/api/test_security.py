@@ -93,7 +93,8 @@ async def _chunks(data: bytes):
 
 
 @pytest.mark.parametrize("raw", [b"{", b"not json", b'{"workflowPath": "a",}', b"\xff\xfe",
-                                 b"[" * 5000 + b"]" * 5000])
+                                 b"[" * 5000 + b"]" * 5000,
+                                 b'{"workflow": ' + b"[" * 200 + b"]" * 200 + b"}"])
 async def test_invalid_json_is_400(api: Api, raw: bytes) -> None:
     response = await api.client.post("/api/runs", data=raw)
     assert response.status == 400, await response.text()
