@@ -127,11 +127,14 @@ class RunService:
 
         self._refuse_when_closing()
         workflow_path: str | None = None
-        if request.workflow_path is not None:
+        if request.workflow is None:
+            assert request.workflow_path is not None
             path = self.roots.workflow_file(request.workflow_path)
             doc, problems = await asyncio.to_thread(check_file, str(path))
             workflow_path = str(path)
         else:
+            if request.workflow_path is not None:
+                workflow_path = _recorded_path(request.workflow_path)
             try:
                 doc = WorkflowDocument.model_validate(request.workflow)
             except ValidationError as exc:
@@ -142,8 +145,8 @@ class RunService:
             raise ApiError(422, "invalid_workflow",
                            f"the workflow is invalid ({len(errors)} problem(s)); "
                            f"first: {errors[0] if errors else 'unreadable'}",
-                           "workflowPath" if workflow_path or request.workflow_path
-                           else "workflow", problems=errors)
+                           "workflow" if request.workflow is not None else "workflowPath",
+                           problems=errors)
         try:
             engine = create_run(doc, self.data_dir, mode=request.mode,
                                 global_mode=request.global_mode, workflow_path=workflow_path,
@@ -332,6 +335,14 @@ class RunService:
     @property
     def live_count(self) -> int:
         return sum(1 for h in self.hosted.values() if not h.detaching)
+
+
+def _recorded_path(raw: str) -> str:
+    """A document's own path, recorded but not read: it must be absolute and plain."""
+    if "\x00" in raw or not Path(raw).is_absolute():
+        raise ApiError(422, "invalid_path", "workflowPath must be an absolute path when a "
+                       "workflow document is sent with it", "workflowPath")
+    return str(Path(raw))
 
 
 def _read_summaries(root: Path, live: dict[str, RunState]) -> list[dict[str, Any]]:

@@ -59,7 +59,11 @@ class ErrorResponse(ResponseModel):
 
 
 class CreateRun(RequestModel):
-    """Start a run of a workflow file (``workflowPath``) or of an inline document."""
+    """Start a run of a workflow file (``workflowPath``) or of a document (``workflow``).
+
+    With both, the document is run and ``workflowPath`` (absolute) is recorded as where it
+    lives, so relative node workspaces resolve against its folder; the file is not read.
+    """
 
     workflow_path: str | None = Field(None, alias="workflowPath", min_length=1, max_length=4096)
     workflow: dict[str, Any] | None = Field(None, description="a workflow document")
@@ -67,9 +71,9 @@ class CreateRun(RequestModel):
     global_mode: GlobalModeIn | None = Field(None, alias="globalMode")
 
     @model_validator(mode="after")
-    def _one_source(self) -> "CreateRun":
-        if (self.workflow_path is None) == (self.workflow is None):
-            raise ValueError("give exactly one of workflowPath and workflow")
+    def _a_source(self) -> "CreateRun":
+        if self.workflow_path is None and self.workflow is None:
+            raise ValueError("give workflowPath, workflow, or both")
         return self
 
 

@@ -155,3 +155,16 @@ async def test_health_counts_live_runs(api: Api) -> None:
     run_id = (await api.start(slow(60)))["id"]
     await api.until(run_id, lambda s: s["status"] == "running")
     assert (await api.json("GET", "/api/health", 200))["runs"] == 1
+
+
+async def test_a_document_with_its_path_runs_the_document(api: Api, tmp_path) -> None:
+    doc = workflow({"a": {"script": [{"say": "from the document"}]}})
+    where = str(tmp_path / "elsewhere" / "unsaved.flow.yaml")  # not read, never confined
+    created = await api.json("POST", "/api/runs", 201, {"workflow": doc, "workflowPath": where})
+    assert created["workflowPath"] == where
+    assert (await api.finished(created["id"]))["status"] == "completed"
+    error = (await api.json("POST", "/api/runs", 422,
+                            {"workflow": doc, "workflowPath": "relative.flow.yaml"}))["error"]
+    assert (error["code"], error["field"]) == ("invalid_path", "workflowPath")
+    error = (await api.json("POST", "/api/runs", 422, {"mode": "AUTO"}))["error"]
+    assert "workflowPath, workflow, or both" in error["message"]
