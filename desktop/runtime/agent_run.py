@@ -127,7 +127,7 @@ class AgentRun:
 
         self.launch = sandbox.SandboxLaunch(ctx.config.sandbox or Sandbox(), self.workspace,
                                             folder, bus)
-        refused = await asyncio.to_thread(sandbox.refusal, ctx.node.id,
+        refused = await asyncio.to_thread(sandbox.refusal, ctx.node.key or ctx.node.label,
                                           str(ctx.node.provider), ctx.config.sandbox)
         self.provider = provider = self.factory(str(ctx.node.provider))
         request = TurnRequest(
