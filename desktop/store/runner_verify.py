@@ -6,9 +6,9 @@ checks every rule on any JSON value and reports every violation at once, each wi
 its rule id, a message and the path of the field (``$.limits.timeout_ms``).
 """
 
-import itertools
 import json
 import math
+import operator
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -48,6 +48,7 @@ LOCALE_RE = re.compile(r"(C|POSIX|[a-z]{2,3}(_[A-Z]{2}|_\d{3})?)(\.[A-Za-z0-9-]+
 SIGNAL_RE = re.compile(r"[A-Z][A-Z0-9+]*")
 UTC_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)")
 KNOWN_FIELDS = frozenset(Runner.model_fields)
+_STR = frozenset({str})
 _PREFIX_STARTS = frozenset(prefix[:3] for prefix in FORBIDDEN_ENV_PREFIXES)
 
 
@@ -128,10 +129,10 @@ def _strict(raw: bytes) -> Any:
 
 def utf16_sorted(items: list[str]) -> bool:
     """Whether ``items`` is in the order JavaScript's sort() gives (UTF-16 code units)."""
-    if all(s.isascii() for s in items):  # the usual case: code point order is the same
-        return all(a <= b for a, b in itertools.pairwise(items))
+    if all(map(str.isascii, items)):  # the usual case: code point order is the same
+        return all(map(operator.le, items, items[1:]))
     keys = [utf16_key(s) for s in items]
-    return all(a <= b for a, b in itertools.pairwise(keys))
+    return all(map(operator.le, keys, keys[1:]))
 
 
 def parse_utc(value: Any) -> datetime | None:
@@ -180,7 +181,7 @@ class _Checker:
                      else "must be a boolean")
 
     def sorted_strings(self, rule: str, value: Any, path: str) -> list[str] | None:
-        if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
+        if type(value) is not list or not set(map(type, value)) <= _STR:
             self.bad(rule, path, "missing; it is required" if value is None
                      else "must be an array of strings")
             return None
