@@ -49,6 +49,10 @@ class WindowCommands:
         folder = self.file.path.parent if self.file.path else Path.cwd()
         return QFileDialog.getSaveFileName(self, caption, str(folder / suggested), filters)[0]
 
+    def ask_folder(self, caption: str) -> str:
+        start = str(self.file.path.parent) if self.file.path else str(Path.cwd())
+        return QFileDialog.getExistingDirectory(self, caption, start)
+
     def show_error(self, title: str, text: str) -> None:
         QMessageBox.warning(self, title, text)
 
@@ -102,6 +106,13 @@ class WindowCommands:
         path = self.ask_open_path()
         if path:
             self.open_in_window(path)
+
+    def file_open_evaluation(self) -> None:
+        folder = self.ask_folder("Open Evaluation (the --out folder of eval run)")
+        if folder:
+            from desktop.ui.run.evaluations import open_evaluation
+
+            open_evaluation(self, folder)
 
     def file_save(self) -> bool:
         if self.file.path is None:
