@@ -39,14 +39,21 @@ from pydantic import (
 
 from desktop.graph.errors import Problem, format_path
 from desktop.graph.fields import from_validation_error, locate
-from desktop.graph.sourcemap import SourceMap, compose_map
+from desktop.graph.sourcemap import SourceMap, map_lines
+from desktop.store.safe_yaml import (
+    MAX_YAML_BYTES,
+    YamlError,
+    as_yaml_error,
+    compose_yaml,
+    construct_yaml,
+    read_yaml_text,
+)
 
 SUITE_SUFFIX = ".suite.yaml"
 SUITE_VERSION = 1
 CASE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 RESERVED_CASE_IDS = frozenset({"run", "evaluation", "comparison", "assets", "runs"})
 """Ids that would collide with the files and folders beside the case files."""
-MAX_SUITE_BYTES = 4 * 1024 * 1024
 
 
 class SuiteLoadError(Exception):
@@ -205,21 +212,23 @@ class Suite(_Strict):
 
 def load_suite(path: str | os.PathLike[str]) -> Suite:
     """Read and check a suite file, its workspace folders included; SuiteLoadError lists
-    every problem."""
+    every problem. Read through the one safe YAML loader (size, depth and alias limits)."""
     file = str(path)
     target = Path(path)
     if target.is_dir():
         raise SuiteLoadError([Problem("", "is a folder, not a suite file",
                                       f"give the path of a *{SUITE_SUFFIX} file", file=file)])
     try:
-        data = target.read_bytes()
+        text = read_yaml_text(target, MAX_YAML_BYTES)
     except FileNotFoundError:
         raise SuiteLoadError([Problem("", "file not found", "check the path and the spelling",
                                       file=file)]) from None
     except OSError as exc:
         raise SuiteLoadError([Problem("", f"cannot read file: {exc.strerror or exc}",
                                       "check permissions", file=file)]) from None
-    return parse_suite(data, file, base=target.parent)
+    except YamlError as exc:
+        raise SuiteLoadError([_yaml_problem(exc, file)]) from None
+    return parse_suite(text, file, base=target.parent)
 
 
 def parse_suite(data: bytes | str, source: str = "<string>", base: Path | None = None) -> Suite:
@@ -250,13 +259,19 @@ def parse_suite(data: bytes | str, source: str = "<string>", base: Path | None =
     return suite
 
 
+def _yaml_problem(exc: yaml.YAMLError, source: str) -> Problem:
+    exc = as_yaml_error(exc, source)
+    return Problem("", exc.message, exc.hint.replace("this file is", "suite files are"),
+                   line=exc.line, file=exc.file)
+
+
 def _read_yaml(data: bytes | str, source: str) -> tuple[Any, SourceMap]:
-    """Parsed YAML and its line map, with the workflow loader's safe rules (no tags, no
-    duplicate keys)."""
+    """Parsed YAML and its line map, through the safe loader (no tags, no duplicate keys,
+    bounded size, depth and aliases)."""
     if isinstance(data, bytes):
-        if len(data) > MAX_SUITE_BYTES:
+        if len(data) > MAX_YAML_BYTES:
             raise SuiteLoadError([Problem("", f"the file is {len(data)} bytes; a suite may "
-                                          f"have at most {MAX_SUITE_BYTES}",
+                                          f"have at most {MAX_YAML_BYTES}",
                                           "split it into smaller suites", file=source)])
         try:
             data = data.decode("utf-8")
@@ -265,21 +280,16 @@ def _read_yaml(data: bytes | str, source: str) -> tuple[Any, SourceMap]:
             raise SuiteLoadError([Problem("", f"not valid UTF-8 (byte {exc.start})",
                                           "save the file as UTF-8", line=line,
                                           file=source)]) from None
-    from desktop.graph.io import _yaml_problem
-
-    text = data.removeprefix("\ufeff")
     try:
-        smap, problems = compose_map(text, source)
+        root, loader = compose_yaml(data.removeprefix("\ufeff"), source, strict=False)
+        smap, problems = map_lines(root, source)
         if problems:
-            raise SuiteLoadError(problems)
-        return yaml.safe_load(text), smap
-    except yaml.YAMLError as exc:
-        problem = _yaml_problem(exc, source)
-        raise SuiteLoadError([Problem("", problem.message.replace("workflow", "suite"),
-                                      problem.hint, line=problem.line, file=source)]) from None
-    except RecursionError:
-        raise SuiteLoadError([Problem("", "the YAML is nested too deeply",
-                                      "flatten the file", file=source)]) from None
+            raise SuiteLoadError([Problem(p.location, p.message,
+                                          p.hint.replace("workflow files", "suite files"),
+                                          p.severity, p.line, p.file) for p in problems])
+        return construct_yaml(root, loader), smap
+    except YamlError as exc:
+        raise SuiteLoadError([_yaml_problem(exc, source)]) from None
 
 
 def _validation_problems(exc: ValidationError) -> list[Problem]:

@@ -63,6 +63,10 @@ def test_every_problem_is_reported_at_once_with_line_and_field(tmp_path: Path) -
     ("name: x\nname: y\ncases: [{id: a, task: t}]\n", "duplicate key 'name'"),
     ("name: x\ncases: [{id: run, task: t}]\n", "reserved"),
     ("name: x\ncases: [{id: a, task: t, checks: [{path: x}]}]\n", "a check needs a `type`"),
+    ("a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+     "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+     "e: [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n", "aliases expand to more than"),
+    ("name: " + "[" * 200 + "]" * 200 + "\n", "nested deeper than"),
 ])
 def test_bad_documents_name_the_problem(tmp_path: Path, text: str, expected: str) -> None:
     path = tmp_path / "s.suite.yaml"
