@@ -1,18 +1,21 @@
 """Every agent run writes a runner.json that verifies, says what really happened and
 holds no secret; the run's state and events carry its hash."""
 
+import asyncio
 import os
 import sys
 from pathlib import Path
 
 import pytest
-from engine_helpers import events_of, run_doc
+from engine_helpers import events_of
 
 from desktop.contract.runner import Runner
 from desktop.contract.sandbox import Sandbox
 from desktop.contract.state import Limits
 from desktop.graph.io import load_workflow
 from desktop.runtime import runner_record, sandbox
+from desktop.runtime.engine import EngineOptions
+from desktop.runtime.recovery import create_run
 from desktop.runtime.turn import TurnRunner
 from desktop.store.runner import canonical, runner_hash
 from desktop.store.runner_verify import parse, verify
@@ -164,7 +167,14 @@ async def test_every_example_writes_records_that_verify(example: Path, boxed: bo
             cfg.sandbox = Sandbox.model_validate({"backend": "process", "network": False,
                                                   "limits": {"maxMemoryMb": 1024}})
             doc.node_configs[node.id] = cfg
-    engine = await run_doc(doc, tmp_path)
+    engine = create_run(doc, tmp_path, options=EngineOptions())
+    loop = asyncio.get_running_loop()
+    engine.broker.subscribe(lambda pending: loop.call_soon(  # examples that gate a command
+        engine.broker.resolve, pending.approval_id, "approved"))
+    try:
+        await asyncio.wait_for(engine.run(), 120)
+    finally:
+        engine.close()
     assert engine.state.status == "completed"
     records = records_of(engine.run_dir)
     assert records and set(records) == set(engine.state.runner_hashes)
