@@ -56,3 +56,14 @@ def pid_alive(pid: int) -> bool:
     except (ProcessLookupError, PermissionError):
         return False
     return True
+
+
+def process_start(pid: int) -> int | None:
+    """When ``pid`` started (clock ticks after boot, from /proc), to tell a reused pid
+    from the process it used to name; None where /proc is missing or it has gone."""
+    try:
+        data = (_PROC / str(pid) / "stat").read_bytes()
+    except OSError:
+        return None
+    fields = data[data.rfind(b")") + 2 :].split()
+    return int(fields[19]) if len(fields) > 19 else None

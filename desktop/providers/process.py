@@ -21,7 +21,9 @@ from typing import BinaryIO
 
 from desktop.providers.pgroup import POSIX as _POSIX
 from desktop.providers.pgroup import group_members, pid_alive
+from desktop.providers.reaper import REAPER
 from desktop.providers.redact import Redactor
+from desktop.store.safe_open import open_file
 
 __all__ = ["AgentProcess", "group_members", "pid_alive", "python_argv"]
 
@@ -79,19 +81,24 @@ class AgentProcess:
 
     async def start(self) -> None:
         """Spawn the process; OSError (e.g. FileNotFoundError) when it cannot start."""
-        self._proc = await asyncio.create_subprocess_exec(
-            *self.argv,
-            cwd=str(self.cwd),
-            env=self.env,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=_POSIX,
-        )
-        self.pid = self._proc.pid
-        self.pgid = self._pgid_of(self._proc.pid)
         out = self._open(self.stdout_path)
         err = self._open(self.stderr_path)
+        try:
+            self._proc = await asyncio.create_subprocess_exec(
+                *self.argv,
+                cwd=str(self.cwd),
+                env=self.env,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=_POSIX,
+            )
+        except BaseException:
+            self._close_files()
+            raise
+        self.pid = self._proc.pid
+        self.pgid = self._pgid_of(self._proc.pid)
+        REAPER.watch(self.pgid, self.pid)  # the group dies with this process, however it ends
         self._tasks = [
             asyncio.create_task(self._pump(self._proc.stdout, out, self._stdout_lines)),
             asyncio.create_task(self._pump(self._proc.stderr, err, self._stderr_lines)),
@@ -109,10 +116,15 @@ class AgentProcess:
         except ProcessLookupError:
             return pid
 
+    def _close_files(self) -> None:
+        for handle in self._files:
+            with contextlib.suppress(OSError):
+                handle.close()
+
     def _open(self, path: Path | None) -> BinaryIO | None:
         if path is None:
             return None
-        handle = open(path, "ab")  # noqa: SIM115 - closed in _supervise
+        handle = open_file(path, "ab")  # not through a link the agent made; closed in _supervise
         self._files.append(handle)
         return handle
 
@@ -287,9 +299,9 @@ class AgentProcess:
             for task in (self._feeder, waiter):
                 if task is not None and not task.done():
                     task.cancel()
-            for handle in self._files:
-                with contextlib.suppress(OSError):
-                    handle.close()
+            self._close_files()
+            if not group_members(self.pgid or 0):
+                REAPER.forget(self.pgid)
             self._queue.put_nowait(None)
             if self.exit_code is None:
                 self.exit_code = -1

@@ -14,6 +14,7 @@ from desktop.contract.run_info import new_agent_run_id
 from desktop.runtime.prompt import PromptBlock, blocks_json, render
 from desktop.store.atomic import atomic_write_json, atomic_write_text
 from desktop.store.safe_json import loads as safe_loads
+from desktop.store.safe_open import RunFileError, open_file, read_bytes
 
 AGENTS = "agents"
 PROMPT_MD = "prompt.md"
@@ -62,12 +63,14 @@ def write_prompt(folder: Path, blocks: list[PromptBlock]) -> str:
 def ensure_output(folder: Path, final_text: str) -> str:
     """Guarantee output.md: the agent's own, else the final message, else its stdout."""
     target = folder / OUTPUT
+    if target.is_symlink():  # never read (or keep) what a link made by the agent points at
+        target.unlink()
     if target.is_file():
-        return target.read_text(encoding="utf-8", errors="replace")
+        return read_bytes(target).decode("utf-8", errors="replace")
     text = final_text
     if not text.strip():
         try:
-            text = (folder / STDOUT).read_bytes().decode("utf-8", errors="replace")
+            text = read_bytes(folder / STDOUT).decode("utf-8", errors="replace")
         except OSError:
             text = ""
     atomic_write_text(target, text)
@@ -98,10 +101,12 @@ def read_handoff(
     handoff.json holds one directive object, or a list of them to hand off to several nodes.
     """
     path = folder / HANDOFF
-    if not path.is_file():
+    if not path.is_file() and not path.is_symlink():
         return None, None
     try:
-        data = safe_loads(path.read_bytes())
+        data = safe_loads(read_bytes(path))
+    except RunFileError as exc:
+        return None, exc.strerror
     except (OSError, orjson.JSONDecodeError) as exc:
         return None, f"{path}: not valid JSON ({exc}); write {{\"to\": NODE, \"message\": ...}}"
     entries = data if isinstance(data, list) and data else [data]
@@ -129,7 +134,7 @@ def handoff_directive(data: dict[str, Any]) -> dict[str, Any]:
 def bus_handoff(bus: Path, offset: int, agent_run_id: str) -> dict[str, Any] | None:
     """The last ``bus.message`` with ``handoffTo`` posted by this agent run after ``offset``."""
     try:
-        with open(bus, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        with open_file(bus, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
             return _last_handoff(data, offset, agent_run_id.encode())
     except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
         return None

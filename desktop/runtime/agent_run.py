@@ -25,6 +25,7 @@ from desktop.runtime import agent_folder as af
 from desktop.runtime import memory_watch, runner_record, sandbox, workspace_diff
 from desktop.runtime.agent_env import build_env, bus_command, key_provider, protocol_vars
 from desktop.runtime.prompt import build_blocks, preamble
+from desktop.store.atomic import atomic_write_bytes
 from desktop.store.run_info import validate_at_completion, validate_at_creation, write_run_info
 from desktop.store.runner import RUNNER_JSON
 from desktop.store.secret_names import user_patterns
@@ -172,7 +173,7 @@ class AgentRun:
             after = await workspace_diff.snapshot(self.workspace)
             patch = await workspace_diff.diff(self.workspace, before, after) if after else b""
             patch = self.redactor.data(patch)
-            await asyncio.to_thread((folder / af.DIFF).write_bytes, patch)
+            await asyncio.to_thread(atomic_write_bytes, folder / af.DIFF, patch)
             if patch:
                 res.diff_hash = hashlib.sha256(patch).hexdigest()
                 self._artifact("diff", folder / af.DIFF)

@@ -29,6 +29,7 @@ from desktop.runtime.run_setup import run_created_event, task_event
 from desktop.store.eventlog import EventLog
 from desktop.store.paths import runs_dir
 from desktop.store.runs import hold_engine_lock
+from desktop.store.safe_open import RunFileError, check_run_folder
 from desktop.views.reader import EventReader
 
 if TYPE_CHECKING:
@@ -75,6 +76,10 @@ def resume_engine(cls: type[Engine], run_dir: Path, options: EngineOptions,
     from desktop.runtime.engine import EngineError
 
     run_dir = Path(run_dir).resolve()
+    try:
+        check_run_folder(run_dir)
+    except RunFileError as exc:
+        raise EngineError(exc.strerror) from None
     lock = hold_engine_lock(run_dir)
     lock.__enter__()
     try:
@@ -171,14 +176,21 @@ def _recorded_pgid(run_dir: Path, agent_run_id: str) -> int | None:
 
 
 def _belongs_to(pgid: int, agent_run_id: str) -> bool:
-    """Whether process ``pgid`` is still the agent run (not a reused pid)."""
-    environ = _PROC / str(pgid) / "environ"
+    """Whether group ``pgid`` is still the agent run's (not a reused pid): one of its live
+    processes carries the run's ``JRUN_ID``, which the agent and its children inherit.
+    The leader may be gone while a shell step's child lives on."""
+    from desktop.providers.process import group_members
+
     if not _PROC.is_dir():
         return True
-    try:
-        return f"JRUN_ID={agent_run_id}".encode() in environ.read_bytes().split(b"\0")
-    except OSError:
-        return False
+    needle = f"JRUN_ID={agent_run_id}".encode()
+    for pid in group_members(pgid):
+        try:
+            if needle in (_PROC / str(pid) / "environ").read_bytes().split(b"\0"):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def end_orphan(pgid: int, agent_run_id: str, grace: float = 2.0) -> bool:

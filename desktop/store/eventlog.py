@@ -32,6 +32,7 @@ from desktop.store.jsonl import (
     iter_lines,
     last_event,
 )
+from desktop.store.safe_open import check_regular, open_file
 
 log = logging.getLogger(__name__)
 Subscriber = Callable[[list[dict]], None]
@@ -126,9 +127,10 @@ class EventLog:
         self.run_id: str | None = None
         self.last_seq = 0
         self.problems: list[Problem] = []
+        check_regular(str(self.path) + LOCK_SUFFIX)
         self._lock = FileLock(str(self.path) + LOCK_SUFFIX)
         self._mutex = threading.Lock()
-        self._fh = open(self.path, "a+b", buffering=0)  # noqa: SIM115 - lives with the log
+        self._fh = open_file(self.path, "a+b", buffering=0)  # lives with the log
         self._end = 0  # offset just past the last line we know about
         self._buffer: list[dict] = []
         self._subscribers: list[Subscriber] = []
@@ -349,7 +351,8 @@ def append_external(bus_path: Path, event: dict) -> int:
     next flush. A torn tail left by a crashed appender is cut and reported first.
     """
     path = Path(bus_path)
-    with FileLock(str(path) + LOCK_SUFFIX), open(path, "a+b", buffering=0) as fh:
+    check_regular(str(path) + LOCK_SUFFIX)
+    with FileLock(str(path) + LOCK_SUFFIX), open_file(path, "a+b", buffering=0) as fh:
         size = file_size(fh)
         end = complete_end(fh, size)
         last, _ = last_event(fh, end)

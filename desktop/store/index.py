@@ -16,6 +16,7 @@ import orjson
 from desktop.store.atomic import atomic_write_bytes
 from desktop.store.jsonl import CHUNK, decode_line, read_at
 from desktop.store.safe_json import loads as safe_loads
+from desktop.store.safe_open import read_bytes
 
 INDEX_FILE = "events.idx"
 STEP = 1 << 16
@@ -110,7 +111,7 @@ class OffsetIndex:
 
     def _load(self) -> None:
         try:
-            data = safe_loads(self.path.read_bytes())
+            data = safe_loads(read_bytes(self.path))
             if data.get("v") != _VERSION or data.get("step") != self.step:
                 return
             self.entries = [(int(s), int(o)) for s, o in data["entries"]]

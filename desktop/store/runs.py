@@ -7,6 +7,7 @@ from pathlib import Path
 
 from desktop.store.jsonl import EVENTS_FILE
 from desktop.store.paths import runs_dir
+from desktop.store.safe_open import RunFileError, check_run_folder, open_fd
 from desktop.store.snapshot import STATE_FILE
 
 try:
@@ -49,7 +50,7 @@ def hold_engine_lock(run_dir: Path) -> Iterator[None]:
     """Hold the run's engine lock while the block runs; the OS drops it if the process dies."""
     path = Path(run_dir) / ENGINE_LOCK
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = open_fd(path, os.O_RDWR | os.O_CREAT)
     try:
         if not _try_lock(fd, exclusive=True):
             raise EngineBusy(f"run {Path(run_dir).name} is already open in another engine")
@@ -62,7 +63,7 @@ def engine_alive(run_dir: Path) -> bool:
     """True while some process holds the run's engine lock."""
     path = Path(run_dir) / ENGINE_LOCK
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = open_fd(path, os.O_RDONLY)
     except OSError:
         return False
     try:
@@ -72,7 +73,19 @@ def engine_alive(run_dir: Path) -> bool:
 
 
 def find_run(data_dir: Path, ref: str) -> Path:
-    """The run folder named by ``ref``: a full id, a unique id prefix, or a folder path."""
+    """The run folder named by ``ref``: a full id, a unique id prefix, or a folder path.
+
+    RunError too when one of its files is a symbolic link (see store/safe_open.py).
+    """
+    folder = _find_run(data_dir, ref)
+    try:
+        check_run_folder(folder)
+    except RunFileError as exc:
+        raise RunError(exc.strerror) from None
+    return folder
+
+
+def _find_run(data_dir: Path, ref: str) -> Path:
     if not ref:
         raise RunError("empty run reference; give a run id, an id prefix or a run folder")
     as_path = Path(ref).expanduser()

@@ -14,6 +14,7 @@ from desktop.store.atomic import atomic_write_json
 from desktop.store.eventlog import EventLog
 from desktop.store.reducer import State, apply_event, state_dict
 from desktop.store.safe_json import loads as safe_loads
+from desktop.store.safe_open import read_bytes
 from desktop.store.statefix import validate_state
 
 STATE_FILE = "state.json"
@@ -28,7 +29,7 @@ def write_snapshot(run_dir: Path, state: RunState | dict) -> None:
 def read_snapshot(run_dir: Path) -> RunState | None:
     """The snapshot in ``run_dir``, or None when there is none or it does not validate."""
     try:
-        return RunState.model_validate(safe_loads((Path(run_dir) / STATE_FILE).read_bytes()))
+        return RunState.model_validate(safe_loads(read_bytes(Path(run_dir) / STATE_FILE)))
     except (OSError, orjson.JSONDecodeError, ValidationError):
         return None
 

@@ -8,6 +8,7 @@ import random
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import orjson
@@ -100,16 +101,46 @@ async def test_kill_9_at_a_random_point_then_resume_loses_nothing(tmp_path: Path
             assert info.previous_run_id == cut["agentRunId"]
 
 
-async def test_resume_ends_the_orphaned_agent_process(tmp_path: Path) -> None:
-    doc = workflow({"a": {"script": [{"say": "sleeping"}, {"sleep": 60}]}})
+def _kill_watchdog(engine_pid: int) -> None:
+    """Kill the engine's watchdog (what only the case of both dying at once leaves)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_bytes()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rfind(b")") + 2:].split()[1])
+        if ppid == engine_pid and b"watchdog.py" in cmdline:
+            os.kill(int(entry.name), signal.SIGKILL)
+
+
+@pytest.mark.parametrize("script", [
+    [{"say": "sleeping"}, {"sleep": 60}],
+    # the agent (the group's leader) is gone, its shell step's child lives on
+    [{"say": "sleeping"}, {"shell": "(sleep 60 > /dev/null 2>&1 &)"}, {"sleep": 0.5}],
+])
+async def test_resume_ends_the_orphaned_agent_process(tmp_path: Path, script: list) -> None:
+    doc = workflow({"a": {"script": script}})
     flow = tmp_path / "sleepy.flow.yaml"
     flow.write_text(dumps_workflow(doc))
     proc = _start(flow, tmp_path / "data")
-    seen = _read_until(proc, lambda s: s[-1].get("busType") == "RUN_START")
+    seen = _read_until(proc, lambda s: s[-1].get("type") == "message.assistant.final")
+    _kill_watchdog(proc.pid)
     _kill(proc)
     run_dir = tmp_path / "data" / "runs" / seen[0]["runId"]
     info = read_run_info(next(run_dir.glob("agents/*/run-info.yaml")))
-    assert group_members(info.pgid), "the agent outlived the engine"
+    leader_lives = len(script) == 2
+
+    def settled() -> bool:
+        members = group_members(info.pgid)
+        return bool(members) and (info.pid in members) == leader_lives
+
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not settled():
+        await asyncio.sleep(0.05)
+    assert settled(), "the agent's group outlived engine and watchdog"
     engine = Engine.resume(run_dir)
     try:
         assert group_members(info.pgid) == []
