@@ -188,7 +188,7 @@ async def _page_times(service: Service, run_id: str, seq: int, tries: int) -> li
 
 
 def _local_page_times(run_dir: Path, seq: int, tries: int) -> list[float]:
-    from desktop.store.reader import EventReader
+    from desktop.views.reader import EventReader
 
     times = []
     for _ in range(tries):
