@@ -30,6 +30,8 @@ FIX_INSTALL = ("install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewr
 STATE_DIRS = {"CLAUDE_CONFIG_DIR": ".claude", "CODEX_HOME": ".codex", "GEMINI_DIR": ".gemini"}
 """Where the agent CLIs keep their session state (env override, else under HOME)."""
 STATE_FILES = (".claude.json",)
+_PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+"""The folder ``desktop`` is imported from (agents we launch run from it)."""
 
 
 class SandboxUnavailable(RuntimeError):
@@ -143,10 +145,19 @@ class SandboxLaunch:
         return [*args, "--chdir", str(self.workspace)]
 
     def _visible_paths(self, env: Mapping[str, str]) -> list[Path]:
-        """Read-only places under /tmp the private /tmp would otherwise hide."""
-        found = [self.workspace, Path(env["HOME"]) if env.get("HOME") else None]
-        return [p.resolve() for p in found
-                if p is not None and p.is_dir() and p.resolve().is_relative_to("/tmp")]
+        """Read-only places under /tmp the private /tmp would otherwise hide.
+
+        Besides the workspace and HOME: the interpreter's prefixes and the folder
+        this package is imported from, because the agents we launch ourselves (the
+        scripted agent, ``bus post``) run from them, and a checkout or venv may
+        well live under /tmp.
+        """
+        found = [self.workspace, Path(env["HOME"]) if env.get("HOME") else None,
+                 Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent,
+                 _PACKAGE_ROOT]
+        paths = [p.resolve() for p in found
+                 if p is not None and p.is_dir() and p.resolve().is_relative_to("/tmp")]
+        return list(dict.fromkeys(paths))
 
     def _writable_paths(self, env: Mapping[str, str]) -> list[Path]:
         paths = []
