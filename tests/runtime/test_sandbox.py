@@ -210,3 +210,16 @@ async def test_max_output_files_holds_against_the_diff(tmp_path: Path, files: in
     if not ok:
         assert "maxOutputFiles (2)" in result.error and result.output_limit_exceeded
         assert any(e["type"] == "node.log" and "changed 3 files" in e["text"] for e in events)
+
+
+def test_an_interpreter_and_checkout_under_tmp_stay_visible(tmp_path: Path, monkeypatch):
+    # The private /tmp would hide a venv or a checkout that lives there, and the
+    # scripted agent could not even start (bwrap: execvp ... No such file).
+    venv = Path("/tmp") / tmp_path.name / "venv"
+    venv.mkdir(parents=True, exist_ok=True)
+    monkeypatch.setattr(sys, "prefix", str(venv))
+    launch = sandbox.SandboxLaunch(Sandbox.model_validate({"backend": "process"}),
+                                   tmp_path, tmp_path / "agent")
+    seen = launch._visible_paths({})
+    assert venv.resolve() in seen
+    assert sandbox._PACKAGE_ROOT.is_relative_to("/tmp") is (sandbox._PACKAGE_ROOT in seen)
