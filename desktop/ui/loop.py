@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, QSocketNotifier
 from PySide6.QtWidgets import QApplication
 
 
-class EngineLoop(qasync.QEventLoop):
+class GuiLoop(qasync.QEventLoop):
     """qasync's loop, woken from other threads through a socket, not a Qt signal.
 
     The engine no longer runs in the GUI process (the service runs it), but any
@@ -34,7 +34,9 @@ class EngineLoop(qasync.QEventLoop):
         self._wake_w.setblocking(False)
         self._notifier = QSocketNotifier(self._wake_r.fileno(), QSocketNotifier.Type.Read)
         self._notifier.activated.connect(self._run_pending)
-        self.set_default_executor(ThreadPoolExecutor(max_workers=4,
+        # nothing in the GUI hands work to threads on purpose; a library's rare executor
+        # job (a DNS lookup) gets one worker, which wakes the loop through the socket
+        self.set_default_executor(ThreadPoolExecutor(max_workers=1,
                                                      thread_name_prefix="gui-io"))
 
     def call_soon_threadsafe(self, callback: Any, *args: Any,
@@ -85,6 +87,6 @@ class EngineLoop(qasync.QEventLoop):
                 shiboken6.delete(obj)
 
 
-def new_event_loop(app: QApplication) -> EngineLoop:
-    """The loop of the app (see :class:`EngineLoop`)."""
-    return EngineLoop(app)
+def new_event_loop(app: QApplication) -> GuiLoop:
+    """The loop of the app (see :class:`GuiLoop`)."""
+    return GuiLoop(app)

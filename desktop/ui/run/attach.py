@@ -177,6 +177,8 @@ class RunPanels(QObject):
         session.failed.connect(self._on_failed)
         session.serviceLost.connect(self.service.show_lost)
         session.serviceBack.connect(self.service.hide)
+        if session.lost is not None:  # an interrupted run, opened from its folder
+            self.service.show_lost(session.lost_message)
         self._replay_history(session)
         self.sessionChanged.emit(session)
 

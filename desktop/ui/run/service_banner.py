@@ -1,4 +1,5 @@
-"""The banner shown when the local service that runs the open run has gone away."""
+"""The banner shown when nothing runs the open run: its service went away, or the run was
+interrupted before the window opened it. Its button starts the service and resumes the run."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ class ServiceBanner(QFrame):
 
     def show_lost(self, message: str) -> None:
         """Say that the service is gone and why."""
-        self.title.setText(f"<b>Service stopped.</b> {message}")
+        self.title.setText(f"<b>Not running.</b> {message}")
         self.restart.setEnabled(True)
         self.restart.setText("&Restart service and resume")
         self.show()
@@ -38,6 +39,6 @@ class ServiceBanner(QFrame):
 
     def restart_failed(self, message: str) -> None:
         """The restart did not work: say why and offer it again."""
-        self.title.setText(f"<b>Service stopped.</b> {message}")
+        self.title.setText(f"<b>Not running.</b> {message}")
         self.restart.setEnabled(True)
         self.restart.setText("&Restart service and resume")

@@ -31,6 +31,7 @@ from desktop.views.reader import LogTail
 
 log = logging.getLogger(__name__)
 TERMINAL = ("completed", "failed", "stopped")
+LIVE_LOOKING = ("queued", "running", "paused")
 
 
 def _data_dir_of(run_dir: Path) -> Path:
@@ -55,6 +56,7 @@ class RunSession(QObject):
         self.client: ApiClient | None = service.client() if service else None
         self.in_service = False  # the service's engine drives the run
         self.lost: str | None = None  # why the service is gone, while it is
+        self.lost_message = ""  # what the window says about it
         self.bridge = RunBridge(self)
         self.model = TranscriptModel.open_file(self.run_dir / "events.jsonl", self)
         tail = LogTail(self.run_dir)
@@ -70,6 +72,10 @@ class RunSession(QObject):
             self._start_stream(tail.after)
         elif follow:
             self.bridge.follow_file(self.run_dir, after=tail.after)
+        elif self._status() in LIVE_LOOKING:  # no engine holds a run that looks live
+            self.lost = "interrupted"
+            self.lost_message = ("This run was interrupted: no engine runs it any more. It is "
+                                 "saved in its log; the service can resume it.")
 
     # --- construction ---------------------------------------------------------------------
 
@@ -172,8 +178,9 @@ class RunSession(QObject):
         self.lost = reason
         if self._stream is not None and not self._stream.done():
             self._stream.cancel()
-        self.serviceLost.emit(f"The Agent Canvas service stopped ({reason}). The run is "
-                              "saved in its log; restart the service to continue it.")
+        self.lost_message = (f"The Agent Canvas service stopped ({reason}). The run is saved "
+                             "in its log; restart the service to continue it.")
+        self.serviceLost.emit(self.lost_message)
         self.bridge.stateChanged.emit(self.bridge.state)
 
     def restart_service(self) -> asyncio.Task:
@@ -244,7 +251,7 @@ class RunSession(QObject):
 
     def resume(self) -> asyncio.Task | None:
         """Continue a paused or stalled run (restarting the service if it is gone)."""
-        if self.lost is not None and self.client is not None:
+        if self.lost is not None:
             return self.restart_service()
         return self._send("Resume", self._resume)
 

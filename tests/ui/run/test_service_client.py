@@ -115,7 +115,7 @@ def test_a_killed_service_is_reported_and_a_restart_resumes_the_run(
     session = panels.session
     own_service.kill()
     qloop.run_until_complete(until(lambda: not panels.service.isHidden()))
-    assert "Service stopped" in panels.service.title.text()
+    assert "service stopped" in panels.service.title.text()
     assert not session.running
     assert panels.controls.resume_action.isEnabled()  # the way back is offered
 
@@ -129,6 +129,35 @@ def test_a_killed_service_is_reported_and_a_restart_resumes_the_run(
     assert any(e["type"] == "run.resumed" for e in events)
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert panels.session.model.store.count == len(events)
+
+
+def test_an_interrupted_run_opened_from_its_folder_is_resumed_by_the_service(
+        qloop, window_for, until, own_service):
+    _window, first = window_for(loads_workflow(GATED), own_service.data_dir)
+
+    async def start():
+        await first.run()
+        await until(lambda: len(first.approvals.pending) == 1)
+
+    qloop.run_until_complete(start())
+    run_dir = first.session.run_dir
+    qloop.run_until_complete(first.session.close())  # the window let go, then ...
+    first.session = None
+    own_service.kill()  # ... the service died: nothing runs the run now
+
+    _window, panels = window_for(loads_workflow(GATED), own_service.data_dir)
+    panels.history.refresh()
+    row = next(r for r in panels.history.rows if r.path == run_dir)
+    assert row.status == "interrupted" and not row.live
+    session = panels.open_run(run_dir)
+    assert not session.live and not panels.service.isHidden()
+    assert "interrupted" in panels.service.title.text()
+    panels.service.restart.click()
+    qloop.run_until_complete(until(lambda: panels.service.isHidden() and session.running))
+    assert session.live
+    qloop.run_until_complete(approve_until_done(panels, until))
+    assert state(panels)["status"] == "completed"
+    assert [e["seq"] for e in log_events(run_dir)] == list(range(1, len(log_events(run_dir)) + 1))
 
 
 def test_a_refused_command_reaches_the_user_as_a_message(qloop, window_for, until):
