@@ -157,9 +157,7 @@ class ApiClient:
 
         ``workflow`` alone: a document. ``workflow_path`` alone: a file the service reads.
         Both: the document, with the path recorded as where it lives (relative node
-        workspaces resolve against its folder). A service that takes only one of them
-        (it answers 422 naming workflowPath) gets the document alone: relative
-        workspaces then resolve inside the run folder.
+        workspaces resolve against its folder; the file is not read).
         """
         body: dict[str, Any] = {}
         if workflow is not None:
@@ -170,13 +168,6 @@ class ApiClient:
             body["mode"] = mode.upper()
         if global_mode:
             body["globalMode"] = global_mode.upper()
-        try:
-            return await self.request("POST", "/api/runs", json=body)
-        except ApiError as exc:
-            if not (workflow is not None and workflow_path is not None and exc.status == 422
-                    and exc.code == "invalid_field" and "workflowPath" in exc.message):
-                raise
-        del body["workflowPath"]
         return await self.request("POST", "/api/runs", json=body)
 
     async def list_runs(self) -> list[dict]:

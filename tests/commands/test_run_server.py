@@ -98,6 +98,18 @@ def test_interactive_steps_from_stdin(cli, service, tmp_path) -> None:
     assert "step: Lead" in result.stdout and "step: Helper" in result.stdout
 
 
+def test_commands_parse_as_in_process_and_switch_modes_in_the_service(cli, service,
+                                                                     tmp_path) -> None:
+    result = cli("run", str(write(tmp_path, TWO)), "--mode", "interactive",
+                 stdin="frobnicate\nchat\nmode planning\nstep\nstep helper\n")
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "unknown command 'frobnicate'" in result.stdout
+    assert "chat: usage: chat NODE TEXT" in result.stdout
+    runs = orjson.loads(cli("runs", "list", "--json").stdout)
+    modes = [e for e in log_of(service, runs[0]["id"]) if e["type"] == "run.mode"]
+    assert [e.get("globalMode") for e in modes] == ["PLANNING"]
+
+
 def test_a_waiting_run_stays_in_the_service_and_resume_finishes_it(cli, service,
                                                                    tmp_path) -> None:
     first = cli("run", str(write(tmp_path, GATED)))  # no commands: the approval waits

@@ -5,8 +5,6 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from desktop.graph.io import load_workflow, loads_workflow
 
 PIR = Path(__file__).parents[3] / "resources" / "examples" / "plan-implement-review.flow.yaml"
@@ -79,9 +77,6 @@ def test_diffs_panel_lists_each_turn_and_opens_files_in_the_workspace(
     assert "def test_rejects_empty_name" in opened[0].read_text()
 
 
-@pytest.mark.xfail(strict=True, reason="the service does not yet take a document together "
-                   "with its workflowPath (notes/API.md, 'Additions asked by gui-client'), so a "
-                   "relative workspace resolves inside the run folder")
 def test_open_in_editor_follows_a_configured_workspace(
         qloop, window_for, until, tmp_path, monkeypatch):
     project = tmp_path / "project"
