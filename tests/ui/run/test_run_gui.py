@@ -12,6 +12,7 @@ from desktop.runtime.commands import USER
 from desktop.store.reducer import fold_events
 from desktop.views.reader import LogTail
 
+PIR = Path(__file__).parents[3] / "resources" / "examples" / "plan-implement-review.flow.yaml"
 EXAMPLES = sorted((Path(__file__).parents[3] / "resources" / "examples").glob("*.flow.yaml"))
 
 GATED = """
@@ -58,13 +59,34 @@ def all_events(panels) -> list[dict]:
     return LogTail(panels.session.run_dir).read_new()
 
 
+def approve_what_waits(panels, approved: set[str]) -> None:
+    """Approve pending tool calls through their dialog, as a user of a gated example would."""
+    for approval_id in list(panels.approvals.pending):
+        if approval_id not in approved:
+            approved.add(approval_id)
+            panels.approvals.open_request(approval_id).approve()
+
+
+async def until_finished(panels, until) -> None:
+    approved: set[str] = set()
+
+    async def tick() -> bool:
+        approve_what_waits(panels, approved)
+        return status(panels) in ("completed", "failed", "stopped")
+
+    while not await tick():
+        await until(lambda: status(panels) in ("completed", "failed", "stopped")
+                    or bool(panels.approvals.pending), timeout=60)
+        await asyncio.sleep(0.05)
+
+
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
 def test_examples_run_to_completion_in_auto_mode(qloop, window_for, until, example):
     _window, panels = window_for(load_workflow(example))
 
     async def go():
         await panels.run()
-        await until(lambda: status(panels) in ("completed", "failed", "stopped"))
+        await until_finished(panels, until)
 
     qloop.run_until_complete(go())
     assert status(panels) == "completed"
@@ -81,10 +103,12 @@ def test_examples_step_through_in_interactive_mode(qloop, window_for, until, exa
     async def go():
         await panels.run(interactive=True)
         await until(lambda: status(panels) == "running")
+        approved: set[str] = set()
         deadline = asyncio.get_running_loop().time() + 60
         while asyncio.get_running_loop().time() < deadline:
             if status(panels) == "completed":
                 return
+            approve_what_waits(panels, approved)
             state = panels.session.state
             if any(state.get("inboxes", {}).values()) and not state.get("runningTurns"):
                 assert panels.controls.step_action.isEnabled()
@@ -157,7 +181,7 @@ def test_stall_banner_shows_the_evidence_and_resumes(qloop, window_for, until):
 
 def test_history_lists_runs_and_replay_shows_the_state_at_event_n(qloop, window_for, until,
                                                                    own_service):
-    _window, panels = window_for(load_workflow(EXAMPLES[0]), own_service.data_dir)
+    _window, panels = window_for(load_workflow(PIR), own_service.data_dir)
 
     async def go():
         await panels.run()
