@@ -11,7 +11,7 @@ import math
 import operator
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -49,7 +49,7 @@ SIGNAL_RE = re.compile(r"[A-Z][A-Z0-9+]*")
 UTC_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)")
 KNOWN_FIELDS = frozenset(Runner.model_fields)
 _STR = frozenset({str})
-_PREFIX_STARTS = frozenset(prefix[:3] for prefix in FORBIDDEN_ENV_PREFIXES)
+_FORBIDDEN_RE = re.compile("^(?:" + "|".join(FORBIDDEN_ENV_PREFIXES) + ")", re.M | re.I)
 
 
 class RunnerParseError(ValueError):
@@ -137,10 +137,10 @@ def utf16_sorted(items: list[str]) -> bool:
 
 def parse_utc(value: Any) -> datetime | None:
     """An ISO 8601 UTC timestamp as a datetime, or None when it is not one."""
-    if not isinstance(value, str) or not UTC_RE.fullmatch(value):
+    if type(value) is not str or not UTC_RE.fullmatch(value):
         return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
+    try:  # Z or +00:00 only (UTC_RE): every result has the same zero offset
+        return datetime.fromisoformat(value.replace("Z", "+00:00", 1))
     except ValueError:
         return None
 
@@ -306,8 +306,9 @@ def _rn8(c: _Checker) -> None:
         c.bad("RN8", "$.context.working_dir", "missing; it is required"
               if "working_dir" not in ctx else "must be '.'")
     names = c.sorted_strings("RN8", ctx.get("env_allowlist"), "$.context.env_allowlist")
-    for i, name in enumerate(names or []):
-        if name[:3].upper() in _PREFIX_STARTS and name.upper().startswith(FORBIDDEN_ENV_PREFIXES):
+    forbidden = names and _FORBIDDEN_RE.search("\n".join(names))
+    for i, name in enumerate(names if forbidden else []):
+        if name.upper().startswith(FORBIDDEN_ENV_PREFIXES):
             c.bad("RN8", f"$.context.env_allowlist[{i}]",
                   f"{name!r} has a forbidden (secret-bearing) prefix")
     locale = c.text("RN8", ctx, "locale", "$.context")

@@ -234,3 +234,4 @@ def test_the_fast_canonical_form_is_rfc8785s(value: Any) -> None:
     assert canonical(value) == rfc8785.dumps(value)
     if isinstance(value, dict):
         assert canonical_record(value) == (rfc8785.dumps(value), rfc8785.dumps(core(value)))
+
