@@ -34,16 +34,26 @@ class AssetStore:
         self._load()
 
     def _load(self) -> None:
-        """Keep the items of cases written before (a resumed evaluation)."""
+        """Keep the items of cases written before (a resumed evaluation), and list files a
+        killed evaluation wrote after its last manifest."""
         path = self.root / ASSETS / MANIFEST
         try:
-            data = orjson.loads(path.read_bytes())
-            manifest = AssetsManifest.model_validate(data)
+            manifest = AssetsManifest.model_validate(orjson.loads(path.read_bytes()))
         except (OSError, ValueError):
-            return
-        for item in manifest.items:
+            manifest = None
+        for item in manifest.items if manifest else []:
             if (self.root / item.href).is_file():
                 self.items[item.asset_id] = item
+        listed = {item.href for item in self.items.values()}
+        folder = self.root / ASSETS
+        for file in sorted(folder.glob("*/*")) if folder.is_dir() else []:
+            href = file.relative_to(self.root).as_posix()
+            if file.is_file() and href not in listed and not file.name.startswith("."):
+                data = file.read_bytes()
+                self.items[f"{file.parent.name}/{file.name}"] = ManifestItem(
+                    asset_id=f"{file.parent.name}/{file.name}", href=href,
+                    kind=_kind(file.name), case_id=file.parent.name, side=self.side,
+                    size_bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
 
     def href(self, case_id: str, name: str) -> str:
         return f"{ASSETS}/{case_id}/{name}"
@@ -73,3 +83,11 @@ class AssetStore:
         manifest = AssetsManifest(generated_at=utc_now(),
                                   items=sorted(self.items.values(), key=lambda i: i.href))
         atomic_write_json(self.root / ASSETS / MANIFEST, manifest.to_json())
+
+
+def _kind(name: str) -> str:
+    if name == "full_body.txt":
+        return "full_body"
+    if name.endswith(".meta.json"):
+        return "failure_meta"
+    return "full_payload" if name.startswith("payload-") else "other"

@@ -44,6 +44,7 @@ DEFAULT_LIMITS = RunLimits(max_body_bytes=10 * 1024 * 1024, max_inline_snippet_b
                            max_payload_inline_bytes=4096)
 RETRY_CLASSES = ("timeout", "network_error", "http_5xx")
 CASE_ADAPTER: TypeAdapter[Any] = TypeAdapter(CaseArtifact)
+CHECKPOINT_SEC = 2.0
 Progress = Callable[[str], None]
 
 
@@ -73,6 +74,7 @@ class EvalRunner:
         self.out = plan.out
         self.index = plan.index
         self.started = time.monotonic()
+        self._saved: dict[str, float] = {}
 
     def timeout_for(self, case: Any) -> float:
         return case.timeout_sec or self.default_timeout
@@ -101,12 +103,24 @@ class EvalRunner:
             async with gate:
                 await self._job(vr, case)
 
-        await asyncio.gather(*(one(vr, case) for vr, case in jobs))
-        self.index.finished_at = utc_now()
-        self.index.save(self.out)
-        for vr in versions:
-            self._write_run_json(vr)
+        try:
+            await asyncio.gather(*(one(vr, case) for vr, case in jobs))
+            self.index.finished_at = utc_now()
+            self.index.save(self.out)
+        finally:  # also when interrupted: what finished is listed for a resume
+            for vr in versions:
+                vr.assets.save_manifest()
+                self._write_run_json(vr)
         return self.index
+
+    def _checkpoint(self, vr: VersionRun) -> None:
+        """Rewrite the manifest and run.json's stats, at most every CHECKPOINT_SEC (each
+        write is fsynced; the case files themselves are written at once)."""
+        now = time.monotonic()
+        if now - self._saved.get(vr.run_id, 0.0) >= CHECKPOINT_SEC:
+            self._saved[vr.run_id] = now
+            vr.assets.save_manifest()
+            self._write_run_json(vr)
 
     async def _job(self, vr: VersionRun, case: Any) -> None:
         side = vr.side
@@ -141,9 +155,8 @@ class EvalRunner:
             await asyncio.sleep(delay * random.uniform(0.5, 1.5))
         artifact = self._artifact(vr, case, attempt, error, attempts, timeout)
         atomic_write_json(vr.dir / f"{case.id}.json", artifact)
-        vr.assets.save_manifest()
         vr.note(case.id, artifact["status"])
-        self._write_run_json(vr)
+        self._checkpoint(vr)
         status = artifact["status"]
         if status != "ok":
             status += f" ({artifact['runner_failure']['class']})"

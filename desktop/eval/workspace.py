@@ -14,6 +14,8 @@ from desktop.runtime import workspace_diff
 _GIT_ID = ["-c", "user.name=Agent Canvas", "-c", "user.email=eval@agent-canvas.invalid",
            "-c", "commit.gpgsign=false"]
 _IGNORED = "__pycache__/\n*.pyc\n.pytest_cache/\n"
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+"""git's id of the empty tree: the start of a case without a workspace folder."""
 
 
 def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -29,16 +31,19 @@ def prepare(target: Path, source: Path | None) -> str | None:
         shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
     target.mkdir(parents=True, exist_ok=True)
     try:
-        if not (target / ".git").exists():
-            _git(target, "init", "-q")
+        if not (target / ".git").exists() and _git(target, "init", "-q").returncode != 0:
+            return None
         exclude = target / ".git" / "info" / "exclude"
         if exclude.parent.is_dir():
             exclude.write_text(_IGNORED)
+        if source is None:
+            return EMPTY_TREE  # nothing to commit: every file the agents make is new
         _git(target, "add", "-A")
         _git(target, "commit", "-q", "--allow-empty", "--no-verify", "-m", "case workspace")
+        tree = _git(target, "rev-parse", "HEAD^{tree}")
     except OSError:
         return None
-    return workspace_diff._snapshot(target)
+    return tree.stdout.decode().strip() or None if tree.returncode == 0 else None
 
 
 @dataclass

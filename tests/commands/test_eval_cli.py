@@ -116,3 +116,38 @@ def test_fail_on_regression_exits_1(tmp_path: Path) -> None:
                    "--out", out, "--case", "clamp", "-q") == 0
     assert run_cli("evaluate", out) == 0
     assert run_cli("evaluate", out, "--fail-on-regression") == 1
+
+
+def test_a_killed_evaluation_is_evaluated_then_resumed(tmp_path: Path, capsys) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    s = suite(tmp_path / "s.suite.yaml", [{"id": "quick", "task": "quick"},
+                                          {"id": "slow", "task": "slow"}])
+    script = {"when": [{"inboxContains": "slow", "steps": [{"sleep": 4}, *SAY]}],
+              "default": SAY}
+    a, b = flow(tmp_path / "a.flow.yaml", script), flow(tmp_path / "b.flow.yaml", script)
+    out = tmp_path / "out"
+    argv = [sys.executable, "-m", "desktop", "eval", "run", str(s), "--baseline", str(a),
+            "--new", str(b), "--out", str(out), "--concurrency", "4"]
+    proc = subprocess.Popen(argv, start_new_session=True, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(out.glob("*/*/quick.json"))) < 2:
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.05)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert not list(out.glob("*/*/slow.json"))
+    assert run_cli("evaluate", out) == 0
+    assert "missing: slow" in capsys.readouterr().out
+    assert main(["check", "artifacts", str(out)]) == 1  # slow.json is required and missing
+    assert "slow.json: missing — run.json selects this case" in capsys.readouterr().out
+    assert eval_run(s, (a, b), out, "--resume", "-q") == 0
+    assert len(list(out.glob("*/*/slow.json"))) == 2
+    assert main(["check", "artifacts", str(out)]) == 0
