@@ -60,9 +60,7 @@ def base_url(doc: WorkflowDocument, environ: dict[str, str] | None = None) -> st
         provider = str(node.provider)
         config = doc.config(node.id)
         if provider in DEFAULT_URLS:
-            var, default = DEFAULT_URLS[provider]
-            allowed = _allowed(var, config.env_allowlist) and environ.get(var)
-            urls.append(environ[var] if allowed else default)
+            urls.append(_endpoint(provider, node.id, config.env_allowlist, environ))
         elif provider in ("command", "custom", "acp"):
             word = (config.command or "").split()[:1]
             urls.append(f"{'acp' if provider == 'acp' else 'command'}://"
@@ -70,6 +68,27 @@ def base_url(doc: WorkflowDocument, environ: dict[str, str] | None = None) -> st
         else:
             urls.append(SCRIPTED_URL if provider == "scripted" else f"{provider}://local")
     return " ".join(dict.fromkeys(urls)) or SCRIPTED_URL
+
+
+def _endpoint(provider: str, node_key: str, allowlist: list[str],
+              environ: dict[str, str]) -> str:
+    """Where a model-backed provider sends its requests: the offline server it is aimed
+    at (rehearsals, tests), else its base-URL variable when the node passes it on, else
+    the provider's own default."""
+    from desktop.providers import registry
+
+    try:
+        instance = registry.create(provider)
+    except Exception:  # a provider that cannot be made here still has a default URL
+        instance = None
+    offline = getattr(instance, "offline", None)
+    if offline is not None and hasattr(offline, "node_url"):
+        return str(offline.node_url(node_key))
+    var, default = DEFAULT_URLS[provider]
+    if _allowed(var, allowlist) and environ.get(var):
+        return environ[var]
+    own = getattr(instance, "base_url", None)
+    return own if isinstance(own, str) and own else default
 
 
 def _workflow(path: Path, side: str, problems: list[str]) -> WorkflowDocument | None:
