@@ -3,7 +3,8 @@
   eval run SUITE --baseline A.flow.yaml --new B.flow.yaml --out DIR
       run every case of SUITE on both workflows (a normal engine run per case,
       kept under DIR/runs/) and write the artifact contract under DIR/baseline/
-      and DIR/new/; --resume finishes a killed evaluation in DIR
+      and DIR/new/, then evaluate and write DIR/report.html (--no-report: not);
+      --resume finishes a killed evaluation in DIR
   eval evaluate DIR
       judge the checks and compare the sides: DIR/<side>/<runId>/evaluation.json
       and DIR/comparison.json; --fail-on-regression exits 1 when a case regressed
@@ -48,6 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="run a case again after a timeout, network or HTTP 5xx failure")
     r.add_argument("--resume", action="store_true",
                    help="finish the evaluation already in DIR (cases not yet written)")
+    r.add_argument("--no-report", action="store_true",
+                   help="only run: skip `evaluate` and `report` at the end")
     r.add_argument("-q", "--quiet", action="store_true", help="print only the summary")
     r.set_defaults(handler=run_command)
 
@@ -101,7 +104,14 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"interrupted; finish it with `agent-canvas eval run ... --out {args.out} "
               "--resume`", file=sys.stderr)
         return 130
-    print(f"done; next: agent-canvas eval evaluate {args.out}")
+    if args.no_report:
+        print(f"done; next: agent-canvas eval evaluate {args.out}")
+        return 0
+    from desktop.eval.evaluate import evaluate
+    from desktop.eval.report import write_report
+
+    print_summary(evaluate(args.out))
+    print(f"report: {write_report(args.out)} (or File > Open evaluation in the app)")
     return 0
 
 

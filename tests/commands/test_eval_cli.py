@@ -109,11 +109,14 @@ def test_evaluate_a_half_broken_result_folder(tmp_path: Path, flows, capsys) -> 
     assert "missing: b" in captured.out
 
 
-def test_fail_on_regression_exits_1(tmp_path: Path) -> None:
+def test_one_command_runs_evaluates_and_reports(tmp_path: Path, capsys) -> None:
     out = tmp_path / "out"
     assert run_cli("run", EXAMPLE / "string-utils.suite.yaml", "--baseline",
                    EXAMPLE / "baseline.flow.yaml", "--new", EXAMPLE / "new.flow.yaml",
                    "--out", out, "--case", "clamp", "-q") == 0
+    printed = capsys.readouterr().out
+    assert "regressions: clamp" in printed and f"report: {out / 'report.html'}" in printed
+    assert (out / "comparison.json").is_file() and (out / "report.html").is_file()
     assert run_cli("evaluate", out) == 0
     assert run_cli("evaluate", out, "--fail-on-regression") == 1
 

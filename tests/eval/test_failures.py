@@ -67,6 +67,26 @@ async def test_rest_provider_http_500_keeps_the_whole_body(tmp_path: Path, monke
     assert f'href="new/{version.name}/assets/ask/full_body.txt"' in html
 
 
+async def test_an_endpoint_that_cannot_be_reached_is_a_network_error(
+        tmp_path: Path, monkeypatch) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("XAI_API_KEY", "test-key-not-secret")
+    monkeypatch.setenv("XAI_BASE_URL", f"http://127.0.0.1:{port}")
+    s = suite(tmp_path / "s.suite.yaml", [{"id": "ask", "task": "say hello"}])
+    base = flow(tmp_path / "base.flow.yaml", SAY)
+    new = flow(tmp_path / "new.flow.yaml", None, provider="xai", envAllowlist=["XAI_BASE_URL"])
+    out = await run(s, base, new, tmp_path / "out", retries=1, backoff_sec=0.01)
+    case = case_file(out, "new", "ask")
+    assert case["runner_failure"]["class"] == "network_error"
+    assert case["runner_failure"]["url"] == f"http://127.0.0.1:{port}"
+    assert [a["error_class"] for a in case["attempts"]] == ["network_error"] * 2
+    assert_contract(_version(out))
+
+
 async def test_an_agent_printing_non_json_on_a_json_stream(tmp_path: Path) -> None:
     fake = tmp_path / "fake-claude"
     fake.write_text("#!/bin/sh\necho 'Welcome to the agent!'\necho '{\"type\": broken'\n")
