@@ -86,7 +86,9 @@ class ArtifactModel(BaseModel):
     @model_serializer(mode="wrap")
     def _omit_unset_optionals(self, handler: Any) -> dict[str, Any]:
         data = handler(self)
-        return {k: v for k, v in data.items() if v is not None or k in self.NULLABLE}
+        # ``class`` is a Python keyword: the models call it ``class_``, files ``class``.
+        return {("class" if k == "class_" else k): v for k, v in data.items()
+                if v is not None or k in self.NULLABLE}
 
     def to_json(self) -> dict[str, Any]:
         """The file's JSON object."""
@@ -300,14 +302,6 @@ class RunnerFailure(ArtifactModel):
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
-    @model_serializer(mode="wrap")
-    def _omit_unset_optionals(self, handler: Any) -> dict[str, Any]:
-        data = handler(self)
-        data = {k: v for k, v in data.items() if v is not None or k in self.NULLABLE}
-        if "class_" in data:  # the spec's field is ``class``
-            data = {("class" if k == "class_" else k): v for k, v in data.items()}
-        return data
-
     @model_validator(mode="after")
     def _conditional_fields(self) -> RunnerFailure:
         if self.class_ == "http_error" and self.status is None:
@@ -385,12 +379,6 @@ class FailureMeta(ArtifactModel):
     note: str | None = None
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
-
-    @model_serializer(mode="wrap")
-    def _omit_unset_optionals(self, handler: Any) -> dict[str, Any]:
-        data = handler(self)
-        data = {k: v for k, v in data.items() if v is not None or k in self.NULLABLE}
-        return {("class" if k == "class_" else k): v for k, v in data.items()}
 
 
 class ManifestItem(ArtifactModel):

@@ -20,7 +20,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from desktop.eval.assets import AssetStore
 from desktop.eval.risk import args_text
-from desktop.eval.suite import Check, check_label
+from desktop.eval.suite import Check
 from desktop.runtime.agent_env import build_env
 
 CHECK_ADAPTER: TypeAdapter[Any] = TypeAdapter(Check)
@@ -154,7 +154,3 @@ def count_turns(case: dict[str, Any]) -> int:
 def total_cost(case: dict[str, Any]) -> float:
     return sum(float(e["cost_usd"]) for e in _events(case)
                if e.get("type") == "usage" and isinstance(e.get("cost_usd"), int | float))
-
-
-def label(check: Any) -> str:
-    return check_label(check)

@@ -30,9 +30,8 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from desktop import __version__
-from desktop.contract.artifacts import CaseArtifact, RunLimits, RunnerFailure
+from desktop.contract.artifacts import CaseArtifact, RunLimits
 from desktop.contract.base import utc_now
-from desktop.eval.assets import AssetStore
 from desktop.eval.case_run import Attempt, case_body, ok_fields, run_attempt
 from desktop.eval.failures import Failure, runner_failure
 from desktop.eval.index import EvalIndex, VersionRun, read_case_status
@@ -199,7 +198,6 @@ class EvalRunner:
                     attempt=len(attempts), timeout_ms=round(timeout * 1000),
                     latency_ms=attempt.latency_ms if attempt else 0.0,
                     limits=self.options.limits, assets=vr.assets)})
-        RunnerFailure.model_validate(data["runner_failure"])
         return CASE_ADAPTER.validate_python(data).to_json()
 
     def _write_run_json(self, vr: VersionRun) -> None:
@@ -247,4 +245,4 @@ async def run_eval(plan: EvalPlan, options: RunOptions,
     return await EvalRunner(plan, options, progress).run()
 
 
-__all__ = ["DEFAULT_LIMITS", "AssetStore", "RunOptions", "run_eval"]
+__all__ = ["DEFAULT_LIMITS", "RunOptions", "run_eval"]
