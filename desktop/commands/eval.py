@@ -107,11 +107,11 @@ def run_command(args: argparse.Namespace) -> int:
     if args.no_report:
         print(f"done; next: agent-canvas eval evaluate {args.out}")
         return 0
-    from desktop.eval.evaluate import evaluate
-    from desktop.eval.report import write_report
+    from desktop.eval.report import evaluate_and_report
 
-    print_summary(evaluate(args.out))
-    print(f"report: {write_report(args.out)} (or File > Open evaluation in the app)")
+    comparison, report = evaluate_and_report(args.out)
+    print_summary(comparison)
+    print(f"report: {report} (or File > Open evaluation in the app)")
     return 0
 
 

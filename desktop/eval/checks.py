@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import re
 import signal
 from pathlib import Path
 from typing import Any
 
+import orjson
 from pydantic import TypeAdapter, ValidationError
 
 from desktop.eval.assets import AssetStore
@@ -70,7 +72,17 @@ async def run_workspace_check(check: Any, index: int, workspace: Path, case_id: 
 def parse_check(spec: Any) -> Any | None:
     """A check from its stored spec (None when it is not one this version knows)."""
     try:
-        return CHECK_ADAPTER.validate_python(spec)
+        key = orjson.dumps(spec, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return None
+    return _parse_check(key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_check(key: bytes) -> Any | None:
+    # Every case of a suite stores the same few specs: parse each once (checks are frozen).
+    try:
+        return CHECK_ADAPTER.validate_python(orjson.loads(key))
     except ValidationError:
         return None
 

@@ -218,10 +218,16 @@ def evaluate(root: str | Path, write: bool = True) -> dict[str, Any]:
 
 def evaluate_results(results: ResultFolder, write: bool = True) -> dict[str, Any]:
     """Like :func:`evaluate` for a result folder already read."""
+    return evaluate_all(results, write)[1]
+
+
+def evaluate_all(results: ResultFolder, write: bool = True
+                 ) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    """Each version's evaluation (by ``side/runId``) and the comparison."""
     evaluations = {v.rel: evaluate_version(v) for v in results.versions}
     comparison = compare(results, evaluations)
     if write:
         for version in results.versions:
             atomic_write_json(version.path / EVALUATION_FILE, evaluations[version.rel])
         atomic_write_json(results.root / COMPARISON_FILE, comparison)
-    return comparison
+    return evaluations, comparison

@@ -11,11 +11,12 @@ is ever written.
 from __future__ import annotations
 
 import os
+import posixpath
 from pathlib import Path
 from typing import Any
 
 from desktop.contract.base import utc_now
-from desktop.eval.evaluate import evaluate_results, judge_case
+from desktop.eval.evaluate import evaluate_all
 from desktop.eval.reader import ResultFolder, VersionDir, read_results
 from desktop.eval.report_html import (
     VERDICT_ORDER,
@@ -37,17 +38,22 @@ MAX_OUTPUT_CHARS = 20_000
 class Report:
     """Renders the report of one result folder into a file at ``target``."""
 
-    def __init__(self, results: ResultFolder, target: Path):
+    def __init__(self, results: ResultFolder, target: Path, write_evaluation: bool = False):
         self.results = results
         self.target = target
-        self.comparison = evaluate_results(results, write=False)
+        evaluations, self.comparison = evaluate_all(results, write=write_evaluation)
+        # Each case's judged checks, by (side/runId, case id), for the details shown.
+        self.judged = {(rel, s["case_id"]): s for rel, ev in evaluations.items()
+                       for s in ev["cases"]}
         self.versions = {v.rel: v for v in results.versions}
         self.root = results.root.resolve()
+        self.prefix = Path(os.path.relpath(self.root, target.parent)).as_posix()
 
     def href(self, rel_to_root: str) -> str:
         """A link from the report to a file given relative to the result folder."""
-        path = os.path.relpath(self.root / rel_to_root, self.target.parent)
-        return Path(path).as_posix()
+        if self.prefix == ".":
+            return rel_to_root
+        return posixpath.normpath(posixpath.join(self.prefix, rel_to_root))
 
     # --- the page ---------------------------------------------------------------------
 
@@ -143,17 +149,21 @@ class Report:
         picked = {s: self.sample(row[s], cid) for s in ("baseline", "new")}
         is_open = " open" if row["verdict"] in ("regressed", "fixed", "flaky") else ""
         body = [f'<h4>Task</h4><pre>{e(row.get("task") or "")}</pre>',
-                self.checks(row, picked), self.samples(row),
-                self.pair("Final output", picked, self.output),
-                self.pair("Tool calls", picked, self.calls),
-                self.pair("Diff", picked, self.diff),
-                self.pair("Evidence", picked, self.evidence)]
+                self.checks(row, picked), self.samples(row)]
+        if row["verdict"] == "unchanged_pass":  # nothing to review: the evidence only
+            body.append(self.pair("Evidence", picked, self.links))
+        else:
+            body += [self.pair("Final output", picked, self.output),
+                     self.pair("Tool calls", picked, self.calls),
+                     self.pair("Diff", picked, self.diff),
+                     self.pair("Evidence", picked, self.evidence)]
         return (f'<details class="case" id="case-{e(cid)}"{is_open}><summary>{e(cid)} '
                 f'{verdict_badge(row["verdict"])}<span class="task">{e(row.get("task"))}</span>'
                 f'</summary><div class="body">{"".join(body)}</div></details>')
 
     def checks(self, row: dict[str, Any], picked: dict[str, Any]) -> str:
-        shown = {side: {c["index"]: c for c in judge_case(got[1])["checks"]} if got else {}
+        shown = {side: {c["index"]: c for c in self.judged.get(
+                     (got[0].rel, row["case_id"]), {}).get("checks", [])} if got else {}
                  for side, got in picked.items()}
         by_index: dict[int, dict[str, Any]] = {}
         for side in ("baseline", "new"):
@@ -259,6 +269,9 @@ class Report:
         return stats + diff_block(patch, self.href(f"{version.rel}/{info['href']}"))
 
     def evidence(self, side: str, version: VersionDir, case: dict[str, Any]) -> str:
+        return self.links(side, version, case) + self.events(side, case)
+
+    def links(self, side: str, version: VersionDir, case: dict[str, Any]) -> str:
         case_file = self.href(f"{version.rel}/{version.files[str(case['case_id'])]}")
         links = [f'<a href="{e(case_file)}">case file</a>']
         for check in case.get("checks") or []:
@@ -267,13 +280,12 @@ class Report:
                 href = self.href(f"{version.rel}/{result['output_href']}")
                 links.append(f'<a href="{e(href)}">output of “{e(check.get("label"))}”</a>')
         if isinstance(case.get("run_folder"), str):
-            run = (version.path / case["run_folder"]).resolve()
-            if run.is_relative_to(self.root):
-                rel = run.relative_to(self.root).as_posix()
+            rel = posixpath.normpath(posixpath.join(version.rel, case["run_folder"]))
+            if not rel.startswith(("..", "/")):
                 links.append(f'<a href="{e(self.href(rel + "/events.jsonl"))}">engine run '
-                             f"log</a> <span class=\"small muted\">({e(run.name[:8])}, open it "
-                             "in the app's run views)</span>")
-        return "<p>" + "<br>".join(links) + "</p>" + self.events(side, case)
+                             f"log</a> <span class=\"small muted\">({e(rel[-36:][:8])}, open "
+                             "it in the app's run views)</span>")
+        return "<p>" + "<br>".join(links) + "</p>"
 
     def events(self, side: str, case: dict[str, Any]) -> str:
         """Every event of the case, addressable as ``#<side>-<case>-e<index>``."""
@@ -323,9 +335,22 @@ def _event_summary(kind: str, ev: dict[str, Any]) -> str:
     return "the final output" if kind == "final_output" else ""
 
 
-def write_report(root: str | Path, target: str | Path | None = None) -> Path:
-    """Evaluate ``root`` and write its report (default ``root/report.html``); the path."""
+def write_report(root: str | Path, target: str | Path | None = None, *,
+                 write_evaluation: bool = False) -> Path:
+    """Evaluate ``root`` and write its report (default ``root/report.html``); the path.
+    With ``write_evaluation`` the evaluation files are written too (read once for both)."""
+    return _report(root, target, write_evaluation)[0]
+
+
+def evaluate_and_report(root: str | Path) -> tuple[dict[str, Any], Path]:
+    """``eval evaluate`` and ``eval report`` in one pass: the comparison and the report."""
+    path, report = _report(root, None, True)
+    return report.comparison, path
+
+
+def _report(root: str | Path, target: str | Path | None, write: bool) -> tuple[Path, Report]:
     results = read_results(root)
     path = Path(target) if target else results.root / REPORT_FILE
-    atomic_write_text(path, Report(results, path.resolve()).render())
-    return path
+    report = Report(results, path.resolve(), write_evaluation=write)
+    atomic_write_text(path, report.render())
+    return path, report
