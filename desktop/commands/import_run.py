@@ -10,7 +10,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from desktop.commands.normalize import add_provider_arg, normalize, read_lines
+from desktop.commands.normalize import add_provider_arg, normalize, read_lines, stream_problem
 from desktop.commands.runs import add_data_dir
 from desktop.contract.base import new_id, utc_now
 from desktop.store.atomic import atomic_write_text
@@ -30,10 +30,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_import)
 
 
+class ImportRefused(ValueError):
+    """The file is not an agent stream at all; no run was made."""
+
+
 def import_stream(provider: str, path: Path, data: Path, label: str | None = None) -> Path:
     """Write a run folder for the stream in ``path``; returns the folder."""
     run_id, node_id, turn_id, agent_run_id = new_id(), new_id(), new_id(), new_id()
     events, parser = normalize(provider, read_lines(path), run_id, node_id)
+    problem = stream_problem(path, parser)
+    if problem:
+        raise ImportRefused(problem)
     run_dir = runs_dir(data) / run_id
     agent_dir = run_dir / "agents" / f"imported-{agent_run_id[:8]}"
     agent_dir.mkdir(parents=True)
@@ -78,6 +85,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         run_dir = import_stream(args.provider, args.file, data_dir(args.data_dir), args.label)
     except OSError as exc:
         print(f"error: {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except ImportRefused as exc:
+        print(f"error: {exc}; no run was made", file=sys.stderr)
         return 2
     print(run_dir.name)
     return 0

@@ -1,7 +1,8 @@
 """``agent-canvas normalize --provider claude|codex|gemini FILE``: a recorded agent
 stream as contract events, one JSON object per line.
 
-Exit codes: 0 done (problems in the stream are reported as events), 2 bad input.
+Exit codes: 0 done (problems in the stream are reported as events), 2 bad input (an
+empty file, or one with no JSON object on any line).
 """
 
 import argparse
@@ -62,12 +63,26 @@ def normalize(provider: str, lines: Iterator[bytes], run_id: str | None = None,
     return events, parser
 
 
+def stream_problem(path: Path, parser: Any) -> str | None:
+    """Why the stream in ``path`` is not an agent's JSON-lines output at all, or None."""
+    if parser.lines == 0:
+        return f"{path}: the file is empty; give the agent's stdout (JSON lines)"
+    if parser.objects == 0:
+        return (f"{path}: none of its {parser.lines} line(s) is a JSON object; is it the "
+                "stdout of a claude, codex or gemini run with JSON output?")
+    return None
+
+
 def cmd_normalize(args: argparse.Namespace) -> int:
     try:
         events, parser = normalize(args.provider, read_lines(args.file), args.run_id,
                                    args.node_id)
     except OSError as exc:
         print(f"error: {args.file}: cannot read ({exc.strerror or exc})", file=sys.stderr)
+        return 2
+    problem = stream_problem(args.file, parser)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     out = sys.stdout.buffer
     for event in events:
@@ -76,4 +91,7 @@ def cmd_normalize(args: argparse.Namespace) -> int:
     if parser.unparsed:
         print(f"note: {parser.unparsed} line(s) were not JSON (kept as node.log events)",
               file=sys.stderr)
+    if parser.malformed:
+        print(f"note: {parser.malformed} line(s) had fields of the wrong type (kept as "
+              "agent.raw events whose note names the field)", file=sys.stderr)
     return 0

@@ -5,6 +5,7 @@ Exit codes: 0 the same, 1 different (the differing fields are listed), 2 bad run
 
 import argparse
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -13,6 +14,7 @@ from desktop.commands.runs import add_data_dir, fail
 from desktop.store.paths import data_dir
 from desktop.store.reducer import fold_events
 from desktop.store.runs import RunError, find_run
+from desktop.store.safe_json import json_kind
 from desktop.store.snapshot import STATE_FILE, read_snapshot
 from desktop.views.reader import EventReader
 
@@ -59,8 +61,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
     except RunError as exc:
         return fail(str(exc))
     reader = EventReader(folder)
+    untyped: list[dict[str, Any]] = []
+
+    def typed(events: Iterator[dict]) -> Iterator[dict]:
+        for event in events:
+            if type(event.get("type")) is str:
+                yield event
+            else:  # the fold ignores it; say so rather than drop it silently
+                untyped.append({"kind": "no_type", "seq": event.get("seq"),
+                                "detail": f"its type is {json_kind(event.get('type'))}, "
+                                          "not a string"})
+
     try:
-        replayed = fold_events(reader.iter_events()).to_json_dict()
+        replayed = fold_events(typed(reader.iter_events())).to_json_dict()
     except ValueError as exc:
         return fail(f"{folder}: {exc}")
     snapshot = read_snapshot(folder)
@@ -71,12 +84,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
             "same": stored is not None and not diffs,
             "snapshot": stored is not None,
             "differences": [{"field": f, "snapshot": a, "replay": b} for f, a, b in diffs],
-            "skipped": [p.__dict__ for p in reader.problems],
+            "skipped": [p.__dict__ for p in reader.problems] + untyped,
             "events": replayed["lastSeq"],
         }, option=orjson.OPT_INDENT_2).decode() + "\n")
         return 0 if stored is not None and not diffs else 1
     for p in reader.problems:
         print(f"note: skipped {p.kind} at byte {p.offset}: {p.detail}")
+    for skipped in untyped:
+        print(f"note: skipped the event of seq {skipped['seq']}: {skipped['detail']}")
     if stored is None:
         print(f"{folder / STATE_FILE} is missing or unreadable; nothing to compare")
         return 1

@@ -17,7 +17,7 @@ from desktop.commands.server_args import add_server_options
 from desktop.contract.state import RunState
 from desktop.store.paths import data_dir
 from desktop.store.runner_diff import AgentRunRecord, agent_records, pair_runs
-from desktop.store.runs import LIVE_STATUSES, RunError, find_run
+from desktop.store.runs import LIVE_STATUSES, RunError, find_run, log_problem
 from desktop.views.reader import EventReader
 from desktop.views.runs import list_runs, open_run
 
@@ -125,6 +125,9 @@ def cmd_show(args: argparse.Namespace) -> int:
             state = show_remote(args)
         else:
             state, _ = _open(args)
+            problem = log_problem(find_run(data_dir(args.data_dir), args.run), state.last_seq)
+            if problem:
+                return fail(problem)
     except RunError as exc:
         return fail(str(exc))
     if args.json:

@@ -28,8 +28,9 @@ from desktop.runtime.recorder import Recorder
 from desktop.runtime.run_setup import run_created_event, task_event
 from desktop.store.eventlog import EventLog
 from desktop.store.paths import runs_dir
-from desktop.store.runs import hold_engine_lock
+from desktop.store.runs import hold_engine_lock, log_problem
 from desktop.store.safe_open import RunFileError, check_run_folder
+from desktop.store.snapshot import read_snapshot
 from desktop.views.reader import EventReader
 
 if TYPE_CHECKING:
@@ -80,6 +81,12 @@ def resume_engine(cls: type[Engine], run_dir: Path, options: EngineOptions,
         check_run_folder(run_dir)
     except RunFileError as exc:
         raise EngineError(exc.strerror) from None
+    # Before the writer touches the log: a log with no event left (or fewer than the
+    # snapshot saw) is not a run to continue, whatever state.json says.
+    snapshot = read_snapshot(run_dir)
+    problem = log_problem(run_dir, snapshot.last_seq if snapshot else 0)
+    if problem:
+        raise EngineError(f"{problem}; nothing was changed")
     lock = hold_engine_lock(run_dir)
     lock.__enter__()
     try:

@@ -320,6 +320,8 @@ for _kind in ("node.heartbeat", "node.log", "handoff.sent", "message.user",
 def apply_event(s: State | None, e: dict) -> State | None:
     """Fold one event into the wire-form dict ``s`` (mutated in place; ``e`` is not)."""
     kind = e.get("type")
+    if type(kind) is not str:  # not an event of any type (and maybe unhashable)
+        return s
     if kind == "run.created":
         new = _run_created(s, e)
         if new is not None:
@@ -369,7 +371,8 @@ def apply_events(s: State | None, events: Iterable[dict]) -> tuple[State | None,
     changed = False
     nodes = s["nodes"] if s is not None else {}
     for e in events:
-        if s is not None and e.get("type") in STREAM_TYPES:
+        kind = e.get("type")
+        if s is not None and type(kind) is str and kind in STREAM_TYPES:
             ts, seq = e.get("ts"), e.get("seq")
             if type(ts) is str:
                 s["updatedAt"] = ts

@@ -5,9 +5,9 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from desktop.store.jsonl import EVENTS_FILE
+from desktop.store.jsonl import EVENTS_FILE, complete_end, file_size, last_event
 from desktop.store.paths import runs_dir
-from desktop.store.safe_open import RunFileError, check_run_folder, open_fd
+from desktop.store.safe_open import RunFileError, check_run_folder, open_fd, open_file
 from desktop.store.snapshot import STATE_FILE
 
 try:
@@ -70,6 +70,30 @@ def engine_alive(run_dir: Path) -> bool:
         return not _try_lock(fd, exclusive=False)
     finally:
         os.close(fd)
+
+
+def log_problem(run_dir: Path, last_seq: int) -> str | None:
+    """Why the run's event log can not back a state that has seen ``last_seq`` events
+    (state.json may say "completed" over a log that is gone), or None when it can."""
+    path = Path(run_dir) / EVENTS_FILE
+    fix = "the log is the run's record: restore it from a copy"
+    try:
+        with open_file(path) as fh:
+            size = file_size(fh)
+            last, _ = last_event(fh, complete_end(fh, size))
+    except FileNotFoundError:
+        return f"{path} is missing; {fix}"
+    except OSError as exc:
+        return f"{path}: cannot read ({exc.strerror or exc})"
+    if size == 0:
+        seen = f", but state.json has seen {last_seq} event(s)" if last_seq else ""
+        return f"{path} is empty{seen}; {fix}"
+    if last is None:
+        return f"{path}: no line of it is an event (binary or corrupt data); {fix}"
+    if last["seq"] < last_seq:
+        return (f"{path} ends at event {last['seq']}, but state.json has seen {last_seq}; "
+                f"{fix}")
+    return None
 
 
 def find_run(data_dir: Path, ref: str) -> Path:

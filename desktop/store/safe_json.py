@@ -19,6 +19,18 @@ MAX_JSON_DEPTH = 128
 JSONDecodeError = orjson.JSONDecodeError
 
 
+JSON_KINDS = {dict: "an object", list: "an array", str: "a string", int: "a number",
+              float: "a number", bool: "true or false"}
+
+
+def json_kind(value: Any) -> str:
+    """What JSON type ``value`` is, in words ("a string", "an object", ...)."""
+    for kind in (bool, dict, list, str, int, float):  # bool before int: True is an int
+        if isinstance(value, kind):
+            return JSON_KINDS[kind]
+    return "null" if value is None else type(value).__name__
+
+
 def too_deep(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
     """Whether ``value`` holds lists or dicts nested more than ``limit`` levels."""
     stack = [(value, 1)]

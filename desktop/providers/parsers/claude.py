@@ -3,7 +3,7 @@
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from desktop.providers.parsers.common import StreamParser, as_dict, as_text
 
@@ -22,6 +22,15 @@ class ClaudeParser(StreamParser):
     _message_id: str | None = None
     _errored: bool = False
     _tool_names: dict[str, str] = field(default_factory=dict)
+
+    SHAPES: ClassVar[dict[str, dict[str, tuple[type, ...]]]] = {
+        "system": {"subtype": (str,)},
+        "stream_event": {"event": (dict,)},
+        "assistant": {"message": (dict,), "message.content": (list,)},
+        "user": {"message": (dict,), "message.content": (list, str)},
+        "result": {"usage": (dict,), "result": (str,), "total_cost_usd": (int, float),
+                   "is_error": (bool,)},
+    }
 
     def _parse(self, data: dict[str, Any]) -> list[dict[str, Any]]:
         kind = data.get("type")

@@ -1,7 +1,7 @@
 """Codex ``exec --json`` (threads, turns and items) to contract events."""
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from desktop.providers.parsers.common import StreamParser, as_dict, as_text
 
@@ -12,6 +12,16 @@ _TOOL_ITEMS = {"command_execution", "mcp_tool_call", "file_change", "web_search"
 class CodexParser(StreamParser):
     provider: str = "codex"
     _last_error: str | None = None
+
+    SHAPES: ClassVar[dict[str, dict[str, tuple[type, ...]]]] = {
+        "thread.started": {"thread_id": (str,)},
+        "item.started": {"item": (dict,)},
+        "item.updated": {"item": (dict,)},
+        "item.completed": {"item": (dict,)},
+        "turn.completed": {"usage": (dict,)},
+        "turn.failed": {"error": (dict,)},
+        "error": {"message": (str,)},
+    }
 
     def _parse(self, data: dict[str, Any]) -> list[dict[str, Any]]:
         kind = data.get("type")

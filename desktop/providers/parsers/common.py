@@ -11,9 +11,11 @@ broken, gives a list and never raises. Lines of an unknown type come back as
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from desktop.contract.base import new_id, utc_now
+from desktop.store.safe_json import JSON_KINDS as _KINDS
+from desktop.store.safe_json import json_kind
 from desktop.store.safe_json import loads as safe_loads
 
 MAX_TEXT = 64_000
@@ -133,7 +135,29 @@ class StreamParser:
     lines: int = 0
     unparsed: int = 0
     raw: int = 0
+    objects: int = 0
+    """Lines that were JSON objects."""
+    malformed: int = 0
+    """Lines of a known type whose fields have the wrong JSON types (kept as agent.raw)."""
     _tools: dict[str, str] = field(default_factory=dict)
+
+    SHAPES: ClassVar[dict[str, dict[str, tuple[type, ...]]]] = {}
+    """For each line ``type``: fields (dotted paths) that must have one of these types
+    when present; a line that breaks one is kept whole, with a note, not half-read."""
+
+    def shape_problem(self, data: dict[str, Any]) -> str | None:
+        """Why ``data`` can not be read as the line its ``type`` says, or None."""
+        kind = data.get("type")
+        if kind is not None and not isinstance(kind, str):
+            return f"its type is {json_kind(kind)}, not a string"
+        for path, types in self.SHAPES.get(kind, {}).items():
+            value: Any = data
+            for part in path.split("."):
+                value = value.get(part) if isinstance(value, dict) else None
+            if value is not None and not isinstance(value, types):
+                wanted = " or ".join(dict.fromkeys(_KINDS[t] for t in types))
+                return f"field {path!r} of a {kind!r} line is {json_kind(value)}, not {wanted}"
+        return None
 
     def feed(self, line: str | bytes) -> list[dict[str, Any]]:
         """Events for one stdout line; never raises."""
@@ -149,6 +173,11 @@ class StreamParser:
             return [self._unparsed(text)]
         if not isinstance(data, dict):
             return [self._unparsed(text)]
+        self.objects += 1
+        problem = self.shape_problem(data)
+        if problem is not None:
+            self.malformed += 1
+            return [self.raw_event(data, note=problem)]
         try:
             return self._parse(data)
         except Exception as exc:  # a parser bug must not end the stream

@@ -2,7 +2,7 @@
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from desktop.providers.parsers.common import StreamParser, as_dict, as_text
 
@@ -16,6 +16,14 @@ class GeminiParser(StreamParser):
     provider: str = "gemini"
     _pending: list[str] = field(default_factory=list)
     _params: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+
+    SHAPES: ClassVar[dict[str, dict[str, tuple[type, ...]]]] = {
+        "init": {"session_id": (str,)},
+        "message": {"role": (str,), "content": (str, list)},
+        "tool_use": {"tool_id": (str,), "tool_name": (str,), "parameters": (dict,)},
+        "tool_result": {"tool_id": (str,), "status": (str,)},
+        "result": {"stats": (dict,), "status": (str,)},
+    }
 
     def _parse(self, data: dict[str, Any]) -> list[dict[str, Any]]:
         kind = data.get("type")
