@@ -2,13 +2,17 @@
 
 Node ids in a document are short slugs (``planner``); a run gives each node a
 UUID (see :func:`desktop.graph.document.node_uuid`) and keeps the slug as the
-node's ``key``. Unknown fields are errors here, so a typo never goes unnoticed.
+node's ``key``. Every edge has an id too (``planner-to-implementer``), given when
+a file has none and saved with it, and a run's edge UUID derives from it
+(:func:`edge_uuid`), so deleting one edge never changes another's. Unknown fields
+are errors here, so a typo never goes unnoticed.
 """
 
 import uuid
+from collections.abc import Iterable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from desktop.contract.enums import EdgeType, GlobalMode, Mode, Provider
 from desktop.contract.state import Capabilities, NodeConfig, Permissions
@@ -66,6 +70,11 @@ class WorkflowDocument(_DocModel):
     edges: list[WorkflowEdge] = Field(default_factory=list)
     extra: dict[str, Any] = Field(default_factory=dict, description="Free-form user metadata.")
 
+    @model_validator(mode="after")
+    def _edge_ids(self) -> "WorkflowDocument":
+        assign_edge_ids(self.edges)
+        return self
+
     def node(self, node_id: str) -> WorkflowNode | None:
         """The node with this id, or None."""
         return next((n for n in self.nodes if n.id == node_id), None)
@@ -88,7 +97,31 @@ def node_uuid(run_id: str, key: str) -> str:
     return str(uuid.uuid5(_NODE_NAMESPACE, f"{run_id}/node/{key}"))
 
 
+def new_edge_id(taken: Iterable[str | None], from_: str, to: str,
+                edge_type: EdgeType | str = EdgeType.HANDOFF) -> str:
+    """A readable id for a new edge (``planner-to-coder``, ``coder-reports-to-planner``)
+    that none of ``taken`` has (``-2``, ``-3``, ... when it would)."""
+    used = set(taken)
+    verb = "reports-to" if str(edge_type) == EdgeType.REPORT else "to"
+    base = f"{from_}-{verb}-{to}"
+    candidate, n = base, 1
+    while candidate in used:
+        n += 1
+        candidate = f"{base}-{n}"
+    return candidate
+
+
+def assign_edge_ids(edges: list[WorkflowEdge]) -> None:
+    """Give every edge without an id a new one (in place; ids already there are kept)."""
+    taken = {e.id for e in edges if e.id is not None}
+    for edge in edges:
+        if edge.id is None:
+            edge.id = new_edge_id(taken, edge.from_, edge.to, edge.type)
+            taken.add(edge.id)
+
+
 def edge_uuid(run_id: str, index: int, edge: WorkflowEdge) -> str:
-    """A stable UUID for a document edge within a run."""
+    """A stable UUID for a document edge within a run (from its id; from its place in
+    the list only for an edge made in code without one)."""
     name = edge.id or f"{index}:{edge.from_}->{edge.to}"
     return str(uuid.uuid5(_NODE_NAMESPACE, f"{run_id}/edge/{name}"))

@@ -7,7 +7,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from desktop.graph.document import DOCUMENT_VERSION, WorkflowDocument
+from desktop.graph.document import DOCUMENT_VERSION, WorkflowDocument, assign_edge_ids
 from desktop.graph.errors import Problem, WorkflowLoadError
 from desktop.graph.fields import from_validation_error, locate, unknown_fields
 from desktop.graph.sourcemap import SourceMap, map_lines
@@ -196,7 +196,12 @@ def _edge_data(edge: Any) -> dict[str, Any]:
 
 
 def dumps_workflow(doc: WorkflowDocument) -> str:
-    """The document as YAML text; the same document always gives the same bytes."""
+    """The document as YAML text; the same document always gives the same bytes.
+
+    Edges still without an id (appended in code) get one here, in ``doc`` too, so what
+    is saved and what runs name their edges alike.
+    """
+    assign_edge_ids(doc.edges)
     return yaml.dump(document_data(doc), Dumper=_Dumper, sort_keys=False, allow_unicode=True,
                      default_flow_style=False, width=100)
 

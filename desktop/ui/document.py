@@ -13,7 +13,13 @@ import itertools
 from PySide6.QtCore import QObject, Signal
 
 from desktop.contract.state import NodeConfig
-from desktop.graph.document import Position, WorkflowDocument, WorkflowEdge, WorkflowNode
+from desktop.graph.document import (
+    Position,
+    WorkflowDocument,
+    WorkflowEdge,
+    WorkflowNode,
+    new_edge_id,
+)
 
 META_FIELDS = ("name", "description", "task", "mode", "global_mode", "extra")
 
@@ -200,6 +206,10 @@ class DocumentModel(QObject):
         key = key or self._new_key()
         if key in self._edges:
             raise ValueError(f"edge key {key!r} is taken")
+        taken = {e.id for e in self._doc.edges}
+        if edge.id is None or edge.id in taken:  # a new edge, or a pasted copy
+            edge = edge.model_copy(update={"id": new_edge_id(taken, edge.from_, edge.to,
+                                                             edge.type)})
         index = len(self._edge_keys) if index is None else index
         self._doc.edges.insert(index, edge)
         self._edge_keys.insert(index, key)
