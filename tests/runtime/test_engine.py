@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from engine_helpers import (
     FakeRunner,
+    approve_everything,
     events_of,
     of_type,
     run_doc,
@@ -31,7 +32,7 @@ def _run_infos_valid(run_dir: Path) -> None:
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
 async def test_example_runs_to_completion_in_auto(example: Path, tmp_path: Path) -> None:
-    engine = await run_doc(load_workflow(example), tmp_path)
+    engine = await run_doc(load_workflow(example), tmp_path, approve=True)
     events = events_of(engine.run_dir)
     assert engine.state.status == "completed"
     assert unconsumed_items(events) == set()
@@ -45,6 +46,7 @@ async def test_example_runs_to_completion_in_auto(example: Path, tmp_path: Path)
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
 async def test_example_steps_to_completion_in_interactive(example: Path, tmp_path: Path) -> None:
     engine = create_run(load_workflow(example), tmp_path, mode="INTERACTIVE")
+    approve_everything(engine)
     try:
         status = await step_to_end(engine)
     finally:
