@@ -31,6 +31,7 @@ from desktop.api.paths import AllowedRoots
 from desktop.api.runs import RunService
 from desktop.contract.api import ServerInfo
 from desktop.runtime.engine import EngineOptions
+from desktop.runtime.scheduler import DEFAULT_CONCURRENCY
 from desktop.store.atomic import atomic_write_json
 
 SERVER_FILE = "server.json"
@@ -52,6 +53,7 @@ class ServeConfig:
     port: int = 0
     workflow_roots: list[Path] = field(default_factory=list)
     base: Path = field(default_factory=Path.cwd)
+    concurrency: int = DEFAULT_CONCURRENCY
 
 
 def read_server_info(data_dir: Path) -> ServerInfo | None:
@@ -104,7 +106,8 @@ async def serve(config: ServeConfig, ready: Callable[[str], None] | None = None)
     url_box: list[str] = []
 
     def options() -> EngineOptions:
-        return EngineOptions(conductor_url=url_box[0] if url_box else None)
+        return EngineOptions(concurrency=config.concurrency,
+                             conductor_url=url_box[0] if url_box else None)
 
     service = RunService(data_dir, roots, options)
     app = create_app(service, token, config.host)

@@ -42,6 +42,49 @@ QUEUE_LIMIT = 20_000
 """Events a live client may have waiting before it is dropped as too slow."""
 FRAME_EVENTS = 500
 """Most events in one frame."""
+FRAME_BYTES = 1 << 20
+"""A frame is closed once it holds this much (a single larger event gets its own)."""
+
+
+def frames_of(events: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    """``events`` as frames: (JSON array text, seq of its last event), in order."""
+    out: list[tuple[str, int]] = []
+    parts: list[bytes] = []
+    size = last = 0
+    for event in events:
+        data = orjson.dumps(event)
+        if parts and (len(parts) >= FRAME_EVENTS or size + len(data) > FRAME_BYTES):
+            out.append(((b"[" + b",".join(parts) + b"]").decode(), last))
+            parts, size = [], 0
+        parts.append(data)
+        size += len(data) + 1
+        last = event["seq"]
+    if parts:
+        out.append(((b"[" + b",".join(parts) + b"]").decode(), last))
+    return out
+
+
+class Batch:
+    """One durable batch of a run, shared by all its clients: encoded once, when needed."""
+
+    __slots__ = ("_frames", "events")
+
+    def __init__(self, events: list[dict[str, Any]]) -> None:
+        self.events = events
+        self._frames: list[tuple[str, int]] | None = None
+
+    @property
+    def first(self) -> int:
+        return self.events[0]["seq"]
+
+    @property
+    def last(self) -> int:
+        return self.events[-1]["seq"]
+
+    def frames(self) -> list[tuple[str, int]]:
+        if self._frames is None:
+            self._frames = frames_of(self.events)
+        return self._frames
 CLOSE_TOO_SLOW = 4008
 CLOSE_UNKNOWN_RUN = 4004
 CLOSE_TIMEOUT = 5.0
@@ -55,7 +98,7 @@ class StreamClient:
         self.limit = limit
         self.live = False
         self.last_seq = 0
-        self._batches: deque[list[dict[str, Any]]] = deque()
+        self._batches: deque[Batch] = deque()
         self._queued = 0
         self._wake = asyncio.Event()
         self._pump: asyncio.Task[None] | None = None
@@ -63,19 +106,20 @@ class StreamClient:
 
     # --- called by the feed (on the loop) ------------------------------------------------
 
-    def offer(self, events: list[dict[str, Any]]) -> None:
+    def offer(self, batch: Batch) -> None:
         """Queue a durable batch; never waits."""
         if self._closing is not None:
             return
-        if self._queued and self._queued + len(events) > self.limit:
+        count = len(batch.events)
+        if self._queued and self._queued + count > self.limit:
             if self.live:
                 self.close(CLOSE_TOO_SLOW,
                            f"client too slow; reconnect with after={self.last_seq}")
                 return
             self._batches.clear()  # still catching up from the log, which has them all
             self._queued = 0
-        self._batches.append(events)
-        self._queued += len(events)
+        self._batches.append(batch)
+        self._queued += count
         self._wake.set()
 
     def close(self, code: int, message: str) -> None:
@@ -107,13 +151,11 @@ class StreamClient:
             while True:
                 await self._wake.wait()
                 self._wake.clear()
-                events = self._take()
-                if not events:
-                    continue
-                if events[0]["seq"] > self.last_seq + 1:
-                    await self._send_log(reader, events[0]["seq"])
-                    events = [e for e in events if e["seq"] > self.last_seq]
-                await self._send(events)
+                batches = list(self._batches)
+                self._batches.clear()
+                self._queued = 0
+                for batch in batches:
+                    await self._send_batch(reader, batch)
         except asyncio.CancelledError:
             raise
         except (ConnectionError, RuntimeError) as exc:  # the peer went away mid-send
@@ -122,12 +164,16 @@ class StreamClient:
             log.exception("event stream failed")
             self.close(WSCloseCode.INTERNAL_ERROR, "the stream failed; reconnect with after=")
 
-    def _take(self) -> list[dict[str, Any]]:
-        last = self.last_seq
-        out = [e for batch in self._batches for e in batch if e["seq"] > last]
-        self._batches.clear()
-        self._queued = 0
-        return out
+    async def _send_batch(self, reader: EventReader, batch: Batch) -> None:
+        if batch.last <= self.last_seq:
+            return  # sent already (from the log)
+        if batch.first > self.last_seq + 1:  # a hole in front of it: the log has it
+            await self._send_log(reader, batch.first)
+        if batch.first == self.last_seq + 1:
+            for text, last in batch.frames():  # encoded once for every client
+                await self._send_frame(text, last)
+        else:  # it overlaps what was sent
+            await self._send([e for e in batch.events if e["seq"] > self.last_seq])
 
     async def _send_log(self, reader: EventReader, before: int | None) -> None:
         """Send every logged event after ``last_seq`` (and below ``before``)."""
@@ -139,13 +185,14 @@ class StreamClient:
                 return
 
     async def _send(self, events: list[dict[str, Any]]) -> None:
-        for start in range(0, len(events), FRAME_EVENTS):
-            chunk = events[start:start + FRAME_EVENTS]
-            data = orjson.dumps(chunk).decode()
-            # An uncompressed frame is in the transport once send_str starts waiting for
-            # the peer to drain it, so it counts as sent even if that wait is cancelled.
-            self.last_seq = chunk[-1]["seq"]
-            await self.ws.send_str(data)
+        for text, last in frames_of(events):
+            await self._send_frame(text, last)
+
+    async def _send_frame(self, text: str, last: int) -> None:
+        # An uncompressed frame is in the transport once send_str starts waiting for
+        # the peer to drain it, so it counts as sent even if that wait is cancelled.
+        self.last_seq = last
+        await self.ws.send_str(text)
 
 
 class Feeds:
@@ -180,8 +227,11 @@ class Feeds:
             # another thread (a log writer): hop to the loop; FIFO keeps batches in order
             self._loop.call_soon_threadsafe(self.publish, run_id, events)
             return
-        for client in list(self._clients.get(run_id, ())):
-            client.offer(events)
+        clients = self._clients.get(run_id)
+        if clients and events:
+            batch = Batch(events)
+            for client in list(clients):
+                client.offer(batch)
 
     def count(self, run_id: str) -> int:
         return len(self._clients.get(run_id, ()))

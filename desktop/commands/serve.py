@@ -10,6 +10,7 @@ not listen, 2 another service already serves the data folder.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from desktop.store.paths import data_dir
@@ -28,6 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a folder workflow files may be started from (repeatable; default: "
                         "the current folder). The data folder and the bundled examples are "
                         "always allowed")
+    p.add_argument("--concurrency", type=int, default=4, metavar="N",
+                   help="turns that may run at once in each run (default 4)")
     p.set_defaults(handler=serve_command)
 
 
@@ -36,13 +39,17 @@ def serve_command(args: argparse.Namespace) -> int:
     from desktop.api.server import ServeConfig, main
 
     if not 0 <= args.port <= 65535:
-        print(f"agent-canvas serve: --port must be 0-65535, not {args.port}")
+        print(f"agent-canvas serve: --port must be 0-65535, not {args.port}", file=sys.stderr)
         return 2
     roots = [Path(root) for root in args.workflow_root]
     missing = [str(root) for root in roots if not root.is_dir()]
     if missing:
-        print(f"agent-canvas serve: --workflow-root {', '.join(missing)}: no such folder")
+        print(f"agent-canvas serve: --workflow-root {', '.join(missing)}: no such folder",
+              file=sys.stderr)
+        return 2
+    if args.concurrency < 1:
+        print("agent-canvas serve: --concurrency must be at least 1", file=sys.stderr)
         return 2
     config = ServeConfig(data_dir=data_dir(args.data_dir), host=args.host, port=args.port,
-                         workflow_roots=roots)
+                         workflow_roots=roots, concurrency=args.concurrency)
     return main(config)

@@ -144,3 +144,72 @@ async def test_client_that_never_reads_is_dropped_and_others_get_everything(
         assert got and got[-1]["seq"] < received[-1]["seq"]
         assert_exact(got, logged(api, run_id)[:len(got)])
     await api.healthy()
+
+
+async def test_a_stream_open_before_a_take_over_sees_it_without_a_gap(api: Api) -> None:
+    from desktop.graph.document import WorkflowDocument
+    from desktop.runtime.recovery import create_run
+
+    doc = workflow({"a": {"script": [{"say": "hello"}, {"sleep": 1}, {"say": "bye"}]}})
+    engine = create_run(WorkflowDocument.model_validate(doc), api.data)
+    task = asyncio.create_task(engine.run())
+    while not engine.state.running_turns:
+        await asyncio.sleep(0.02)
+    engine.halt()
+    await task
+    await engine.detach()  # as a terminal that gave up the run: interrupted, resumable
+    run_id = engine.run_id
+    assert (await api.run_state(run_id))["interrupted"] is True
+    async with api.client.ws_connect(f"/api/runs/{run_id}/stream") as ws:
+        before = await collect(ws, lambda ev: ev[-1]["seq"] == logged(api, run_id)[-1]["seq"])
+        await api.json("PATCH", f"/api/runs/{run_id}", 200, {"status": "running"})
+        after = await collect(ws)
+    assert_exact(before + after, logged(api, run_id)[:len(before) + len(after)])
+    assert any(e["type"] == "run.resumed" for e in after)
+
+
+async def test_deleting_a_run_closes_its_streams_with_4004(api: Api) -> None:
+    run_id = (await api.start(workflow({"a": {"script": [{"say": "hi"}]}})))["id"]
+    await api.finished(run_id)
+    async with api.client.ws_connect(f"/api/runs/{run_id}/stream") as ws:
+        await collect(ws)
+        await api.json("DELETE", f"/api/runs/{run_id}", 204)
+        message = await asyncio.wait_for(ws.receive(), 10)
+        assert (message.type, message.data) == (WSMsgType.CLOSE, 4004)
+
+
+async def test_batches_published_from_another_thread_arrive_in_order() -> None:
+    from desktop.api.stream import Batch, Feeds
+
+    feeds = Feeds()
+    feeds.bind(asyncio.get_running_loop())
+    got: list[int] = []
+
+    class Client:
+        def offer(self, batch: Batch) -> None:
+            got.extend(e["seq"] for e in batch.events)
+
+    feeds.join("run", Client())  # type: ignore[arg-type]
+
+    def writer() -> None:
+        for seq in range(1, 501):
+            feeds.publish("run", [{"seq": seq}])
+
+    await asyncio.to_thread(writer)
+    while len(got) < 500:
+        await asyncio.sleep(0.01)
+    assert got == list(range(1, 501))
+
+
+def test_frames_keep_order_and_bounds() -> None:
+    from desktop.api.stream import FRAME_BYTES, FRAME_EVENTS, frames_of
+
+    events = [{"seq": i, "text": "x" * (i % 7) * 1000} for i in range(1, 1600)]
+    events.insert(700, {"seq": 700.5, "text": "y" * (FRAME_BYTES + 10)})  # one huge event
+    frames = frames_of(events)
+    decoded = [json.loads(text) for text, _last in frames]
+    assert [e for frame in decoded for e in frame] == events
+    assert [last for _text, last in frames] == [frame[-1]["seq"] for frame in decoded]
+    assert all(len(frame) <= FRAME_EVENTS for frame in decoded)
+    assert all(len(text) <= FRAME_BYTES + 2 or len(json.loads(text)) == 1
+               for text, _last in frames)

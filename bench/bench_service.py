@@ -1,0 +1,271 @@
+"""The local service: events from agent stdout to WebSocket clients, and paging over HTTP.
+
+The service runs as its own process (``agent-canvas serve``); the WebSocket clients are
+in this process, so every figure includes the loopback hop between them.
+
+- stdout -> WebSocket latency: the agents of bench_runtime (each delta stamped with
+  ``time.monotonic()``, shared by all processes) stream through a run while one client
+  follows its stream; a delta's latency is its arrival at the client minus its stamp.
+  Paced: 50 agents at 30,000 events/s in all (target p99 < 50 ms); burst: every agent
+  as fast as it can (no target: the figure is the wait behind the burst). Reference
+  of a p99 row: the mean.
+- 20 WebSocket clients on one run (20 agents x 2,500 deltas, burst): engine throughput
+  (deltas / time between the first and last delta's ``ts`` in the log, which the engine
+  stamps as it takes them in) with 20 clients following the run, against the same run with
+  none (target: within 10 %); every client must get every event once, in order.
+- a page of 100 events over HTTP from a 1,000,000-event run (newest page, a page before
+  the middle, a page after the middle; median of 30 requests each, target < 20 ms),
+  against the same page read from the log in this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import orjson
+
+from bench.bench_runtime import _workflow
+from desktop.graph.io import document_data
+from desktop.store.eventlog import Durability, EventLog
+from desktop.views.reader import EventReader
+
+TARGET_P99_MS = 50.0
+PACED_RATE = 30_000.0
+TARGET_PAGE_MS = 20.0
+TARGET_CLIENTS_RATIO = 0.9
+
+
+class Service:
+    """An ``agent-canvas serve`` subprocess on a free port."""
+
+    def __init__(self, data: Path, concurrency: int) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "desktop", "serve", "--port", "0", "--data-dir", str(data),
+             "--concurrency", str(concurrency)],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        assert self.proc.stdout is not None
+        if not self.proc.stdout.readline().startswith("serving "):
+            raise RuntimeError("the service did not start")
+        info = json.loads((data / "server.json").read_text())
+        self.url = info["url"]
+        self.headers = {"Authorization": f"Bearer {info['token']}"}
+
+    def close(self) -> None:
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(timeout=60)
+
+
+async def _follow(session: aiohttp.ClientSession, url: str, expect: int,
+                  on_batch=None) -> int:
+    """Read a run's stream until its run.completed; the number of events seen.
+
+    The measuring client (``on_batch``) decodes every frame and checks each seq; the others
+    only count events and check each frame's last seq (C-speed string scans), so 20 of them
+    in this process do not take the CPU the service needs.
+    """
+    seen = 0
+    last = 0
+    async with session.ws_connect(url, max_msg_size=0) as ws:
+        async for message in ws:
+            text = message.data
+            if on_batch is not None:
+                batch = orjson.loads(text)
+                if [e["seq"] for e in batch] != list(range(last + 1, last + 1 + len(batch))):
+                    raise RuntimeError(f"gap or duplicate after seq {last}")
+                on_batch(batch)
+                count, last = len(batch), batch[-1]["seq"]
+            else:
+                count = text.count('"seq":')
+                at = text.rfind('"seq":') + 6
+                last_here = int(text[at:at + 20].split(",")[0].split("}")[0])
+                if last_here != last + count:
+                    raise RuntimeError(f"gap or duplicate after seq {last}")
+                last = last_here
+            seen += count
+            if '"run.completed"' in text or '"run.failed"' in text or '"run.stopped"' in text:
+                break
+    if seen != last or seen < expect:
+        raise RuntimeError(f"a client saw {seen} events (last seq {last}, {expect} deltas)")
+    return last
+
+
+async def _stream_run(service: Service, folder: Path, agents: int, deltas: int, rate: float,
+                      clients: int) -> dict[str, Any]:
+    """One run of streaming agents with ``clients`` followers (the first measures latency)."""
+    go = folder / f"go-{uuid.uuid4().hex[:8]}"
+    doc = document_data(_workflow(agents, deltas, go, rate / agents if rate else 0.0))
+    latencies: list[float] = []
+    started = asyncio.Event()
+    running: set[str] = set()
+
+    def measure(batch: list[dict]) -> None:
+        now = time.monotonic()
+        for e in batch:
+            t = e.get("t")
+            if t is not None:
+                latencies.append(now - t)
+            elif e.get("busType") == "RUN_START":
+                running.add(e.get("agentRunId") or str(len(running)))
+                if len(running) >= agents:
+                    started.set()
+
+    async with aiohttp.ClientSession(headers=service.headers) as session:
+        async with session.post(f"{service.url}/api/runs", json={"workflow": doc}) as response:
+            if response.status != 201:
+                raise RuntimeError(await response.text())
+            run_id = (await response.json())["id"]
+        stream = f"{service.url}/api/runs/{run_id}/stream"
+        followers = [asyncio.create_task(_follow(session, stream, agents * deltas,
+                                                 measure if i == 0 else None))
+                     for i in range(clients)]
+        if clients:
+            await asyncio.wait_for(started.wait(), 120)
+        else:  # nobody follows: watch the run's state instead
+            await _poll(session, f"{service.url}/api/runs/{run_id}",
+                        lambda s: len(s["runningTurns"]) >= agents)
+        await asyncio.sleep(0.3)  # every agent is polling for the start line
+        go.touch()
+        if clients:
+            await asyncio.wait_for(asyncio.gather(*followers), 600)
+        else:
+            await _poll(session, f"{service.url}/api/runs/{run_id}",
+                        lambda s: s["status"] == "completed")
+    run_dir = service_data(service) / "runs" / run_id
+    stamps = [_epoch(e["ts"]) for e in EventReader(run_dir).iter_events() if "t" in e]
+    return {"latencies": latencies, "rate": len(stamps) / max(1e-3, stamps[-1] - stamps[0])}
+
+
+async def _poll(session: aiohttp.ClientSession, url: str, done, timeout: float = 600) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        async with session.get(url) as response:
+            if done(await response.json()):
+                return
+        await asyncio.sleep(0.2)
+    raise RuntimeError(f"{url} did not get there in {timeout} s")
+
+
+def service_data(service: Service) -> Path:
+    return Path(service.proc.args[service.proc.args.index("--data-dir") + 1])
+
+
+def _epoch(ts: str) -> float:
+    return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _write_big_run(data: Path, events: int) -> str:
+    run_id = str(uuid.uuid4())
+    log = EventLog.open(data / "runs" / run_id, durability=Durability.NONE)
+    log.run_id = run_id
+    chunk = 20_000
+    for start in range(0, events, chunk):
+        log.append_many([{"type": "message.assistant.delta", "id": str(uuid.uuid4()),
+                          "ts": "2026-01-01T00:00:00.000Z", "runId": run_id, "nodeId": "n",
+                          "messageId": "m", "text": f"delta {i} " + "x" * 80}
+                         for i in range(start, min(events, start + chunk))])
+        log.flush()
+    log.close()
+    return run_id
+
+
+async def _paging(service: Service, run_id: str, events: int) -> list[dict]:
+    run_dir = service_data(service) / "runs" / run_id
+    middle = events // 2
+    queries = {"newest page": "limit=100", "page before the middle": f"limit=100&before={middle}",
+               "page after the middle": f"limit=100&after={middle}"}
+    rows = []
+    async with aiohttp.ClientSession(headers=service.headers) as session:
+        url = f"{service.url}/api/runs/{run_id}/events"
+        async with session.get(f"{url}?limit=1") as response:  # the index is built once
+            await response.read()
+        for name, query in queries.items():
+            times = []
+            for _ in range(30):
+                t0 = time.perf_counter()
+                async with session.get(f"{url}?{query}") as response:
+                    page = await response.json()
+                times.append(time.perf_counter() - t0)
+                assert len(page["events"]) == 100
+            reader = EventReader(run_dir)
+            params = dict(p.split("=") for p in query.split("&"))
+            local = []
+            for _ in range(30):
+                t0 = time.perf_counter()
+                reader.page(int(params["limit"]), int(params["before"]) if "before" in params
+                            else None, int(params["after"]) if "after" in params else None)
+                local.append(time.perf_counter() - t0)
+            value = statistics.median(times) * 1000
+            rows.append({"name": f"HTTP {name} of a {events:,}-event run (median)",
+                         "value": round(value, 2), "unit": "ms",
+                         "reference": round(statistics.median(local) * 1000, 2),
+                         "ratio": None, "target": f"< {TARGET_PAGE_MS:.0f} ms",
+                         "ok": value < TARGET_PAGE_MS})
+    return rows
+
+
+def run(quick: bool) -> list[dict]:
+    """Rows: stdout->WS latency (paced, burst), 20 clients, HTTP paging."""
+    agents, deltas = (10, 300) if quick else (50, 1000)
+    big = 100_000 if quick else 1_000_000
+    folder = Path(tempfile.mkdtemp(prefix="bench-service-"))
+    rows: list[dict] = []
+    try:
+        data = folder / "data"
+        service = Service(data, max(agents, 20) + 1)
+        try:
+            paced = asyncio.run(_stream_run(service, folder, agents, deltas,
+                                            PACED_RATE if not quick else PACED_RATE / 5, 1))
+            burst = asyncio.run(_stream_run(service, folder, agents, deltas, 0.0, 1))
+            many = 500 if quick else 2500  # a second or more of the engine's time
+            alone = asyncio.run(_stream_run(service, folder, 20, many, 0.0, 0))
+            crowd = asyncio.run(_stream_run(service, folder, 20, many, 0.0, 20))
+            run_id = _write_big_run(data, big)
+            rows += asyncio.run(_paging(service, run_id, big))
+        finally:
+            service.close()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    for name, result, target in (("paced", paced, True), ("burst", burst, False)):
+        lat = [x * 1000 for x in result["latencies"]]
+        p99 = _pct(lat, 0.99)
+        label = (f"{agents} agents at {PACED_RATE / (5 if quick else 1):,.0f} events/s"
+                 if name == "paced" else f"{agents} agents, burst")
+        rows.append({"name": f"stdout -> WebSocket p50, {label}", "value": round(
+            _pct(lat, 0.5), 2), "unit": "ms", "reference": None, "ratio": None,
+            "target": None, "ok": None})
+        rows.append({"name": f"stdout -> WebSocket p99, {label}", "value": round(p99, 2),
+                     "unit": "ms", "reference": round(statistics.fmean(lat), 2), "ratio": None,
+                     "target": f"< {TARGET_P99_MS:.0f} ms" if target else None,
+                     "ok": p99 < TARGET_P99_MS if target else None})
+    ratio = crowd["rate"] / alone["rate"]
+    rows.append({"name": "engine events/s with 20 WebSocket clients (every event to each)",
+                 "value": round(crowd["rate"]), "unit": "events/s",
+                 "reference": round(alone["rate"]), "ratio": round(ratio, 2),
+                 "target": f"ratio >= {TARGET_CLIENTS_RATIO}",
+                 "ok": ratio >= TARGET_CLIENTS_RATIO})
+    return rows
+
+
+if __name__ == "__main__":
+    for row in run("--quick" in sys.argv):
+        print(row)
+    os._exit(0)
