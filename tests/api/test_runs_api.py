@@ -168,3 +168,23 @@ async def test_a_document_with_its_path_runs_the_document(api: Api, tmp_path) ->
     assert (error["code"], error["field"]) == ("invalid_path", "workflowPath")
     error = (await api.json("POST", "/api/runs", 422, {"mode": "AUTO"}))["error"]
     assert "workflowPath, workflow, or both" in error["message"]
+
+
+async def test_the_readme_walkthrough_example(api: Api) -> None:
+    """resources/examples/service/approve-a-command: approve the first call, deny the second."""
+    from desktop.graph.io import dumps_workflow
+    from desktop.graph.validate import check_file
+
+    path = examples_dir() / "service" / "approve-a-command.flow.yaml"
+    doc, problems = check_file(str(path))
+    assert doc is not None and not [p for p in problems if p.is_error]
+    assert path.read_text(encoding="utf-8") == dumps_workflow(doc)
+    run_id = (await api.json("POST", "/api/runs", 201, {"workflowPath": str(path)}))["id"]
+    for decision in ({"status": "approved"}, {"status": "denied", "reason": "no need"}):
+        state = await api.until(run_id, lambda s: bool(s["pendingApprovals"]))
+        approval_id = next(iter(state["pendingApprovals"]))
+        await api.json("POST", f"/api/approvals/{approval_id}/resolve", 200, decision)
+        await api.until(run_id, lambda s, a=approval_id: a not in s["pendingApprovals"])
+    assert (await api.finished(run_id))["status"] == "completed"
+    workspace = api.data / "runs" / run_id / "workspace"
+    assert (workspace / "build.txt").read_text().strip() == "built"
