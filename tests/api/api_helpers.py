@@ -7,9 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aiohttp.test_utils import TestClient
+from aiohttp.test_utils import TestClient, TestServer
 
+from desktop.api.app import create_app
+from desktop.api.paths import AllowedRoots
 from desktop.api.runs import RunService
+from desktop.graph.resources import examples_dir
 
 TOKEN = "test-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -91,3 +94,15 @@ def slow(seconds: float = 30.0) -> dict[str, Any]:
     """One node that sleeps (a live run to steer)."""
     return workflow({"a": {"script": [{"say": "working"}, {"sleep": seconds},
                                       {"say": "done"}]}})
+
+
+def make_api_parts(tmp_path: Path, queue_limit: int | None = None
+                   ) -> tuple[RunService, TestClient, Path, Path]:
+    data, flows = tmp_path / "data", tmp_path / "flows"
+    data.mkdir()
+    flows.mkdir()
+    service = RunService(data, AllowedRoots([data, flows, examples_dir()], flows))
+    kwargs = {"queue_limit": queue_limit} if queue_limit else {}
+    app = create_app(service, TOKEN, **kwargs)
+    client = TestClient(TestServer(app), headers=AUTH)
+    return service, client, data, flows

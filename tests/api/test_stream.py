@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 from aiohttp import WSMsgType
-from api_helpers import TOKEN, Api, workflow
-from conftest import make_api_parts
+from api_helpers import TOKEN, Api, make_api_parts, workflow
 
 from desktop.views.reader import EventReader
 
