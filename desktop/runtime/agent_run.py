@@ -314,7 +314,7 @@ class AgentRun:
         if problems:
             self._log(f"{path}: " + "; ".join(problems))
         res.runner_hash = digest
-        self._artifact("report", path, agentRunId=res.agent_run_id, runnerHash=digest,
+        self._artifact("log", path, agentRunId=res.agent_run_id, runnerHash=digest,
                        sandbox=record["sandbox"]["backend"])
 
     async def _write_info(self, validate: Callable[[RunInfo], list[str]], folder: Path) -> None:

@@ -184,6 +184,12 @@ async def test_every_example_writes_records_that_verify(example: Path, boxed: bo
     reported = [e for e in events_of(engine.run_dir) if e["type"] == "artifact.created"
                 and e["artifact"]["name"] == "runner.json"]
     assert len(reported) == len(records)
+    # an execution record, not a report: it must not travel in handoffs to other agents
+    assert {e["artifact"]["kind"] for e in reported} == {"log"}
+    runner_ids = {e["artifact"]["id"] for e in reported}
+    for sent in (e for e in events_of(engine.run_dir) if e["type"] == "handoff.sent"):
+        refs = {a.get("ref", "") for a in sent["envelope"]["payload"].get("artifacts", [])}
+        assert not any(ref.rsplit("/", 1)[-1] in runner_ids for ref in refs)
     ids = [r["runner_id"] for r in records.values()]
     assert len(set(ids)) == len(ids)  # unique per execution
 
