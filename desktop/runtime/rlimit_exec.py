@@ -20,7 +20,12 @@ def main(args: list[str]) -> int:
     for option in options:
         name, _, value = option.partition("=")
         soft, _, hard = value.partition(":")
-        resource.setrlimit(LIMITS[name], (int(soft), int(hard or soft)))
+        try:
+            resource.setrlimit(LIMITS[name], (int(soft), int(hard or soft)))
+        except (KeyError, ValueError, OSError) as exc:
+            sys.stderr.write(f"cannot set the limit {option} here ({exc}); remove the node's "
+                             "sandbox maxMemoryMb/maxCpuSec, or run it on Linux\n")
+            return 126
     if not argv:
         return 0
     try:

@@ -223,3 +223,9 @@ def test_an_interpreter_and_checkout_under_tmp_stay_visible(tmp_path: Path, monk
     seen = launch._visible_paths({})
     assert venv.resolve() in seen
     assert sandbox._PACKAGE_ROOT.is_relative_to("/tmp") is (sandbox._PACKAGE_ROOT in seen)
+
+
+def test_rlimit_exec_refuses_a_limit_it_cannot_set():
+    out = subprocess.run([sys.executable, "-m", "desktop.runtime.rlimit_exec", "--data=x",
+                          "--", "true"], capture_output=True, text=True)
+    assert out.returncode == 126 and "cannot set the limit --data=x" in out.stderr
