@@ -38,6 +38,10 @@ from desktop.store.runner import (
 )
 
 MAX_BYTES = 1024 * 1024
+MAX_DEPTH = 64
+"""A record nests three levels; deeper input is refused, never parsed recursively."""
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
+_OPENERS = re.compile(r"[\[\]{}]")
 """A record is a few kilobytes; anything past this is refused unread."""
 SEMVER = (r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
           r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)"
@@ -99,13 +103,12 @@ def _no_constant(name: str) -> Any:
 
 def parse(raw: bytes) -> Any:
     """The JSON value in ``raw``; :class:`RunnerParseError` saying why there is none."""
-    if len(raw) > MAX_BYTES:
-        raise RunnerParseError(f"{len(raw)} bytes; a runner record is at most {MAX_BYTES}")
+    _check_size(raw)
     try:  # fast: a canonical record can hold no duplicate key, NaN or oversized number
         value = orjson.loads(raw)
         if canonical(value) == raw:
             return value
-    except (orjson.JSONDecodeError, CanonicalError):
+    except (orjson.JSONDecodeError, CanonicalError, RecursionError):
         pass
     return _strict(raw)
 
@@ -123,8 +126,26 @@ def _strict(raw: bytes) -> Any:
     except json.JSONDecodeError as exc:
         raise RunnerParseError(f"not valid JSON: {exc.msg} at line {exc.lineno} column "
                                f"{exc.colno}") from None
-    except RecursionError:
-        raise RunnerParseError("nested too deeply") from None
+
+
+def _check_size(raw: bytes) -> None:
+    """Refuse input too big or nested too deeply to be a record, before parsing it."""
+    if len(raw) > MAX_BYTES:
+        raise RunnerParseError(f"{len(raw)} bytes; a runner record is at most {MAX_BYTES}")
+    # Fewer openers than the limit cannot nest past it (the usual case, counted in C).
+    if (raw.count(b"[") + raw.count(b"{") > MAX_DEPTH
+            and _depth(raw.decode("utf-8", "replace")) > MAX_DEPTH):
+        raise RunnerParseError(f"nested too deeply (more than {MAX_DEPTH} levels)")
+
+
+def _depth(text: str) -> int:
+    """The deepest nesting of arrays and objects in JSON ``text`` (strings skipped)."""
+    depth = deepest = 0
+    # Brackets inside strings do not count: drop string contents first (escapes included).
+    for token in _OPENERS.findall(_STRINGS.sub('""', text)):
+        depth += 1 if token in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 def utf16_sorted(items: list[str]) -> bool:
@@ -411,6 +432,8 @@ def verify(value: Any, raw: bytes | None = None) -> Verification:
     found = checker.found
     try:
         form, core_form = canonical_record(value)
+    except RecursionError:
+        found.append(Violation("RN12", "nested too deeply to serialize", "$"))
     except CanonicalError as exc:
         found.append(Violation("RN12", f"has no canonical form: {exc} (RFC 8785 numbers are "
                                "IEEE doubles; integers beyond 2^53 cannot round-trip)", "$"))
@@ -430,14 +453,13 @@ def _rule_number(rule_id: str) -> int:
 def check(raw: bytes) -> tuple[Any, Verification]:
     """Parse ``raw`` and verify it: the value and its verification; :class:`RunnerParseError`
     when ``raw`` is not strict JSON. A canonical record is parsed once, the fast way."""
-    if len(raw) > MAX_BYTES:
-        raise RunnerParseError(f"{len(raw)} bytes; a runner record is at most {MAX_BYTES}")
+    _check_size(raw)
     try:
         value = orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        result = verify(value, raw)
+    except (orjson.JSONDecodeError, RecursionError):  # the strict parser says why
         pass
     else:
-        result = verify(value, raw)
         # raw is its canonical form: no duplicate key, no number orjson might have bent
         if not any(v.rule_id == "RN12" for v in result.violations):
             return value, result

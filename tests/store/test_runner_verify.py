@@ -193,7 +193,9 @@ def test_numbers_beyond_2_53_are_a_violation_not_a_crash(record: dict, big: int)
     (b"", "empty"), (b"  \n", "empty"), (b"\xff\xfe{}", "UTF-8"),
     (b'{"a": NaN}', "NaN"), (b'{"a": Infinity}', "Infinity"), (b'{"a": -Infinity}', "Infinity"),
     (b'{"a": 1, "a": 2}', "duplicate key"), (b'{"a": ', "not valid JSON"),
-    (b"[" * 100_000 + b"]" * 100_000, "nested"), (b" " * (10 * 1024 * 1024) + b"{}", "bytes"),
+    (b"[" * 100_000 + b"]" * 100_000, "nested"),
+    (b'{"a":' + b"[" * 900 + b"]" * 900 + b"}", "nested"),
+    (b" " * (10 * 1024 * 1024) + b"{}", "bytes"),
 ])
 def test_bad_input_is_a_parse_error(raw: bytes, why: str) -> None:
     with pytest.raises(RunnerParseError, match=why):
