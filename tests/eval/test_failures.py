@@ -107,8 +107,10 @@ async def test_an_agent_that_fails_is_other_with_its_stderr(tmp_path: Path) -> N
     s = suite(tmp_path / "s.suite.yaml", [{"id": "ask", "task": "t"}])
     base = flow(tmp_path / "base.flow.yaml", SAY)
     new = flow(tmp_path / "new.flow.yaml", [{"fail": "cannot find the config file"}])
-    out = await run(s, base, new, tmp_path / "out")
-    failure = case_file(out, "new", "ask")["runner_failure"]
+    out = await run(s, base, new, tmp_path / "out", retries=2, backoff_sec=0.01)
+    case = case_file(out, "new", "ask")
+    assert len(case["attempts"]) == 1  # `other` is not a class the retry policy lists
+    failure = case["runner_failure"]
     assert failure["class"] == "other" and "cannot find the config file" in \
         failure["body_snippet"]
     assert_contract(_version(out))
