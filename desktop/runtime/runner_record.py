@@ -34,7 +34,8 @@ from desktop.contract.secrets import is_secret_name
 from desktop.contract.state import NodeConfig
 from desktop.runtime.agent_env import API_KEY_BY_PROVIDER
 from desktop.store.runner import canonical, utf16_key, write_runner
-from desktop.store.runner_verify import LOCALE_RE, verify
+from desktop.store.runner_rules import LOCALE_RE
+from desktop.store.runner_verify import verify
 
 OS_NAMES = {"linux": "linux", "darwin": "darwin", "win32": "win32", "cygwin": "win32"}
 ARCH_NAMES = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64",
