@@ -16,6 +16,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from desktop.store.jsonl import complete_end, decode_line, file_size
+from desktop.store.safe_open import open_file
 
 _SEQ_HEAD = re.compile(rb'^\{"seq":(\d+)[,}]')
 _SEQ_TAIL = re.compile(rb'[{,]"seq":(\d+)\}$')
@@ -55,7 +56,7 @@ class LogFile:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self._fh = open(self.path, "rb")  # noqa: SIM115 - lives as long as the view
+        self._fh = open_file(self.path)  # lives as long as the view
         self._pages: OrderedDict[int, list[dict | None]] = OrderedDict()
         self._anchors: dict[int, int] = {}  # seq -> byte offset of its line
         self.offsets = array("q")  # offsets[i]: line of seq i+1, once indexed

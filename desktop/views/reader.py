@@ -24,6 +24,7 @@ from desktop.store.jsonl import (
     iter_lines,
     read_at,
 )
+from desktop.store.safe_open import open_file
 
 _BACK_CHUNK = 1 << 18
 _TAIL_CHUNK = 1 << 22
@@ -79,7 +80,7 @@ class EventReader:
         if not self.path.exists():
             return Page([], False, None)
         self.problems = []
-        with open(self.path, "rb") as fh:
+        with open_file(self.path) as fh:
             size = file_size(fh)
             end = complete_end(fh, size)
             if after is not None:
@@ -91,7 +92,7 @@ class EventReader:
         if not self.path.exists():
             return
         self.problems = []
-        with open(self.path, "rb") as fh:
+        with open_file(self.path) as fh:
             size = file_size(fh)
             end = complete_end(fh, size)
             start = self.start_for(fh, size, after)
@@ -217,7 +218,7 @@ class LogTail:
     def iter_new(self) -> Iterator[dict]:
         """:meth:`read_new` one event at a time (a long log is never held in a list)."""
         try:
-            fh = open(self.path, "rb")  # noqa: SIM115 - closed below
+            fh = open_file(self.path)  # closed below
         except FileNotFoundError:
             return
         with fh:
