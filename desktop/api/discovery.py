@@ -14,13 +14,13 @@ import asyncio
 import contextlib
 import os
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
 from desktop.api.client import ApiClient, ApiError
+from desktop.selfcmd import self_command
 
 SERVER_FILE = "server.json"
 LOG_FILE = "service.log"
@@ -111,12 +111,12 @@ async def _healthy(info: ServerInfo) -> bool:
 
 
 def start_service(data_dir: Path) -> subprocess.Popen:
-    """Start ``python -m desktop serve --port 0 --data-dir DIR`` detached; its process."""
+    """Start ``agent-canvas serve --port 0 --data-dir DIR`` detached; its process."""
     folder = Path(data_dir)
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / LOG_FILE, "ab") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "desktop", "serve", "--port", "0", "--data-dir", str(folder)],
+            self_command("serve", "--port", "0", "--data-dir", str(folder)),
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True, close_fds=True)
     _spawned.append(proc)

@@ -20,7 +20,6 @@ tools unapproved.
 import json
 import os
 import shutil
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from desktop.providers.offline import OfflineSetup, default_model
 from desktop.providers.parsers import parser_for
 from desktop.providers.parsers.common import StreamParser
 from desktop.providers.process_provider import ProcessProvider
+from desktop.selfcmd import self_command
 
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 MAX_ARGV_PROMPT = 100_000
@@ -180,9 +180,9 @@ class ClaudeProvider(CliAgentProvider):
             return ["--permission-mode", "bypassPermissions"]
         from desktop.providers.gating import mcp_server
 
+        server = self_command("_gating-mcp-server")
         config = {"mcpServers": {mcp_server.SERVER_NAME: {
-            "type": "stdio", "command": sys.executable,
-            "args": ["-m", "desktop.providers.gating.mcp_server"],
+            "type": "stdio", "command": server[0], "args": server[1:],
             "env": {"PYTHONPATH": PACKAGE_ROOT,
                     SOCKET_ENV: str(self.bridge.path) if self.bridge else ""}}}}
         return ["--permission-mode", "default", "--mcp-config", json.dumps(config),

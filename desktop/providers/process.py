@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import os
 import signal
-import sys
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
@@ -25,7 +24,7 @@ from desktop.providers.reaper import REAPER
 from desktop.providers.redact import Redactor
 from desktop.store.safe_open import open_file
 
-__all__ = ["AgentProcess", "group_members", "pid_alive", "python_argv"]
+__all__ = ["AgentProcess", "group_members", "pid_alive"]
 
 CHUNK = 64 * 1024
 DEFAULT_MAX_LINE = 16 * 1024 * 1024
@@ -326,8 +325,3 @@ class AgentProcess:
                     await asyncio.sleep(0.02)
                 if not group_members(pgid):
                     return
-
-
-def python_argv(module: str, *args: str) -> list[str]:
-    """Run ``module`` with this interpreter (unbuffered, so output streams live)."""
-    return [sys.executable, "-u", "-m", module, *args]

@@ -10,9 +10,10 @@ import fnmatch
 import os
 import shlex
 import shutil
-import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+
+from desktop.selfcmd import frozen, self_command
 
 API_KEY_BY_PROVIDER = {
     "codex": "OPENAI_API_KEY",
@@ -106,9 +107,13 @@ def build_env(
 
 
 def bus_command(env: Mapping[str, str]) -> str:
-    """How an agent with ``env`` runs `bus post`: the installed command, else via Python."""
+    """How an agent with ``env`` runs `bus post`.
+
+    The bundle names its own executable (another ``agent-canvas`` on PATH may be
+    another version); from Python, the installed command, else this interpreter.
+    """
+    if frozen():
+        return shlex.join(self_command("bus", "post"))
     if shutil.which("agent-canvas", path=env.get("PATH")):
         return "agent-canvas bus post"
-    return f"PYTHONPATH={shlex.quote(PACKAGE_ROOT)} " + shlex.join(
-        [sys.executable, "-m", "desktop", "bus", "post"]
-    )
+    return f"PYTHONPATH={shlex.quote(PACKAGE_ROOT)} " + shlex.join(self_command("bus", "post"))

@@ -1,4 +1,4 @@
-"""``python -m desktop.runtime.rlimit_exec [--data=BYTES] [--cpu=SOFT:HARD] -- ARGV...``
+"""``agent-canvas _rlimit-exec [--data=BYTES] [--cpu=SOFT:HARD] -- ARGV...``
 
 Sets resource limits, then becomes ARGV. The stand-in for util-linux ``prlimit`` where
 that is missing; it understands the same two options (:func:`sandbox.rlimit_prefix`).

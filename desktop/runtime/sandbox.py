@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from desktop.contract.sandbox import NETWORK_PROVIDERS, Sandbox, SandboxBackend
+from desktop.selfcmd import self_command
 
 FIX_INSTALL = ("install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap; "
                "`make test` does it), or set the node's sandbox.backend to none")
@@ -93,7 +94,7 @@ def rlimit_prefix(sandbox: Sandbox | None) -> list[str]:
         return []
     prlimit = shutil.which("prlimit")
     if prlimit is None:
-        return [sys.executable, "-m", "desktop.runtime.rlimit_exec", *options, "--"]
+        return self_command("_rlimit-exec", *options, "--")
     return [prlimit, *options, "--"]
 
 

@@ -9,9 +9,11 @@ import gc
 import sys
 
 from PySide6.QtCore import QTimer
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from desktop import __version__
+from desktop.graph.resources import APP_ICON, app_icon_files
 from desktop.ui.loop import new_event_loop
 from desktop.ui.startup import open_editor
 
@@ -24,7 +26,17 @@ def application() -> QApplication:
         app.setApplicationName("Agent Canvas")
         app.setApplicationVersion(__version__)
         app.setOrganizationName("agent-canvas")
+        app.setDesktopFileName(APP_ICON)  # links windows to agent-canvas.desktop
+        app.setWindowIcon(app_icon())
     return app  # type: ignore[return-value]
+
+
+def app_icon() -> QIcon:
+    """The application icon, every shipped size (empty when the files are missing)."""
+    icon = QIcon()
+    for path in app_icon_files():
+        icon.addFile(str(path))
+    return icon
 
 
 def run_app(path: str | None) -> int:

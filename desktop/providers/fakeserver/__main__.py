@@ -1,4 +1,4 @@
-"""``python -m desktop.providers.fakeserver SCRIPT [--port N] [--log FILE]``: serve until ^C."""
+"""``agent-canvas _fake-model-server SCRIPT [--port N] [--log FILE]``: serve until ^C."""
 
 import argparse
 import asyncio
@@ -15,7 +15,7 @@ async def _serve(script: Script, port: int, log: Path | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m desktop.providers.fakeserver")
+    parser = argparse.ArgumentParser(prog="agent-canvas _fake-model-server")
     parser.add_argument("script", type=Path, help="replies file (YAML or JSON)")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--log", type=Path, default=None, help="append requests here (JSONL)")

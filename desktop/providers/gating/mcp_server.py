@@ -1,4 +1,4 @@
-"""``python -m desktop.providers.gating.mcp_server``: the MCP permission tool for Claude Code.
+"""The MCP permission tool for Claude Code (``agent-canvas _gating-mcp-server``).
 
 Claude Code starts it over stdio (``--mcp-config``) and calls its ``approve``
 tool (``--permission-prompt-tool mcp__agent_canvas__approve``) before each
@@ -10,6 +10,7 @@ and the answer comes back as the tool's JSON text.
 import asyncio
 import json
 import os
+import sys
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -47,5 +48,11 @@ async def approve(tool_name: str, input: dict[str, Any],
     return await ask(tool_name, input, tool_use_id)
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> int:
+    """Serve the permission tool on stdin/stdout until the agent CLI closes them."""
     server.run("stdio")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,4 +1,4 @@
-"""``python -m desktop.providers.scripted``: the scripted agent process.
+"""The scripted agent process (``agent-canvas _scripted-agent``, see desktop/selfcmd.py).
 
 Reads its script from $AGENT_CANVAS_SCRIPT, the turn from $AGENT_CANVAS_TURN,
 the restart attempt from $AGENT_CANVAS_ATTEMPT, the inbox from
@@ -24,7 +24,8 @@ def _load_json(env_name: str, default):
         raise ScriptError(f"{env_name}={path}: cannot read JSON ({exc})") from exc
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    """Play this turn's steps; ``argv`` is unused (everything comes from the environment)."""
     try:
         script = _load_json("AGENT_CANVAS_SCRIPT", [])
         items = _load_json("AGENT_CANVAS_INBOX", [])

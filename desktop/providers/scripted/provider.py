@@ -10,8 +10,8 @@ import orjson
 from desktop.contract.events import Resolution, ToolCall
 from desktop.providers.base import TurnRequest
 from desktop.providers.lines import log_event, parse_event_line
-from desktop.providers.process import python_argv
 from desktop.providers.process_provider import ProcessProvider
+from desktop.selfcmd import frozen, self_command
 from desktop.store.atomic import atomic_write_json
 
 # The folder holding the `desktop` package, so the agent can import it anywhere.
@@ -31,7 +31,7 @@ class ScriptedProvider(ProcessProvider):
         self._last_text = ""
 
     def argv(self, request: TurnRequest) -> list[str]:
-        return python_argv("desktop.providers.scripted")
+        return self_command("_scripted-agent")
 
     def prepare(self, request: TurnRequest) -> tuple[dict[str, str], bytes | None]:
         script_path = request.agent_run_dir / "script.json"
@@ -40,8 +40,9 @@ class ScriptedProvider(ProcessProvider):
         atomic_write_json(script_path, script)
         atomic_write_json(inbox_path, request.inbox)
         env = dict(request.env)
-        paths = [PACKAGE_ROOT, *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
-        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+        if not frozen():  # `python -m desktop` must find the package from any folder
+            paths = [PACKAGE_ROOT, *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+            env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
         env["PYTHONIOENCODING"] = "utf-8"
         env["AGENT_CANVAS_SCRIPT"] = str(script_path)
         env["AGENT_CANVAS_INBOX"] = str(inbox_path)
