@@ -32,6 +32,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] in INTERNAL_COMMANDS:  # started by the app itself
         return run_internal(args_list[0], args_list[1:])
+    if args_list == ["--version"]:  # without loading every command's module first
+        print(f"agent-canvas {__version__}")
+        return 0
     known = set(COMMANDS)
     if not args_list or (args_list[0] not in known and not args_list[0].startswith("-")):
         if args_list and not _looks_like_workflow(args_list[0]):

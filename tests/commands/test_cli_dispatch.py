@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+from desktop import __version__
 from desktop.cli import main
 from desktop.commands import COMMANDS, load
 
@@ -27,6 +28,14 @@ def test_bus_post_does_not_import_the_heavy_layers() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_version_loads_no_command_module() -> None:
+    code = ("import sys\nfrom desktop.cli import main\nmain(['--version'])\n"
+            "print(sorted(m for m in sys.modules if m.startswith('desktop.commands.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip().splitlines()
+    assert out[0] == f"agent-canvas {__version__}" and out[-1] == "[]"
 
 
 def test_unknown_word_is_an_error_naming_the_commands(capsys: pytest.CaptureFixture) -> None:
