@@ -18,6 +18,7 @@ INTERNAL_COMMANDS: dict[str, str] = {
     "_gating-mcp-server": "desktop.providers.gating.mcp_server",
     "_rlimit-exec": "desktop.runtime.rlimit_exec",
     "_fake-model-server": "desktop.providers.fakeserver.__main__",
+    "_watchdog": "desktop.providers.watchdog",
 }
 """Internal command -> module whose ``main(argv) -> int`` runs it."""
 
@@ -32,6 +33,18 @@ def self_command(*args: str) -> list[str]:
     if frozen():
         return [sys.executable, *args]
     return [sys.executable, "-m", "desktop", *args]
+
+
+def script_command(internal: str, script: str) -> list[str]:
+    """A helper written as a standard-library-only script (``script``, a file path).
+
+    From Python it runs isolated, without site (``python -I -S script``: it starts in
+    milliseconds and needs no package path); the bundle has no script files, so there
+    it is the internal command ``internal``.
+    """
+    if frozen():
+        return self_command(internal)
+    return [sys.executable, "-I", "-S", script]
 
 
 def run_internal(command: str, argv: Sequence[str]) -> int:

@@ -12,9 +12,15 @@ import pytest
 
 from desktop import cli
 from desktop.graph import resources
+from desktop.providers.reaper import WATCHDOG
 from desktop.providers.scripted.provider import ScriptedProvider
 from desktop.runtime import agent_env, sandbox
-from desktop.selfcmd import INTERNAL_COMMANDS, restore_child_environment, self_command
+from desktop.selfcmd import (
+    INTERNAL_COMMANDS,
+    restore_child_environment,
+    script_command,
+    self_command,
+)
 
 
 @pytest.fixture
@@ -44,6 +50,12 @@ def test_every_launch_site_goes_through_self_command(frozen: Path):
         patch.setattr(sandbox.shutil, "which", lambda _name: None)  # no prlimit
         assert sandbox.rlimit_prefix(limits)[:2] == [str(frozen), "_rlimit-exec"]
     assert agent_env.bus_command({"PATH": "/usr/bin"}) == f"{frozen} bus post"
+    assert script_command("_watchdog", str(WATCHDOG)) == [str(frozen), "_watchdog"]
+
+
+def test_from_a_venv_a_script_helper_runs_isolated():
+    assert script_command("_watchdog", str(WATCHDOG)) == [sys.executable, "-I", "-S",
+                                                          str(WATCHDOG)]
 
 
 def test_the_bundle_does_not_point_agents_at_a_source_tree(frozen: Path, tmp_path: Path):

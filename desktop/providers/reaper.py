@@ -13,11 +13,11 @@ between spawning an agent and registering its group.
 
 import os
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
 from desktop.providers.pgroup import POSIX, process_start
+from desktop.selfcmd import script_command
 
 WATCHDOG = Path(__file__).with_name("watchdog.py")
 
@@ -87,7 +87,7 @@ class GroupReaper:
         read, write = os.pipe()  # both ends non-inheritable: no agent ever holds them
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", str(WATCHDOG)], stdin=read,
+                script_command("_watchdog", str(WATCHDOG)), stdin=read,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True,
                 start_new_session=True)
         except OSError:

@@ -1,8 +1,9 @@
 """The engine's watchdog: ends the agents' process groups when the engine dies.
 
 Run as ``python -I -S watchdog.py`` (standard library only, so it starts in a few
-milliseconds and needs no package path) in a session of its own, with its stdin the
-read end of a pipe whose only write end the engine holds. The engine writes one line
+milliseconds and needs no package path; ``agent-canvas _watchdog`` in the bundle) in a
+session of its own, with its stdin the read end of a pipe whose only write end the
+engine holds. The engine writes one line
 per change::
 
     +PGID START   an agent's process group started (START: its leader's start time)
@@ -82,7 +83,8 @@ def end_groups(groups: dict[int, int | None]) -> None:
             return
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
+    """Watch until the engine says ``q`` or is gone; ``argv`` is unused."""
     for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_IGN)
     groups: dict[int, int | None] = {}
@@ -95,7 +97,7 @@ def main() -> None:
         *lines, buffer = buffer.split(b"\n")
         for line in lines:
             if line == b"q":
-                return
+                return 0
             parts = line[1:].split()
             if not parts or not parts[0].isdigit():
                 continue
@@ -105,8 +107,8 @@ def main() -> None:
             elif line.startswith(b"-"):
                 groups.pop(pgid, None)
     end_groups(groups)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
-    sys.exit(0)
+    sys.exit(main())
