@@ -1,0 +1,140 @@
+"""The bundled app (``make dist``) against the venv (``make run``): start times and size.
+
+Whole-process wall times, the median of several runs, each command alternating with
+its reference so drift on a shared machine hits both: ``--version``, ``validate`` of
+an example, and the GUI's cold start to its first window under Xvfb (spawn until the
+window is mapped, polled with ``xwininfo``). Needs ``make dist`` first (the bundle in
+build/bundle) and, for the window rows, Xvfb and xwininfo.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from desktop import __version__
+
+ROOT = Path(__file__).resolve().parents[1]
+BUNDLE = ROOT / "build" / "bundle" / "agent-canvas"
+VENV_APP = ROOT / ".venv" / "bin" / "agent-canvas"
+EXAMPLE = "plan-implement-review.flow.yaml"
+
+
+def _env(home: Path, **extra: str) -> dict[str, str]:
+    return {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8",
+            "AGENT_CANVAS_DATA_DIR": str(home / "data"), **extra}
+
+
+def _wall(argv: Sequence[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   check=True, timeout=120)
+    return time.perf_counter() - start
+
+
+def _first_window(argv: Sequence[str], env: dict[str, str], display: str) -> float:
+    """Seconds from spawn until a window titled with the example is on the screen."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env={**env, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb"},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        while time.perf_counter() - start < 120:
+            tree = subprocess.run(["xwininfo", "-root", "-tree"],
+                                  env={"DISPLAY": display, "LANG": "C.UTF-8"},
+                                  capture_output=True, text=True, timeout=20).stdout
+            if EXAMPLE in tree:
+                return time.perf_counter() - start
+            time.sleep(0.02)
+        raise RuntimeError("no window within 120 s")
+    finally:
+        os.killpg(proc.pid, 15)
+        proc.wait(30)
+
+
+def _pair(runs: int, measure, bundle_argv, venv_argv) -> tuple[float, float]:
+    """Medians of bundle and venv, measured A B A B ... after one warm-up each."""
+    measure(bundle_argv), measure(venv_argv)
+    ours, theirs = [], []
+    for _ in range(runs):
+        ours.append(measure(bundle_argv))
+        theirs.append(measure(venv_argv))
+    return statistics.median(ours), statistics.median(theirs)
+
+
+def _row(name: str, ours: float, theirs: float, target: str | None = None,
+         ok: bool | None = None) -> dict:
+    return {"name": name, "value": round(ours, 3), "unit": "s", "reference": round(theirs, 3),
+            "ratio": round(ours / theirs, 2) if theirs else None, "target": target, "ok": ok}
+
+
+def _xvfb() -> tuple[subprocess.Popen, str] | None:
+    if not (shutil.which("Xvfb") and shutil.which("xwininfo")):
+        return None
+    read_end, write_end = os.pipe()
+    server = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0",
+                               "1600x1000x24", "-nolisten", "tcp"], pass_fds=(write_end,),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write_end)
+    with os.fdopen(read_end) as pipe:
+        return server, ":" + pipe.readline().strip()
+
+
+def _size_mb(path: Path) -> float:
+    if path.is_file():
+        return path.stat().st_size / 2**20
+    files = [p for p in path.rglob("*") if p.is_file() and not p.is_symlink()]
+    return sum(p.stat().st_size for p in files) / 2**20
+
+
+def run(quick: bool) -> list[dict]:
+    app = BUNDLE / "agent-canvas"
+    if not app.is_file() or not VENV_APP.is_file():
+        return [{"name": "bundle not built: run `make dist` first", "value": None, "unit": "",
+                 "reference": None, "ratio": None, "target": None, "ok": None}]
+    runs = 2 if quick else 7
+    example = BUNDLE / "_internal" / "resources" / "examples" / EXAMPLE
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        home = Path(scratch)
+        env = _env(home)
+
+        def wall(argv):
+            return _wall(argv, env)
+
+        ours, theirs = _pair(runs, wall, [str(app), "--version"], [str(VENV_APP), "--version"])
+        rows.append(_row("`agent-canvas --version` (bundle vs venv)", ours, theirs))
+        ours, theirs = _pair(runs, wall, [str(app), "validate", str(example)],
+                             [str(VENV_APP), "validate", str(example)])
+        rows.append(_row("`agent-canvas validate` an example (bundle vs venv)", ours, theirs,
+                         "< 0.5 s", ours < 0.5))
+        xvfb = _xvfb()
+        if xvfb is not None:
+            server, display = xvfb
+            try:
+                def window(argv):
+                    return _first_window(argv, _env(home, AGENT_CANVAS_DATA_DIR=scratch),
+                                         display)
+
+                ours, theirs = _pair(max(1, runs // 2), window, [str(app), str(example)],
+                                     [str(VENV_APP), str(example)])
+            finally:
+                server.terminate()
+                server.wait(10)
+            rows.append(_row("cold start to the first window (bundle vs venv)", ours, theirs,
+                             "no slower than the venv", ours <= theirs * 1.05))
+    sizes = [("bundle, unpacked", BUNDLE),
+             ("tarball", ROOT / "dist" / f"agent-canvas-{__version__}-linux-x86_64.tar.gz"),
+             (".deb", ROOT / "dist" / f"agent-canvas_{__version__}_amd64.deb")]
+    for name, path in sizes:
+        if path.exists():
+            rows.append({"name": f"size: {name}", "value": round(_size_mb(path), 1),
+                         "unit": "MB", "reference": None, "ratio": None, "target": None,
+                         "ok": None})
+    return rows
