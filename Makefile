@@ -68,6 +68,7 @@ dist: $(DIST_BUILT)
 # artifacts fail). They run with no Python on PATH and the source tree hidden.
 test-dist: $(DIST_STAMP)
 	@./scripts/ensure-dist-tools test
+	@./scripts/ensure-dist-tools deps dist/agent-canvas_$(VERSION)_amd64.deb
 	@./scripts/ensure-gui-libs --window
 	@./scripts/ensure-sandbox
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m dist tests/dist
