@@ -17,6 +17,8 @@ import asyncio
 import gc
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -39,25 +41,58 @@ def _p99(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
 
 
+def _serve(data: Path) -> tuple[subprocess.Popen, object]:
+    """``agent-canvas serve`` on ``data`` with room for every agent at once; (process, info)."""
+    from desktop.api.discovery import find_service
+
+    data.mkdir(parents=True, exist_ok=True)
+    with open(data / "service.log", "ab") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "desktop", "serve", "--port", "0", "--data-dir", str(data),
+             "--concurrency", str(AGENTS + 1)],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while (info := find_service(data)) is None or info.pid != proc.pid:
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError(f"the service did not start; see {data / 'service.log'}")
+        time.sleep(0.05)
+    return proc, info
+
+
 def _stream(app, with_gui: bool, seconds: float) -> dict:
     """One paced stream of real agent processes run by the local service (its own
     process), the window attached to the run over the API, or nothing attached."""
+    tmp = Path(tempfile.mkdtemp(prefix="bench-gui-"))
+    proc, info = _serve(tmp / "data")
+    try:
+        return _measure(app, with_gui, seconds, tmp, info)
+    finally:
+        proc.terminate()  # SIGTERM: the service ends its agents and exits
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _measure(app, with_gui: bool, seconds: float, tmp: Path, info) -> dict:
+    """The stream of :func:`_stream` against the service ``info`` describes."""
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QMainWindow, QVBoxLayout, QWidget
 
     from bench.bench_runtime import _workflow
-    from desktop.api.discovery import ensure_service, stop_spawned
     from desktop.graph.io import document_data
     from desktop.ui.run.attach import attach_run_panels
     from desktop.ui.run.session import RunSession
     from desktop.views.reader import LogTail
 
-    tmp = Path(tempfile.mkdtemp(prefix="bench-gui-"))
     go = tmp / "go"
     data = tmp / "data"
     deltas = int(RATE * seconds)
     loop = asyncio.get_event_loop()
-    info = loop.run_until_complete(ensure_service(data))
     client = info.client()
     doc = _workflow(AGENTS, deltas, go, float(RATE))
     state = loop.run_until_complete(client.create_run(workflow=document_data(doc)))
@@ -123,7 +158,10 @@ def _stream(app, with_gui: bool, seconds: float) -> dict:
     t0 = [0.0]
 
     async def go_run() -> str:
+        ready_by = loop.time() + 120
         while progress["started"] < AGENTS and not progress["status"]:
+            if loop.time() > ready_by:
+                raise RuntimeError(f"only {progress['started']} of {AGENTS} agents started")
             await asyncio.sleep(0.01)
         await asyncio.sleep(0.2)  # every agent is polling for the start line
         last[0] = t0[0] = time.perf_counter()
@@ -153,9 +191,7 @@ def _stream(app, with_gui: bool, seconds: float) -> dict:
         window.close()
         window.deleteLater()
     loop.run_until_complete(client.close())
-    stop_spawned()
     app.processEvents()
-    shutil.rmtree(tmp, ignore_errors=True)
     return {"lag_p99_ms": _p99(lags) * 1000, "events": written, "missing": missing,
             "rss_mb": rss1 - rss0, "rate": AGENTS * deltas / elapsed,
             "shown_p99_ms": _p99(shown_after) * 1000, "lags": lags}
