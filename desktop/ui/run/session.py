@@ -67,6 +67,7 @@ class RunSession(QObject):
         self._follow_file = follow
         self._stream: asyncio.Task | None = None
         self._commands: set[asyncio.Task] = set()
+        self._closed = False
         self.follower: RunFollower | None = None
         if self.client is not None:
             self._start_stream(tail.after)
@@ -191,7 +192,10 @@ class RunSession(QObject):
         try:
             info = await ensure_service(self.data_dir)
         except Exception as exc:  # the message (naming the log file) is for the user
-            self.failed.emit(str(exc))
+            if not self._closed:
+                self.failed.emit(str(exc))
+            return False
+        if self._closed:  # the window went away while the service came up
             return False
         await self._drop_client()
         self.client = info.client()
@@ -298,6 +302,7 @@ class RunSession(QObject):
 
     async def close(self) -> None:
         """Detach from the run; the service keeps running it."""
+        self._closed = True
         self.bridge.detach()
         if self._stream is not None and not self._stream.done():
             self._stream.cancel()
