@@ -32,7 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
-from aiohttp import WSCloseCode, web
+from aiohttp import WSCloseCode, WSMsgType, web
 
 from desktop.views.reader import EventReader
 
@@ -46,21 +46,24 @@ FRAME_BYTES = 1 << 20
 """A frame is closed once it holds this much (a single larger event gets its own)."""
 
 
-def frames_of(events: list[dict[str, Any]]) -> list[tuple[str, int]]:
-    """``events`` as frames: (JSON array text, seq of its last event), in order."""
-    out: list[tuple[str, int]] = []
+def frames_of(events: list[dict[str, Any]]) -> list[tuple[bytes, int]]:
+    """``events`` as frames: (JSON array as UTF-8, seq of its last event), in order.
+
+    Bytes, not str: a batch is encoded once and the same bytes go to every client.
+    """
+    out: list[tuple[bytes, int]] = []
     parts: list[bytes] = []
     size = last = 0
     for event in events:
         data = orjson.dumps(event)
         if parts and (len(parts) >= FRAME_EVENTS or size + len(data) > FRAME_BYTES):
-            out.append(((b"[" + b",".join(parts) + b"]").decode(), last))
+            out.append((b"[" + b",".join(parts) + b"]", last))
             parts, size = [], 0
         parts.append(data)
         size += len(data) + 1
         last = event["seq"]
     if parts:
-        out.append(((b"[" + b",".join(parts) + b"]").decode(), last))
+        out.append((b"[" + b",".join(parts) + b"]", last))
     return out
 
 
@@ -71,7 +74,7 @@ class Batch:
 
     def __init__(self, events: list[dict[str, Any]]) -> None:
         self.events = events
-        self._frames: list[tuple[str, int]] | None = None
+        self._frames: list[tuple[bytes, int]] | None = None
 
     @property
     def first(self) -> int:
@@ -81,7 +84,7 @@ class Batch:
     def last(self) -> int:
         return self.events[-1]["seq"]
 
-    def frames(self) -> list[tuple[str, int]]:
+    def frames(self) -> list[tuple[bytes, int]]:
         if self._frames is None:
             self._frames = frames_of(self.events)
         return self._frames
@@ -188,11 +191,11 @@ class StreamClient:
         for text, last in frames_of(events):
             await self._send_frame(text, last)
 
-    async def _send_frame(self, text: str, last: int) -> None:
-        # An uncompressed frame is in the transport once send_str starts waiting for
+    async def _send_frame(self, data: bytes, last: int) -> None:
+        # An uncompressed frame is in the transport once send_frame starts waiting for
         # the peer to drain it, so it counts as sent even if that wait is cancelled.
         self.last_seq = last
-        await self.ws.send_str(text)
+        await self.ws.send_frame(data, WSMsgType.TEXT)
 
 
 class Feeds:
