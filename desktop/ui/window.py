@@ -37,6 +37,7 @@ from desktop.ui.problems import ProblemsPanel
 from desktop.ui.run.attach import attach_run_panels
 from desktop.ui.settings import recent_files, ui_settings
 from desktop.ui.window_actions import WindowCommands
+from desktop.ui.window_size import dock_sizes, initial_geometry
 
 OPEN_WINDOWS: list[EditorWindow] = []
 TOOLBAR = ["new", "open", "save", None, "undo", "redo", None, "add_node", "auto_layout",
@@ -110,7 +111,7 @@ class EditorWindow(WindowCommands, QMainWindow):
         self._status()
         self._wire()
         self.apply_theme(self.theme)
-        self.resize(1440, 900)
+        self._place_initially()
         self.run_panels = attach_run_panels(self)
         self._close_confirmed = False
         self._default_docks = True
@@ -308,6 +309,14 @@ class EditorWindow(WindowCommands, QMainWindow):
         self._detaching = asyncio.ensure_future(detach())
         return True
 
+    def _place_initially(self) -> None:
+        """Most of the screen on a first start (a saved layout replaces it)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            self.resize(1440, 900)
+            return
+        self.setGeometry(initial_geometry(screen.availableGeometry()))
+
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self.minimap.place()
@@ -315,11 +324,14 @@ class EditorWindow(WindowCommands, QMainWindow):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         self.minimap.place()
-        if self._default_docks:  # first start: a short problems strip, roomy inspector
+        if self._default_docks:  # first start: the canvas gets most of the window
             self._default_docks = False
-            self.resizeDocks([self.docks["problems"]], [140], Qt.Orientation.Vertical)
-            self.resizeDocks([self.docks["palette"], self.docks["inspector"]], [200, 360],
-                             Qt.Orientation.Horizontal)
+            sizes = dock_sizes(self.size())
+            bottom = [d for d in self.findChildren(QDockWidget) if not d.isHidden()
+                      and self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]
+            self.resizeDocks(bottom, [sizes.bottom] * len(bottom), Qt.Orientation.Vertical)
+            self.resizeDocks([self.docks["palette"], self.docks["inspector"]],
+                             [sizes.palette, sizes.inspector], Qt.Orientation.Horizontal)
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()

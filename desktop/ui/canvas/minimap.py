@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
@@ -33,7 +33,13 @@ class Minimap(QWidget):
             signal.connect(self._timer.start)
         view.viewportMoved.connect(self.update)
         view.zoomChanged.connect(self.update)
+        view.viewport().installEventFilter(self)  # docks resize it, not only the window
         self.rebuild()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize and watched is self.view.viewport():
+            self.place()
+        return False
 
     def place(self) -> None:
         """Keep the minimap in the bottom-right corner of the view (if there is room)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
+    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -46,13 +47,23 @@ class ChatBox(QWidget):
         self.editor.setPlaceholderText("Select a queued handoff to read or edit it")
         self.save = QPushButton("Save edited message")
         self.save.clicked.connect(self._save)
+        # queue and message side by side: the bottom strip is wide and short
+        edit = QWidget()
+        edit_box = QVBoxLayout(edit)
+        edit_box.setContentsMargins(0, 0, 0, 0)
+        edit_box.addWidget(self.editor, 1)
+        edit_box.addWidget(self.save)
+        for widget in (self.queue, self.editor):
+            widget.setMinimumHeight(40)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.queue)
+        split.addWidget(edit)
+        split.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(row)
         layout.addWidget(self.queue_label)
-        layout.addWidget(self.queue)
-        layout.addWidget(self.editor)
-        layout.addWidget(self.save)
+        layout.addWidget(split, 1)
         self.node.currentIndexChanged.connect(lambda _i: self._fill_queue())
 
     def set_state(self, state: dict | None) -> None:

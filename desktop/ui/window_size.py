@@ -1,0 +1,48 @@
+"""Where the editor window first opens and how much of it the side panels take.
+
+A first start (no saved layout) opens the window over most of the screen it is on, and
+gives the canvas most of the window: the side panels and the bottom tabs get a fixed
+share, never more than they need.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QRect, QSize
+
+SCREEN_SHARE = 0.88  # of the screen's free area, on a first start
+MIN_SIZE = QSize(960, 600)  # below this the panels crowd the canvas; smaller screens get all
+MAX_SIZE = QSize(1920, 1200)  # a bigger window on a huge screen only spreads the panels
+
+
+def initial_geometry(available: QRect) -> QRect:
+    """The window's first rectangle on a screen whose free area is ``available``:
+    most of it, centred, never larger than the screen."""
+    width = round(available.width() * SCREEN_SHARE)
+    height = round(available.height() * SCREEN_SHARE)
+    width = min(available.width(), max(min(MIN_SIZE.width(), available.width()),
+                                       min(width, MAX_SIZE.width())))
+    height = min(available.height(), max(min(MIN_SIZE.height(), available.height()),
+                                         min(height, MAX_SIZE.height())))
+    left = available.left() + (available.width() - width) // 2
+    top = available.top() + (available.height() - height) // 2
+    return QRect(left, top, width, height)
+
+
+@dataclass(frozen=True)
+class DockSizes:
+    """Default sizes of the editor's panels, in pixels."""
+
+    palette: int
+    inspector: int
+    bottom: int
+
+
+def dock_sizes(window: QSize) -> DockSizes:
+    """Panel sizes for a window of ``window``'s size: narrow side panels, a short strip of
+    bottom tabs, so the canvas keeps well over half of the window."""
+    palette = max(150, min(180, round(window.width() * 0.1)))
+    inspector = max(290, min(330, round(window.width() * 0.2)))
+    bottom = max(140, min(240, round(window.height() * 0.19)))
+    return DockSizes(palette, inspector, bottom)

@@ -1,0 +1,75 @@
+"""The window opens over most of the screen, and the canvas gets most of the window."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from PySide6.QtCore import QRect, QSize, Qt
+from shiboken6 import isValid
+
+from desktop.ui.window import EditorWindow
+from desktop.ui.window_size import MAX_SIZE, initial_geometry
+
+
+@given(st.integers(-3000, 3000), st.integers(-3000, 3000),
+       st.integers(320, 8000), st.integers(240, 5000))
+def test_first_geometry_fits_the_screen_and_is_centred(left, top, width, height) -> None:
+    free = QRect(left, top, width, height)
+    rect = initial_geometry(free)
+    assert free.contains(rect)
+    assert rect.width() <= MAX_SIZE.width() and rect.height() <= MAX_SIZE.height()
+    assert abs((rect.left() - free.left()) - (free.right() - rect.right())) <= 1
+    assert abs((rect.top() - free.top()) - (free.bottom() - rect.bottom())) <= 1
+    if width <= MAX_SIZE.width() / 0.88 and height <= MAX_SIZE.height() / 0.88:
+        assert rect.width() >= min(width, 960) and rect.height() >= min(height, 600)
+
+
+def test_a_first_window_fills_most_of_its_screen(qtbot) -> None:
+    win = EditorWindow()
+    qtbot.addWidget(win)
+    free = win.screen().availableGeometry()
+    assert free.contains(win.geometry())
+    assert win.width() >= 0.8 * min(free.width(), MAX_SIZE.width())
+    assert win.height() >= 0.8 * min(free.height(), MAX_SIZE.height())
+    win.file.close()
+
+
+@pytest.mark.parametrize(("size", "least"), [(QSize(1600, 1000), 0.47), (QSize(1280, 720), 0.355)])
+def test_the_canvas_gets_most_of_the_window(qtbot, size: QSize, least: float) -> None:
+    """The largest part by far: before, wide side panels and a tall bottom strip left it
+    39 % of a 1600x1000 window and 26 % of a 1280x720 one (menus, two toolbars and the
+    status bar take 11-16 % of the height)."""
+    win = EditorWindow()
+    qtbot.addWidget(win)
+    win.resize(size)
+    win.show()
+    qtbot.waitExposed(win)
+
+    def share() -> float:
+        view = win.view.size()
+        return view.width() * view.height() / (win.width() * win.height())
+
+    qtbot.waitUntil(lambda: share() >= least, timeout=5000)
+    # and the panels beside it are still usable, not squeezed to nothing
+    assert win.docks["inspector"].width() >= 240
+    assert win.docks["palette"].width() >= 140
+    assert win.run_panels.docks["transcript"].height() >= 120  # the raised bottom tab
+    if isValid(win):
+        win.file.close()
+
+
+def test_the_minimap_stays_in_the_canvas_corner_when_panels_resize(qtbot) -> None:
+    win = EditorWindow()
+    qtbot.addWidget(win)
+    win.resize(1600, 1000)
+    win.show()
+    qtbot.waitExposed(win)
+    win.docks["problems"].show()
+    win.resizeDocks([win.run_panels.docks["transcript"]], [400], Qt.Orientation.Vertical)
+
+    def in_corner() -> bool:
+        corner = win.view.viewport().geometry().bottomRight()
+        placed = win.minimap.geometry().bottomRight()
+        return abs(corner.x() - placed.x()) <= 16 and abs(corner.y() - placed.y()) <= 16
+
+    qtbot.waitUntil(in_corner, timeout=5000)
+    win.file.close()
