@@ -2,9 +2,44 @@
 
 import os
 
+import keyring
 import pytest
+from keyring.backend import KeyringBackend
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Processes the tests start (the service, agents, the CLI) see an empty keyring, never the
+# user's real one; this process gets a fresh in-memory one per test (below).
+os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.null.Keyring"
+
+
+class MemoryKeyring(KeyringBackend):
+    """A keyring in a dict: what the app stores in a test stays in the test's memory."""
+
+    priority = 1
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.values: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.values.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.values[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if self.values.pop((service, username), None) is None:
+            raise keyring.errors.PasswordDeleteError(username)
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring() -> MemoryKeyring:
+    """A fresh, empty in-memory keyring for every test."""
+    previous = keyring.get_keyring()
+    ring = MemoryKeyring()
+    keyring.set_keyring(ring)
+    yield ring
+    keyring.set_keyring(previous)
 
 
 @pytest.fixture(autouse=True)

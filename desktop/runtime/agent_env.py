@@ -14,14 +14,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from desktop.selfcmd import frozen, self_command
+from desktop.store.keychain import API_KEY_BY_PROVIDER
 
-API_KEY_BY_PROVIDER = {
-    "codex": "OPENAI_API_KEY",
-    "claude": "ANTHROPIC_API_KEY",
-    "gemini": "GEMINI_API_KEY",
-    "perplexity": "PERPLEXITY_API_KEY",
-    "xai": "XAI_API_KEY",
-}
+__all__ = ["API_KEY_BY_PROVIDER", "build_env", "bus_command", "key_provider", "protocol_vars"]
 # AGENT_CANVAS_SECRET_NAMES holds names, not secrets: `bus post` redacts by it.
 BASE_VARS = ("PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV",
              "AGENT_CANVAS_SECRET_NAMES")

@@ -11,7 +11,7 @@ import contextlib
 import hashlib
 import inspect
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,8 +62,10 @@ class AgentRun:
                  previous_run_id: str | None, session_id: str | None,
                  emit: Callable[[dict], None], redactor: Redactor,
                  factory: Callable[[str], Provider],
-                 emit_many: Callable[[list[dict]], None] | None = None):
+                 emit_many: Callable[[list[dict]], None] | None = None,
+                 keys: Mapping[str, str] | None = None):
         self.ctx, self.workspace, self.attempt, self.restart = ctx, workspace, attempt, restart
+        self.keys = dict(keys or {})  # API keys from the keyring, for names the env lacks
         self.previous_run_id, self.session_id = previous_run_id, session_id
         self.emit, self.redactor, self.factory = emit, redactor, factory
         self.emit_many = emit_many or self._emit_each
@@ -112,7 +114,7 @@ class AgentRun:
             node_id=ctx.node.id, node_key=ctx.node.key, turn_number=ctx.turn_number,
             attempt=self.attempt)
         env = build_env(key_provider(str(ctx.node.provider), ctx.config.command),
-                        ctx.config.env_allowlist, injected)
+                        ctx.config.env_allowlist, injected, {**self.keys, **os.environ})
         res.base_env = build_env("", ctx.config.env_allowlist, injected)
         blocks = build_blocks(
             role_name=ctx.node.role_template, instructions=ctx.config.instructions,

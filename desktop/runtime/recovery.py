@@ -27,6 +27,7 @@ from desktop.providers.redact import Redactor
 from desktop.runtime.recorder import Recorder
 from desktop.runtime.run_setup import run_created_event, task_event
 from desktop.store.eventlog import EventLog
+from desktop.store.keychain import keyring_env
 from desktop.store.paths import runs_dir
 from desktop.store.runs import hold_engine_lock, log_problem
 from desktop.store.safe_open import RunFileError, check_run_folder
@@ -60,7 +61,8 @@ def create_run(doc: WorkflowDocument, data_dir: Path, mode: str | None = None,
     lock.__enter__()
     try:
         log = EventLog.open(run_dir, durability=options.durability)
-        recorder = Recorder(log, run_id=run_id, redactor=Redactor.from_env(data_dir=data_dir))
+        redactor = Redactor.from_env(keyring_env(), data_dir=data_dir)
+        recorder = Recorder(log, run_id=run_id, redactor=redactor)
         engine = Engine(run_dir, Path(data_dir), log, recorder, lock, options)
         recorder.emit(created)
         recorder.emit(task)
@@ -91,7 +93,8 @@ def resume_engine(cls: type[Engine], run_dir: Path, options: EngineOptions,
     lock.__enter__()
     try:
         log = EventLog.open(run_dir, durability=options.durability)
-        recorder = Recorder(log, redactor=Redactor.from_env(data_dir=run_dir.parent.parent))
+        recorder = Recorder(log, redactor=Redactor.from_env(keyring_env(),
+                                                              data_dir=run_dir.parent.parent))
         groups: dict[str, int] = {}
         indexed: list[dict[str, Any]] = []
 

@@ -5,6 +5,7 @@ ends when the agent writes DONE in its run folder (at most ``maxRestarts``
 restarts). Each agent run gets its own folder under ``runs/<runId>/agents/``.
 """
 
+import asyncio
 import contextlib
 import subprocess
 from collections.abc import Awaitable, Callable
@@ -19,6 +20,7 @@ from desktop.providers.redact import Redactor
 from desktop.runtime.agent_run import AgentRun, AgentRunResult
 from desktop.runtime.verify import run_verification
 from desktop.runtime.workspace import workspace_path
+from desktop.store.keychain import keyring_env
 
 
 @dataclass
@@ -107,7 +109,9 @@ class TurnRunner:
 
     async def run(self, ctx: TurnContext) -> TurnResult:
         self._cancelled = False
-        redactor = Redactor.from_env(data_dir=ctx.data_dir)
+        # keys kept in the OS keyring reach the agent by name, and are redacted like exported ones
+        keys = await asyncio.to_thread(keyring_env)
+        redactor = Redactor.from_env(keys, data_dir=ctx.data_dir)
 
         def emit(event: dict[str, Any]) -> None:
             ctx.emit(redactor.event(event))
@@ -135,7 +139,7 @@ class TurnRunner:
             run = AgentRun(ctx, workspace=workspace, attempt=index,
                            restart=ctx.restart or index > 1, previous_run_id=previous,
                            session_id=session, emit=emit, emit_many=emit_many,
-                           redactor=redactor,
+                           redactor=redactor, keys=keys,
                            factory=self._factory)
             self._current = run
             one = await run.execute(on_id=self._note_id)

@@ -406,6 +406,11 @@ class WindowCommands:
     def arrange_nudge_down(self) -> None:
         self._nudge(0, GRID)
 
+    def show_settings(self) -> None:
+        from desktop.ui.settings_dialog import SettingsDialog
+
+        SettingsDialog(self).exec()
+
     # ---------------------------------------------------------------- help
     def show_shortcuts(self) -> None:
         from desktop.ui.help_dialog import ShortcutsDialog

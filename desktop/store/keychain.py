@@ -1,0 +1,131 @@
+"""Provider API keys in the operating system's keyring (the ``keyring`` package).
+
+The app never writes a key to a file of its own: the settings dialog hands it to the
+keyring, and the engine reads it back when an agent starts, to pass it by name in that
+agent's environment as if it had been exported (``ANTHROPIC_API_KEY``, ...). A key set
+in the engine's environment wins over the keyring. Values never leave this module except
+into an agent's environment and the redactor's list of secrets.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import keyring
+from keyring.errors import KeyringError
+
+SERVICE = "agent-canvas"
+"""The keyring's service name for every key of the app."""
+
+# Which variable each provider's agent reads (specs/agent-protocol-governance.md). Kept
+# here, below the runtime, so the engine and the settings dialog share one list.
+API_KEY_BY_PROVIDER = {
+    "codex": "OPENAI_API_KEY",
+    "claude": "ANTHROPIC_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "perplexity": "PERPLEXITY_API_KEY",
+    "xai": "XAI_API_KEY",
+}
+MAX_KEY_LEN = 4096
+
+
+class KeychainError(Exception):
+    """The keyring refused or is missing; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class KeyStatus:
+    """Where an agent's key would come from; never the value."""
+
+    name: str
+    providers: tuple[str, ...]
+    in_keyring: bool
+    in_environment: bool
+
+
+def key_names() -> list[str]:
+    """The variable names the app keeps keys for, in a stable order."""
+    return sorted(set(API_KEY_BY_PROVIDER.values()))
+
+
+def providers_of(name: str) -> tuple[str, ...]:
+    return tuple(p for p, n in API_KEY_BY_PROVIDER.items() if n == name)
+
+
+def backend_name() -> str:
+    """A readable name of the keyring in use."""
+    backend = keyring.get_keyring()
+    return getattr(backend, "name", type(backend).__name__)
+
+
+def available() -> bool:
+    """Whether a real keyring can hold keys (not keyring's "fail" or "null" stand-ins)."""
+    module = type(keyring.get_keyring()).__module__
+    return not module.startswith(("keyring.backends.fail", "keyring.backends.null"))
+
+
+def _check_name(name: str) -> None:
+    if name not in key_names():
+        raise KeychainError(f"{name} is not a provider key the app keeps "
+                            f"(known: {', '.join(key_names())})")
+
+
+def set_key(name: str, value: str) -> None:
+    """Store ``value`` for ``name`` in the keyring (surrounding spaces dropped)."""
+    _check_name(name)
+    value = value.strip()
+    if not value:
+        raise KeychainError(f"{name}: the key is empty; paste the whole key")
+    if len(value) > MAX_KEY_LEN or any(ch in value for ch in "\r\n\0"):
+        raise KeychainError(f"{name}: a key is one line of at most {MAX_KEY_LEN} characters; "
+                            "paste only the key")
+    try:
+        keyring.set_password(SERVICE, name, value)
+    except KeyringError as exc:
+        raise KeychainError(f"the keyring ({backend_name()}) did not store {name}: {exc}. "
+                            "Unlock or install a keyring, or export the variable "
+                            "before starting the app") from None
+
+
+def delete_key(name: str) -> bool:
+    """Remove ``name`` from the keyring; False when it held none."""
+    _check_name(name)
+    try:
+        keyring.delete_password(SERVICE, name)
+    except keyring.errors.PasswordDeleteError:
+        return False
+    except KeyringError as exc:
+        raise KeychainError(f"the keyring ({backend_name()}) did not remove {name}: "
+                            f"{exc}") from None
+    return True
+
+
+def _get(name: str) -> str | None:
+    try:
+        value = keyring.get_password(SERVICE, name)
+    except (KeyringError, RuntimeError):  # no keyring, a locked one, a dbus without one
+        return None
+    return value or None
+
+
+def statuses(environ: Mapping[str, str] | None = None) -> list[KeyStatus]:
+    """For each key name: whether the keyring and the environment hold one."""
+    environ = os.environ if environ is None else environ
+    return [KeyStatus(name, providers_of(name), _get(name) is not None,
+                      bool(environ.get(name))) for name in key_names()]
+
+
+def keyring_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The keys the keyring holds for names ``environ`` does not set: what an agent gets
+    by name on top of the engine's environment."""
+    environ = os.environ if environ is None else environ
+    out = {}
+    for name in key_names():
+        if environ.get(name):
+            continue
+        value = _get(name)
+        if value:
+            out[name] = value
+    return out
