@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.ui.run.history_filter import HistoryFilterBar, row_matches
+
 COLUMNS = ("Workflow", "Status", "Started", "Duration", "Tokens", "Cost", "Events")
 
 
@@ -102,6 +104,7 @@ class RunHistory(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setWordWrap(False)
         self.table.doubleClicked.connect(lambda _i: self._emit(self.openRequested))
         buttons = QHBoxLayout()
         for text, signal in (("&Open", self.openRequested), ("Re&play", self.replayRequested),
@@ -113,8 +116,11 @@ class RunHistory(QWidget):
         refresh.clicked.connect(self.refresh)
         buttons.addStretch(1)
         buttons.addWidget(refresh)
+        self.filter = HistoryFilterBar()
+        self.filter.changed.connect(self.apply_filter)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self.filter)
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
 
@@ -138,6 +144,22 @@ class RunHistory(QWidget):
                 item.setToolTip(str(row.path))
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
+        self.filter.set_workflows(row.workflow for row in self.rows)
+        self.apply_filter()
+
+    def apply_filter(self) -> None:
+        """Show only the runs the filter bar asks for."""
+        query = self.filter.query()
+        shown = 0
+        for r, row in enumerate(self.rows):
+            keep = row_matches(row, query)
+            self.table.setRowHidden(r, not keep)
+            shown += keep
+        self.filter.show_count(shown, len(self.rows))
+        current = self.table.currentRow()
+        if 0 <= current < len(self.rows) and self.table.isRowHidden(current):
+            self.table.clearSelection()
+            self.table.setCurrentCell(-1, -1)
 
     def selected(self) -> HistoryRow | None:
         """The selected run, if any."""

@@ -1,0 +1,122 @@
+"""Run history filtered by workflow and status, and searched by what a row says."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from desktop.ui.run.history import HistoryRow, RunHistory
+from desktop.ui.run.history_filter import LIVE, HistoryQuery, row_matches
+
+RUNS = [  # workflow, final event, minute it started
+    ("Plan, implement, review", "run.completed", 1),
+    ("Plan, implement, review", "run.failed", 2),
+    ("Single agent", "run.completed", 3),
+    ("Orchestrator", "run.stopped", 4),
+    ("Single agent", "run.failed", 5),
+]
+
+
+def _write_run(data: Path, workflow: str, last: str, minute: int) -> Path:
+    run_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"run-{minute}"))
+    folder = data / "runs" / run_id
+    folder.mkdir(parents=True)
+    ts = f"2026-03-0{minute}T10:{minute:02d}:00.000Z"
+    events = [
+        {"type": "run.created", "workflowName": workflow, "task": "t", "nodes": {},
+         "edges": {}},
+        {"type": "run.started"},
+        {"type": last},
+    ]
+    with (folder / "events.jsonl").open("w") as out:
+        for seq, event in enumerate(events, 1):
+            out.write(json.dumps({"id": str(uuid.uuid4()), "runId": run_id, "seq": seq,
+                                  "ts": ts, **event}) + "\n")
+    return folder
+
+
+def _shown(history: RunHistory) -> list[tuple[str, str]]:
+    return [(row.workflow, row.status) for r, row in enumerate(history.rows)
+            if not history.table.isRowHidden(r)]
+
+
+def test_filter_by_workflow_status_and_search(qtbot, tmp_path: Path) -> None:
+    folders = [_write_run(tmp_path, *run) for run in RUNS]
+    history = RunHistory(tmp_path)
+    qtbot.addWidget(history)
+    history.refresh()
+    bar = history.filter
+    assert len(_shown(history)) == 5 and bar.count.text() == "5 runs"
+    names = [bar.workflow.itemText(i) for i in range(bar.workflow.count())]
+    assert names == ["All workflows", "Orchestrator", "Plan, implement, review", "Single agent"]
+
+    bar.workflow.setCurrentIndex(bar.workflow.findData("Single agent"))
+    assert sorted(_shown(history)) == [("Single agent", "completed"), ("Single agent", "failed")]
+    bar.status.setCurrentIndex(bar.status.findData("failed"))
+    assert _shown(history) == [("Single agent", "failed")]
+    assert bar.count.text() == "1 of 5 runs"
+
+    bar.workflow.setCurrentIndex(0)
+    assert sorted(_shown(history)) == [("Plan, implement, review", "failed"),
+                                       ("Single agent", "failed")]
+    bar.status.setCurrentIndex(0)
+    qtbot.keyClicks(bar.search, "ORCH stop")  # every word, any case
+    assert _shown(history) == [("Orchestrator", "stopped")]
+    bar.search.setText(folders[1].name[:8])  # a run id (prefix)
+    assert _shown(history) == [("Plan, implement, review", "failed")]
+    bar.search.setText("2026-03-03")  # the day it started
+    assert _shown(history) == [("Single agent", "completed")]
+    bar.search.clear()
+
+    # the filter holds across a refresh, and a new run of a new workflow is offered
+    bar.status.setCurrentIndex(bar.status.findData("completed"))
+    _write_run(tmp_path, "Brand new", "run.completed", 6)
+    history.refresh()
+    assert sorted(_shown(history)) == [("Brand new", "completed"),
+                                       ("Plan, implement, review", "completed"),
+                                       ("Single agent", "completed")]
+    assert bar.workflow.findData("Brand new") > 0
+
+
+def test_a_hidden_row_is_not_what_open_acts_on(qtbot, tmp_path: Path) -> None:
+    for run in RUNS:
+        _write_run(tmp_path, *run)
+    history = RunHistory(tmp_path)
+    qtbot.addWidget(history)
+    history.refresh()
+    history.table.selectRow(0)
+    assert history.selected() is not None
+    opened: list[Path] = []
+    history.openRequested.connect(opened.append)
+    history.filter.search.setText("no run says this")
+    history._emit(history.openRequested)
+    assert opened == []
+
+
+_rows = st.builds(
+    HistoryRow, path=st.builds(Path, st.from_regex(r"[0-9a-f]{8}", fullmatch=True)),
+    workflow=st.sampled_from(["A", "B flow", "Cé"]),
+    status=st.sampled_from(["completed", "failed", "running"]), started=st.just("2026-01-01"),
+    duration=st.none(), tokens=st.just(0), cost=st.none(), events=st.just(1),
+    live=st.booleans())
+
+
+@given(_rows, st.sampled_from([None, "A", "B flow", "Cé"]),
+       st.sampled_from([None, LIVE, "completed", "failed", "running"]), st.text(max_size=8))
+def test_a_row_passes_only_what_was_asked(row, workflow, status, text) -> None:
+    query = HistoryQuery(workflow, status, text)
+    ok = row_matches(row, query)
+    if workflow is not None and row.workflow != workflow:
+        assert not ok
+    if status == LIVE and not row.live:
+        assert not ok
+    if status not in (None, LIVE) and row.status != status:
+        assert not ok
+    if workflow is None and status is None and not text.strip():
+        assert ok
+    # narrowing the search never brings a row back
+    assert not (row_matches(row, HistoryQuery(workflow, status, text + " zzzqqq")) and not ok)
