@@ -23,6 +23,8 @@ class Spec:
 SEP = None
 ACTIONS: list[Spec | None] = [
     Spec("new", "&New", "File", "file_new", ("Ctrl+N",)),
+    Spec("new_from_template", "New from &Template…", "File", "file_new_from_template",
+         ("Ctrl+Alt+N",), tip="Start from a role-based starter or an example"),
     Spec("new_window", "New &Window", "File", "file_new_window", ("Ctrl+Shift+N",)),
     Spec("open", "&Open…", "File", "file_open", ("Ctrl+O",)),
     Spec("save", "&Save", "File", "file_save", ("Ctrl+S",)),

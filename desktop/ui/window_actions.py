@@ -97,6 +97,32 @@ class WindowCommands:
 
         EditorWindow().show()
 
+    def ask_template(self):
+        """The template picked in the gallery, or None."""
+        from desktop.ui.template_gallery import TemplateGallery
+
+        gallery = TemplateGallery(self, self.theme)
+        try:
+            return gallery.chosen() if gallery.exec() else None
+        finally:
+            gallery.deleteLater()
+
+    def file_new_from_template(self) -> None:
+        template = self.ask_template()
+        if template is not None:
+            self.open_template(template)
+
+    def open_template(self, template) -> None:
+        """A new, untitled workflow copied from ``template`` (here when this window is
+        blank, else in a new window); Save asks where it goes."""
+        from desktop.ui.window import EditorWindow
+
+        target = self if self._is_blank() else EditorWindow()
+        target.file.new(template.new_document())
+        target.show()
+        target.view.fit()
+        target.message(f"New workflow from “{template.title}”: save it to keep it")
+
     def file_new_window(self) -> None:
         from desktop.ui.window import EditorWindow
 
