@@ -17,7 +17,7 @@ DIST_BUILT := dist/.built-$(VERSION)
 DIST_SOURCES := $(shell find desktop resources packaging -type f ! -name '*.pyc' 2>/dev/null) \
 	pyproject.toml scripts/ensure-gui-libs
 
-.PHONY: run test test-agents test-dist dist lint bench clean venv
+.PHONY: run test test-agents test-dist dist lint bench soak clean venv
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { echo "error: need Python >= 3.11 ($(PYTHON) is missing or older); install one or set PYTHON=" >&2; exit 2; }
@@ -72,6 +72,13 @@ test-dist: $(DIST_STAMP)
 	@./scripts/ensure-gui-libs --window
 	@./scripts/ensure-sandbox
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m dist tests/dist
+
+# The window attached to the service for SOAK_SECONDS while 20 scripted agents stream;
+# checks nothing is missing from its transcript and writes bench/SOAK.md.
+SOAK_SECONDS ?= 600
+soak: $(STAMP)
+	@./scripts/ensure-gui-libs --headless
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m bench.soak_gui --seconds $(SOAK_SECONDS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

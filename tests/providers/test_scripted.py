@@ -189,3 +189,13 @@ def test_command_argv_splits_only_without_args():
     assert command_argv("/opt/my agent", ["x"]) == ["/opt/my agent", "x"]
     with pytest.raises(ValueError, match="command"):
         command_argv(None, [])
+
+
+async def test_paced_deltas_stream_one_message(tmp_path: Path):
+    script = [{"deltas": {"count": 40, "perSecond": 2000}}, {"deltas": 3}]
+    events = await _play(ScriptedProvider(), _request(tmp_path, NodeConfig(script=script), Gate()))
+    finals = [e for e in events if e["type"] == "message.assistant.final"]
+    assert [f["text"] for f in finals] == ["40 deltas", "3 deltas"]
+    paced = [e for e in events if e["type"] == "message.assistant.delta"
+             and e["messageId"] == finals[0]["messageId"]]
+    assert [e["text"] for e in paced] == [f"t{i} " for i in range(40)]

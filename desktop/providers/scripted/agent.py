@@ -165,14 +165,26 @@ class ScriptedAgent:
         self._message(text, "message.assistant.thinking.delta",
                       "message.assistant.thinking.final")
 
-    def _step_deltas(self, count: int) -> None:
+    def _step_deltas(self, spec: int | dict) -> None:
+        """``N`` deltas at once, or ``{"count": N, "perSecond": R}`` paced (a long stream
+        from a one-line script, for soak runs)."""
+        if isinstance(spec, dict):
+            count, rate = int(spec.get("count", 0)), float(spec.get("perSecond", 0) or 0)
+        else:
+            count, rate = int(spec), 0.0
         message_id = str(uuid.uuid4())
         write = self.out.write
         head = '{"type":"message.assistant.delta","messageId":"' + message_id + '","text":"t'
-        for i in range(int(count)):
+        start = time.monotonic()
+        for i in range(count):
             write(f'{head}{i} "}}\n')
+            if rate > 0:
+                self.out.flush()
+                pause = start + (i + 1) / rate - time.monotonic()
+                if pause > 0:
+                    time.sleep(pause)
         self.out.flush()
-        self.emit({"type": "message.assistant.final", "text": f"{int(count)} deltas",
+        self.emit({"type": "message.assistant.final", "text": f"{count} deltas",
                    "messageId": message_id})
 
     def _step_emit_raw(self, line: str) -> None:

@@ -184,3 +184,33 @@ def test_the_gui_process_runs_no_thread_of_its_own(qloop, window_for, until):
 
     qloop.run_until_complete(go())
     assert [t.name for t in threading.enumerate()] == [threading.main_thread().name]
+
+
+def test_run_history_lists_a_live_run_and_open_attaches_to_it(
+        qloop, window_for, until, own_service):
+    """Reopening the app: Run history marks the run the service holds as live, and Open
+    attaches to it (commands work) rather than showing it read-only."""
+    _first, panels = window_for(loads_workflow(GATED), own_service.data_dir)
+
+    async def start():
+        await panels.run()
+        await until(lambda: len(panels.approvals.pending) == 1)
+
+    qloop.run_until_complete(start())
+    run_dir = panels.session.run_dir
+    qloop.run_until_complete(panels.session.close())
+    panels.session = None
+
+    _second, reopened = window_for(loads_workflow(GATED), own_service.data_dir)
+    reopened.history.refresh()
+    rows = {row.path.name: row for row in reopened.history.rows}
+    assert rows[run_dir.name].live
+    assert "live" in reopened.history.table.item(0, 1).text()
+    reopened.history.table.selectRow(0)
+    reopened.history.openRequested.emit(reopened.history.selected().path)
+    session = reopened.session
+    assert session is not None and session.live and session.run_dir == run_dir
+    qloop.run_until_complete(until(lambda: len(reopened.approvals.pending) == 1))
+    qloop.run_until_complete(approve_until_done(reopened, until))
+    assert state(reopened)["status"] == "completed"
+    assert reopened.session.model.store.count == len(log_events(run_dir))
