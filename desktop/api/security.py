@@ -51,6 +51,12 @@ def local_port(request: web.Request) -> int | None:
     return None
 
 
+def _too_large(length: int | None) -> str:
+    size = f"the body ({length / 2**20:.1f} MiB)" if length is not None else "the body"
+    return (f"{size} is larger than the {MAX_BODY_BYTES >> 20} MiB the service reads; send "
+            "less (a workflow saved in an allowed folder can be sent as workflowPath)")
+
+
 @web.middleware
 async def json_errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Turn every failure into the JSON error shape; never show a traceback."""
@@ -62,8 +68,7 @@ async def json_errors(request: web.Request, handler: Handler) -> web.StreamRespo
         if exc.status < 400:
             raise
         if exc.status == 413:
-            return error_response(413, "body_too_large",
-                                  f"the body is larger than {MAX_BODY_BYTES} bytes")
+            return error_response(413, "body_too_large", _too_large(None))
         return error_response(exc.status, _CODES.get(exc.status, "http_error"),
                               exc.reason or "request refused")
     except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
@@ -105,9 +110,7 @@ def guard(token: str, names: Iterable[str]) -> Callable[..., Awaitable[web.Strea
                            "the token from server.json in the data folder")
         length = request.content_length
         if length is not None and length > MAX_BODY_BYTES:
-            response = error_response(413, "body_too_large",
-                                      f"the body ({length} bytes) is larger than "
-                                      f"{MAX_BODY_BYTES} bytes")
+            response = error_response(413, "body_too_large", _too_large(length))
             response.force_close()  # do not read the rest of it
             return response
         return await handler(request)

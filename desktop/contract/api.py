@@ -12,8 +12,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_valida
 
 from desktop.contract.enums import ApprovalStatus, EdgeType, GlobalMode, Mode
 
-MAX_BODY_BYTES = 1 << 20
-"""Largest request body the service reads (1 MiB); larger ones get 413."""
+MAX_BODY_BYTES = 8 << 20
+"""Largest request body the service reads (8 MiB, room for a workflow with long
+instructions for many agents); larger ones get 413."""
 MAX_PAGE = 1000
 """Most events one page of ``GET /api/runs/{id}/events`` returns."""
 
