@@ -170,6 +170,9 @@ class RunService:
         except (EngineError, RunError) as exc:
             raise ApiError(409, "run_not_resumable", str(exc)) from None
         self._host(engine)
+        # Approvals decided before the resume (in an earlier service) still answer 409.
+        for approval_id in await asyncio.to_thread(_resolved_in_log, folder):
+            self._remember_resolved(approval_id, run_id)
         return engine
 
     def _host(self, engine: Engine) -> None:
@@ -365,3 +368,9 @@ def _read_summaries(root: Path, live: dict[str, RunState]) -> list[dict[str, Any
                      "createdAt": state.created_at, "updatedAt": state.updated_at,
                      "live": folder.name in live, "tokens": dict(state.usage)})
     return rows
+
+
+def _resolved_in_log(folder: Path) -> list[str]:
+    """The ids of the approvals ``folder``'s log records as resolved, oldest first."""
+    return [str(event.get("approvalId")) for event in EventReader(folder).iter_events()
+            if event.get("type") == "approval.resolved"]

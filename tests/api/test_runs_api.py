@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 from api_helpers import EXAMPLE, Api, gated_shell, slow, workflow
 
 from desktop.contract.state import RunState
@@ -188,3 +190,40 @@ async def test_the_readme_walkthrough_example(api: Api) -> None:
     assert (await api.finished(run_id))["status"] == "completed"
     workspace = api.data / "runs" / run_id / "workspace"
     assert (workspace / "build.txt").read_text().strip() == "built"
+
+
+async def test_an_approval_resolved_before_a_restart_is_still_409_after_it(tmp_path) -> None:
+    from api_helpers import GATED, make_api_parts
+
+    script = {"a": {"script": [{"shell": "echo one"}, {"shell": "echo two"}, {"say": "ok"}],
+                    "permissions": GATED}}
+    service, client, data, flows = make_api_parts(tmp_path)
+    await client.start_server()
+    api = Api(client, service, data, flows)
+    run_id = (await api.start(workflow(script)))["id"]
+    state = await api.until(run_id, lambda s: bool(s["pendingApprovals"]))
+    first = next(iter(state["pendingApprovals"]))
+    await api.json("POST", f"/api/approvals/{first}/resolve", 200, {"status": "approved"})
+    await api.until(run_id, lambda s: bool(s["pendingApprovals"])
+                    and first not in s["pendingApprovals"])
+    await service.shutdown()  # as SIGTERM: the run is left resumable
+    await client.close()
+
+    for folder in ("data", "flows"):  # a new service on the same data folder
+        (tmp_path / folder).rename(tmp_path / f"kept-{folder}")
+    service, client, data, flows = make_api_parts(tmp_path)
+    for folder in ("data", "flows"):
+        shutil.rmtree(tmp_path / folder)
+        (tmp_path / f"kept-{folder}").rename(tmp_path / folder)
+    await client.start_server()
+    try:
+        api = Api(client, service, data, flows)
+        await api.json("PATCH", f"/api/runs/{run_id}", 200, {"status": "running"})
+        again = await api.json("POST", f"/api/approvals/{first}/resolve", 409,
+                               {"status": "denied"})
+        assert again["error"]["code"] == "approval_resolved"
+        await api.json("POST", "/api/approvals/not-an-approval/resolve", 404,
+                       {"status": "denied"})
+    finally:
+        await service.shutdown()
+        await client.close()
