@@ -56,11 +56,12 @@ def workflow(agents: int, seconds: float) -> dict:
                 for i in range(agents)]
     configs: dict = {"lead": {"script": [{"say": "go"}, *handoffs, {"done": True}]}}
     edges = []
-    script = agent_script(seconds)
     for i in range(agents):
         key = f"streamer{i + 1}"
         nodes.append({"id": key, "label": f"Streamer {i + 1}", "provider": "scripted"})
-        configs[key] = {"script": script}
+        # a script of its own each: a shared one would be written as YAML aliases, which
+        # the safe loader refuses past 10,000 nodes (an alias bomb guard)
+        configs[key] = {"script": agent_script(seconds)}
         edges.append({"from": "lead", "to": key})
     return {"version": 1, "name": "Soak", "task": "stream for a while", "nodes": nodes,
             "nodeConfigs": configs, "edges": edges}
