@@ -34,6 +34,7 @@ from desktop.store.paths import runs_dir
 from desktop.store.runs import EngineBusy, RunError, engine_alive
 from desktop.views.reader import EventReader, Page
 from desktop.views.runs import open_run
+from desktop.wording import plural
 
 log = logging.getLogger(__name__)
 RESOLVED_MEMORY = 10_000
@@ -143,7 +144,7 @@ class RunService:
         errors = [str(p) for p in problems if p.is_error]
         if doc is None or errors:
             raise ApiError(422, "invalid_workflow",
-                           f"the workflow is invalid ({len(errors)} problem(s)); "
+                           f"the workflow is invalid ({plural(len(errors), 'problem')}); "
                            f"first: {errors[0] if errors else 'unreadable'}",
                            "workflow" if request.workflow is not None else "workflowPath",
                            problems=errors)

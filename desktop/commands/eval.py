@@ -21,6 +21,8 @@ import asyncio
 import sys
 from pathlib import Path
 
+from desktop.wording import plural
+
 EXIT_BAD_INPUT = 2
 
 
@@ -90,7 +92,7 @@ def run_command(args: argparse.Namespace) -> int:
     except EvalInputError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
-        print(f"eval run: {len(exc.problems)} problem(s); nothing was run", file=sys.stderr)
+        print(f"eval run: {plural(len(exc.problems), 'problem')}; nothing was run", file=sys.stderr)
         return EXIT_BAD_INPUT
     options = RunOptions(repeat=args.repeat, concurrency=args.concurrency,
                          timeout_sec=args.timeout_sec, retries=args.retries)

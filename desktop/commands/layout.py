@@ -5,6 +5,7 @@ import argparse
 from desktop.commands.workflow_arg import load_or_report
 from desktop.graph.io import save_workflow
 from desktop.graph.layout import auto_layout
+from desktop.wording import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,5 +28,5 @@ def run(args: argparse.Namespace) -> int:
         return 2
     target = args.output or args.file
     save_workflow(auto_layout(doc, args.method), target)
-    print(f"{target}: {len(doc.nodes)} nodes placed")
+    print(f"{target}: {plural(len(doc.nodes), 'node')} placed")
     return 0

@@ -16,6 +16,7 @@ import orjson
 from desktop.contract.base import new_id, utc_now
 from desktop.providers.parsers import PARSERS, parser_for
 from desktop.providers.parsers.common import NIL_RUN_ID
+from desktop.wording import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -68,7 +69,7 @@ def stream_problem(path: Path, parser: Any) -> str | None:
     if parser.lines == 0:
         return f"{path}: the file is empty; give the agent's stdout (JSON lines)"
     if parser.objects == 0:
-        return (f"{path}: none of its {parser.lines} line(s) is a JSON object; is it the "
+        return (f"{path}: none of its {plural(parser.lines, 'line')} is a JSON object; is it the "
                 "stdout of a claude, codex or gemini run with JSON output?")
     return None
 
@@ -89,9 +90,10 @@ def cmd_normalize(args: argparse.Namespace) -> int:
         out.write(orjson.dumps(event) + b"\n")
     out.flush()
     if parser.unparsed:
-        print(f"note: {parser.unparsed} line(s) were not JSON (kept as node.log events)",
+        print(f"note: {plural(parser.unparsed, 'line')} "
+              f"{'was' if parser.unparsed == 1 else 'were'} not JSON (kept as node.log events)",
               file=sys.stderr)
     if parser.malformed:
-        print(f"note: {parser.malformed} line(s) had fields of the wrong type (kept as "
+        print(f"note: {plural(parser.malformed, 'line')} had fields of the wrong type (kept as "
               "agent.raw events whose note names the field)", file=sys.stderr)
     return 0

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from desktop.commands import run as run_cmd
 from desktop.store.paths import data_dir
+from desktop.wording import plural
 
 PROJECT_BIN = Path(__file__).resolve().parents[2] / ".agents-cache" / "node_modules" / ".bin"
 
@@ -67,7 +68,7 @@ def rehearse_command(args: argparse.Namespace) -> int:
     for problem in problems:
         print(str(problem), file=sys.stderr)
     if doc is None or errors:
-        print(f"{path}: invalid workflow ({len(errors)} error(s))", file=sys.stderr)
+        print(f"{path}: invalid workflow ({plural(len(errors), 'error')})", file=sys.stderr)
         return run_cmd.EXIT_BAD_INPUT
     bin_dir = args.agents_bin or (PROJECT_BIN if PROJECT_BIN.is_dir() else None)
     return asyncio.run(_rehearse(doc, path, script, bin_dir, args))

@@ -17,6 +17,7 @@ from desktop.store.runs import RunError, find_run
 from desktop.store.safe_json import json_kind
 from desktop.store.snapshot import STATE_FILE, read_snapshot
 from desktop.views.reader import EventReader
+from desktop.wording import plural
 
 MAX_SHOWN = 50
 
@@ -98,7 +99,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if not diffs:
         print(f"same: state.json matches the fold of {replayed['lastSeq']} events")
         return 0
-    print(f"different: {len(diffs)} field(s) differ (state.json vs replay)")
+    print(f"different: {plural(len(diffs), 'field')} "
+          f"{'differs' if len(diffs) == 1 else 'differ'} (state.json vs replay)")
     for field, a, b in diffs[:MAX_SHOWN]:
         print(f"  {field}: {_short(a)} != {_short(b)}")
     if len(diffs) > MAX_SHOWN:

@@ -4,6 +4,7 @@ import argparse
 import sys
 
 from desktop.graph.validate import check_file
+from desktop.wording import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,9 +28,11 @@ def run(args: argparse.Namespace) -> int:
             print(str(problem), file=sys.stderr)
         if errors or doc is None:
             failed = True
-            print(f"{path}: INVALID ({len(errors)} error(s), {len(warnings)} warning(s))",
+            print(f"{path}: INVALID ({plural(len(errors), 'error')}, "
+                  f"{plural(len(warnings), 'warning')})",
                   file=sys.stderr)
             continue
-        note = f", {len(warnings)} warning(s)" if warnings else ""
-        print(f"{path}: OK ({len(doc.nodes)} nodes, {len(doc.edges)} edges{note})")
+        note = f", {plural(len(warnings), 'warning')}" if warnings else ""
+        print(f"{path}: OK ({plural(len(doc.nodes), 'node')}, "
+              f"{plural(len(doc.edges), 'edge')}{note})")
     return 2 if failed else 0

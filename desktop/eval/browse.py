@@ -13,6 +13,7 @@ from typing import Any
 from desktop.eval.evaluate import evaluate_results
 from desktop.eval.reader import ResultFolder, read_results
 from desktop.eval.report_html import VERDICT_ORDER, VERDICT_TEXT
+from desktop.wording import plural
 
 FILTERS = {"all": "All cases", "regressed": "Regressions", "fixed": "Fixes",
            "unchanged_fail": "Still failing", "flaky": "Flaky", "missing": "Missing",
@@ -101,7 +102,7 @@ def load_evaluation(root: str | Path) -> EvaluationTable:
 
     names = [str((workflows.get(s) or {}).get("name", s)) for s in ("baseline", "new")]
     subtitle = (f"{names[0]} → {names[1]}: pass rate {pct(rates['baseline'])} → "
-                f"{pct(rates['new'])}; {summary['regressed']} regression(s), "
-                f"{summary['fixed']} fix(es), {summary['unchanged_fail']} still failing")
+                f"{pct(rates['new'])}; {plural(summary['regressed'], 'regression')}, "
+                f"{plural(summary['fixed'], 'fix')}, {summary['unchanged_fail']} still failing")
     return EvaluationTable(Path(root), str(comparison.get("suite") or Path(root).name),
                            subtitle, rows, comparison["problems"])

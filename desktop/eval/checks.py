@@ -24,6 +24,7 @@ from desktop.eval.assets import AssetStore
 from desktop.eval.risk import args_text
 from desktop.eval.suite import Check
 from desktop.runtime.agent_env import build_env
+from desktop.wording import plural
 
 CHECK_ADAPTER: TypeAdapter[Any] = TypeAdapter(Check)
 MAX_CHECK_OUTPUT = 1024 * 1024
@@ -112,13 +113,14 @@ def judge(check: Any, case: dict[str, Any], recorded: dict[str, Any] | None) -> 
         calls = matching_calls(case, check.tool, check.args_pattern)
         if kind == "toolCalled":
             ok = len(calls) >= check.min
-            return {"passed": ok, "detail": f"{len(calls)} matching call(s), "
+            return {"passed": ok, "detail": f"{plural(len(calls), 'matching call')}, "
                                             f"at least {check.min} wanted"}
-        return {"passed": not calls, "detail": f"{len(calls)} matching call(s)"
+        return {"passed": not calls, "detail": f"{plural(len(calls), 'matching call')}"
                                                + (f": {calls[0]}" if calls else "")}
     if kind == "maxTurns":
         turns = count_turns(case)
-        return {"passed": turns <= check.max, "detail": f"{turns} turn(s), at most {check.max}"}
+        return {"passed": turns <= check.max,
+                "detail": f"{plural(turns, 'turn')}, at most {check.max}"}
     if kind == "maxCostUsd":
         cost = total_cost(case)
         return {"passed": cost <= check.max,

@@ -30,6 +30,7 @@ from desktop.contract.artifacts import FailureMeta, RunLimits
 from desktop.eval.assets import AssetStore
 from desktop.eval.digest import RunDigest
 from desktop.providers.rest import ERROR_BODY_FILE
+from desktop.wording import plural
 
 AGENTS = "agents"
 
@@ -119,7 +120,8 @@ def _http(error: dict[str, Any], run_dir: Path) -> Failure:
 def _invalid_json(digest: RunDigest, run_dir: Path) -> Failure:
     first = digest.unparsed[0]
     failure = Failure("invalid_json", f"the agent's stream could not be parsed: "
-                      f"{len(digest.unparsed)} line(s) are not JSON",
+                      f"{plural(len(digest.unparsed), 'line')} "
+                      f"{'is' if len(digest.unparsed) == 1 else 'are'} not JSON",
                       error_name="invalid_json", agent_run_id=first.get("agentRunId"),
                       content_type="application/x-ndjson")
     stdout = _read(run_dir, first.get("agentRunId"), "agent-stdout.txt")

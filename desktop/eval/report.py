@@ -29,6 +29,7 @@ from desktop.eval.report_html import (
     verdict_badge,
 )
 from desktop.store.atomic import atomic_write_text
+from desktop.wording import plural
 
 REPORT_FILE = "report.html"
 MAX_EVENTS = 300
@@ -64,7 +65,7 @@ class Report:
         parts = [f"<h1>{e(c.get('suite') or 'Evaluation')}</h1>",
                  f'<p class="sub">baseline <span class="vs">{e(names["baseline"])}</span> '
                  f'against new <span class="vs">{e(names["new"])}</span> · '
-                 f'{c["summary"]["cases"]} case(s) · generated '
+                 f'{plural(c["summary"]["cases"], "case")} · generated '
                  f'{e(utc_now()[:16].replace("T", " "))} UTC</p>',
                  self.cards(), self.problems(), "<h2>Cases</h2>", self.table(),
                  "<h2>Details</h2>", *(self.case(row) for row in self.ordered()),
@@ -264,7 +265,7 @@ class Report:
             patch = (version.path / info["href"]).read_text(encoding="utf-8", errors="replace")
         except OSError:
             return f'<p class="muted">{e(info["href"])} is missing.</p>'
-        stats = f'<p class="small muted">{info.get("files", "?")} file(s), ' \
+        stats = f'<p class="small muted">{_files(info.get("files"))}, ' \
                 f'+{info.get("insertions", 0)} &minus;{info.get("deletions", 0)}</p>'
         return stats + diff_block(patch, self.href(f"{version.rel}/{info['href']}"))
 
@@ -301,7 +302,8 @@ class Report:
                         f'<td class="small">{e(str(what)[:200])}</td></tr>')
         more = len(events) - MAX_EVENTS
         note = f'<p class="small muted">{more} more in the case file.</p>' if more > 0 else ""
-        return (f"<details><summary class=\"small\">{len(events)} events</summary><table>"
+        summary = plural(len(events), "event")
+        return (f"<details><summary class=\"small\">{summary}</summary><table>"
                 + "".join(rows) + f"</table>{note}</details>")
 
     def footer(self) -> str:
@@ -354,3 +356,8 @@ def _report(root: str | Path, target: str | Path | None, write: bool) -> tuple[P
     report = Report(results, path.resolve(), write_evaluation=write)
     atomic_write_text(path, report.render())
     return path, report
+
+
+def _files(count: object) -> str:
+    """How many files a diff touched ("? files" when the record does not say)."""
+    return plural(count, "file") if isinstance(count, int) else f"{count or '?'} files"

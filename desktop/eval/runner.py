@@ -38,6 +38,7 @@ from desktop.eval.index import EvalIndex, VersionRun, read_case_status
 from desktop.eval.inputs import EvalPlan
 from desktop.eval.portable import Scrubber
 from desktop.store.atomic import atomic_write_json
+from desktop.wording import plural
 
 DEFAULT_LIMITS = RunLimits(max_body_bytes=10 * 1024 * 1024, max_inline_snippet_bytes=2048,
                            max_payload_inline_bytes=4096)
@@ -95,7 +96,7 @@ class EvalRunner:
                     jobs.append((vr, case))
         done = len(versions) * len(self.plan.cases) - len(jobs)
         if done:
-            self.progress(f"resuming: {done} case run(s) already finished")
+            self.progress(f"resuming: {plural(done, 'case run')} already finished")
         gate = asyncio.Semaphore(max(1, self.options.concurrency))
 
         async def one(vr: VersionRun, case: Any) -> None:

@@ -29,6 +29,7 @@ from desktop.store.atomic import atomic_write_bytes
 from desktop.store.run_info import validate_at_completion, validate_at_creation, write_run_info
 from desktop.store.runner import RUNNER_JSON
 from desktop.store.secret_names import user_patterns
+from desktop.wording import plural
 
 if TYPE_CHECKING:
     from desktop.runtime.turn import TurnContext
@@ -233,7 +234,7 @@ class AgentRun:
         changed = patch.count(b"\ndiff --git ") + patch.startswith(b"diff --git ")
         if limit is not None and changed > limit:
             res.output_limit_exceeded = True
-            res.error = (f"the agent changed {changed} files, more than the sandbox's "
+            res.error = (f"the agent changed {plural(changed, 'file')}, more than the sandbox's "
                          f"maxOutputFiles ({limit})")
             self._log(res.error)
 

@@ -36,6 +36,7 @@ from desktop.runtime.agent_env import API_KEY_BY_PROVIDER
 from desktop.store.runner import canonical, utf16_key, write_runner
 from desktop.store.runner_rules import LOCALE_RE
 from desktop.store.runner_verify import verify
+from desktop.wording import plural
 
 OS_NAMES = {"linux": "linux", "darwin": "darwin", "win32": "win32", "cygwin": "win32"}
 ARCH_NAMES = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64",
@@ -125,7 +126,8 @@ def visible_names(env: Mapping[str, str], warnings: list[str],
     hidden = sorted(n for n in env if n.upper().startswith(FORBIDDEN_ENV_PREFIXES)
                     or n in keys or is_secret_name(n, patterns))
     if hidden:
-        warnings.append(f"{len(hidden)} variable(s) the agent saw are not listed because "
+        warnings.append(f"{plural(len(hidden), 'variable')} the agent saw "
+                        f"{'is' if len(hidden) == 1 else 'are'} not listed because "
                         f"their names mark secrets: {', '.join(hidden)}")
     return sorted((n for n in env if n not in hidden), key=utf16_key)
 

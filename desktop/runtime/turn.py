@@ -21,6 +21,7 @@ from desktop.runtime.agent_run import AgentRun, AgentRunResult
 from desktop.runtime.verify import run_verification
 from desktop.runtime.workspace import workspace_path
 from desktop.store.keychain import keyring_env
+from desktop.wording import plural
 
 
 @dataclass
@@ -160,7 +161,7 @@ class TurnRunner:
         ok = ok and not last.output_limit_exceeded
         if config.until_done and ok and not last.done:
             ok = False
-            error = (f"the agent did not write DONE in {len(results)} run(s) "
+            error = (f"the agent did not write DONE in {plural(len(results), 'run')} "
                      f"(maxRestarts={config.max_restarts})")
         return TurnResult(
             agent_run_id=last.agent_run_id, exit_code=last.exit_code, ok=ok,

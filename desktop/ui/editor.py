@@ -18,6 +18,7 @@ from desktop.ui import commands as c
 from desktop.ui.canvas.node_item import NODE_H, NODE_W
 from desktop.ui.document import DocumentModel
 from desktop.ui.roles_cache import role_title
+from desktop.wording import plural
 
 GRID = 20.0
 LAYOUT_SCALE_X = 1.0  # graph.layout's spacing fits our node size
@@ -118,7 +119,7 @@ class Editor(QObject):
         if node_ids or edge_keys:
             n = len(node_ids) + len(edge_keys)
             self.push(c.RemoveItems(self.model, node_ids, edge_keys,
-                                    text=f"Delete {n} item{'s' if n > 1 else ''}"))
+                                    text=f"Delete {plural(n, 'item')}"))
 
     def move(self, positions: dict[str, tuple[float, float]], text: str = "Move",
              mergeable: bool = True) -> None:
@@ -190,7 +191,8 @@ class Editor(QObject):
             bundles.append(c.NodeBundle(copy, part.node_configs.get(node.id)))
         edges = [e.model_copy(update={"from_": renames[e.from_], "to": renames[e.to], "id": None})
                  for e in part.edges if e.from_ in renames and e.to in renames]
-        self.push(c.AddItems(self.model, bundles, edges, text=f"Paste {len(bundles)} nodes"))
+        self.push(c.AddItems(self.model, bundles, edges,
+                             text=f"Paste {plural(len(bundles), 'node')}"))
         ids = [b.node.id for b in bundles]
         self.selectRequested.emit(ids, [])
         return ids

@@ -40,6 +40,7 @@ from desktop.ui.inspector_fields import (
     to_text,
 )
 from desktop.ui.roles_cache import roles
+from desktop.wording import plural
 
 
 class _TextBox(QPlainTextEdit):
@@ -202,7 +203,8 @@ class Inspector(QScrollArea):
         if self.kind == "multi":
             n, e = self._multi
             self.title.setText("Selection")
-            self.subtitle.setText(f"{n} nodes and {e} edges selected. Align, distribute, "
+            self.subtitle.setText(f"{plural(n, 'node')} and {plural(e, 'edge')} selected. "
+                                  "Align, distribute, "
                                   "copy or delete them from the Arrange and Edit menus.")
             self.notes.hide()
             return

@@ -38,6 +38,7 @@ from desktop.ui.run.attach import attach_run_panels
 from desktop.ui.settings import recent_files, ui_settings
 from desktop.ui.window_actions import WindowCommands
 from desktop.ui.window_size import dock_sizes, initial_geometry
+from desktop.wording import plural
 
 OPEN_WINDOWS: list[EditorWindow] = []
 TOOLBAR = ["new", "open", "save", None, "undo", "redo", None, "add_node", "auto_layout",
@@ -228,14 +229,16 @@ class EditorWindow(WindowCommands, QMainWindow):
 
     def _update_counts(self) -> None:
         doc = self.editor.model.doc
-        self.counts_label.setText(f"{len(doc.nodes)} nodes · {len(doc.edges)} edges")
+        self.counts_label.setText(f"{plural(len(doc.nodes), 'node')} · "
+                                  f"{plural(len(doc.edges), 'edge')}")
 
     def _on_problems(self, problems: list) -> None:
         errors, warnings = self.problems.counts()
         if not problems:
             self.problems_label.setText("✓ No problems")
         else:
-            self.problems_label.setText(f"● {errors} errors  ● {warnings} warnings")
+            self.problems_label.setText(f"● {plural(errors, 'error')}  "
+                                        f"● {plural(warnings, 'warning')}")
         self.scene.set_problems(self.problems.per_node())
         self.inspector.set_problems(problems)
         dock = self.docks["problems"]

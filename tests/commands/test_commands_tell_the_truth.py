@@ -78,7 +78,7 @@ def test_normalize_notes_fields_of_the_wrong_type(tmp_path: Path, capsys, provid
     notes = [e.get("note", "") for e in events if e["type"] == "agent.raw"]
     assert len(notes) == 3 and all(notes), events
     assert "not a string" in notes[-1]
-    assert "3 line(s) had fields of the wrong type" in err
+    assert "3 lines had fields of the wrong type" in err
 
 
 @pytest.mark.parametrize("bad_type", [5, ["x"], {"a": 1}, None])

@@ -84,7 +84,7 @@ def test_resume_runs_only_what_is_missing(tmp_path: Path, flows, capsys) -> None
     (version / "b.json").unlink()  # as if the evaluation had been killed before b finished
     assert eval_run(s, flows, out, "--resume") == 0
     err = capsys.readouterr().err
-    assert "resuming: 3 case run(s) already finished" in err
+    assert "resuming: 3 case runs already finished" in err
     assert (version / "a.json").read_bytes() == kept and (version / "b.json").is_file()
 
 

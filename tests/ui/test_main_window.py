@@ -124,3 +124,23 @@ def test_run_app_opens_editor_window(qtbot, tmp_path: Path) -> None:
     assert seen["loop_running"], "the asyncio loop must run while the window is open"
     assert isinstance(seen["windows"][-1], EditorWindow)
     assert seen["path"] == path.resolve()
+
+
+ONE_OF_EACH = """\
+name: One of each
+nodes:
+  - {id: solo, label: Solo, provider: scripted, entry: true}
+edges:
+  - {from: solo, to: gone, type: handoff}
+"""
+
+
+def test_status_bar_counts_read_in_the_singular(editor_window: EditorWindow,
+                                               tmp_path: Path) -> None:
+    path = tmp_path / "one.flow.yaml"
+    path.write_text(ONE_OF_EACH)
+    assert editor_window.open_path(path)
+    editor_window.problems.refresh()
+    assert editor_window.counts_label.text() == "1 node · 1 edge"
+    assert "● 1 error " in editor_window.problems_label.text() + " "
+    assert "1 errors" not in editor_window.problems_label.text()

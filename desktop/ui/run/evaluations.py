@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.eval.browse import FILTERS, CaseRow, EvaluationTable
+from desktop.wording import plural
 
 COLUMNS = ("Case", "Verdict", "Baseline", "New", "Risk", "Δ turns", "Δ tokens", "Δ cost",
            "Δ time (s)", "Tags")
@@ -94,7 +95,7 @@ class EvaluationView(QDialog):
         layout.addLayout(filters)
         layout.addWidget(self.table, 1)
         if table.problems:
-            problems = QLabel(f"{len(table.problems)} problem(s) reading the results; "
+            problems = QLabel(f"{plural(len(table.problems), 'problem')} reading the results; "
                               f"the first: {table.problems[0]}")
             problems.setWordWrap(True)
             layout.addWidget(problems)

@@ -32,6 +32,7 @@ from desktop.ui.run.transcript_model import (
     TsRole,
 )
 from desktop.views.format import CATEGORIES, DELTA_TYPES, HIDDEN_BY_DEFAULT
+from desktop.wording import plural
 
 MAX_EXPANDED_LINES = 40  # an opened thought taller than this scrolls in the detail pane
 TEXT_X = 8 + 66 + 112  # where the preview column starts: after time and node
@@ -306,7 +307,7 @@ class TranscriptView(QWidget):
     def _update_status(self, *_args: object) -> None:
         note = " · indexing…" if self.model.indexing else ""
         note += " · searching…" if self.model.searching else ""
-        self.status.setText(f"{self.model.rowCount():,} rows{note}")
+        self.status.setText(f"{plural(self.model.rowCount(), 'row')}{note}")
 
 
 __all__ = ["DELTA_TYPES", "TranscriptView"]
