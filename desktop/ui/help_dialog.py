@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -16,14 +17,24 @@ from PySide6.QtWidgets import (
 from desktop.ui.actions import shortcut_rows
 
 
-def _toolbar_rows(parent: QWidget | None) -> list[tuple[str, str, str]]:
-    """Shortcuts of the run toolbar, which lives outside the menu table."""
+def command_name(action: QAction) -> str:
+    """What an action does, without the marks and counts its button text carries."""
+    return str(action.property("command") or action.text().replace("&", "").strip("▶■ "))
+
+
+def run_actions(parent: QWidget | None) -> list[QAction]:
+    """The run toolbar's commands and the Approvals badge (outside the menu table)."""
     panels = getattr(parent, "run_panels", None)
     if panels is None:
         return []
-    actions = [*panels.controls.actions(), panels.approvals.badge]
-    return [("Run", a.text().lstrip("▶■ ").strip(), a.shortcut().toString())
-            for a in actions if not a.shortcut().isEmpty()]
+    # the badge sits on the run toolbar too: each action once
+    return list(dict.fromkeys([*panels.controls.actions(), panels.approvals.badge]))
+
+
+def _toolbar_rows(parent: QWidget | None) -> list[tuple[str, str, str]]:
+    """Shortcuts of the run toolbar, which lives outside the menu table."""
+    return [("Run", command_name(a), a.shortcut().toString())
+            for a in run_actions(parent) if not a.shortcut().isEmpty()]
 
 
 class ShortcutsDialog(QDialog):

@@ -20,6 +20,7 @@ from desktop.ui.editor import GRID
 from desktop.ui.palette import entries
 from desktop.ui.popups import Choice
 from desktop.ui.settings import add_recent
+from desktop.wording import plural
 
 FLOW_FILTER = f"Workflows (*{WORKFLOW_SUFFIX});;YAML (*.yaml *.yml);;All files (*)"
 
@@ -247,7 +248,7 @@ class WindowCommands:
             return
         # plain workflow YAML: pastes into another window, another process, or a text editor
         QGuiApplication.clipboard().setText(self.editor.copy_text(ids))
-        self.message(f"Copied {len(ids)} node{'s' if len(ids) > 1 else ''}")
+        self.message(f"Copied {plural(len(ids), 'node')}")
 
     def edit_cut(self) -> None:
         self.edit_copy()
@@ -336,13 +337,21 @@ class WindowCommands:
         at = top + QPointF(self.view.width() / 2 - 210, 40).toPoint()
         self.popup.open("Find node", choices, at, go, "Node name or id")
 
-    def show_command_palette(self) -> None:
+    def command_choices(self) -> list[Choice]:
+        """Every enabled command of the window, the run toolbar's included, with its keys."""
+        from desktop.ui.help_dialog import command_name, run_actions
+
         choices = []
-        for name, action in self.actions_.items():
-            if name == "command_palette" or not action.isEnabled():
+        actions = [a for n, a in self.actions_.items() if n != "command_palette"]
+        for action in [*actions, *run_actions(self)]:
+            if not action.isEnabled() or not command_name(action):
                 continue
-            keys = action.shortcut().toString()
-            choices.append(Choice(action.text().replace("&", "").rstrip("…"), keys, action))
+            keys = ", ".join(s.toString() for s in action.shortcuts())
+            choices.append(Choice(command_name(action).rstrip("…"), keys, action))
+        return choices
+
+    def show_command_palette(self) -> None:
+        choices = self.command_choices()
         top = self.view.mapToGlobal(self.view.rect().topLeft())
         at = top + QPointF(self.view.width() / 2 - 210, 40).toPoint()
         self.popup.open("Commands", choices, at, lambda a: a.trigger(), "Type a command")

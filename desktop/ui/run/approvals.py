@@ -194,6 +194,8 @@ class ApprovalInbox(QWidget):
         layout.addWidget(self.list, 1)
         layout.addWidget(self.hint)
         self.badge = QAction(badge_icon(0), "Approvals", self)
+        self.badge.setObjectName("approvals")
+        self.badge.setProperty("command", "Approvals")  # the text also carries the count
         self.badge.setToolTip("Pending approvals")
         self.badge.setShortcut(QKeySequence("Ctrl+Shift+A"))
         self.badge.triggered.connect(self.open_next)

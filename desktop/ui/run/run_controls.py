@@ -55,6 +55,9 @@ class RunControls(QToolBar):
 
     def _action(self, text: str, shortcut: str, slot) -> QAction:
         action = QAction(text, self)
+        name = text.strip("▶■ ")
+        action.setObjectName("run_" + name.lower().replace(" ", "_"))
+        action.setProperty("command", name)
         action.setShortcut(QKeySequence(shortcut))
         action.setToolTip(f"{text.strip('▶■ ')} ({shortcut})")
         action.triggered.connect(lambda _c=False: slot())
