@@ -36,3 +36,28 @@ def example_window(editor_window: EditorWindow, tmp_path: Path) -> EditorWindow:
     editor_window.view.reset_zoom()
     editor_window.view.centerOn(QPointF(400, 40))
     return editor_window
+
+
+@pytest.fixture(scope="session")
+def past_run(tmp_path_factory):
+    """``past_run(flow_path_or_yaml, name)``: the folder of a finished run of that workflow
+    (run once per session by ``agent-canvas run``, in a data folder of its own)."""
+    import subprocess
+    import sys
+
+    made: dict[str, Path] = {}
+
+    def make(flow: Path | str, name: str = "flow") -> Path:
+        key = str(flow)
+        if key not in made:
+            data = tmp_path_factory.mktemp(f"past-{name}")
+            path = Path(flow) if isinstance(flow, Path) else data / f"{name}.flow.yaml"
+            if not isinstance(flow, Path):
+                path.write_text(flow)
+            subprocess.run([sys.executable, "-m", "desktop", "run", str(path), "--data-dir",
+                            str(data)], capture_output=True, timeout=300,
+                           stdin=subprocess.DEVNULL, check=False)
+            made[key] = next((data / "runs").iterdir())
+        return made[key]
+
+    return make

@@ -66,7 +66,11 @@ class RunPanels(QObject):
         self.docks["transcript"] = self._dock("Transcript", self.transcript, BOTTOM)
         self.docks["diffs"] = self._dock("Diffs", self.diffs, BOTTOM)
         self.docks["history"] = self._dock("Run history", self.history, BOTTOM)
-        self.docks["timeline"] = self._dock("Timeline", self.timeline, BOTTOM)
+        # a strip across the whole window, under the toolbars: the canvas it scrubs is below
+        self.docks["timeline"] = self._dock("Timeline", self.timeline,
+                                            Qt.DockWidgetArea.TopDockWidgetArea)
+        # a new name: a layout saved while it sat in the narrow bottom corner is not reused
+        self.docks["timeline"].setObjectName("dock_run_scrubber")
         # Approvals and chat share the bottom tabs, so the inspector keeps its height;
         # the toolbar badge and the approval dialog bring them forward when needed.
         self.docks["approvals"] = self._dock("Approvals", self.approvals, BOTTOM)
@@ -124,7 +128,7 @@ class RunPanels(QObject):
         self.stall.stopRequested.connect(self.stop)
         self.stall.instructionsChanged.connect(self._new_instructions)
         self.service.restartRequested.connect(self.restart_service)
-        self.chat.sendRequested.connect(lambda n, t: self._each("chat", n, t))
+        self.chat.sendRequested.connect(self._chat)
         self.chat.editRequested.connect(self._edit_inbox)
         self.history.openRequested.connect(self.open_run)
         self.history.replayRequested.connect(self.replay)
@@ -218,8 +222,29 @@ class RunPanels(QObject):
             return
         self.controls.set_state(state, live=self.session.live, running=self.session.running)
         self.chat.set_state(state)
+        self.chat.set_live(self.session.running, self._why_no_chat(state))
         if self.overlay is not None:
             self.overlay.apply_state(state)
+
+    def _why_no_chat(self, state: dict | None) -> str:
+        session = self.session
+        status = str((state or {}).get("status") or "")
+        if session is None:
+            return "No run is open."
+        if status in ("completed", "failed", "stopped"):
+            return f"This run has {status}: start a new run to talk to its nodes."
+        if not session.live:
+            return "This run is open read-only: no engine of this app runs it."
+        if session.lost is not None:
+            return "The service stopped: restart it to send messages."
+        return "The run is not running in the service yet."
+
+    def _chat(self, node_id: str, text: str) -> None:
+        task = self._each("chat", node_id, text)
+        if isinstance(task, asyncio.Future):
+            # the line clears once the service took the message; on an error it stays
+            task.add_done_callback(lambda t: self.chat.sent(text) if not t.cancelled()
+                                   and t.exception() is None and t.result() else None)
 
     def _on_finished(self, status: str) -> None:
         if self.session is not None:
@@ -359,6 +384,7 @@ class RunPanels(QObject):
         self.session.model.set_limit(seq)
         self.controls.set_state(state, live=False)
         self.chat.set_state(state)
+        self.chat.set_live(False, "Replaying: messages go to a running run.")
         self.approvals.set_state(state)
         self.stall.set_state(state)
         if self.overlay is not None:
@@ -377,15 +403,17 @@ class RunPanels(QObject):
 
     def _canvas_selection(self) -> None:
         scene = getattr(self.window, "scene", None)
-        if self.session is None or scene is None or not hasattr(scene, "selected_node_ids"):
+        if scene is None or not hasattr(scene, "selected_node_ids"):
             return
         keys = scene.selected_node_ids()
+        if len(keys) == 1:
+            self.chat.select_key(keys[0])  # kept for this run and the next one
+        if self.session is None:
+            return
         nodes = (self.session.state or {}).get("nodes") or {}
         by_key = {n.get("key"): nid for nid, n in nodes.items()}
         node_id = by_key.get(keys[0]) if len(keys) == 1 else None
         self.transcript.set_node(node_id)
-        if node_id:
-            self.chat.select_node(node_id)
 
 
 def attach_run_panels(window: QMainWindow, data_dir: Path | None = None) -> RunPanels:

@@ -1,4 +1,8 @@
-"""Talk to a node (``message.user``) and, in INTERACTIVE mode, review queued handoffs."""
+"""Talk to a node (``message.user``) and, in INTERACTIVE mode, review queued handoffs.
+
+The chosen node is remembered by its workflow key, so a new run of the same graph (new
+node ids) keeps it. The typed message stays until the service took it.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +23,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+PLACEHOLDER = "Message to the node (Enter to send)"
+
+
+def one_line(text: str) -> str:
+    """``text`` with its line breaks and runs of spaces as single spaces."""
+    return " ".join(str(text).split())
+
 
 class ChatBox(QWidget):
     """A node picker, a message line and the node's queued inbox items (editable)."""
@@ -29,19 +40,30 @@ class ChatBox(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state: dict | None = None
+        self.live = False
+        self.chosen_key: str | None = None  # the node's workflow key: outlives the run
         self.node = QComboBox()
         self.node.setObjectName("chatNode")
+        self.node.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.node.activated.connect(lambda _i: self._remember())
         self.text = QLineEdit()
-        self.text.setPlaceholderText("Message to the node (Enter to send)")
+        self.text.setPlaceholderText(PLACEHOLDER)
         self.text.returnPressed.connect(self.send)
-        send = QPushButton("Send")
-        send.clicked.connect(self.send)
+        self.send_button = QPushButton("Send")
+        self.send_button.setObjectName("chatSend")
+        self.send_button.clicked.connect(self.send)
         row = QHBoxLayout()
         row.addWidget(self.node)
         row.addWidget(self.text, 1)
-        row.addWidget(send)
+        row.addWidget(self.send_button)
+        self.note = QLabel()
+        self.note.setProperty("role", "muted")
+        self.note.setWordWrap(True)
+        self.note.hide()
         self.queue_label = QLabel("Waiting for the next turn:")
         self.queue = QListWidget()
+        self.queue.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.queue.setWordWrap(False)
         self.queue.currentItemChanged.connect(self._show_item)
         self.editor = QPlainTextEdit()
         self.editor.setPlaceholderText("Select a queued handoff to read or edit it")
@@ -62,12 +84,14 @@ class ChatBox(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(row)
+        layout.addWidget(self.note)
         layout.addWidget(self.queue_label)
         layout.addWidget(split, 1)
         self.node.currentIndexChanged.connect(lambda _i: self._fill_queue())
+        self.set_live(False)
 
     def set_state(self, state: dict | None) -> None:
-        """Follow the run's nodes and inboxes."""
+        """Follow the run's nodes and inboxes (the chosen node stays chosen)."""
         self.state = state
         nodes = (state or {}).get("nodes") or {}
         current = self.node.currentData()
@@ -78,26 +102,65 @@ class ChatBox(QWidget):
             for node_id, node in nodes.items():
                 self.node.addItem(node.get("label") or node_id[:8], node_id)
             i = self.node.findData(current)
+            if i < 0 and self.chosen_key is not None:  # a new run of the same graph
+                i = next((self.node.findData(n) for n, node in nodes.items()
+                          if node.get("key") == self.chosen_key), -1)
             self.node.setCurrentIndex(max(0, i))
             self.node.blockSignals(False)
+            if self.chosen_key is None:
+                self._remember()
         self._fill_queue()
         interactive = (state or {}).get("mode") == "INTERACTIVE"
         if self.save.isEnabled() != interactive:
             self.editor.setReadOnly(not interactive)
             self.save.setEnabled(interactive)
 
+    def set_live(self, live: bool, why: str = "") -> None:
+        """Whether a message can be sent now; ``why`` says why not (the text stays)."""
+        self.live = live
+        self.send_button.setEnabled(live)
+        self.text.setPlaceholderText(PLACEHOLDER if live else
+                                     "Messages go to a running run (this one is not)")
+        self.note.setText(why)
+        self.note.setVisible(bool(why) and not live)
+
     def select_node(self, node_id: str) -> None:
         """Address the next message to ``node_id``."""
         i = self.node.findData(node_id)
         if i >= 0:
             self.node.setCurrentIndex(i)
+            self._remember()
+
+    def select_key(self, key: str) -> None:
+        """Address the next message to the node with workflow key ``key`` (this run's or
+        the next one's)."""
+        self.chosen_key = key
+        nodes = (self.state or {}).get("nodes") or {}
+        node_id = next((n for n, node in nodes.items() if node.get("key") == key), None)
+        if node_id is not None:
+            self.select_node(node_id)
+
+    def _remember(self) -> None:
+        node = ((self.state or {}).get("nodes") or {}).get(self.node.currentData()) or {}
+        if node.get("key"):
+            self.chosen_key = node["key"]
 
     def send(self) -> None:
-        """Ask to send the typed message to the chosen node."""
+        """Ask to send the typed message to the chosen node; the text stays in the line
+        until :meth:`sent` says the service took it."""
         text = self.text.text().strip()
         node_id = self.node.currentData()
+        if not self.live:
+            self.note.setText("This run is not running: your message was not sent. Start "
+                              "or resume a run to talk to its nodes.")
+            self.note.show()
+            return
         if text and node_id:
             self.sendRequested.emit(node_id, text)
+
+    def sent(self, text: str) -> None:
+        """The service took ``text``: clear the line (unless it was typed over since)."""
+        if self.text.text().strip() == text:
             self.text.clear()
 
     def _fill_queue(self) -> None:
@@ -113,7 +176,9 @@ class ChatBox(QWidget):
         for item in items:
             text = (item.get("envelope") or {}).get("payload", {}).get("message") \
                 or item.get("text", "")
-            entry = QListWidgetItem(f"{item.get('kind', '?')}: {text[:100]}")
+            # the whole text on one line: the list elides it to its width, with an ellipsis
+            entry = QListWidgetItem(f"{item.get('kind', '?')}: {one_line(text)}")
+            entry.setToolTip(str(text)[:4000])
             entry.setData(256, item.get("id"))
             entry.setData(257, item)
             self.queue.addItem(entry)

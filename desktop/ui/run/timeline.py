@@ -5,9 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QToolButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QSlider, QToolButton, QWidget
 
 from desktop.views.replay import ReplayState
+
+SLIDER_MIN_WIDTH = 240  # narrower, a horizontal slider reads as a checkbox
+LONGEST_TYPE = "message.assistant.thinking.final"  # the widest event type name
+
+
+def position_text(seq: int, total: int, event: dict | None) -> str:
+    """What the label says at event ``seq`` of ``total``."""
+    what = f" · {event.get('type')} · {str(event.get('ts', ''))[11:19]}" if event else ""
+    return f"event {seq:,} / {total:,}{what}"
 
 
 class TimelineScrubber(QWidget):
@@ -22,12 +31,16 @@ class TimelineScrubber(QWidget):
         self.slider.setObjectName("timelineSlider")
         self.slider.setEnabled(False)
         self.slider.setPageStep(50)
+        self.slider.setMinimumWidth(SLIDER_MIN_WIDTH)
+        self.slider.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.play_button = QToolButton()
         self.play_button.setText("▶")
         self.play_button.setToolTip("Play the run from here")
         self.play_button.setCheckable(True)
         self.play_button.toggled.connect(self._play)
         self.label = QLabel("no run")
+        self.label.setObjectName("timelineLabel")
+        self._fit_label(0)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.addWidget(self.play_button)
@@ -49,6 +62,7 @@ class TimelineScrubber(QWidget):
         if self.replay is not None:
             self.replay.close()
         self.replay = ReplayState(Path(run_dir))
+        self._fit_label(self.replay.total)
         self.slider.setEnabled(True)
         self.slider.setRange(0, self.replay.total)
         self.slider.setValue(self.replay.total)
@@ -67,11 +81,20 @@ class TimelineScrubber(QWidget):
         seq = self.slider.value()
         self.current = seq
         state = self.replay.state_at(seq)
-        event = self.replay.event(seq)
-        what = f" · {event.get('type')} · {str(event.get('ts', ''))[11:19]}" if event else ""
-        self.label.setText(f"event {seq:,} / {self.replay.total:,}{what}")
+        text = position_text(seq, self.replay.total, self.replay.event(seq))
+        metrics = self.label.fontMetrics()
+        self.label.setText(metrics.elidedText(text, Qt.TextElideMode.ElideRight,
+                                              self.label.width()))
+        self.label.setToolTip(text)
         self.stateAt.emit(seq, state)
         return state
+
+    def _fit_label(self, total: int) -> None:
+        """One width for every position of a run of ``total`` events: the widest text's
+        (digits are all 8s, the longest event type), so the slider never jumps."""
+        widest = position_text(int("8" * len(str(max(total, 1)))), int("8" * len(
+            str(max(total, 1)))), {"type": LONGEST_TYPE, "ts": "2000-01-01T88:88:88"})
+        self.label.setFixedWidth(self.label.fontMetrics().horizontalAdvance(widest) + 8)
 
     def _play(self, on: bool) -> None:
         self.play_button.setText("⏸" if on else "▶")
