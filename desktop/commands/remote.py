@@ -152,7 +152,9 @@ async def drive_remote(client: ApiClient, run_id: str, args: argparse.Namespace,
         for sig, why in ((signal.SIGINT, "interrupted by Ctrl-C"), (signal.SIGTERM, "terminated")):
             loop.add_signal_handler(sig, lambda w=why: stopping.append(
                 asyncio.ensure_future(console.stop(w))))
-    lines = StdinLines(loop) if sys.stdin is not None and not sys.stdin.closed else None
+    typed = view.typed if isinstance(view, LiveView) else None
+    lines = StdinLines(loop, on_line=typed) \
+        if sys.stdin is not None and not sys.stdin.closed else None
 
     async def consume() -> None:
         assert lines is not None

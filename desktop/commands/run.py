@@ -26,6 +26,7 @@ from rich.console import Console as RichConsole
 from desktop.commands.server_args import add_server_options
 from desktop.contract.enums import RunStatus
 from desktop.store.paths import data_dir
+from desktop.wording import plural
 
 EXIT = {RunStatus.COMPLETED: 0, RunStatus.FAILED: 1, RunStatus.STOPPED: 4}
 EXIT_BAD_INPUT = 2
@@ -83,7 +84,7 @@ def run_command(args: argparse.Namespace) -> int:
     for problem in problems:
         print(str(problem), file=sys.stderr)
     if doc is None or errors:
-        print(f"{path}: invalid workflow ({len(errors)} error(s)); fix it and run again",
+        print(f"{path}: invalid workflow ({plural(len(errors), 'error')}); fix it and run again",
               file=sys.stderr)
         return EXIT_BAD_INPUT
     if args.server:
@@ -154,7 +155,9 @@ async def drive(engine, args: argparse.Namespace, after_seq: int) -> int:
             view.show_status()
 
     console = Console(engine, view.say, show)
-    lines = StdinLines(loop) if sys.stdin is not None and not sys.stdin.closed else None
+    typed = view.typed if isinstance(view, LiveView) else None
+    lines = StdinLines(loop, on_line=typed) \
+        if sys.stdin is not None and not sys.stdin.closed else None
     commands_done = asyncio.Event()
     if lines is None:
         commands_done.set()

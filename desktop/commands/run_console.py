@@ -59,16 +59,20 @@ TERMINAL_WORD = "terminal"
 class StdinLines:
     """Lines of stdin delivered to the loop; a daemon thread does the blocking reads."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, stream=None) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, stream=None,
+                 on_line: Callable[[str], None] | None = None) -> None:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.eof = False
         self._loop = loop
         self._stream = stream or sys.stdin
+        self._on_line = on_line  # told at once, on the reading thread (the live view)
         threading.Thread(target=self._read, name="stdin-commands", daemon=True).start()
 
     def _read(self) -> None:
         try:
             for line in self._stream:
+                if self._on_line is not None:
+                    self._on_line(line)
                 self._loop.call_soon_threadsafe(self.queue.put_nowait, line)
         except (OSError, ValueError):
             pass

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import Any
 
 import orjson
+from rich.cells import cell_len
 from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
@@ -80,12 +82,29 @@ def _hint(engine: Engine) -> str:
 class LiveView:
     """A rich Live table refreshed a few times a second."""
 
-    def __init__(self, engine: Engine, console: Console) -> None:
+    def __init__(self, engine: Engine, console: Console, echo: bool | None = None) -> None:
         self.engine = engine
         self.activity = RecentActivity()
         engine.recorder.listen(self.activity)
+        # the terminal echoes typed commands below the table (stdin is a terminal)
+        self.echo = sys.stdin is not None and sys.stdin.isatty() if echo is None else echo
         self.live = Live(get_renderable=lambda: status_table(engine, self.activity),
                          console=console, refresh_per_second=4, transient=False)
+
+    def typed(self, line: str) -> None:
+        """A command was typed: the terminal echoed it after the table's last line and its
+        Enter moved the cursor below the table. Move the cursor back up, so the next
+        refresh redraws the table in place (else its top lines stay in the scrollback,
+        once per command). Called from the thread that reads stdin."""
+        if not self.echo or not self.live.is_started:
+            return
+        console = self.live.console
+        width = max(1, console.width)
+        typed = cell_len(line.rstrip("\r\n"))
+        moved = 1 + (cell_len(_hint(self.engine)) + typed) // width
+        with getattr(self.live, "_lock", contextlib.nullcontext()):
+            console.file.write(f"\x1b[{moved}A\r")
+            console.file.flush()
 
     def __enter__(self) -> LiveView:
         self.live.__enter__()

@@ -18,8 +18,14 @@ from desktop.contract.state import RunState
 from desktop.store.paths import data_dir
 from desktop.store.runner_diff import AgentRunRecord, agent_records, pair_runs
 from desktop.store.runs import LIVE_STATUSES, RunError, find_run, log_problem
+from desktop.views.activity import short
+from desktop.views.format import preview
 from desktop.views.reader import EventReader
 from desktop.views.runs import list_runs, open_run
+from desktop.views.tool_calls import RunNotes
+from desktop.wording import plural
+
+DETAIL_WIDTH = 100
 
 
 def add_data_dir(p: argparse.ArgumentParser, *, suppress: bool = False) -> None:
@@ -197,7 +203,8 @@ def cmd_diff_env(args: argparse.Namespace) -> int:
             print(f"{p.node}: {left} vs {right}: " + ("same environment" if p.same else
                   "no counterpart" if p.left is None or p.right is None else
                   "record missing or unreadable" if not p.differences else
-                  f"{len(p.differences)} field(s) differ"))
+                  f"{plural(len(p.differences), 'field')} "
+                  f"{'differs' if len(p.differences) == 1 else 'differ'}"))
             for name, a, b in p.differences:
                 print(f"  {name}: {_shown(a)} -> {_shown(b)}")
     return 0 if pairs and all(p.same for p in pairs) else 1
@@ -214,12 +221,15 @@ def _shown(value: object) -> str:
     return "(absent)" if value is None else orjson.dumps(value).decode()
 
 
-def _gist(event: dict) -> str:
-    for key in ("message", "text", "reason", "status", "problem"):
-        value = event.get(key)
-        if isinstance(value, str) and value:
-            return value.replace("\n", " ")[:80]
-    return ""
+def _gist(event: dict, notes: RunNotes) -> str:
+    """The event's line in the transcript (the one projection of how an event reads),
+    without its type, which has a column of its own."""
+    notes.learn(event)
+    kind = str(event.get("type", ""))
+    text = preview(event, notes.tools)
+    if text.startswith(kind):
+        text = text[len(kind):].lstrip(": ")
+    return short(text, DETAIL_WIDTH)
 
 
 def cmd_events(args: argparse.Namespace) -> int:
@@ -239,10 +249,11 @@ def cmd_events(args: argparse.Namespace) -> int:
                      "nextCursor": page.next_cursor})
         return 0
     table = Table("seq", "time", "type", "node", "detail")
+    notes = RunNotes()
     for e in page.events:
         node = state.nodes.get(e.get("nodeId") or "")
         table.add_row(str(e["seq"]), _when(str(e.get("ts", ""))), str(e.get("type")),
-                      node.label if node else (e.get("nodeId") or "")[:8], _gist(e))
+                      node.label if node else (e.get("nodeId") or "")[:8], _gist(e, notes))
     Console().print(table)
     if page.has_more:
         flag = "--after" if args.after is not None else "--before"
