@@ -51,7 +51,7 @@ ACTIONS: list[Spec | None] = [
     Spec("delete", "&Delete", "Edit", "edit_delete", ("Delete", "Backspace")),
     Spec("select_all", "Select &All", "Edit", "edit_select_all", ("Ctrl+A",)),
     SEP,
-    Spec("add_node", "Add &Node…", "Edit", "show_quick_add", ("Ctrl+Alt+N",),
+    Spec("add_node", "Add &Node…", "Edit", "show_quick_add", ("Insert",),
          tip="Also Tab, or double-click the canvas"),
     Spec("connect", "Connect Selected (&Handoff)", "Edit", "edit_connect_handoff", ("Ctrl+J",),
          tip="Chain the selected nodes left to right"),
