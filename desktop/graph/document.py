@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from desktop.contract.enums import EdgeType, GlobalMode, Mode, Provider
 from desktop.contract.state import Capabilities, NodeConfig, Permissions
+from desktop.graph.decorations import NodeGroup, StickyNote, duplicate_ids
 
 DOCUMENT_VERSION = 1
 SLUG_PATTERN = r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$"
@@ -68,11 +69,17 @@ class WorkflowDocument(_DocModel):
     nodes: list[WorkflowNode] = Field(default_factory=list)
     node_configs: dict[str, NodeConfig] = Field(default_factory=dict, alias="nodeConfigs")
     edges: list[WorkflowEdge] = Field(default_factory=list)
+    notes: list[StickyNote] = Field(default_factory=list, description="Sticky notes.")
+    groups: list[NodeGroup] = Field(default_factory=list, description="Titled frames.")
     extra: dict[str, Any] = Field(default_factory=dict, description="Free-form user metadata.")
 
     @model_validator(mode="after")
     def _edge_ids(self) -> "WorkflowDocument":
         assign_edge_ids(self.edges)
+        twice = duplicate_ids(self.notes, self.groups)
+        if twice:
+            raise ValueError(f"notes and groups need distinct ids; {', '.join(twice)} is used "
+                             "more than once")
         return self
 
     def node(self, node_id: str) -> WorkflowNode | None:

@@ -148,6 +148,10 @@ def document_data(doc: WorkflowDocument) -> dict[str, Any]:
         keys = sorted(doc.node_configs, key=lambda k: order.get(k, len(order)))
         data["nodeConfigs"] = {key: _config_data(doc.node_configs[key]) for key in keys}
     data["edges"] = [_edge_data(e) for e in doc.edges]
+    if doc.notes:
+        data["notes"] = [_decoration_data(n, "text") for n in doc.notes]
+    if doc.groups:
+        data["groups"] = [_decoration_data(g, "label") for g in doc.groups]
     if doc.extra:
         data["extra"] = doc.extra
     return data
@@ -180,6 +184,14 @@ def _node_data(node: Any) -> dict[str, Any]:
             out[key] = model.model_dump(mode="json", by_alias=True, exclude_defaults=True)
     if node.position is not None:
         out["position"] = {"x": _number(node.position.x), "y": _number(node.position.y)}
+    return out
+
+
+def _decoration_data(item: Any, words: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": item.id, words: getattr(item, words)}
+    out["box"] = {k: _number(v) for k, v in item.box.model_dump().items()}
+    if item.color is not None:
+        out["color"] = item.color
     return out
 
 

@@ -13,6 +13,7 @@ import itertools
 from PySide6.QtCore import QObject, Signal
 
 from desktop.contract.state import NodeConfig
+from desktop.graph.decorations import NodeGroup, StickyNote
 from desktop.graph.document import (
     Position,
     WorkflowDocument,
@@ -21,6 +22,8 @@ from desktop.graph.document import (
     new_edge_id,
 )
 
+NOTE = "note"
+GROUP = "group"
 META_FIELDS = ("name", "description", "task", "mode", "global_mode", "extra")
 
 
@@ -34,6 +37,9 @@ class DocumentModel(QObject):
     edgeAdded = Signal(str)
     edgeRemoved = Signal(str)
     edgeChanged = Signal(str)
+    decorationAdded = Signal(str, str)  # kind ("note" or "group"), id
+    decorationRemoved = Signal(str, str)
+    decorationChanged = Signal(str, str)
     metaChanged = Signal()
     documentReset = Signal()
     changed = Signal()
@@ -240,6 +246,67 @@ class DocumentModel(QObject):
             setattr(self._doc, name, value)
         self.metaChanged.emit()
         self.changed.emit()
+
+    # ------------------------------------------------------------ notes and groups
+    def decorations(self, kind: str) -> list[StickyNote] | list[NodeGroup]:
+        """The document's notes (``kind`` "note") or groups ("group"), in order."""
+        if kind == NOTE:
+            return self._doc.notes
+        if kind == GROUP:
+            return self._doc.groups
+        raise KeyError(kind)
+
+    def decoration(self, kind: str, item_id: str) -> StickyNote | NodeGroup | None:
+        return next((d for d in self.decorations(kind) if d.id == item_id), None)
+
+    def unique_decoration_id(self, base: str) -> str:
+        """An id like ``base`` that no note or group has yet (``note-1``, ``note-2``, ...)."""
+        taken = {d.id for d in (*self._doc.notes, *self._doc.groups)}
+        for i in itertools.count(1):
+            candidate = f"{base}-{i}"
+            if candidate not in taken:
+                return candidate
+        raise AssertionError("unreachable")
+
+    def add_decoration(self, kind: str, item: StickyNote | NodeGroup,
+                       index: int | None = None) -> None:
+        if self.decoration(NOTE, item.id) or self.decoration(GROUP, item.id):
+            raise ValueError(f"a note or group with id {item.id!r} already exists")
+        items = self.decorations(kind)
+        items.insert(len(items) if index is None else index, item)
+        self.decorationAdded.emit(kind, item.id)
+        self.changed.emit()
+
+    def remove_decoration(self, kind: str, item_id: str) -> tuple[int, StickyNote | NodeGroup]:
+        items = self.decorations(kind)
+        index = next(i for i, d in enumerate(items) if d.id == item_id)
+        item = items.pop(index)
+        self.decorationRemoved.emit(kind, item_id)
+        self.changed.emit()
+        return index, item
+
+    def replace_decoration(self, kind: str, item: StickyNote | NodeGroup) -> None:
+        """Swap in a new version of a note or group (same id)."""
+        items = self.decorations(kind)
+        index = next(i for i, d in enumerate(items) if d.id == item.id)
+        items[index] = item
+        self.decorationChanged.emit(kind, item.id)
+        self.changed.emit()
+
+    def move_decorations(self, positions: dict[tuple[str, str], tuple[float, float]]) -> None:
+        """Set the top-left corners of notes and groups, keyed by (kind, id)."""
+        moved = []
+        for (kind, item_id), (x, y) in positions.items():
+            item = self.decoration(kind, item_id)
+            if item is None or (item.box.x == x and item.box.y == y):
+                continue
+            # plain floats from a drag: skip per-field validation, as move_nodes does
+            item.__dict__["box"] = item.box.model_copy(update={"x": float(x), "y": float(y)})
+            moved.append((kind, item_id))
+        for kind, item_id in moved:
+            self.decorationChanged.emit(kind, item_id)
+        if moved:
+            self.changed.emit()
 
     # ------------------------------------------------------------ internals
     def _put_edge(self, key: str, edge: WorkflowEdge) -> None:

@@ -16,6 +16,7 @@ from desktop.graph.errors import WorkflowLoadError
 from desktop.graph.io import dumps_workflow, loads_workflow
 from desktop.ui import commands as c
 from desktop.ui.canvas.node_item import NODE_H, NODE_W
+from desktop.ui.decoration_edits import DecorationEdits
 from desktop.ui.document import DocumentModel
 from desktop.ui.roles_cache import role_title
 from desktop.wording import plural
@@ -29,7 +30,7 @@ def snap(value: float, grid: float = GRID) -> float:
     return round(value / grid) * grid
 
 
-class Editor(QObject):
+class Editor(DecorationEdits, QObject):
     """The document model, its undo stack, and every edit a user can make."""
 
     selectRequested = Signal(list, list)  # node ids, edge keys the views should select
@@ -115,11 +116,18 @@ class Editor(QObject):
             self.push(c.EditEdge(self.model, key, edge))
 
     # ---------------------------------------------------------------- selection edits
-    def delete(self, node_ids: list[str], edge_keys: list[str]) -> None:
+    def delete(self, node_ids: list[str], edge_keys: list[str],
+               decorations: list[tuple[str, str]] = ()) -> None:
+        """Delete nodes (with their edges), edges, and notes or groups: one undo step."""
+        n = len(node_ids) + len(edge_keys) + len(decorations)
+        if not n:
+            return
+        text = f"Delete {plural(n, 'item')}"
+        self.undo_stack.beginMacro(text)
         if node_ids or edge_keys:
-            n = len(node_ids) + len(edge_keys)
-            self.push(c.RemoveItems(self.model, node_ids, edge_keys,
-                                    text=f"Delete {plural(n, 'item')}"))
+            self.push(c.RemoveItems(self.model, node_ids, edge_keys, text=text))
+        self.delete_decorations(list(decorations))
+        self.undo_stack.endMacro()
 
     def move(self, positions: dict[str, tuple[float, float]], text: str = "Move",
              mergeable: bool = True) -> None:

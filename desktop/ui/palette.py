@@ -9,6 +9,7 @@ from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from desktop.contract.enums import Provider
+from desktop.ui.canvas.decorations import GROUP_DEFAULT, NOTE_DEFAULT
 from desktop.ui.canvas.scene import TEMPLATE_MIME
 from desktop.ui.roles_cache import roles
 from desktop.ui.theme import Theme
@@ -22,6 +23,10 @@ def entries() -> list[dict]:
            for r in roles().values()]
     out += [{"kind": "provider", "name": p.value, "title": p.value,
              "detail": "drop on a node to run it with this provider"} for p in Provider]
+    out += [{"kind": "note", "name": "note", "title": "Sticky note",
+             "detail": "a note on the canvas; double-click it to write"},
+            {"kind": "group", "name": "group", "title": "Group",
+             "detail": "a titled frame; what lies inside moves with it"}]
     return out
 
 
@@ -72,8 +77,10 @@ class Palette(QWidget):
 
     def populate(self, theme: Theme) -> None:
         self.tree.clear()
-        groups = {"role": QTreeWidgetItem(["ROLES"]), "provider": QTreeWidgetItem(["PROVIDERS"])}
-        for group in groups.values():
+        canvas = QTreeWidgetItem(["CANVAS"])
+        groups = {"role": QTreeWidgetItem(["ROLES"]), "provider": QTreeWidgetItem(["PROVIDERS"]),
+                  "note": canvas, "group": canvas}
+        for group in dict.fromkeys(groups.values()):
             group.setFlags(Qt.ItemFlag.ItemIsEnabled)
             font = group.font(0)
             font.setPointSizeF(font.pointSizeF() * 0.85)
@@ -86,6 +93,8 @@ class Palette(QWidget):
             item.setData(0, SPEC_ROLE, spec)
             item.setToolTip(0, spec["detail"])
             color = (theme.role_color(spec["name"]) if spec["kind"] == "role"
+                     else QColor(NOTE_DEFAULT) if spec["kind"] == "note"
+                     else QColor(GROUP_DEFAULT) if spec["kind"] == "group"
                      else theme.provider_color(spec["name"]))
             item.setIcon(0, swatch(color))
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable

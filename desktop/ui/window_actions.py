@@ -270,7 +270,26 @@ class WindowCommands:
         self.editor.duplicate(self.scene.selected_node_ids())
 
     def edit_delete(self) -> None:
-        self.editor.delete(self.scene.selected_node_ids(), self.scene.selected_edge_keys())
+        self.editor.delete(self.scene.selected_node_ids(), self.scene.selected_edge_keys(),
+                           self.scene.decorations.selected_keys())
+
+    def _add_point(self) -> tuple[float, float]:
+        point = self._cursor_point()
+        if point is None:
+            center = self.view.mapToScene(self.view.viewport().rect().center())
+            point = (center.x(), center.y())
+        return point
+
+    def edit_add_note(self) -> None:
+        note_id = self.editor.add_note(self._add_point())
+        self.scene.select([])
+        self.scene.decorations.select([("note", note_id)])
+        self.scene.decorations.edit_in_place(self.scene.decorations.items[("note", note_id)])
+
+    def edit_add_group(self) -> None:
+        group_id = self.editor.add_group(self._add_point(), self.scene.selected_node_ids())
+        self.scene.select([])
+        self.scene.decorations.select([("group", group_id)])
 
     def edit_select_all(self) -> None:
         self.scene.select(list(self.scene.nodes), list(self.scene.edges))

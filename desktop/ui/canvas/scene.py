@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene, QGraphicsSceneM
 
 from desktop.contract.enums import EdgeType
 from desktop.store.safe_json import loads as safe_loads
+from desktop.ui.canvas.decorations import DecorationLayer
 from desktop.ui.canvas.edge_item import EdgeItem, curve
 from desktop.ui.canvas.look import Look
 from desktop.ui.canvas.node_item import NODE_H, NODE_W, NodeItem
@@ -60,6 +61,7 @@ class CanvasScene(QGraphicsScene):
         m.edgeChanged.connect(self._on_edge_changed)
         m.documentReset.connect(self.rebuild)
         m.changed.connect(self._on_changed)
+        self.decorations = DecorationLayer(self)  # sticky notes and groups
         self.rebuild()
 
     # ---------------------------------------------------------------- following the model
@@ -72,6 +74,7 @@ class CanvasScene(QGraphicsScene):
             self._on_node_added(node.id)
         for key in self.model.edge_keys():
             self._on_edge_added(key)
+        self.decorations.rebuild()
         self._update_rect()
 
     def _on_node_added(self, node_id: str) -> None:
@@ -194,6 +197,7 @@ class CanvasScene(QGraphicsScene):
         for item in (*self.nodes.values(), *self.edges.values()):
             item.look = self.look
             item.update()
+        self.decorations.update_all()
         self.update()
 
     def set_problems(self, counts: dict[str, tuple[int, int]]) -> None:
@@ -261,8 +265,9 @@ class CanvasScene(QGraphicsScene):
             return
         super().mousePressEvent(event)
         if item is not None and item.isSelected():
-            ids = self.selected_node_ids()
-            self._drag = {"start": pos, "origin": self.editor.positions(ids),
+            # selected notes and groups (and what lies in those groups) move along
+            nodes, decorations = self.decorations.drag_origins()
+            self._drag = {"start": pos, "origin": nodes, "decorations": decorations,
                           "anchor": item.node_id}
 
     def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:
@@ -296,7 +301,11 @@ class CanvasScene(QGraphicsScene):
             nx, ny = snap(nx), snap(ny)
         dx, dy = nx - ax, ny - ay
         new = {i: (x + dx, y + dy) for i, (x, y) in d["origin"].items()}
-        self.editor.move(new)
+        decorations = {k: (x + dx, y + dy) for k, (x, y) in d["decorations"].items()}
+        if decorations:
+            self.editor.move_items(new, decorations)
+        else:
+            self.editor.move(new)
 
     def _start_connect(self, item: NodeItem, pos: QPointF, modifiers) -> None:
         report = bool(modifiers & Qt.KeyboardModifier.ShiftModifier)
@@ -377,6 +386,10 @@ class CanvasScene(QGraphicsScene):
 
     def drop_template(self, spec: dict, pos: QPointF) -> str | None:
         """A palette entry dropped at ``pos``: a provider onto a node sets its provider."""
+        if spec.get("kind") == "note":
+            return self.editor.add_note((pos.x(), pos.y()))
+        if spec.get("kind") == "group":
+            return self.editor.add_group((pos.x(), pos.y()))
         if spec.get("kind") == "provider":
             target = self.node_at(pos)
             if target is not None:

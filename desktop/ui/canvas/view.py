@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QCursor, QMouseEvent, QPainter, QWheelEvent
-from PySide6.QtWidgets import QFrame, QGraphicsView
+from PySide6.QtWidgets import QFrame, QGraphicsTextItem, QGraphicsView
 
 from desktop.ui.canvas.overview import OVERVIEW_ZOOM
 from desktop.ui.canvas.scene import CanvasScene
@@ -144,7 +144,17 @@ class CanvasView(QGraphicsView):
             return
         super().mouseReleaseEvent(event)
 
+    def _typing(self) -> bool:
+        """Whether a note or group title is being written on the canvas: keys are text."""
+        scene = self.scene()
+        focus = scene.focusItem() if scene is not None else None
+        return isinstance(focus, QGraphicsTextItem) and bool(
+            focus.textInteractionFlags() & Qt.TextInteractionFlag.TextEditable)
+
     def keyPressEvent(self, event) -> None:
+        if self._typing():
+            super().keyPressEvent(event)
+            return
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space = True
             self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
@@ -157,7 +167,7 @@ class CanvasView(QGraphicsView):
         super().keyPressEvent(event)
 
     def keyReleaseEvent(self, event) -> None:
-        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat() and self._space:
             self._space = False
             self.viewport().unsetCursor()
             event.accept()
@@ -167,7 +177,7 @@ class CanvasView(QGraphicsView):
     def event(self, event) -> bool:
         """Tab on the canvas opens quick-add at the cursor instead of moving focus."""
         if (event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Tab
-                and not event.modifiers()):
+                and not event.modifiers() and not self._typing()):
             self.quickAddRequested.emit(self.cursor_scene_pos())
             return True
         return super().event(event)

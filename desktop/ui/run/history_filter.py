@@ -13,6 +13,8 @@ from typing import Protocol
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QWidget
 
+from desktop.wording import plural
+
 LIVE = "live"
 STATUSES = ("completed", "failed", "stopped", "running", "paused", "interrupted", "queued",
             "unreadable")
@@ -113,4 +115,5 @@ class HistoryFilterBar(QWidget):
                             self.search.text())
 
     def show_count(self, shown: int, total: int) -> None:
-        self.count.setText(f"{total} runs" if shown == total else f"{shown} of {total} runs")
+        runs = plural(total, "run")
+        self.count.setText(runs if shown == total else f"{shown:,} of {runs}")
