@@ -35,6 +35,7 @@ from bench.measure import rss_mb
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 HERE = Path(__file__).resolve().parent
 TICK_S = 0.05
+SPIKE_S = 0.25  # a pause the user notices
 
 
 def agent_script(seconds: float) -> list[dict]:
@@ -118,11 +119,15 @@ def soak(seconds: float, agents: int, folder: Path) -> dict:
     ticker.setInterval(int(TICK_S * 1000))
     last = [time.perf_counter()]
 
+    spikes: list[tuple[float, float]] = []  # (seconds into the soak, lag) above SPIKE_S
+
     def tick() -> None:
         now = time.perf_counter()
         lag = max(0.0, now - last[0] - TICK_S)
         lags.append(lag)
         window_lags.append(lag)
+        if lag > SPIKE_S:
+            spikes.append((time.monotonic() - t0, lag))
         last[0] = now
 
     ticker.timeout.connect(tick)
@@ -181,7 +186,7 @@ def soak(seconds: float, agents: int, folder: Path) -> dict:
             "window_alive": isValid(window) and window.isVisible(),
             "service_alive": proc.poll() is None,
             "lag_p99_ms": p99(lags) * 1000, "lag_max_ms": max(lags or [0.0]) * 1000,
-            "rss_start_mb": rss0, "rss_end_mb": rss_mb(), "log": log,
+            "rss_start_mb": rss0, "rss_end_mb": rss_mb(), "log": log, "spikes": spikes,
         }
         loop.run_until_complete(session.close())
         panels.session = None
@@ -218,6 +223,9 @@ def report(result: dict) -> str:
         f"| service alive at the end | {result['service_alive']} |",
         f"| window event-loop lag p99 / max | {result['lag_p99_ms']:.1f} / "
         f"{result['lag_max_ms']:.0f} ms |",
+        f"| pauses over {SPIKE_S * 1000:.0f} ms (at s: ms) | {len(result['spikes'])}: "
+        + (", ".join(f"{at:.0f}: {lag * 1000:.0f}" for at, lag in result["spikes"][:12])
+           or "none") + " |",
         f"| GUI process RSS start / end | {result['rss_start_mb']:.0f} / "
         f"{result['rss_end_mb']:.0f} MB |", "",
         "Progress, every 30 s:", "", "```", *result["log"], "```", ""]

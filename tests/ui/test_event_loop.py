@@ -78,3 +78,29 @@ def test_the_scenario_does_crash_plain_qasync():
     # Shows the scenario above reproduces the crash it guards against.
     result = _scenario("qasync")
     assert result.returncode != 0 or "Timers cannot be stopped" in result.stderr
+
+
+def test_the_collector_runs_on_the_gui_thread_and_skips_start_up_objects(qapp, qtbot):
+    """Start-up objects are frozen after the first full pass (later passes do not walk
+    them); garbage made later is still collected, on the GUI thread."""
+    import gc
+    import weakref
+
+    from desktop.ui.app import collect_on_gui_thread
+
+    class Cycle:
+        pass
+
+    try:
+        timer = collect_on_gui_thread(qapp, interval_ms=5)
+        assert not gc.isenabled()
+        qtbot.waitUntil(lambda: gc.get_freeze_count() > 0, timeout=10_000)
+        garbage = Cycle()
+        garbage.me = garbage
+        gone = weakref.ref(garbage)
+        del garbage
+        qtbot.waitUntil(lambda: gone() is None, timeout=10_000)
+        timer.stop()
+    finally:
+        gc.unfreeze()
+        gc.enable()
