@@ -47,7 +47,7 @@ class Api:
     async def run_state(self, run_id: str) -> dict[str, Any]:
         return await self.json("GET", f"/api/runs/{run_id}", 200)
 
-    async def until(self, run_id: str, predicate, timeout: float = 30.0) -> dict[str, Any]:
+    async def until(self, run_id: str, predicate, timeout: float = 90.0) -> dict[str, Any]:
         """Poll the run's state until ``predicate(state)`` holds."""
         async def poll() -> dict[str, Any]:
             while True:

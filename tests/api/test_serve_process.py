@@ -53,7 +53,7 @@ class Served:
         except urllib.error.HTTPError as exc:
             return exc.code, json.loads(exc.read())
 
-    def until(self, run_id: str, predicate, timeout: float = 30.0) -> dict[str, Any]:
+    def until(self, run_id: str, predicate, timeout: float = 90.0) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         while True:
             status, state = self.call("GET", f"/api/runs/{run_id}")

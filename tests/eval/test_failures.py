@@ -17,14 +17,16 @@ def _version(out: Path, side: str = "new") -> Path:
 
 
 async def test_a_case_that_exceeds_its_time_is_a_timeout(tmp_path: Path) -> None:
-    s = suite(tmp_path / "s.suite.yaml", [{"id": "slow", "task": "t", "timeoutSec": 1}])
+    # 5 s: the baseline (an engine and a scripted agent process) must finish within it
+    # even on a loaded machine; the new side hangs and is cut at it
+    s = suite(tmp_path / "s.suite.yaml", [{"id": "slow", "task": "t", "timeoutSec": 5}])
     base = flow(tmp_path / "base.flow.yaml", SAY)
     new = flow(tmp_path / "new.flow.yaml", [{"say": "thinking"}, {"hang": True}])
     out = await run(s, base, new, tmp_path / "out", retries=1, backoff_sec=0.01)
     case = case_file(out, "new", "slow")
     failure = case["runner_failure"]
     assert case["status"] == "runner_error" and failure["class"] == "timeout"
-    assert failure["timeout_ms"] == 1000 and failure["body_snippet"] is None
+    assert failure["timeout_ms"] == 5000 and failure["body_snippet"] is None
     assert failure["full_body_saved_to"] is None and failure["attempt"] == 2
     assert [a["error_class"] for a in case["attempts"]] == ["timeout", "timeout"]
     assert [a["attempt"] for a in case["attempts"]] == [1, 2]

@@ -54,7 +54,7 @@ def qloop(qapp) -> Iterator[asyncio.AbstractEventLoop]:
         asyncio.set_event_loop(None)
 
 
-async def wait_until(pred: Callable[[], bool], timeout: float = 30.0) -> None:
+async def wait_until(pred: Callable[[], bool], timeout: float = 90.0) -> None:
     """Let the loop run until ``pred()`` holds (fails the test after ``timeout``)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
