@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "replay": "replay",
     "run": "run",
     "resume": "run",
+    "fork": "fork",
     "bus": "bus",
     "normalize": "normalize",
     "import": "import_run",

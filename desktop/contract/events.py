@@ -7,6 +7,8 @@ the run lifecycle events the runtime writes:
 - ``run.started``, ``run.paused``, ``run.resumed``, ``run.stopped``,
   ``run.completed``, ``run.failed``  status changes with an optional reason
 - ``run.interrupted``  found on reopen: the engine died while the run was live
+- ``run.forked``    a fork's first own event, right after the events it copied from
+  the run it was forked from (whose ``run.created`` then carries ``forkedFrom`` too)
 - ``inbox.queued``  an item (task, handoff, report, user message) waits for a node
 - ``inbox.edited``  a person changed a queued item's text before the node's turn
 - ``bus.message``   a message-bus entry: agent posts and RUN_START/STOP/CRASH
@@ -30,7 +32,14 @@ from desktop.contract.enums import (
     TurnStatus,
 )
 from desktop.contract.envelope import Envelope
-from desktop.contract.state import Artifact, EdgeState, InboxItem, NodeConfig, NodeState
+from desktop.contract.state import (
+    Artifact,
+    EdgeState,
+    ForkedFrom,
+    InboxItem,
+    NodeConfig,
+    NodeState,
+)
 
 
 class EventBase(ContractModel):
@@ -61,6 +70,8 @@ class RunCreated(EventBase):
     nodes: dict[str, NodeState] = Field(default_factory=dict)
     node_configs: dict[str, NodeConfig] = Field(default_factory=dict, alias="nodeConfigs")
     edges: dict[str, EdgeState] = Field(default_factory=dict)
+    forked_from: ForkedFrom | None = Field(
+        None, alias="forkedFrom", description="Set in a fork: the run and seq it copied.")
 
 
 class _RunStatusEvent(EventBase):
@@ -93,6 +104,28 @@ class RunFailed(_RunStatusEvent):
 
 class RunInterrupted(_RunStatusEvent):
     type: Literal["run.interrupted"] = "run.interrupted"
+
+
+class ForkWorkspace(ContractModel):
+    """How a fork's copy of one workspace was restored from the diffs recorded before it."""
+
+    path: str = Field(description="The fork's folder: relative to its run folder, or absolute.")
+    source: str = Field("", description="The workspace of the source run it restores.")
+    diffs: int = Field(0, ge=0, description="Recorded diffs replayed (or undone) in it.")
+    skipped: int = Field(0, ge=0, description="Diff sections already in place (concurrent "
+                                               "turns sharing the folder record the same change).")
+
+
+class RunForked(EventBase):
+    """A fork's first own event: events 1..``forkedFrom.seq`` were copied from that run."""
+
+    type: Literal["run.forked"] = "run.forked"
+    forked_from: ForkedFrom = Field(alias="forkedFrom")
+    requested_seq: int | None = Field(None, alias="requestedSeq", ge=1,
+                                      description="The seq asked for, before snapping to a "
+                                                  "point between turns.")
+    point: str = Field("", description="Where the fork continues, in words.")
+    workspaces: list[ForkWorkspace] = Field(default_factory=list)
 
 
 class RunPatch(EventBase):
@@ -304,9 +337,9 @@ class LogRecovered(EventBase):
 
 KNOWN_EVENTS: tuple[type[EventBase], ...] = (
     RunCreated, RunStarted, RunPaused, RunResumed, RunStopped, RunCompleted, RunFailed,
-    RunInterrupted, RunPatch, RunMode, RunStalled, NodePatch, NodeProgress, NodeHeartbeat,
-    NodeLog, NodeDeleted, TurnStatusEvent, EdgeCreated, EdgeDeleted, InboxQueued, InboxEdited,
-    HandoffSent,
+    RunInterrupted, RunForked, RunPatch, RunMode, RunStalled, NodePatch, NodeProgress,
+    NodeHeartbeat, NodeLog, NodeDeleted, TurnStatusEvent, EdgeCreated, EdgeDeleted,
+    InboxQueued, InboxEdited, HandoffSent,
     MessageUser, MessageAssistantDelta, MessageAssistantFinal, ThinkingDelta, ThinkingFinal,
     ToolProposed, ToolStarted, ToolCompleted, ApprovalRequested, ApprovalResolved,
     ArtifactCreated, TelemetryUsage, BusMessage, VerificationResult, LogRecovered,
@@ -332,6 +365,7 @@ Event = Annotated[
     | Annotated[RunCompleted, Tag("run.completed")]
     | Annotated[RunFailed, Tag("run.failed")]
     | Annotated[RunInterrupted, Tag("run.interrupted")]
+    | Annotated[RunForked, Tag("run.forked")]
     | Annotated[RunPatch, Tag("run.patch")]
     | Annotated[RunMode, Tag("run.mode")]
     | Annotated[RunStalled, Tag("run.stalled")]

@@ -162,6 +162,13 @@ class PendingApproval(ContractModel):
     requested_at: UtcTimestamp | None = Field(None, alias="requestedAt")
 
 
+class ForkedFrom(ContractModel):
+    """Lineage of a fork: the run it was forked from and the last event it copied."""
+
+    run_id: UUIDStr = Field(alias="runId")
+    seq: int = Field(ge=1, description="Events 1..seq are the source run's, copied.")
+
+
 class RunState(ContractModel):
     id: UUIDStr
     contract_version: Literal["1"] = Field(CONTRACT_VERSION, alias="contractVersion")
@@ -194,3 +201,4 @@ class RunState(ContractModel):
     interrupted: bool = False
     last_seq: int = Field(0, alias="lastSeq")
     usage: dict[str, float] = Field(default_factory=dict)
+    forked_from: ForkedFrom | None = Field(None, alias="forkedFrom")

@@ -55,7 +55,9 @@ class Manager:
                 return ("spawn_node needs a key: a slug of letters, digits, '_', '.', '-' "
                         "starting with a letter")
             state = self._state()
-            if node_uuid(state.id, key) in state.nodes:
+            # by key too: a fork keeps its source's node ids, derived from another run id
+            if node_uuid(state.id, key) in state.nodes or any(
+                    node.key == key for node in state.nodes.values()):
                 return f"spawn_node: a node with key {key!r} already exists"
             provider = args.get("provider")
             if provider is not None and provider not in {p.value for p in Provider}:

@@ -18,6 +18,7 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -74,8 +75,16 @@ def create_run(doc: WorkflowDocument, data_dir: Path, mode: str | None = None,
 
 
 def resume_engine(cls: type[Engine], run_dir: Path, options: EngineOptions,
-                  mode: str | None, global_mode: str | None) -> Engine:
-    """Open ``run_dir`` under the engine lock and settle what a previous engine left open."""
+                  mode: str | None, global_mode: str | None, *,
+                  lock: contextlib.AbstractContextManager[Any] | None = None,
+                  prelude: Callable[[Engine], None] | None = None,
+                  reason: str | None = None) -> Engine:
+    """Open ``run_dir`` under the engine lock and settle what a previous engine left open.
+
+    ``lock``: the run's engine lock, already held (a fork takes it before its folder is
+    published); ``prelude`` emits events before the settling ones; ``reason`` goes into
+    ``run.resumed``.
+    """
     from desktop.runtime.engine import EngineError
 
     run_dir = Path(run_dir).resolve()
@@ -89,8 +98,9 @@ def resume_engine(cls: type[Engine], run_dir: Path, options: EngineOptions,
     problem = log_problem(run_dir, snapshot.last_seq if snapshot else 0)
     if problem:
         raise EngineError(f"{problem}; nothing was changed")
-    lock = hold_engine_lock(run_dir)
-    lock.__enter__()
+    if lock is None:
+        lock = hold_engine_lock(run_dir)
+        lock.__enter__()
     try:
         log = EventLog.open(run_dir, durability=options.durability)
         recorder = Recorder(log, redactor=Redactor.from_env(keyring_env(),
@@ -123,7 +133,9 @@ def resume_engine(cls: type[Engine], run_dir: Path, options: EngineOptions,
                 "cancelled", "interrupted") and event.get("agentRunId"):
             engine.restart_from[event["nodeId"]] = event["agentRunId"]
     try:
-        settle(engine, groups, mode, global_mode)
+        if prelude is not None:
+            prelude(engine)
+        settle(engine, groups, mode, global_mode, reason)
     except BaseException:
         engine.close()
         raise
@@ -131,7 +143,7 @@ def resume_engine(cls: type[Engine], run_dir: Path, options: EngineOptions,
 
 
 def settle(engine: Engine, groups: dict[str, int], mode: str | None,
-           global_mode: str | None) -> None:
+           global_mode: str | None, reason: str | None = None) -> None:
     """Close what the previous engine left open, then mark the run resumed."""
     from desktop.runtime.engine import EngineError
 
@@ -162,8 +174,8 @@ def settle(engine: Engine, groups: dict[str, int], mode: str | None,
         if global_mode:
             event["globalMode"] = global_mode.upper()
         emit(event)
-    reason = "resumed after the engine stopped" if state.status in (
-        RunStatus.RUNNING, RunStatus.QUEUED) else f"resumed from {state.status}"
+    reason = reason or ("resumed after the engine stopped" if state.status in (
+        RunStatus.RUNNING, RunStatus.QUEUED) else f"resumed from {state.status}")
     emit({"type": "run.resumed", "reason": reason})
     for node_id, node in state.nodes.items():
         if node.status in ("blocked", "failed", "running"):

@@ -6,8 +6,6 @@ restarts). Each agent run gets its own folder under ``runs/<runId>/agents/``.
 """
 
 import asyncio
-import contextlib
-import subprocess
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +17,7 @@ from desktop.providers.base import Gate, Provider
 from desktop.providers.redact import Redactor
 from desktop.runtime.agent_run import AgentRun, AgentRunResult
 from desktop.runtime.verify import run_verification
-from desktop.runtime.workspace import workspace_path
+from desktop.runtime.workspace import init_scratch, workspace_path
 from desktop.store.keychain import keyring_env
 from desktop.wording import plural
 
@@ -86,16 +84,7 @@ def resolve_workspace(ctx: TurnContext) -> Path:
     if ctx.config.workspace:
         path.mkdir(parents=True, exist_ok=True)
         return path.resolve()
-    # With no workspace configured, the run's nodes share one scratch folder, made a
-    # git repository so each turn's change shows as a diff like in a real project.
-    if not (path / ".git").exists():
-        path.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(OSError):
-            subprocess.run(["git", "init", "-q", str(path)], check=False,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            exclude = path / ".git" / "info" / "exclude"
-            if exclude.parent.is_dir():
-                exclude.write_text("__pycache__/\n*.pyc\n.pytest_cache/\n")
+    init_scratch(path)
     return path.resolve()
 
 

@@ -97,8 +97,8 @@ def _json_default(obj: Any) -> Any:
 _OPTIONS = orjson.OPT_APPEND_NEWLINE | orjson.OPT_NON_STR_KEYS
 
 
-def _encode(d: dict) -> bytes:
-    """One log line for ``d`` (which carries its seq)."""
+def encode_event(d: dict) -> bytes:
+    """One log line for ``d`` (which carries its seq): compact JSON and a newline."""
     try:
         return orjson.dumps(d, default=_json_default, option=_OPTIONS)
     except TypeError:  # e.g. an int beyond 64 bits: the slow, lenient encoder
@@ -248,7 +248,7 @@ class EventLog:
             dumps, opts = orjson.dumps, _OPTIONS
             data = b"".join([dumps(d, option=opts) for d in batch])
         except TypeError:
-            data = b"".join(map(_encode, batch))
+            data = b"".join(map(encode_event, batch))
         fd = self._fh.fileno()
         try:
             _write_all(fd, data)
@@ -369,7 +369,7 @@ def append_external(bus_path: Path, event: dict) -> int:
         for d in records:
             seq += 1
             d["seq"] = seq
-            parts.append(_encode(d))
+            parts.append(encode_event(d))
         _write_all(fh.fileno(), b"".join(parts))
         os.fsync(fh.fileno())
         return seq

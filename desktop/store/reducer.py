@@ -14,7 +14,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from desktop.contract.events import EventBase
-from desktop.contract.state import Artifact, EdgeState, InboxItem, NodeConfig, NodeState, RunState
+from desktop.contract.state import (
+    Artifact,
+    EdgeState,
+    ForkedFrom,
+    InboxItem,
+    NodeConfig,
+    NodeState,
+    RunState,
+)
 from desktop.store.statefix import validate_state
 
 State = dict[str, Any]
@@ -59,7 +67,7 @@ def _run_created(s: State | None, e: dict) -> State | None:
     ts = e.get("ts")
     new = {"id": e.get("runId"), "status": "queued", "createdAt": ts, "updatedAt": ts}
     for key in ("mode", "globalMode", "workflowName", "workflowPath", "task", "nodes",
-                "nodeConfigs", "edges"):
+                "nodeConfigs", "edges", "forkedFrom"):
         if e.get(key) is not None:
             new[key] = e[key]
     return _checked(RunState, new)
@@ -81,6 +89,17 @@ def _run_live(s: State, e: dict) -> State:
 
 def _run_interrupted(s: State, e: dict) -> State:
     s["interrupted"] = True
+    return s
+
+
+def _run_forked(s: State, e: dict) -> State | None:
+    # A fork is created when it is forked: its copied events keep their own times.
+    lineage = _checked(ForkedFrom, e.get("forkedFrom"))
+    if lineage is None:
+        return None
+    s["forkedFrom"] = lineage
+    if e.get("ts") is not None:
+        s["createdAt"] = e["ts"]
     return s
 
 
@@ -301,7 +320,8 @@ HANDLERS: dict[str, Callable[[State, dict], State | None]] = {
     "run.started": _run_live, "run.resumed": _run_live,
     "run.paused": _status("paused"), "run.stopped": _status("stopped"),
     "run.completed": _status("completed"), "run.failed": _status("failed"),
-    "run.interrupted": _run_interrupted, "run.patch": _run_patch, "run.mode": _run_mode,
+    "run.interrupted": _run_interrupted, "run.forked": _run_forked, "run.patch": _run_patch,
+    "run.mode": _run_mode,
     "run.stalled": _run_stalled, "node.patch": _node_patch, "node.progress": _node_progress,
     "node.deleted": _node_deleted, "inbox.queued": _inbox_queued,
     "inbox.edited": _inbox_edited, "turn.status": _turn_status,

@@ -1,0 +1,280 @@
+"""Fork a run from a point between turns, with edits, and continue it as a new run.
+
+A fork is a new run folder whose log starts with the source's events 1..S (the fork
+point, see :mod:`desktop.views.forks`), so nothing before S is run again and no tokens
+are spent on it. Then, in order:
+
+1. the agent folders those events refer to are copied, and the workspaces are restored
+   to their state at S from the recorded diffs (:mod:`desktop.runtime.fork_workspace`);
+2. the folder is published under the new run id, with its engine lock already held;
+3. the fork's own events follow the copied ones: ``run.forked`` (lineage, the point in
+   words, the restored workspaces), the edits as ordinary graph-change events
+   (``node.patch`` for instructions, model, provider; ``inbox.edited`` for a queued
+   handoff), then what resuming writes (``run.resumed``);
+4. the returned engine continues it like any resumed run.
+
+Every edit is checked against the state at S before anything is written, so a bad
+request leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from desktop.contract.base import new_id
+from desktop.contract.enums import Provider
+from desktop.contract.state import RunState
+from desktop.runtime.fork_workspace import (
+    Patch,
+    Restored,
+    WorkspaceRestoreError,
+    restore_copy,
+    restore_scratch,
+)
+from desktop.runtime.routing import find_node
+from desktop.runtime.workspace import workspace_path
+from desktop.store.fork_copy import ForkCopyError, copy_agent_folders, copy_log_prefix
+from desktop.store.paths import runs_dir
+from desktop.store.runs import engine_alive, hold_engine_lock
+from desktop.views.forks import DiffRecord, ForkScan, NoForkPoint, Snap, scan_run
+from desktop.views.reader import EventReader
+from desktop.views.state import RunProjection
+
+if TYPE_CHECKING:
+    from desktop.runtime.engine import Engine, EngineOptions
+
+SCRATCH = "workspace"
+COPIES = "workspaces"
+
+
+class ForkError(ValueError):
+    """A fork that cannot be made; the message names what and how to fix it."""
+
+
+@dataclass
+class NodeEdit:
+    """New settings for one node in the fork (None: unchanged)."""
+
+    node: str
+    instructions: str | None = None
+    model: str | None = None
+    provider: str | None = None
+
+
+@dataclass
+class ItemEdit:
+    """New text for an item queued at the fork point (a pending handoff, say)."""
+
+    item: str
+    """The item's id or a unique prefix of it."""
+    text: str
+
+
+@dataclass
+class ForkRequest:
+    """Where to fork and what to change."""
+
+    at: int
+    nodes: list[NodeEdit] = field(default_factory=list)
+    items: list[ItemEdit] = field(default_factory=list)
+    mode: str | None = None
+    global_mode: str | None = None
+
+
+@dataclass
+class ForkPlan:
+    """What a fork at a requested seq would copy: read-only, nothing is written."""
+
+    source: Path
+    scan: ForkScan
+    snap: Snap
+    state: RunState
+    """The source's state after the events the fork copies."""
+
+    @property
+    def seq(self) -> int:
+        return self.snap.point.seq
+
+
+@dataclass
+class Fork:
+    """A fork made: its engine (open, not running yet) and how it was made."""
+
+    engine: Engine
+    plan: ForkPlan
+    workspaces: list[Restored]
+    edits: list[dict[str, Any]]
+
+
+def plan_fork(run_dir: Path, at: int) -> ForkPlan:
+    """The fork point for seq ``at`` of the run in ``run_dir`` and the state there."""
+    run_dir = Path(run_dir)
+    if type(at) is not int or at < 1:
+        raise ForkError(f"--at must be a positive event seq, not {at!r}")
+    scan = scan_run(run_dir)
+    try:
+        snap = scan.snap(at)
+    except NoForkPoint as exc:
+        raise ForkError(str(exc)) from None
+    projection = RunProjection()
+    for event in EventReader(run_dir).iter_events():
+        if event["seq"] > snap.point.seq:
+            break
+        projection.apply([event])
+    try:
+        state = projection.model()
+    except ValueError as exc:
+        raise ForkError(f"{run_dir}: {exc}") from None
+    return ForkPlan(run_dir, scan, snap, state)
+
+
+def edit_events(plan: ForkPlan, request: ForkRequest) -> list[dict[str, Any]]:
+    """The events that make the requested edits, checked against the state at the point."""
+    state = plan.state
+    events: list[dict[str, Any]] = []
+    for edit in request.nodes:
+        node_id = find_node(state, edit.node)
+        if node_id is None:
+            keys = ", ".join(sorted(n.key or n.label for n in state.nodes.values()))
+            raise ForkError(f"node {edit.node!r}: no node of the run has that key, label or "
+                            f"id at seq {plan.seq} (nodes: {keys})")
+        patch: dict[str, Any] = {}
+        config: dict[str, Any] = {}
+        if edit.provider is not None:
+            known = sorted(p.value for p in Provider)
+            if edit.provider not in known:
+                raise ForkError(f"provider {edit.provider!r} of node {edit.node!r} is not one "
+                                f"of {', '.join(known)}")
+            patch["provider"] = edit.provider
+        if edit.instructions is not None:
+            config["instructions"] = edit.instructions
+        if edit.model is not None:
+            config["model"] = edit.model or None
+        if not patch and not config:
+            raise ForkError(f"node {edit.node!r}: give new instructions, a model or a "
+                            "provider for it")
+        event: dict[str, Any] = {"type": "node.patch", "nodeId": node_id, "patch": patch}
+        if config:
+            event["config"] = config
+        events.append(event)
+    for edit in request.items:
+        node_id, item_id = _queued_item(plan, edit.item)
+        events.append({"type": "inbox.edited", "nodeId": node_id, "itemId": item_id,
+                       "text": edit.text})
+    return events
+
+
+def _queued_item(plan: ForkPlan, ref: str) -> tuple[str, str]:
+    queued = [(node_id, item.id) for node_id, items in plan.state.inboxes.items()
+              for item in items]
+    found = [q for q in queued if q[1] == ref] or [q for q in queued
+                                                  if ref and q[1].startswith(ref)]
+    if len(found) == 1:
+        return found[0]
+    listing = ", ".join(item_id[:8] for _, item_id in queued) or "none"
+    what = "matches more than one" if found else "is not an id (or id prefix) of any"
+    raise ForkError(f"item {ref!r} {what} item queued at seq {plan.seq} (queued: {listing})")
+
+
+def fork_run(run_dir: Path, data_dir: Path, request: ForkRequest,
+             options: EngineOptions | None = None) -> Fork:
+    """Make the fork and open its engine (call ``engine.run()`` to continue it)."""
+    from desktop.runtime.engine import Engine, EngineOptions
+    from desktop.runtime.recovery import resume_engine
+
+    source = Path(run_dir).resolve()
+    plan = plan_fork(source, request.at)
+    edits = edit_events(plan, request)
+    fork_id = new_id()
+    root = runs_dir(Path(data_dir))
+    root.mkdir(parents=True, exist_ok=True)
+    staging, final = root / f".fork-{fork_id}", root / fork_id
+    lock = hold_engine_lock(staging)
+    lock.__enter__()
+    try:
+        restored, repoints = _build(plan, staging, final)
+        os.rename(staging, final)
+    except BaseException as exc:
+        lock.__exit__(None, None, None)
+        shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, WorkspaceRestoreError | ForkCopyError):
+            raise ForkError(str(exc)) from None
+        raise
+    forked = _forked_event(plan, request, restored)
+
+    def prelude(engine: Engine) -> None:
+        for event in [forked, *repoints, *edits]:
+            engine.recorder.emit(event)
+        engine.recorder.flush()
+
+    engine = resume_engine(Engine, final, options or EngineOptions(), request.mode,
+                           request.global_mode, lock=lock, prelude=prelude,
+                           reason=f"forked from run {plan.state.id} at seq {plan.seq}")
+    return Fork(engine, plan, restored, edits)
+
+
+def _build(plan: ForkPlan, staging: Path, final: Path
+           ) -> tuple[list[Restored], list[dict[str, Any]]]:
+    """Fill the staging folder: the log prefix, the agent folders, the workspaces."""
+    copy_log_prefix(plan.source, staging, plan.seq, final.name)
+    copy_agent_folders(plan.source, staging,
+                       [run for seq, run in plan.scan.agent_runs if seq <= plan.seq])
+    return _restore(plan, staging, final)
+
+
+def _restore(plan: ForkPlan, staging: Path, final: Path
+             ) -> tuple[list[Restored], list[dict[str, Any]]]:
+    source, state = plan.source, plan.state
+    workflow_dir = Path(state.workflow_path).parent if state.workflow_path else None
+    restored: list[Restored] = []
+    scratch = [d for d in plan.scan.diffs if not d.workspace and d.seq <= plan.seq]
+    if scratch or (source / SCRATCH).is_dir():
+        restored.append(restore_scratch(staging / SCRATCH, source / SCRATCH,
+                                        _patches(plan, scratch)))
+    # A configured folder: one copy per folder, and its nodes moved to the copy.
+    folders: dict[Path, list[str]] = {}
+    for node_id, config in state.node_configs.items():
+        if config.workspace:
+            path = workspace_path(config.workspace, workflow_dir, source).resolve()
+            folders.setdefault(path, []).append(node_id)
+    if folders and engine_alive(source):
+        raise ForkError(f"run {state.id[:8]} is live and works in {next(iter(folders))}; "
+                        "fork it once it has stopped, or pause it first")
+    repoints: list[dict[str, Any]] = []
+    for index, (path, nodes) in enumerate(sorted(folders.items()), start=1):
+        later = [d for d in plan.scan.diffs if d.workspace and d.seq > plan.seq
+                 and workspace_path(d.workspace, workflow_dir, source).resolve() == path]
+        restored.append(restore_copy(staging / COPIES / str(index), path,
+                                     _patches(plan, later)))
+        moved = str(final / COPIES / str(index))
+        repoints += [{"type": "node.patch", "nodeId": node_id, "patch": {},
+                      "config": {"workspace": moved}} for node_id in nodes]
+    for one in restored:  # from here on they are named as in the published folder
+        one.path = one.path.relative_to(staging)
+    return restored, repoints
+
+
+def _patches(plan: ForkPlan, records: list[DiffRecord]) -> list[Patch]:
+    base = plan.source.resolve()
+    patches = []
+    for record in records:
+        path = (base / record.path).resolve()
+        if not path.is_relative_to(base):
+            raise ForkError(f"{plan.source}: the diff artifact {record.path!r} points outside "
+                            "the run folder; this log cannot be forked")
+        node = plan.scan.labels.get(record.node_id) or record.node_id[:8]
+        patches.append(Patch(path, f"agent run {path.parent.name} of {node}"))
+    return patches
+
+
+def _forked_event(plan: ForkPlan, request: ForkRequest, restored: list[Restored]
+                  ) -> dict[str, Any]:
+    return {
+        "type": "run.forked", "forkedFrom": {"runId": plan.state.id, "seq": plan.seq},
+        "requestedSeq": request.at, "point": plan.snap.note,
+        "workspaces": [{"path": str(one.path), "source": str(one.source),
+                        "diffs": one.diffs, "skipped": one.skipped} for one in restored]}

@@ -1,0 +1,140 @@
+"""A fork's workspaces, restored to the state at the fork point from the recorded diffs.
+
+Each agent run records ``diff.patch``: the change of its workspace, from a snapshot taken
+before the agent started to one taken after it ended (see workspace_diff.py).
+
+- The run's scratch workspace started empty, so the fork's is a fresh one with the diffs
+  recorded before the fork point replayed in log order.
+- A configured workspace (a project folder) started as whatever it held then, which no
+  diff records; the fork gets a copy of it as it is now with the diffs recorded after the
+  fork point undone, newest first. The source's folder is never written.
+
+Turns that ran at the same time in one folder each snapshot the other's work too, so
+their diffs overlap. A diff is applied whole when it can be; otherwise section by
+section (one file each), where a section already in place is skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop.runtime.workspace import init_scratch
+
+_GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
+
+
+class WorkspaceRestoreError(ValueError):
+    """A recorded diff does not apply; the message names it, the file and the fix."""
+
+
+@dataclass
+class Restored:
+    """One restored folder: what it restores and how many diffs that took."""
+
+    path: Path
+    source: Path
+    diffs: int = 0
+    skipped: int = 0
+    undone: bool = False
+    """True for a copy of a configured folder with later diffs undone."""
+
+
+@dataclass(frozen=True)
+class Patch:
+    """A recorded diff: its file and who made it (for messages)."""
+
+    path: Path
+    label: str
+
+
+def _apply(folder: Path, patch: bytes, *, reverse: bool, check: bool = False
+           ) -> tuple[bool, str]:
+    args = ["git", "apply", "--whitespace=nowarn"]
+    if reverse:
+        args.append("--reverse")
+    if check:
+        args.append("--check")
+    proc = subprocess.run([*args, "-"], cwd=str(folder), input=patch,
+                          env=dict(os.environ, **_GIT_ENV), capture_output=True, check=False)
+    return proc.returncode == 0, proc.stderr.decode("utf-8", "replace").strip()
+
+
+def _sections(patch: bytes) -> list[bytes]:
+    """The patch cut before each ``diff --git`` line: one section per file."""
+    parts: list[bytes] = []
+    start = 0
+    for marker in _starts(patch):
+        if marker > start:
+            parts.append(patch[start:marker])
+        start = marker
+    parts.append(patch[start:])
+    return [p for p in parts if p.startswith(b"diff --git ")]
+
+
+def _starts(patch: bytes) -> Iterable[int]:
+    pos = patch.find(b"\ndiff --git ")
+    while pos >= 0:
+        yield pos + 1
+        pos = patch.find(b"\ndiff --git ", pos + 1)
+
+
+def _section_name(section: bytes) -> str:
+    return section.split(b"\n", 1)[0][len(b"diff --git "):].decode("utf-8", "replace")
+
+
+def replay(folder: Path, patches: list[Patch], *, reverse: bool = False) -> tuple[int, int]:
+    """Apply (or with ``reverse`` undo, in the order given) each patch in ``folder``;
+    returns (patches used, sections skipped because they were already in place)."""
+    used = skipped = 0
+    for patch in patches:
+        try:
+            data = patch.path.read_bytes()
+        except OSError as exc:
+            raise WorkspaceRestoreError(
+                f"{patch.path}: cannot read the diff of {patch.label} ({exc.strerror}); "
+                "the source run folder is incomplete") from None
+        if not data.strip():
+            continue
+        used += 1
+        if _apply(folder, data, reverse=reverse)[0]:
+            continue
+        for section in _sections(data):
+            done, _ = _apply(folder, section, reverse=not reverse, check=True)
+            if done:  # its result is already there (an overlapping concurrent diff)
+                skipped += 1
+                continue
+            ok, error = _apply(folder, section, reverse=reverse)
+            if not ok:
+                verb = "undo" if reverse else "apply"
+                raise WorkspaceRestoreError(
+                    f"{patch.path}: the diff of {patch.label} does not {verb} cleanly to "
+                    f"{_section_name(section)} in {folder} ({error}); the workspace was "
+                    "changed outside the run, so the state at the fork point cannot be "
+                    "rebuilt — fork from a later point, or restore the folder first")
+    return used, skipped
+
+
+def restore_scratch(dest: Path, source: Path, patches: list[Patch]) -> Restored:
+    """A fresh scratch workspace at ``dest`` with ``patches`` replayed in order."""
+    init_scratch(dest)
+    used, skipped = replay(dest, patches)
+    return Restored(dest, source, used, skipped)
+
+
+def restore_copy(dest: Path, source: Path, later: list[Patch]) -> Restored:
+    """``dest``: a copy of the folder ``source`` as it is now (without its ``.git``) with
+    the diffs made after the fork point (``later``, oldest first) undone newest first."""
+    if not source.is_dir():
+        raise WorkspaceRestoreError(
+            f"{source}: the workspace of the source run is gone, so the fork cannot start "
+            "from its state; restore the folder, or fork from before its first turn")
+    shutil.copytree(source, dest, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    init_scratch(dest)  # a repository of its own, so the fork's turns record diffs too
+    used, skipped = replay(dest, list(reversed(later)), reverse=True)
+    return Restored(dest, source, used, skipped, undone=True)
+
