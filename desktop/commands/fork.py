@@ -126,6 +126,8 @@ def fork_command(args: argparse.Namespace) -> int:
     for one in fork.workspaces:
         how = "with the later ones undone in a copy" if one.undone else "replayed"
         extra = f"; {one.skipped} file change(s) already in place" if one.skipped else ""
+        if one.taken:
+            extra += f"; {one.taken} file(s) taken from the source's snapshots"
         say(f"  {one.path}/ restored: {one.diffs} recorded diff(s) {how}{extra}\n")
     for event in fork.edits:
         say(f"  changed: {_edit_text(fork.plan, event)}\n")

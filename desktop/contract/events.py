@@ -114,6 +114,8 @@ class ForkWorkspace(ContractModel):
     diffs: int = Field(0, ge=0, description="Recorded diffs replayed (or undone) in it.")
     skipped: int = Field(0, ge=0, description="Diff sections already in place (concurrent "
                                                "turns sharing the folder record the same change).")
+    taken: int = Field(0, ge=0, description="Files taken whole from the source's recorded "
+                                             "snapshots where overlapping diffs disagree.")
 
 
 class RunForked(EventBase):

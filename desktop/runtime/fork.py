@@ -277,4 +277,5 @@ def _forked_event(plan: ForkPlan, request: ForkRequest, restored: list[Restored]
         "type": "run.forked", "forkedFrom": {"runId": plan.state.id, "seq": plan.seq},
         "requestedSeq": request.at, "point": plan.snap.note,
         "workspaces": [{"path": str(one.path), "source": str(one.source),
-                        "diffs": one.diffs, "skipped": one.skipped} for one in restored]}
+                        "diffs": one.diffs, "skipped": one.skipped, "taken": one.taken}
+                       for one in restored]}

@@ -17,6 +17,7 @@ section (one file each), where a section already in place is skipped.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterable
@@ -42,6 +43,8 @@ class Restored:
     skipped: int = 0
     undone: bool = False
     """True for a copy of a configured folder with later diffs undone."""
+    taken: int = 0
+    """Files taken whole from the source's snapshots (overlapping concurrent diffs)."""
 
 
 @dataclass(frozen=True)
@@ -87,10 +90,26 @@ def _section_name(section: bytes) -> str:
     return section.split(b"\n", 1)[0][len(b"diff --git "):].decode("utf-8", "replace")
 
 
-def replay(folder: Path, patches: list[Patch], *, reverse: bool = False) -> tuple[int, int]:
-    """Apply (or with ``reverse`` undo, in the order given) each patch in ``folder``;
-    returns (patches used, sections skipped because they were already in place)."""
-    used = skipped = 0
+@dataclass
+class Replayed:
+    """What :func:`replay` did: patches used, file changes already in place, and files
+    taken whole from the source's snapshots."""
+
+    used: int = 0
+    skipped: int = 0
+    taken: int = 0
+
+
+def replay(folder: Path, patches: list[Patch], *, reverse: bool = False,
+           snapshots: Path | None = None) -> Replayed:
+    """Apply (or with ``reverse`` undo, in the order given) each patch in ``folder``.
+
+    ``snapshots``: a folder in the source's git repository, whose object store holds the
+    files each recorded snapshot saw; a file change that neither is in place nor applies
+    (a concurrent turn's snapshot caught a file half written) takes the file as the
+    change's snapshot had it from there.
+    """
+    done = Replayed()
     for patch in patches:
         try:
             data = patch.path.read_bytes()
@@ -100,30 +119,64 @@ def replay(folder: Path, patches: list[Patch], *, reverse: bool = False) -> tupl
                 "the source run folder is incomplete") from None
         if not data.strip():
             continue
-        used += 1
+        done.used += 1
         if _apply(folder, data, reverse=reverse)[0]:
             continue
         for section in _sections(data):
-            done, _ = _apply(folder, section, reverse=not reverse, check=True)
-            if done:  # its result is already there (an overlapping concurrent diff)
-                skipped += 1
+            if _apply(folder, section, reverse=not reverse, check=True)[0]:
+                done.skipped += 1  # already there (an overlapping concurrent diff)
                 continue
             ok, error = _apply(folder, section, reverse=reverse)
-            if not ok:
-                verb = "undo" if reverse else "apply"
-                raise WorkspaceRestoreError(
-                    f"{patch.path}: the diff of {patch.label} does not {verb} cleanly to "
-                    f"{_section_name(section)} in {folder} ({error}); the workspace was "
-                    "changed outside the run, so the state at the fork point cannot be "
-                    "rebuilt — fork from a later point, or restore the folder first")
-    return used, skipped
+            if ok:
+                continue
+            if snapshots is not None and _take_image(folder, section, snapshots, reverse):
+                done.taken += 1
+                continue
+            verb = "undo" if reverse else "apply"
+            raise WorkspaceRestoreError(
+                f"{patch.path}: the diff of {patch.label} does not {verb} cleanly to "
+                f"{_section_name(section)} in {folder} ({error}); the workspace was "
+                "changed outside the run, so the state at the fork point cannot be "
+                "rebuilt — fork from a later point, or restore the folder first")
+    return done
+
+
+_INDEX = re.compile(rb"^index ([0-9a-f]{7,64})\.\.([0-9a-f]{7,64})", re.M)
+
+
+def _take_image(folder: Path, section: bytes, snapshots: Path, reverse: bool) -> bool:
+    """Write the file as the section's own snapshot had it (before it when undoing);
+    False when the section names no blob, is a rename, or the blob is not there."""
+    found = _INDEX.search(section)
+    listed = subprocess.run(["git", "apply", "--numstat", "-z", "-"], cwd=str(folder),
+                            input=section, env=dict(os.environ, **_GIT_ENV),
+                            capture_output=True, check=False)
+    fields = listed.stdout.split(b"\0")
+    if found is None or listed.returncode != 0 or len(fields) != 2:  # none, or a rename
+        return False
+    rel = Path(os.fsdecode(fields[0].split(b"\t", 2)[-1]))
+    if rel.is_absolute() or ".." in rel.parts or not rel.parts or rel.parts[0] == ".git":
+        return False
+    target = folder / rel
+    blob = found.group(1 if reverse else 2)
+    if not blob.strip(b"0"):  # no file on that side
+        target.unlink(missing_ok=True)
+        return True
+    read = subprocess.run(["git", "cat-file", "blob", blob.decode()], cwd=str(snapshots),
+                          env=dict(os.environ, **_GIT_ENV), capture_output=True, check=False)
+    if read.returncode != 0:
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(read.stdout)
+    return True
 
 
 def restore_scratch(dest: Path, source: Path, patches: list[Patch]) -> Restored:
-    """A fresh scratch workspace at ``dest`` with ``patches`` replayed in order."""
+    """A fresh scratch workspace at ``dest`` with ``patches`` replayed in order (the
+    source scratch workspace ``source`` lends its snapshots when diffs overlap)."""
     init_scratch(dest)
-    used, skipped = replay(dest, patches)
-    return Restored(dest, source, used, skipped)
+    done = replay(dest, patches, snapshots=source if (source / ".git").exists() else None)
+    return Restored(dest, source, done.used, done.skipped, taken=done.taken)
 
 
 def restore_copy(dest: Path, source: Path, later: list[Patch]) -> Restored:
@@ -135,6 +188,5 @@ def restore_copy(dest: Path, source: Path, later: list[Patch]) -> Restored:
             "from its state; restore the folder, or fork from before its first turn")
     shutil.copytree(source, dest, symlinks=True, ignore=shutil.ignore_patterns(".git"))
     init_scratch(dest)  # a repository of its own, so the fork's turns record diffs too
-    used, skipped = replay(dest, list(reversed(later)), reverse=True)
-    return Restored(dest, source, used, skipped, undone=True)
-
+    done = replay(dest, list(reversed(later)), reverse=True, snapshots=source)
+    return Restored(dest, source, done.used, done.skipped, undone=True, taken=done.taken)

@@ -47,6 +47,32 @@ def test_overlapping_diffs_of_concurrent_turns_replay_once(tmp_path: Path) -> No
     assert (restored.diffs, restored.skipped) == (2, 1)
 
 
+def test_a_file_a_concurrent_snapshot_caught_half_written_is_taken_from_the_snapshots(
+        tmp_path: Path) -> None:
+    live = tmp_path / "live"
+    init_scratch(live)
+    before = _snapshot(live)
+    (live / "f.py").write_text("")  # the other agent has opened the file, not written it
+    (live / "mine.py").write_text("mine = 1\n")
+    first = tmp_path / "first.patch"
+    first.write_bytes(_diff(live, before, _snapshot(live)))
+    (live / "f.py").write_text("f = 2\n")
+    second = tmp_path / "second.patch"
+    second.write_bytes(_diff(live, before, _snapshot(live)))
+    patches = [Patch(first, "first"), Patch(second, "second")]
+
+    with pytest.raises(WorkspaceRestoreError, match=r"f\.py"):
+        replay(_fresh(tmp_path / "without"), patches)
+    restored = restore_scratch(tmp_path / "fork", live, patches)
+    assert files_of(tmp_path / "fork") == files_of(live)
+    assert (restored.skipped, restored.taken) == (1, 1)
+
+
+def _fresh(folder: Path) -> Path:
+    init_scratch(folder)
+    return folder
+
+
 def test_later_diffs_are_undone_newest_first(tmp_path: Path) -> None:
     folder = tmp_path / "w"
     init_scratch(folder)
