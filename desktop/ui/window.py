@@ -266,6 +266,9 @@ class EditorWindow(WindowCommands, QMainWindow):
         self.problems.theme = theme
         self.palette_panel.populate(theme)
         self.minimap.rebuild()
+        panels = getattr(self, "run_panels", None)
+        if panels is not None:
+            panels.conversation.set_theme(theme)
 
     def _on_system_scheme(self, *_: object) -> None:
         if self.theme_choice == "system":

@@ -52,7 +52,7 @@ def test_the_canvas_gets_most_of_the_window(qtbot, size: QSize, least: float) ->
     # and the panels beside it are still usable, not squeezed to nothing
     assert win.docks["inspector"].width() >= 240
     assert win.docks["palette"].width() >= 140
-    assert win.run_panels.docks["transcript"].height() >= 120  # the raised bottom tab
+    assert win.run_panels.docks["conversation"].height() >= 120  # the raised bottom tab
     if isValid(win):
         win.file.close()
 
@@ -64,7 +64,7 @@ def test_the_minimap_stays_in_the_canvas_corner_when_panels_resize(qtbot) -> Non
     win.show()
     qtbot.waitExposed(win)
     win.docks["problems"].show()
-    win.resizeDocks([win.run_panels.docks["transcript"]], [400], Qt.Orientation.Vertical)
+    win.resizeDocks([win.run_panels.docks["conversation"]], [400], Qt.Orientation.Vertical)
 
     def in_corner() -> bool:
         corner = win.view.viewport().geometry().bottomRight()

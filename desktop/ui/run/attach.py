@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QBoxLayout, QDockWidget, QMainWindow, QMessageBox,
 from desktop.ui.run.approvals import ApprovalInbox
 from desktop.ui.run.canvas_overlay import CanvasRunOverlay
 from desktop.ui.run.chat import ChatBox
+from desktop.ui.run.conversation_view import ConversationView
 from desktop.ui.run.diff_view import DiffView
 from desktop.ui.run.history import RunHistory
 from desktop.ui.run.run_controls import RunControls
@@ -28,6 +29,7 @@ from desktop.ui.run.session import RunSession
 from desktop.ui.run.stall_banner import FailureBanner, StallBanner
 from desktop.ui.run.timeline import TimelineScrubber
 from desktop.ui.run.transcript_view import TranscriptView
+from desktop.ui.theme import LIGHT
 
 log = logging.getLogger(__name__)
 BOTTOM = Qt.DockWidgetArea.BottomDockWidgetArea
@@ -53,6 +55,7 @@ class RunPanels(QObject):
         self.approvals = ApprovalInbox(self._resolve)
         self.controls.addAction(self.approvals.badge)
         self.transcript = TranscriptView()
+        self.conversation = ConversationView(theme=getattr(window, "theme", LIGHT))
         self.diffs = DiffView()
         self.history = RunHistory(data_dir)
         self.timeline = TimelineScrubber()
@@ -63,6 +66,8 @@ class RunPanels(QObject):
         scene = getattr(window, "scene", None)
         self.overlay = CanvasRunOverlay(scene, self) if scene is not None else None
         self.docks: dict[str, QDockWidget] = {}
+        # the run as a conversation first; every event, filterable, in Transcript beside it
+        self.docks["conversation"] = self._dock("Conversation", self.conversation, BOTTOM)
         self.docks["transcript"] = self._dock("Transcript", self.transcript, BOTTOM)
         self.docks["diffs"] = self._dock("Diffs", self.diffs, BOTTOM)
         self.docks["history"] = self._dock("Run history", self.history, BOTTOM)
@@ -77,12 +82,13 @@ class RunPanels(QObject):
         self.docks["chat"] = self._dock("Chat", self.chat, BOTTOM)
         problems = (getattr(window, "docks", None) or {}).get("problems")
         if isinstance(problems, QDockWidget):
-            window.tabifyDockWidget(problems, self.docks["transcript"])
+            window.tabifyDockWidget(problems, self.docks["conversation"])
+        window.tabifyDockWidget(self.docks["conversation"], self.docks["transcript"])
         window.tabifyDockWidget(self.docks["transcript"], self.docks["diffs"])
         window.tabifyDockWidget(self.docks["diffs"], self.docks["history"])
         window.tabifyDockWidget(self.docks["history"], self.docks["approvals"])
         window.tabifyDockWidget(self.docks["approvals"], self.docks["chat"])
-        self.docks["transcript"].raise_()
+        self.docks["conversation"].raise_()
         self.docks["timeline"].hide()
         window.resizeDocks([self.docks["transcript"]], [320], Qt.Orientation.Vertical)
         self._place_banners()
@@ -171,8 +177,8 @@ class RunPanels(QObject):
             self.sessionChanged.emit(None)
             return
         self.transcript.set_model(session.model)
-        self.docks["transcript"].show()
-        self.docks["transcript"].raise_()
+        self.docks["conversation"].show()
+        self.docks["conversation"].raise_()
         run_dir = session.run_dir
         self.stall.run_dir = self.failure.run_dir = run_dir
         session.bridge.events.connect(self._on_events)
@@ -191,6 +197,7 @@ class RunPanels(QObject):
         from desktop.views.reader import LogTail
 
         past = LogTail(session.run_dir).read_new()
+        self.conversation.reset(past)
         labels = self._labels(session.state)
         self.approvals.set_state(session.state)
         self.stall.apply_events([e for e in past if e.get("type") in ("run.created",
@@ -207,6 +214,7 @@ class RunPanels(QObject):
         if self.replaying:
             return
         self.approvals.apply_events(events)
+        self.conversation.apply_events(events)
         if any(e.get("type") == "approval.requested" for e in events):
             self.docks["approvals"].raise_()  # bring the waiting call forward, without blocking
         self.stall.apply_events(events)
@@ -375,6 +383,7 @@ class RunPanels(QObject):
         self.replaying = False
         self.timeline.close_run()
         self.docks["timeline"].hide()
+        self.conversation.set_limit(None)
         if self.session is not None:
             self.session.model.set_limit(None)
 
@@ -382,6 +391,7 @@ class RunPanels(QObject):
         if self.session is None:
             return
         self.session.model.set_limit(seq)
+        self.conversation.set_limit(seq)
         self.controls.set_state(state, live=False)
         self.chat.set_state(state)
         self.chat.set_live(False, "Replaying: messages go to a running run.")
@@ -414,6 +424,7 @@ class RunPanels(QObject):
         by_key = {n.get("key"): nid for nid, n in nodes.items()}
         node_id = by_key.get(keys[0]) if len(keys) == 1 else None
         self.transcript.set_node(node_id)
+        self.conversation.set_node(node_id)
 
 
 def attach_run_panels(window: QMainWindow, data_dir: Path | None = None) -> RunPanels:

@@ -1,0 +1,171 @@
+"""A run's transcript as a conversation: what each node was given, what it said and thought,
+and each tool call with its result, as one entry per thing a person would read.
+
+Streaming text grows one entry until the final message replaces it; a tool call is one
+entry whose status and result fill in as its events arrive (approval, denial, result).
+Only the newest ``limit`` entries are kept, so a long run costs no more than a short one;
+the event list (desktop/views/transcript.py) still holds everything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop.views.tool_calls import RunNotes
+
+MAX_ENTRIES = 400
+INCOMING = {"task": "Task", "handoff": "Handoff", "report": "Report"}
+SYSTEM_TYPES = {"run.completed": "Run completed", "run.failed": "Run failed",
+                "run.stopped": "Run stopped", "run.stalled": "Run stalled",
+                "run.paused": "Run paused"}
+
+
+@dataclass
+class Entry:
+    """One thing to read: ``kind`` is incoming, user, assistant, thinking, tool or system."""
+
+    kind: str
+    seq: int
+    node: str | None
+    ts: str = ""
+    text: str = ""
+    title: str = ""  # incoming: "Handoff from Planner"; tool: its name; system: the line
+    tool_id: str = ""
+    args: Any = None
+    status: str = ""
+    result: Any = None
+    reason: str = ""
+    live: bool = False  # streaming text not final yet
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Conversation:
+    """Entries folded from a run's events (in seq order, each event once)."""
+
+    def __init__(self, limit: int = MAX_ENTRIES) -> None:
+        self.limit = limit
+        self.notes = RunNotes()
+        self.entries: list[Entry] = []
+        self._tools: dict[str, Entry] = {}
+        self._live: dict[tuple[str | None, str], Entry] = {}  # (node, kind) -> streaming
+        self._approvals: dict[str, str] = {}  # approval id -> tool id
+        self._last_seq = 0
+        self.version = 0  # grows on every change; views redraw when it moved
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return self.notes.node_labels
+
+    def label(self, node: str | None) -> str:
+        if not node:
+            return "run"
+        return self.labels.get(node, node[:8])
+
+    def extend(self, events: Iterable[dict]) -> bool:
+        """Fold new events; True when an entry changed."""
+        before = self.version
+        for event in events:
+            seq = event.get("seq")
+            if isinstance(seq, int):
+                if seq <= self._last_seq:
+                    continue
+                self._last_seq = seq
+            self.notes.learn(event)
+            self._fold(event)
+        if len(self.entries) > self.limit:
+            del self.entries[: len(self.entries) - self.limit]
+            kept = {id(e) for e in self.entries}
+            self._tools = {k: e for k, e in self._tools.items() if id(e) in kept}
+        return self.version != before
+
+    def visible(self, node: str | None = None, upto: int | None = None) -> list[Entry]:
+        """Entries of ``node`` (all when None) made at or before seq ``upto``."""
+        return [e for e in self.entries if (node is None or e.node == node or e.node is None)
+                and (upto is None or e.seq <= upto)]
+
+    # ---------------------------------------------------------------- folding
+    def _add(self, entry: Entry) -> Entry:
+        self.entries.append(entry)
+        self.version += 1
+        return entry
+
+    def _touch(self) -> None:
+        self.version += 1
+
+    def _fold(self, event: dict) -> None:
+        kind = event.get("type", "")
+        seq = event.get("seq") or 0
+        node = event.get("nodeId")
+        ts = event.get("ts", "")
+        if kind == "inbox.queued":
+            item = event.get("item") or {}
+            what = item.get("kind", "")
+            if what not in INCOMING:  # a chat message: message.user shows it
+                return
+            env = item.get("envelope") or {}
+            sender = env.get("fromNodeId")
+            title = INCOMING[what] + (f" from {self.label(sender)}" if sender else "")
+            self._add(Entry("incoming", seq, node, ts, str(item.get("text", "")), title))
+        elif kind == "message.user":
+            self._add(Entry("user", seq, node, ts, str(event.get("text", "")), "You"))
+        elif kind in ("message.assistant.delta", "message.assistant.thinking.delta"):
+            which = "thinking" if "thinking" in kind else "assistant"
+            live = self._live.get((node, which))
+            if live is None:
+                live = self._live[(node, which)] = self._add(
+                    Entry(which, seq, node, ts, "", live=True))
+            live.text += str(event.get("text", ""))
+            self._touch()
+        elif kind in ("message.assistant.final", "message.assistant.thinking.final"):
+            which = "thinking" if "thinking" in kind else "assistant"
+            live = self._live.pop((node, which), None)
+            if live is not None:
+                live.text, live.live, live.ts = str(event.get("text", "")), False, ts
+                self._touch()
+            else:
+                self._add(Entry(which, seq, node, ts, str(event.get("text", ""))))
+        elif kind == "tool.proposed":
+            tool = event.get("tool") or {}
+            entry = self._add(Entry("tool", seq, node, ts, title=str(tool.get("name", "?")),
+                                    tool_id=str(tool.get("id", "")), args=tool.get("args")))
+            self._tools[entry.tool_id] = entry
+            self._refresh_tool(entry)
+        elif kind == "approval.requested":
+            tool = event.get("tool") or {}
+            tool_id = str(tool.get("id", ""))
+            self._approvals[str(event.get("approvalId", ""))] = tool_id
+            entry = self._tools.get(tool_id)
+            if entry is None:  # a call the agent did not announce (an ACP permission)
+                entry = self._add(Entry("tool", seq, node, ts, title=str(tool.get("name", "?")),
+                                        tool_id=tool_id, args=tool.get("args")))
+                self._tools[tool_id] = entry
+            self._refresh_tool(entry)
+        elif kind == "approval.resolved":
+            tool_id = self._approvals.pop(str(event.get("approvalId", "")), "")
+            entry = self._tools.get(tool_id)
+            if entry is not None:
+                entry.reason = str((event.get("resolution") or {}).get("reason") or "")
+                self._refresh_tool(entry)
+        elif kind in ("tool.started", "tool.completed"):
+            entry = self._tools.get(str(event.get("toolId", "")))
+            if entry is not None:
+                self._refresh_tool(entry)
+        elif kind in SYSTEM_TYPES:
+            reason = str(event.get("reason") or event.get("error") or "")
+            if kind == "run.stalled" and reason:
+                reason = f"repeated {reason}"
+            self._add(Entry("system", seq, None, ts, str(reason), SYSTEM_TYPES[kind]))
+        elif kind == "turn.status" and event.get("status") == "failed":
+            self._add(Entry("system", seq, node, ts, str(event.get("reason") or ""),
+                            f"{self.label(node)}'s turn failed"))
+
+    def _refresh_tool(self, entry: Entry) -> None:
+        info = self.notes.tools.get(entry.tool_id, {})
+        entry.status = str(info.get("status", "proposed"))
+        if "result" in info:
+            entry.result = info["result"]
+        if isinstance(info.get("latency"), float):
+            entry.extra["latency"] = info["latency"]
+        self._touch()
