@@ -17,7 +17,7 @@ DIST_BUILT := dist/.built-$(VERSION)
 DIST_SOURCES := $(shell find desktop resources packaging -type f ! -name '*.pyc' 2>/dev/null) \
 	pyproject.toml scripts/ensure-gui-libs
 
-.PHONY: run test test-agents test-dist dist lint bench soak clean venv
+.PHONY: run test test-agents test-dist dist lint bench soak clean venv screenshots
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { echo "error: need Python >= 3.11 ($(PYTHON) is missing or older); install one or set PYTHON=" >&2; exit 2; }
@@ -79,6 +79,15 @@ SOAK_SECONDS ?= 600
 soak: $(STAMP)
 	@./scripts/ensure-gui-libs --headless
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m bench.soak_gui --seconds $(SOAK_SECONDS)
+
+# The README's pictures: the editor, a live run, an approval, a stall and a replay, drawn by
+# the app itself against its local service with the scripted agent. Starts its own Xvfb when
+# there is no DISPLAY (Debian: apt-get install xvfb).
+screenshots: $(STAMP)
+	@QT_QPA_PLATFORM=xcb ./scripts/ensure-gui-libs --window
+	@command -v Xvfb >/dev/null || [ -n "$$DISPLAY" ] || { command -v apt-get >/dev/null && \
+		[ "$$(id -u)" -eq 0 ] && apt-get install -y -qq xvfb >/dev/null; } || true
+	QT_QPA_PLATFORM=xcb $(BIN)/python scripts/screenshots.py docs/screenshots
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,0 +1,266 @@
+"""Render the README's pictures of the app: ``make screenshots`` (or ``python
+scripts/screenshots.py OUT``).
+
+Drives a real window under X11 against a real local service, with the scripted agent, so
+each picture shows what a user sees: the editor, a live run, an approval, a stall and a
+replay. Without a DISPLAY it starts its own Xvfb (and ends it). The window is 1600x1000
+in the light theme, and the runs use a fresh data folder, so two renders show the same
+scenes (only clock times differ).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SIZE = (1600, 1000)
+STEP_TIMEOUT = 90.0
+
+LOOP = """\
+version: 1
+name: Fix until green
+task: Make the failing test in test_slug.py pass.
+nodes:
+  - {id: coder, label: Coder, provider: scripted, entry: true, position: {x: 0, y: 0}}
+  - {id: checker, label: Checker, roleTemplate: tester, provider: scripted,
+     position: {x: 300, y: 0}}
+nodeConfigs:
+  coder:
+    stallThreshold: 2
+    script: [{say: "Changed slugify() to strip spaces; the test should pass now."}]
+  checker:
+    stallThreshold: 5
+    script: [{say: "Still failing: slugify('a b') returns 'a-b-'."}]
+edges:
+  - {from: coder, to: checker, type: handoff, label: check}
+  - {from: checker, to: coder, type: handoff, label: still red}
+"""
+
+
+def start_xvfb() -> subprocess.Popen | None:
+    """An Xvfb of our own when there is no display; None when one is there already."""
+    if os.environ.get("DISPLAY"):
+        return None
+    if shutil.which("Xvfb") is None:
+        sys.exit("screenshots: no DISPLAY and no Xvfb; install it (apt-get install xvfb)")
+    for number in range(90, 140):
+        if Path(f"/tmp/.X11-unix/X{number}").exists() or Path(f"/tmp/.X{number}-lock").exists():
+            continue
+        proc = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0",
+                                 f"{SIZE[0] + 200}x{SIZE[1] + 200}x24", "-nolisten", "tcp"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if Path(f"/tmp/.X11-unix/X{number}").exists():
+                os.environ["DISPLAY"] = f":{number}"
+                return proc
+            if proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        proc.kill()
+    sys.exit("screenshots: could not start Xvfb")
+
+
+async def wait_for(what: str, pred: Callable[[], bool], timeout: float = STEP_TIMEOUT) -> None:
+    end = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > end:
+            raise SystemExit(f"screenshots: timed out waiting for {what}")
+        await asyncio.sleep(0.05)
+
+
+async def settle(seconds: float = 0.6) -> None:
+    """Let coalesced redraws (conversation, canvas) land before a picture is taken."""
+    await asyncio.sleep(seconds)
+
+
+def roomy_bottom(window, height: int = 380) -> None:
+    """Give the run panels room to read a conversation (a user drags the splitter)."""
+    from PySide6.QtCore import Qt
+
+    docks = [d for name, d in window.run_panels.docks.items()
+             if name in ("conversation", "approvals") and not d.isHidden()]
+    window.resizeDocks(docks, [height] * len(docks), Qt.Orientation.Vertical)
+
+
+def shoot(window, out: Path, name: str, dialog=None) -> Path:
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QColor, QPainter
+
+    window.statusBar().clearMessage()  # no temporary paths in the pictures
+    picture = window.grab()
+    if dialog is not None:  # the window with the dialog drawn where it sits over it
+        painter = QPainter(picture)
+        offset = dialog.geometry().topLeft() - window.geometry().topLeft()
+        painter.drawPixmap(offset, dialog.grab())
+        painter.setPen(QColor("#9aa3b2"))  # no window manager draws its frame under Xvfb
+        painter.drawRect(QRect(offset, dialog.size()).adjusted(0, 0, -1, -1))
+        painter.end()
+    path = out / f"{name}.png"
+    if not picture.save(str(path), "PNG"):
+        raise SystemExit(f"screenshots: could not write {path}")
+    print(f"wrote {path}")
+    return path
+
+
+def _status(panels) -> str:
+    return ((panels.session.state if panels.session else None) or {}).get("status", "")
+
+
+async def _done(task) -> None:
+    if task is not None:
+        await task
+
+
+def _turns_done(panels) -> int:
+    return sum(1 for e in _events(panels)
+               if e.get("type") == "turn.status" and e.get("status") == "completed")
+
+
+def _events(panels) -> list[dict]:
+    from desktop.views.reader import LogTail
+
+    return LogTail(panels.session.run_dir).read_new()
+
+
+async def scenes(window, out: Path, work: Path) -> None:
+    from PySide6.QtCore import QPoint, QPointF
+
+    from desktop.graph.io import loads_workflow
+    from desktop.graph.resources import examples_dir
+
+    panels = window.run_panels
+    example = work / "plan-implement-review.flow.yaml"
+    example.write_bytes((examples_dir() / example.name).read_bytes())
+
+    # 1. the editor: a workflow with a group and a sticky note
+    window.open_path(example)
+    editor = window.editor
+    editor.add_group(around=["implementer", "reviewer"], label="Review loop")
+    editor.add_note((-60, 260), "The reviewer sends the change back once, then "
+                    "reports to the planner.\n\nSwitch a node to claude, codex or gemini "
+                    "in the inspector to run a real agent.")
+    window.view.fit()
+    window.scene.select(["implementer"])
+    await settle()
+    shoot(window, out, "editor")
+    window.scene.select([])
+
+    # 2. a finished run first (the replay below), then a live one stepped by hand
+    await panels.run()
+    await wait_for("the example run to complete", lambda: _status(panels) == "completed")
+    finished = panels.session.run_dir
+
+    roomy_bottom(window)
+    await panels.run(interactive=True)
+    await wait_for("the stepped run to start", lambda: bool(panels.session.state))
+    for _ in range(3):  # three turns: planner, implementer, reviewer
+        done = _turns_done(panels)
+        await _done(panels.step())
+        await wait_for("a stepped turn to finish", lambda d=done: _turns_done(panels) > d)
+    window.scene.select(["implementer"])
+    panels.docks["conversation"].raise_()
+    window.view.fit()
+    await settle(1.0)
+    shoot(window, out, "live-run")
+    await _done(panels.stop())
+    await wait_for("the stepped run to stop", lambda: _status(panels) == "stopped")
+
+    # 3. an approval: a shell command waits for a person
+    gated = work / "approve-a-command.flow.yaml"
+    gated.write_bytes((examples_dir() / "service" / gated.name).read_bytes())
+    window.open_path(gated)
+    roomy_bottom(window, 220)
+    builder = window.scene.nodes[window.editor.model.doc.nodes[0].id]
+    window.view.centerOn(builder.sceneBoundingRect().center() + QPointF(330, 60))
+    await panels.run()
+    await wait_for("an approval request", lambda: bool(panels.approvals.pending))
+    await settle()
+    dialog = panels.approvals.open_request(next(iter(panels.approvals.pending)))
+    view = window.view
+    corner = view.mapTo(window, view.rect().topRight())
+    dialog.move(window.geometry().topLeft() + corner + QPoint(-dialog.width() - 24, 24))
+    await settle()
+    shoot(window, out, "approval", dialog)
+    dialog.deny()
+    await _done(panels.stop())
+    await wait_for("the gated run to stop", lambda: _status(panels) in ("stopped", "completed"))
+
+    # 4. a stall: the same output twice, and the run pauses with the evidence
+    window.file.new(loads_workflow(LOOP))
+    roomy_bottom(window, 260)
+    window.view.fit()
+    await panels.run()
+    await wait_for("the stall banner", lambda: not panels.stall.isHidden())
+    await settle()
+    shoot(window, out, "stall")
+    await _done(panels.stop())
+    await wait_for("the stalled run to stop", lambda: _status(panels) == "stopped")
+
+    # 5. a replay of the finished run, halfway through
+    window.open_path(example)
+    roomy_bottom(window, 360)
+    panels.replay(finished)
+    total = len(_events(panels))
+    panels.timeline.seek(total // 2)
+    panels.docks["conversation"].raise_()
+    window.view.fit()
+    await settle(1.0)
+    shoot(window, out, "replay")
+    panels.stop_replay()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", nargs="?", default=str(ROOT / "docs" / "screenshots"))
+    parser.add_argument("--offscreen", action="store_true",
+                        help="draw without any display (Qt's offscreen platform; the tests)")
+    args = parser.parse_args()
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    xvfb = None if args.offscreen else start_xvfb()
+    work = Path(tempfile.mkdtemp(prefix="agent-canvas-shots-"))
+    os.environ["AGENT_CANVAS_DATA_DIR"] = str(work / "data")
+    os.environ["QT_QPA_PLATFORM"] = "offscreen" if args.offscreen else "xcb"
+    os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
+    try:
+        from desktop.api.discovery import stop_spawned
+        from desktop.ui.app import application
+        from desktop.ui.loop import new_event_loop
+        from desktop.ui.settings import ui_settings
+
+        app = application()
+        ui_settings().setValue("theme", "light")
+        loop = new_event_loop(app)
+        asyncio.set_event_loop(loop)
+        from desktop.ui.window import EditorWindow
+
+        window = EditorWindow()
+        window.resize(*SIZE)
+        window.move(0, 0)
+        window.show()
+        try:
+            with loop:
+                loop.run_until_complete(scenes(window, out, work))
+        finally:
+            stop_spawned()
+            window.file.close()
+    finally:
+        if xvfb is not None:
+            xvfb.terminate()
+            xvfb.wait(10)
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
