@@ -37,7 +37,19 @@ def _short(value: Any, limit: int = 90) -> str:
 
 
 def _pretty(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+    """Arguments or a result to read: one ``key: value`` line each, multi-line text (a
+    file's content, a command's output) as itself rather than one escaped JSON line."""
+    if isinstance(value, dict):
+        lines = []
+        for key, item in value.items():
+            if isinstance(item, str):
+                lines.append(f"{key}:\n{item}" if "\n" in item.strip() else f"{key}: {item}")
+            else:
+                lines.append(f"{key}: {json.dumps(item, indent=2, ensure_ascii=False)}")
+        text = "\n".join(lines)
+    else:
+        text = value if isinstance(value, str) else json.dumps(value, indent=2,
+                                                               ensure_ascii=False)
     if len(text) > MAX_RESULT_CHARS:
         text = text[:MAX_RESULT_CHARS] + f"\n… ({len(text) - MAX_RESULT_CHARS:,} more characters)"
     return html.escape(text)
@@ -160,7 +172,8 @@ class ConversationView(QWidget):
         entries = self.entries()
         t = self.theme
         css = (f"body {{ color: {t.text}; }} "
-               f"pre {{ background: {t.alt_base}; font-family: monospace; }} "
+               f"pre {{ background: {t.alt_base}; font-family: monospace; "
+               "white-space: pre-wrap; }} "
                f"code {{ background: {t.alt_base}; font-family: monospace; }} "
                f"a {{ color: {t.text}; text-decoration: none; }} "
                f".muted {{ color: {t.muted}; }}")

@@ -40,12 +40,12 @@ def test_a_tool_call_is_a_card_that_opens_to_its_arguments_and_result(qtbot) -> 
     text = view.browser.toPlainText()
     assert "▸ ⚙ command pytest -q · completed · 2.00s" in text
     assert "→ 3 passed" in text
-    assert '"ok": true' not in text  # closed: a one-line result only
+    assert "ok: true" not in text  # closed: a one-line result only
     ran = next(e for e in view.conversation.entries if e.tool_id == "t1")
     view.browser.anchorClicked.emit(QUrl(f"card:{ran.seq}/tool"))
     text = view.browser.toPlainText()
-    assert "▾ ⚙ command" in text and "Arguments" in text and '"cmd": "pytest -q"' in text
-    assert '"output": "3 passed"' in text
+    assert "▾ ⚙ command" in text and "Arguments" in text and "cmd: pytest -q" in text
+    assert "output: 3 passed" in text and "ok: true" in text
     view.browser.anchorClicked.emit(QUrl(f"card:{ran.seq}/tool"))
     assert "Arguments" not in view.browser.toPlainText()
 
