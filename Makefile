@@ -34,12 +34,16 @@ run: $(STAMP)
 	@./scripts/ensure-sandbox
 	QT_QPA_PLATFORM=$(USER_QPA) $(BIN)/agent-canvas $(EXAMPLE)
 
-# Lint, then every test headless. pytest exits 5 when it collects no test, failing the target.
+# Lint, then every test headless, two worker processes (a file's tests stay together); much
+# of the suite waits on agent processes, so two workers fit two cores. pytest exits 5 when
+# it collects no test, failing the target.
+TEST_WORKERS ?= 2
 test: $(STAMP)
 	@./scripts/ensure-gui-libs --headless
 	@./scripts/ensure-sandbox
 	$(BIN)/ruff check .
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -m "not agents and not dist"
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) \
+		--dist loadfile -m "not agents and not dist and not cluster"
 
 # The real Claude Code, Codex and Gemini CLIs (installed once into .agents-cache/ from npm)
 # against the project's fake model server; no API key, no internet beyond the registry.

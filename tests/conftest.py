@@ -4,9 +4,14 @@ import os
 
 import keyring
 import pytest
+from hypothesis import settings
 from keyring.backend import KeyringBackend
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# No per-example deadline: how long an example takes is a timing, and tests assert none
+# (a loaded CI machine would fail them); speed is measured in bench/.
+settings.register_profile("agent-canvas", deadline=None)
+settings.load_profile("agent-canvas")
 # Processes the tests start (the service, agents, the CLI) see an empty keyring, never the
 # user's real one; this process gets a fresh in-memory one per test (below).
 os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.null.Keyring"

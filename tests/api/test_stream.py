@@ -120,6 +120,7 @@ async def small_queue_api(tmp_path: Path):
         await client.close()
 
 
+@pytest.mark.timeout(360)
 async def test_client_that_never_reads_is_dropped_and_others_get_everything(
         small_queue_api: Api) -> None:
     api = small_queue_api
@@ -127,7 +128,9 @@ async def test_client_that_never_reads_is_dropped_and_others_get_everything(
     run_id = (await api.start(doc))["id"]
     url = f"/api/runs/{run_id}/stream"
     async with api.client.ws_connect(url) as sleeper, api.client.ws_connect(url) as reader:
-        received = await collect(reader)  # the run ends while `sleeper` has read nothing
+        # the run ends while `sleeper` has read nothing (a long bound: 120,000 events
+        # into this process on a loaded machine)
+        received = await collect(reader, timeout=240)
         state = await api.finished(run_id)
         assert state["status"] == "completed"
         assert_exact(received, logged(api, run_id)[:len(received)])
