@@ -14,12 +14,15 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 from PySide6.QtCore import QTimer, QUrl
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from desktop.ui.theme import LIGHT, Theme
 from desktop.views.conversation import Conversation, Entry
 
 MAX_RESULT_CHARS = 20_000
+MAX_SHOWN = 300
+"""Most recent entries drawn at once (a long run's page would take the window's time)."""
 STATUS_COLORS = {"completed": "ok", "approved": "ok", "running": "accent", "failed": "error",
                  "denied": "error", "awaiting approval": "warning", "proposed": "muted"}
 _MD = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
@@ -102,6 +105,7 @@ class ConversationView(QWidget):
         self._timer = QTimer(self, singleShot=True, interval=80)
         self._timer.timeout.connect(self.render)
         self.html = ""
+        self._dirty = False
         self.render()
 
     # ---------------------------------------------------------------- feeding
@@ -118,6 +122,14 @@ class ConversationView(QWidget):
     def apply_events(self, events: list[dict]) -> None:
         if self.conversation.extend(events):
             self._fill_nodes()
+            if self.isVisible():
+                self._timer.start()
+            else:  # a hidden tab is drawn when it is shown, not on every batch
+                self._dirty = True
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._dirty:
             self._timer.start()
 
     def set_limit(self, seq: int | None) -> None:
@@ -167,9 +179,12 @@ class ConversationView(QWidget):
 
     def render(self) -> None:
         """Redraw, keeping the view at the bottom when it was there."""
+        self._dirty = False
         bar = self.browser.verticalScrollBar()
         keep = bar.value()
         entries = self.entries()
+        hidden = max(0, len(entries) - MAX_SHOWN)
+        entries = entries[hidden:]  # the page is rebuilt whole: keep its cost bounded
         t = self.theme
         css = (f"body {{ color: {t.text}; }} "
                f"pre {{ background: {t.alt_base}; font-family: monospace; "
@@ -180,6 +195,9 @@ class ConversationView(QWidget):
         parts = [f"<html><head><style>{css}</style></head><body>"]
         if not entries:
             parts.append(f"<p class='muted'>{self._empty_text()}</p>")
+        if hidden:
+            parts.append(f"<p class='muted' align='center'>{hidden:,} earlier entries are not "
+                         "shown here; pick a node above, or read them in Transcript</p>")
         last_node = object()
         for entry in entries:
             parts.append(self._entry_html(entry, show_who=entry.node != last_node))

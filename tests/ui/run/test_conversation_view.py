@@ -110,3 +110,20 @@ def test_a_new_batch_redraws_once_and_keeps_the_end_in_view(qtbot) -> None:
     qtbot.waitUntil(lambda: "one more" in view.browser.toPlainText(), timeout=5000)
     qtbot.wait(50)
     assert bar.value() == 0
+
+
+def test_a_long_run_draws_its_latest_entries_and_a_hidden_view_waits(qtbot) -> None:
+    from desktop.ui.run.conversation_view import MAX_SHOWN
+
+    many = [{"seq": i, "type": "message.assistant.final", "nodeId": A, "text": f"entry {i}"}
+            for i in range(1, MAX_SHOWN + 51)]
+    view = _view(qtbot, many)
+    text = view.browser.toPlainText()
+    assert f"entry {MAX_SHOWN + 50}" in text and text.count("entry ") == MAX_SHOWN
+    assert "50 earlier entries are not shown" in text
+    drawn = view.html
+    view.apply_events([{"seq": 999, "type": "message.assistant.final", "nodeId": A,
+                        "text": "while hidden"}])
+    assert view.html == drawn  # not visible: nothing redrawn yet
+    view.show()
+    qtbot.waitUntil(lambda: "while hidden" in view.browser.toPlainText())
