@@ -196,6 +196,28 @@ class ApiClient:
         return await self.request("GET", f"/api/runs/{quote(run_id)}/events",
                                   params={"limit": limit, "before": before, "after": after})
 
+    async def fork(self, run_id: str, at: int, *, nodes: list[dict] | None = None,
+                   items: list[dict] | None = None, mode: str | None = None,
+                   global_mode: str | None = None, start: bool = True) -> dict:
+        """Continue ``run_id`` from event ``at`` (snapped between turns) as a new run.
+
+        ``nodes``: ``[{"node", "instructions"?, "model"?, "provider"?}]``; ``items``:
+        ``[{"itemId", "text"}]``. Returns ``{"run", "seq", "requestedSeq", "point",
+        "workspaces"}``.
+        """
+        body: dict[str, Any] = {"at": at, "nodes": nodes or [], "items": items or [],
+                                "start": start}
+        if mode:
+            body["mode"] = mode.upper()
+        if global_mode:
+            body["globalMode"] = global_mode.upper()
+        return await self.request("POST", f"/api/runs/{quote(run_id)}/fork", json=body)
+
+    async def fork_points(self, run_id: str, at: int | None = None) -> dict:
+        """Where the run can be forked: ``{"points": [...], "snap"?}``."""
+        return await self.request("GET", f"/api/runs/{quote(run_id)}/fork-points",
+                                  params={"at": at})
+
     # --- commands --------------------------------------------------------------------------
 
     async def step(self, run_id: str, node_id: str | None = None) -> dict:

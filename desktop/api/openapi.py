@@ -18,6 +18,7 @@ _QUERY = {
     "before": ("integer", "page backwards from this seq (exclusive); newest page when absent"),
     "after": ("integer", "page forwards from this seq (exclusive)"),
     "force": ("boolean", "delete a live run too (it is stopped first)"),
+    "at": ("integer", "a seq: also say which fork point it snaps to"),
 }
 _REASONS = {400: "invalid JSON", 401: "missing or wrong token", 403: "Host, Origin or path "
             "not allowed", 404: "unknown run, node, edge or approval", 409: "conflict with the "

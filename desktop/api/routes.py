@@ -12,6 +12,7 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
 from desktop import __version__
+from desktop.api import forks
 from desktop.api.errors import ApiError, from_validation
 from desktop.api.runs import RunService
 from desktop.contract import api as m
@@ -104,6 +105,16 @@ async def run_events(request: web.Request) -> web.Response:
     page = await _service(request).events(_run_id(request), limit or 100, before, after)
     info = m.PageInfo(nextCursor=page.next_cursor, hasMore=page.has_more)
     return _json({"events": page.events, "page": info.to_json_dict()})
+
+
+async def fork_run(request: web.Request) -> web.Response:
+    body = await parse(request, m.ForkRun)
+    return _json(await forks.fork(_service(request), _run_id(request), body), status=201)
+
+
+async def fork_points(request: web.Request) -> web.Response:
+    at = int_query(request, "at", None, 1)
+    return _json(await forks.fork_points(_service(request), _run_id(request), at))
 
 
 # --- turns ------------------------------------------------------------------------------
@@ -225,6 +236,11 @@ ROUTES: tuple[Route, ...] = (
           status=204, query=("force",), errors=(404, 409)),
     Route("GET", RUN + "/events", run_events, "A page of the run's events (offset index)",
           response=m.EventPage, query=("limit", "before", "after"), errors=(404, 422)),
+    Route("POST", RUN + "/fork", fork_run, "Continue the run from a point between turns as "
+          "a new run, with edits", m.ForkRun, m.ForkCreated, 201,
+          errors=(400, 404, 409, 413, 422)),
+    Route("GET", RUN + "/fork-points", fork_points, "The points the run can be forked from",
+          response=m.ForkPoints, query=("at",), errors=(404, 422)),
     Route("POST", RUN + "/chat", chat, "Send a message to a node", m.ChatRequest, m.NodeRef,
           202, errors=(400, 404, 409, 422)),
     Route("POST", RUN + "/step", step, "INTERACTIVE: start the next (or a node's) turn",

@@ -154,7 +154,7 @@ class RunService:
                                 options=self.options())
         except (SetupError, ValueError) as exc:
             raise ApiError(422, "invalid_workflow", str(exc), "workflow") from None
-        self._host(engine)
+        self.host(engine)
         return engine.state.to_json_dict()
 
     async def take_over(self, run_id: str, mode: str | None = None,
@@ -170,13 +170,14 @@ class RunService:
                            "terminal `agent-canvas run`, or another service)") from None
         except (EngineError, RunError) as exc:
             raise ApiError(409, "run_not_resumable", str(exc)) from None
-        self._host(engine)
+        self.host(engine)
         # Approvals decided before the resume (in an earlier service) still answer 409.
         for approval_id in await asyncio.to_thread(_resolved_in_log, folder):
             self._remember_resolved(approval_id, run_id)
         return engine
 
-    def _host(self, engine: Engine) -> None:
+    def host(self, engine: Engine) -> None:
+        """Run ``engine`` here: drive it, publish its events, take its commands."""
         run_id = engine.run_id
         hosted = Hosted(engine)
         feeds = self.feeds
@@ -368,6 +369,8 @@ def _read_summaries(root: Path, live: dict[str, RunState]) -> list[dict[str, Any
         rows.append({"id": state.id, "status": status, "workflowName": state.workflow_name,
                      "createdAt": state.created_at, "updatedAt": state.updated_at,
                      "live": folder.name in live, "tokens": dict(state.usage)})
+        if state.forked_from is not None:
+            rows[-1]["forkedFrom"] = state.forked_from.to_json_dict()
     return rows
 
 

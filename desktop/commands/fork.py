@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.commands.run import EXIT_BAD_INPUT, _options, drive
+from desktop.commands.server_args import add_server_options
 from desktop.store.paths import data_dir
 
 _HEAD = 70
@@ -78,6 +79,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print every event as a JSON line")
     p.add_argument("--concurrency", type=int, default=4, metavar="N")
     p.add_argument("--silence-sec", type=float, default=None, metavar="S")
+    add_server_options(p)
     p.set_defaults(handler=fork_command, node_edits=[])
 
 
@@ -107,6 +109,8 @@ def fork_command(args: argparse.Namespace) -> int:
     from desktop.store.runs import RunError, find_run
     from desktop.views.forks import scan_run
 
+    if args.server:
+        return fork_remote(args)
     try:
         folder = find_run(data_dir(args.data_dir), args.run)
         if args.list:
@@ -138,6 +142,43 @@ def fork_command(args: argparse.Namespace) -> int:
             f"{engine.run_id[:8]}`\n")
         return 0
     return asyncio.run(drive(engine, args, after_seq=fork.plan.seq))
+
+
+def fork_remote(args: argparse.Namespace) -> int:
+    """`fork RUN --server URL`: the service makes the fork and runs it; follow it here."""
+    from desktop.commands.remote import _report, drive_remote, find_run_id
+    from desktop.commands.server_args import RemoteError, client_for
+    from desktop.runtime.fork import ForkError
+
+    async def go() -> int:
+        async with client_for(args) as client:
+            run_id = await find_run_id(client, args.run)
+            if args.list or args.dry_run or args.at is None:
+                body = await client.fork_points(run_id, args.at)
+                if body.get("snap"):
+                    print(f"fork point: {body['snap']['note']}")
+                for point in body["points"]:
+                    print(f"{point['seq']:>8}  {point['description']}")
+                return 0
+            try:
+                request = request_from(args)
+            except ForkError as exc:
+                raise RemoteError(str(exc)) from None
+            nodes = [{k: v for k, v in vars(n).items() if v is not None}
+                     for n in request.nodes]
+            items = [{"itemId": i.item, "text": i.text} for i in request.items]
+            made = await client.fork(run_id, request.at, nodes=nodes, items=items,
+                                     mode=args.mode, global_mode=args.global_mode,
+                                     start=not args.no_run)
+            fork_id = made["run"]["id"]
+            sys.stderr.write(f"forked run {run_id[:8]} as {fork_id}: {made['point']}\n")
+            if args.no_run:
+                sys.stderr.write(f"run {fork_id} is paused; continue with `agent-canvas "
+                                 f"resume {fork_id[:8]} --server URL`\n")
+                return 0
+            return await drive_remote(client, fork_id, args, after_seq=int(made["seq"]))
+
+    return _report(go, "fork")
 
 
 def _list(scan) -> int:

@@ -101,6 +101,8 @@ class RunSummary(ResponseModel):
     updated_at: str = Field(alias="updatedAt")
     live: bool = Field(description="an engine in this service runs it")
     tokens: dict[str, float] = Field(default_factory=dict, description="token use (usage)")
+    forked_from: dict[str, Any] | None = Field(None, alias="forkedFrom",
+                                               description="{runId, seq} of a fork's source")
 
 
 class RunList(ResponseModel):
@@ -222,6 +224,73 @@ class EdgeCreated(ResponseModel):
     edge_id: str = Field(alias="edgeId")
     from_: str = Field(alias="from")
     to: str
+
+
+# --- forks ------------------------------------------------------------------------------
+
+
+class ForkNodeEdit(RequestModel):
+    """New settings for one node of the fork; the fields left out stay as they were."""
+
+    node: str = Field(min_length=1, max_length=500, description="node key, label or id")
+    instructions: str | None = Field(None, max_length=200_000)
+    model: str | None = Field(None, max_length=500, description='"" for the default model')
+    provider: str | None = Field(None, max_length=100)
+
+
+class ForkItemEdit(RequestModel):
+    """New text for an inbox item queued at the fork point (a pending handoff, say)."""
+
+    item_id: str = Field(alias="itemId", min_length=1, max_length=200,
+                         description="the item's id or a unique prefix of it")
+    text: str = Field(max_length=200_000)
+
+
+class ForkRun(RequestModel):
+    """Continue a run from a point between turns as a new run (see ``agent-canvas fork``)."""
+
+    at: int = Field(ge=1, description="the event seq to fork from; it snaps to the point "
+                                       "between turns at or before it (inside a turn) or "
+                                       "after it (between turns)")
+    nodes: list[ForkNodeEdit] = Field(default_factory=list, max_length=1000)
+    items: list[ForkItemEdit] = Field(default_factory=list, max_length=1000)
+    mode: ModeIn | None = None
+    global_mode: GlobalModeIn | None = Field(None, alias="globalMode")
+    start: bool = Field(True, description="run it at once; false leaves it paused")
+
+
+class ForkWorkspaceOut(ResponseModel):
+    path: str
+    source: str
+    diffs: int
+    skipped: int
+    taken: int = 0
+
+
+class ForkCreated(ResponseModel):
+    """The new run and where it continues from."""
+
+    run: dict[str, Any] = Field(description="the fork's state (RunState)")
+    seq: int = Field(description="the fork point: events 1..seq are the source's")
+    requested_seq: int = Field(alias="requestedSeq")
+    point: str = Field(description="where the fork continues, in words")
+    workspaces: list[ForkWorkspaceOut] = Field(default_factory=list)
+
+
+class ForkPointOut(ResponseModel):
+    seq: int
+    node_id: str | None = Field(None, alias="nodeId",
+                                description="the node whose turn starts next (none: the end)")
+    turn: int = 0
+    label: str = ""
+    description: str
+
+
+class ForkPoints(ResponseModel):
+    """Where a run can be forked, and (with ``?at=``) where that seq lands."""
+
+    points: list[ForkPointOut]
+    snap: dict[str, Any] | None = Field(None, description="{requested, seq, note} for ?at=")
 
 
 # --- service ----------------------------------------------------------------------------

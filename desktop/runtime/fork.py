@@ -19,6 +19,7 @@ request leaves nothing behind.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -52,7 +53,17 @@ COPIES = "workspaces"
 
 
 class ForkError(ValueError):
-    """A fork that cannot be made; the message names what and how to fix it."""
+    """A fork that cannot be made; the message names what and how to fix it.
+
+    ``field``: the request field at fault (dotted, as the API names it); ``conflict``:
+    the request is fine but the source cannot give it now (a live run, a changed folder).
+    """
+
+    def __init__(self, message: str, field: str | None = None, *,
+                 conflict: bool = False) -> None:
+        super().__init__(message)
+        self.field = field
+        self.conflict = conflict
 
 
 @dataclass
@@ -114,12 +125,12 @@ def plan_fork(run_dir: Path, at: int) -> ForkPlan:
     """The fork point for seq ``at`` of the run in ``run_dir`` and the state there."""
     run_dir = Path(run_dir)
     if type(at) is not int or at < 1:
-        raise ForkError(f"--at must be a positive event seq, not {at!r}")
+        raise ForkError(f"at must be a positive event seq, not {at!r}", "at")
     scan = scan_run(run_dir)
     try:
         snap = scan.snap(at)
     except NoForkPoint as exc:
-        raise ForkError(str(exc)) from None
+        raise ForkError(str(exc), "at", conflict=True) from None
     projection = RunProjection()
     for event in EventReader(run_dir).iter_events():
         if event["seq"] > snap.point.seq:
@@ -136,19 +147,19 @@ def edit_events(plan: ForkPlan, request: ForkRequest) -> list[dict[str, Any]]:
     """The events that make the requested edits, checked against the state at the point."""
     state = plan.state
     events: list[dict[str, Any]] = []
-    for edit in request.nodes:
+    for index, edit in enumerate(request.nodes):
         node_id = find_node(state, edit.node)
         if node_id is None:
             keys = ", ".join(sorted(n.key or n.label for n in state.nodes.values()))
             raise ForkError(f"node {edit.node!r}: no node of the run has that key, label or "
-                            f"id at seq {plan.seq} (nodes: {keys})")
+                            f"id at seq {plan.seq} (nodes: {keys})", f"nodes.{index}.node")
         patch: dict[str, Any] = {}
         config: dict[str, Any] = {}
         if edit.provider is not None:
             known = sorted(p.value for p in Provider)
             if edit.provider not in known:
                 raise ForkError(f"provider {edit.provider!r} of node {edit.node!r} is not one "
-                                f"of {', '.join(known)}")
+                                f"of {', '.join(known)}", f"nodes.{index}.provider")
             patch["provider"] = edit.provider
         if edit.instructions is not None:
             config["instructions"] = edit.instructions
@@ -156,19 +167,19 @@ def edit_events(plan: ForkPlan, request: ForkRequest) -> list[dict[str, Any]]:
             config["model"] = edit.model or None
         if not patch and not config:
             raise ForkError(f"node {edit.node!r}: give new instructions, a model or a "
-                            "provider for it")
+                            "provider for it", f"nodes.{index}")
         event: dict[str, Any] = {"type": "node.patch", "nodeId": node_id, "patch": patch}
         if config:
             event["config"] = config
         events.append(event)
-    for edit in request.items:
-        node_id, item_id = _queued_item(plan, edit.item)
+    for index, edit in enumerate(request.items):
+        node_id, item_id = _queued_item(plan, edit.item, f"items.{index}.itemId")
         events.append({"type": "inbox.edited", "nodeId": node_id, "itemId": item_id,
                        "text": edit.text})
     return events
 
 
-def _queued_item(plan: ForkPlan, ref: str) -> tuple[str, str]:
+def _queued_item(plan: ForkPlan, ref: str, field: str) -> tuple[str, str]:
     queued = [(node_id, item.id) for node_id, items in plan.state.inboxes.items()
               for item in items]
     found = [q for q in queued if q[1] == ref] or [q for q in queued
@@ -177,15 +188,26 @@ def _queued_item(plan: ForkPlan, ref: str) -> tuple[str, str]:
         return found[0]
     listing = ", ".join(item_id[:8] for _, item_id in queued) or "none"
     what = "matches more than one" if found else "is not an id (or id prefix) of any"
-    raise ForkError(f"item {ref!r} {what} item queued at seq {plan.seq} (queued: {listing})")
+    raise ForkError(f"item {ref!r} {what} item queued at seq {plan.seq} (queued: {listing})",
+                    field)
 
 
-def fork_run(run_dir: Path, data_dir: Path, request: ForkRequest,
-             options: EngineOptions | None = None) -> Fork:
-    """Make the fork and open its engine (call ``engine.run()`` to continue it)."""
-    from desktop.runtime.engine import Engine, EngineOptions
-    from desktop.runtime.recovery import resume_engine
+@dataclass
+class Prepared:
+    """A fork's folder, published and locked, with the events its engine writes first."""
 
+    plan: ForkPlan
+    folder: Path
+    lock: contextlib.AbstractContextManager[Any]
+    workspaces: list[Restored]
+    edits: list[dict[str, Any]]
+    prelude: list[dict[str, Any]]
+    request: ForkRequest
+
+
+def prepare_fork(run_dir: Path, data_dir: Path, request: ForkRequest) -> Prepared:
+    """Check the request, then copy, restore and publish the fork's folder (file work
+    only, no engine: safe on a worker thread). Nothing is left behind on an error."""
     source = Path(run_dir).resolve()
     plan = plan_fork(source, request.at)
     edits = edit_events(plan, request)
@@ -197,24 +219,43 @@ def fork_run(run_dir: Path, data_dir: Path, request: ForkRequest,
     lock.__enter__()
     try:
         restored, repoints = _build(plan, staging, final)
-        os.rename(staging, final)
+        os.rename(staging, final)  # the lock stays held: it is on the file, not the name
     except BaseException as exc:
         lock.__exit__(None, None, None)
         shutil.rmtree(staging, ignore_errors=True)
         if isinstance(exc, WorkspaceRestoreError | ForkCopyError):
-            raise ForkError(str(exc)) from None
+            raise ForkError(str(exc), conflict=True) from None
         raise
-    forked = _forked_event(plan, request, restored)
+    prelude = [_forked_event(plan, request, restored), *repoints, *edits]
+    return Prepared(plan, final, lock, restored, edits, prelude, request)
+
+
+def open_fork(prepared: Prepared, options: EngineOptions | None = None) -> Fork:
+    """The engine of a prepared fork, its own first events written (not running yet)."""
+    from desktop.runtime.engine import Engine, EngineOptions
+    from desktop.runtime.recovery import resume_engine
 
     def prelude(engine: Engine) -> None:
-        for event in [forked, *repoints, *edits]:
+        for event in prepared.prelude:
             engine.recorder.emit(event)
         engine.recorder.flush()
 
-    engine = resume_engine(Engine, final, options or EngineOptions(), request.mode,
-                           request.global_mode, lock=lock, prelude=prelude,
-                           reason=f"forked from run {plan.state.id} at seq {plan.seq}")
-    return Fork(engine, plan, restored, edits)
+    plan, request = prepared.plan, prepared.request
+    try:
+        engine = resume_engine(Engine, prepared.folder, options or EngineOptions(),
+                               request.mode, request.global_mode, lock=prepared.lock,
+                               prelude=prelude,
+                               reason=f"forked from run {plan.state.id} at seq {plan.seq}")
+    except BaseException:  # a fork without its own first events is no fork: remove it
+        shutil.rmtree(prepared.folder, ignore_errors=True)
+        raise
+    return Fork(engine, plan, prepared.workspaces, prepared.edits)
+
+
+def fork_run(run_dir: Path, data_dir: Path, request: ForkRequest,
+             options: EngineOptions | None = None) -> Fork:
+    """Make the fork and open its engine (call ``engine.run()`` to continue it)."""
+    return open_fork(prepare_fork(run_dir, data_dir, request), options)
 
 
 def _build(plan: ForkPlan, staging: Path, final: Path
@@ -243,7 +284,7 @@ def _restore(plan: ForkPlan, staging: Path, final: Path
             folders.setdefault(path, []).append(node_id)
     if folders and engine_alive(source):
         raise ForkError(f"run {state.id[:8]} is live and works in {next(iter(folders))}; "
-                        "fork it once it has stopped, or pause it first")
+                        "fork it once it has stopped", conflict=True)
     repoints: list[dict[str, Any]] = []
     for index, (path, nodes) in enumerate(sorted(folders.items()), start=1):
         later = [d for d in plan.scan.diffs if d.workspace and d.seq > plan.seq

@@ -141,3 +141,23 @@ def test_no_token_for_another_url_is_a_clear_error(cli, service, tmp_path) -> No
 def test_unknown_run_is_a_clear_error(cli) -> None:
     result = cli("runs", "show", "ffffffff")
     assert result.returncode == 2 and "no run matching 'ffffffff'" in result.stderr
+
+
+def test_fork_through_the_service_follows_the_new_run_to_its_end(cli, service) -> None:
+    first = cli("run", str(EXAMPLES / "plan-implement-review.flow.yaml"), "--json")
+    source = orjson.loads(first.stdout.splitlines()[0])["runId"]
+    listed = cli("fork", source[:8], "--list")
+    assert listed.returncode == 0 and "before Reviewer's turn 1" in listed.stdout
+    seq = int(next(line for line in listed.stdout.splitlines()
+                   if "Reviewer's turn 1" in line).split()[0])
+    result = cli("fork", source[:8], "--at", str(seq), "--node", "reviewer",
+                 "--instructions", "Be strict.", "--json")
+    assert result.returncode == 0, result.stderr
+    assert f"forked run {source[:8]} as " in result.stderr
+    events = [orjson.loads(line) for line in result.stdout.splitlines()]
+    assert events[0]["type"] == "run.forked" and events[0]["seq"] == seq + 1
+    assert events[-1]["type"] == "run.completed"
+    assert log_of(service, events[0]["runId"])[0]["forkedFrom"] == {"runId": source,
+                                                                   "seq": seq}
+    bad = cli("fork", source[:8], "--at", str(seq), "--node", "ghost", "--model", "x")
+    assert bad.returncode == 2 and "node 'ghost'" in bad.stderr
