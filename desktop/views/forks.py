@@ -19,16 +19,17 @@ A seq chosen anywhere snaps to a fork point:
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from desktop.views.reader import EventReader
 
 _STATUS = {"run.created": "queued", "run.started": "running", "run.resumed": "running",
            "run.paused": "paused", "run.stalled": "paused", "run.stopped": "stopped",
            "run.completed": "completed", "run.failed": "failed"}
+T = TypeVar("T")
 _ENDED = frozenset({"completed", "failed", "cancelled", "interrupted"})
 
 
@@ -247,3 +248,30 @@ def scan_run(run_dir: Path, *, live: bool | None = None) -> ForkScan:
 
         live = engine_alive(run_dir)
     return scan_events(EventReader(run_dir).iter_events(), live=live)
+
+
+def tree_order(items: list[T], key: Callable[[T], str], parent: Callable[[T], str | None]
+               ) -> list[tuple[T, int]]:
+    """``items`` as a tree of forks, depth first: each item followed by its forks (in the
+    order given), with its depth. An item whose source is not among them is a root."""
+    known = {key(item) for item in items}
+    children: dict[str | None, list[T]] = {}
+    for item in items:
+        source = parent(item)
+        children.setdefault(source if source in known else None, []).append(item)
+    out: list[tuple[T, int]] = []
+    seen: set[str] = set()
+
+    def walk(roots: list[T]) -> None:
+        stack = [(item, 0) for item in reversed(roots)]
+        while stack:
+            item, depth = stack.pop()
+            if key(item) in seen:
+                continue
+            seen.add(key(item))
+            out.append((item, depth))
+            stack.extend((child, depth + 1) for child in reversed(children.get(key(item), [])))
+
+    walk(children.get(None, []))
+    walk([item for item in items if key(item) not in seen])  # lineage in a loop: bad data
+    return out

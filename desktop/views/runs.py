@@ -52,6 +52,8 @@ class RunSummary:
     updated_at: str
     events: int
     error: str | None = None
+    forked_from: tuple[str, int] | None = None
+    """A fork's source run id and the seq it was forked at."""
 
     @property
     def display_status(self) -> str:
@@ -74,7 +76,9 @@ def list_runs(data_dir: Path) -> list[RunSummary]:
             out.append(RunSummary(folder.name, folder, "", "unreadable", False, "", "", 0,
                                   str(exc)))
             continue
+        lineage = (st.forked_from.run_id, st.forked_from.seq) if st.forked_from else None
         out.append(RunSummary(st.id, folder, st.workflow_name, str(st.status), st.interrupted,
-                              st.created_at, st.updated_at, st.last_seq))
+                              st.created_at, st.updated_at, st.last_seq,
+                              forked_from=lineage))
     out.sort(key=lambda r: (r.created_at, r.id), reverse=True)
     return out

@@ -22,6 +22,7 @@ from desktop.ui.run.canvas_overlay import CanvasRunOverlay
 from desktop.ui.run.chat import ChatBox
 from desktop.ui.run.conversation_view import ConversationView
 from desktop.ui.run.diff_view import DiffView
+from desktop.ui.run.fork_actions import ForkActions
 from desktop.ui.run.history import RunHistory
 from desktop.ui.run.run_controls import RunControls
 from desktop.ui.run.service_banner import ServiceBanner
@@ -93,6 +94,7 @@ class RunPanels(QObject):
         window.resizeDocks([self.docks["transcript"]], [320], Qt.Orientation.Vertical)
         self._place_banners()
         self._wire()
+        self.forks = ForkActions(self)  # Fork from here… (scrubber) and Compare (history)
         self.history.refresh()
 
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:

@@ -1,5 +1,6 @@
 """Run history: every run in the data folder, to open (attached when the service runs it,
-else read-only), replay or run again."""
+else read-only), replay, run again or compare. A run's forks are listed under it, as a
+tree."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from desktop.ui.run.history_filter import HistoryFilterBar, row_matches
 
-COLUMNS = ("Workflow", "Status", "Started", "Duration", "Tokens", "Cost", "Events")
+COLUMNS = ("Workflow", "Status", "Started", "Duration", "Tokens", "Cost", "Events", "Fork of")
 
 
 @dataclass
@@ -36,6 +37,12 @@ class HistoryRow:
     cost: float | None
     events: int
     live: bool = False  # an engine (the service, or a terminal run) holds it now
+    forked_from: tuple[str, int] | None = None  # the source run id and seq of a fork
+    depth: int = 0  # how deep in the tree of forks (0: not a fork of a listed run)
+
+    @property
+    def run_id(self) -> str:
+        return self.path.name
 
 
 def _seconds(a: str, b: str) -> float | None:
@@ -48,8 +55,10 @@ def _seconds(a: str, b: str) -> float | None:
 
 
 def load_history(data_dir: Path) -> list[HistoryRow]:
-    """The runs under ``data_dir``, newest first, with token use and cost."""
+    """The runs under ``data_dir``, newest first, each fork right under its source (deeper
+    forks under theirs), with token use and cost."""
     from desktop.store.runs import RunError, engine_alive
+    from desktop.views.forks import tree_order
     from desktop.views.runs import list_runs, open_run
 
     rows = []
@@ -66,8 +75,23 @@ def load_history(data_dir: Path) -> list[HistoryRow]:
             status="unreadable" if summary.error else summary.display_status,
             started=summary.created_at, duration=_seconds(summary.created_at, summary.updated_at),
             tokens=tokens, cost=usage.get("costUsd"), events=summary.events,
-            live=summary.error is None and engine_alive(summary.path)))
-    return rows
+            live=summary.error is None and engine_alive(summary.path),
+            forked_from=summary.forked_from))
+    ordered = tree_order(rows, lambda r: r.run_id,
+                         lambda r: r.forked_from[0] if r.forked_from else None)
+    for row, depth in ordered:
+        row.depth = depth
+    return [row for row, _depth in ordered]
+
+
+def tree_text(row: HistoryRow) -> str:
+    """The workflow cell: a fork is drawn under its source, one step in per generation."""
+    return row.workflow if row.depth == 0 else "    " * (row.depth - 1) + "└─ " + row.workflow
+
+
+def fork_text(row: HistoryRow) -> str:
+    """The "Fork of" cell: the source's short id and the seq it was forked at."""
+    return f"{row.forked_from[0][:8]} @ {row.forked_from[1]:,}" if row.forked_from else ""
 
 
 def _duration(seconds: float | None) -> str:
@@ -87,11 +111,13 @@ def _local(ts: str) -> str:
 
 
 class RunHistory(QWidget):
-    """A table of past runs with Open, Replay and Run again."""
+    """A table of past runs (forks under their source) with Open, Replay, Run again and
+    Compare."""
 
     openRequested = Signal(Path)
     replayRequested = Signal(Path)
     runAgainRequested = Signal(Path)
+    compareRequested = Signal(Path, Path)  # left (the source, or the first picked), right
 
     def __init__(self, data_dir: Path | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -100,7 +126,7 @@ class RunHistory(QWidget):
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)
@@ -112,6 +138,13 @@ class RunHistory(QWidget):
             button = QPushButton(text)
             button.clicked.connect(lambda _c=False, s=signal: self._emit(s))
             buttons.addWidget(button)
+        self.compare_button = QPushButton("&Compare")
+        self.compare_button.setToolTip("Compare a fork with its source, or two selected runs, "
+                                       "side by side")
+        self.compare_button.clicked.connect(self.compare)
+        self.compare_button.setEnabled(False)
+        buttons.addWidget(self.compare_button)
+        self.table.itemSelectionChanged.connect(self._selection_changed)
         refresh = QPushButton("Refresh")
         refresh.clicked.connect(self.refresh)
         buttons.addStretch(1)
@@ -134,14 +167,18 @@ class RunHistory(QWidget):
         for r, row in enumerate(self.rows):
             cost = f"${row.cost:.4f}" if isinstance(row.cost, int | float) else "—"
             status = f"{row.status} · live" if row.live else row.status
-            values = (row.workflow, status, _local(row.started), _duration(row.duration),
-                      f"{row.tokens:,}", cost, f"{row.events:,}")
+            values = (tree_text(row), status, _local(row.started), _duration(row.duration),
+                      f"{row.tokens:,}", cost, f"{row.events:,}", fork_text(row))
+            tip = str(row.path)
+            if row.forked_from:
+                tip += (f"\nforked from run {row.forked_from[0]} at seq {row.forked_from[1]:,}"
+                        " (the events before it are that run's, copied)")
             for c, value in enumerate(values):
                 item = QTableWidgetItem(value)
-                if c >= 3:
+                if 3 <= c < len(COLUMNS) - 1:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                           | Qt.AlignmentFlag.AlignVCenter)
-                item.setToolTip(str(row.path))
+                item.setToolTip(tip)
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
         self.filter.set_workflows(row.workflow for row in self.rows)
@@ -165,6 +202,37 @@ class RunHistory(QWidget):
         """The selected run, if any."""
         row = self.table.currentRow()
         return self.rows[row] if 0 <= row < len(self.rows) else None
+
+    def picked(self) -> list[HistoryRow]:
+        """The selected runs, in table order."""
+        rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
+        return [self.rows[r] for r in rows if 0 <= r < len(self.rows)]
+
+    def compare_pair(self) -> tuple[HistoryRow, HistoryRow] | None:
+        """What Compare would show: two selected runs, or a selected fork and its source."""
+        picked = self.picked()
+        if len(picked) == 2:
+            first, second = picked
+            # the source on the left when one is the other's fork
+            if second.forked_from is None and first.forked_from \
+                    and first.forked_from[0] == second.run_id:
+                first, second = second, first
+            return first, second
+        if len(picked) == 1 and picked[0].forked_from:
+            source = next((r for r in self.rows if r.run_id == picked[0].forked_from[0]), None)
+            if source is not None:
+                return source, picked[0]
+        return None
+
+    def compare(self) -> None:
+        """Ask to compare the pair the selection names (see :meth:`compare_pair`)."""
+        pair = self.compare_pair()
+        if pair is not None:
+            self.compareRequested.emit(pair[0].path, pair[1].path)
+
+    def _selection_changed(self) -> None:
+        pair = self.compare_pair()
+        self.compare_button.setEnabled(pair is not None)
 
     def _emit(self, signal: Signal) -> None:
         row = self.selected()

@@ -99,6 +99,23 @@ class RunSession(QObject):
                    data_dir=Path(data_dir))
 
     @classmethod
+    async def fork(cls, run_dir: Path, at: int, *, nodes: list[dict] | None = None,
+                   items: list[dict] | None = None, parent: QObject | None = None
+                   ) -> tuple[RunSession, dict]:
+        """Fork the run in ``run_dir`` at event ``at`` in the service (``POST .../fork``) and
+        follow the new run; the session and the service's answer (``point``, ``seq``)."""
+        data_dir = _data_dir_of(Path(run_dir))
+        info = await ensure_service(data_dir)
+        client = info.client()
+        try:
+            made = await client.fork(Path(run_dir).name, at, nodes=nodes, items=items)
+        finally:
+            await client.close()
+        session = cls(data_dir / "runs" / str(made["run"]["id"]), parent, service=info,
+                      data_dir=data_dir)
+        return session, made
+
+    @classmethod
     def open(cls, run_dir: Path, parent: QObject | None = None,
              data_dir: Path | None = None) -> RunSession:
         """A run from its folder: attached to the service when the service drives it,

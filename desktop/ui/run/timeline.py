@@ -23,6 +23,7 @@ class TimelineScrubber(QWidget):
     """A slider over a run's events; emits the folded state at the chosen event."""
 
     stateAt = Signal(int, object)  # seq, run state dict (None before run.created)
+    forkRequested = Signal(int)  # the seq shown: continue the run from there as a new run
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -41,11 +42,20 @@ class TimelineScrubber(QWidget):
         self.label = QLabel("no run")
         self.label.setObjectName("timelineLabel")
         self._fit_label(0)
+        self.fork_button = QToolButton()
+        self.fork_button.setObjectName("forkFromHere")
+        self.fork_button.setText("Fork from here…")
+        self.fork_button.setToolTip("Continue the run from this event as a new run, with "
+                                    "changed instructions, model, provider or handoff; the "
+                                    "events before it are copied, not run again")
+        self.fork_button.setEnabled(False)
+        self.fork_button.clicked.connect(lambda: self.forkRequested.emit(self.current))
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.addWidget(self.play_button)
         layout.addWidget(self.slider, 1)
         layout.addWidget(self.label)
+        layout.addWidget(self.fork_button)
         # dragging fast must not fold on every pixel: settle on the last value each frame
         self._settle = QTimer(self)
         self._settle.setSingleShot(True)
@@ -64,6 +74,7 @@ class TimelineScrubber(QWidget):
         self.replay = ReplayState(Path(run_dir))
         self._fit_label(self.replay.total)
         self.slider.setEnabled(True)
+        self.fork_button.setEnabled(True)
         self.slider.setRange(0, self.replay.total)
         self.slider.setValue(self.replay.total)
         self._emit_current()
@@ -118,4 +129,5 @@ class TimelineScrubber(QWidget):
             self.replay.close()
             self.replay = None
         self.slider.setEnabled(False)
+        self.fork_button.setEnabled(False)
         self.label.setText("no run")
