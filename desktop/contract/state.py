@@ -21,6 +21,7 @@ from desktop.contract.enums import (
     RunStatus,
 )
 from desktop.contract.envelope import Envelope
+from desktop.contract.executor import ExecutorSpec
 from desktop.contract.sandbox import Sandbox
 
 
@@ -75,6 +76,8 @@ class NodeConfig(ContractModel):
     command_blocklist: list[str] = Field(default_factory=list, alias="commandBlocklist")
     script: list[dict[str, Any]] | dict[str, Any] | None = None
     sandbox: Sandbox | None = None
+    executor: ExecutorSpec | None = Field(
+        None, description="Where the node's agent runs; None: the run's executor.")
 
     @property
     def timeout_sec(self) -> float | None:
@@ -184,6 +187,8 @@ class RunState(ContractModel):
     workflow_name: str = Field("", alias="workflowName")
     workflow_path: str | None = Field(None, alias="workflowPath")
     task: str = ""
+    executor: ExecutorSpec = Field("local", description="Where agents run unless their "
+                                   "node names its own executor.")
     inboxes: dict[str, list[InboxItem]] = Field(default_factory=dict)
     pending_approvals: dict[str, PendingApproval] = Field(
         default_factory=dict, alias="pendingApprovals"

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from desktop.contract.enums import EdgeType, GlobalMode, Mode, Provider
+from desktop.contract.executor import ExecutorSpec
 from desktop.contract.state import Capabilities, NodeConfig, Permissions
 from desktop.graph.decorations import NodeGroup, StickyNote, duplicate_ids
 
@@ -66,6 +67,7 @@ class WorkflowDocument(_DocModel):
     task: str = ""
     mode: Mode = Mode.AUTO
     global_mode: GlobalMode = Field(GlobalMode.IMPLEMENTATION, alias="globalMode")
+    executor: ExecutorSpec = "local"
     nodes: list[WorkflowNode] = Field(default_factory=list)
     node_configs: dict[str, NodeConfig] = Field(default_factory=dict, alias="nodeConfigs")
     edges: list[WorkflowEdge] = Field(default_factory=list)

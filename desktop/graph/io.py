@@ -7,6 +7,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from desktop.contract.executor import executor_json
 from desktop.graph.document import DOCUMENT_VERSION, WorkflowDocument, assign_edge_ids
 from desktop.graph.errors import Problem, WorkflowLoadError
 from desktop.graph.fields import from_validation_error, locate, unknown_fields
@@ -141,6 +142,8 @@ def document_data(doc: WorkflowDocument) -> dict[str, Any]:
         data["task"] = doc.task
     data["mode"] = str(doc.mode)
     data["globalMode"] = str(doc.global_mode)
+    if doc.executor != "local":
+        data["executor"] = _tidy_numbers(executor_json(doc.executor))
     data["nodes"] = [_node_data(n) for n in doc.nodes]
     if doc.node_configs:
         # Node order, not dict order: an undo that re-inserts a config must save the same bytes.

@@ -8,6 +8,7 @@ import networkx as nx
 from pydantic import ValidationError
 
 from desktop.contract.enums import CliPermissionsMode, EdgeType, Provider
+from desktop.contract.executor import INSTALL_FIX, as_ray
 from desktop.contract.sandbox import NETWORK_PROVIDERS, Sandbox
 from desktop.contract.secrets import is_secret_name
 from desktop.contract.state import NodeConfig
@@ -39,6 +40,7 @@ def validate(doc: WorkflowDocument, source: str | None = None,
     problems += _check_reachability(doc)
     problems += _check_providers(doc)
     problems += _check_configs(doc)
+    problems += _check_executors(doc)
     return locate(problems, smap, source)
 
 
@@ -220,6 +222,53 @@ def _check_configs(doc: WorkflowDocument) -> list[Problem]:
             out.append(_err(where,
                             f"node {node.id!r} uses provider {node.provider!r} but has no command",
                             "set nodeConfigs.<id>.command to the program to run"))
+    return out
+
+
+RAY_PROVIDERS = {Provider.SCRIPTED.value, Provider.COMMAND.value, Provider.CUSTOM.value,
+                 Provider.CLAUDE.value, Provider.CODEX.value, Provider.GEMINI.value}
+"""Providers whose agent can run on a Ray worker (a process fed over its stdio)."""
+
+
+def _ray_missing() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("ray") is None
+
+
+def _check_executors(doc: WorkflowDocument) -> list[Problem]:
+    """Ray executors need Ray installed, and a provider whose agent can run remotely."""
+    out: list[Problem] = []
+    run_ray = as_ray(doc.executor)
+    places = [("executor", run_ray)] if run_ray else []
+    for node in doc.nodes:
+        cfg = doc.node_configs.get(node.id)
+        own = cfg.executor if cfg is not None else None
+        ray = as_ray(own) if own is not None else run_ray
+        where = f"nodeConfigs.{node.id}.executor" if own is not None else "executor"
+        if own is not None and ray is not None:
+            places.append((where, ray))
+        if ray is None:
+            continue
+        provider = str(node.provider)
+        gated = node.permissions is not None and (
+            str(node.permissions.cli_permissions_mode) == CliPermissionsMode.GATED.value)
+        if provider not in RAY_PROVIDERS:
+            out.append(_err(where, f"node {node.id!r} uses provider {provider!r}, which cannot "
+                            "run on a Ray worker (its requests are served by the engine)",
+                            f"set nodeConfigs.{node.id}.executor: local"))
+        elif gated and provider != Provider.SCRIPTED.value:
+            out.append(_err(where, f"node {node.id!r} is gated, and {provider}'s permission "
+                            "hook talks to the engine over a local socket a Ray worker "
+                            "cannot reach", f"set nodeConfigs.{node.id}.executor: local, "
+                            "or cliPermissionsMode: skip"))
+    if places and _ray_missing():
+        out += [_err(where, "executor kind 'ray' needs Ray, which is not installed here",
+                     INSTALL_FIX) for where, _ in places[:1]]
+    addresses = sorted({ray.address for _, ray in places})
+    if len(addresses) > 1:
+        out.append(_err(places[-1][0], f"one run uses one Ray cluster; this workflow names "
+                        f"{', '.join(addresses)}", "give every Ray executor the same address"))
     return out
 
 

@@ -47,6 +47,17 @@ class TurnRequest:
     """Values to redact from the agent's output before it is stored or emitted."""
     launch: Callable[[list[str], dict[str, str]], tuple[list[str], dict[str, str]]] | None = None
     """Wraps the agent's command line and environment in the node's sandbox."""
+    spawn: Callable[..., Any] | None = None
+    """Makes the agent's process (AgentProcess's arguments): where the node's executor runs
+    it. None: an AgentProcess on this machine."""
+
+    def make_process(self, argv: list[str], **kwargs: Any) -> Any:
+        """The agent's process object (not started) under the node's executor."""
+        if self.spawn is None:
+            from desktop.providers.process import AgentProcess
+
+            return AgentProcess(argv, **kwargs)
+        return self.spawn(argv, **kwargs)
 
     def launch_command(self, argv: list[str],
                        env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:

@@ -50,6 +50,7 @@ class AgentProcess:
         grace: float = DEFAULT_GRACE,
         redactor: Redactor | None = None,
         on_stderr_line: Callable[[str], None] | None = None,
+        max_pending_bytes: int | None = None,
     ):
         self.argv = list(argv)
         self.cwd = cwd
@@ -77,6 +78,12 @@ class AgentProcess:
         self._supervisor: asyncio.Task | None = None
         self._files: list[BinaryIO] = []
         self._kill_lock = asyncio.Lock()
+        # Back-pressure: with a bound, the pipes are not read while this much of the
+        # agent's output waits to be taken from batches() (the agent then blocks writing).
+        self.max_pending_bytes = max_pending_bytes
+        self._pending = 0
+        self._room = asyncio.Event()
+        self._room.set()
 
     async def start(self) -> None:
         """Spawn the process; OSError (e.g. FileNotFoundError) when it cannot start."""
@@ -137,6 +144,10 @@ class AgentProcess:
             item = await self._queue.get()
             if item is None:
                 return
+            if self.max_pending_bytes is not None:
+                self._pending -= sum(len(line) + 1 for line in item[1])
+                if self._pending <= self.max_pending_bytes:
+                    self._room.set()
             yield item
 
     async def output(self) -> AsyncIterator[tuple[str, str]]:
@@ -144,6 +155,10 @@ class AgentProcess:
         async for stream, lines in self.batches():
             for line in lines:
                 yield stream, line
+
+    def has_batch(self) -> bool:
+        """Whether a batch waits to be taken from :meth:`batches` right now."""
+        return not self._queue.empty()
 
     async def lines(self) -> AsyncIterator[str]:
         """Only the stdout lines of :meth:`output`."""
@@ -194,11 +209,19 @@ class AgentProcess:
             if not self.keep_stdin_open:
                 self._proc.stdin.close()
 
+    def _note_pending(self, lines: list[str]) -> None:
+        if self.max_pending_bytes is not None:
+            self._pending += sum(len(line) + 1 for line in lines)
+            if self._pending > self.max_pending_bytes:
+                self._room.clear()
+
     def _stdout_lines(self, lines: list[str]) -> None:
+        self._note_pending(lines)
         self._queue.put_nowait(("stdout", lines))
 
     def _stderr_lines(self, lines: list[str]) -> None:
         self.stderr_tail = (self.stderr_tail + "\n".join(lines) + "\n")[-4000:]
+        self._note_pending(lines)
         self._queue.put_nowait(("stderr", lines))
         if self.on_stderr_line is not None:
             for line in lines:
@@ -235,6 +258,8 @@ class AgentProcess:
 
         try:
             while True:
+                if not self._room.is_set():
+                    await self._room.wait()
                 chunk = await stream.read(CHUNK)
                 if not chunk:
                     break

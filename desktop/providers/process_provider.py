@@ -72,7 +72,7 @@ class ProcessProvider(Provider):
         self._outcome = TurnOutcome(exit_code=-1, session_id=request.session_id,
                                     commandline=shlex.join(argv))
         spawn_argv, spawn_env = request.launch_command(argv, env)
-        process = AgentProcess(
+        process = request.make_process(
             spawn_argv, cwd=request.cwd, env=spawn_env,
             stdout_path=request.stdout_path, stderr_path=request.stderr_path,
             stdin_data=stdin_data, keep_stdin_open=self.keep_stdin_open,

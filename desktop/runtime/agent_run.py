@@ -22,6 +22,7 @@ from desktop.contract.sandbox import Sandbox
 from desktop.providers.base import Provider, TurnOutcome, TurnRequest
 from desktop.providers.redact import Redactor
 from desktop.runtime import agent_folder as af
+from desktop.runtime import executor as executors
 from desktop.runtime import memory_watch, runner_record, sandbox, workspace_diff
 from desktop.runtime.agent_env import build_env, bus_command, key_provider, protocol_vars
 from desktop.runtime.prompt import build_blocks, preamble
@@ -78,6 +79,7 @@ class AgentRun:
         self.launch: sandbox.SandboxLaunch | None = None
         self._watch: asyncio.Task | None = None
         self.oom_killed = False
+        self.session: executors.Session | None = None
 
     # --- set-up ---------------------------------------------------------------
 
@@ -124,15 +126,37 @@ class AgentRun:
         prompt = await asyncio.to_thread(_prepare_folder, folder, blocks, self.redactor)
         for name in (af.PROMPT_FULL, af.PROMPT_BLOCKS):
             self._artifact("prompt", folder / name)
-        git = await workspace_diff.is_git_workspace(self.workspace)
+        self.session = session = executors.open_session(
+            ctx.executor, workspace=self.workspace, folder=folder, run_dir=ctx.run_dir,
+            agent_run_id=agent_run_id, node=ctx.node.key or ctx.node.label,
+            provider=str(ctx.node.provider),
+            sandbox=ctx.config.sandbox.to_json_dict() if ctx.config.sandbox else None,
+            emit=self.emit)
+        try:
+            return await self._execute(res, session, folder, prompt, env)
+        finally:
+            await session.close()
+
+    async def _execute(self, res: AgentRunResult, session: executors.Session, folder: Path,
+                       prompt: str, env: dict[str, str]) -> AgentRunResult:
+        ctx, agent_run_id = self.ctx, res.agent_run_id
+        refused = None
+        try:
+            await session.open()
+        except executors.RemoteError as exc:
+            refused = str(exc)
+        if self.cancelled and refused is None:  # stopped while the worker was being set up
+            refused = "the agent was stopped before it started"
+        git = not session.remote and await workspace_diff.is_git_workspace(self.workspace)
         before = await workspace_diff.snapshot(self.workspace) if git else None
         bus = ctx.run_dir / "events.jsonl"
         bus_offset = bus.stat().st_size if bus.is_file() else 0
 
         self.launch = sandbox.SandboxLaunch(ctx.config.sandbox or Sandbox(), self.workspace,
                                             folder, bus)
-        refused = await asyncio.to_thread(sandbox.refusal, ctx.node.key or ctx.node.label,
-                                          str(ctx.node.provider), ctx.config.sandbox)
+        if not session.remote and refused is None:  # a worker checks its own sandbox
+            refused = await asyncio.to_thread(sandbox.refusal, ctx.node.key or ctx.node.label,
+                                              str(ctx.node.provider), ctx.config.sandbox)
         self.provider = provider = self.factory(str(ctx.node.provider))
         request = TurnRequest(
             run_id=ctx.run_id, node=ctx.node, config=ctx.config, agent_run_id=agent_run_id,
@@ -142,7 +166,9 @@ class AgentRun:
             stderr_path=folder / af.STDERR,
             on_start=lambda pid, pgid: self._started(res, pid, pgid),
             max_output_bytes=ctx.config.max_output_bytes,
-            secrets=list(self.redactor.secrets), launch=self.launch.wrap)
+            secrets=list(self.redactor.secrets),
+            launch=self.launch.wrap if not session.remote else _unwrapped,
+            spawn=session.process)
         if refused is None:
             await self._consume(provider, request, res)
             outcome = provider.outcome
@@ -167,14 +193,20 @@ class AgentRun:
         if res.output_limit_exceeded:
             self._log(outcome.error or "output limit exceeded")
 
+        # A worker's run folder files land here before anything reads the folder.
+        back = await session.finish() if session.remote and refused is None else None
         # Whatever the agent left in its folder (output.md, handoff.json, ...) is redacted
         # before anything reads it.
         await asyncio.to_thread(self.redactor.scrub_folder, folder)
         res.output_text, res.output_hash = await asyncio.to_thread(
             _output, folder, self.redactor.text(outcome.final_text))
-        if git and before:
+        patch: bytes | None = None
+        if back is not None:
+            patch = self._remote_change(res, back, folder)
+        elif git and before:
             after = await workspace_diff.snapshot(self.workspace)
             patch = await workspace_diff.diff(self.workspace, before, after) if after else b""
+        if patch is not None:
             patch = self.redactor.data(patch)
             await asyncio.to_thread(atomic_write_bytes, folder / af.DIFF, patch)
             if patch:
@@ -197,6 +229,26 @@ class AgentRun:
                 res.handoff = af.handoff_directive(
                     {"to": posted["handoffTo"], "message": posted.get("message", "")})
         return res
+
+    def _remote_change(self, res: AgentRunResult, back: executors.RemoteResult,
+                       folder: Path) -> bytes:
+        """The worker's patch, applied; one that no longer applies fails the agent run,
+        keeping both changes (never merged)."""
+        for problem in back.problems or []:
+            self._log(f"worker: {problem}")
+        if back.conflict is None:
+            return back.patch
+        res.exit_code = res.exit_code or 1
+        res.error = (f"the agent's change no longer applies to {self.workspace} "
+                     f"({back.conflict}): another turn changed it meanwhile. Both changes are "
+                     f"kept: {executors.UNAPPLIED} (this turn) and {executors.CONCURRENT} "
+                     "(the workspace since this turn started); retry the turn to redo it "
+                     "on top")
+        self._log(res.error)
+        self._bus("ERROR", res.error, res.agent_run_id)
+        for name in (executors.UNAPPLIED, executors.CONCURRENT):
+            self._artifact("diff", folder / name)
+        return b""
 
     # --- running ----------------------------------------------------------------
 
@@ -270,7 +322,8 @@ class AgentRun:
         ctx, folder = self.ctx, res.folder
         commandline = self.provider.outcome.commandline if self.provider else None
         limit = self._memory_limit()
-        if announce and limit is not None and self._watch is None:
+        remote = self.session is not None and self.session.remote
+        if announce and limit is not None and self._watch is None and not remote:
             self._watch = asyncio.ensure_future(
                 memory_watch.watch(pid, pgid, limit, self._memory_exceeded))
         self.info = RunInfo(
@@ -304,8 +357,12 @@ class AgentRun:
         info, ctx = self.info, self.ctx
         assert info is not None and self.launch is not None
         try:
+            session = self.session
+            seen = session.seen_env if session is not None and session.seen_env is not None \
+                else self.launch.seen_env
             record = await asyncio.to_thread(
-                runner_record.build_record, config=ctx.config, env=self.launch.seen_env,
+                runner_record.build_record, config=ctx.config, env=seen,
+                host=session.facts if session is not None else None,
                 agent_run_id=res.agent_run_id, started_at=info.start_time,
                 completed_at=info.end_time, exit_code=res.exit_code, timed_out=res.timed_out,
                 oom_killed=res.oom_killed, secret_patterns=user_patterns(ctx.data_dir))
@@ -331,6 +388,11 @@ class AgentRun:
         problems = await asyncio.shield(write)
         if problems:
             self._log(f"{folder / af.RUN_INFO}: " + "; ".join(problems))
+
+
+def _unwrapped(argv: list[str], env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+    """A remote agent is wrapped in its sandbox on the worker, with the worker's paths."""
+    return list(argv), dict(env)
 
 
 def _prepare_folder(folder: Path, blocks: list, redactor: Redactor) -> str:

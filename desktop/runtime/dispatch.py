@@ -15,6 +15,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from desktop.contract.base import new_id
+from desktop.runtime.executor import ExecutorUnavailable
 from desktop.runtime.routing import build_envelope, choose_routes, route_events
 from desktop.runtime.stall import HEAD_CHARS
 from desktop.runtime.turn import TurnContext, TurnResult
@@ -111,6 +112,7 @@ async def run_turn(engine: Engine, node_id: str) -> None:
             workflow_dir=engine.workflow_dir(), session_id=node.session.session_id,
             on_agent_run=on_agent_run, emit_many=recorder.batch_emitter(node_id, redacted=True),
             bus_handoff=engine.bus_handoff,
+            executor=config.executor if config.executor is not None else state.executor,
         )
         runner = engine.new_runner()
         engine.runners[node_id] = runner
@@ -121,6 +123,9 @@ async def run_turn(engine: Engine, node_id: str) -> None:
         except asyncio.CancelledError:
             _cancelled(engine, node_id, turn_id, agent_runs, runner)
             raise
+        except ExecutorUnavailable as exc:
+            _unavailable(engine, node_id, turn_id, agent_runs, str(exc))
+            return
         except Exception as exc:  # a broken runner fails the turn, not the engine
             log.exception("turn of node %s failed", node_id)
             result, error = None, f"{type(exc).__name__}: {exc}"
@@ -151,6 +156,19 @@ async def run_turn(engine: Engine, node_id: str) -> None:
         retry += 1
     assert result is not None
     await finish_turn(engine, node_id, turn_id, max(agent_runs, 1), result, items, created)
+
+
+def _unavailable(engine: Engine, node_id: str, turn_id: str, agent_runs: int,
+                 reason: str) -> None:
+    """The node's executor cannot be reached: say so and pause the run (not fail it);
+    the node's input waits in its inbox until the run is resumed."""
+    recorder = engine.recorder
+    if agent_runs:  # a retry found the cluster gone: its items go back to the inbox
+        recorder.emit({"type": "turn.status", "status": "cancelled", "turnId": turn_id,
+                       "attempt": agent_runs, "reason": reason}, node_id)
+    recorder.emit({"type": "bus.message", "busType": "ERROR", "message": reason}, node_id)
+    recorder.flush()
+    engine.pause(f"paused: {reason}")
 
 
 def _cancelled(engine: Engine, node_id: str, turn_id: str, agent_runs: int,

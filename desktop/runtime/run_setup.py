@@ -11,6 +11,7 @@ from typing import Any
 
 from desktop.contract.base import new_id, utc_now
 from desktop.contract.enums import EdgeType
+from desktop.contract.executor import executor_json
 from desktop.contract.state import Capabilities, EdgeState, NodeState, Permissions
 from desktop.graph.document import WorkflowDocument, edge_uuid, node_uuid
 
@@ -53,6 +54,8 @@ def run_created_event(doc: WorkflowDocument, run_id: str, *, mode: str, global_m
     }
     if workflow_path:
         event["workflowPath"] = workflow_path
+    if doc.executor != "local":
+        event["executor"] = executor_json(doc.executor)
     return event
 
 

@@ -179,24 +179,33 @@ def _millis(stamp: str) -> datetime:
     return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
 
 
+def host_facts(env: Mapping[str, str]) -> dict[str, Any]:
+    """What the record says about the machine the agent ran on, seen from that machine
+    (a Ray worker computes them there): platform, Node/npm on the agent's PATH, time zone."""
+    os_name, arch, warnings = _platform()
+    node_version, npm_version, node_warnings = node_versions(env.get("PATH"))
+    return {"platform": {"os": os_name, "arch": arch, "node_version": node_version,
+                         "npm_version": npm_version},
+            "timezone": _timezone(env), "warnings": warnings + node_warnings}
+
+
 def build_record(*, config: NodeConfig, env: Mapping[str, str], agent_run_id: str,
                  started_at: str, completed_at: str, exit_code: int, timed_out: bool,
-                 oom_killed: bool, secret_patterns: Sequence[str] = ()) -> dict[str, Any]:
+                 oom_killed: bool, secret_patterns: Sequence[str] = (),
+                 host: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The runner record of one agent run, as a JSON object (the shape of
-    :class:`desktop.contract.runner.Runner`)."""
+    :class:`desktop.contract.runner.Runner`). ``host``: :func:`host_facts` of the
+    machine the agent ran on, plus its ``host_id`` (default: this machine's facts)."""
     box = config.sandbox or Sandbox()
     isolated = box.isolated
-    warnings: list[str] = []
-    os_name, arch, more = _platform()
-    node_version, npm_version, node_warnings = node_versions(env.get("PATH"))
-    warnings += more + node_warnings
+    facts = dict(host) if host is not None else host_facts(env)
+    warnings: list[str] = [str(w) for w in facts.get("warnings") or []]
     start, end = _millis(started_at), _millis(completed_at)
     record = {
         "runner_schema_version": "1.0.0",
         "runner_id": new_runner_id(start),
         "runner_version": __version__,
-        "platform": {"os": os_name, "arch": arch, "node_version": node_version,
-                     "npm_version": npm_version},
+        "platform": dict(facts["platform"]),
         "sandbox": {"backend": "process" if isolated else "none",
                     "isolation_level": ("strict" if not box.network else "standard")
                     if isolated else "none",
@@ -211,13 +220,16 @@ def build_record(*, config: NodeConfig, env: Mapping[str, str], agent_run_id: st
                               key=utf16_key) if isolated else ["."],
         "context": {"working_dir": ".",
                     "env_allowlist": visible_names(env, warnings, secret_patterns),
-                    "locale": _locale(env, warnings), "timezone": _timezone(env)},
+                    "locale": _locale(env, warnings),
+                    "timezone": str(facts.get("timezone") or _timezone(env))},
         "timing": {"started_at": started_at, "completed_at": completed_at,
                    "duration_ms": round((end - start).total_seconds() * 1000)},
         "exit": _exit(exit_code, isolated=isolated, timed_out=timed_out,
                       oom_killed=oom_killed, warnings=warnings),
         "ephemeral": {"session_id": agent_run_id},
     }
+    if facts.get("host_id"):
+        record["ephemeral"]["host_id"] = str(facts["host_id"])
     if not isolated:
         warnings.append("sandbox backend none: nothing kept the agent's writes inside "
                         "write_roots or its network off")

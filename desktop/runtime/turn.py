@@ -15,6 +15,7 @@ from desktop.contract.state import NodeConfig, NodeState
 from desktop.providers import registry
 from desktop.providers.base import Gate, Provider
 from desktop.providers.redact import Redactor
+from desktop.runtime import executor as executors
 from desktop.runtime.agent_run import AgentRun, AgentRunResult
 from desktop.runtime.verify import run_verification
 from desktop.runtime.workspace import init_scratch, workspace_path
@@ -53,6 +54,8 @@ class TurnContext:
     grace_sec: float = 3.0
     emit_many: Callable[[list[dict]], None] | None = None
     """Like ``emit`` for a list of partial events at once (a streaming agent's output)."""
+    executor: Any = "local"
+    """Where the node's agent runs (the node's executor, else the run's)."""
     bus_handoff: Callable[[str], Awaitable[dict | None]] | None = None
     """The last ``bus.message`` with ``handoffTo`` posted for an agent run, once every event
     so far is in; without it the run's log is searched."""
@@ -117,6 +120,9 @@ class TurnRunner:
                 for event in events:
                     ctx.emit(event)
 
+        # An unreachable cluster raises ExecutorUnavailable here, before the turn starts:
+        # the engine pauses the run and the node's inbox stays as it was.
+        await executors.connect(ctx.executor)
         workspace = resolve_workspace(ctx)
         config = ctx.config
         attempts = config.max_restarts + 1 if config.until_done else 1
