@@ -52,6 +52,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run a workflow in the terminal",
                        description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("file", metavar="FILE", help="a *.flow.yaml workflow")
+    p.add_argument("--executor", metavar="WHERE",
+                   help="where the run's agents run: local, ray://HOST:PORT (a Ray cluster "
+                        "through Ray Client), ray (the cluster of this machine) or "
+                        "ray:HOST:PORT; a node's own executor still wins")
     _common(p)
     p.set_defaults(handler=run_command)
     r = sub.add_parser("resume", help="continue an interrupted, paused or stopped run",
@@ -80,6 +84,16 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"{path}: no such workflow file", file=sys.stderr)
         return EXIT_BAD_INPUT
     doc, problems = check_file(str(path))
+    if doc is not None and args.executor:
+        from desktop.contract.executor import parse_executor_arg
+        from desktop.graph.validate import validate
+
+        try:
+            doc.executor = parse_executor_arg(args.executor)
+        except ValueError as exc:
+            print(str(exc), file=sys.stderr)
+            return EXIT_BAD_INPUT
+        problems = validate(doc, str(path))
     errors = [p for p in problems if p.is_error]
     for problem in problems:
         print(str(problem), file=sys.stderr)

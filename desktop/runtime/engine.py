@@ -89,6 +89,8 @@ class Engine:
         # Last bus.message with handoffTo per agent run, until its turn picks it up.
         self.bus_handoffs: dict[str, dict[str, Any]] = {}
         self.restart_from: dict[str, str] = {}
+        # Agent runs of turns a dead engine left on a cluster, ended when this one runs.
+        self.remote_orphans: list[tuple[Any, str]] = []
         self.cancel_reason = "run stopped"
         self._turn_started: dict[str, float] = {}
         self._silenced: set[str] = set()
@@ -270,6 +272,7 @@ class Engine:
     async def run(self, *, exit_on_pause: bool = False) -> RunStatus:
         """Run until completed, failed or stopped (or paused and idle, if asked)."""
         self._wake = asyncio.Event()
+        await self._end_remote_orphans()
         if self.state.status == RunStatus.QUEUED:
             self.recorder.emit({"type": "run.started"})
             self.recorder.flush()
@@ -300,6 +303,19 @@ class Engine:
             self.recorder.flush()
             self.write_snapshot()
         return RunStatus(self.state.status)
+
+    async def _end_remote_orphans(self) -> None:
+        from desktop.runtime import executor as executors
+
+        orphans, self.remote_orphans = self.remote_orphans, []
+        for spec, agent_run_id in orphans:
+            try:
+                ended = await asyncio.wait_for(executors.end_orphan(spec, agent_run_id), 60)
+            except Exception:  # unreachable now: the turn restarts, or the run pauses
+                log.warning("could not end agent run %s on its cluster", agent_run_id)
+                continue
+            if ended:
+                log.info("ended agent run %s left on its cluster", agent_run_id)
 
     def _start_turns(self, state: RunState) -> None:
         from desktop.runtime.dispatch import run_turn

@@ -62,6 +62,17 @@ async def connect(spec: Any) -> None:
         await _module("ray").connect(ray)
 
 
+async def end_orphan(spec: Any, agent_run_id: str) -> bool:
+    """End an agent run a dead engine left on a cluster (found by its name there)."""
+    ray = as_ray(spec)
+    if ray is None:
+        return False
+    try:
+        return bool(await _module("ray").end_orphan(ray, agent_run_id))
+    except ExecutorUnavailable:
+        return False
+
+
 class LocalSession:
     """Agent processes on this machine."""
 
@@ -121,7 +132,8 @@ class RemoteSession:
         self.link = await module.open_link(self.spec, self.agent_run_id)
         ship = self.shipment
         job = {"agentRunId": self.agent_run_id, "bundle": ship.bundle, "base": ship.base,
-               "prefix": ship.prefix, "exclude": ship.exclude, "repo": self.spec.repo.url if self.spec.repo else None,
+               "prefix": ship.prefix, "exclude": ship.exclude,
+               "repo": self.spec.repo.url if self.spec.repo else None,
                "engine": {"workspace": str(self.workspace), "agentDir": str(self.folder),
                           "runDir": str(self.run_dir), "python": sys.executable,
                           "package": str(Path(__file__).resolve().parents[2])}}

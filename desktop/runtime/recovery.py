@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.contract.enums import RunStatus
+from desktop.contract.executor import as_ray
 from desktop.graph.document import WorkflowDocument
 from desktop.providers.redact import Redactor
 from desktop.runtime.recorder import Recorder
@@ -153,6 +154,13 @@ def settle(engine: Engine, groups: dict[str, int], mode: str | None,
     emit = engine.recorder.emit
     for node_id, turn in state.running_turns.items():
         agent_run = turn.get("agentRunId")
+        config = state.node_configs.get(node_id)
+        remote = as_ray(config.executor if config and config.executor is not None
+                        else state.executor)
+        if remote is not None and agent_run:
+            # its pid is the worker's: the engine ends it through the cluster when it runs
+            engine.remote_orphans.append((remote, agent_run))
+            agent_run, pgid = None, None
         pgid = groups.get(agent_run) if agent_run else None
         if agent_run and pgid is None:
             pgid = _recorded_pgid(engine.run_dir, agent_run)
@@ -160,8 +168,8 @@ def settle(engine: Engine, groups: dict[str, int], mode: str | None,
             end_orphan(pgid, agent_run)
         event = {"type": "turn.status", "status": "interrupted", "turnId": turn.get("turnId"),
                  "attempt": turn.get("attempt", 1), "reason": "engine restarted"}
-        if agent_run:
-            event["agentRunId"] = agent_run
+        if turn.get("agentRunId"):
+            event["agentRunId"] = turn["agentRunId"]
         emit(event, node_id)
     for approval_id, pending in state.pending_approvals.items():
         emit({"type": "approval.resolved", "approvalId": approval_id,

@@ -26,6 +26,7 @@ class Loopback:
         self.base = base
         self.unreachable = unreachable or set()
         self.hosts: list[AgentHost] = []
+        self.ended: list[str] = []
 
     async def connect(self, spec: RayExecutor) -> None:
         if spec.address in self.unreachable:
@@ -36,6 +37,10 @@ class Loopback:
         host = AgentHost(self.base, host_id="loopback-node")
         self.hosts.append(host)
         return host
+
+    async def end_orphan(self, spec: RayExecutor, agent_run_id: str) -> bool:
+        self.ended.append(agent_run_id)
+        return False
 
     @staticmethod
     def describe_loss(exc: BaseException) -> str:
@@ -49,6 +54,7 @@ def install(monkeypatch: Any, base: Path, **kwargs: Any) -> Loopback:
     module.connect = loop.connect  # type: ignore[attr-defined]
     module.open_link = loop.open_link  # type: ignore[attr-defined]
     module.describe_loss = loop.describe_loss  # type: ignore[attr-defined]
+    module.end_orphan = loop.end_orphan  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "loopback_executor", module)
     monkeypatch.setitem(executors.LINKS, "ray", "loopback_executor")
     return loop
