@@ -13,11 +13,12 @@ export QT_QPA_PLATFORM ?= offscreen
 VERSION := $(shell sed -n 's/^__version__ = "\(.*\)"$$/\1/p' desktop/__init__.py)
 BUNDLE := build/bundle/agent-canvas
 DIST_STAMP := $(VENV)/.dist-installed
+CLUSTER_STAMP := $(VENV)/.cluster-installed
 DIST_BUILT := dist/.built-$(VERSION)
 DIST_SOURCES := $(shell find desktop resources packaging -type f ! -name '*.pyc' 2>/dev/null) \
 	pyproject.toml scripts/ensure-gui-libs
 
-.PHONY: run test test-agents test-dist dist lint bench soak clean venv screenshots
+.PHONY: run test test-agents test-cluster test-dist dist lint bench soak clean venv screenshots
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { echo "error: need Python >= 3.11 ($(PYTHON) is missing or older); install one or set PYTHON=" >&2; exit 2; }
@@ -49,7 +50,16 @@ test: $(STAMP)
 # against the project's fake model server; no API key, no internet beyond the registry.
 test-agents: $(STAMP)
 	@./scripts/ensure-sandbox
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -m agents
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -m "agents and not cluster"
+
+$(CLUSTER_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,cluster]'
+	@touch $@
+
+# Agent turns on a throwaway local Ray cluster (a head and a worker node started by the
+# tests into temporary folders); installs the `cluster` extra (Ray) first.
+test-cluster: $(CLUSTER_STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -m cluster tests/runtime
 
 $(DIST_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dist]'

@@ -10,10 +10,10 @@ import orjson
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
-from loopback_link import install  # noqa: E402
+from loopback_link import install
 
-from desktop.cli import main  # noqa: E402
-from desktop.graph import validate as validate_mod  # noqa: E402
+from desktop.cli import main
+from desktop.graph import validate as validate_mod
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "resources/examples/single-agent.flow.yaml"
 

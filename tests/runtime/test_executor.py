@@ -1,4 +1,4 @@
-"""Agent runs on a remote executor, with the worker in this process (tests/runtime/loopback_link.py).
+"""Agent runs on a remote executor, the worker in this process (loopback_link.py).
 
 Everything but the network is real: the workspace travels as a git bundle into a
 folder the engine never uses, the agent runs there with the paths rewritten, its
