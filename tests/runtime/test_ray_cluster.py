@@ -113,7 +113,14 @@ def test_a_gated_call_on_a_worker_is_approved_from_the_cli(cluster: LocalCluster
                                          {"say": "done"}]}}}))
     proc = _cli("run", str(flow), "--executor", cluster.address, data=tmp_path / "data",
                 env=os.environ.copy(), stdin=subprocess.PIPE)
-    _, err = proc.communicate(b"approve\n", timeout=300)
+    try:  # the person at the terminal answers once the question is on the screen
+        _events_when(lambda: next((tmp_path / "data" / "runs").iterdir(), None)
+                     if (tmp_path / "data" / "runs").exists() else None,
+                     lambda ev: of_type(ev, "approval.requested"), proc)
+        _, err = proc.communicate(b"approve\n", timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
     assert proc.returncode == 0, err.decode()[-2000:]
     run_dir = next((tmp_path / "data" / "runs").iterdir())
     assert (run_dir / "workspace" / "out.txt").read_text() == "from-the-worker\n"
@@ -144,8 +151,8 @@ async def test_a_worker_process_that_dies_fails_the_attempt_and_the_retry_comple
 
     from desktop.runtime.ray_exec import NAMESPACE, actor_name
 
-    doc = workflow({"a": {"script": {"attempts": [[{"say": "working"}, {"sleep": 600}],
-                                                   [{"say": "second try"}]]},
+    # the retry plays the same script: it waits a little, then finishes
+    doc = workflow({"a": {"script": [{"say": "working"}, {"sleep": 15}, {"say": "finished"}],
                           "limits": {"retries": 1, "retryBackoffSec": 0}}},
                    executor=_ray(cluster))
     engine = create_run(doc, tmp_path / "engine")
