@@ -24,7 +24,7 @@ from desktop.graph.document import (
 
 NOTE = "note"
 GROUP = "group"
-META_FIELDS = ("name", "description", "task", "mode", "global_mode", "extra")
+META_FIELDS = ("name", "description", "task", "mode", "global_mode", "executor", "extra")
 
 
 class DocumentModel(QObject):
@@ -239,7 +239,8 @@ class DocumentModel(QObject):
         self.changed.emit()
 
     def set_meta(self, **fields: object) -> None:
-        """Set document-level fields (name, description, task, mode, global_mode, extra)."""
+        """Set document-level fields (name, description, task, mode, global_mode, executor,
+        extra)."""
         for name, value in fields.items():
             if name not in META_FIELDS:
                 raise KeyError(name)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.contract.executor import executor_json
 from desktop.contract.sandbox import Sandbox
 from desktop.contract.state import Capabilities, NodeConfig, Permissions
 from desktop.graph.document import SLUG_PATTERN, WorkflowEdge, WorkflowNode
@@ -33,6 +34,7 @@ from desktop.ui.inspector_fields import (
     EDGE_SECTIONS,
     NODE_SECTIONS,
     Field,
+    executor_text,
     field_for_location,
     from_text,
     get_path,
@@ -195,7 +197,8 @@ class Inspector(QScrollArea):
             return {"edge": self.model.edge(self.target).model_dump(mode="json", by_alias=True)}
         doc = self.model.doc
         return {"doc": {"name": doc.name, "description": doc.description, "task": doc.task,
-                        "mode": str(doc.mode), "globalMode": str(doc.global_mode)}}
+                        "mode": str(doc.mode), "globalMode": str(doc.global_mode),
+                        "executor": executor_json(doc.executor)}}
 
     def reload(self) -> None:
         for name, page in self.pages.items():
@@ -272,7 +275,7 @@ class Inspector(QScrollArea):
             if widget.toPlainText() != (value or ""):
                 widget.setPlainText(value or "")
         else:
-            widget.setText(to_text(value))
+            widget.setText(executor_text(value) if f.kind == "executor" else to_text(value))
             widget.setCursorPosition(0)
         widget.blockSignals(False)
 
@@ -314,6 +317,9 @@ class Inspector(QScrollArea):
             self._fail(f, str(exc))
 
     def _apply(self, f: Field, data: dict, value) -> None:
+        if f.path[1:2] == ("executor",):
+            value = self._executor_value(f, data, value)
+            f = Field(f.path[:2], f.label)
         if self.kind == "doc":
             key = {"globalMode": "global_mode"}.get(f.path[1], f.path[1])
             self.editor.set_meta(**{key: value})
@@ -345,6 +351,27 @@ class Inspector(QScrollArea):
             if self.model.config(self.target) is None and config == NodeConfig():
                 config = None
         self.editor.edit_node(new_node, config, f"Edit {f.label.lower()} of {self.target}")
+
+    @staticmethod
+    def _executor_value(f: Field, data: dict, value):
+        """The whole executor after editing one of its fields: a new address keeps the
+        Ray settings; a resource needs a Ray executor to belong to."""
+        current = get_path(data, f.path[:2])
+        ray = current if isinstance(current, dict) and current.get("kind") == "ray" else None
+        if len(f.path) == 2:
+            if f.path[0] == "doc" and value is None:
+                return "local"
+            if ray is not None and isinstance(value, dict) and value.get("kind") == "ray":
+                return {**ray, "address": value["address"]}
+            return value
+        if ray is None:
+            raise ValueError("set Runs on to a Ray address (e.g. ray://head:10001) first")
+        resources = {**(ray.get("resources") or {})}
+        if value is None:
+            resources.pop(f.path[-1], None)
+        else:
+            resources[f.path[-1]] = value
+        return {**ray, "resources": resources}
 
     def _rename(self, new: str) -> None:
         if not re.fullmatch(SLUG_PATTERN, new):

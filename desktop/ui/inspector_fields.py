@@ -82,6 +82,16 @@ NODE_SECTIONS: list[tuple[str, list[Field]]] = [
         Field(("config", "sandbox", "limits", "maxOutputFiles"), "Output files", "int"),
         Field(("config", "sandbox", "limits", "maxOutputMb"), "Output (MB)", "float"),
     ]),
+    ("Executor", [
+        Field(("config", "executor"), "Runs on", "executor",
+              placeholder="the workflow's executor",
+              tip="local, ray://HOST:PORT (a Ray cluster), ray (this machine's cluster) "
+                  "or ray:HOST:PORT; empty: the workflow's"),
+        Field(("config", "executor", "resources", "numCpus"), "Ray CPUs", "float",
+              placeholder="1", tip="Logical CPUs the agent reserves on the cluster"),
+        Field(("config", "executor", "resources", "memoryMb"), "Ray memory (MB)", "int",
+              placeholder="no reservation"),
+    ]),
     ("Capabilities", [
         Field(("node", "capabilities", "edgeManagement"), "Edge management", "combo",
               _enum(EdgeManagement)),
@@ -113,8 +123,25 @@ DOC_SECTIONS = [
         Field(("doc", "task"), "Task", "multiline", placeholder="What the run should do"),
         Field(("doc", "mode"), "Mode", "combo", _enum(Mode)),
         Field(("doc", "globalMode"), "Global mode", "combo", _enum(GlobalMode)),
+        Field(("doc", "executor"), "Runs on", "executor", placeholder="local",
+              tip="Where the agents run: local, ray://HOST:PORT (a Ray cluster), ray "
+                  "(this machine's cluster) or ray:HOST:PORT; a node may override it"),
+        Field(("doc", "executor", "resources", "numCpus"), "Ray CPUs", "float",
+              placeholder="1", tip="Logical CPUs each agent reserves on the cluster"),
     ]),
 ]
+
+
+def executor_text(value: Any) -> str:
+    """How the inspector shows an executor: the ``--executor`` form of its place."""
+    if value is None:
+        return ""
+    if not isinstance(value, dict) or value.get("kind") != "ray":
+        return "local"
+    address = str(value.get("address") or "auto")
+    if address == "auto":
+        return "ray"
+    return address if address.startswith("ray://") else f"ray:{address}"
 
 
 def to_text(value: Any) -> str:
@@ -132,6 +159,12 @@ def from_text(kind: str, text: str) -> Any:
     text = text.strip() if kind != "multiline" else text
     if kind == "optional":
         return text or None
+    if kind == "executor":
+        if not text:
+            return None
+        from desktop.contract.executor import executor_json, parse_executor_arg
+
+        return executor_json(parse_executor_arg(text))
     if kind == "list":
         return [part.strip() for part in text.split(",") if part.strip()]
     if kind == "int":

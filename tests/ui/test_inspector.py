@@ -151,3 +151,28 @@ def test_sandbox_fields_create_edit_and_refuse(example_window):
     assert win.editor.model.config("implementer") == before
     win.actions_["undo"].trigger()
     assert win.editor.model.config("implementer").sandbox.limits.max_memory_mb is None
+
+
+def test_executor_fields_for_the_workflow_and_a_node(example_window):
+    win = example_window
+    win.scene.select([])
+    type_into(field(win, "doc", "executor"), "ray://head.example:10001")
+    doc = win.editor.model.doc
+    assert (doc.executor.kind, doc.executor.address) == ("ray", "ray://head.example:10001")
+    type_into(field(win, "doc", "executor", "resources", "numCpus"), "0.5")
+    type_into(field(win, "doc", "executor"), "ray://other:10001")  # keeps the resources
+    doc = win.editor.model.doc
+    assert (doc.executor.address, doc.executor.resources.num_cpus) == ("ray://other:10001", 0.5)
+    win.scene.select(["reviewer"])
+    type_into(field(win, "config", "executor", "resources", "memoryMb"), "512")
+    assert "Ray address" in error(win, "config", "executor", "resources", "memoryMb").text()
+    type_into(field(win, "config", "executor"), "local")
+    assert win.editor.model.config("reviewer").executor == "local"
+    type_into(field(win, "config", "executor"), "k8s://nope")
+    assert "ray://HOST:PORT" in error(win, "config", "executor").text()
+    assert win.editor.model.config("reviewer").executor == "local"
+    field(win, "config", "executor").clear()
+    type_into(field(win, "config", "executor"), "")
+    assert win.editor.model.config("reviewer").executor is None  # back to the workflow's
+    win.actions_["undo"].trigger()
+    assert field(win, "config", "executor").text() == "local"
