@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from desktop.views.tool_calls import status_text
+
 PREVIEW_CHARS = 300
 
 CATEGORIES: dict[str, tuple[str, ...]] = {
@@ -51,7 +53,7 @@ def preview(event: dict, tools: dict[str, dict] | None = None) -> str:
     if kind == "tool.proposed":
         tool = event.get("tool") or {}
         info = (tools or {}).get(tool.get("id", ""), {})
-        status = info.get("status", "proposed")
+        status = _short(status_text(info), 160)
         latency = info.get("latency")
         tail = f" · {latency:.2f}s" if isinstance(latency, float) else ""
         return f"{tool.get('name', '?')} {_short(_args(tool.get('args')), 160)} · {status}{tail}"
@@ -60,6 +62,11 @@ def preview(event: dict, tools: dict[str, dict] | None = None) -> str:
     if kind == "tool.completed":
         info = (tools or {}).get(event.get("toolId", ""), {})
         name = info.get("name", event.get("toolId", "")[:8])
+        if info.get("status") == "denied":  # not a failure: a person or the policy said no
+            error = event.get("error")
+            why = info.get("reason") or (error.get("message") if isinstance(error, dict)
+                                         else None)
+            return f"⊘ {name} denied" + (f": {_short(why, 200)}" if why else "")
         latency = info.get("latency")
         mark = "✗" if event.get("error") else "✓"
         took = f" in {latency:.2f}s" if isinstance(latency, float) else ""
@@ -134,7 +141,7 @@ def full_markdown(event: dict, tools: dict[str, dict] | None = None) -> str:
         info = (tools or {}).get(tool.get("id", ""), {})
         lines = [head + f"tool `{tool.get('name', '?')}`"]
         if info:
-            lines.append(f"status: {info.get('status', '?')}")
+            lines.append(f"status: {status_text(info)}")
         if isinstance(info.get("latency"), float):
             lines.append(f"latency: {info['latency']:.3f}s")
         lines.append("```json\n" + json.dumps(tool.get("args") or {}, indent=2) + "\n```")

@@ -1,10 +1,14 @@
 """What the transcript knows besides single events: node labels and each tool call's progress.
 
 A tool call goes ``proposed`` -> (``awaiting approval`` -> ``approved`` | ``denied``) ->
-``running`` -> ``completed`` | ``failed``. A denied call stays ``denied`` even when the
-agent then reports it as failed. Views read a big log lazily, so events may be learned
-out of order or more than once: each is learned once, and a status never goes back.
-A call's record keeps its name, its result and how long it ran.
+``running`` -> ``completed`` | ``failed``. A denied call is ``denied``, with the reason the
+person or the policy gave, even though the agent then reports it as failed.
+
+Views read a big log lazily, so events may be learned out of order, more than once, or
+some not at all (a filter hides them). A call's record therefore keeps the facts learned
+(proposed, asked, decided, started, finished) and its status is derived from all of them,
+so it is the same whatever order they came in. The record also keeps the call's name,
+result and how long it ran.
 """
 
 from __future__ import annotations
@@ -13,10 +17,11 @@ from datetime import datetime
 from typing import Any
 
 AWAITING = "awaiting approval"
-_RANK = {"proposed": 0, AWAITING: 1, "approved": 2, "denied": 2, "running": 3,
-         "completed": 4, "failed": 4}
+FINAL = frozenset({"completed", "failed", "denied"})
 _LEARNED = frozenset({"run.created", "node.patch", "tool.proposed", "tool.started",
                       "tool.completed", "approval.requested", "approval.resolved"})
+TOOL_EVENTS = frozenset({"tool.proposed", "tool.started", "tool.completed",
+                         "approval.requested", "approval.resolved"})
 
 
 def seconds_between(start: str, end: str) -> float | None:
@@ -29,73 +34,108 @@ def seconds_between(start: str, end: str) -> float | None:
     return max(0.0, (b - a).total_seconds())
 
 
+def call_status(info: dict[str, Any]) -> str:
+    """A call's status from the facts known about it (in any order)."""
+    if info.get("decision") == "denied":
+        return "denied"
+    if "error" in info:
+        return "failed"
+    if info.get("finished"):
+        return "completed"
+    if info.get("started"):
+        return "running"
+    if info.get("decision"):
+        return "approved"
+    if info.get("asked"):
+        return AWAITING
+    return "proposed"
+
+
 class RunNotes:
-    """Node labels and tool-call records learned from events, in seq order."""
+    """Node labels and tool-call records learned from events (in any order)."""
 
     def __init__(self) -> None:
         self.node_labels: dict[str, str] = {}
         self.tools: dict[str, dict[str, Any]] = {}
-        self._approval_tool: dict[str, str] = {}  # approvalId -> tool id, while pending
-        self._decided: dict[Any, str] = {}  # resolutions read before their request
+        self._approval_tool: dict[str, str] = {}  # approvalId -> tool id
+        self._decided: dict[Any, dict[str, Any]] = {}  # resolutions read before requests
         self._seen: set[int] = set()  # seqs of the events learned (of the kinds above)
 
-    def learn(self, event: dict) -> None:
-        """Take what ``event`` says about labels and tool calls (once per event)."""
+    def learn(self, event: dict) -> str | None:
+        """Take what ``event`` says about labels and tool calls (once per event); returns
+        the id of the tool call whose status this changed, if any."""
         kind = event.get("type")
         if kind not in _LEARNED:
-            return
+            return None
         seq = event.get("seq")
         if seq is not None:
             if seq in self._seen:
-                return
+                return None
             self._seen.add(seq)
         if kind == "run.created":
             for node_id, node in (event.get("nodes") or {}).items():
                 self.node_labels[node_id] = node.get("label") or node.get("key") or node_id[:8]
-        elif kind == "node.patch":
+            return None
+        if kind == "node.patch":
             label = (event.get("patch") or {}).get("label")
             if label and event.get("nodeId"):
                 self.node_labels[event["nodeId"]] = label
-        elif kind == "tool.proposed":
+            return None
+        tool_id, facts = self._facts(kind, event)
+        if not tool_id:
+            return None
+        info = self.tools.setdefault(tool_id, {})
+        before = info.get("status")
+        for key, value in facts.items():
+            if key == "name":
+                info.setdefault("name", value)
+            else:
+                info[key] = value
+        if info.get("started") and info.get("ended") and "latency" not in info:
+            info["latency"] = seconds_between(info["started"], info["ended"])
+        info["status"] = call_status(info)
+        return tool_id if info["status"] != before else None
+
+    def _facts(self, kind: str, event: dict) -> tuple[str | None, dict[str, Any]]:
+        """The tool call an event is about, and what it says of it."""
+        if kind == "tool.proposed":
             tool = event.get("tool") or {}
-            info = self.tools.setdefault(tool.get("id", ""), {})
-            _advance(info, "proposed")
-            info["name"] = tool.get("name", "?")
-        elif kind == "approval.requested":
+            return tool.get("id"), {"name": tool.get("name", "?"), "proposed": True}
+        if kind == "approval.requested":
             tool = event.get("tool") or {}
-            tool_id = tool.get("id")
-            approval_id = event.get("approvalId")
-            if isinstance(tool_id, str) and isinstance(approval_id, str):
-                info = self.tools.setdefault(tool_id, {})
-                info.setdefault("name", tool.get("name", "?"))
-                _advance(info, AWAITING)
-                decided = self._decided.pop(approval_id, None)
-                if decided is None:
-                    self._approval_tool[approval_id] = tool_id
-                else:  # the resolution was read first
-                    _advance(info, decided)
-        elif kind == "approval.resolved":
-            status = (event.get("resolution") or {}).get("status")
-            decided = "denied" if status == "denied" else "approved"
-            tool_id = self._approval_tool.pop(event.get("approvalId"), None)
+            tool_id, approval_id = tool.get("id"), event.get("approvalId")
+            if not isinstance(tool_id, str):
+                return None, {}
+            facts: dict[str, Any] = {"name": tool.get("name", "?"), "asked": True}
+            if isinstance(approval_id, str):
+                self._approval_tool[approval_id] = tool_id
+                facts.update(self._decided.pop(approval_id, {}))  # resolution read first
+            return tool_id, facts
+        if kind == "approval.resolved":
+            resolution = event.get("resolution") or {}
+            decided = {"decision": "denied" if resolution.get("status") == "denied"
+                       else "approved", "asked": True}
+            if resolution.get("reason"):
+                decided["reason"] = str(resolution["reason"])
+            if resolution.get("by"):
+                decided["by"] = str(resolution["by"])
+            tool_id = self._approval_tool.get(event.get("approvalId"))
             if tool_id is None:
                 self._decided[event.get("approvalId")] = decided
-            elif tool_id in self.tools:
-                _advance(self.tools[tool_id], decided)
-        elif kind == "tool.started":
-            info = self.tools.setdefault(event.get("toolId", ""), {})
-            _advance(info, "running")
-            info["started"] = event.get("ts")
-        elif kind == "tool.completed":
-            info = self.tools.setdefault(event.get("toolId", ""), {})
-            if info.get("status") != "denied":
-                _advance(info, "failed" if event.get("error") else "completed")
-            info["result"] = event.get("error") or event.get("result")
-            if info.get("started") and event.get("ts"):
-                info["latency"] = seconds_between(info["started"], event["ts"])
+            return tool_id, decided
+        if kind == "tool.started":
+            return event.get("toolId"), {"started": event.get("ts") or True}
+        # tool.completed
+        facts = {"finished": True, "result": event.get("error") or event.get("result"),
+                 "ended": event.get("ts")}
+        if event.get("error"):
+            facts["error"] = event.get("error")
+        return event.get("toolId"), facts
 
 
-def _advance(info: dict[str, Any], status: str) -> None:
-    """Move a call to ``status`` unless it is already further along."""
-    if _RANK[status] >= _RANK.get(info.get("status", "proposed"), 0):
-        info["status"] = status
+def status_text(info: dict[str, Any]) -> str:
+    """The status as a row shows it: ``denied: the reason`` for a denied call."""
+    status = info.get("status", "proposed")
+    if status == "denied" and info.get("reason"):
+        return f"denied: {info['reason']}"
+    return status

@@ -27,7 +27,9 @@ from desktop.views.format import (
 )
 from desktop.views.search import TextSearch, event_matches
 from desktop.views.streams import FINAL_OF, STREAM_OF, LiveStreams
-from desktop.views.tool_calls import RunNotes
+from desktop.views.tool_calls import FINAL, TOOL_EVENTS, RunNotes
+
+LOOK_AHEAD = 5000  # events after a tool call searched for its outcome (lazy file reads)
 
 
 class RowSink:
@@ -71,6 +73,8 @@ class TranscriptRows:
         self._job: TextSearch | None = None
         self._limit: int | None = None  # replay: only positions below this
         self.expanded: set[int] = set()  # positions of thinking rows opened in place
+        self._proposed_at: dict[str, int] = {}  # tool id -> position of its tool.proposed
+        self._stale: set[int] = set()  # positions whose line changed since it was read
         # None: identity rows while a file store is indexed (filters wait for the index)
         self._rows: array | None = None
         if self.store.indexed >= self.store.count:
@@ -82,7 +86,7 @@ class TranscriptRows:
         rows = cls(FileEvents(Path(path)), sink)
         first = rows.store.get(0)
         if first is not None:
-            rows.notes.learn(first)
+            rows.learn(0, first)
         return rows
 
     @property
@@ -125,7 +129,7 @@ class TranscriptRows:
         except (OSError, ValueError):  # the log went away (closed, deleted) under the view
             return None
         if event is not None:
-            self.notes.learn(event)
+            self.learn(self.position(row), event)
         return event
 
     def row_of(self, pos: int) -> int | None:
@@ -156,6 +160,55 @@ class TranscriptRows:
         """The row's event in full, for the detail pane."""
         event = self.shown_event(row)
         return None if event is None else full_markdown(event, self.tools)
+
+    # --- what the rows know of tool calls -------------------------------------------------
+
+    def learn(self, pos: int, event: dict) -> None:
+        """Learn ``event`` (at store position ``pos``); a tool call's row reads its outcome,
+        so a later event that changes it marks that row as changed."""
+        changed = self.notes.learn(event)
+        if event.get("type") == "tool.proposed":
+            tool_id = (event.get("tool") or {}).get("id")
+            if isinstance(tool_id, str):
+                self._proposed_at[tool_id] = pos
+                if isinstance(self.store, FileEvents):
+                    self._look_ahead(pos, tool_id)
+        if changed is not None:
+            at = self._proposed_at.get(changed)
+            if at is not None and at != pos:
+                self._stale.add(at)
+
+    def _look_ahead(self, pos: int, tool_id: str) -> None:
+        """Read the events that decide a call read lazily from a file: they may lie below
+        the rows read so far, or be hidden by a filter."""
+        store = self.store
+        codes = store.type_codes.index
+        wanted = {codes[t] for t in TOOL_EVENTS - {"tool.proposed"} if t in codes}
+        types, nodes = store.types, store.nodes
+        if pos >= len(types) or not wanted:
+            return
+        node = nodes[pos]
+        for q in range(pos + 1, min(len(types), store.indexed, pos + LOOK_AHEAD)):
+            if self.tools.get(tool_id, {}).get("status") in FINAL:
+                return
+            if types[q] in wanted and nodes[q] == node:
+                event = store.get(q)
+                if event is not None:
+                    self.notes.learn(event)
+
+    def flush_changes(self) -> list[int]:
+        """Tell the sink about rows whose line changed since they were read (a call's
+        outcome learned later); returns those rows."""
+        rows = sorted(r for r in map(self.row_of, self._stale) if r is not None)
+        self._stale.clear()
+        if rows:
+            self.sink.rows_changed(rows[0], rows[-1])
+        return rows
+
+    @property
+    def has_changes(self) -> bool:
+        """True when rows read earlier now read differently (see :meth:`flush_changes`)."""
+        return bool(self._stale)
 
     # --- thinking rows opened in place ------------------------------------------------
 
@@ -194,13 +247,14 @@ class TranscriptRows:
         start = store.count
         store.ingest(events)
         end = store.count
-        learn = self.notes.learn
+        learn = self.learn
         if self._rows is None:  # still indexing: identity rows just grow
             if end > start:
                 self.sink.begin_insert(start, end - 1)
                 self.sink.end_insert()
-            for event in events:
-                learn(event)
+            for pos, event in enumerate(events, start):
+                learn(pos, event)
+            self.flush_changes()
             return
         new_rows: list[int] = []
         removed: list[int] = []
@@ -212,7 +266,7 @@ class TranscriptRows:
                 event = store.get(pos)
             if event is None:
                 continue
-            learn(event)
+            learn(pos, event)
             kind = event.get("type", "")
             node = event.get("nodeId") or ""
             stream = STREAM_OF.get(kind)
@@ -234,7 +288,8 @@ class TranscriptRows:
             if self._accepts(pos, event):
                 new_rows.append(pos)
         self._remove_positions(removed)
-        self._changed(changed)
+        self._changed(changed | self._stale)
+        self._stale.clear()
         if new_rows:
             first = len(self._rows)
             self.sink.begin_insert(first, first + len(new_rows) - 1)

@@ -231,3 +231,54 @@ def test_a_filter_set_before_the_events_equals_one_set_after(events, node, text)
     # live stream rows aside (a search shows one only if it saw its text), the same rows
     assert [p for p in map(before.position, range(before.count)) if p not in deltas] == \
         [p for p in map(after.position, range(after.count)) if p not in deltas]
+
+
+def _denied_call() -> list[dict]:
+    """A gated call a person denied, then the agent's report of it as an error."""
+    return [ev(1, "message.user", text="go"),
+            ev(2, "tool.proposed", tool=_tool("t9")),
+            ev(3, "approval.requested", approvalId="a9", tool=_tool("t9")),
+            ev(4, "approval.resolved", approvalId="a9",
+               resolution={"status": "denied", "reason": "not on main", "by": "user"}),
+            ev(5, "tool.completed", toolId="t9", result={"ok": False},
+               error={"message": "not on main"}),
+            ev(6, "message.assistant.final", text="ok, I will not")]
+
+
+@given(st.permutations(range(6)))
+def test_a_denied_call_reads_denied_with_its_reason_whatever_the_reading_order(order):
+    events = _denied_call()
+    rows = TranscriptRows()
+    for i in order:
+        rows.notes.learn(events[i])
+    info = rows.tools["t9"]
+    assert info["status"] == "denied" and info["reason"] == "not on main"
+
+
+def test_a_denied_call_read_lazily_with_approvals_hidden_is_denied_in_event_order(tmp_path):
+    _write(tmp_path / "events.jsonl", _denied_call())
+    rows = TranscriptRows.open_file(tmp_path / "events.jsonl")
+    rows.index_slice(1 << 30)
+    tools_only = {"tool.proposed", "tool.completed", "message.user",
+                  "message.assistant.final"}
+    rows.set_filter(types=tools_only)
+    assert shown(rows) == [1, 2, 5, 6]  # the order it happened in
+    lines = [rows.display(r) for r in range(rows.count)]  # top first, as a view paints
+    assert lines[1].endswith("· denied: not on main")
+    assert lines[2] == "⊘ command denied: not on main"
+    assert "failed" not in " ".join(lines)
+    rows.close()
+
+
+def test_a_row_read_before_its_calls_outcome_is_marked_changed():
+    rows = TranscriptRows()
+    recorder = Recorder(rows)
+    rows.sink = recorder
+    changed: list[tuple[int, int]] = []
+    recorder.rows_changed = lambda a, b: changed.append((a, b))
+    events = _denied_call()
+    rows.ingest(events[:3])
+    assert "awaiting approval" in rows.display(1)
+    rows.ingest(events[3:])
+    assert (1, 1) in changed or any(a <= 1 <= b for a, b in changed)
+    assert rows.display(1).endswith("denied: not on main")

@@ -76,6 +76,12 @@ class TranscriptModel(QAbstractListModel):
         self._index_timer = QTimer(self)
         self._index_timer.setInterval(0)
         self._index_timer.timeout.connect(self._index_slice)
+        # a row read lazily may teach a call's outcome to a row read earlier: repaint it
+        # after this paint, never from inside data()
+        self._changes_timer = QTimer(self)
+        self._changes_timer.setSingleShot(True)
+        self._changes_timer.setInterval(0)
+        self._changes_timer.timeout.connect(self.rows.flush_changes)
         if self.rows.indexing:
             self._index_timer.start()
             self.indexingChanged.emit(True)
@@ -143,6 +149,8 @@ class TranscriptModel(QAbstractListModel):
             return rows.seq(row)
         if role == Qt.ItemDataRole.DisplayRole:
             text = rows.display(row)
+            if rows.has_changes and not self._changes_timer.isActive():
+                self._changes_timer.start()
             return "…" if text is None else text
         if role == MarkdownRole:
             return rows.markdown(row)
@@ -227,6 +235,7 @@ class TranscriptModel(QAbstractListModel):
 
     def close(self) -> None:
         """Stop indexing and searching and release the store."""
+        self._changes_timer.stop()
         self._index_timer.stop()
         self._search_timer.stop()
         self.rows.close()
