@@ -142,7 +142,7 @@ async def drive_remote(client: ApiClient, run_id: str, args: argparse.Namespace,
 
     def show() -> None:
         if isinstance(view, LiveView):
-            view.live.console.print(status_table(run, view.activity))
+            view.live.console.print(status_table(run, view.activity, view.order))
         else:
             view.show_status()
 

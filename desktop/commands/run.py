@@ -164,7 +164,7 @@ async def drive(engine, args: argparse.Namespace, after_seq: int) -> int:
     def show() -> None:
         if isinstance(view, LiveView):
             view.say("")
-            view.live.console.print(status_table(engine, view.activity))
+            view.live.console.print(status_table(engine, view.activity, view.order))
         else:
             view.show_status()
 

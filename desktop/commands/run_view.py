@@ -14,11 +14,19 @@ from rich.table import Table
 from rich.text import Text
 
 from desktop.runtime.engine import Engine
-from desktop.views.activity import AWAITING, RecentActivity, node_activity, tool_text
+from desktop.views.activity import (
+    AWAITING,
+    RecentActivity,
+    StepOrder,
+    node_activity,
+    tool_text,
+)
 from desktop.views.activity import short as _short
 
 _STATUS_STYLE = {"running": "bold cyan", "idle": "dim", "blocked": "bold yellow",
-                 "failed": "bold red", AWAITING: "bold magenta"}
+                 "failed": "bold red", AWAITING: "bold magenta", "done": "green",
+                 "next": "bold blue", "waiting": "yellow", "stopped": "bold yellow",
+                 "not run": "dim"}
 
 
 def stall_text(engine: Engine) -> str | None:
@@ -44,7 +52,8 @@ def stall_text(engine: Engine) -> str | None:
     return "\n".join(lines)
 
 
-def status_table(engine: Engine, activity: RecentActivity) -> Group:
+def status_table(engine: Engine, activity: RecentActivity,
+                 order: StepOrder | None = None) -> Group:
     """Nodes, then pending approvals and the stall, as rich renderables."""
     state = engine.state
     title = (f"{state.workflow_name} — {state.status} · {state.mode} · {state.global_mode}"
@@ -52,7 +61,7 @@ def status_table(engine: Engine, activity: RecentActivity) -> Group:
     table = Table(title=title, title_justify="left", expand=False)
     for column in ("node", "status", "turns", "inbox", "activity"):
         table.add_column(column)
-    for node in node_activity(engine.recorder.state_dict, activity).values():
+    for node in node_activity(engine.recorder.state_dict, activity, order).values():
         status = node.shown_status
         table.add_row(node.label, Text(status, style=_STATUS_STYLE.get(status, "")),
                       str(node.turns), str(node.inbox), node.doing)
@@ -85,10 +94,13 @@ class LiveView:
     def __init__(self, engine: Engine, console: Console, echo: bool | None = None) -> None:
         self.engine = engine
         self.activity = RecentActivity()
+        self.order = StepOrder()
         engine.recorder.listen(self.activity)
+        engine.recorder.listen(self.order)
         # the terminal echoes typed commands below the table (stdin is a terminal)
         self.echo = sys.stdin is not None and sys.stdin.isatty() if echo is None else echo
-        self.live = Live(get_renderable=lambda: status_table(engine, self.activity),
+        self.live = Live(get_renderable=lambda: status_table(engine, self.activity,
+                                                             self.order),
                          console=console, refresh_per_second=4, transient=False)
 
     def typed(self, line: str) -> None:

@@ -91,6 +91,7 @@ class Inspector(QScrollArea):
         self.kind = "doc"
         self.target: str | None = None
         self.problems: list[Problem] = []
+        self.run_modes: dict[str, str] | None = None  # the open run's, while it runs
         m = self.model
         for sig in (m.nodeChanged, m.edgeChanged, m.metaChanged, m.documentReset,
                     m.nodeRemoved, m.edgeRemoved):
@@ -220,6 +221,32 @@ class Inspector(QScrollArea):
                 widget.style().polish(widget)
         self._titles()
         self._show_problems()
+        self._show_run_modes()
+
+    def show_run_modes(self, modes: dict[str, str] | None) -> None:
+        """While a run of this window runs, its modes are the ones in force: show those
+        (read-only; the run toolbar switches them) instead of the workflow's defaults."""
+        if modes != self.run_modes:
+            self.run_modes = modes
+            if self.kind == "doc":
+                self.reload()
+
+    def _show_run_modes(self) -> None:
+        doc = self.model.doc
+        defaults = {"mode": str(doc.mode), "globalMode": str(doc.global_mode)}
+        for key, default in defaults.items():
+            f, widget, _error = self.widgets[("doc", key)]
+            running = self.run_modes is not None and key in self.run_modes
+            if running:
+                self._put(f, widget, self.run_modes[key])
+            widget.setEnabled(not running)
+            if running and self.kind == "doc":
+                self.subtitle.setText("Nothing selected: these are the workflow's own "
+                                      "settings. Mode and global mode show the open run's; "
+                                      "switch them in the run toolbar.")
+            widget.setToolTip(
+                f"The open run's {f.label.lower()}: switch it in the run toolbar. New runs "
+                f"start in the workflow's own: {default}." if running else f.tip)
 
     def _titles(self) -> None:
         if self.kind == "node":

@@ -64,7 +64,7 @@ class ProblemsPanel(QTreeWidget):
         self.problems = validate(self.model.doc)
         self.clear()
         for p in self.problems:
-            where = self._describe(p.location)
+            where = self.describe(p.location)
             item = QTreeWidgetItem(["●", where, p.message + (f" — {p.hint}" if p.hint else "")])
             item.setForeground(0, QColor(self.theme.error if p.is_error else self.theme.warning))
             item.setToolTip(2, f"{p.message}\n{p.hint}" if p.hint else p.message)
@@ -72,7 +72,8 @@ class ProblemsPanel(QTreeWidget):
             self.addTopLevelItem(item)
         self.problemsChanged.emit(self.problems)
 
-    def _describe(self, location: str) -> str:
+    def describe(self, location: str) -> str:
+        """Where a problem is, in words: a node id, "a → b" for an edge, or the field."""
         nodes, edges = target_of(self.model, location)
         if nodes:
             return nodes[0]

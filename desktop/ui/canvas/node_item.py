@@ -135,6 +135,11 @@ class NodeItem(QGraphicsItem):
         return _Fonts.shape_path()
 
     @staticmethod
+    def body_rect() -> QRectF:
+        """The card itself, without ports and badges."""
+        return QRectF(_BODY)
+
+    @staticmethod
     def in_port() -> QPointF:
         return QPointF(0, NODE_H / 2)
 

@@ -24,6 +24,8 @@ from desktop.ui.run.conversation_view import ConversationView
 from desktop.ui.run.diff_view import DiffView
 from desktop.ui.run.fork_actions import ForkActions
 from desktop.ui.run.history import RunHistory
+from desktop.ui.run.panel_links import ModesAndChat
+from desktop.ui.run.preflight import Preflight
 from desktop.ui.run.run_controls import RunControls
 from desktop.ui.run.service_banner import ServiceBanner
 from desktop.ui.run.session import RunSession
@@ -31,12 +33,13 @@ from desktop.ui.run.stall_banner import FailureBanner, StallBanner
 from desktop.ui.run.timeline import TimelineScrubber
 from desktop.ui.run.transcript_view import TranscriptView
 from desktop.ui.theme import LIGHT
+from desktop.views.activity import StepOrder
 
 log = logging.getLogger(__name__)
 BOTTOM = Qt.DockWidgetArea.BottomDockWidgetArea
 
 
-class RunPanels(QObject):
+class RunPanels(ModesAndChat, QObject):
     """The run toolbar, docks and banners of one window, and the run they show."""
 
     sessionChanged = Signal(object)  # RunSession or None
@@ -66,6 +69,8 @@ class RunPanels(QObject):
         self.service = ServiceBanner()
         scene = getattr(window, "scene", None)
         self.overlay = CanvasRunOverlay(scene, self) if scene is not None else None
+        self.order = StepOrder()  # when each input was queued: which node a step runs next
+        self.preflight = Preflight(window)
         self.docks: dict[str, QDockWidget] = {}
         # the run as a conversation first; every event, filterable, in Transcript beside it
         self.docks["conversation"] = self._dock("Conversation", self.conversation, BOTTOM)
@@ -132,6 +137,13 @@ class RunPanels(QObject):
         c.stopRequested.connect(self.stop)
         c.modeRequested.connect(lambda m: self._each("set_mode", m, None))
         c.globalModeRequested.connect(lambda g: self._each("set_mode", None, g))
+        c.documentModesRequested.connect(self._set_document_modes)
+        model = getattr(getattr(self.window, "editor", None), "model", None)
+        for name in ("metaChanged", "documentReset"):
+            signal = getattr(model, name, None)
+            if signal is not None:
+                signal.connect(self._sync_document_modes)
+        self._sync_document_modes()
         self.stall.resumeRequested.connect(self.resume)
         self.stall.stopRequested.connect(self.stop)
         self.stall.instructionsChanged.connect(self._new_instructions)
@@ -168,14 +180,17 @@ class RunPanels(QObject):
             self._closing.add(asyncio.ensure_future(old.close()))
             self._closing = {t for t in self._closing if not t.done()}
         self.stop_replay()
+        self.order = StepOrder()
         if self.overlay is not None:
             self.overlay.clear()
+            self.overlay.order = self.order
         self.diffs.clear()
         self.stall.hide()
         self.failure.hide()
         self.service.hide()
         if session is None:
             self.controls.set_state(None, live=False)
+            self._show_run_modes(None)
             self.sessionChanged.emit(None)
             return
         self.transcript.set_model(session.model)
@@ -200,6 +215,7 @@ class RunPanels(QObject):
 
         past = LogTail(session.run_dir).read_new()
         self.conversation.reset(past)
+        self.order(past)
         labels = self._labels(session.state)
         self.approvals.set_state(session.state)
         self.stall.apply_events([e for e in past if e.get("type") in ("run.created",
@@ -215,6 +231,7 @@ class RunPanels(QObject):
     def _on_events(self, events: list[dict]) -> None:
         if self.replaying:
             return
+        self.order(events)
         self.approvals.apply_events(events)
         self.conversation.apply_events(events)
         if any(e.get("type") == "approval.requested" for e in events):
@@ -230,31 +247,13 @@ class RunPanels(QObject):
     def _on_state(self, state: dict | None) -> None:
         if self.replaying or self.session is None:
             return
-        self.controls.set_state(state, live=self.session.live, running=self.session.running)
+        self.controls.set_state(state, live=self.session.live, running=self.session.running,
+                                next_node=self.order.next_node(state))
+        self._show_run_modes(state)
         self.chat.set_state(state)
         self.chat.set_live(self.session.running, self._why_no_chat(state))
         if self.overlay is not None:
             self.overlay.apply_state(state)
-
-    def _why_no_chat(self, state: dict | None) -> str:
-        session = self.session
-        status = str((state or {}).get("status") or "")
-        if session is None:
-            return "No run is open."
-        if status in ("completed", "failed", "stopped"):
-            return f"This run has {status}: start a new run to talk to its nodes."
-        if not session.live:
-            return "This run is open read-only: no engine of this app runs it."
-        if session.lost is not None:
-            return "The service stopped: restart it to send messages."
-        return "The run is not running in the service yet."
-
-    def _chat(self, node_id: str, text: str) -> None:
-        task = self._each("chat", node_id, text)
-        if isinstance(task, asyncio.Future):
-            # the line clears once the service took the message; on an error it stays
-            task.add_done_callback(lambda t: self.chat.sent(text) if not t.cancelled()
-                                   and t.exception() is None and t.result() else None)
 
     def _on_finished(self, status: str) -> None:
         if self.session is not None:
@@ -276,6 +275,8 @@ class RunPanels(QObject):
         return self._start(doc, path, "INTERACTIVE" if interactive else None)
 
     def _start(self, doc: Any, path: str | None, mode: str | None) -> asyncio.Task | None:
+        if self.preflight.refuse(doc):  # the validator the CLI and the service use
+            return None
         if self._starting is not None and not self._starting.done():
             self._on_failed("A run is being started.")
             return None
@@ -395,6 +396,7 @@ class RunPanels(QObject):
         self.session.model.set_limit(seq)
         self.conversation.set_limit(seq)
         self.controls.set_state(state, live=False)
+        self._show_run_modes(None)
         self.chat.set_state(state)
         self.chat.set_live(False, "Replaying: messages go to a running run.")
         self.approvals.set_state(state)
@@ -412,21 +414,6 @@ class RunPanels(QObject):
             self._on_failed(str(exc))
             return None
         return self._start(doc, path, None)
-
-    def _canvas_selection(self) -> None:
-        scene = getattr(self.window, "scene", None)
-        if scene is None or not hasattr(scene, "selected_node_ids"):
-            return
-        keys = scene.selected_node_ids()
-        if len(keys) == 1:
-            self.chat.select_key(keys[0])  # kept for this run and the next one
-        if self.session is None:
-            return
-        nodes = (self.session.state or {}).get("nodes") or {}
-        by_key = {n.get("key"): nid for nid, n in nodes.items()}
-        node_id = by_key.get(keys[0]) if len(keys) == 1 else None
-        self.transcript.set_node(node_id)
-        self.conversation.set_node(node_id)
 
 
 def attach_run_panels(window: QMainWindow, data_dir: Path | None = None) -> RunPanels:

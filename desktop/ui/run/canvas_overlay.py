@@ -7,7 +7,6 @@ document: run-time additions belong to the run, not to the workflow.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt, QTimer
@@ -15,80 +14,21 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 from shiboken6 import isValid
 
-from desktop.views.activity import AWAITING, node_activity
+from desktop.ui.canvas.status_badge import STATUS_COLORS, StatusBadge
+from desktop.views.activity import StepOrder, node_activity
+from desktop.views.tool_calls import AWAITING
 
-STATUS_COLORS = {"running": "#2f80ed", "blocked": "#f2994a", "failed": "#eb5757",
-                 "idle": "#9e9e9e", AWAITING: "#c2185b"}
+__all__ = ["AWAITING", "STATUS_COLORS", "CanvasRunOverlay", "StatusBadge"]
+
 RUNTIME_W, RUNTIME_H = 200.0, 84.0
 FLIGHT_MS = 700
+CLOCK_MS = 1000  # relative times ("12s ago") are recounted this often while shown
 
 
-def _ago(ts: str | None) -> str:
-    if not ts:
-        return ""
-    try:
-        then = datetime.fromisoformat(ts.replace("Z", "+00:00"))
-    except ValueError:
-        return ""
-    secs = max(0, int((datetime.now(UTC) - then).total_seconds()))
-    return f"{secs}s ago" if secs < 120 else f"{secs // 60}m ago"
-
-
-class StatusBadge(QGraphicsItem):
-    """A ring around a node in its status colour, with the summary and last activity below."""
-
-    def __init__(self, bounds: QRectF, parent: QGraphicsItem | None = None) -> None:
-        super().__init__(parent)
-        self.node_bounds = bounds
-        self.status = "idle"
-        self.summary = ""
-        self.activity: str | None = None
-        self.phase = 0
-        self.setZValue(5)
-        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-
-    def boundingRect(self) -> QRectF:
-        return self.node_bounds.adjusted(-6, -6, 6, 40)
-
-    def set_status(self, status: str, summary: str, activity: str | None) -> None:
-        if (status, summary, activity) != (self.status, self.summary, self.activity):
-            self.status, self.summary, self.activity = status, summary, activity
-            self.update()
-
-    @property
-    def color(self) -> QColor:
-        """The ring and caption colour of the current status."""
-        return QColor(STATUS_COLORS.get(self.status, "#9e9e9e"))
-
-    def caption(self) -> str:
-        """The line under the node: status and how long ago it was last active."""
-        mark = "◆" if self.status == AWAITING else "●"
-        ago = _ago(self.activity)
-        return f"{mark} {self.status}" + (f" · {ago}" if ago else "")
-
-    def paint(self, painter: QPainter, _option: Any, _widget: Any = None) -> None:
-        color = self.color
-        rect = self.node_bounds.adjusted(-4, -4, 4, 4)
-        if self.status != "idle":
-            pen = QPen(color, 4 if self.status == AWAITING else 3)
-            if self.status == "running":  # marching dashes: the running indicator
-                pen.setStyle(Qt.PenStyle.DashLine)
-                pen.setDashOffset(-self.phase)
-            painter.setPen(pen)
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.drawRoundedRect(rect, 10, 10)
-        painter.setPen(QPen(color))
-        text = self.caption()
-        bottom = self.node_bounds.bottom() + 6
-        painter.drawText(QRectF(rect.left(), bottom, rect.width(), 16),
-                         Qt.AlignmentFlag.AlignLeft, text)
-        if self.summary:
-            painter.setPen(QPen(QColor("#555")))
-            metrics = painter.fontMetrics()
-            painter.drawText(QRectF(rect.left(), bottom + 16, rect.width(), 16),
-                             Qt.AlignmentFlag.AlignLeft,
-                             metrics.elidedText(self.summary, Qt.TextElideMode.ElideRight,
-                                                int(rect.width())))
+def _card_of(item: QGraphicsItem) -> QRectF:
+    """The card's own rectangle (without its ports and badges), in item coordinates."""
+    body = getattr(item, "body_rect", None)
+    return body() if callable(body) else item.boundingRect()
 
 
 class RuntimeNodeItem(QGraphicsItem):
@@ -153,6 +93,10 @@ class CanvasRunOverlay(QObject):
         self.runtime_edges: dict[str, LineItem] = {}
         self.flights: list[tuple[LineItem, float]] = []
         self.state: dict | None = None
+        self.order = StepOrder()  # when inputs were queued (fed by the run panels)
+        self._clock = QTimer(self)
+        self._clock.setInterval(CLOCK_MS)
+        self._clock.timeout.connect(self.refresh_times)
         self._tick = QTimer(self)
         self._tick.setInterval(50)  # 20 fps is plenty for dashes and dots
         self._tick.timeout.connect(self._animate)
@@ -196,7 +140,7 @@ class CanvasRunOverlay(QObject):
         self.runtime_edges = {k: v for k, v in self.runtime_edges.items() if isValid(v)}
         self.flights = [(d, t) for d, t in self.flights if isValid(d)]
         nodes = (state or {}).get("nodes") or {}
-        activity = node_activity(state)
+        activity = node_activity(state, order=self.order)
         seen = set()
         for node_id, node in nodes.items():
             seen.add(node_id)
@@ -215,7 +159,7 @@ class CanvasRunOverlay(QObject):
             else:
                 badge = self.badges.get(node_id)
                 if badge is None or badge.parentItem() is not item:
-                    badge = StatusBadge(item.boundingRect(), item)
+                    badge = StatusBadge(_card_of(item), item)
                     self.badges[node_id] = badge
             now = activity[node_id]
             badge.set_status(now.shown_status, now.summary, now.last_activity)
@@ -227,6 +171,20 @@ class CanvasRunOverlay(QObject):
         running = any(n.get("status") == "running" for n in nodes.values())
         if running or self.flights:
             self._tick.start()
+        if nodes and not self._clock.isActive():
+            self._clock.start()
+
+    def _badges(self) -> list[StatusBadge]:
+        return [b for b in [*self.badges.values(), *(r.badge for r in
+                                                     self.runtime_nodes.values())]
+                if isValid(b)]
+
+    def refresh_times(self) -> None:
+        """Recount every "12s ago" on the canvas (from a GUI-thread timer, while shown)."""
+        if not any(view.isVisible() for view in self.scene.views()):
+            return
+        for badge in self._badges():
+            badge.refresh()
 
     def _sync_runtime_edges(self, edges: dict) -> None:
         for edge_id, edge in edges.items():
@@ -259,8 +217,8 @@ class CanvasRunOverlay(QObject):
 
     def _animate(self) -> None:
         self._elapsed += self._tick.interval()
-        for badge in [*self.badges.values(), *(r.badge for r in self.runtime_nodes.values())]:
-            if isValid(badge) and badge.status == "running":
+        for badge in self._badges():
+            if badge.status == "running":
                 badge.phase = (badge.phase + 2) % 24
                 badge.update()
         alive = []
@@ -284,6 +242,7 @@ class CanvasRunOverlay(QObject):
     def clear(self) -> None:
         """Remove every overlay item (the run was closed)."""
         self._tick.stop()
+        self._clock.stop()
         for badge in self.badges.values():
             self._drop(badge)
         for item in [*self.runtime_nodes.values(), *self.runtime_edges.values()]:

@@ -17,8 +17,9 @@ class RunControls(QToolBar):
     pauseRequested = Signal()
     resumeRequested = Signal()
     stopRequested = Signal()
-    modeRequested = Signal(str)
+    modeRequested = Signal(str)  # the open run's mode
     globalModeRequested = Signal(str)
+    documentModesRequested = Signal(str, str)  # no run runs: the workflow's (mode, global)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Run", parent)
@@ -41,17 +42,44 @@ class RunControls(QToolBar):
         self.mode.setObjectName("runMode")
         self.mode.addItems(["AUTO", "INTERACTIVE"])
         self.mode.setToolTip("AUTO starts turns on its own; INTERACTIVE waits for Step")
-        self.mode.activated.connect(lambda _i: self.modeRequested.emit(self.mode.currentText()))
+        self.mode.activated.connect(lambda _i: self._mode_picked())
         self.global_mode = QComboBox()
         self.global_mode.setObjectName("runGlobalMode")
         self.global_mode.addItems(["IMPLEMENTATION", "PLANNING"])
-        self.global_mode.activated.connect(
-            lambda _i: self.globalModeRequested.emit(self.global_mode.currentText()))
+        self.global_mode.activated.connect(lambda _i: self._mode_picked(global_mode=True))
         self.addWidget(self.mode)
         self.addWidget(self.global_mode)
         self.status_label = QLabel("  no run")
         self.addWidget(self.status_label)
+        self.active = False  # a live run that has not ended: the combos steer it
+        self.document_modes: tuple[str, str] | None = None  # the workflow's own
         self.set_state(None, live=False)
+
+    def set_document_modes(self, mode: str, global_mode: str) -> None:
+        """The workflow's modes: shown (and edited) while no run of it runs."""
+        self.document_modes = (mode, global_mode)
+        if not self.active:
+            self._show_modes(mode, global_mode, editable=True)
+
+    def _show_modes(self, mode: str, global_mode: str, editable: bool) -> None:
+        self.mode.setCurrentText(mode)
+        self.global_mode.setCurrentText(global_mode)
+        for combo in (self.mode, self.global_mode):
+            combo.setEnabled(editable)
+        whose = "this run's" if self.active else "the workflow's (new runs start in it)"
+        self.mode.setToolTip(f"Mode, {whose}: AUTO starts turns on its own; INTERACTIVE "
+                             "waits for Step")
+        self.global_mode.setToolTip(f"Global mode, {whose}: PLANNING lets no node write code")
+
+    def _mode_picked(self, global_mode: bool = False) -> None:
+        if self.active:
+            if global_mode:
+                self.globalModeRequested.emit(self.global_mode.currentText())
+            else:
+                self.modeRequested.emit(self.mode.currentText())
+        else:
+            self.documentModesRequested.emit(self.mode.currentText(),
+                                             self.global_mode.currentText())
 
     def _action(self, text: str, shortcut: str, slot) -> QAction:
         action = QAction(text, self)
@@ -64,8 +92,10 @@ class RunControls(QToolBar):
         self.addAction(action)
         return action
 
-    def set_state(self, state: dict | None, *, live: bool, running: bool = False) -> None:
-        """Enable what makes sense for the run's status (None: no run open)."""
+    def set_state(self, state: dict | None, *, live: bool, running: bool = False,
+                  next_node: str | None = None) -> None:
+        """Enable what makes sense for the run's status (None: no run open); ``next_node``
+        is the node Step runs next (INTERACTIVE)."""
         status = (state or {}).get("status")
         active = live and status not in TERMINAL and state is not None
         self.run_action.setEnabled(not active)
@@ -76,22 +106,32 @@ class RunControls(QToolBar):
         self.pause_action.setEnabled(active and status == "running")
         self.resume_action.setEnabled(active and (status == "paused" or not running))
         self.stop_action.setEnabled(active)
-        self.mode.setEnabled(active)
-        self.global_mode.setEnabled(active)
+        self.active = active
+        if active:  # one source of truth: the run's modes while it runs...
+            self._show_modes(str(state.get("mode", "AUTO")),
+                             str(state.get("globalMode", "IMPLEMENTATION")), editable=True)
+        elif self.document_modes is not None:  # ...else the workflow's, which Run uses
+            self._show_modes(*self.document_modes, editable=True)
+        else:
+            for combo in (self.mode, self.global_mode):
+                combo.setEnabled(False)
         if state is not None:
-            self.mode.setCurrentText(str(state.get("mode", "AUTO")))
-            self.global_mode.setCurrentText(str(state.get("globalMode", "IMPLEMENTATION")))
-            self._fill_step_menu(state)
+            self._fill_step_menu(state, next_node)
         stall = " · stalled" if (state or {}).get("stall") else ""
         where = "" if live or state is None else " (read-only)"
-        text = f"  {status or 'no run'}{stall}{where}"
+        node = ((state or {}).get("nodes") or {}).get(next_node or "") or {}
+        upcoming = f" · next: {node.get('label') or next_node[:8]}" \
+            if active and interactive and next_node else ""
+        text = f"  {status or 'no run'}{stall}{upcoming}{where}"
+        self.step_action.setToolTip(f"Step: run {node.get('label') or 'the next'} turn (F10)"
+                                    if upcoming else "Step (F10)")
         if text != self.status_label.text():
             self.status_label.setText(text)
 
-    def _fill_step_menu(self, state: dict) -> None:
+    def _fill_step_menu(self, state: dict, next_node: str | None = None) -> None:
         nodes = state.get("nodes") or {}
         inboxes = state.get("inboxes") or {}
-        key = tuple((n, node.get("label"), len(inboxes.get(n) or []))
+        key = tuple((n, node.get("label"), len(inboxes.get(n) or []), n == next_node)
                     for n, node in nodes.items())
         if key == getattr(self, "_menu_key", None):  # rebuilt only when it changes
             return
@@ -99,6 +139,8 @@ class RunControls(QToolBar):
         self.step_menu.clear()
         for node_id, node in nodes.items():
             waiting = len(inboxes.get(node_id) or [])
-            action = self.step_menu.addAction(f"{node.get('label', node_id[:8])} ({waiting})")
+            mark = "  ▶ next" if node_id == next_node else ""
+            action = self.step_menu.addAction(
+                f"{node.get('label', node_id[:8])} ({waiting}){mark}")
             action.setEnabled(waiting > 0)
             action.triggered.connect(lambda _c=False, n=node_id: self.stepRequested.emit(n))

@@ -66,7 +66,7 @@ def test_a_node_waiting_for_approval_is_marked_on_the_canvas(
         await until(lambda: (panels.session.state or {}).get("status") == "completed")
 
     qloop.run_until_complete(approve())
-    assert badge("worker").status == "idle"
+    assert badge("worker").status == "done"
     assert "awaiting" not in badge("worker").caption()
     qloop.run_until_complete(panels.session.close())
     panels.session = None

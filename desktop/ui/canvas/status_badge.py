@@ -1,0 +1,196 @@
+"""A node's run status on its card: a ring in the status colour, a pill with an icon, the
+status and how long ago the node was last active, and the node's summary under it.
+
+The statuses are those of :func:`desktop.views.activity.shown_status`. Icons are drawn as
+paths (no font has to carry them); the pill's text is white on the status colour, so it
+reads on the light and the dark canvas alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsItem
+
+from desktop.views.activity import DONE, NEXT, NOT_RUN, STOPPED, WAITING
+from desktop.views.tool_calls import AWAITING
+
+STATUS_COLORS = {"running": "#2f80ed", AWAITING: "#c2185b", DONE: "#27ae60",
+                 "failed": "#eb5757", "blocked": "#e67e22", STOPPED: "#6d6d6d",
+                 WAITING: "#a86b00", NEXT: "#00897b", "idle": "#9e9e9e",
+                 NOT_RUN: "#9e9e9e"}
+QUIET = ("idle", NOT_RUN)  # no ring: nothing to look at
+PILL_H = 18.0
+PILL_GAP = 5.0
+SUMMARY_H = 14.0
+BELOW = PILL_GAP + PILL_H + 2 + SUMMARY_H  # what the badge draws under the card
+
+
+def utc_now() -> datetime:
+    """The time relative times are counted from (tests move it)."""
+    return datetime.now(UTC)
+
+
+def ago(ts: str | None, now: Callable[[], datetime] | None = None) -> str:
+    """``12s ago``, ``3m ago``, ``2h ago`` since the ISO time ``ts`` ("" when unknown)."""
+    if not ts:
+        return ""
+    try:
+        then = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    except ValueError:
+        return ""
+    secs = max(0, int(((now or utc_now)() - then).total_seconds()))
+    if secs < 120:
+        return f"{secs}s ago"
+    if secs < 120 * 60:
+        return f"{secs // 60}m ago"
+    return f"{secs // 3600}h ago"
+
+
+def _pill_font() -> QFont:
+    font = QFont()
+    font.setPixelSize(11)
+    font.setWeight(QFont.Weight.DemiBold)
+    return font
+
+
+def draw_icon(painter: QPainter, status: str, box: QRectF, phase: int = 0) -> None:
+    """The status's icon in white inside ``box`` (a square)."""
+    c = box.center()
+    r = box.width() / 2
+    pen = QPen(QColor("white"), max(1.6, r / 3.2))
+    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+    pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+    painter.setPen(pen)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    if status == "running":  # a turning arc
+        painter.drawArc(box.adjusted(1, 1, -1, -1), int(-phase * 15 * 16), 270 * 16)
+    elif status == DONE:
+        path = QPainterPath(QPointF(c.x() - r * 0.7, c.y()))
+        path.lineTo(c.x() - r * 0.15, c.y() + r * 0.55)
+        path.lineTo(c.x() + r * 0.75, c.y() - r * 0.6)
+        painter.drawPath(path)
+    elif status == "failed":
+        d = r * 0.6
+        painter.drawLine(QPointF(c.x() - d, c.y() - d), QPointF(c.x() + d, c.y() + d))
+        painter.drawLine(QPointF(c.x() - d, c.y() + d), QPointF(c.x() + d, c.y() - d))
+    elif status == STOPPED:
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor("white"))
+        d = r * 0.6
+        painter.drawRect(QRectF(c.x() - d, c.y() - d, 2 * d, 2 * d))
+    elif status == NEXT:  # play: Step runs this one
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor("white"))
+        path = QPainterPath(QPointF(c.x() - r * 0.45, c.y() - r * 0.7))
+        path.lineTo(c.x() + r * 0.75, c.y())
+        path.lineTo(c.x() - r * 0.45, c.y() + r * 0.7)
+        path.closeSubpath()
+        painter.drawPath(path)
+    elif status == WAITING:  # a clock
+        painter.drawEllipse(box.adjusted(1, 1, -1, -1))
+        painter.drawLine(c, QPointF(c.x(), c.y() - r * 0.5))
+        painter.drawLine(c, QPointF(c.x() + r * 0.4, c.y()))
+    elif status in (AWAITING, "blocked"):  # a question for a person; a problem
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor("white"))
+        font = QFont()
+        font.setPixelSize(int(box.height()) + 1)
+        font.setWeight(QFont.Weight.Black)
+        painter.setFont(font)
+        painter.setPen(QColor("white"))
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, "?" if status == AWAITING else "!")
+    else:  # idle, not run: an empty ring
+        painter.drawEllipse(box.adjusted(2, 2, -2, -2))
+
+
+class StatusBadge(QGraphicsItem):
+    """The status ring, pill and summary of one node, drawn over and under its card."""
+
+    def __init__(self, bounds: QRectF, parent: QGraphicsItem | None = None) -> None:
+        super().__init__(parent)
+        self.node_bounds = bounds
+        self.status = "idle"
+        self.summary = ""
+        self.activity: str | None = None
+        self.phase = 0
+        self.text = self.caption()  # what the pill says now (kept current by refresh())
+        self.setZValue(5)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+
+    def boundingRect(self) -> QRectF:
+        return self.node_bounds.adjusted(-6, -6, 6, BELOW + 2)
+
+    def set_status(self, status: str, summary: str, activity: str | None) -> None:
+        """Show ``status`` (see desktop.views.activity), the node's summary and last time."""
+        if (status, summary, activity) != (self.status, self.summary, self.activity):
+            self.status, self.summary, self.activity = status, summary, activity
+            self.text = self.caption()
+            self.update()
+
+    def refresh(self) -> bool:
+        """Recount the relative time; True when the pill's text changed (and repaints)."""
+        text = self.caption()
+        if text == self.text:
+            return False
+        self.text = text
+        self.update()
+        return True
+
+    @property
+    def color(self) -> QColor:
+        """The ring and pill colour of the current status."""
+        return QColor(STATUS_COLORS.get(self.status, "#9e9e9e"))
+
+    def caption(self) -> str:
+        """The pill's text: the status and how long ago the node was last active."""
+        when = ago(self.activity)
+        return self.status + (f" · {when}" if when else "")
+
+    def _muted(self) -> QColor:
+        look = getattr(self.parentItem(), "look", None)
+        return QColor(look.muted) if look is not None else QColor("#666666")
+
+    def paint(self, painter: QPainter, _option: Any, _widget: Any = None) -> None:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        color = self.color
+        body = self.node_bounds
+        if self.status not in QUIET:
+            pen = QPen(color, 4 if self.status in (AWAITING, NEXT) else 3)
+            if self.status == "running":  # marching dashes: the running indicator
+                pen.setStyle(Qt.PenStyle.DashLine)
+                pen.setDashOffset(-self.phase)
+            elif self.status == DONE:
+                pen.setWidthF(2)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRoundedRect(body.adjusted(-4, -4, 4, 4), 11, 11)
+        font = _pill_font()
+        metrics = QFontMetricsF(font)
+        text = metrics.elidedText(self.text, Qt.TextElideMode.ElideRight,
+                                  body.width() - PILL_H - 10)
+        pill = QRectF(body.left(), body.bottom() + PILL_GAP,
+                      PILL_H + metrics.horizontalAdvance(text) + 10, PILL_H)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(color if self.status not in QUIET else QColor(120, 120, 120, 150))
+        painter.drawRoundedRect(pill, PILL_H / 2, PILL_H / 2)
+        icon = QRectF(pill.left() + 4, pill.top() + 3, PILL_H - 6, PILL_H - 6)
+        draw_icon(painter, self.status, icon, self.phase)
+        painter.setFont(font)
+        painter.setPen(QColor("white"))
+        painter.drawText(QRectF(icon.right() + 4, pill.top(), pill.width(), PILL_H),
+                         Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+        if self.summary:
+            painter.setPen(self._muted())
+            small = QFont()
+            small.setPixelSize(11)
+            painter.setFont(small)
+            line = QFontMetricsF(small).elidedText(" ".join(self.summary.split()),
+                                                   Qt.TextElideMode.ElideRight, body.width())
+            painter.drawText(QRectF(body.left(), pill.bottom() + 2, body.width(), SUMMARY_H),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
+

@@ -1,0 +1,79 @@
+"""How the run panels keep the window in step with the open run: the mode combos and the
+inspector show the modes in force (the running run's, else the workflow's), and the chat
+panel follows the canvas selection and says when it cannot send.
+
+A mixin of :class:`desktop.ui.run.attach.RunPanels`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+
+class ModesAndChat:
+    """Mode and chat wiring of RunPanels (uses its window, controls, chat and session)."""
+
+    window: Any
+    controls: Any
+    chat: Any
+    transcript: Any
+    session: Any
+
+    def _sync_document_modes(self, *_args: object) -> None:
+        doc, _path = self._document()
+        if doc is not None:
+            self.controls.set_document_modes(str(doc.mode), str(doc.global_mode))
+
+    def _set_document_modes(self, mode: str, global_mode: str) -> None:
+        editor = getattr(self.window, "editor", None)
+        if editor is not None and hasattr(editor, "set_meta"):
+            editor.set_meta(mode=mode, global_mode=global_mode)  # undoable, saved
+
+    def _show_run_modes(self, state: dict | None) -> None:
+        """The inspector shows the modes in force: the running run's, else the workflow's."""
+        inspector = getattr(self.window, "inspector", None)
+        if inspector is None or not hasattr(inspector, "show_run_modes"):
+            return
+        modes = None
+        if self.controls.active and state is not None:
+            modes = {"mode": str(state.get("mode", "AUTO")),
+                     "globalMode": str(state.get("globalMode", "IMPLEMENTATION"))}
+        inspector.show_run_modes(modes)
+
+    def _why_no_chat(self, state: dict | None) -> str:
+        session = self.session
+        status = str((state or {}).get("status") or "")
+        if session is None:
+            return "No run is open."
+        if status in ("completed", "failed", "stopped"):
+            return f"This run has {status}: start a new run to talk to its nodes."
+        if not session.live:
+            return "This run is open read-only: no engine of this app runs it."
+        if session.lost is not None:
+            return "The service stopped: restart it to send messages."
+        return "The run is not running in the service yet."
+
+    def _chat(self, node_id: str, text: str) -> None:
+        task = self._each("chat", node_id, text)
+        if isinstance(task, asyncio.Future):
+            # the line clears once the service took the message; on an error it stays
+            task.add_done_callback(lambda t: self.chat.sent(text) if not t.cancelled()
+                                   and t.exception() is None and t.result() else None)
+
+    def _canvas_selection(self) -> None:
+        scene = getattr(self.window, "scene", None)
+        if scene is None or not hasattr(scene, "selected_node_ids"):
+            return
+        keys = scene.selected_node_ids()
+        if len(keys) == 1:
+            self.chat.select_key(keys[0])  # kept for this run and the next one
+        if self.session is None:
+            return
+        nodes = (self.session.state or {}).get("nodes") or {}
+        by_key = {n.get("key"): nid for nid, n in nodes.items()}
+        node_id = by_key.get(keys[0]) if len(keys) == 1 else None
+        self.transcript.set_node(node_id)
+        conversation = getattr(self, "conversation", None)
+        if conversation is not None:
+            conversation.set_node(node_id)

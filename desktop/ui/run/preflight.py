@@ -1,0 +1,102 @@
+"""Before a run starts: the workflow is checked by the validator the CLI and the service use,
+and a workflow with errors is refused here, with its problems shown and fixes offered.
+
+The window may offer (all optional): ``info`` (a bar with buttons above the canvas),
+``docks["problems"]`` and ``problems`` (the problems panel), ``editor`` (to remove
+edges to missing nodes, undoably) and ``_select_and_show`` (to select what a problem is
+about). Without them the refusal is a message box.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QMainWindow, QMessageBox
+
+from desktop.graph.document import WorkflowDocument
+from desktop.graph.errors import Problem
+from desktop.graph.validate import validate
+from desktop.wording import plural
+
+
+def run_errors(doc: WorkflowDocument) -> list[Problem]:
+    """The errors that make ``doc`` unrunnable (what `agent-canvas run` exits 2 on)."""
+    return [p for p in validate(doc) if p.is_error]
+
+
+def dangling_edge_keys(model: Any) -> list[str]:
+    """Keys of the document's edges whose ends name no node."""
+    ids = set(model.node_ids())
+    return [key for key in model.edge_keys()
+            if model.edge(key).from_ not in ids or model.edge(key).to not in ids]
+
+
+class Preflight:
+    """Refuses a workflow with errors in ``window``, says why and offers the fixes."""
+
+    def __init__(self, window: QMainWindow) -> None:
+        self.window = window
+        self.refused: list[Problem] = []  # the errors of the last refusal
+        self.box: QMessageBox | None = None
+
+    def refuse(self, doc: WorkflowDocument) -> bool:
+        """True (and the problems shown) when ``doc`` must not run."""
+        errors = run_errors(doc)
+        self.refused = errors
+        if not errors:
+            return False
+        first = errors[0]
+        panel = getattr(self.window, "problems", None)
+        where = panel.describe(first.location) if hasattr(panel, "describe") else \
+            first.location
+        text = (f"Not started: the workflow has {plural(len(errors), 'error')}. "
+                f"{where}: {first.message}" + (f" — {first.hint}" if first.hint else ""))
+        choices: list[tuple[str, object]] = [("Show Problems", self.show_problems)]
+        model = getattr(getattr(self.window, "editor", None), "model", None)
+        dangling = dangling_edge_keys(model) if model is not None else []
+        if dangling:
+            choices.append((f"Remove {plural(len(dangling), 'Edge')} to Missing Nodes",
+                            self.remove_dangling))
+        info = getattr(self.window, "info", None)
+        if info is not None and hasattr(info, "ask"):
+            info.ask(text, choices)
+            self.show_problems()
+        else:
+            details = "\n".join(str(p) for p in errors)
+            self.box = QMessageBox(QMessageBox.Icon.Warning, "Cannot start the run",
+                                   f"{text}\n\n{details}", QMessageBox.StandardButton.Ok,
+                                   self.window)
+            self.box.open()  # not exec(): no nested event loop inside an asyncio task
+        return True
+
+    def show_problems(self) -> None:
+        """Bring the problems panel forward and select what the first error is about."""
+        docks = getattr(self.window, "docks", None) or {}
+        dock = docks.get("problems")
+        if dock is not None:
+            dock.show()
+            dock.raise_()
+        panel = getattr(self.window, "problems", None)
+        if panel is None or not hasattr(panel, "refresh"):
+            return
+        panel.refresh()
+        for row, problem in enumerate(panel.problems):
+            if problem.is_error:
+                panel.setCurrentItem(panel.topLevelItem(row))
+                panel.itemActivated.emit(panel.topLevelItem(row), 0)
+                break
+
+    def remove_dangling(self) -> None:
+        """Delete every edge to a missing node (one undoable step)."""
+        editor = getattr(self.window, "editor", None)
+        if editor is None:
+            return
+        keys = dangling_edge_keys(editor.model)
+        if keys:
+            editor.delete([], keys)
+        panel = getattr(self.window, "problems", None)
+        if panel is not None and hasattr(panel, "refresh"):
+            panel.refresh()
+        message = getattr(self.window, "message", None)
+        if callable(message):
+            message(f"Removed {plural(len(keys), 'edge')} to missing nodes (Ctrl+Z undoes it)")
