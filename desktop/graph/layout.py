@@ -11,7 +11,7 @@ from desktop.graph.document import Position, WorkflowDocument
 from desktop.graph.topology import flow_graph
 
 LAYER_SPACING = 260.0
-ROW_SPACING = 140.0
+ROW_SPACING = 180.0  # room under each card for its run status, and a lane for edges
 Method = Literal["auto", "layered", "force"]
 
 

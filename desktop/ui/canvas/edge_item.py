@@ -1,7 +1,9 @@
-"""One light item per edge: a curve, arrow heads and an optional label.
+"""One light item per edge: a route around nodes, arrow heads and an optional label.
 
-Geometry is cheap to set (it runs for every edge of a node being dragged); the
-hit-test outline and the label box are built only when first asked for.
+The route comes from :mod:`desktop.ui.canvas.routing` (an S-curve when nothing is in
+the way, else an orthogonal path with rounded corners); the label sits on it where no
+node covers it, on a background. The hit-test outline and the label box are built only
+when first asked for.
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from desktop.ui.canvas.look import Look
+from desktop.ui.canvas.routing import Box, Route, label_spot, route
 
 EDGE_TYPE = QGraphicsItem.UserType + 2
 ARROW = 9.0
 PORT_GAP = 7.0  # the arrow tip stops at the port's rim
+CORNER = 10.0  # radius of an orthogonal route's rounded corners
 _FONT: list[QFont] = []
 
 
@@ -80,6 +84,8 @@ class EdgeItem(QGraphicsItem):
         self.label = ""
         self.dangling = False
         self._ends = (QPointF(), QPointF(), QPointF(), QPointF())
+        self.route: Route | None = None
+        self._keep_clear: tuple = (None, None, None)  # what the label must not cover
         self._path = QPainterPath()
         self._bounds = QRectF()
         self._extras: tuple[list[QPolygonF], QRectF, QPainterPath] | None = None
@@ -96,21 +102,36 @@ class EdgeItem(QGraphicsItem):
             self._extras = None
             self.update()
 
-    def set_ends(self, a: QPointF, b: QPointF) -> None:
-        """Recompute the curve between output point ``a`` and input point ``b``."""
+    def set_ends(self, a: tuple[float, float], b: tuple[float, float],
+                 obstacles: list[Box] | None = None, source: Box | None = None,
+                 target: Box | None = None, taken: list | None = None) -> None:
+        """Route the edge from output point ``a`` to input point ``b`` (scene x, y) around
+        ``obstacles`` (other nodes' boxes) and its own ends' boxes ``source`` and
+        ``target``, beside the ``taken`` segments of other edges."""
         self.prepareGeometryChange()
-        # a backward edge swings away from its target's side; level ones by type
-        up = a.y() < b.y() if abs(a.y() - b.y()) > 1 else self.report
-        start = QPointF(a.x() + (PORT_GAP if self.bidirectional else 0), a.y())
-        end = QPointF(b.x() - PORT_GAP, b.y())
-        c1, c2 = controls(start, end, up)
-        path = QPainterPath(start)
-        path.cubicTo(c1, c2, end)
+        start = (a[0] + (PORT_GAP if self.bidirectional else 0), a[1])
+        end = (b[0] - PORT_GAP, b[1])
+        found = route(start, end, obstacles or [], source, target, taken)
+        self.route = found
+        self._keep_clear = (obstacles, source, target)  # for the label, built when drawn
+        if found.controls is not None:
+            (c1x, c1y), (c2x, c2y) = found.controls
+            p0, c1, c2, p1 = QPointF(*start), QPointF(c1x, c1y), QPointF(c2x, c2y), \
+                QPointF(*end)
+            path = QPainterPath(p0)
+            path.cubicTo(c1, c2, p1)
+            self._ends = (p0, c1, c2, p1)
+            xs = (start[0], c1x, c2x, end[0])
+            ys = (start[1], c1y, c2y, end[1])
+        else:
+            points = [QPointF(*p) for p in found.points]
+            path = QPainterPath(points[0])
+            _rounded(path, points)
+            self._ends = (points[0], points[1], points[-2], points[-1])
+            xs = [p[0] for p in found.points]
+            ys = [p[1] for p in found.points]
         self._path = path
-        self._ends = (start, c1, c2, end)
-        xs = (start.x(), c1.x(), c2.x(), end.x())
-        ys = (start.y(), c1.y(), c2.y(), end.y())
-        # the curve lies inside its control points' hull; the label box is added when built
+        # the route lies inside its points' hull; the label box is added when built
         self._bounds = QRectF(min(xs) - ARROW, min(ys) - ARROW - 10,
                               max(xs) - min(xs) + 2 * ARROW, max(ys) - min(ys) + 2 * ARROW + 20)
         self._extras = None
@@ -125,7 +146,13 @@ class EdgeItem(QGraphicsItem):
             rect = QRectF()
             if self.label:
                 width = QFontMetricsF(_label_font()).horizontalAdvance(self.label) + 14
-                mid = self._path.pointAtPercent(0.5)
+                if self.route is not None:
+                    obstacles, source, target = self._keep_clear
+                    clear = [*(obstacles or []), *(b for b in (source, target) if b)]
+                    x, y = label_spot(self.route, (width, 18), clear)
+                    mid = QPointF(x, y)
+                else:
+                    mid = self._path.pointAtPercent(0.5)
                 rect = QRectF(mid.x() - width / 2, mid.y() - 9, width, 18)
             stroker = QPainterPathStroker()
             stroker.setWidth(10)
@@ -169,3 +196,21 @@ class EdgeItem(QGraphicsItem):
             painter.setFont(_label_font())
             painter.setPen(look.edge_label_pen["selected"] if kind == "selected" else look.text)
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self.label)
+
+
+def _rounded(path: QPainterPath, points: list[QPointF]) -> None:
+    """Add the polyline through ``points`` to ``path`` (which starts at the first point)
+    with rounded corners."""
+    for i in range(1, len(points) - 1):
+        prev, corner, nxt = points[i - 1], points[i], points[i + 1]
+        d_in = math.hypot(corner.x() - prev.x(), corner.y() - prev.y())
+        d_out = math.hypot(nxt.x() - corner.x(), nxt.y() - corner.y())
+        r = min(CORNER, d_in / 2, d_out / 2)
+        if r < 0.5:
+            path.lineTo(corner)
+            continue
+        before = corner + (prev - corner) * (r / d_in)
+        after = corner + (nxt - corner) * (r / d_out)
+        path.lineTo(before)
+        path.quadTo(corner, after)
+    path.lineTo(points[-1])

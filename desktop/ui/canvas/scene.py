@@ -17,6 +17,8 @@ from desktop.ui.canvas.edge_item import EdgeItem, curve
 from desktop.ui.canvas.look import Look
 from desktop.ui.canvas.node_item import NODE_H, NODE_W, NodeItem
 from desktop.ui.canvas.overview import OVERVIEW_MIN_NODES, Overview
+from desktop.ui.canvas.routing import Box, BoxIndex, segments
+from desktop.ui.canvas.status_badge import BELOW
 from desktop.ui.editor import Editor, snap
 from desktop.ui.roles_cache import role_description, role_title
 from desktop.ui.theme import LIGHT, Theme
@@ -24,6 +26,22 @@ from desktop.ui.theme import LIGHT, Theme
 TEMPLATE_MIME = "application/x-agent-canvas-template"
 SCENE_MARGIN = 2000.0
 GRID_MAJOR = 100
+# room kept around a card by edges and labels: the ENTRY pill above, the run status and
+# summary below, the ports at the sides
+CLEARANCE = (10.0, 10.0, 10.0, BELOW + 2.0)
+NEAR = (240.0, 260.0)  # how far around an edge's ends other nodes are looked for first
+
+
+def card_box(item: NodeItem) -> Box:
+    """A node's card with the room edges keep around it, in scene coordinates."""
+    pos = item.pos()
+    return box_at(pos.x(), pos.y())
+
+
+def box_at(x: float, y: float) -> Box:
+    """The card at top-left ``(x, y)`` with the room edges keep around it."""
+    left, top, right, bottom = CLEARANCE
+    return Box(x - left, y - top, x + NODE_W + right, y + NODE_H + bottom)
 
 
 class CanvasScene(QGraphicsScene):
@@ -43,6 +61,8 @@ class CanvasScene(QGraphicsScene):
         self.edges: dict[str, EdgeItem] = {}
         self._touching: dict[str, set[str]] = {}
         self._ends: dict[str, tuple[str, str]] = {}
+        self.cards = BoxIndex()  # where each node's card is: what edges route around
+        self._orthogonal: set[str] = set()  # edges routed around something (not S-curves)
         self._drag: dict | None = None
         self._connect: dict | None = None
         self._rect_timer = QTimer(self, singleShot=True, interval=0)
@@ -70,6 +90,8 @@ class CanvasScene(QGraphicsScene):
         self._drag = self._connect = None
         self.clear()
         self.nodes, self.edges, self._touching, self._ends = {}, {}, {}, {}
+        self.cards.clear()
+        self._orthogonal.clear()
         for node in self.model.doc.nodes:
             self._on_node_added(node.id)
         for key in self.model.edge_keys():
@@ -89,6 +111,7 @@ class CanvasScene(QGraphicsScene):
     def _on_node_removed(self, node_id: str) -> None:
         item = self.nodes.pop(node_id, None)
         self._touching.pop(node_id, None)
+        self.cards.remove(node_id)
         if item is not None:
             self.removeItem(item)
 
@@ -107,7 +130,9 @@ class CanvasScene(QGraphicsScene):
                 continue
             pos = self.model.node(node_id).position
             item.setPos(pos.x, pos.y)
+            self.cards.set(node_id, box_at(pos.x, pos.y))
             keys.update(self._touching.get(node_id, ()))
+        keys |= self.edges_near(node_ids)  # edges the moved nodes now stand in the way of
         for key in keys:
             self._place_edge(self.edges[key])
         self._rect_timer.start()
@@ -139,6 +164,8 @@ class CanvasScene(QGraphicsScene):
         pos = node.position
         if pos is not None and (item.pos().x() != pos.x or item.pos().y() != pos.y):
             item.setPos(pos.x, pos.y)
+        self.cards.set(item.node_id, box_at(pos.x, pos.y) if pos is not None
+                       else card_box(item))
 
     def _on_edge_added(self, key: str) -> None:
         item = EdgeItem(key, self.look)
@@ -151,6 +178,7 @@ class CanvasScene(QGraphicsScene):
     def _on_edge_removed(self, key: str) -> None:
         item = self.edges.pop(key, None)
         self._unlink(key)
+        self._orthogonal.discard(key)
         if item is not None:
             self.removeItem(item)
 
@@ -183,7 +211,71 @@ class CanvasScene(QGraphicsScene):
             item.setVisible(False)
             return
         item.setVisible(not self.overview_on)
-        item.set_ends(a.pos() + a.out_port(), b.pos() + b.in_port())
+        cards = self.cards.boxes
+        source = cards.get(a.node_id) or card_box(a)
+        target = cards.get(b.node_id) or card_box(b)
+        left, top, right, _bottom = CLEARANCE
+        # the ports, from the boxes (asking Qt for positions costs more, thousands of times)
+        sx, sy = source.right - right, source.top + top + NODE_H / 2
+        ex, ey = target.left + left, target.top + top + NODE_H / 2
+        start, end = (sx, sy), (ex, ey)
+        x0, x1, y0, y1 = min(sx, ex), max(sx, ex), min(sy, ey), max(sy, ey)
+        if ex > sx:  # a plain S-curve when the nodes between allow it
+            between = self.cards.near(Box(x0 - 1, y0 - 1, x1 + 1, y1 + 1))
+            if between:
+                between.pop(a.node_id, None)
+                between.pop(b.node_id, None)
+            item.set_ends(start, end, list(between.values()), source, target)
+            if item.route is not None and item.route.controls is not None:
+                self._orthogonal.discard(item.key)
+                return
+        self._orthogonal.add(item.key)
+        region = QRectF(x0 - NEAR[0], y0 - NEAR[1], x1 - x0 + 2 * NEAR[0],
+                        y1 - y0 + 2 * NEAR[1])
+        obstacles = self._cards_in(region, (a, b))
+        taken = self._segments_in(region, item)
+        for _ in range(3):  # a route that leaves the region may meet more nodes
+            item.set_ends(start, end, list(obstacles.values()), source, target, taken)
+            reach = item.boundingRect()
+            if region.contains(reach):
+                break
+            region = region.united(reach.adjusted(-60, -60, 60, 60))
+            more = self._cards_in(region, (a, b))
+            if more.keys() <= obstacles.keys():
+                break
+            obstacles = more
+
+    def _cards_in(self, rect: QRectF, skip: tuple[NodeItem, ...]) -> dict[str, Box]:
+        """The boxes edges keep clear of, of the nodes in ``rect`` but ``skip``."""
+        area = Box(rect.left(), rect.top(), rect.right(), rect.bottom())
+        ends = {n.node_id for n in skip}
+        return {k: b for k, b in self.cards.near(area).items() if k not in ends}
+
+    def _segments_in(self, rect: QRectF, item: EdgeItem) -> list:
+        """The straight segments of other edges' orthogonal routes that pass ``rect``."""
+        out = []
+        for key in self._orthogonal:
+            other = self.edges.get(key)
+            r = other.route if other is not None else None
+            if r is None or r.controls is not None or other is item:
+                continue
+            if other.boundingRect().intersects(rect):
+                out += segments(r)
+        return out
+
+    def edges_near(self, node_ids: list[str]) -> set[str]:
+        """Edges whose drawing passes where these nodes now are (to route them again)."""
+        keys: set[str] = set()
+        for node_id in node_ids:
+            item = self.nodes.get(node_id)
+            if item is None:
+                continue
+            box = card_box(item)
+            rect = QRectF(box.left, box.top, box.right - box.left, box.bottom - box.top)
+            keys.update(i.key for i in self.items(
+                rect, Qt.ItemSelectionMode.IntersectsItemBoundingRect)
+                if isinstance(i, EdgeItem) and i.key in self.edges)
+        return keys
 
     def _update_rect(self) -> None:
         bounds = self.itemsBoundingRect() if self.nodes else QRectF(0, 0, NODE_W, NODE_H)

@@ -1,0 +1,310 @@
+"""Edge routes that go around nodes, and a free place for the edge's label (no Qt).
+
+A forward edge is a smooth S-curve from the source's output port (right side) to the
+target's input port (left side) when that curve touches no other node. Otherwise, and
+for every edge that runs backwards, the route is orthogonal: out of the port to the
+right, along a free horizontal lane (or a free vertical channel), into the target's port
+from the left. Candidates are scored by crossings first, then length and bends.
+
+Obstacles are node boxes already grown by the caller to cover what is drawn around a
+card (the ENTRY pill above, the run status and summary below), so routes and labels keep
+clear of text too.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+Point = tuple[float, float]
+
+STUB = 24.0  # straight run out of a port before the first bend
+GAP = 14.0  # distance kept from an obstacle by a lane or a channel
+SPREAD = 12.0  # distance between two edges' lanes that would otherwise overlap
+CURVE_SAMPLES = 24
+BEND_COST = 30.0
+
+
+class Box(NamedTuple):
+    """An axis-aligned rectangle (a tuple: cheap to make in the thousands)."""
+
+    left: float
+    top: float
+    right: float
+    bottom: float
+
+    def grown(self, left: float, top: float, right: float, bottom: float) -> Box:
+        """This box grown by the given amounts on each side."""
+        return Box(self.left - left, self.top - top, self.right + right, self.bottom + bottom)
+
+    def hits(self, a: Point, b: Point) -> bool:
+        """Whether the segment from ``a`` to ``b`` passes through the box's inside."""
+        return _clip(a, b, self) is not None
+
+    def overlaps(self, other: Box) -> bool:
+        """Whether two boxes share some inside."""
+        return (self.left < other.right and other.left < self.right
+                and self.top < other.bottom and other.top < self.bottom)
+
+
+class Route(NamedTuple):
+    """A curve (``controls`` set) or a polyline through ``points``."""
+
+    points: tuple[Point, ...]
+    controls: tuple[Point, Point] | None = None
+    crossings: int = 0
+
+    @property
+    def curved(self) -> bool:
+        """True for an S-curve (cubic from the first point to the last)."""
+        return self.controls is not None
+
+
+def _clip(a: Point, b: Point, box: Box) -> tuple[float, float] | None:
+    """Liang-Barsky: the parameter span of segment a-b strictly inside ``box``."""
+    t0, t1 = 0.0, 1.0
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    for p, q in ((-dx, a[0] - box.left), (dx, box.right - a[0]),
+                 (-dy, a[1] - box.top), (dy, box.bottom - a[1])):
+        if p == 0:
+            if q <= 0:
+                return None
+            continue
+        r = q / p
+        if p < 0:
+            t0 = max(t0, r)
+        else:
+            t1 = min(t1, r)
+        if t0 >= t1:
+            return None
+    length = math.hypot(dx, dy)
+    return (t0, t1) if (t1 - t0) * length > 0.5 else None
+
+
+def s_controls(a: Point, b: Point) -> tuple[Point, Point]:
+    """Control points of the horizontal S from output port ``a`` to input port ``b``."""
+    pull = max(25.0, (b[0] - a[0]) * 0.5)
+    return (a[0] + pull, a[1]), (b[0] - pull, b[1])
+
+
+def cubic_point(a: Point, c1: Point, c2: Point, b: Point, t: float) -> Point:
+    """The point at ``t`` of the cubic Bezier a-c1-c2-b."""
+    u = 1 - t
+    return (u ** 3 * a[0] + 3 * u * u * t * c1[0] + 3 * u * t * t * c2[0] + t ** 3 * b[0],
+            u ** 3 * a[1] + 3 * u * u * t * c1[1] + 3 * u * t * t * c2[1] + t ** 3 * b[1])
+
+
+def _curve_samples(a: Point, c1: Point, c2: Point, b: Point) -> list[Point]:
+    return [cubic_point(a, c1, c2, b, i / CURVE_SAMPLES) for i in range(CURVE_SAMPLES + 1)]
+
+
+def crossings(points: list[Point] | tuple[Point, ...], obstacles: list[Box],
+              source: Box | None = None, target: Box | None = None,
+              limit: int | None = None) -> int:
+    """How many (segment, obstacle) pairs cross; the first segment may leave ``source``
+    and the last may enter ``target``. Counting stops past ``limit``."""
+    count = 0
+    last = len(points) - 2
+    for i in range(len(points) - 1):
+        a, b = points[i], points[i + 1]
+        x0, x1 = (a[0], b[0]) if a[0] <= b[0] else (b[0], a[0])
+        y0, y1 = (a[1], b[1]) if a[1] <= b[1] else (b[1], a[1])
+        for box in obstacles:
+            # a cheap look first: most boxes are nowhere near the segment
+            if box.left < x1 and x0 < box.right and box.top < y1 and y0 < box.bottom \
+                    and box.hits(a, b):
+                count += 1
+                if limit is not None and count > limit:
+                    return count
+        if source is not None and i > 0 and source.hits(a, b):
+            count += 1
+        if target is not None and i < last and target.hits(a, b):
+            count += 1
+    return count
+
+
+def _length(points: tuple[Point, ...]) -> float:
+    return sum(abs(points[i + 1][0] - points[i][0]) + abs(points[i + 1][1] - points[i][1])
+               for i in range(len(points) - 1))
+
+
+def _simplify(points: list[Point]) -> tuple[Point, ...]:
+    """Drop repeated points and points in the middle of a straight run."""
+    out: list[Point] = []
+    for p in points:
+        if out and abs(out[-1][0] - p[0]) < 0.01 and abs(out[-1][1] - p[1]) < 0.01:
+            continue
+        if len(out) >= 2:
+            (x0, y0), (x1, y1) = out[-2], out[-1]
+            if (abs(x0 - x1) < 0.01 and abs(x1 - p[0]) < 0.01) or \
+                    (abs(y0 - y1) < 0.01 and abs(y1 - p[1]) < 0.01):
+                out[-1] = p
+                continue
+        out.append(p)
+    return tuple(out)
+
+
+def overlaps(points: tuple[Point, ...], taken: list[tuple[Point, Point]]) -> int:
+    """How many of the route's straight segments run along one of ``taken`` (other edges'
+    segments): drawn on top of each other, two edges would read as one."""
+    count = 0
+    for i in range(len(points) - 1):
+        (x0, y0), (x1, y1) = points[i], points[i + 1]
+        for (u0, v0), (u1, v1) in taken:
+            if abs(y0 - y1) < 0.5 and abs(v0 - v1) < 0.5 and abs(y0 - v0) < SPREAD - 1:
+                span = min(max(x0, x1), max(u0, u1)) - max(min(x0, x1), min(u0, u1))
+            elif abs(x0 - x1) < 0.5 and abs(u0 - u1) < 0.5 and abs(x0 - u0) < SPREAD - 1:
+                span = min(max(y0, y1), max(v0, v1)) - max(min(y0, y1), min(v0, v1))
+            else:
+                continue
+            count += span > 20
+    return count
+
+
+def segments(r: Route) -> list[tuple[Point, Point]]:
+    """The straight segments of an orthogonal route (none for a curve)."""
+    if r.controls is not None:
+        return []
+    return [(r.points[i], r.points[i + 1]) for i in range(len(r.points) - 1)]
+
+
+def route(a: Point, b: Point, obstacles: list[Box], source: Box | None = None,
+          target: Box | None = None, taken: list[tuple[Point, Point]] | None = None) -> Route:
+    """The route from output port ``a`` to input port ``b`` around ``obstacles`` (other
+    nodes' boxes) and around the source's and target's own boxes, beside (not on) the
+    ``taken`` segments of other edges."""
+    taken = taken or []
+    if b[0] - a[0] >= 2 * STUB:
+        c1, c2 = s_controls(a, b)
+        if not obstacles:
+            return Route((a, b), (c1, c2))
+        hull = Box(a[0], min(a[1], b[1]), b[0], max(a[1], b[1]))  # holds the whole curve
+        near = [o for o in obstacles if o.overlaps(hull)]
+        if not near or crossings(_curve_samples(a, c1, c2, b), near) == 0:
+            return Route((a, b), (c1, c2))
+    out, into = (a[0] + STUB, a[1]), (b[0] - STUB, b[1])
+    everything = [*obstacles, *(x for x in (source, target) if x is not None)]
+    lanes = {a[1], b[1]}
+    for box in everything:
+        lanes.update((box.top - GAP, box.bottom + GAP))
+    for (_x0, y0), (_x1, y1) in taken:  # beside another edge's lane
+        if abs(y0 - y1) < 0.5:
+            lanes.update((y0 - SPREAD, y0 + SPREAD))
+    # the stubs stay segments of their own: only they may cross the source's and the
+    # target's own boxes
+    candidates = [(a, *_simplify([out, (out[0], y), (into[0], y), into]), b) for y in lanes]
+    if into[0] > out[0]:  # forward: a vertical channel between the two ports
+        channels = {(out[0] + into[0]) / 2}
+        for box in obstacles:
+            channels.update((box.left - GAP, box.right + GAP))
+        for (x0, _y0), (x1, _y1) in taken:
+            if abs(x0 - x1) < 0.5:
+                channels.update((x0 - SPREAD, x0 + SPREAD))
+        candidates += [_simplify([a, (x, a[1]), (x, b[1]), b]) for x in channels
+                       if out[0] <= x <= into[0]]
+    # shortest first: the first route that crosses nothing and overlaps nothing is the best
+    costed = sorted(((_length(p) + BEND_COST * (len(p) - 2), p) for p in candidates),
+                    key=lambda c: c[0])
+    best: Route | None = None
+    best_key: tuple[int, int, float] | None = None
+    for cost, points in costed:
+        hits = crossings(points, obstacles, source, target,
+                         None if best_key is None else best_key[0])
+        key = (hits, overlaps(points, taken) if not hits else 0, cost)
+        if best_key is None or key < best_key:
+            best, best_key = Route(points, None, hits), key
+        if key[:2] == (0, 0):
+            break
+    assert best is not None
+    return best
+
+
+def polyline(r: Route) -> list[Point]:
+    """The route as points (a curve sampled)."""
+    if r.controls is None:
+        return list(r.points)
+    return _curve_samples(r.points[0], r.controls[0], r.controls[1], r.points[-1])
+
+
+def label_spot(r: Route, size: tuple[float, float], obstacles: list[Box]) -> Point:
+    """Where the label's centre goes: on the route, where a box of ``size`` touches no
+    obstacle (the middle of the route when nowhere is free)."""
+    w, h = size
+    spots: list[Point] = []
+    if r.controls is not None:
+        a, (c1, c2), b = r.points[0], r.controls, r.points[-1]
+        spots = [cubic_point(a, c1, c2, b, t) for t in (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8)]
+    else:
+        segments = sorted(((r.points[i], r.points[i + 1]) for i in range(len(r.points) - 1)),
+                          key=lambda s: -(abs(s[1][0] - s[0][0]) + abs(s[1][1] - s[0][1])))
+        for p, q in segments:
+            for t in (0.5, 0.3, 0.7):
+                spots.append((p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t))
+    for x, y in spots:
+        box = Box(x - w / 2, y - h / 2, x + w / 2, y + h / 2)
+        if not any(box.overlaps(o) for o in obstacles):
+            return x, y
+    return spots[0] if spots else r.points[0]
+
+
+class BoxIndex:
+    """Boxes by key in a grid of square cells: which boxes touch a rectangle, without
+    looking at every box (the scene's own index is rebuilt lazily, too late for routing
+    while a graph is being built)."""
+
+    def __init__(self, cell: float = 400.0) -> None:
+        self.cell = cell
+        self.boxes: dict[str, Box] = {}
+        self._cells: dict[tuple[int, int], set[str]] = {}
+
+    def _span(self, box: Box) -> list[tuple[int, int]]:
+        c = self.cell
+        return [(i, j) for i in range(math.floor(box.left / c), math.floor(box.right / c) + 1)
+                for j in range(math.floor(box.top / c), math.floor(box.bottom / c) + 1)]
+
+    def set(self, key: str, box: Box) -> None:
+        """Put ``key`` at ``box`` (moving it if it was elsewhere)."""
+        if self.boxes.get(key) == box:
+            return
+        self.remove(key)
+        self.boxes[key] = box
+        for cell in self._span(box):
+            self._cells.setdefault(cell, set()).add(key)
+
+    def remove(self, key: str) -> None:
+        """Forget ``key``."""
+        box = self.boxes.pop(key, None)
+        if box is None:
+            return
+        for cell in self._span(box):
+            keys = self._cells.get(cell)
+            if keys is not None:
+                keys.discard(key)
+                if not keys:
+                    del self._cells[cell]
+
+    def clear(self) -> None:
+        """Forget every box."""
+        self.boxes.clear()
+        self._cells.clear()
+
+    def near(self, area: Box) -> dict[str, Box]:
+        """The boxes that overlap ``area``."""
+        c = self.cell
+        i0, i1 = math.floor(area.left / c), math.floor(area.right / c)
+        j0, j1 = math.floor(area.top / c), math.floor(area.bottom / c)
+        if i0 == i1 and j0 == j1:  # the usual case: one cell
+            found: set[str] = self._cells.get((i0, j0)) or set()
+        else:
+            found = set()
+            for i in range(i0, i1 + 1):
+                for j in range(j0, j1 + 1):
+                    found |= self._cells.get((i, j)) or set()
+        boxes = self.boxes
+        left, top, right, bottom = area
+        out = {}
+        for k in found:
+            b = boxes[k]
+            if b.left < right and left < b.right and b.top < bottom and top < b.bottom:
+                out[k] = b
+        return out
