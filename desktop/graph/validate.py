@@ -233,7 +233,10 @@ RAY_PROVIDERS = {Provider.SCRIPTED.value, Provider.COMMAND.value, Provider.CUSTO
 def _ray_missing() -> bool:
     import importlib.util
 
-    return importlib.util.find_spec("ray") is None
+    try:
+        return importlib.util.find_spec("ray") is None
+    except (ImportError, ValueError):  # a broken or blocked install counts as missing
+        return True
 
 
 def _check_executors(doc: WorkflowDocument) -> list[Problem]:

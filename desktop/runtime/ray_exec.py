@@ -25,7 +25,8 @@ log = logging.getLogger(__name__)
 NAMESPACE = "agent-canvas"
 PREFLIGHT_SEC = 3.0
 INIT_SEC = 60.0
-PLACE_SEC = 120.0
+PLACE_SEC = 900.0
+"""A feasible actor waits this long for room (a busy cluster, workers starting)."""
 PREPARE_SEC = 600.0
 _lock = threading.Lock()
 _connected: str | None = None
@@ -200,10 +201,44 @@ class RayLink:
                 self._ray.kill(self.actor)
 
 
+def _wanted(spec: RayExecutor) -> dict[str, float]:
+    res = spec.resources
+    wanted = {"CPU": res.num_cpus, **res.custom}
+    if res.memory_mb:
+        wanted["memory"] = res.memory_mb * 1024 * 1024
+    if res.num_gpus:
+        wanted["GPU"] = res.num_gpus
+    return {k: float(v) for k, v in wanted.items() if v}
+
+
+def _infeasible(ray: Any, spec: RayExecutor) -> str | None:
+    """Why no node of the cluster could ever take this agent (None: one could)."""
+    wanted = _wanted(spec)
+    try:
+        nodes = [n for n in ray.nodes() if n.get("Alive")]
+    except Exception:  # cannot tell: let Ray decide
+        return None
+    for node in nodes:
+        total = node.get("Resources") or {}
+        if all(total.get(k, 0.0) >= v for k, v in wanted.items()):
+            return None
+    return (f"no node of the Ray cluster at {spec.address} has {wanted} (its "
+            f"{len(nodes)} node(s) have at most {_largest(nodes, wanted)}); lower "
+            "executor.resources or add a node that has them")
+
+
+def _largest(nodes: list[dict[str, Any]], wanted: dict[str, float]) -> dict[str, float]:
+    return {k: max((float((n.get("Resources") or {}).get(k, 0.0)) for n in nodes), default=0.0)
+            for k in wanted}
+
+
 async def open_link(spec: RayExecutor, agent_run_id: str) -> RayLink:
     """Place an AgentHost actor for this agent run; RemoteError when Ray cannot."""
     await connect(spec)
     ray = _ray()
+    problem = await asyncio.to_thread(_infeasible, ray, spec)
+    if problem is not None:
+        raise RemoteError(problem)
     try:
         actor = ray.remote(_Host).options(**_options(spec, agent_run_id)).remote()
     except Exception as exc:

@@ -229,3 +229,14 @@ def test_kill_9_of_the_engine_mid_turn_then_resume(cluster: LocalCluster,
     assert (run_dir / "workspace" / "a.txt").read_text() == "a\n"
     # what the first agent printed before the engine died is kept
     assert "waiting" in (run_dir / "agents" / first / "agent-stdout.txt").read_text()
+
+
+async def test_an_agent_no_node_can_take_fails_at_once_naming_the_resources(
+        cluster: LocalCluster, tmp_path: Path) -> None:
+    doc = workflow({"a": {"script": [{"say": "hi"}]}},
+                   executor=_ray(cluster, numCpus=64, gpu_x=1))
+    engine = create_run(doc, tmp_path / "engine")
+    assert await asyncio.wait_for(engine.run(), 120) == "failed"
+    engine.close()
+    reason = of_type(events_of(engine.run_dir), "run.failed")[0]["reason"]
+    assert "no node of the Ray cluster" in reason and "gpu_x" in reason

@@ -1,0 +1,153 @@
+"""Agent turns on a Ray cluster against the same turns on this machine.
+
+A throwaway cluster is made for the bench (a head with no CPUs and one worker node,
+both on this machine; tests/runtime/ray_cluster.py), and the engine reaches it as a
+Ray Client, as it would a remote cluster. Measured, each side by side with the same
+work run locally in the same process:
+
+- one scripted turn (a single node that says one line), end to end: a new run
+  created, the turn taken, the run completed (median and p99 of N runs). On Ray
+  the turn also packs the workspace, places an actor, clones the bundle, spawns
+  the agent there and brings back its files and patch. The connection to the
+  cluster is made once before the timed runs, as a service would hold it.
+- events per second streamed back from 20 agents at once (each prints its
+  message deltas as fast as it can once every agent waits at a start line,
+  bench_runtime's agent): deltas / (start line to the last delta durable in the
+  log). Target: Ray at least 50 % of the local rate.
+
+Without Ray installed (``pip install -e '.[cluster]'``) the module reports that
+and measures nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from desktop.graph.document import WorkflowDocument
+from desktop.runtime.engine import EngineOptions
+from desktop.runtime.recovery import create_run
+
+STREAM_SHARE = 0.5
+
+
+def _one_turn(executor: object) -> WorkflowDocument:
+    return WorkflowDocument.model_validate({
+        "name": "one turn", "task": "say hi", "executor": executor,
+        "nodes": [{"id": "a", "entry": True}],
+        "nodeConfigs": {"a": {"script": [{"say": "hi"}]}}})
+
+
+async def _turn(executor: object, data: Path) -> float:
+    start = time.perf_counter()
+    engine = create_run(_one_turn(executor), data)
+    try:
+        status = await asyncio.wait_for(engine.run(), 300)
+    finally:
+        engine.close()
+    if status != "completed":
+        raise RuntimeError(f"a one-turn run ended {status}")
+    return time.perf_counter() - start
+
+
+async def _stream(executor: object, agents: int, deltas: int, folder: Path) -> float:
+    from bench.bench_runtime import _workflow
+
+    go = folder / "go"
+    doc = _workflow(agents, deltas, go)
+    doc.executor = executor
+    engine = create_run(doc, folder / "data", options=EngineOptions(concurrency=agents + 1))
+    seen, started, last = 0, 0, 0.0
+
+    def listen(events: list[dict]) -> None:
+        nonlocal seen, started, last
+        for e in events:
+            if e.get("type") == "message.assistant.delta" and "t" in e:
+                seen += 1
+                last = time.monotonic()
+            elif e.get("busType") == "RUN_START":
+                started += 1
+
+    engine.recorder.listen(listen)
+    task = asyncio.create_task(engine.run())
+    try:
+        while started < agents and not task.done():
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)  # every agent is polling for the start line
+        t0 = time.monotonic()
+        go.touch()
+        status = await asyncio.wait_for(task, 600)
+    finally:
+        engine.close()
+    if status != "completed" or seen != agents * deltas:
+        raise RuntimeError(f"stream run ended {status} with {seen} deltas")
+    return seen / (last - t0)
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def _measure(cluster_address: str, root: Path, runs: int, agents: int,
+                   deltas: int) -> list[dict]:
+    ray = {"kind": "ray", "address": cluster_address, "resources": {"numCpus": 0.05}}
+    await _turn(ray, root / "warm")  # connects this engine to the cluster once
+    local_t, ray_t = [], []
+    for i in range(runs):  # alternate, so load on the machine hits both alike
+        local_t.append(await _turn("local", root / f"local-{i}"))
+        ray_t.append(await _turn(ray, root / f"ray-{i}"))
+    local_rate = await _stream("local", agents, deltas, root / "stream-local")
+    ray_rate = await _stream(ray, agents, deltas, root / "stream-ray")
+    med_l, med_r = statistics.median(local_t), statistics.median(ray_t)
+    p99_l, p99_r = _pct(local_t, 0.99), _pct(ray_t, 0.99)
+    where = f"({runs} runs each)"
+    return [
+        {"name": f"one scripted turn, whole run, Ray vs local, median {where}",
+         "value": round(med_r, 3), "unit": "s", "reference": round(med_l, 3),
+         "ratio": round(med_r / med_l, 2)},
+        {"name": f"one scripted turn, whole run, Ray vs local, p99 {where}",
+         "value": round(p99_r, 3), "unit": "s", "reference": round(p99_l, 3),
+         "ratio": round(p99_r / p99_l, 2)},
+        {"name": "overhead of a Ray turn over a local one, median",
+         "value": round(med_r - med_l, 3), "unit": "s"},
+        {"name": f"events/s streamed back, {agents} agents x {deltas:,} deltas, Ray vs local",
+         "value": round(ray_rate), "unit": "events/s", "reference": round(local_rate),
+         "ratio": round(ray_rate / local_rate, 3),
+         "target": f">= {STREAM_SHARE:.0%} of local", "ok": ray_rate >= STREAM_SHARE * local_rate},
+    ]
+
+
+def run(quick: bool) -> list[dict]:
+    if importlib.util.find_spec("ray") is None:
+        return [{"name": "skipped: Ray is not installed (pip install -e '.[cluster]')"}]
+    from tests.runtime.ray_cluster import LocalCluster
+
+    root = Path(tempfile.mkdtemp(prefix="bench-cluster-"))
+    saved = {k: os.environ.get(k) for k in ("HOME", "RAY_AUTH_MODE")}
+    cluster = LocalCluster(root / "cluster")
+    try:
+        cluster.start()
+        os.environ.update(HOME=cluster.env["HOME"], RAY_AUTH_MODE="disabled")
+        return asyncio.run(_measure(cluster.address, root, 5 if quick else 20,
+                                    20, 200 if quick else 2000))
+    finally:
+        import ray
+
+        ray.shutdown()
+        from desktop.runtime import ray_exec
+
+        ray_exec._connected = None
+        cluster.stop()
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        shutil.rmtree(root, ignore_errors=True)
