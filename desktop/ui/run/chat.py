@@ -101,10 +101,13 @@ class ChatBox(QWidget):
             self.node.clear()
             for node_id, node in nodes.items():
                 self.node.addItem(node.get("label") or node_id[:8], node_id)
-            i = self.node.findData(current)
-            if i < 0 and self.chosen_key is not None:  # a new run of the same graph
-                i = next((self.node.findData(n) for n, node in nodes.items()
-                          if node.get("key") == self.chosen_key), -1)
+            # the node the user chose, by key (a new run of the same graph has new ids; a
+            # state that does not list it yet must not make another node the choice)
+            i = next((self.node.findData(n) for n, node in nodes.items()
+                      if self.chosen_key is not None and node.get("key") == self.chosen_key),
+                     -1)
+            if i < 0:
+                i = self.node.findData(current)
             self.node.setCurrentIndex(max(0, i))
             self.node.blockSignals(False)
             if self.chosen_key is None:

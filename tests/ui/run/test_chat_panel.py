@@ -73,3 +73,16 @@ def test_a_long_task_is_shown_whole_and_elided_by_the_view(qtbot):
     assert item.text() == f"task: {task}"  # not cut mid-sentence; the view elides it
     assert item.toolTip() == task
     assert chat.queue.textElideMode() == Qt.TextElideMode.ElideRight
+
+
+def test_a_state_without_the_chosen_node_does_not_change_the_choice(qtbot):
+    chat = ChatBox()
+    qtbot.addWidget(chat)
+    both = {"nodes": {"l1": {"key": "lead", "label": "Lead"},
+                      "w1": {"key": "worker", "label": "Worker"}}}
+    chat.set_state(both)
+    chat.select_node("w1")
+    chat.set_state({"nodes": {"l2": {"key": "lead", "label": "Lead"}}})  # a new run, early
+    chat.set_state({"nodes": {"l2": {"key": "lead", "label": "Lead"},
+                              "w2": {"key": "worker", "label": "Worker"}}})
+    assert chat.node.currentData() == "w2"
