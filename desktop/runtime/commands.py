@@ -365,7 +365,9 @@ def _patch_node(engine: Engine, node: str, label: str | None,
 
 def _delete_node(engine: Engine, node: str) -> Outcome:
     _live(engine)
-    node_id = _node(engine, node, "nodeId")
+    # exactly the id or key: a deletion never lands on a node that only looks like the name
+    # (a deleted node's key can be the prefix of another node's id)
+    node_id = node_id_of(engine.state, node, "nodeId")
     state = engine.state
     if node_id in engine.tasks or node_id in state.running_turns:
         raise Conflict("the node is taking a turn; pause the run and wait for the turn to end, "

@@ -137,3 +137,12 @@ async def test_edit_a_queued_inbox_item(api: Api) -> None:
     await api.json("POST", f"/api/runs/{run_id}/inbox/nope", 409, {"nodeId": "b", "text": "x"})
     await api.json("POST", f"/api/runs/{run_id}/step", 202, {"nodeId": "b"})
     await api.finished(run_id)
+
+
+async def test_deleting_a_node_needs_its_exact_id_or_key(api: Api) -> None:
+    doc = workflow({"a": {"script": [{"sleep": 60}]}, "b": {"script": [{"say": "b"}]}},
+                   edges=[{"from": "a", "to": "b", "type": "handoff"}])
+    run_id, ids = await live_run(api, doc)
+    await api.json("DELETE", f"/api/runs/{run_id}/nodes/{ids['b'][:8]}", 404)  # a prefix
+    await api.json("DELETE", f"/api/runs/{run_id}/nodes/B", 404)  # the label
+    await api.json("DELETE", f"/api/runs/{run_id}/nodes/{ids['b']}", 204)
