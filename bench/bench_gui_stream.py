@@ -18,13 +18,12 @@ import gc
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
 from pathlib import Path
 
-from bench.measure import rss_mb
+from bench.measure import rss_mb, serve
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -41,31 +40,11 @@ def _p99(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
 
 
-def _serve(data: Path) -> tuple[subprocess.Popen, object]:
-    """``agent-canvas serve`` on ``data`` with room for every agent at once; (process, info)."""
-    from desktop.api.discovery import find_service
-
-    data.mkdir(parents=True, exist_ok=True)
-    with open(data / "service.log", "ab") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "desktop", "serve", "--port", "0", "--data-dir", str(data),
-             "--concurrency", str(AGENTS + 1)],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True)
-    deadline = time.monotonic() + 60
-    while (info := find_service(data)) is None or info.pid != proc.pid:
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise RuntimeError(f"the service did not start; see {data / 'service.log'}")
-        time.sleep(0.05)
-    return proc, info
-
-
 def _stream(app, with_gui: bool, seconds: float) -> dict:
     """One paced stream of real agent processes run by the local service (its own
     process), the window attached to the run over the API, or nothing attached."""
     tmp = Path(tempfile.mkdtemp(prefix="bench-gui-"))
-    proc, info = _serve(tmp / "data")
+    proc, info = serve(tmp / "data", AGENTS + 1)
     try:
         return _measure(app, with_gui, seconds, tmp, info)
     finally:

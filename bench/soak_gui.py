@@ -30,7 +30,7 @@ from pathlib import Path
 
 import yaml
 
-from bench.measure import rss_mb
+from bench.measure import rss_mb, serve
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 HERE = Path(__file__).resolve().parent
@@ -66,26 +66,6 @@ def workflow(agents: int, seconds: float) -> dict:
         edges.append({"from": "lead", "to": key})
     return {"version": 1, "name": "Soak", "task": "stream for a while", "nodes": nodes,
             "nodeConfigs": configs, "edges": edges}
-
-
-def serve(data: Path, concurrency: int) -> tuple[subprocess.Popen, object]:
-    """``agent-canvas serve`` on ``data``; (process, its ServiceInfo)."""
-    from desktop.api.discovery import find_service
-
-    data.mkdir(parents=True, exist_ok=True)
-    with open(data / "service.log", "ab") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "desktop", "serve", "--port", "0", "--data-dir", str(data),
-             "--concurrency", str(concurrency)],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True)
-    deadline = time.monotonic() + 60
-    while (info := find_service(data)) is None or info.pid != proc.pid:
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise RuntimeError(f"the service did not start; see {data / 'service.log'}")
-        time.sleep(0.05)
-    return proc, info
 
 
 def p99(values: list[float]) -> float:
