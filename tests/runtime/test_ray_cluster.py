@@ -240,3 +240,16 @@ async def test_an_agent_no_node_can_take_fails_at_once_naming_the_resources(
     engine.close()
     reason = of_type(events_of(engine.run_dir), "run.failed")[0]["reason"]
     assert "no node of the Ray cluster" in reason and "gpu_x" in reason
+
+
+async def test_an_unreachable_address_is_refused_within_seconds() -> None:
+    from ray_cluster import free_port
+
+    from desktop.contract.executor import RayExecutor
+    from desktop.runtime import ray_exec
+    from desktop.runtime.executor import ExecutorUnavailable
+
+    address = f"ray://127.0.0.1:{free_port()}"  # nothing listens there
+    with pytest.raises(ExecutorUnavailable, match="cannot be reached"):
+        await asyncio.wait_for(ray_exec.connect(RayExecutor(address=address)),
+                               ray_exec.PREFLIGHT_SEC + 5)
