@@ -102,7 +102,9 @@ def cmd_list(args: argparse.Namespace) -> int:
         _print_json([{"id": r.id, "path": str(r.path), "workflow": r.workflow,
                       "status": r.display_status, "interrupted": r.interrupted,
                       "createdAt": r.created_at, "updatedAt": r.updated_at,
-                      "events": r.events, **({"error": r.error} if r.error else {})}
+                      "events": r.events, **({"error": r.error} if r.error else {}),
+                      **({"forkedFrom": {"runId": r.forked_from[0], "seq": r.forked_from[1]}}
+                         if r.forked_from else {})}
                      for r in runs])
         return 0
     if not runs:
@@ -144,6 +146,10 @@ def cmd_show(args: argparse.Namespace) -> int:
                   f"{state.mode}/{state.global_mode}")
     console.print(f"workflow {state.workflow_name or '-'}  started {_when(state.created_at)}"
                   f"  updated {_when(state.updated_at)}  events {state.last_seq}")
+    if state.forked_from is not None:
+        console.print(f"forked from run {state.forked_from.run_id} at seq "
+                      f"{state.forked_from.seq} (its events 1..{state.forked_from.seq} are "
+                      "copied here)")
     if state.task:
         console.print(f"task: {state.task}")
     table = Table("node", "status", "inbox", "turns", "summary")

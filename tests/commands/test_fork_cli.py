@@ -7,6 +7,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import orjson
 import pytest
 from forkkit import ROOT, Recorded, events_of, record
 
@@ -66,7 +67,8 @@ def test_dry_run_shows_the_point_and_the_queued_handoff_and_writes_nothing(
     assert set(runs_dir(source.run_dir.parent.parent).iterdir()) == before
 
 
-def test_a_fork_with_edits_runs_to_the_end(cli, source: Recorded) -> None:
+def test_a_fork_with_edits_runs_to_the_end(cli, source: Recorded,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
     reviewer = next(p for p in scan_run(source.run_dir).points if p.label == "Reviewer")
     queued = next(e for e in source.events if e["type"] == "inbox.queued"
                   and e["nodeId"] == reviewer.node_id)["item"]["id"]
@@ -82,6 +84,14 @@ def test_a_fork_with_edits_runs_to_the_end(cli, source: Recorded) -> None:
     assert state.status == "completed"
     assert state.forked_from is not None and state.forked_from.run_id == source.run_id
     assert state.node_configs[reviewer.node_id].model == "big-1"
+    data = str(source.run_dir.parent.parent)
+    assert main(["runs", "show", fork_id[:8], "--data-dir", data]) == 0
+    shown = capsys.readouterr().out
+    assert f"forked from run {source.run_id} at seq {reviewer.seq}" in " ".join(shown.split())
+    assert main(["runs", "list", "--json", "--data-dir", data]) == 0
+    listed = {r["id"]: r for r in orjson.loads(capsys.readouterr().out)}
+    assert listed[fork_id]["forkedFrom"] == {"runId": source.run_id, "seq": reviewer.seq}
+    assert "forkedFrom" not in listed[source.run_id]
 
 
 def test_no_run_leaves_a_paused_fork_that_resume_finishes(
