@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop.graph.errors import WorkflowLoadError
 from desktop.ui.recovery import Orphan, find_orphans
+from desktop.ui.tabs import tabbed
 from desktop.ui.window import EditorWindow
 
 
@@ -39,7 +40,7 @@ def restore_orphans(window: EditorWindow, orphans: list[Orphan]) -> list[EditorW
             doc = orphan.load()
         except (OSError, WorkflowLoadError):
             continue  # unreadable copy: leave it in place for a person to look at
-        target = window if window._is_blank() else EditorWindow()
+        target = window if window._is_blank() else window.document_window()
         target.file.restore(doc, orphan.path)
         target.view.fit()
         target.message(f"Restored unsaved changes to {orphan.name}")
@@ -52,7 +53,7 @@ def restore_orphans(window: EditorWindow, orphans: list[Orphan]) -> list[EditorW
 def open_editor(path: str | None = None) -> EditorWindow:
     """Show the editor window (on ``path``), then offer to restore crashed sessions."""
     window = EditorWindow(path)
-    window.show()
+    tabbed(window)  # workflows and runs open as tabs of this window
     orphans = find_orphans()
     if orphans:
         answer = ask_restore(window, orphans)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from desktop.graph.resources import examples_dir
 from desktop.ui import actions as action_table
@@ -77,6 +78,8 @@ class EditorWindow(WindowCommands, QMainWindow):
     def __init__(self, path: str | Path | None = None):
         super().__init__()
         OPEN_WINDOWS.append(self)
+        self.host = None  # the TabbedWindow showing this document as a tab, if any
+        self.run_origin: Path | None = None  # the run folder whose graph this shows
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.theme_choice = str(ui_settings().value("theme", "system"))
         self.theme = themes.pick(self.theme_choice)
@@ -224,8 +227,27 @@ class EditorWindow(WindowCommands, QMainWindow):
     # ---------------------------------------------------------------- state display
     def _update_title(self) -> None:
         doc_name = self.editor.model.doc.name or "Untitled workflow"
-        self.setWindowTitle(f"{doc_name} — {self.file.display_name()}[*] — Agent Canvas")
+        self.setWindowTitle(f"{doc_name} — {self._where()}[*] — Agent Canvas")
         self.setWindowModified(self.file.is_modified())
+
+    def _where(self) -> str:
+        if self.run_origin is not None and self.file.path is None:
+            return f"run {self.run_origin.name[:8]}"
+        return self.file.display_name()
+
+    def show_run(self, run_dir: Path, replay: bool = False):
+        """Show a past or live run with its own graph: here when it is this document's,
+        else in a new tab (see desktop.ui.run.run_tabs)."""
+        from desktop.ui.run.run_tabs import show_run
+
+        return show_run(self, run_dir, replay)
+
+    def tab_title(self) -> str:
+        """The document's name on its tab: ``*`` while unsaved, ``▶`` for a run's graph."""
+        name = self.editor.model.doc.name or "Untitled workflow"
+        if self.run_origin is not None and self.file.path is None:
+            name = f"▶ {name} · {self.run_origin.name[:8]}"
+        return name + (" *" if self.file.is_modified() else "")
 
     def _update_counts(self) -> None:
         doc = self.editor.model.doc
@@ -282,7 +304,7 @@ class EditorWindow(WindowCommands, QMainWindow):
     def _restore_layout(self) -> None:
         s = ui_settings()
         geometry, state = s.value("window/geometry"), s.value("window/state")
-        if isinstance(geometry, QByteArray):
+        if isinstance(geometry, QByteArray) and self.host is None:
             self.restoreGeometry(geometry)
         if isinstance(state, QByteArray) and self.restoreState(state):
             self._default_docks = False
@@ -291,7 +313,8 @@ class EditorWindow(WindowCommands, QMainWindow):
 
     def save_layout(self) -> None:
         s = ui_settings()
-        s.setValue("window/geometry", self.saveGeometry())
+        if self.host is None:  # a tab's place is its tabbed window's
+            s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState())
         s.setValue("view/minimap", "true" if self.minimap.wanted else "false")
         s.sync()
@@ -375,6 +398,8 @@ class EditorWindow(WindowCommands, QMainWindow):
         if self in OPEN_WINDOWS:
             OPEN_WINDOWS.remove(self)
         event.accept()
+        if self.host is not None and isValid(self.host):
+            self.host.forget(self)
 
 
 def _run_now(coro: Any) -> None:

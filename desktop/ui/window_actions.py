@@ -78,9 +78,13 @@ class WindowCommands:
                 and not self.editor.model.doc.nodes)
 
     def open_in_window(self, path: str | Path) -> None:
-        """Open in this window when it is blank, else in a new one."""
+        """Open in this window when it is blank, else in a new tab (a new window when this
+        one is not tabbed)."""
         if self._is_blank():
             self.open_path(path)
+            return
+        if self.host is not None:
+            self.host.open_tab(path)
             return
         from desktop.ui.window import EditorWindow
 
@@ -91,12 +95,35 @@ class WindowCommands:
             other.file.close()
             other.deleteLater()
 
-    def file_new(self) -> None:
-        if self._is_blank():
-            return
+    def document_window(self):
+        """A new, empty document beside this one: a tab of this window's tabs, or a
+        window of its own when this one is not tabbed."""
         from desktop.ui.window import EditorWindow
 
-        EditorWindow().show()
+        other = EditorWindow()
+        if self.host is not None:
+            return self.host.add(other)
+        other.show()
+        return other
+
+    def file_open_new_window(self) -> None:
+        """Open a workflow in a window of its own (its own tabs)."""
+        path = self.ask_open_path()
+        if not path:
+            return
+        from desktop.ui.tabs import tabbed
+        from desktop.ui.window import EditorWindow
+
+        other = EditorWindow()
+        if other.open_path(path):
+            tabbed(other)
+        else:
+            other.file.close()
+            other.deleteLater()
+
+    def file_new(self) -> None:
+        if not self._is_blank():
+            self.document_window()
 
     def ask_template(self):
         """The template picked in the gallery, or None."""
@@ -116,9 +143,7 @@ class WindowCommands:
     def open_template(self, template) -> None:
         """A new, untitled workflow copied from ``template`` (here when this window is
         blank, else in a new window); Save asks where it goes."""
-        from desktop.ui.window import EditorWindow
-
-        target = self if self._is_blank() else EditorWindow()
+        target = self if self._is_blank() else self.document_window()
         target.file.new(template.new_document())
         target.show()
         target.view.fit()
@@ -127,7 +152,12 @@ class WindowCommands:
     def file_new_window(self) -> None:
         from desktop.ui.window import EditorWindow
 
-        EditorWindow().show()
+        if self.host is None:
+            EditorWindow().show()
+            return
+        from desktop.ui.tabs import tabbed
+
+        tabbed(EditorWindow())
 
     def file_open(self) -> None:
         path = self.ask_open_path()
@@ -228,9 +258,10 @@ class WindowCommands:
         return path
 
     def app_quit(self) -> None:
+        from desktop.ui.tabs import TAB_WINDOWS
         from desktop.ui.window import OPEN_WINDOWS
 
-        for window in list(OPEN_WINDOWS):
+        for window in [*TAB_WINDOWS, *(w for w in OPEN_WINDOWS if w.host is None)]:
             if not window.close():
                 return
         QApplication.quit()

@@ -118,6 +118,7 @@ class StatusBadge(QGraphicsItem):
         self.summary = ""
         self.activity: str | None = None
         self.phase = 0
+        self.clock: Callable[[], datetime] | None = None  # replay: the replayed moment
         self.text = self.caption()  # what the pill says now (kept current by refresh())
         self.setZValue(5)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
@@ -148,7 +149,7 @@ class StatusBadge(QGraphicsItem):
 
     def caption(self) -> str:
         """The pill's text: the status and how long ago the node was last active."""
-        when = ago(self.activity)
+        when = ago(self.activity, self.clock)
         return self.status + (f" · {when}" if when else "")
 
     def _muted(self) -> QColor:

@@ -82,6 +82,7 @@ class RunPanels(ModesAndChat, QObject):
                                             Qt.DockWidgetArea.TopDockWidgetArea)
         # a new name: a layout saved while it sat in the narrow bottom corner is not reused
         self.docks["timeline"].setObjectName("dock_run_scrubber")
+        self.docks["timeline"].setTitleBarWidget(QWidget())  # one row: the scrubber itself
         # Approvals and chat share the bottom tabs, so the inspector keeps its height;
         # the toolbar badge and the approval dialog bring them forward when needed.
         self.docks["approvals"] = self._dock("Approvals", self.approvals, BOTTOM)
@@ -150,8 +151,8 @@ class RunPanels(ModesAndChat, QObject):
         self.service.restartRequested.connect(self.restart_service)
         self.chat.sendRequested.connect(self._chat)
         self.chat.editRequested.connect(self._edit_inbox)
-        self.history.openRequested.connect(self.open_run)
-        self.history.replayRequested.connect(self.replay)
+        self.history.openRequested.connect(lambda p: self._from_history(p, replay=False))
+        self.history.replayRequested.connect(lambda p: self._from_history(p, replay=True))
         self.history.runAgainRequested.connect(self.run_again)
         self.timeline.stateAt.connect(self._replay_state)
         scene = getattr(self.window, "scene", None)
@@ -365,6 +366,14 @@ class RunPanels(ModesAndChat, QObject):
             return
         self.session.edit_inbox(node_id, item_id, text)
 
+    def _from_history(self, run_dir: Path, replay: bool) -> Any:
+        """A run picked in Run history: the window decides where it shows (with its own
+        graph); a window that does not say shows it here."""
+        show = getattr(self.window, "show_run", None)
+        if callable(show):
+            return show(run_dir, replay)
+        return self.replay(run_dir) if replay else self.open_run(run_dir)
+
     def open_run(self, run_dir: Path) -> RunSession:
         """Show a run from its folder: attached when the service runs it, else read-only."""
         session = RunSession.open(Path(run_dir), self, self._data_dir())
@@ -384,6 +393,8 @@ class RunPanels(ModesAndChat, QObject):
         if not self.replaying:
             return
         self.replaying = False
+        if self.overlay is not None:
+            self.overlay.replay_at(False)
         self.timeline.close_run()
         self.docks["timeline"].hide()
         self.conversation.set_limit(None)
@@ -402,6 +413,7 @@ class RunPanels(ModesAndChat, QObject):
         self.approvals.set_state(state)
         self.stall.set_state(state)
         if self.overlay is not None:
+            self.overlay.replay_at(True)
             self.overlay.apply_state(state)
 
     def run_again(self, run_dir: Path) -> asyncio.Task | None:

@@ -7,6 +7,7 @@ document: run-time additions belong to the run, not to the workflow.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt, QTimer
@@ -94,6 +95,7 @@ class CanvasRunOverlay(QObject):
         self.flights: list[tuple[LineItem, float]] = []
         self.state: dict | None = None
         self.order = StepOrder()  # when inputs were queued (fed by the run panels)
+        self.replaying = False  # times count from the replayed moment, not from now
         self._clock = QTimer(self)
         self._clock.setInterval(CLOCK_MS)
         self._clock.timeout.connect(self.refresh_times)
@@ -162,7 +164,9 @@ class CanvasRunOverlay(QObject):
                     badge = StatusBadge(_card_of(item), item)
                     self.badges[node_id] = badge
             now = activity[node_id]
+            badge.clock = self._clock_of(state)
             badge.set_status(now.shown_status, now.summary, now.last_activity)
+            badge.refresh()
         for node_id in [n for n in self.runtime_nodes if n not in seen]:
             self.scene.removeItem(self.runtime_nodes.pop(node_id))
         for node_id in [n for n in self.badges if n not in seen]:
@@ -173,6 +177,20 @@ class CanvasRunOverlay(QObject):
             self._tick.start()
         if nodes and not self._clock.isActive():
             self._clock.start()
+
+    def replay_at(self, replaying: bool) -> None:
+        """While replaying, "12s ago" counts back from the replayed moment, not now."""
+        self.replaying = replaying
+
+    def _clock_of(self, state: dict | None):
+        if not self.replaying:
+            return None
+        try:
+            moment = datetime.fromisoformat(str((state or {}).get("updatedAt", ""))
+                                            .replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return lambda: moment
 
     def _badges(self) -> list[StatusBadge]:
         return [b for b in [*self.badges.values(), *(r.badge for r in

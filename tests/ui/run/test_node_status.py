@@ -162,3 +162,23 @@ def test_relative_times_keep_counting_without_new_events(qloop, open_flow, until
     monkeypatch.setattr(status_badge, "utc_now", lambda: last + timedelta(minutes=5))
     qtbot.waitUntil(lambda: worker.text == "done · 5m ago", timeout=10000)
     assert datetime.now(UTC) > last  # the clock was moved, not waited for
+
+
+def test_a_replay_counts_relative_times_from_the_replayed_moment(example_window, past_run,
+                                                                monkeypatch):
+    later = datetime.now(UTC) + timedelta(hours=3)  # the run is long over by now
+    monkeypatch.setattr(status_badge, "utc_now", lambda: later)
+    panels = example_window.run_panels
+    run_dir = past_run(example_window.file.path, "pir-replay")
+    panels.replay(run_dir)
+    total = panels.timeline.replay.total
+    state = panels.timeline.seek(total // 2)
+    badges = list(panels.overlay.badges.values())
+    assert badges and all("m ago" not in b.text and "h ago" not in b.text for b in badges)
+    moment = state["updatedAt"]
+    active = [b for b in badges if b.activity]
+    assert active and all(b.activity <= moment for b in active)
+    import asyncio
+
+    asyncio.run(panels.session.close())
+    panels.session = None

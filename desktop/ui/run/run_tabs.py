@@ -1,0 +1,49 @@
+"""A run opened from Run history is shown with its own graph: the one its first event
+(``run.created``) recorded. When that graph is the window's own, the run is shown there
+(its statuses over the same nodes); otherwise in a tab of its own (a window of its own
+when the window is not tabbed), whose name, counts and canvas are the run's.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from desktop.graph.document import WorkflowDocument
+from desktop.ui.editor import fill_missing_positions
+from desktop.ui.run.rerun import document_of_run
+
+
+def graph_of(doc: WorkflowDocument) -> tuple[frozenset[str], Counter]:
+    """What makes two documents the same graph: node ids and edges (from, to, type)."""
+    return (frozenset(n.id for n in doc.nodes),
+            Counter((e.from_, e.to, str(e.type)) for e in doc.edges))
+
+
+def same_graph(a: WorkflowDocument, b: WorkflowDocument) -> bool:
+    """True when a run of ``a`` can be drawn over ``b``'s canvas node for node."""
+    return graph_of(a) == graph_of(b)
+
+
+def show_run(window: Any, run_dir: Path, replay: bool = False) -> Any:
+    """Show the run in ``window`` when it has the run's graph (or nothing), else in a new
+    tab or window with the run's graph; returns the session (None when the run's first
+    event cannot be read)."""
+    run_dir = Path(run_dir)
+    try:
+        doc, _workflow_path = document_of_run(run_dir)
+    except (OSError, ValueError) as exc:
+        window.message(f"Cannot open the run: {exc}", 10000)
+        return None
+    target = window
+    if window._is_blank() or not same_graph(doc, window.editor.model.doc):
+        if not window._is_blank():
+            target = window.document_window()
+        target.file.new(fill_missing_positions(doc))
+        target.run_origin = run_dir
+        target._update_title()
+        target.view.fit()
+    panels = target.run_panels
+    panels.data_dir = window.run_panels.data_dir
+    return panels.replay(run_dir) if replay else panels.open_run(run_dir)

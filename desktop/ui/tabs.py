@@ -1,0 +1,177 @@
+"""Document tabs: one top-level window holds workflows and runs, each in a tab of its own.
+
+Each tab is a whole :class:`~desktop.ui.window.EditorWindow` (its canvas, docks, file,
+recovery copy, undo history and run), embedded as a page, so everything a window does
+per document it does per tab. The tabbed window shows the current tab's menus in its
+own menu bar (their shortcuts then work, and only the current tab's), its title in the
+title bar, and each tab's name (with ``*`` while unsaved) on its tab.
+
+A window per file stays possible: File > Open in New Window, and New Window.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtGui import QCloseEvent, QGuiApplication
+from PySide6.QtWidgets import QMainWindow, QTabWidget, QWidget
+
+from desktop.ui.settings import ui_settings
+
+TAB_WINDOWS: list[TabbedWindow] = []
+
+
+class TabbedWindow(QMainWindow):
+    """A top-level window of document tabs (workflows and runs)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        TAB_WINDOWS.append(self)
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("documentTabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.setTabsClosable(True)
+        self.tabs.setMovable(True)
+        self.tabs.setElideMode(Qt.TextElideMode.ElideMiddle)
+        self.tabs.tabCloseRequested.connect(lambda i: self.close_tab(self.editor_at(i)))
+        self.tabs.currentChanged.connect(self._current_changed)
+        self.setCentralWidget(self.tabs)
+        self._closing = False
+        self._place()
+
+    # --- tabs ---------------------------------------------------------------------------
+
+    def editors(self) -> list:
+        """The EditorWindow of every tab, in tab order."""
+        return [self.tabs.widget(i) for i in range(self.tabs.count())]
+
+    def editor_at(self, index: int):
+        """The EditorWindow of tab ``index`` (None when there is none)."""
+        return self.tabs.widget(index)
+
+    def current(self):
+        """The EditorWindow of the current tab."""
+        return self.tabs.currentWidget()
+
+    def add(self, editor, focus: bool = True):
+        """Take ``editor`` (an EditorWindow) as a new tab."""
+        editor.host = self
+        editor.setWindowFlags(Qt.WindowType.Widget)
+        editor.menuBar().hide()  # its menus show in this window's menu bar
+        editor.actions_["close"].setText("&Close Tab")
+        index = self.tabs.addTab(editor, editor.tab_title())
+        editor.windowTitleChanged.connect(lambda _t, e=editor: self._retitle(e))
+        editor.file.modifiedChanged.connect(lambda _m, e=editor: self._retitle(e))
+        editor.destroyed.connect(self._tab_gone)
+        if focus:
+            self.tabs.setCurrentIndex(index)
+        self._retitle(editor)
+        return editor
+
+    def new_tab(self):
+        """A new untitled workflow in a new tab."""
+        from desktop.ui.window import EditorWindow
+
+        return self.add(EditorWindow())
+
+    def open_tab(self, path: str | Path):
+        """``path`` in a tab: the tab that has it already, else a new one (None when it
+        cannot be read; the error is shown)."""
+        target = Path(path).expanduser().resolve()
+        for editor in self.editors():
+            if editor.file.path == target:
+                self.tabs.setCurrentWidget(editor)
+                return editor
+        from desktop.ui.window import EditorWindow
+
+        editor = EditorWindow()
+        if not editor.open_path(target):
+            editor.file.close()
+            editor.deleteLater()
+            return None
+        return self.add(editor)
+
+    def close_tab(self, editor) -> bool:
+        """Close one tab (asks to save; a run keeps running in the service)."""
+        return editor is None or editor.close()
+
+    def forget(self, editor) -> None:
+        """``editor`` closed: drop its tab now (the widget is deleted later)."""
+        index = self.tabs.indexOf(editor)
+        if index >= 0:
+            self.tabs.removeTab(index)
+        self._tab_gone()
+
+    def _tab_gone(self, *_args: object) -> None:
+        if self.tabs.count() == 0 and not self._closing:
+            self.close()  # the last tab closed: so does its window
+
+    # --- what the window shows of the current tab ----------------------------------------
+
+    def _retitle(self, editor) -> None:
+        index = self.tabs.indexOf(editor)
+        if index < 0:
+            return
+        self.tabs.setTabText(index, editor.tab_title())
+        self.tabs.setTabToolTip(index, editor.windowTitle().replace("[*]", ""))
+        if editor is self.current():
+            self.setWindowTitle(editor.windowTitle())
+            self.setWindowModified(editor.isWindowModified())
+
+    def _current_changed(self, _index: int) -> None:
+        editor = self.current()
+        bar = self.menuBar()
+        bar.clear()
+        if editor is None:
+            return
+        for menu in editor.menus.values():
+            bar.addMenu(menu)
+        self._retitle(editor)
+        editor.view.setFocus()
+
+    # --- geometry and closing -------------------------------------------------------------
+
+    def _place(self) -> None:
+        geometry = ui_settings().value("window/geometry")
+        if isinstance(geometry, QByteArray) and self.restoreGeometry(geometry):
+            return
+        from desktop.ui.window_size import initial_geometry
+
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            self.resize(1440, 900)
+        else:
+            self.setGeometry(initial_geometry(screen.availableGeometry()))
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self._closing = True
+        detaching = False
+        for editor in self.editors():
+            self.tabs.setCurrentWidget(editor)
+            if editor.close():
+                continue
+            if not editor._close_confirmed:  # the user kept unsaved work: stay open
+                self._closing = False
+                event.ignore()
+                return
+            detaching = True  # its run detaches first; the tab then closes itself
+        if detaching:
+            self._closing = False  # the last tab to go closes the window
+            event.ignore()
+            return
+        settings = ui_settings()
+        settings.setValue("window/geometry", self.saveGeometry())
+        settings.sync()
+        if self in TAB_WINDOWS:
+            TAB_WINDOWS.remove(self)
+        event.accept()
+
+
+def tabbed(editor) -> QWidget:
+    """Show ``editor`` as the first tab of a new tabbed window; returns that window."""
+    window = TabbedWindow()
+    window.add(editor)
+    window.show()
+    return window

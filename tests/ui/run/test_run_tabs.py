@@ -1,0 +1,83 @@
+"""A run of another workflow opens with its own graph in a tab of its own; a run of the
+window's own graph is shown over it."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from shiboken6 import isValid
+
+from desktop.graph.resources import examples_dir
+from desktop.ui.tabs import TabbedWindow
+from desktop.ui.window import OPEN_WINDOWS, EditorWindow
+
+PIR = examples_dir() / "plan-implement-review.flow.yaml"
+SINGLE = examples_dir() / "single-agent.flow.yaml"
+
+
+@pytest.fixture
+def tabbed_window(qtbot, monkeypatch, tmp_path):
+    shell = TabbedWindow()
+    qtbot.addWidget(shell)
+    path = tmp_path / PIR.name
+    path.write_bytes(PIR.read_bytes())
+    first = EditorWindow()
+    assert first.open_path(path)
+    shell.add(first)
+    shell.resize(1280, 800)
+    shell.show()
+    qtbot.waitExposed(shell)
+    yield shell
+    for editor in shell.editors() if isValid(shell) else []:
+        session = editor.run_panels.session
+        if session is not None:
+            asyncio.run(session.close())
+            editor.run_panels.session = None
+        monkeypatch.setattr(editor, "ask_save_changes", lambda: "discard")
+
+
+def test_a_run_of_another_workflow_opens_with_its_own_graph_in_a_tab(tabbed_window, past_run):
+    shell = tabbed_window
+    pir = shell.current()
+    run_dir = past_run(SINGLE, "single")
+    pir.run_panels.history.openRequested.emit(run_dir)
+    assert shell.tabs.count() == 2
+    run_tab = shell.current()
+    assert run_tab is not pir and run_tab.run_origin == run_dir
+    single = {n.id for n in run_tab.editor.model.doc.nodes}
+    assert set(run_tab.scene.nodes) == single  # the run's graph, drawn from its events
+    assert run_tab.run_panels.session.run_dir == run_dir
+    assert run_tab.run_panels.overlay.runtime_nodes == {}  # no ghosts over another graph
+    assert "Single agent" in shell.windowTitle() and "run " in shell.windowTitle()
+    assert run_tab.counts_label.text() == "1 node · 0 edges"
+    assert shell.tabs.tabText(1).startswith("▶ Single agent")
+    # the workflow's own tab is untouched
+    assert pir.run_panels.session is None and pir.run_panels.overlay.runtime_nodes == {}
+    assert pir.editor.model.doc.name == "Plan, implement, review"
+    assert pir.counts_label.text() == "3 nodes · 4 edges"
+
+
+def test_a_run_of_the_windows_own_graph_is_shown_over_it(tabbed_window, past_run):
+    shell = tabbed_window
+    pir = shell.current()
+    run_dir = past_run(PIR, "pir")
+    pir.run_panels.history.replayRequested.emit(run_dir)
+    assert shell.tabs.count() == 1 and shell.current() is pir
+    panels = pir.run_panels
+    assert panels.replaying and panels.session.run_dir == run_dir
+    assert panels.overlay.runtime_nodes == {}
+    assert {n.get("key") for n in panels.session.state["nodes"].values()} == set(pir.scene.nodes)
+
+
+def test_without_tabs_the_run_gets_a_window_of_its_own(editor_window, past_run, qtbot):
+    editor_window.open_path(PIR)
+    count = len(OPEN_WINDOWS)
+    editor_window.run_panels.history.openRequested.emit(past_run(SINGLE, "single"))
+    assert len(OPEN_WINDOWS) == count + 1
+    other = OPEN_WINDOWS[-1]
+    qtbot.addWidget(other)
+    assert other.run_origin is not None and len(other.scene.nodes) == 1
+    assert editor_window.run_panels.session is None
+    asyncio.run(other.run_panels.session.close())
+    other.run_panels.session = None

@@ -1,0 +1,156 @@
+"""Workflows open as tabs of one window; each tab keeps its own file, unsaved state,
+recovery copy and menus; a window per file stays possible."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from shiboken6 import isValid
+
+from desktop.graph.resources import examples_dir
+from desktop.ui import startup
+from desktop.ui.recovery import recovery_dir
+from desktop.ui.tabs import TAB_WINDOWS, TabbedWindow
+from desktop.ui.window import EditorWindow
+
+PIR = examples_dir() / "plan-implement-review.flow.yaml"
+SINGLE = examples_dir() / "single-agent.flow.yaml"
+
+
+def _copy(src: Path, folder: Path) -> Path:
+    path = folder / src.name
+    path.write_bytes(src.read_bytes())
+    return path
+
+
+@pytest.fixture
+def shell(qtbot, monkeypatch, tmp_path):
+    monkeypatch.setattr(startup, "find_orphans", lambda: [])
+    first = startup.open_editor(str(_copy(PIR, tmp_path)))
+    window = first.host
+    assert isinstance(window, TabbedWindow)
+    answers = {"save": "discard"}
+    window.answers = answers
+
+    def patch(editor):
+        monkeypatch.setattr(editor, "ask_save_changes", lambda: answers["save"])
+        monkeypatch.setattr(editor, "show_error", lambda *a: None)
+
+    window.patch = patch
+    window.others = []  # windows a test opens besides (closed at the end)
+    patch(first)
+    yield window
+    answers["save"] = "discard"
+    for other in [window, *window.others] if isValid(window) else []:
+        if isValid(other):
+            for editor in other.editors():
+                patch(editor)
+            other.close()
+
+
+def test_open_adds_a_tab_and_each_tab_keeps_its_own_state(shell, tmp_path, monkeypatch):
+    first = shell.current()
+    second_path = _copy(SINGLE, tmp_path)
+    monkeypatch.setattr(first, "ask_open_path", lambda *a: str(second_path))
+    first.file_open()
+    assert shell.tabs.count() == 2 and len(TAB_WINDOWS) >= 1
+    second = shell.current()
+    shell.patch(second)
+    assert second is not first and second.file.path == second_path.resolve()
+    assert second.editor.undo_stack is not first.editor.undo_stack
+    second.editor.add_node("reviewer", at=(400, 300))
+    assert shell.tabs.tabText(1).endswith("*") and not shell.tabs.tabText(0).endswith("*")
+    assert shell.isWindowModified()
+    assert first.file.recovery.id != second.file.recovery.id
+    second.file.autosave_now()
+    assert (recovery_dir() / f"{second.file.recovery.id}.flow.yaml").exists()
+    assert not (recovery_dir() / f"{first.file.recovery.id}.flow.yaml").exists()
+    shell.tabs.setCurrentIndex(0)
+    assert not shell.isWindowModified() and "Plan, implement, review" in shell.windowTitle()
+    # the window's menus are the current tab's: their shortcuts act on that tab only
+    assert [m for m in shell.menuBar().actions()] == [
+        m.menuAction() for m in first.menus.values()]
+    monkeypatch.setattr(first, "ask_open_path", lambda *a: str(second_path))
+    first.file_open()  # a file already open is shown, not opened twice
+    assert shell.tabs.count() == 2 and shell.current() is second
+
+
+def test_closing_tabs_asks_for_unsaved_work_and_the_last_tab_closes_the_window(
+        shell, qtbot):
+    first = shell.current()
+    first.file_new()
+    second = shell.current()
+    shell.patch(second)
+    assert second is not first and shell.tabs.count() == 2
+    second.editor.add_node("planner", at=(0, 0))
+    shell.answers["save"] = "cancel"
+    shell.tabs.tabCloseRequested.emit(1)
+    assert shell.tabs.count() == 2  # kept: the user cancelled
+    shell.answers["save"] = "discard"
+    shell.tabs.tabCloseRequested.emit(1)
+    qtbot.waitUntil(lambda: shell.tabs.count() == 1)
+    first.actions_["close"].trigger()
+    qtbot.waitUntil(lambda: not isValid(shell) or not shell.isVisible())
+
+
+def test_open_in_new_window_gives_the_file_a_window_of_its_own(shell, tmp_path, monkeypatch,
+                                                              qtbot):
+    first = shell.current()
+    path = _copy(SINGLE, tmp_path)
+    monkeypatch.setattr(first, "ask_open_path", lambda *a: str(path))
+    before = list(TAB_WINDOWS)
+    first.file_open_new_window()
+    new = [w for w in TAB_WINDOWS if w not in before]
+    assert len(new) == 1 and new[0] is not shell
+    shell.others.append(new[0])
+    assert new[0].current().file.path == path.resolve()
+    assert shell.tabs.count() == 1
+
+
+def test_a_standalone_window_still_opens_files_in_windows(editor_window, tmp_path):
+    assert editor_window.host is None
+    assert isinstance(editor_window, EditorWindow)
+    assert editor_window.actions_["close"].text() == "&Close"
+
+
+def _shown_anywhere(action) -> bool:
+    """Whether Qt would let ``action``'s shortcut fire: one of the widgets it is on (a
+    menu counts through the menu bars it is on) is visible."""
+    from PySide6.QtWidgets import QMenu, QWidget
+
+    for obj in action.associatedObjects():
+        if isinstance(obj, QMenu):
+            if any(_shown_anywhere_menu(w) for w in obj.menuAction().associatedObjects()):
+                return True
+        elif isinstance(obj, QWidget) and obj.isVisible():
+            return True
+    return False
+
+
+def _shown_anywhere_menu(obj) -> bool:
+    from PySide6.QtWidgets import QMenu, QWidget
+
+    if isinstance(obj, QMenu):
+        return any(_shown_anywhere_menu(w) for w in obj.menuAction().associatedObjects())
+    return isinstance(obj, QWidget) and obj.isVisible()
+
+
+def test_only_the_front_tabs_shortcuts_are_live(shell, qtbot):
+    from PySide6.QtGui import QAction
+
+    first = shell.current()
+    first.file_new()
+    second = shell.current()
+    shell.patch(second)
+    live: dict[str, list[str]] = {}
+    for tab in (first, second):
+        for action in tab.findChildren(QAction):
+            if not isValid(action) or action.shortcut().isEmpty() \
+                    or not _shown_anywhere(action):
+                continue
+            assert tab is second, f"{action.text()} of a tab behind still answers its keys"
+            for seq in action.shortcuts():
+                live.setdefault(seq.toString(), []).append(action.objectName())
+    assert live["Ctrl+S"] == ["save"] and live["Ctrl+Shift+A"] == ["approvals"]
+    assert all(len(names) == 1 for names in live.values()), live
