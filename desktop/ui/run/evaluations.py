@@ -156,6 +156,9 @@ def open_evaluation(window: QWidget, folder: str | Path) -> EvaluationView | Non
         window.show_error("Cannot open evaluation", str(exc))  # type: ignore[attr-defined]
         return None
     view = EvaluationView(table, window)
-    view.openRunRequested.connect(window.run_panels.open_run)  # type: ignore[attr-defined]
+    # a case's run has its own graph (the baseline's or the new workflow's): the window
+    # shows it with that graph, in a tab of its own when it is not the window's
+    opener = getattr(window, "show_run", None) or window.run_panels.open_run  # type: ignore
+    view.openRunRequested.connect(opener)
     view.show()
     return view
