@@ -144,6 +144,8 @@ def shortcut_rows() -> list[tuple[str, str, str]]:
     rows = [(s.menu, s.text.replace("&", ""), ", ".join(s.keys)) for s in ACTIONS
             if s is not None and s.keys]
     rows += [
+        ("Tabs", "Next tab", "Ctrl+Tab"),
+        ("Tabs", "Previous tab", "Ctrl+Shift+Tab"),
         ("Canvas", "Quick-add a node at the cursor", "Tab, or double-click empty canvas"),
         ("Canvas", "Connect (handoff)", "Drag from a node's right port onto another node"),
         ("Canvas", "Connect (report)", "Shift + drag from a node's right port"),

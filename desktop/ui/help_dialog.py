@@ -69,7 +69,10 @@ class ShortcutsDialog(QDialog):
         needle = text.lower().strip()
         for g in range(self.tree.topLevelItemCount()):
             group = self.tree.topLevelItem(g)
+            shown = 0
             for i in range(group.childCount()):
                 item = group.child(i)
                 hay = f"{group.text(0)} {item.text(0)} {item.text(1)}".lower()
                 item.setHidden(bool(needle) and needle not in hay)
+                shown += not item.isHidden()
+            group.setHidden(shown == 0)  # a heading with nothing under it is noise

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt
-from PySide6.QtGui import QCloseEvent, QGuiApplication
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QTabWidget, QWidget
 
 from desktop.ui.settings import ui_settings
@@ -38,6 +38,13 @@ class TabbedWindow(QMainWindow):
         self.tabs.tabCloseRequested.connect(lambda i: self.close_tab(self.editor_at(i)))
         self.tabs.currentChanged.connect(self._current_changed)
         self.setCentralWidget(self.tabs)
+        for name, keys, step in (("next_tab", "Ctrl+Tab", 1),
+                                 ("previous_tab", "Ctrl+Shift+Tab", -1)):
+            action = QAction(self)
+            action.setObjectName(name)
+            action.setShortcut(QKeySequence(keys))
+            action.triggered.connect(lambda _c=False, s=step: self.step_tab(s))
+            self.addAction(action)
         self._closing = False
         self._place()
 
@@ -96,6 +103,11 @@ class TabbedWindow(QMainWindow):
     def close_tab(self, editor) -> bool:
         """Close one tab (asks to save; a run keeps running in the service)."""
         return editor is None or editor.close()
+
+    def step_tab(self, step: int) -> None:
+        """Bring the next (``1``) or the previous (``-1``) tab forward, round the end."""
+        if self.tabs.count():
+            self.tabs.setCurrentIndex((self.tabs.currentIndex() + step) % self.tabs.count())
 
     def forget(self, editor) -> None:
         """``editor`` closed: drop its tab now (the widget is deleted later)."""

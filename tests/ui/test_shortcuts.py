@@ -45,3 +45,12 @@ def test_f1_lists_approvals_by_name(editor_window: EditorWindow) -> None:
             for i in range(tree.topLevelItem(g).childCount())}
     assert rows["Approvals"] == "Ctrl+Shift+A"
     assert rows["Add Node…"] not in ("", "Ctrl+Shift+A")
+
+
+def test_f1_filter_hides_groups_with_nothing_left(editor_window) -> None:
+    dialog = ShortcutsDialog(editor_window)
+    dialog.search.setText("approvals")
+    tree = dialog.tree
+    shown = [tree.topLevelItem(g).text(0) for g in range(tree.topLevelItemCount())
+             if not tree.topLevelItem(g).isHidden()]
+    assert shown == ["Run"]

@@ -154,3 +154,16 @@ def test_only_the_front_tabs_shortcuts_are_live(shell, qtbot):
                 live.setdefault(seq.toString(), []).append(action.objectName())
     assert live["Ctrl+S"] == ["save"] and live["Ctrl+Shift+A"] == ["approvals"]
     assert all(len(names) == 1 for names in live.values()), live
+
+
+def test_ctrl_tab_steps_through_the_tabs(shell):
+    first = shell.current()
+    first.file_new()
+    second = shell.current()
+    shell.patch(second)
+    step = next(a for a in shell.actions() if a.objectName() == "next_tab")
+    assert step.shortcut().toString() == "Ctrl+Tab"
+    step.trigger()
+    assert shell.current() is first
+    step.trigger()
+    assert shell.current() is second
