@@ -24,7 +24,9 @@ from desktop.runtime.executor import ExecutorUnavailable, RemoteError
 log = logging.getLogger(__name__)
 NAMESPACE = "agent-canvas"
 PREFLIGHT_SEC = 3.0
-INIT_SEC = 60.0
+CONNECT_ATTEMPTS = 3
+INIT_SEC = 150.0
+"""For all the attempts: a ray:// server that never comes up costs about 40 s each."""
 PLACE_SEC = 900.0
 """A feasible actor waits this long for room (a busy cluster, workers starting)."""
 PREPARE_SEC = 600.0
@@ -77,12 +79,26 @@ def _init(address: str) -> None:
                 f"this engine already works with the Ray cluster at {_connected}; one engine "
                 f"uses one cluster, so {address} is not possible here (run it from another "
                 "service, or give every node the same address)")
-        try:
-            ray.init(address=address, namespace=NAMESPACE, logging_level=logging.WARNING,
-                     log_to_driver=False, ignore_reinit_error=True)
-        except Exception as exc:
-            raise ExecutorUnavailable(f"cannot connect to the Ray cluster at {address}: "
-                                      f"{_first_line(exc)}") from None
+        for attempt in range(1, CONNECT_ATTEMPTS + 1):
+            try:
+                ray.init(address=address, namespace=NAMESPACE, logging_level=logging.WARNING,
+                         log_to_driver=False, ignore_reinit_error=True)
+                break
+            except ConnectionError as exc:
+                # A ray:// cluster starts a server process for each connection; one that
+                # does not come up in time fails only this attempt, and the next one
+                # gets a fresh server.
+                with contextlib.suppress(Exception):
+                    ray.shutdown()
+                if attempt == CONNECT_ATTEMPTS:
+                    raise ExecutorUnavailable(
+                        f"cannot connect to the Ray cluster at {address} ({attempt} "
+                        f"attempts): {_first_line(exc)}") from None
+                log.warning("connecting to the Ray cluster at %s failed (%s); trying again",
+                            address, _first_line(exc))
+            except Exception as exc:
+                raise ExecutorUnavailable(f"cannot connect to the Ray cluster at {address}: "
+                                          f"{_first_line(exc)}") from None
         _connected = address
 
 

@@ -87,7 +87,20 @@ class LocalCluster:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=10)
         self.procs.clear()
+        # Ray's own logs (the client server's among them) say why a connection failed;
+        # they are kept beside the test's files, since the temp folder goes.
+        logs = self.temp / "session_latest" / "logs"
+        if logs.is_dir():
+            shutil.copytree(logs, self.root / "ray-logs", dirs_exist_ok=True,
+                            ignore_dangling_symlinks=True)
         shutil.rmtree(self.temp, ignore_errors=True)
+
+    def client_server_logs(self, tail: int = 1500) -> str:
+        """The end of each ray:// server's log: why a connection was refused."""
+        logs = self.temp / "session_latest" / "logs"
+        parts = [f"--- {log.name}\n{log.read_text(errors='replace')[-tail:]}"
+                 for log in sorted(logs.glob("ray_client_server*.err"))] if logs.is_dir() else []
+        return "\n".join(parts) or "(no ray:// server logs)"
 
     def __enter__(self) -> LocalCluster:
         return self.start()

@@ -116,7 +116,7 @@ def test_a_gated_call_on_a_worker_is_approved_from_the_cli(cluster: LocalCluster
     try:  # the person at the terminal answers once the question is on the screen
         _events_when(lambda: next((tmp_path / "data" / "runs").iterdir(), None)
                      if (tmp_path / "data" / "runs").exists() else None,
-                     lambda ev: of_type(ev, "approval.requested"), proc)
+                     lambda ev: of_type(ev, "approval.requested"), proc, cluster)
         _, err = proc.communicate(b"approve\n", timeout=300)
     finally:
         if proc.poll() is None:
@@ -170,14 +170,19 @@ async def test_a_worker_process_that_dies_fails_the_attempt_and_the_retry_comple
     await until(lambda: not processes_of(first), 60)
 
 
-def _events_when(run_dir_of, predicate, proc: subprocess.Popen, timeout: float = 300):
-    """Poll the run's log until ``predicate(events)`` holds (the process must live on)."""
+def _events_when(run_dir_of, predicate, proc: subprocess.Popen, cluster: LocalCluster,
+                 timeout: float = 300):
+    """Poll the run's log until ``predicate(events)`` holds (the process must live on,
+    and the run must not pause: it would wait for a person)."""
     deadline = time.monotonic() + timeout
     while True:
         run_dir = run_dir_of()
         events = events_of(run_dir) if run_dir else []
         if events and predicate(events):
             return run_dir, events
+        if paused := of_type(events, "run.paused"):
+            pytest.fail(f"the run paused: {paused[-1]['reason']}\n"
+                        f"{cluster.client_server_logs()}")
         assert proc.poll() is None, proc.stderr.read().decode()[-2000:] if proc.stderr else ""
         assert time.monotonic() < deadline
         time.sleep(0.2)
@@ -204,7 +209,7 @@ def test_kill_9_of_the_engine_mid_turn_then_resume(cluster: LocalCluster,
                   env=os.environ.copy(), stdin=subprocess.DEVNULL)
     try:
         run_dir, events = _events_when(
-            run_dir_of, lambda ev: of_type(ev, "message.assistant.final"), engine)
+            run_dir_of, lambda ev: of_type(ev, "message.assistant.final"), engine, cluster)
         first = starts(events)[0]["agentRunId"]
         os.kill(engine.pid, signal.SIGKILL)
         engine.wait(timeout=30)
@@ -215,7 +220,7 @@ def test_kill_9_of_the_engine_mid_turn_then_resume(cluster: LocalCluster,
     resumed = _cli("resume", run_dir.name, data=data, env=os.environ.copy(),
                    stdin=subprocess.DEVNULL)
     try:
-        _events_when(run_dir_of, lambda ev: len(starts(ev)) > 1, resumed)
+        _events_when(run_dir_of, lambda ev: len(starts(ev)) > 1, resumed, cluster)
         # the dead engine's agent was ended on the cluster before the turn ran again
         assert not processes_of(first)
         _, err = resumed.communicate(timeout=300)
