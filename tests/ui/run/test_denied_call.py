@@ -4,28 +4,13 @@ the log with the approval rows hidden, in the order things happened."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from run_flows import gated
 
 from desktop.graph.io import loads_workflow
 from desktop.ui.run.transcript_model import TranscriptModel
 from desktop.ui.run.transcript_view import TranscriptView
 
-GATED = """
-version: 1
-name: Gated
-task: list the files
-nodes:
-  - id: worker
-    label: Worker
-    provider: scripted
-    entry: true
-    permissions: {cliPermissionsMode: gated}
-nodeConfigs:
-  worker:
-    script:
-      - shell: echo one
-      - say: done
-      - done: true
-"""
+GATED = gated("echo one")
 
 
 def _lines(model) -> list[tuple[str, str]]:

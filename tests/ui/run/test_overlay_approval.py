@@ -2,32 +2,17 @@
 
 from __future__ import annotations
 
+from run_flows import gated
+
 from desktop.ui.run.canvas_overlay import AWAITING, STATUS_COLORS
 
-GATED = """
-version: 1
-name: Gated
-task: list the files
-nodes:
-  - id: worker
-    label: Worker
-    provider: scripted
-    entry: true
-    permissions: {cliPermissionsMode: gated}
-    position: {x: 0, y: 0}
+GATED = gated("echo one", position=True, extra_nodes="""
   - id: other
     label: Other
     provider: scripted
-    position: {x: 300, y: 0}
-nodeConfigs:
-  worker:
-    script:
-      - shell: echo one
-      - say: done
-      - done: true
+    position: {x: 300, y: 0}""", extra_configs="""
   other:
-    script: [{say: hi}]
-"""
+    script: [{say: hi}]""")
 
 
 def test_a_node_waiting_for_approval_is_marked_on_the_canvas(

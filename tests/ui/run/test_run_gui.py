@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from run_flows import gated
 
 from desktop.graph.io import load_workflow, loads_workflow
 from desktop.runtime.commands import USER
@@ -15,25 +16,7 @@ from desktop.views.reader import LogTail
 PIR = Path(__file__).parents[3] / "resources" / "examples" / "plan-implement-review.flow.yaml"
 EXAMPLES = sorted((Path(__file__).parents[3] / "resources" / "examples").glob("*.flow.yaml"))
 
-GATED = """
-version: 1
-name: Gated
-task: list the files
-nodes:
-  - id: worker
-    label: Worker
-    provider: scripted
-    entry: true
-    permissions: {cliPermissionsMode: gated}
-nodeConfigs:
-  worker:
-    script:
-      - shell: echo one
-      - shell: echo two
-      - shell: echo three
-      - say: done
-      - done: true
-"""
+GATED = gated("echo one", "echo two", "echo three")
 
 LOOP = """
 version: 1

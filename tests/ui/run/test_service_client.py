@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from run_flows import gated
 from shiboken6 import isValid
 
 from desktop.api.discovery import read_server_file
@@ -14,24 +15,7 @@ from desktop.views.reader import LogTail
 
 EXAMPLE = Path(__file__).parents[3] / "resources" / "examples" / "plan-implement-review.flow.yaml"
 
-GATED = """
-version: 1
-name: Gated
-task: list the files
-nodes:
-  - id: worker
-    label: Worker
-    provider: scripted
-    entry: true
-    permissions: {cliPermissionsMode: gated}
-nodeConfigs:
-  worker:
-    script:
-      - shell: echo one
-      - shell: echo two
-      - say: done
-      - done: true
-"""
+GATED = gated("echo one", "echo two")
 
 
 def state(panels) -> dict:
