@@ -93,9 +93,9 @@ def _init(address: str) -> None:
                 if attempt == CONNECT_ATTEMPTS:
                     raise ExecutorUnavailable(
                         f"cannot connect to the Ray cluster at {address} ({attempt} "
-                        f"attempts): {_first_line(exc)}") from None
+                        f"attempts): {_handshake_failure(exc)}") from None
                 log.warning("connecting to the Ray cluster at %s failed (%s); trying again",
-                            address, _first_line(exc))
+                            address, _handshake_failure(exc))
             except Exception as exc:
                 raise ExecutorUnavailable(f"cannot connect to the Ray cluster at {address}: "
                                           f"{_first_line(exc)}") from None
@@ -118,6 +118,14 @@ async def connect(spec: RayExecutor) -> None:
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__
+
+
+def _handshake_failure(exc: BaseException) -> str:
+    """A refused ray:// handshake: its first line and, when the server sent one, the last
+    line of the server's own error ("Initialization failure from server:" says nothing)."""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    first = _first_line(exc)
+    return f"{first} ... {lines[-1][:300]}" if len(lines) > 1 else first
 
 
 def describe_loss(exc: BaseException) -> str:

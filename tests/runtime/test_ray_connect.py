@@ -55,7 +55,8 @@ async def _always_reachable(address: str) -> None:
     return None
 
 
-ABORTED = ConnectionAbortedError("Initialization failure from server:\nTimeout")
+ABORTED = ConnectionAbortedError("Initialization failure from server:\nTraceback ...\n"
+                                 "RuntimeError: Proxy failed to Connect to backend!")
 
 
 @pytest.mark.parametrize("failures", [1, ray_exec.CONNECT_ATTEMPTS - 1])
@@ -73,7 +74,7 @@ async def test_a_cluster_that_never_takes_the_connection_is_unavailable_naming_t
     fake = fake_ray(99, ABORTED)
     with pytest.raises(ExecutorUnavailable,
                        match=rf"ray://head:10001 \({ray_exec.CONNECT_ATTEMPTS} attempts\)"
-                             r".*Initialization failure"):
+                             r".*Initialization failure.*Proxy failed to Connect"):
         await ray_exec.connect(RayExecutor(address="ray://head:10001"))
     assert fake.inits == ray_exec.CONNECT_ATTEMPTS
     assert ray_exec._connected is None
