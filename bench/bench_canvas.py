@@ -1,7 +1,10 @@
 """The editor canvas at scale: 1,000- and 5,000-node chains, against NodeGraphQt.
 
 Each figure is measured in a fresh child process (one per library and size), so
-memory and Qt state of one run never leak into another:
+memory and Qt state of one run never leak into another. Each library runs as its
+own app does: ours with the app's collector schedule (``collect_on_gui_thread``:
+no automatic cyclic collection, a timer on the GUI thread instead), NodeGraphQt
+with Python's default one.
 
 - build: the document and every canvas item, from nothing (NodeGraphQt: create_node
   and connect_to for the same chain, undo off);
@@ -154,8 +157,13 @@ def _child(lib: str, n: int) -> dict:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication([])  # noqa: F841  (lives for the run)
-    return _ours(n) if lib == "ours" else _nodegraphqt(n)
+    app = QApplication.instance() or QApplication([])
+    if lib != "ours":
+        return _nodegraphqt(n)
+    from desktop.ui.app import collect_on_gui_thread
+
+    timer = collect_on_gui_thread(app)  # noqa: F841  (lives for the run)
+    return _ours(n)
 
 
 def _measure(lib: str, n: int) -> dict | None:
