@@ -78,6 +78,18 @@ def _wait_for(predicate, what: str, timeout: float, proc: subprocess.Popen, log:
     raise AssertionError(f"{what} did not happen within {timeout} s\n{log.read_text()[-3000:]}")
 
 
+def _focus(display: str) -> bool:
+    """Focus the shown window named after the example; False while there is none."""
+    found = subprocess.run([_tool("xdotool"), "search", "--onlyvisible", "--name", EXAMPLE],
+                           env=_x_env(display), capture_output=True, text=True, timeout=20)
+    windows = found.stdout.split()
+    if not windows:
+        return False
+    focus = subprocess.run([_tool("xdotool"), "windowfocus", "--sync", windows[-1]],
+                           env=_x_env(display), capture_output=True, timeout=20)
+    return focus.returncode == 0
+
+
 def _completed_run(data: Path) -> Path | None:
     for events in (data / "runs").glob("*/events.jsonl"):
         if '"run.completed"' in events.read_text(errors="replace"):
@@ -102,11 +114,11 @@ def test_window_opens_and_runs_an_example(source: str, request: pytest.FixtureRe
     shot = out_dir / f"window-{source}.png"
     try:
         _wait_for(lambda: EXAMPLE in _windows(display), "the main window", 180, proc, log)
-        window = subprocess.run(
-            [_tool("xdotool"), "search", "--name", EXAMPLE], env=_x_env(display),
-            capture_output=True, text=True, timeout=20, check=True).stdout.split()[-1]
-        subprocess.run([_tool("xdotool"), "windowfocus", "--sync", window, "key", "F5"],
-                       env=_x_env(display), check=True, timeout=20)
+        # a window is named before it is mapped, and focusing an unmapped one is an X
+        # error (BadMatch): wait until it is shown and takes the focus, then press F5
+        _wait_for(lambda: _focus(display), "the main window to take the focus", 60, proc, log)
+        subprocess.run([_tool("xdotool"), "key", "F5"], env=_x_env(display), check=True,
+                       timeout=20)
         info = room.data / "server.json"
         _wait_for(info.is_file, "the service the window starts", 120, proc, log)
         assert json.loads(info.read_text())["url"].startswith("http://127.0.0.1:")
