@@ -62,11 +62,6 @@ def _x_env(display: str) -> dict[str, str]:
     return {"DISPLAY": display, "LANG": "C.UTF-8"}  # window titles are UTF-8
 
 
-def _windows(display: str) -> str:
-    return subprocess.run([_tool("xwininfo"), "-root", "-tree"], env=_x_env(display),
-                          capture_output=True, text=True, timeout=20, check=False).stdout
-
-
 def _wait_for(predicate, what: str, timeout: float, proc: subprocess.Popen, log: Path):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -113,10 +108,10 @@ def test_window_opens_and_runs_an_example(source: str, request: pytest.FixtureRe
                       env={"DISPLAY": display, "QT_QPA_PLATFORM": "xcb"})
     shot = out_dir / f"window-{source}.png"
     try:
-        _wait_for(lambda: EXAMPLE in _windows(display), "the main window", 180, proc, log)
         # a window is named before it is mapped, and focusing an unmapped one is an X
         # error (BadMatch): wait until it is shown and takes the focus, then press F5
-        _wait_for(lambda: _focus(display), "the main window to take the focus", 60, proc, log)
+        _wait_for(lambda: _focus(display), "the main window to show and take the focus",
+                  180, proc, log)
         subprocess.run([_tool("xdotool"), "key", "F5"], env=_x_env(display), check=True,
                        timeout=20)
         info = room.data / "server.json"
