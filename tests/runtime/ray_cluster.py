@@ -89,17 +89,20 @@ class LocalCluster:
         self.procs.clear()
         # Ray's own logs (the client server's among them) say why a connection failed;
         # they are kept beside the test's files, since the temp folder goes.
-        logs = self.temp / "session_latest" / "logs"
-        if logs.is_dir():
-            shutil.copytree(logs, self.root / "ray-logs", dirs_exist_ok=True,
+        if self.logs.is_dir():
+            shutil.copytree(self.logs, self.root / "ray-logs", dirs_exist_ok=True,
                             ignore_dangling_symlinks=True)
         shutil.rmtree(self.temp, ignore_errors=True)
 
+    @property
+    def logs(self) -> Path:
+        """Ray's log folder of the running session."""
+        return self.temp / "session_latest" / "logs"
+
     def client_server_logs(self, tail: int = 1500) -> str:
         """The end of each ray:// server's log: why a connection was refused."""
-        logs = self.temp / "session_latest" / "logs"
         parts = [f"--- {log.name}\n{log.read_text(errors='replace')[-tail:]}"
-                 for log in sorted(logs.glob("ray_client_server*.err"))] if logs.is_dir() else []
+                 for log in sorted(self.logs.glob("ray_client_server*.err"))]
         return "\n".join(parts) or "(no ray:// server logs)"
 
     def __enter__(self) -> LocalCluster:
