@@ -7,7 +7,7 @@ from pathlib import Path
 
 from canvas_helpers import drag, node_center, view_point
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtTest import QTest
 
 from desktop.graph.io import load_workflow
@@ -166,17 +166,54 @@ def test_palette_and_quick_add_offer_notes_and_groups(example_window):
     assert "CANVAS" in titles
 
 
+def _painted(item) -> QImage:
+    """The item painted alone on a transparent picture of its size."""
+    image = QImage(int(item.size[0]), int(item.size[1]), QImage.Format.Format_ARGB32)
+    image.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(image)
+    item.paint(painter, None)
+    painter.end()
+    return image
+
+
+def _dark_pixels(image: QImage, top: int, bottom: int, below: int) -> int:
+    """How many pixels in rows top..bottom are darker (lightness) than ``below``."""
+    return sum(1 for y in range(top, bottom) for x in range(image.width())
+               if image.pixelColor(x, y).alpha() and image.pixelColor(x, y).lightness() < below)
+
+
+def _light_pixels(image: QImage, top: int, bottom: int, above: int) -> int:
+    return sum(1 for y in range(top, bottom) for x in range(image.width())
+               if image.pixelColor(x, y).alpha() and image.pixelColor(x, y).lightness() > above)
+
+
 def test_notes_and_groups_paint_in_both_themes(example_window):
     win = example_window
-    win.editor.add_note((0, 400), "a note")
-    win.editor.add_group((0, 700), label="a group")
+    note_id = win.editor.add_note((0, 400), "a note")
+    group_id = win.editor.add_group((0, 700), label="a group")
+    note = win.scene.decorations.items[("note", note_id)]
+    group = win.scene.decorations.items[("group", group_id)]
+    fills = {}
     for look in (themes.LIGHT, themes.DARK):
         win.apply_theme(look)
-        image = QImage(400, 300, QImage.Format.Format_ARGB32)
-        painter = QPainter(image)
-        for item in win.scene.decorations.items.values():
-            item.paint(painter, None)
-        painter.end()
+        paper = _painted(note)
+        fill = paper.pixelColor(paper.width() // 2, paper.height() // 2)  # below the text
+        fills[look.dark] = fill
+        assert fill.alpha() == 255
+        frame = _painted(group)
+        title = frame.pixelColor(frame.width() - 30, int(TITLE_H) - 3)  # lower half of the bar
+        body = frame.pixelColor(frame.width() // 2, frame.height() // 2)
+        assert 0 < body.alpha() < title.alpha(), (body.alpha(), title.alpha())
+        text = QColor(look.text)
+        if look.dark:  # light text on toned-down paper and on the title bar
+            assert fill.lightness() < 128
+            assert _light_pixels(paper, 8, 30, fill.lightness() + 60) > 20
+            assert _light_pixels(frame, 0, int(TITLE_H), text.lightness() - 40) > 20
+        else:  # dark text on the note's own colour and on the title bar
+            assert fill == QColor(note.color)
+            assert _dark_pixels(paper, 8, 30, fill.lightness() - 60) > 20
+            assert _dark_pixels(frame, 0, int(TITLE_H), text.lightness() + 40) > 20
+    assert fills[True].lightness() < fills[False].lightness()
     win.apply_theme(themes.LIGHT)
 
 

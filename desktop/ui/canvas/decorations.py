@@ -229,6 +229,7 @@ class GroupItem(_BoxItem):
         painter.setBrush(body)
         painter.drawRoundedRect(QRectF(0, 0, w, h), 8, 8)
         bar = QPainterPath()
+        bar.setFillRule(Qt.FillRule.WindingFill)  # the square lower half adds, not cuts
         bar.addRoundedRect(QRectF(0, 0, w, TITLE_H), 8, 8)
         bar.addRect(QRectF(0, TITLE_H / 2, w, TITLE_H / 2))
         painter.fillPath(bar.simplified(), title)
