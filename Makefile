@@ -18,13 +18,27 @@ DIST_BUILT := dist/.built-$(VERSION)
 DIST_SOURCES := $(shell find desktop resources packaging -type f ! -name '*.pyc' 2>/dev/null) \
 	pyproject.toml scripts/ensure-gui-libs
 
-.PHONY: run test test-agents test-cluster test-dist dist lint bench soak clean venv screenshots
+.PHONY: run test test-latest lock test-agents test-cluster test-dist dist lint bench soak clean venv screenshots
 
-$(STAMP): pyproject.toml
+# Everything installs from uv.lock (exact versions and hashes; `make lock` updates it). uv
+# itself comes from PyPI into the venv, pinned with hashes in requirements-uv.txt. `--locked`
+# refuses a lock that no longer matches pyproject.toml; `--inexact` lets the tiers' extras
+# (cluster, dist, bench) add to the venv without removing each other.
+UV := $(BIN)/uv
+export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
+export UV_PYTHON_DOWNLOADS := never
+SYNC := $(UV) sync --quiet --locked --inexact --extra dev
+
+$(UV): requirements-uv.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { echo "error: need Python >= 3.11 ($(PYTHON) is missing or older); install one or set PYTHON=" >&2; exit 2; }
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
+		--require-hashes -r requirements-uv.txt
+	@touch $@
+
+$(STAMP): $(UV) pyproject.toml uv.lock
+	$(SYNC)
+	@rm -f $(VENV)/.*-installed
 	@touch $(STAMP)
 
 venv: $(STAMP)
@@ -53,7 +67,7 @@ test-agents: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -m "agents and not cluster"
 
 $(CLUSTER_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[dev,cluster]'
+	$(SYNC) --extra cluster
 	@touch $@
 
 # Agent turns on a throwaway local Ray cluster (a head and a worker node started by the
@@ -62,7 +76,7 @@ test-cluster: $(CLUSTER_STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -m cluster tests/runtime
 
 $(DIST_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[dist]'
+	$(SYNC) --extra dist
 	@touch $@
 
 $(BUNDLE)/agent-canvas: $(DIST_STAMP) $(DIST_SOURCES)
@@ -107,9 +121,29 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 # Side by side with references in the same run (NodeGraphQt for the canvas); writes bench/RESULTS.md.
-bench: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[bench]'
+BENCH_STAMP := $(VENV)/.bench-installed
+$(BENCH_STAMP): $(STAMP)
+	$(SYNC) --extra bench
+	@touch $@
+
+bench: $(BENCH_STAMP)
 	$(BIN)/python -m bench
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
+
+# uv.lock resolved anew to the newest versions pyproject.toml allows (for every platform and
+# Python it supports), requirements-uv.txt to the newest uv, then the agent CLIs' npm lock.
+lock: $(UV)
+	$(UV) lock --upgrade
+	echo uv | $(UV) pip compile --quiet --universal --generate-hashes --no-header \
+		--python-version 3.11 - -o $(VENV)/requirements-uv.txt
+	{ sed -n '/^#/p' requirements-uv.txt; cat $(VENV)/requirements-uv.txt; } > requirements-uv.txt.new
+	mv requirements-uv.txt.new requirements-uv.txt
+
+# The suite against the newest versions pyproject.toml allows (not the lock), in a throwaway
+# venv, to meet the next breaking release before users do. Not part of CI.
+test-latest: $(STAMP)
+	@./scripts/ensure-gui-libs --headless
+	@./scripts/ensure-sandbox
+	./scripts/test-latest $(PYTHON) $(TEST_WORKERS)
