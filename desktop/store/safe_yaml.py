@@ -8,6 +8,9 @@ exhaust memory or the stack:
   one of more than ``MAX_NODES`` (100,000) values while it is parsed;
 - depth: collections nested deeper than ``MAX_DEPTH`` (64) are refused (the
   composer recurses once per level, so 5,000 ``[`` would end in RecursionError);
+  libyaml's scanner has a nesting limit of its own (1,000 levels since PyYAML
+  6.0.4's wheels) that may refuse a file before our composer sees it, and that
+  refusal is reported as the same ``depth`` error;
 - aliases: every ``*alias`` counts the nodes it stands for; past
   ``MAX_ALIAS_NODES`` (10,000) the document is refused ("billion laughs": nine
   aliases of nine aliases ... stand for a billion nodes), and an alias to the
@@ -119,9 +122,7 @@ class _BoundedLoader(_Parser, Composer, SafeConstructor, Resolver):
         self.nodes += 1
         try:
             if self.depth > MAX_DEPTH:
-                raise self.refuse(
-                    self.peek_event().start_mark, f"nested deeper than {MAX_DEPTH} levels",
-                    "flatten the structure", "depth")
+                raise _too_deep(self.source, _line(self.peek_event().start_mark))
             if self.nodes > MAX_NODES:
                 raise self.refuse(
                     self.peek_event().start_mark, f"more than {MAX_NODES:,} values",
@@ -168,8 +169,25 @@ def as_yaml_error(exc: yaml.YAMLError, source: str) -> YamlError:
         return YamlError(source, f"YAML tag not allowed: {problem}",
                          "this file is plain data; remove the tag", _line(mark), "tag")
     context = getattr(exc, "context", None)
+    if _is_nesting_limit(problem, context):
+        return _too_deep(source, _line(mark))
     return YamlError(source, f"malformed YAML: {problem}" + (f" ({context})" if context else ""),
                      "check indentation, colons and quotes on this line", _line(mark))
+
+
+def _is_nesting_limit(problem: str, context: str | None) -> bool:
+    """Whether PyYAML refused the text for its nesting, whatever its own limit is.
+
+    libyaml says "exceeded maximum nesting depth" ("while increasing flow level" or
+    "block level"); the words are matched loosely so a reworded limit still counts.
+    """
+    text = f"{problem} {context or ''}".lower()
+    return "nesting" in text and ("depth" in text or "level" in text)
+
+
+def _too_deep(source: str, line: int | None) -> YamlError:
+    return YamlError(source, f"nested deeper than {MAX_DEPTH} levels", "flatten the structure",
+                     line, "depth")
 
 
 def compose_yaml(text: str, source: str = "<string>", *, strict: bool = True
@@ -185,8 +203,7 @@ def compose_yaml(text: str, source: str = "<string>", *, strict: bool = True
     except yaml.YAMLError as exc:
         raise as_yaml_error(exc, source) from None
     except RecursionError:  # MAX_DEPTH is far below the stack; this is a last line of defence
-        raise YamlError(source, "nested too deeply", "flatten the structure",
-                        kind="depth") from None
+        raise _too_deep(source, None) from None
 
 
 def construct_yaml(root: yaml.Node | None, loader: _BoundedLoader) -> Any:

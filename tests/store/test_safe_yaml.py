@@ -49,6 +49,46 @@ def test_deep_nesting_is_refused_without_recursion_error(name: str) -> None:
     assert err.kind == "depth" and err.line == 3 and str(safe_yaml.MAX_DEPTH) in err.message
 
 
+@pytest.mark.parametrize(("text", "line"), [
+    ("a:\n  b:\n" + "[" * 5000 + "]" * 5000, 3),         # libyaml: "flow level"
+    ("- " * 3000 + "x\n", 1),                             # libyaml: "block level"
+    ("{a: " * 3000 + "1" + "}" * 3000, 1),
+])
+def test_nesting_the_scanner_refuses_is_a_depth_refusal_with_our_limit(text: str,
+                                                                       line: int) -> None:
+    with pytest.raises(YamlError) as info:
+        load_yaml(text, "deep.flow.yaml")
+    err = info.value
+    assert (err.kind, err.file, err.line) == ("depth", "deep.flow.yaml", line)
+    assert f"nested deeper than {safe_yaml.MAX_DEPTH} levels" in str(err)
+
+
+@pytest.mark.parametrize("context", ["while increasing flow level",
+                                     "while increasing block level"])
+def test_pyyamls_own_nesting_error_becomes_a_depth_refusal(context: str) -> None:
+    """Whatever PyYAML version is installed: its scanner's refusal, as it words it."""
+    mark = yaml.Mark("deep.flow.yaml", 0, 6, 999, "", 0)
+    scanner_error = yaml.scanner.ScannerError(context, None, "exceeded maximum nesting depth",
+                                              mark)
+    err = safe_yaml.as_yaml_error(scanner_error, "deep.flow.yaml")
+    assert (err.kind, err.line) == ("depth", 7)
+    assert str(err).startswith(f"deep.flow.yaml:7: nested deeper than {safe_yaml.MAX_DEPTH}")
+
+
+def test_other_scanner_errors_stay_malformed() -> None:
+    with pytest.raises(YamlError) as info:
+        load_yaml("a: [1, 2\nb: 3\n", "bad.yaml")
+    assert info.value.kind == "malformed" and info.value.line is not None
+
+
+def test_our_depth_check_refuses_before_the_scanner_limit() -> None:
+    """100 levels: far below libyaml's limit, so only our composer can refuse it."""
+    with pytest.raises(YamlError) as info:
+        load_yaml("x: " + "[" * 100 + "]" * 100, "deep.yaml")
+    assert info.value.kind == "depth" and info.value.line == 1
+    assert str(safe_yaml.MAX_DEPTH) in info.value.message
+
+
 def test_deep_block_maps_are_refused_at_the_line_past_the_limit() -> None:
     text = "\n".join(" " * i + f"k{i}:" for i in range(3000)) + " 1\n"
     with pytest.raises(YamlError) as info:
