@@ -1,5 +1,6 @@
 """The engine's background state.json writer never lets an older snapshot win."""
 
+import logging
 from pathlib import Path
 
 import orjson
@@ -29,8 +30,13 @@ def test_background_snapshot_is_the_state_when_asked(tmp_path: Path):
     writer.close()
 
 
-def test_a_failed_background_write_does_not_raise(tmp_path: Path):
+def test_a_failed_background_write_does_not_raise(tmp_path: Path, caplog):
     writer = SnapshotWriter(tmp_path / "missing" / "file-not-a-dir")
     (tmp_path / "missing").write_text("a file where the folder should be")
-    writer.write_soon({"id": "x"})
-    writer.close()
+    with caplog.at_level(logging.WARNING, logger="desktop.runtime.snapshots"):
+        writer.write_soon({"id": "x"})
+        writer.close()  # joins the worker, so its failure has been reported
+    failures = [r.getMessage() for r in caplog.records
+                if r.getMessage().startswith("state.json snapshot failed")]
+    assert len(failures) == 1, caplog.text
+    assert (tmp_path / "missing").read_text() == "a file where the folder should be"
