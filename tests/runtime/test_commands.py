@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
 from pathlib import Path
 
@@ -132,5 +131,10 @@ _WORDS = ["step", "chat", "approve", "deny", "modify", "pause", "resume", "stop"
 
 @given(st.builds("{} {}".format, st.sampled_from(_WORDS), st.text(max_size=40)))
 def test_console_parse_fails_only_with_a_message(line: str) -> None:
-    with contextlib.suppress(ValueError):  # the console prints it
-        parse(line)
+    try:
+        parsed = parse(line)
+    except ValueError as exc:  # the console prints it
+        assert str(exc).strip(), f"{line!r} was refused without saying why"
+        return
+    assert line.split()[0] != "bogus", f"{line!r} was taken as {parsed!r}"
+    assert parsed is None or isinstance(parsed, (c.Command, Decide, Local)), parsed
