@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from desktop.api import discovery
@@ -85,13 +85,31 @@ _json = st.recursive(st.none() | st.booleans() | st.integers(-(2**40), 2**40)
                      | st.dictionaries(st.text(max_size=8), kids, max_size=4), max_leaves=12)
 
 
-@given(payload=_json | st.fixed_dictionaries(
+_ours = st.fixed_dictionaries(
+    {"url": st.sampled_from(["http://127.0.0.1:1", "http://127.0.0.1:8123/"]),
+     "token": st.text(max_size=20), "pid": st.integers(1, 2**31)},
+    optional={"version": _json})
+
+
+def _well_formed(payload) -> bool:
+    """What a service writes: an http url, a string token and a positive int pid."""
+    return (isinstance(payload, dict) and isinstance(payload.get("url"), str)
+            and payload["url"].startswith("http") and isinstance(payload.get("token"), str)
+            and type(payload.get("pid")) is int and payload["pid"] > 0)
+
+
+@example(payload={"url": "http://127.0.0.1:1/", "token": "t", "pid": 42, "version": "1.0"})
+@example(payload={"url": "http://127.0.0.1:1", "token": "t", "pid": True})
+@example(payload={"url": "http://127.0.0.1:1", "token": "t", "pid": 0})
+@given(payload=_json | _ours | st.fixed_dictionaries(
     {"url": _json, "token": _json, "pid": _json}, optional={"version": _json}))
 def test_a_server_file_that_is_not_ours_is_ignored(tmp_path_factory, payload) -> None:
     folder = tmp_path_factory.mktemp("sj")
     (folder / "server.json").write_bytes(orjson.dumps(payload))
     info = read_server_file(folder)
-    if info is not None:  # only a well-formed description is believed
-        assert isinstance(payload, dict) and payload["url"].startswith("http")
-        assert isinstance(payload["pid"], int) and payload["pid"] > 0
-        assert isinstance(payload["token"], str)
+    assert (info is not None) == _well_formed(payload), (payload, info)
+    if info is not None:  # believed as written
+        assert info.url == payload["url"].rstrip("/")
+        assert (info.token, info.pid) == (payload["token"], payload["pid"])
+        version = payload.get("version")
+        assert info.version == (version if isinstance(version, str) else "")
