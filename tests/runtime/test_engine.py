@@ -13,6 +13,7 @@ from engine_helpers import (
     run_doc,
     step_to_end,
     unconsumed_items,
+    until,
     workflow,
 )
 
@@ -186,8 +187,11 @@ async def test_set_mode_switches_interactive_to_auto(tmp_path: Path) -> None:
                    [{"from": "a", "to": "b"}])
     engine = create_run(doc, tmp_path, mode="INTERACTIVE")
     task = asyncio.create_task(engine.run())
-    await asyncio.sleep(0.2)
-    assert engine.state.turns == {}
+    # run.started is emitted on the same pass of the loop that then looks for turns to
+    # start: once the run is running, that look has happened and found nothing to start
+    await until(lambda: engine.state.status == "running")
+    assert not engine.tasks and engine.waiting_for_input()
+    assert engine.state.turns == {} and engine.state.inboxes[engine.find_node("a")]
     engine.set_mode(mode="auto")
     assert await asyncio.wait_for(task, 20) == "completed"
     engine.close()

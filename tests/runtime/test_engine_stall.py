@@ -150,7 +150,6 @@ async def test_pause_lets_running_turns_finish_and_resume_continues(tmp_path: Pa
     await until(lambda: engine.tasks)
     engine.pause()
     await until(lambda: not engine.tasks)
-    await asyncio.sleep(0.2)
     state = engine.state
     a, b = engine.find_node("a"), engine.find_node("b")
     assert state.status == "paused" and state.turns.get(a) == 1 and not state.turns.get(b)
@@ -158,3 +157,9 @@ async def test_pause_lets_running_turns_finish_and_resume_continues(tmp_path: Pa
     engine.resume_run()
     assert await asyncio.wait_for(task, 20) == "completed"
     engine.close()
+    # the log says when each turn started, however long the pause lasted
+    order = [(e["type"], e.get("status"), e.get("nodeId")) for e in events_of(engine.run_dir)]
+    paused = order.index(("run.paused", None, None))
+    resumed = order.index(("run.resumed", None, None))
+    assert paused < order.index(("turn.status", "completed", a)) < resumed
+    assert order.index(("turn.status", "started", b)) > resumed, "b started while paused"
