@@ -115,11 +115,22 @@ def test_file_changed_on_disk_offers_reload(example_window, qtbot):
 
 def test_own_save_is_not_reported_as_outside_change(example_window, qtbot):
     win = example_window
+    reports: list[str] = []
+    win.file.changedOnDisk.connect(reports.append)
     win.editor.set_meta(name="Mine")
     win.file_save()
-    qtbot.wait(300)
     assert not win.file.check_disk()
-    assert not win.info.isVisible()
+    # the watcher delivers in order: once it tells of a touch made after the save, it has
+    # told of anything the save itself caused
+    with qtbot.waitSignal(win.file._watcher.fileChanged, timeout=10000):
+        os.utime(win.file.path)
+    assert reports == [] and not win.info.isVisible()
+    # and the watch held: a change made elsewhere is still reported, once
+    doc = load_workflow(win.file.path)
+    doc.name = "Theirs"
+    win.file.path.write_text(dumps_workflow(doc))
+    qtbot.waitUntil(win.info.isVisible, timeout=10000)
+    assert reports == [str(win.file.path)]
 
 
 CRASHING_EDITOR = textwrap.dedent("""
