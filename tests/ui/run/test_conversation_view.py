@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QTimer, QUrl
 
 from desktop.ui.run.conversation_view import ConversationView
 from desktop.ui.theme import DARK
@@ -15,6 +15,13 @@ sys.path.insert(0, str(Path(__file__).parents[2] / "views"))
 from test_conversation import A, B, run_events
 
 CODE = "Here is the fix:\n\n```python\ndef greet(name):\n    return f'Hi {name}'\n```\n"
+
+
+def _after_pending_calls(qtbot) -> None:
+    """Return once the calls already queued for the event loop (zero timers) have run."""
+    ran: list[bool] = []
+    QTimer.singleShot(0, lambda: ran.append(True))
+    qtbot.waitUntil(lambda: bool(ran), timeout=5000)
 
 
 def _view(qtbot, events) -> ConversationView:
@@ -105,10 +112,12 @@ def test_a_new_batch_redraws_once_and_keeps_the_end_in_view(qtbot) -> None:
     # a reader who scrolled up stays where they are while more arrives
     bar.triggerAction(bar.SliderAction.SliderToMinimum)
     qtbot.waitUntil(lambda: not view._stick, timeout=5000)
+    height = bar.maximum()
     view.apply_events([{"seq": 200, "type": "message.assistant.final", "nodeId": A,
                         "text": "one more"}])
     qtbot.waitUntil(lambda: "one more" in view.browser.toPlainText(), timeout=5000)
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: bar.maximum() > height, timeout=5000)  # the range grew...
+    _after_pending_calls(qtbot)  # ...and what the redraw left for later has run
     assert bar.value() == 0
 
 
@@ -124,6 +133,7 @@ def test_a_long_run_draws_its_latest_entries_and_a_hidden_view_waits(qtbot) -> N
     drawn = view.html
     view.apply_events([{"seq": 999, "type": "message.assistant.final", "nodeId": A,
                         "text": "while hidden"}])
-    assert view.html == drawn  # not visible: nothing redrawn yet
+    assert view.html == drawn  # not visible: nothing redrawn yet, nor due to be
+    assert not view._timer.isActive()
     view.show()
     qtbot.waitUntil(lambda: "while hidden" in view.browser.toPlainText())
