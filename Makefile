@@ -18,7 +18,7 @@ DIST_BUILT := dist/.built-$(VERSION)
 DIST_SOURCES := $(shell find desktop resources packaging -type f ! -name '*.pyc' 2>/dev/null) \
 	pyproject.toml scripts/ensure-gui-libs
 
-.PHONY: run test test-latest lock test-agents test-cluster test-dist dist lint bench soak clean venv screenshots
+.PHONY: run test test-latest lock test-agents test-agents-latest lock-agents test-cluster test-dist dist lint bench soak clean venv screenshots
 
 # Everything installs from uv.lock (exact versions and hashes; `make lock` updates it). uv
 # itself comes from PyPI into the venv, pinned with hashes in requirements-uv.txt. `--locked`
@@ -60,11 +60,23 @@ test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) \
 		--dist loadfile -m "not agents and not dist and not cluster"
 
-# The real Claude Code, Codex and Gemini CLIs (installed once into .agents-cache/ from npm)
-# against the project's fake model server; no API key, no internet beyond the registry.
+# The real Claude Code, Codex and Gemini CLIs, as locked in tests/agents/npm/ (`npm ci` into
+# .agents-cache/, again when the lock changes), against the project's fake model server; no
+# API key, no internet beyond the registry. A run in which no agent test passed fails.
 test-agents: $(STAMP)
 	@./scripts/ensure-sandbox
+	@./scripts/ensure-agent-clis
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -m "agents and not cluster"
+
+# The same tests on the newest releases, in a throwaway folder; prints the versions it tried.
+# Not part of CI: it meets the CLIs' next stream format before our users do.
+test-agents-latest: $(STAMP)
+	@./scripts/ensure-sandbox
+	./scripts/test-agents-latest $(BIN)/python
+
+# tests/agents/npm/package-lock.json moved to the newest releases that run on this Node.js.
+lock-agents:
+	./scripts/ensure-agent-clis --lock
 
 $(CLUSTER_STAMP): $(STAMP)
 	$(SYNC) --extra cluster
