@@ -49,14 +49,17 @@ def test_a_cancelled_handle_does_not_run(qapp):
     asyncio.set_event_loop(loop)
     ran: list[str] = []
     try:
+        kept = loop.create_future()
         handle = loop.call_soon_threadsafe(ran.append, "cancelled")
         handle.cancel()
-        loop.call_soon_threadsafe(ran.append, "kept")
-        loop.run_until_complete(asyncio.sleep(0.05))
+        loop.call_soon_threadsafe(lambda: (ran.append("kept"), kept.set_result(None)))
+        # queued after the cancelled one, so it runs after that one would have
+        loop.run_until_complete(asyncio.wait_for(kept, 30))
+        assert ran == ["kept"]
     finally:
         loop.close()
         asyncio.set_event_loop(None)
-    assert ran == ["kept"]
+    assert ran == ["kept"]  # nor when the loop closes
 
 
 def _scenario(factory: str) -> subprocess.CompletedProcess[str]:
