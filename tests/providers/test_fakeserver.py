@@ -59,8 +59,22 @@ async def test_tool_call_names_follow_the_wire():
 async def test_hang_never_answers_until_stopped():
     server = await FakeModelServer(Script.from_data([{"hang": True}])).start()
     try:
-        with pytest.raises((asyncio.TimeoutError, aiohttp.ClientError)):
-            await post(server.url + "/v1/messages", {"stream": True}, timeout=0.5)
+        async with aiohttp.ClientSession() as session, session.post(
+                server.url + "/v1/messages", json={"stream": True},
+                timeout=aiohttp.ClientTimeout(total=60)) as response:
+            assert response.status == 200  # the stream begins...
+            reading = asyncio.ensure_future(response.read())
+
+            async def hung() -> None:  # ...and its handler waits to be released
+                while not server._hung:
+                    await asyncio.sleep(0.01)
+
+            await asyncio.wait_for(hung(), 30)
+            assert [r.reply for r in server.model_requests()] == [{"hang": True}]
+            assert not reading.done()
+            await server.stop()
+            # anything written before the wait arrives before the end of the stream
+            assert await asyncio.wait_for(reading, 30) == b""
     finally:
         await server.stop()
 
