@@ -6,14 +6,20 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from desktop.contract.base import new_id
 from desktop.contract.events import Resolution
 from desktop.contract.state import NodeConfig, NodeState
 from desktop.providers.redact import Redactor
-from desktop.runtime.agent_env import API_KEY_BY_PROVIDER, BASE_VARS, build_env, key_provider
+from desktop.runtime.agent_env import (
+    API_KEY_BY_PROVIDER,
+    BASE_VARS,
+    WINDOWS_BASE_VARS,
+    build_env,
+    key_provider,
+)
 from desktop.runtime.turn import TurnContext, TurnRunner
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX process groups")
@@ -101,11 +107,15 @@ def test_each_provider_gets_only_its_own_key(provider: str):
 @given(st.dictionaries(st.from_regex(r"[A-Z][A-Z_]{0,12}", fullmatch=True),
                        st.text(max_size=5), max_size=12),
        st.lists(st.from_regex(r"[A-Z][A-Z_]{0,12}", fullmatch=True), max_size=4))
+@example(parent={"PATH": "/bin", "MINE": "1", "OTHER": "2", "OPENAI_API_KEY": "k"},
+         allowlist=["MINE", "OPENAI_API_KEY"])
 def test_nothing_outside_base_allowlist_and_injected(parent, allowlist):
     env = build_env("scripted", allowlist, {"JRUN_ID": "x"}, parent)
-    for name in env:
-        assert name == "JRUN_ID" or name in BASE_VARS or name in allowlist
-        assert name not in API_KEY_BY_PROVIDER.values()
+    base = BASE_VARS + (WINDOWS_BASE_VARS if os.name == "nt" else ())
+    passed = {name: value for name, value in parent.items()
+              if (name in base or name in allowlist)
+              and name not in API_KEY_BY_PROVIDER.values()}
+    assert env == {**passed, "JRUN_ID": "x"}  # all of those, and nothing else
 
 
 def test_redactor_covers_text_bytes_and_nested_events():
