@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from desktop.runtime import workspace_ship as ws
@@ -131,8 +131,20 @@ def test_path_rewriting_replaces_whole_names_only(names: list[str], tail: str) -
                                                  "agentRunId", "seq", "runId"]),
                                 st.one_of(st.text(max_size=5), st.integers(), st.none(),
                                           st.sampled_from(["bus.message", "FACT", "ERROR"])))))
+@example([{"type": "bus.message", "busType": "FACT", "message": "m", "agentRunId": "x",
+           "handoffTo": "b", "seq": 1}, {"type": "bus.message", "busType": "NOPE",
+                                         "message": "m"}])
 def test_relayed_bus_posts_keep_only_checked_fields_of_the_agent_run(raw: list[dict]) -> None:
-    for event in bus_events(raw, "run-1"):
+    kinds = ("PROGRESS", "FACT", "ERROR", "DECISION", "QUESTION")
+    relayed = bus_events(raw, "run-1")
+    for event in relayed:
         assert event["type"] == "bus.message" and event["agentRunId"] == "run-1"
         assert set(event) <= {"type", "busType", "message", "agentRunId", "handoffTo"}
-        assert event["busType"] in ("PROGRESS", "FACT", "ERROR", "DECISION", "QUESTION")
+        assert event["busType"] in kinds
+    # and every well-formed post is relayed, in order, with its message and handoff
+    posts = [r for r in raw if r.get("type") == "bus.message" and r.get("busType") in kinds
+             and isinstance(r.get("message"), str)]
+    assert [(e["busType"], e["message"], e.get("handoffTo")) for e in relayed] == [
+        (r["busType"], r["message"],
+         r["handoffTo"] if isinstance(r.get("handoffTo"), str) and r["handoffTo"] else None)
+        for r in posts]
