@@ -152,6 +152,7 @@ lock: $(UV)
 		--python-version 3.11 - -o $(VENV)/requirements-uv.txt
 	{ sed -n '/^#/p' requirements-uv.txt; cat $(VENV)/requirements-uv.txt; } > requirements-uv.txt.new
 	mv requirements-uv.txt.new requirements-uv.txt
+	$(MAKE) --no-print-directory lock-agents
 
 # The suite against the newest versions pyproject.toml allows (not the lock), in a throwaway
 # venv, to meet the next breaking release before users do. Not part of CI.

@@ -53,3 +53,12 @@ def _private_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyt
     folder = tmp_path_factory.mktemp("data")
     monkeypatch.setenv("AGENT_CANVAS_DATA_DIR", str(folder))
     return folder
+
+
+@pytest.fixture(scope="session")
+def qapp():
+    """pytest-qt's QApplication is the app's own (``application()``), with its quit policy:
+    closing the last window does not stop the loop under a running test."""
+    from desktop.ui.app import application
+
+    return application()

@@ -7,6 +7,8 @@ window is its client.
 import asyncio
 import gc
 import sys
+from collections.abc import Coroutine
+from typing import Any
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
@@ -28,6 +30,11 @@ def application() -> QApplication:
         app.setOrganizationName("agent-canvas")
         app.setDesktopFileName(APP_ICON)  # links windows to agent-canvas.desktop
         app.setWindowIcon(app_icon())
+        # Qt would quit, and so stop the asyncio loop (qasync runs it inside Qt's), the
+        # moment the last window closes: under whatever coroutine the loop was running,
+        # and before a window that is being opened is shown. The app ends itself instead,
+        # once no window is left (until_every_window_closed).
+        app.setQuitOnLastWindowClosed(False)
     return app  # type: ignore[return-value]
 
 
@@ -49,13 +56,38 @@ def run_app(path: str | None) -> int:
     collector = collect_on_gui_thread(app)
     loop = new_event_loop(app)
     asyncio.set_event_loop(loop)
-    closed = asyncio.Event()
-    app.lastWindowClosed.connect(closed.set)
     with loop:
         open_editor(path)  # the window keeps itself alive (EditorWindow registry)
-        loop.run_until_complete(closed.wait())
+        loop.run_until_complete(until_every_window_closed(app))
     collector.stop()
+    gc.enable()  # the loop and its Qt objects are gone: any thread may collect again
     return 0
+
+
+def until_every_window_closed(app: QApplication) -> Coroutine[Any, Any, None]:
+    """A coroutine that returns once the last window has closed and no other one is
+    shown in its place.
+
+    It listens from the call on, not from its first step: a window may close before the
+    loop runs the coroutine. A window closing while another is being opened (made, then
+    shown in the same turn of the loop) fires ``lastWindowClosed`` too; the app goes on
+    for the new one.
+    """
+    closed = asyncio.Event()
+    app.lastWindowClosed.connect(closed.set)
+
+    async def wait() -> None:
+        try:
+            while True:
+                await closed.wait()
+                closed.clear()
+                await asyncio.sleep(0)  # the turn in which a new window may still be shown
+                if not any(w.isWindow() and w.isVisible() for w in app.topLevelWidgets()):
+                    return
+        finally:
+            app.lastWindowClosed.disconnect(closed.set)
+
+    return wait()
 
 
 def collect_on_gui_thread(app: QApplication, interval_ms: int = 1000) -> QTimer:

@@ -157,6 +157,10 @@ class TabbedWindow(QMainWindow):
         else:
             self.setGeometry(initial_geometry(screen.availableGeometry()))
 
+    def keeps_unsaved_work(self) -> bool:
+        """Whether a close was refused because the user kept a tab's unsaved changes."""
+        return any(editor.keeps_unsaved_work() for editor in self.editors())
+
     def closeEvent(self, event: QCloseEvent) -> None:
         self._closing = True
         detaching = False

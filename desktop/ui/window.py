@@ -378,6 +378,10 @@ class EditorWindow(WindowCommands, QMainWindow):
                                          lambda p=path: self.open_in_window(p))
 
     # ---------------------------------------------------------------- closing
+    def keeps_unsaved_work(self) -> bool:
+        """Whether a close was refused because the user kept unsaved changes."""
+        return isValid(self) and not self._close_confirmed
+
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self._close_confirmed and self.file.is_modified():
             answer = self.ask_save_changes()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QCursor, QGuiApplication
-from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from desktop import __version__
 from desktop.graph.errors import WorkflowLoadError
@@ -261,10 +261,12 @@ class WindowCommands:
         from desktop.ui.tabs import TAB_WINDOWS
         from desktop.ui.window import OPEN_WINDOWS
 
+        # The app ends when the last window has closed (app.until_every_window_closed).
+        # A window with a live run closes a moment later, once it has let go of the run;
+        # one whose unsaved work the user chose to keep stops the quit.
         for window in [*TAB_WINDOWS, *(w for w in OPEN_WINDOWS if w.host is None)]:
-            if not window.close():
+            if not window.close() and window.keeps_unsaved_work():
                 return
-        QApplication.quit()
 
     # ---------------------------------------------------------------- edit
     def edit_undo(self) -> None:

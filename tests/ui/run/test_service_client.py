@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from shiboken6 import isValid
 
 from desktop.api.discovery import read_server_file
 from desktop.graph.io import load_workflow, loads_workflow
+from desktop.ui.app import until_every_window_closed
 from desktop.ui.window import EditorWindow
 from desktop.views.reader import LogTail
 
@@ -85,6 +87,54 @@ def test_closing_the_window_leaves_the_run_running_and_a_new_window_sees_every_e
     assert after + len(seen) == len(events)
     assert seen == list(range(after + 1, len(events) + 1))  # no gap, no duplicate
     assert second.session.model.store.count == len(events)
+
+
+def test_the_app_outlives_its_last_window_while_another_opens_and_ends_after_that_one(
+        qloop, qapp, until, tmp_path, service):
+    """Closing the last window with a live run, as another window opens in the same turn:
+    the app goes on for the new window, ends once that one closes, and the run lives on."""
+    path = tmp_path / "gated.flow.yaml"
+    path.write_text(GATED)
+    first = EditorWindow(str(path))
+    first.show()
+    first.run_panels.data_dir = service.data_dir
+
+    async def start():
+        await first.run_panels.run()
+        await until(lambda: len(first.run_panels.approvals.pending) == 1)
+
+    qloop.run_until_complete(start())
+    run_dir = first.run_panels.session.run_dir
+    order: list[str] = []
+    opened: list[EditorWindow] = []
+
+    def open_another() -> None:
+        qapp.lastWindowClosed.disconnect(open_another)
+        opened.append(EditorWindow(str(path)))
+        opened[0].show()
+        order.append("second window shown")
+
+    async def scenario():
+        ending = asyncio.ensure_future(until_every_window_closed(qapp))
+        qapp.lastWindowClosed.connect(open_another)
+        first.close()  # detaches from the live run first, then closes itself
+        await until(lambda: not isValid(first) or not first.isVisible())
+        await until(lambda: bool(opened) and opened[0].isVisible())
+        await asyncio.sleep(0.05)  # past the turn in which the app decides
+        order.append("app ended" if ending.done() else "app goes on")
+        opened[0].close()
+        await asyncio.wait_for(ending, 30)
+        order.append("app ended")
+
+    qloop.run_until_complete(scenario())
+    assert order == ["second window shown", "app goes on", "app ended"]
+
+    async def service_state() -> dict:
+        async with service.info.client() as client:
+            return {r["id"]: r for r in await client.list_runs()}[run_dir.name]
+
+    summary = qloop.run_until_complete(service_state())
+    assert summary["live"] and summary["status"] == "running"
 
 
 def test_a_killed_service_is_reported_and_a_restart_resumes_the_run(
