@@ -135,12 +135,21 @@ def open_tree(workspace: Path, run_dir: Path, run_id: str, key: str | None,
 
 def commit_all(tree: NodeTree, message: str) -> str | None:
     """Commit everything changed in the worktree (ignored files left out) on its branch;
-    the new commit, or None when nothing changed."""
-    must(tree.path, "add", "-A", "--", ":/")
-    if git(tree.path, "diff", "--cached", "--quiet").ok:
+    the new commit, or None when nothing changed.
+
+    Plumbing rather than ``git commit``, which stats every file a second time after
+    ``git add`` did: ``write-tree`` from the index just written, ``commit-tree`` and
+    ``update-ref`` of HEAD (so the branch moves, guarded by its old value).
+    """
+    must(tree.path, "-c", "core.untrackedCache=true", "add", "-A", "--", ":/")
+    written = must(tree.path, "write-tree")
+    parent, parent_tree = must(tree.path, "rev-parse", "HEAD", "HEAD^{tree}").split()
+    if written == parent_tree:
         return None
-    must(tree.path, "commit", "--quiet", "--no-verify", "-m", message)
-    return head(tree.path)
+    commit = must(tree.path, "commit-tree", written, "-p", parent, "-m", message)
+    subject = message.splitlines()[0] if message else ""
+    must(tree.path, "update-ref", "-m", f"commit: {subject}", "HEAD", commit, parent)
+    return commit
 
 
 def turn_message(run_id: str, node: str, node_id: str, turn: int, agent_run_id: str,
