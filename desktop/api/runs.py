@@ -30,6 +30,7 @@ from desktop.contract.api import CreateRun, PatchRun
 from desktop.contract.state import RunState
 from desktop.runtime.commands import Command, CommandError, Outcome, execute
 from desktop.runtime.engine import TERMINAL, Engine, EngineError, EngineOptions
+from desktop.runtime.worktree_cleanup import remove_run_worktrees
 from desktop.store.paths import runs_dir
 from desktop.store.runs import EngineBusy, RunError, engine_alive
 from desktop.views.reader import EventReader, Page
@@ -277,9 +278,20 @@ class RunService:
                 await hosted.done.wait()
             elif engine_alive(folder):
                 raise ApiError(409, "run_busy", f"run {run_id} is held by another engine")
+            state = self._state_or_none(run_id)
             self.feeds.close_run(run_id, CLOSE_UNKNOWN_RUN, "the run was deleted")
             self._readers.pop(run_id, None)
+            cleanup = await asyncio.to_thread(remove_run_worktrees, folder, run_id, state)
+            for note in cleanup.kept:
+                log.warning("deleting run %s: %s", run_id, note)
             await asyncio.to_thread(shutil.rmtree, folder)
+
+    def _state_or_none(self, run_id: str) -> dict[str, Any] | None:
+        """The run's state, or None when its folder cannot be read (it is deleted anyway)."""
+        try:
+            return self.state(run_id)
+        except ApiError:
+            return None
 
     # --- approvals -----------------------------------------------------------------------
 

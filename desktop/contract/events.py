@@ -32,6 +32,7 @@ from desktop.contract.enums import (
     TurnStatus,
 )
 from desktop.contract.envelope import Envelope
+from desktop.contract.isolation import Isolation
 from desktop.contract.state import (
     Artifact,
     EdgeState,
@@ -72,6 +73,8 @@ class RunCreated(EventBase):
     edges: dict[str, EdgeState] = Field(default_factory=dict)
     forked_from: ForkedFrom | None = Field(
         None, alias="forkedFrom", description="Set in a fork: the run and seq it copied.")
+    isolation: Isolation | None = Field(
+        None, description="The workflow's isolation (worktree or shared), when it sets one.")
 
 
 class _RunStatusEvent(EventBase):
@@ -300,6 +303,10 @@ class ApprovalResolved(EventBase):
 
 
 class ArtifactCreated(EventBase):
+    """A file a turn produced. A ``diff`` of a node working in its own git worktree
+    carries ``artifact.commit``: the commit on the node's branch (``artifact.branch``)
+    that ended the agent run, whose change against the turn's start is the diff."""
+
     type: Literal["artifact.created"] = "artifact.created"
     artifact: Artifact
 

@@ -22,6 +22,7 @@ from desktop.contract.enums import (
 )
 from desktop.contract.envelope import Envelope
 from desktop.contract.executor import ExecutorSpec
+from desktop.contract.isolation import Isolation, NodeGit
 from desktop.contract.sandbox import Sandbox
 
 
@@ -78,6 +79,10 @@ class NodeConfig(ContractModel):
     sandbox: Sandbox | None = None
     executor: ExecutorSpec | None = Field(
         None, description="Where the node's agent runs; None: the run's executor.")
+    isolation: Isolation | None = Field(
+        None, description="worktree: the node works in its own git worktree and branch; "
+                          "shared: in its workspace itself; None: the run's isolation, else "
+                          "worktree when the configured workspace is a git repository.")
 
     @property
     def timeout_sec(self) -> float | None:
@@ -114,6 +119,8 @@ class NodeState(ContractModel):
     position: tuple[float, float] | None = None
     entry: bool = False
     added_at_runtime: bool = Field(False, alias="addedAtRuntime")
+    git: NodeGit | None = Field(None, description="The node's worktree and branch, once it "
+                                                  "works in one (isolation: worktree).")
 
 
 def default_edge_label(edge_type: EdgeType | str) -> str:
@@ -145,6 +152,10 @@ class Artifact(ContractModel):
     name: str
     path: str = Field(description="Relative to the run folder, so a run folder can move.")
     created_at: UtcTimestamp = Field(alias="createdAt")
+    commit: str | None = Field(None, pattern=r"^[0-9a-f]{40}([0-9a-f]{24})?$",
+                               description="A diff of a node in its own git worktree: the "
+                                           "commit on the node's branch that holds the change.")
+    branch: str | None = Field(None, description="The branch of ``commit``.")
 
 
 class InboxItem(ContractModel):
@@ -189,6 +200,9 @@ class RunState(ContractModel):
     task: str = ""
     executor: ExecutorSpec = Field("local", description="Where agents run unless their "
                                    "node names its own executor.")
+    isolation: Isolation | None = Field(None, description="The workflow's isolation, unless "
+                                        "a node names its own (None: worktree for nodes whose "
+                                        "workspace is a git repository).")
     inboxes: dict[str, list[InboxItem]] = Field(default_factory=dict)
     pending_approvals: dict[str, PendingApproval] = Field(
         default_factory=dict, alias="pendingApprovals"

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from desktop.contract.enums import EdgeType, GlobalMode, Mode, Provider
 from desktop.contract.executor import ExecutorSpec
+from desktop.contract.isolation import Isolation
 from desktop.contract.state import Capabilities, NodeConfig, Permissions
 from desktop.graph.decorations import NodeGroup, StickyNote, duplicate_ids
 
@@ -68,6 +69,10 @@ class WorkflowDocument(_DocModel):
     mode: Mode = Mode.AUTO
     global_mode: GlobalMode = Field(GlobalMode.IMPLEMENTATION, alias="globalMode")
     executor: ExecutorSpec = "local"
+    isolation: Isolation | None = Field(
+        None, description="worktree: each node in its own git worktree and branch; shared: "
+                          "nodes work in their workspace itself. Unset: worktree for nodes "
+                          "whose workspace is a git repository. A node may override it.")
     nodes: list[WorkflowNode] = Field(default_factory=list)
     node_configs: dict[str, NodeConfig] = Field(default_factory=dict, alias="nodeConfigs")
     edges: list[WorkflowEdge] = Field(default_factory=list)

@@ -15,6 +15,7 @@ from desktop.contract.state import NodeConfig
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.errors import Problem
 from desktop.graph.fields import from_validation_error, locate
+from desktop.graph.isolation_check import check_isolation
 from desktop.graph.roles import role_names
 from desktop.graph.sourcemap import SourceMap
 from desktop.graph.topology import flow_graph
@@ -41,6 +42,7 @@ def validate(doc: WorkflowDocument, source: str | None = None,
     problems += _check_providers(doc)
     problems += _check_configs(doc)
     problems += _check_executors(doc)
+    problems += check_isolation(doc, source)
     return locate(problems, smap, source)
 
 

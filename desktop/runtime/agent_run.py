@@ -23,8 +23,9 @@ from desktop.providers.base import Provider, TurnOutcome, TurnRequest
 from desktop.providers.redact import Redactor
 from desktop.runtime import agent_folder as af
 from desktop.runtime import executor as executors
-from desktop.runtime import memory_watch, runner_record, sandbox, workspace_diff
+from desktop.runtime import isolation, memory_watch, runner_record, sandbox, workspace_diff
 from desktop.runtime.agent_env import build_env, bus_command, key_provider, protocol_vars
+from desktop.runtime.git_run import GitError
 from desktop.runtime.prompt import build_blocks, preamble
 from desktop.store.atomic import atomic_write_bytes
 from desktop.store.run_info import validate_at_completion, validate_at_creation, write_run_info
@@ -34,6 +35,7 @@ from desktop.wording import plural
 
 if TYPE_CHECKING:
     from desktop.runtime.turn import TurnContext
+    from desktop.runtime.worktrees import NodeTree
 
 
 @dataclass
@@ -65,8 +67,9 @@ class AgentRun:
                  emit: Callable[[dict], None], redactor: Redactor,
                  factory: Callable[[str], Provider],
                  emit_many: Callable[[list[dict]], None] | None = None,
-                 keys: Mapping[str, str] | None = None):
+                 keys: Mapping[str, str] | None = None, tree: "NodeTree | None" = None):
         self.ctx, self.workspace, self.attempt, self.restart = ctx, workspace, attempt, restart
+        self.tree = tree  # the node's own worktree: the run ends with a commit on its branch
         self.keys = dict(keys or {})  # API keys from the keyring, for names the env lacks
         self.previous_run_id, self.session_id = previous_run_id, session_id
         self.emit, self.redactor, self.factory = emit, redactor, factory
@@ -147,7 +150,10 @@ class AgentRun:
             refused = str(exc)
         if self.cancelled and refused is None:  # stopped while the worker was being set up
             refused = "the agent was stopped before it started"
-        git = not session.remote and await workspace_diff.is_git_workspace(self.workspace)
+        tree = self.tree
+        start = await isolation.head(tree) if tree is not None else None
+        git = tree is None and not session.remote and \
+            await workspace_diff.is_git_workspace(self.workspace)
         before = await workspace_diff.snapshot(self.workspace) if git else None
         bus = ctx.run_dir / "events.jsonl"
         bus_offset = bus.stat().st_size if bus.is_file() else 0
@@ -201,9 +207,12 @@ class AgentRun:
         res.output_text, res.output_hash = await asyncio.to_thread(
             _output, folder, self.redactor.text(outcome.final_text))
         patch: bytes | None = None
+        commit: dict[str, str] = {}
         if back is not None:
             patch = self._remote_change(res, back, folder)
-        elif git and before:
+        if tree is not None and start is not None:
+            patch, commit = await self._commit(tree, start, agent_run_id)
+        elif back is None and git and before:
             after = await workspace_diff.snapshot(self.workspace)
             patch = await workspace_diff.diff(self.workspace, before, after) if after else b""
         if patch is not None:
@@ -211,7 +220,7 @@ class AgentRun:
             await asyncio.to_thread(atomic_write_bytes, folder / af.DIFF, patch)
             if patch:
                 res.diff_hash = hashlib.sha256(patch).hexdigest()
-                self._artifact("diff", folder / af.DIFF)
+                self._artifact("diff", folder / af.DIFF, **commit)
                 self._count_output_files(res, patch)
         await self._finish_info(res)
         ok = res.exit_code == 0 and not (res.timed_out or res.cancelled)
@@ -229,6 +238,20 @@ class AgentRun:
                 res.handoff = af.handoff_directive(
                     {"to": posted["handoffTo"], "message": posted.get("message", "")})
         return res
+
+    async def _commit(self, tree: "NodeTree", start: str,
+                      agent_run_id: str) -> tuple[bytes, dict[str, str]]:
+        """Commit the agent run's change on the node's branch: the patch from the turn's
+        start to the commit, and the commit and branch for the diff artifact."""
+        try:
+            commit = await isolation.commit_turn(self.ctx, tree, agent_run_id, self.attempt)
+        except GitError as exc:  # the change stays in the worktree; the next turn commits it
+            self._log(f"the agent run's change could not be committed on {tree.branch}: {exc}")
+            return b"", {}
+        if commit is None:
+            return b"", {}
+        patch = await workspace_diff.diff(self.workspace, start, commit)
+        return patch, {"commit": commit, "branch": tree.branch}
 
     def _remote_change(self, res: AgentRunResult, back: executors.RemoteResult,
                        folder: Path) -> bytes:

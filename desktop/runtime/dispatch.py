@@ -19,6 +19,7 @@ from desktop.runtime.executor import ExecutorUnavailable
 from desktop.runtime.routing import build_envelope, choose_routes, route_events
 from desktop.runtime.stall import HEAD_CHARS
 from desktop.runtime.turn import TurnContext, TurnResult
+from desktop.runtime.worktree_merge import MergeConflict
 
 if TYPE_CHECKING:
     from desktop.runtime.engine import Engine
@@ -113,6 +114,7 @@ async def run_turn(engine: Engine, node_id: str) -> None:
             on_agent_run=on_agent_run, emit_many=recorder.batch_emitter(node_id, redacted=True),
             bus_handoff=engine.bus_handoff,
             executor=config.executor if config.executor is not None else state.executor,
+            isolation=state.isolation, nodes=dict(state.nodes),
         )
         runner = engine.new_runner()
         engine.runners[node_id] = runner
@@ -125,6 +127,9 @@ async def run_turn(engine: Engine, node_id: str) -> None:
             raise
         except ExecutorUnavailable as exc:
             _unavailable(engine, node_id, turn_id, agent_runs, str(exc))
+            return
+        except MergeConflict as exc:
+            _merge_conflict(engine, node_id, turn_id, agent_runs, exc)
             return
         except Exception as exc:  # a broken runner fails the turn, not the engine
             log.exception("turn of node %s failed", node_id)
@@ -169,6 +174,23 @@ def _unavailable(engine: Engine, node_id: str, turn_id: str, agent_runs: int,
     recorder.emit({"type": "bus.message", "busType": "ERROR", "message": reason}, node_id)
     recorder.flush()
     engine.pause(f"paused: {reason}")
+
+
+def _merge_conflict(engine: Engine, node_id: str, turn_id: str, agent_runs: int,
+                    conflict: MergeConflict) -> None:
+    """A sender's branch conflicts with the node's: the merge was undone; the node is
+    blocked and the run paused, with the node's input still in its inbox, until a person
+    merges by hand and resumes."""
+    recorder = engine.recorder
+    if agent_runs:  # a retry met the conflict: its items go back to the inbox
+        recorder.emit({"type": "turn.status", "status": "cancelled", "turnId": turn_id,
+                       "attempt": agent_runs, "reason": str(conflict)}, node_id)
+    recorder.emit({"type": "bus.message", "busType": "ERROR", "message": str(conflict)},
+                  node_id)
+    recorder.emit({"type": "node.patch", "patch": {
+        "status": "blocked", "summary": f"merge conflict with {conflict.source}"}}, node_id)
+    recorder.flush()
+    engine.pause(f"paused: {conflict}")
 
 
 def _cancelled(engine: Engine, node_id: str, turn_id: str, agent_runs: int,

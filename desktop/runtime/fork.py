@@ -281,6 +281,13 @@ def _restore(plan: ForkPlan, staging: Path, final: Path
         if config.workspace:
             path = workspace_path(config.workspace, workflow_dir, source).resolve()
             folders.setdefault(path, []).append(node_id)
+    isolated = sorted(n.key or n.label for n_id, n in state.nodes.items()
+                      if n.git is not None and state.turns.get(n_id, 0))
+    if isolated:  # their work is on branches, which diffs replayed in a copy would miss
+        raise ForkError(f"by then, run {state.id[:8]} had worked in git worktrees of its own "
+                        f"(node {', '.join(isolated)}); forking such a run after its first "
+                        "turn is not supported yet. Run the workflow with isolation: shared "
+                        "to fork it", conflict=True)
     if folders and engine_alive(source):
         raise ForkError(f"run {state.id[:8]} is live and works in {next(iter(folders))}; "
                         "fork it once it has stopped", conflict=True)

@@ -29,7 +29,7 @@ from desktop.runtime.routing import find_node
 _SLUG = re.compile(SLUG_PATTERN)
 SPAWN_CONFIG_KEYS = ("instructions", "script", "model", "command", "args", "verification",
                      "limits", "untilDone", "maxRestarts", "commandBlocklist", "stallThreshold",
-                     "workspace")
+                     "workspace", "isolation")
 
 
 class Manager:

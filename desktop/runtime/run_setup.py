@@ -56,6 +56,8 @@ def run_created_event(doc: WorkflowDocument, run_id: str, *, mode: str, global_m
         event["workflowPath"] = workflow_path
     if doc.executor != "local":
         event["executor"] = executor_json(doc.executor)
+    if doc.isolation is not None:
+        event["isolation"] = str(doc.isolation)
     return event
 
 

@@ -6,7 +6,7 @@ restarts). Each agent run gets its own folder under ``runs/<runId>/agents/``.
 """
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ from desktop.providers import registry
 from desktop.providers.base import Gate, Provider
 from desktop.providers.redact import Redactor
 from desktop.runtime import executor as executors
+from desktop.runtime import isolation
 from desktop.runtime.agent_run import AgentRun, AgentRunResult
 from desktop.runtime.verify import run_verification
 from desktop.runtime.workspace import init_scratch, workspace_path
@@ -59,6 +60,10 @@ class TurnContext:
     bus_handoff: Callable[[str], Awaitable[dict | None]] | None = None
     """The last ``bus.message`` with ``handoffTo`` posted for an agent run, once every event
     so far is in; without it the run's log is searched."""
+    isolation: str | None = None
+    """The run's isolation (the node's own is in ``config``); None: the default."""
+    nodes: Mapping[str, NodeState] = field(default_factory=dict)
+    """The run's nodes at the turn's start (whose branches the node's inbox brings)."""
 
 
 @dataclass
@@ -123,7 +128,7 @@ class TurnRunner:
         # An unreachable cluster raises ExecutorUnavailable here, before the turn starts:
         # the engine pauses the run and the node's inbox stays as it was.
         await executors.connect(ctx.executor)
-        workspace = resolve_workspace(ctx)
+        workspace, tree = await isolation.prepare(ctx, resolve_workspace(ctx), emit)
         config = ctx.config
         attempts = config.max_restarts + 1 if config.until_done else 1
         previous = ctx.previous_agent_run_id
@@ -136,7 +141,7 @@ class TurnRunner:
                            restart=ctx.restart or index > 1, previous_run_id=previous,
                            session_id=session, emit=emit, emit_many=emit_many,
                            redactor=redactor, keys=keys,
-                           factory=self._factory)
+                           factory=self._factory, tree=tree)
             self._current = run
             one = await run.execute(on_id=self._note_id)
             results.append(one)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 
 def workspace_path(workspace: str | None, workflow_dir: Path | None, run_dir: Path) -> Path:
@@ -17,6 +19,21 @@ def workspace_path(workspace: str | None, workflow_dir: Path | None, run_dir: Pa
             path = Path(workflow_dir or run_dir) / path
         return path
     return Path(run_dir) / "workspace"
+
+
+def node_folder(state: Mapping[str, Any] | None, run_dir: Path, node_id: str | None) -> Path:
+    """The folder node ``node_id`` of a run (folded ``state`` in wire form) works in: its
+    working folder in its own worktree once it has one (``nodes.<id>.git.workdir``), else
+    :func:`workspace_path` of its config."""
+    state = state or {}
+    node = (state.get("nodes") or {}).get(node_id or "") or {}
+    workdir = (node.get("git") or {}).get("workdir") if isinstance(node, dict) else None
+    if isinstance(workdir, str) and workdir:
+        return Path(run_dir) / workdir
+    config = (state.get("nodeConfigs") or {}).get(node_id or "") or {}
+    workflow = state.get("workflowPath")
+    return workspace_path(config.get("workspace"), Path(workflow).parent if workflow else None,
+                          Path(run_dir))
 
 
 def init_scratch(path: Path) -> None:

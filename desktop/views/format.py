@@ -103,7 +103,10 @@ def preview(event: dict, tools: dict[str, dict] | None = None) -> str:
         return f"{event.get('inputTokens', 0)} in / {event.get('outputTokens', 0)} out{money}"
     if kind == "artifact.created":
         art = event.get("artifact") or {}
-        return f"{art.get('kind', '')}: {art.get('name', '')}"
+        commit = art.get("commit")
+        on = f" · commit {commit[:8]} on {art.get('branch') or '?'}" \
+            if isinstance(commit, str) else ""
+        return f"{art.get('kind', '')}: {art.get('name', '')}{on}"
     if kind == "verification.result":
         return f"verification {'ok' if event.get('ok') else 'failed'}: {event.get('command', '')}"
     if kind == "run.created":
@@ -112,6 +115,9 @@ def preview(event: dict, tools: dict[str, dict] | None = None) -> str:
         return f"mode {event.get('mode') or ''} {event.get('globalMode') or ''}".strip()
     if kind == "node.patch" and (event.get("patch") or {}).get("addedAtRuntime"):
         return f"node added at run time: {(event.get('patch') or {}).get('label', '')}"
+    git = (event.get("patch") or {}).get("git") if kind == "node.patch" else None
+    if isinstance(git, dict):
+        return f"works in its own worktree {git.get('worktree', '')} on {git.get('branch', '')}"
     if kind == "edge.created":
         return f"edge created ({(event.get('edge') or {}).get('type', '')})"
     reason = f": {_short(event['reason'])}" if event.get("reason") else ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 
 from api_helpers import EXAMPLE, Api, gated_shell, slow, workflow
 
@@ -150,6 +151,28 @@ async def test_delete_of_a_finished_run(api: Api) -> None:
     await api.finished(run_id)
     await api.json("DELETE", f"/api/runs/{run_id}", 204)
     await api.json("DELETE", f"/api/runs/{run_id}", 404)
+
+
+async def test_delete_removes_the_runs_worktrees_and_branches(api: Api, tmp_path) -> None:
+    repo = tmp_path / "project"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "mine.txt").write_text("uncommitted work of the user\n")
+    run_id = (await api.start(workflow({"a": {"workspace": str(repo), "script": [
+        {"edit": {"path": "new.txt", "content": "the agent's\n"}}]}})))["id"]
+    assert (await api.finished(run_id))["status"] == "completed"
+
+    def canvas_refs() -> str:
+        return subprocess.run(["git", "for-each-ref", "refs/heads/canvas/", "refs/canvas/"],
+                              cwd=repo, capture_output=True, text=True, check=True).stdout
+
+    assert f"canvas/{run_id[:8]}/a" in canvas_refs()
+    await api.json("DELETE", f"/api/runs/{run_id}", 204)
+    assert canvas_refs() == ""
+    listed = subprocess.run(["git", "worktree", "list", "--porcelain"], cwd=repo,
+                            capture_output=True, text=True, check=True).stdout
+    assert listed.count("worktree ") == 1 and run_id not in listed
+    assert sorted(p.name for p in repo.iterdir()) == [".git", "mine.txt"]
 
 
 async def test_health_counts_live_runs(api: Api) -> None:

@@ -104,7 +104,7 @@ def _two_step_flow(tmp_path: Path) -> Path:
             {"say": "a done"}]},
         "b": {"workspace": "proj", "script": [
             {"edit": {"path": "b.txt", "content": "from b\n"}}, {"say": "b done"}]},
-    }, [{"from": "a", "to": "b"}])
+    }, [{"from": "a", "to": "b"}], isolation="shared")  # forks restore from diffs, in place
     flow = tmp_path / "two.flow.yaml"
     flow.write_text(dumps_workflow(doc))
     (tmp_path / "proj").mkdir()

@@ -229,3 +229,25 @@ def test_rlimit_exec_refuses_a_limit_it_cannot_set():
     out = subprocess.run([sys.executable, "-m", "desktop.runtime.rlimit_exec", "--data=x",
                           "--", "true"], capture_output=True, text=True)
     assert out.returncode == 126 and "cannot set the limit --data=x" in out.stderr
+
+
+async def test_a_node_in_its_own_worktree_writes_there_and_never_in_the_repository(
+        tmp_path: Path):
+    needs_bwrap()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    (repo / "kept.txt").write_text("the user's\n")
+    script = [{"shell": "echo inside > made.txt"},
+              {"shell": f"echo stray > {shlex.quote(str(repo / 'stray.txt'))}"},
+              {"shell": f"echo changed > {shlex.quote(str(repo / 'kept.txt'))}"}]
+    ctx, events, _ = make_ctx(tmp_path, script, workspace=str(repo), sandbox=boxed())
+    result = await TurnRunner().run(ctx)
+    assert result.ok, result.error
+    assert [e["result"]["ok"] for e in tool_results(events)] == [True, False, False]
+    worktree = ctx.run_dir / "worktrees" / "impl"
+    assert (worktree / "made.txt").read_text() == "inside\n"
+    assert not (repo / "stray.txt").exists() and not (repo / "made.txt").exists()
+    assert (repo / "kept.txt").read_text() == "the user's\n"
+    patch = (folder(ctx, result) / "diff.patch").read_text()
+    assert "+inside" in patch and "kept.txt" not in patch

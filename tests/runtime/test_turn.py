@@ -143,7 +143,7 @@ def _git(cwd: Path, *args: str) -> None:
                    check=True, capture_output=True)
 
 
-async def test_diff_patch_in_git_workspace(tmp_path: Path):
+async def test_diff_patch_in_a_shared_git_workspace(tmp_path: Path):
     repo = tmp_path / "repo"
     repo.mkdir()
     _git(repo, "init", "-q")
@@ -152,7 +152,7 @@ async def test_diff_patch_in_git_workspace(tmp_path: Path):
     _git(repo, "commit", "-qm", "init")
     script = [{"edit": {"path": "keep.txt", "content": "new\n"}},
               {"edit": {"path": "fresh/untracked.txt", "content": "brand new\n"}}]
-    ctx, events, _ = make_ctx(tmp_path, script, workspace=str(repo))
+    ctx, events, _ = make_ctx(tmp_path, script, workspace=str(repo), isolation="shared")
     result = await TurnRunner().run(ctx)
     patch = (folder(ctx, result) / "diff.patch").read_text()
     assert "-old" in patch and "+new" in patch and "fresh/untracked.txt" in patch

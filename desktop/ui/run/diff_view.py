@@ -96,14 +96,9 @@ def _mono_edit() -> QPlainTextEdit:
 
 def node_workspace(state: dict | None, run_dir: Path, node_id: str | None) -> Path:
     """The folder node ``node_id`` of a run works in, by the runtime's own rule."""
-    from desktop.runtime.workspace import workspace_path
+    from desktop.runtime.workspace import node_folder
 
-    state = state or {}
-    config = ((state.get("nodeConfigs") or {}).get(node_id or "") or {})
-    workflow = state.get("workflowPath")
-    path = workspace_path(config.get("workspace"), Path(workflow).parent if workflow else None,
-                          Path(run_dir))
-    return path.resolve()
+    return node_folder(state, Path(run_dir), node_id).resolve()
 
 
 def open_in_editor(path: Path) -> bool:

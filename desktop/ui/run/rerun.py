@@ -34,6 +34,7 @@ def document_from_created(created: dict) -> WorkflowDocument:
     return WorkflowDocument(name=created.get("workflowName") or "Workflow",
                             task=created.get("task", ""), mode=created.get("mode", "AUTO"),
                             globalMode=created.get("globalMode", "IMPLEMENTATION"),
+                            isolation=created.get("isolation"),
                             nodes=doc_nodes, nodeConfigs=doc_configs, edges=edges)
 
 

@@ -94,6 +94,28 @@ def test_open_in_editor_follows_a_configured_workspace(
     opened: list[Path] = []
     monkeypatch.setattr(view, "opener", opened.append)
     view.open_current()
+    # proj is a git repository: the node worked in its own worktree, not in proj itself
+    run_dir = panels.session.run_dir
+    assert opened == [(run_dir / "worktrees" / "writer" / "notes" / "todo.md").resolve()]
+    assert opened[0].read_text() == "one\ntwo\n"
+    assert not (project / "proj" / "notes").exists()
+    assert not (run_dir / "workspace" / "notes").exists()
+
+
+def test_open_in_editor_follows_a_shared_workspace(
+        qloop, window_for, until, tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    (project / "proj").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(project / "proj")], check=True)
+    window, panels = window_for(loads_workflow(CONFIGURED + "isolation: shared\n"))
+
+    class _File:
+        path = project / "flow.yaml"
+
+    window.file = _File()
+    _run(qloop, panels, until)
+    opened: list[Path] = []
+    monkeypatch.setattr(panels.diffs, "opener", opened.append)
+    panels.diffs.open_current()
     assert opened == [(project / "proj" / "notes" / "todo.md").resolve()]
     assert opened[0].read_text() == "one\ntwo\n"
-    assert not (panels.session.run_dir / "workspace" / "notes").exists()

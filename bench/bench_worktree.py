@@ -1,0 +1,104 @@
+"""Node worktrees on a generated repository of 10,000 files (2,000 quick).
+
+- Making a node's worktree (the run's base commit of the user's HEAD plus their
+  uncommitted work, then ``git worktree add``), against ``git clone --shared`` of the
+  same repository (both check every file out).
+- A turn's commit on the node's branch (``git add -A``, the check for a change, ``git
+  commit``) for a turn that changed one file, at the median, against what a shared git
+  workspace pays per turn instead: a snapshot tree before and after the agent.
+- Disk per node: the worktree's own files and its git bookkeeping, against the working
+  tree of the repository (the objects are shared, so nothing else grows).
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from desktop.runtime import workspace_diff
+from desktop.runtime.worktrees import commit_all, open_tree
+
+RUN = "b3nc4000-0000-4000-8000-000000000000"
+USER = ("-c", "user.name=bench", "-c", "user.email=bench@localhost")
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *USER, *args], cwd=cwd, check=True, capture_output=True)
+
+
+def _repository(root: Path, files: int) -> Path:
+    repo = root / "repo"
+    for i in range(files):
+        path = repo / f"pkg{i % 100:02d}" / f"mod{i:05d}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f'"""Module {i}."""\n\nVALUE = {i}\n' + "# padding\n" * 20)
+    _git(root, "init", "-q", str(repo))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "generated")
+    (repo / "pkg00" / "mod00000.py").write_text("VALUE = 'changed, not committed'\n")
+    (repo / "untracked.py").write_text("NEW = True\n")
+    return repo
+
+
+def _du(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def _time(action) -> float:
+    t0 = time.perf_counter()
+    action()
+    return time.perf_counter() - t0
+
+
+def run(quick: bool) -> list[dict]:
+    """Rows: worktree vs clone --shared, a turn's commit vs two snapshots, disk per node."""
+    files, turns = (2_000, 9) if quick else (10_000, 21)
+    tmp = Path(tempfile.mkdtemp(prefix="bench-worktree-"))
+    try:
+        repo = _repository(tmp, files)
+        run_dir = tmp / "runs" / RUN
+        make = _time(lambda: open_tree(repo, run_dir, RUN, "n0", "n0"))
+        second = _time(lambda: open_tree(repo, run_dir, RUN, "n1", "n1"))
+        clone = _time(lambda: _git(tmp, "clone", "-q", "--shared", str(repo),
+                                   str(tmp / "clone")))
+        tree = open_tree(repo, run_dir, RUN, "n0", "n0")
+        assert tree is not None
+        commits, snapshots = [], []
+        for turn in range(turns):
+            target = tree.path / f"pkg{turn % 100:02d}" / f"mod{turn:05d}.py"
+            target.write_text(f"VALUE = {turn}  # turn {turn}\n")
+            commits.append(_time(lambda t=turn: commit_all(tree, f"turn {t}\n")))
+            shared = tmp / "clone" / target.relative_to(tree.path)
+            t0 = time.perf_counter()
+            workspace_diff._snapshot(tmp / "clone")
+            shared.write_text(f"VALUE = {turn}  # turn {turn}\n")
+            workspace_diff._snapshot(tmp / "clone")
+            snapshots.append(time.perf_counter() - t0)
+        node = _du(tree.path) + _du(repo / ".git" / "worktrees" / "n0")
+        work = _du(repo) - _du(repo / ".git")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    commit_ms, snap_ms = statistics.median(commits) * 1e3, statistics.median(snapshots) * 1e3
+    label = f"{files:,} files"
+    return [
+        {"name": f"first node's worktree, with the base commit ({label})",
+         "value": round(make, 3), "unit": "s", "reference": round(clone, 3),
+         "ratio": round(make / clone, 2), "target": "< 0.10 x git clone --shared",
+         "ok": make / clone < 0.10},
+        {"name": f"another node's worktree, base already made ({label})",
+         "value": round(second, 3), "unit": "s", "reference": round(clone, 3),
+         "ratio": round(second / clone, 2), "target": "< 0.10 x git clone --shared",
+         "ok": second / clone < 0.10},
+        {"name": f"a turn's commit, median of {turns} ({label})", "value": round(commit_ms, 1),
+         "unit": "ms", "reference": round(snap_ms, 1), "ratio": round(commit_ms / snap_ms, 2),
+         "target": "< 50 ms (reference: a shared workspace's two snapshots)",
+         "ok": commit_ms < 50},
+        {"name": f"disk per node ({label})", "value": round(node / 2**20, 1), "unit": "MB",
+         "reference": round(work / 2**20, 1), "ratio": round(node / work, 2),
+         "target": "reference: the repository's working tree; objects are shared",
+         "ok": None},
+    ]

@@ -1,0 +1,44 @@
+"""How a node's changes are kept apart from the other nodes' (``isolation``).
+
+In a workflow, ``isolation`` is set for the whole run and may be overridden per node
+(``nodeConfigs.<id>.isolation``)::
+
+    isolation: worktree      # each node in its own git worktree, on its own branch
+    isolation: shared        # every node works in the workspace itself (as before)
+
+Unset, a node whose configured ``workspace`` is a git repository gets ``worktree``;
+a node in a folder that is not a git repository, and a node in the run's scratch
+folder, work there directly (``shared``).
+
+With ``worktree`` a node works in ``runs/<runId>/worktrees/<node>`` on branch
+``canvas/<first 8 of the run id>/<node>``; every node of the run starts from one base
+commit (the user's HEAD plus their uncommitted and untracked changes), kept reachable
+by ``refs/canvas/<run8>/base``. :class:`NodeGit` is what the run records of it.
+"""
+
+from enum import StrEnum
+
+from pydantic import Field
+
+from desktop.contract.base import ContractModel
+
+
+class Isolation(StrEnum):
+    """``worktree``: a git worktree and branch per node; ``shared``: the workspace itself."""
+
+    WORKTREE = "worktree"
+    SHARED = "shared"
+
+
+class NodeGit(ContractModel):
+    """Where a node isolated in a git worktree works (``NodeState.git``)."""
+
+    repo: str = Field(description="The top folder of the user's repository (absolute).")
+    common_dir: str = Field(alias="commonDir",
+                            description="The repository's git folder (absolute), where its "
+                                        "objects, branches and worktrees are kept.")
+    branch: str = Field(description="The node's branch, e.g. canvas/1a2b3c4d/implementer.")
+    base: str = Field(description="The run's base commit in this repository.")
+    worktree: str = Field(description="The node's worktree, relative to the run folder.")
+    workdir: str = Field(description="The node's working folder (its workspace inside the "
+                                     "worktree), relative to the run folder.")

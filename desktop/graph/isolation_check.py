@@ -1,0 +1,69 @@
+"""Advice on ``isolation`` (worktree | shared): where a worktree cannot be made.
+
+A node gets its own git worktree only when its configured ``workspace`` is in a git
+repository; the run's scratch folder and folders outside git stay shared. Asking for
+``worktree`` where it cannot apply is a warning, not an error: the node still runs,
+in the folder itself, as it would with ``shared``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from desktop.contract.isolation import Isolation
+from desktop.graph.document import WorkflowDocument
+from desktop.graph.errors import Problem
+
+WORKTREE = Isolation.WORKTREE.value
+
+
+def in_git_repository(folder: Path) -> bool:
+    """Whether ``folder`` or a folder above it holds a ``.git`` (no git process run)."""
+    here = folder.absolute()
+    return any((place / ".git").exists() for place in (here, *here.parents))
+
+
+def _workflow_dir(source: str | None) -> Path | None:
+    if not source or source.startswith("<"):
+        return None
+    return Path(source).expanduser().absolute().parent
+
+
+def _workspace(workspace: str, base: Path | None) -> Path | None:
+    path = Path(workspace).expanduser()
+    if path.is_absolute():
+        return path
+    return base / path if base is not None else None
+
+
+def check_isolation(doc: WorkflowDocument, source: str | None = None) -> list[Problem]:
+    """Warnings for ``isolation: worktree`` on nodes that cannot have a worktree: no
+    workspace (the shared scratch folder), or a workspace that is not a git repository
+    (checked when the workflow is a file, so relative paths resolve)."""
+    out: list[Problem] = []
+    base = _workflow_dir(source)
+    configured = [n.id for n in doc.nodes if doc.config(n.id).workspace]
+    if doc.isolation == WORKTREE and doc.nodes and not configured:
+        out.append(Problem(
+            "isolation", "no node has a workspace, so every node works in the run's shared "
+            "scratch folder and isolation: worktree has no effect",
+            "set nodeConfigs.<id>.workspace to a git repository", "warning"))
+    for node in doc.nodes:
+        cfg = doc.node_configs.get(node.id)
+        if cfg is None or cfg.isolation != WORKTREE:
+            continue
+        where = f"nodeConfigs.{node.id}.isolation"
+        if not cfg.workspace:
+            out.append(Problem(
+                where, f"node {node.id!r} has no workspace: it works in the run's shared "
+                "scratch folder, where isolation: worktree has no effect",
+                f"set nodeConfigs.{node.id}.workspace to a git repository, or remove "
+                "isolation", "warning"))
+            continue
+        folder = _workspace(cfg.workspace, base)
+        if folder is not None and folder.is_dir() and not in_git_repository(folder):
+            out.append(Problem(
+                where, f"the workspace {cfg.workspace!r} of node {node.id!r} is not in a git "
+                "repository, so the node works in the folder itself (shared)",
+                f"run `git init` in {folder}, or set isolation: shared", "warning"))
+    return out

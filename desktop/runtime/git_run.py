@@ -1,0 +1,89 @@
+"""Running git for node worktrees: a clean environment, a fixed identity, no hooks.
+
+Every command keeps the user's own git config (line endings, filters, ignore files)
+except what would act on their behalf or stall a run:
+
+- no hooks (``core.hooksPath``): a pre-commit hook of theirs must not run, or fail,
+  on an agent's commit;
+- no signing, no automatic gc or maintenance, no file-system monitor daemon;
+- author and committer are "Agent Canvas", given through the environment, so
+  commits work on a machine with no git identity configured;
+- none of the ``GIT_*`` variables that would point git at another repository or
+  index (a run started from inside a git hook would inherit them).
+
+These are blocking calls: callers run them on a worker thread (``asyncio.to_thread``),
+never on the event loop, as desktop/runtime/workspace_diff.py does.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+IDENTITY = {"GIT_AUTHOR_NAME": "Agent Canvas", "GIT_AUTHOR_EMAIL": "agent-canvas@localhost",
+            "GIT_COMMITTER_NAME": "Agent Canvas",
+            "GIT_COMMITTER_EMAIL": "agent-canvas@localhost"}
+SAFE_CONFIG = ("-c", f"core.hooksPath={os.devnull}", "-c", "commit.gpgSign=false",
+               "-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "core.fsmonitor=false")
+_REPO_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+              "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE",
+              "GIT_PREFIX", "GIT_QUARANTINE_PATH", "GIT_REFLOG_ACTION")
+
+
+class GitError(RuntimeError):
+    """A git command failed; the message names the command and git's own reason."""
+
+
+@dataclass(frozen=True)
+class GitResult:
+    """What one git command did: its exit code and output."""
+
+    code: int
+    out: bytes
+    err: bytes
+
+    @property
+    def ok(self) -> bool:
+        return self.code == 0
+
+    @property
+    def text(self) -> str:
+        """stdout as text, without the trailing newline."""
+        return self.out.decode("utf-8", "replace").strip()
+
+    def reason(self) -> str:
+        """git's last line on stderr (else stdout), or the exit code."""
+        for stream in (self.err, self.out):
+            lines = stream.decode("utf-8", "replace").strip().splitlines()
+            if lines:
+                return lines[-1].strip()
+        return f"git exit {self.code}"
+
+
+def git_env(index: str | None = None) -> dict[str, str]:
+    """The environment of our git commands (``index``: a private GIT_INDEX_FILE)."""
+    env = {k: v for k, v in os.environ.items() if k not in _REPO_VARS}
+    env.update(IDENTITY, GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0")
+    if index is not None:
+        env["GIT_INDEX_FILE"] = index
+    return env
+
+
+def git(cwd: Path, *args: str, index: str | None = None) -> GitResult:
+    """Run ``git args`` in ``cwd``; never raises for a failing command."""
+    try:
+        proc = subprocess.run(["git", *SAFE_CONFIG, *args], cwd=str(cwd), env=git_env(index),
+                              stdin=subprocess.DEVNULL, capture_output=True, check=False)
+    except OSError as exc:
+        return GitResult(127, b"", str(exc).encode())
+    return GitResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def must(cwd: Path, *args: str, index: str | None = None) -> str:
+    """Run ``git args`` in ``cwd``; its stdout as text, or GitError saying why not."""
+    result = git(cwd, *args, index=index)
+    if not result.ok:
+        raise GitError(f"git {args[0]} in {cwd} failed: {result.reason()}")
+    return result.text

@@ -1,0 +1,184 @@
+"""A node's own git worktree: made from the run's base commit, committed after each turn.
+
+Node ``impl`` of run ``1a2b3c4d-...`` works in ``runs/<runId>/worktrees/impl``, a git
+worktree of the repository its configured workspace is in, on branch
+``canvas/1a2b3c4d/impl``; a workspace below the repository's top is the same folder
+inside the worktree. Every node of the run starts from the run's one base commit
+(:mod:`desktop.runtime.git_base`).
+
+The blocking functions here run on a worker thread. Making the base and a worktree
+holds a lock per repository, so the nodes of a run that start together agree on one
+base and git's worktree bookkeeping sees one change at a time.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from desktop.runtime.git_base import ensure_base, run8
+from desktop.runtime.git_run import GitError, git, must
+
+WORKTREES = "worktrees"
+"""The run folder's folder of node worktrees."""
+_SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$")
+_locks: dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def branch_component(key: str | None, node_id: str) -> str:
+    """The node's name in its branch and worktree folder: its key when git accepts it as
+    one path component (no ``..``, no trailing ``.`` or ``.lock``), else its id."""
+    if key and _SAFE.match(key) and not key.endswith(".lock"):
+        return key
+    return node_id
+
+
+def branch_name(run_id: str, component: str) -> str:
+    """``canvas/<run8>/<node>``."""
+    return f"canvas/{run8(run_id)}/{component}"
+
+
+@dataclass(frozen=True)
+class Repo:
+    """The repository a workspace is in."""
+
+    top: Path
+    common_dir: Path
+    prefix: str
+    """The workspace's folder below ``top`` (``""`` at the top)."""
+
+
+@dataclass(frozen=True)
+class NodeTree:
+    """One node's worktree, branch and working folder."""
+
+    repo: Repo
+    path: Path
+    branch: str
+    base: str
+
+    @property
+    def workdir(self) -> Path:
+        """Where the node's agent works: its workspace, inside the worktree."""
+        return self.path / self.repo.prefix if self.repo.prefix else self.path
+
+    def record(self, run_dir: Path) -> dict[str, Any]:
+        """The node's ``git`` field (desktop/contract/isolation.py: NodeGit)."""
+        return {"repo": str(self.repo.top), "commonDir": str(self.repo.common_dir),
+                "branch": self.branch, "base": self.base,
+                "worktree": self.path.relative_to(run_dir).as_posix(),
+                "workdir": self.workdir.relative_to(run_dir).as_posix()}
+
+
+def repo_of(workspace: Path) -> Repo | None:
+    """The repository ``workspace`` is in, or None when it is in none."""
+    found = git(workspace, "rev-parse", "--path-format=absolute", "--show-toplevel",
+                "--git-common-dir", "--path-format=relative", "--show-prefix")
+    lines = found.out.decode("utf-8", "replace").splitlines() if found.ok else []
+    if len(lines) < 2 or not lines[0]:
+        return None
+    prefix = lines[2].rstrip("/") if len(lines) > 2 else ""
+    return Repo(Path(lines[0]), Path(lines[1]), prefix)
+
+
+def _lock(repo: Repo) -> threading.Lock:
+    with _locks_guard:
+        return _locks.setdefault(str(repo.common_dir), threading.Lock())
+
+
+def head(folder: Path) -> str:
+    """The commit checked out in ``folder``."""
+    return must(folder, "rev-parse", "--verify", "HEAD^{commit}")
+
+
+def _is_worktree(path: Path) -> bool:
+    if not (path / ".git").is_file():
+        return False
+    top = git(path, "rev-parse", "--path-format=absolute", "--show-toplevel")
+    return top.ok and Path(top.text).resolve() == path.resolve()
+
+
+def _add(repo: Repo, path: Path, branch: str, base: str) -> None:
+    git(repo.top, "worktree", "prune")
+    if path.exists():  # left by a `worktree add` that never finished: nothing of a node's
+        shutil.rmtree(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if git(repo.top, "rev-parse", "--verify", "-q", f"refs/heads/{branch}").ok:
+        must(repo.top, "worktree", "add", "--quiet", str(path), branch)
+    else:
+        must(repo.top, "worktree", "add", "--quiet", "-b", branch, str(path), base)
+
+
+def open_tree(workspace: Path, run_dir: Path, run_id: str, key: str | None,
+              node_id: str) -> NodeTree | None:
+    """The node's worktree of the repository ``workspace`` is in, made on first use
+    (with the run's base commit); None when ``workspace`` is in no repository."""
+    repo = repo_of(workspace)
+    if repo is None:
+        return None
+    component = branch_component(key, node_id)
+    path = (run_dir / WORKTREES / component).absolute()
+    branch = branch_name(run_id, component)
+    with _lock(repo):
+        base = ensure_base(repo.top, run_id, exclude=[run_dir])
+        if not _is_worktree(path):
+            _add(repo, path, branch, base)
+    tree = NodeTree(repo, path, branch, base)
+    tree.workdir.mkdir(parents=True, exist_ok=True)
+    return tree
+
+
+def commit_all(tree: NodeTree, message: str) -> str | None:
+    """Commit everything changed in the worktree (ignored files left out) on its branch;
+    the new commit, or None when nothing changed.
+
+    Plumbing rather than ``git commit``, which stats every file a second time after
+    ``git add`` did: ``write-tree`` from the index just written, ``commit-tree`` and
+    ``update-ref`` of HEAD (so the branch moves, guarded by its old value).
+    """
+    must(tree.path, "-c", "core.untrackedCache=true", "add", "-A", "--", ":/")
+    written = must(tree.path, "write-tree")
+    parent, parent_tree = must(tree.path, "rev-parse", "HEAD", "HEAD^{tree}").split()
+    if written == parent_tree:
+        return None
+    commit = must(tree.path, "commit-tree", written, "-p", parent, "-m", message)
+    subject = message.splitlines()[0] if message else ""
+    must(tree.path, "update-ref", "-m", f"commit: {subject}", "HEAD", commit, parent)
+    return commit
+
+
+def turn_message(run_id: str, node: str, node_id: str, turn: int, agent_run_id: str,
+                 attempt: int) -> str:
+    """The commit message of a node's turn: what a reader of ``git log`` needs."""
+    again = f", attempt {attempt}" if attempt > 1 else ""
+    return (f"{node}: turn {turn} of run {run8(run_id)}{again}\n\n"
+            f"Run: {run_id}\nNode: {node} ({node_id})\nTurn: {turn}\n"
+            f"Agent-Run: {agent_run_id}\n")
+
+
+def between_message(run_id: str, node: str, turn: int) -> str:
+    """The message of a commit of changes made in a worktree between two turns (by a
+    verification command, or by hand)."""
+    return (f"{node}: changes before turn {turn} of run {run8(run_id)}\n\n"
+            f"Run: {run_id}\nNode: {node}\nTurn: {turn}\n")
+
+
+__all__ = [
+    "WORKTREES",
+    "GitError",
+    "NodeTree",
+    "Repo",
+    "between_message",
+    "branch_component",
+    "branch_name",
+    "commit_all",
+    "head",
+    "open_tree",
+    "repo_of",
+    "turn_message",
+]

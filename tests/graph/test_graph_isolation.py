@@ -1,0 +1,111 @@
+"""``isolation`` of a workflow and of a node: its shape, its checks, its round trip."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from desktop.commands.schema import all_sources
+from desktop.contract.schema import build_schemas
+from desktop.graph.errors import WorkflowLoadError
+from desktop.graph.io import document_data, dumps_workflow, parse_workflow
+from desktop.graph.validate import validate
+from desktop.runtime.run_setup import run_created_event
+
+BODY = """version: 1
+name: t
+{run}nodes:
+  - id: a
+    entry: true
+  - id: b
+nodeConfigs:
+  a:
+{a}  b:
+    instructions: b
+{b}edges:
+  - from: a
+    to: b
+"""
+
+
+def load(run: str = "", a: str = "    instructions: a\n", b: str = "", source="t.flow.yaml"):
+    return parse_workflow(BODY.format(run=run, a=a, b=b), source)
+
+
+def warnings(source: str, **parts: str) -> list:
+    doc, smap = load(source=source, **parts)
+    found = validate(doc, source, smap)
+    assert not [p for p in found if p.is_error], found
+    return [p for p in found if "isolation" in p.location]
+
+
+def test_unset_is_the_default_and_is_not_written_back() -> None:
+    doc, _ = load()
+    assert doc.isolation is None and doc.config("a").isolation is None
+    data = document_data(doc)
+    assert "isolation" not in data and "isolation" not in data["nodeConfigs"]["a"]
+    assert "isolation" not in run_created_event(doc, "0" * 8 + "-0000-4000-8000-" + "0" * 12,
+                                                 mode="AUTO", global_mode="IMPLEMENTATION",
+                                                 workflow_path=None)
+
+
+@given(run=st.sampled_from([None, "worktree", "shared"]),
+       node=st.sampled_from([None, "worktree", "shared"]))
+def test_run_and_node_isolation_round_trip(run: str | None, node: str | None) -> None:
+    doc, _ = load(run=f"isolation: {run}\n" if run else "",
+                  a=f"    isolation: {node}\n" if node else "    instructions: a\n")
+    again, _ = parse_workflow(dumps_workflow(doc), "again.flow.yaml")
+    assert again.isolation == doc.isolation == run
+    assert again.config("a").isolation == doc.config("a").isolation == node
+    created = run_created_event(doc, "12345678-0000-4000-8000-000000000000", mode="AUTO",
+                                global_mode="IMPLEMENTATION", workflow_path=None)
+    assert created.get("isolation") == run
+
+
+@pytest.mark.parametrize(("run", "a", "where"), [
+    ("isolation: sharde\n", "    instructions: a\n", "t.flow.yaml:3: isolation"),
+    ("", "    isolation: work-tree\n", "t.flow.yaml:9: nodeConfigs.a.isolation"),
+])
+def test_a_bad_isolation_is_named_with_the_file_field_and_fix(run: str, a: str,
+                                                               where: str) -> None:
+    with pytest.raises(WorkflowLoadError) as err:
+        load(run=run, a=a)
+    shown = str(err.value)
+    assert where in shown and "use one of: worktree, shared" in shown
+
+
+def test_worktree_without_a_workspace_is_a_warning_naming_the_fix(tmp_path: Path) -> None:
+    source = str(tmp_path / "t.flow.yaml")
+    found = warnings(source, a="    isolation: worktree\n")
+    assert [p.location for p in found] == ["nodeConfigs.a.isolation"]
+    assert "scratch folder" in found[0].message and "workspace" in found[0].hint
+    run_level = warnings(source, run="isolation: worktree\n")
+    assert [p.location for p in run_level] == ["isolation"]
+
+
+def test_worktree_on_a_folder_outside_git_is_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "repo").mkdir()
+    subprocess.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)
+    source = str(tmp_path / "t.flow.yaml")
+    found = warnings(source, a="    isolation: worktree\n    workspace: plain\n",
+                     b="    isolation: worktree\n    workspace: repo\n")
+    assert [p.location for p in found] == ["nodeConfigs.a.isolation"]
+    assert "not in a git repository" in found[0].message and "git init" in found[0].hint
+    assert warnings(source, a="    isolation: shared\n    workspace: plain\n") == []
+
+
+def test_the_workflow_schema_knows_isolation() -> None:
+    schema = build_schemas(all_sources())["workflow-document.schema.json"]
+    check = Draft202012Validator(json.loads(json.dumps(schema)))
+    doc = {"name": "t", "isolation": "worktree", "nodes": [{"id": "a"}],
+           "nodeConfigs": {"a": {"isolation": "shared"}}}
+    check.validate(doc)
+    assert not check.is_valid(doc | {"isolation": "copy"})
+    assert not check.is_valid(doc | {"nodeConfigs": {"a": {"isolation": "copy"}}})

@@ -1,0 +1,123 @@
+"""A run's base commit: the user's HEAD plus their uncommitted work, their repo untouched."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from gitkit import fingerprint, git, no_git_config, tree_files, user_repo
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from desktop.runtime.git_base import base_ref, capture, ensure_base
+from desktop.runtime.git_run import GitError
+
+__all__ = ["no_git_config"]
+RUN = "1a2b3c4d-0000-4000-8000-000000000001"
+TWIN = "1a2b3c4d-0000-4000-8000-000000000002"  # the same first 8 characters
+
+
+def working_files(repo: Path) -> dict[str, bytes]:
+    return {p.relative_to(repo).as_posix(): p.read_bytes() for p in repo.rglob("*")
+            if p.is_file() and ".git" not in p.relative_to(repo).parts}
+
+
+def test_the_base_holds_committed_staged_unstaged_and_untracked_work(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "repo")
+    before = fingerprint(repo)
+    base = ensure_base(repo, RUN)
+    assert fingerprint(repo) == before
+    files = tree_files(repo, base)
+    expected = working_files(repo)
+    del expected["debug.log"]  # ignored: left out
+    assert files == expected
+    assert files["both.txt"] == b"v3 in the working tree\n"  # what is on disk, not staged
+    assert git(repo, "rev-parse", f"{base}^") == git(repo, "rev-parse", "HEAD")
+    assert git(repo, "rev-parse", base_ref(RUN)) == base
+    assert git(repo, "log", "-1", "--format=%an <%ae>", base) == \
+        "Agent Canvas <agent-canvas@localhost>"
+
+
+def test_a_repository_with_no_commit_gets_a_base_without_parent(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "repo", commit=False)
+    before = fingerprint(repo)
+    base = ensure_base(repo, RUN)
+    assert fingerprint(repo) == before
+    assert git(repo, "rev-list", "--parents", "-n", "1", base) == base  # no parent
+    assert set(tree_files(repo, base)) == {".gitignore", "committed.txt", "both.txt",
+                                           "staged.txt", "untracked.txt"}
+
+
+def test_an_empty_repository_gets_an_empty_base(tmp_path: Path, no_git_config) -> None:
+    repo = tmp_path / "empty"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    base = ensure_base(repo, RUN)
+    assert tree_files(repo, base) == {}
+
+
+def test_the_base_is_made_once_per_run_and_a_twin_run_is_refused(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "repo")
+    base = ensure_base(repo, RUN)
+    (repo / "later.txt").write_text("written after the run started\n")
+    assert ensure_base(repo, RUN) == base  # a resumed run, or its next node: the same base
+    with pytest.raises(GitError, match="belongs to another run"):
+        ensure_base(repo, TWIN)
+
+
+def test_a_run_folder_inside_the_repository_is_left_out(tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "repo")
+    run_dir = repo / "data" / "runs" / RUN
+    run_dir.mkdir(parents=True)
+    (run_dir / "events.jsonl").write_text("{}\n")
+    base = capture(repo, "base", exclude=[run_dir])
+    assert "untracked.txt" in tree_files(repo, base)
+    assert not [name for name in tree_files(repo, base) if name.startswith("data/")]
+
+
+NAMES = st.sampled_from(["a.txt", "b.txt", "sub/c.txt", "sub/deep/d.bin", "e.log"])
+STATES = st.sampled_from(["committed", "modified", "staged", "staged-then-modified",
+                          "untracked", "deleted"])
+
+
+@settings(max_examples=12, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(plan=st.dictionaries(NAMES, st.tuples(STATES, st.binary(max_size=40)), min_size=1))
+def test_any_mix_of_changes_is_captured_exactly_and_nothing_of_theirs_moves(
+        plan: dict[str, tuple[str, bytes]], no_git_config) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp) / "repo"
+        repo.mkdir()
+        git(repo, "init", "-q")
+        (repo / ".gitignore").write_text("*.log\n")
+        git(repo, "add", ".gitignore")
+        for name, (state, _) in plan.items():
+            if state != "untracked":
+                path = repo / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(b"first\n")
+                git(repo, "add", "-f", name)
+        git(repo, "commit", "-q", "--allow-empty", "-m", "start")
+        for name, (state, data) in plan.items():
+            path = repo / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if state == "deleted":
+                path.unlink()
+            elif state != "committed":
+                path.write_bytes(data)
+            if state.startswith("staged"):
+                git(repo, "add", "-f", name)
+            if state == "staged-then-modified":
+                path.write_bytes(data + b"!")
+        before = fingerprint(repo)
+        base = ensure_base(repo, RUN)
+        assert fingerprint(repo) == before
+        expected = working_files(repo)
+        tracked = set(git(repo, "ls-files", "-z").split("\0"))
+        for name in list(expected):  # ignored and untracked: left out; tracked: kept
+            if name.endswith(".log") and name not in tracked:
+                del expected[name]
+        assert tree_files(repo, base) == expected

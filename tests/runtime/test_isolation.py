@@ -1,0 +1,175 @@
+"""Runs whose nodes work in their own git worktrees: exact diffs, merges along the edges,
+a conflict that pauses the run, two runs on one repository, and the user's repository
+left exactly as it was."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from engine_helpers import events_of, of_type, run_doc, workflow
+from gitkit import (
+    USER,
+    diffs_by_node,
+    fingerprint,
+    git,
+    no_git_config,
+    node_git,
+    patch_files,
+    tree_files,
+    user_repo,
+)
+
+from desktop.contract.events import parse_event
+from desktop.graph.io import load_workflow
+from desktop.graph.resources import examples_dir
+from desktop.runtime.engine import Engine
+from desktop.runtime.fork import ForkError, ForkRequest, fork_run, prepare_fork
+from desktop.runtime.recovery import create_run
+from desktop.views.forks import scan_run
+
+__all__ = ["no_git_config"]
+EXAMPLE = "orchestrator-two-implementers.flow.yaml"
+
+
+def on_repo(doc, repo: Path):
+    """``doc`` with every node working in ``repo``."""
+    for node in doc.nodes:
+        doc.node_configs[node.id] = doc.config(node.id).model_copy(
+            update={"workspace": str(repo)})
+    return doc
+
+
+async def test_the_orchestrator_example_in_a_git_repository_gives_each_implementer_its_own_diff(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "project")
+    before = fingerprint(repo)
+    engine = await run_doc(on_repo(load_workflow(examples_dir() / EXAMPLE), repo),
+                           tmp_path / "data")
+    assert engine.state.status == "completed"
+    assert fingerprint(repo) == before  # nothing of the user's moved, not even the index
+
+    diffs = diffs_by_node(engine)
+    assert set(diffs) == {"impl-text", "impl-num"}  # the orchestrator writes nothing
+    own = {"impl-text": {"text_utils.py", "test_text_utils.py"},
+           "impl-num": {"num_utils.py", "test_num_utils.py"}}
+    run8 = engine.run_id[:8]
+    for key, [art] in diffs.items():
+        patch = (engine.run_dir / art["path"]).read_text()
+        assert patch_files(patch) == own[key], (key, patch)
+        assert art["branch"] == f"canvas/{run8}/{key}"
+        assert git(repo, "rev-parse", art["branch"]) == art["commit"]
+        shown = git(repo, "show", "--format=%an|%s|%b", "--name-only", art["commit"])
+        assert shown.startswith(f"Agent Canvas|{key}: turn 1 of run {run8}|")
+        assert f"Run: {engine.run_id}" in shown and "Turn: 1" in shown
+        assert set(shown.splitlines()[-2:]) == own[key]
+        assert git(repo, "diff", "--name-only", f"{art['commit']}^", art["commit"]
+                   ).splitlines() == sorted(own[key])
+
+    # code travelled with the reports: the orchestrator's branch holds both halves
+    orchestrator = node_git(engine, "orchestrator")
+    final = tree_files(repo, orchestrator.branch)
+    assert own["impl-text"] | own["impl-num"] <= set(final)
+    assert final["untracked.txt"] == b"untracked\n"  # the base: the user's work in progress
+    worktree = engine.run_dir / orchestrator.worktree
+    assert (worktree / "num_utils.py").is_file() and (worktree / "text_utils.py").is_file()
+    merges = [e["message"] for e in of_type(events_of(engine.run_dir), "node.progress")
+              if e["message"].startswith("merged ")]
+    assert len(merges) == 2 and all(orchestrator.branch in m for m in merges)
+    for event in events_of(engine.run_dir):  # every event the run wrote is a contract event
+        parse_event(event)
+
+
+async def test_parallel_edits_of_one_line_pause_the_run_naming_branches_and_files(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "project")
+    before = fingerprint(repo)
+    ws = {"workspace": str(repo)}
+    doc = workflow({
+        "lead": {**ws, "script": {"turns": [[{"say": "split"}], [{"say": "merged"}],
+                                            [{"say": "all in"}, {"done": True}]]}},
+        "left": {**ws, "script": [{"edit": {"path": "committed.txt", "content": "left\n"}},
+                                  {"done": True}]},
+        "right": {**ws, "script": [{"edit": {"path": "committed.txt", "content": "right\n"}},
+                                   {"done": True}]},
+    }, [{"from": "lead", "to": "left"}, {"from": "lead", "to": "right"},
+        {"from": "left", "to": "lead", "type": "report"},
+        {"from": "right", "to": "lead", "type": "report"}])
+    engine = create_run(doc, tmp_path / "data")
+    try:
+        await asyncio.wait_for(engine.run(exit_on_pause=True), 60)
+    finally:
+        engine.close()
+    state = engine.state
+    assert state.status == "paused"
+    lead = next(n for n in state.nodes.values() if n.key == "lead")
+    assert lead.status == "blocked" and lead.summary.startswith("merge conflict with canvas/")
+    [error] = [e["message"] for e in of_type(events_of(engine.run_dir), "bus.message",
+                                             busType="ERROR")]
+    run8 = engine.run_id[:8]
+    assert f"into canvas/{run8}/lead" in error and "conflicts in committed.txt" in error
+    assert f"canvas/{run8}/left" in error or f"canvas/{run8}/right" in error
+    worktree = engine.run_dir / lead.git.worktree
+    assert git(worktree, "status", "--porcelain") == ""  # the merge was undone
+    assert (worktree / "committed.txt").read_text() in ("left\n", "right\n")
+    assert state.inboxes[lead.id], "the conflicting report waits in the lead's inbox"
+    assert fingerprint(repo) == before
+
+    # resolved by hand in the lead's worktree, as the message says, then resumed
+    source = re.match(r"merging (\S+) into", error).group(1)
+    subprocess.run(["git", *USER, "merge", "-q", source], cwd=worktree, capture_output=True,
+                   check=False)
+    (worktree / "committed.txt").write_text("left and right\n")
+    git(worktree, "commit", "-q", "-am", "both")
+    resumed = Engine.resume(engine.run_dir)
+    try:
+        resumed.resume_run()
+        assert await asyncio.wait_for(resumed.run(), 60) == "completed"
+    finally:
+        resumed.close()
+    assert tree_files(repo, lead.git.branch)["committed.txt"] == b"left and right\n"
+    assert fingerprint(repo) == before
+
+
+async def test_shared_isolation_and_folders_outside_git_work_in_place(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "project")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    engine = await run_doc(workflow({
+        "a": {"workspace": str(repo), "isolation": "shared",
+              "script": [{"edit": {"path": "by_a.txt", "content": "a\n"}}]},
+        "b": {"workspace": str(plain), "script": [{"edit": {"path": "by_b.txt",
+                                                            "content": "b\n"}}]},
+        "c": {"script": [{"edit": {"path": "by_c.txt", "content": "c\n"}}]},
+    }, [{"from": "a", "to": "b"}, {"from": "b", "to": "c"}]), tmp_path / "data")
+    assert engine.state.status == "completed"
+    assert (repo / "by_a.txt").read_text() == "a\n"
+    assert (plain / "by_b.txt").read_text() == "b\n"
+    assert (engine.run_dir / "workspace" / "by_c.txt").read_text() == "c\n"
+    assert not (engine.run_dir / "worktrees").exists()
+    assert all(n.git is None for n in engine.state.nodes.values())
+    assert git(repo, "for-each-ref", "refs/heads/canvas/", "refs/canvas/") == ""
+    assert {key: sorted(patch_files((engine.run_dir / art["path"]).read_text()))
+            for key, [art] in diffs_by_node(engine).items()} == {"a": ["by_a.txt"],
+                                                                  "c": ["by_c.txt"]}
+
+
+async def test_a_run_whose_nodes_worked_in_worktrees_is_not_forked_wrongly(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "project")
+    engine = await run_doc(workflow({
+        "a": {"workspace": str(repo), "script": [{"edit": {"path": "a.txt", "content": "a\n"}}]},
+        "b": {"workspace": str(repo), "script": [{"edit": {"path": "b.txt", "content": "b\n"}}]},
+    }, [{"from": "a", "to": "b"}]), tmp_path / "data")
+    points = scan_run(engine.run_dir).points
+    before_b = next(p for p in points if p.label == "B")
+    with pytest.raises(ForkError, match="worked in git worktrees of its own") as err:
+        prepare_fork(engine.run_dir, tmp_path / "data", ForkRequest(at=before_b.seq))
+    assert "isolation: shared" in str(err.value) and "a" in str(err.value)
+    first = fork_run(engine.run_dir, tmp_path / "data", ForkRequest(at=points[0].seq))
+    first.engine.close()
+    assert first.plan.seq == points[0].seq  # before any turn: no work on a branch to lose

@@ -1,0 +1,115 @@
+"""Merging a sender's branch into a node's worktree: clean, up to date, or a conflict undone."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from gitkit import USER, git, no_git_config, user_repo
+
+from desktop.contract.isolation import NodeGit
+from desktop.contract.state import NodeState
+from desktop.runtime.worktree_merge import (
+    MergeConflict,
+    abort_left_merge,
+    inbox_sources,
+    merge_one,
+)
+from desktop.runtime.worktrees import NodeTree, commit_all, head, open_tree
+
+__all__ = ["no_git_config"]
+RUN = "1a2b3c4d-0000-4000-8000-000000000001"
+IDS = {"a": "00000000-0000-4000-8000-00000000000a", "b": "00000000-0000-4000-8000-00000000000b",
+       "c": "00000000-0000-4000-8000-00000000000c"}
+
+
+def trees(tmp_path: Path, *keys: str) -> dict[str, NodeTree]:
+    repo = user_repo(tmp_path / "repo")
+    run_dir = tmp_path / "runs" / RUN
+    found = {}
+    for key in keys:
+        tree = open_tree(repo, run_dir, RUN, key, IDS[key])
+        assert tree is not None
+        found[key] = tree
+    return found
+
+
+def write(tree: NodeTree, name: str, text: str) -> str:
+    (tree.path / name).write_text(text)
+    commit = commit_all(tree, f"{name}\n")
+    assert commit is not None
+    return commit
+
+
+def test_a_sender_branch_ahead_is_merged_and_one_behind_is_not(
+        tmp_path: Path, no_git_config) -> None:
+    t = trees(tmp_path, "a", "b")
+    assert merge_one(t["b"], t["a"].branch, "a") is None  # nothing new: same base
+    write(t["a"], "from_a.txt", "a's work\n")
+    merged = merge_one(t["b"], t["a"].branch, "a")
+    assert merged is not None and merged.commit == head(t["b"].path)
+    assert (t["b"].path / "from_a.txt").read_text() == "a's work\n"
+    assert merge_one(t["b"], t["a"].branch, "a") is None  # already in
+
+
+def test_parallel_branches_merge_one_after_the_other(tmp_path: Path, no_git_config) -> None:
+    t = trees(tmp_path, "a", "b", "c")
+    write(t["b"], "b.txt", "b\n")
+    write(t["c"], "c.txt", "c\n")
+    assert merge_one(t["a"], t["b"].branch, "b") is not None
+    second = merge_one(t["a"], t["c"].branch, "c")
+    assert second is not None
+    assert len(git(t["a"].path, "rev-list", "--parents", "-n", "1", "HEAD").split()) == 3
+    assert (t["a"].path / "b.txt").exists() and (t["a"].path / "c.txt").exists()
+
+
+def test_a_conflict_is_undone_and_named(tmp_path: Path, no_git_config) -> None:
+    t = trees(tmp_path, "a", "b", "c")
+    write(t["b"], "committed.txt", "b's version\n")
+    write(t["c"], "committed.txt", "c's version\n")
+    assert merge_one(t["a"], t["b"].branch, "b") is not None
+    before = head(t["a"].path)
+    with pytest.raises(MergeConflict) as err:
+        merge_one(t["a"], t["c"].branch, "c")
+    conflict = err.value
+    assert conflict.files == ["committed.txt"]
+    assert (conflict.source, conflict.target) == (t["c"].branch, t["a"].branch)
+    text = str(conflict)
+    assert t["c"].branch in text and t["a"].branch in text and "committed.txt" in text
+    assert str(t["a"].path) in text and "resume" in text
+    assert head(t["a"].path) == before
+    assert git(t["a"].path, "status", "--porcelain") == ""
+    assert (t["a"].path / "committed.txt").read_text() == "b's version\n"
+    assert not abort_left_merge(t["a"])  # no merge left behind
+
+
+def test_a_merge_left_half_done_is_undone(tmp_path: Path, no_git_config) -> None:
+    t = trees(tmp_path, "a", "b")
+    write(t["a"], "committed.txt", "a's\n")
+    write(t["b"], "committed.txt", "b's\n")
+    before = head(t["a"].path)
+    stopped = subprocess.run(["git", *USER, "merge", "--no-edit", t["b"].branch],
+                             cwd=t["a"].path, capture_output=True, check=False)
+    assert stopped.returncode == 1  # a dead engine's merge, stopped at the conflict
+    assert abort_left_merge(t["a"])
+    assert head(t["a"].path) == before and git(t["a"].path, "status", "--porcelain") == ""
+
+
+def test_the_inbox_names_each_sender_branch_once_and_only_in_this_repository(
+        tmp_path: Path, no_git_config) -> None:
+    t = trees(tmp_path, "a", "b", "c")
+    elsewhere = NodeGit(repo="/x", commonDir="/x/.git", branch="canvas/1a2b3c4d/c", base="0",
+                        worktree="w", workdir="w")
+    peers = {
+        IDS["b"]: NodeState(id=IDS["b"], runId=RUN, key="b", label="B",
+                            git=t["b"].record(tmp_path / "runs" / RUN)),
+        IDS["c"]: NodeState(id=IDS["c"], runId=RUN, key="c", label="C", git=elsewhere),
+    }
+
+    def item(kind: str, sender: str) -> dict:
+        return {"kind": kind, "envelope": {"fromNodeId": IDS[sender]}}
+
+    items = [item("handoff", "b"), item("report", "b"), item("report", "c"),
+             {"kind": "user", "text": "hi"}, {"kind": "task", "text": "go"}]
+    assert inbox_sources(items, peers, t["a"]) == [(t["b"].branch, "b")]

@@ -1,0 +1,117 @@
+"""A node's worktree: its name, where it is, its branch and base, and its turn commits."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+from gitkit import fingerprint, git, no_git_config, tree_files, user_repo
+from hypothesis import given
+from hypothesis import strategies as st
+
+from desktop.graph.document import SLUG_PATTERN
+from desktop.runtime.git_base import base_ref
+from desktop.runtime.worktrees import (
+    branch_component,
+    branch_name,
+    commit_all,
+    head,
+    open_tree,
+    turn_message,
+)
+
+__all__ = ["no_git_config"]
+RUN = "1a2b3c4d-0000-4000-8000-000000000001"
+NODE_ID = "7f0c1c3e-3a39-4c55-9d0c-5f7c2b4f3a10"
+
+
+def ref_ok(ref: str) -> bool:
+    return subprocess.run(["git", "check-ref-format", ref], capture_output=True).returncode == 0
+
+
+@given(key=st.from_regex(SLUG_PATTERN, fullmatch=True))
+def test_every_node_key_gives_a_branch_git_accepts(key: str) -> None:
+    component = branch_component(key, NODE_ID)
+    assert component in (key, NODE_ID)
+    assert "/" not in component
+    assert ref_ok(f"refs/heads/{branch_name(RUN, component)}")
+    if ref_ok(f"refs/heads/canvas/x/{key}") and not key.endswith("."):
+        assert component == key  # a key git takes as it is stays readable
+
+
+def test_keys_git_refuses_fall_back_to_the_node_id() -> None:
+    for key in ("a..b", "a.", "x.lock", "a.-b"):
+        assert branch_component(key, NODE_ID) in (NODE_ID, key)
+        assert ref_ok(f"refs/heads/canvas/1a2b3c4d/{branch_component(key, NODE_ID)}")
+    assert branch_component(None, NODE_ID) == NODE_ID
+
+
+def test_a_node_gets_its_worktree_on_its_branch_from_the_base(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "repo")
+    before = fingerprint(repo)
+    run_dir = tmp_path / "data" / "runs" / RUN
+    tree = open_tree(repo, run_dir, RUN, "impl", NODE_ID)
+    assert tree is not None
+    assert tree.path == (run_dir / "worktrees" / "impl").absolute()
+    assert tree.branch == "canvas/1a2b3c4d/impl" == git(tree.path, "branch", "--show-current")
+    assert tree.base == git(repo, "rev-parse", base_ref(RUN)) == head(tree.path)
+    assert (tree.path / "untracked.txt").read_text() == "untracked\n"
+    assert (tree.path / "both.txt").read_text() == "v3 in the working tree\n"
+    assert git(tree.path, "status", "--porcelain") == ""
+    assert fingerprint(repo) == before
+    assert open_tree(repo, run_dir, RUN, "impl", NODE_ID) == tree  # reused, not remade
+    record = tree.record(run_dir)
+    assert record["worktree"] == record["workdir"] == "worktrees/impl"
+
+
+def test_a_workspace_below_the_top_is_the_same_folder_in_the_worktree(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "repo")
+    (repo / "pkg").mkdir()
+    (repo / "pkg" / "mod.py").write_text("x = 1\n")
+    run_dir = tmp_path / "runs" / RUN
+    tree = open_tree(repo / "pkg", run_dir, RUN, "impl", NODE_ID)
+    assert tree is not None and tree.workdir == tree.path / "pkg"
+    assert (tree.workdir / "mod.py").read_text() == "x = 1\n"
+    assert tree.record(run_dir)["workdir"] == "worktrees/impl/pkg"
+
+
+def test_a_folder_outside_git_has_no_worktree(tmp_path: Path) -> None:
+    (tmp_path / "plain").mkdir()
+    assert open_tree(tmp_path / "plain", tmp_path / "runs" / RUN, RUN, "a", NODE_ID) is None
+
+
+def test_a_leftover_folder_of_an_unfinished_worktree_is_replaced(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "repo")
+    run_dir = tmp_path / "runs" / RUN
+    (run_dir / "worktrees" / "impl").mkdir(parents=True)
+    (run_dir / "worktrees" / "impl" / "half").write_text("")
+    tree = open_tree(repo, run_dir, RUN, "impl", NODE_ID)
+    assert tree is not None and (tree.path / "committed.txt").is_file()
+    assert not (tree.path / "half").exists()
+
+
+def test_a_turn_commits_every_change_and_nothing_commits_nothing(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "repo")
+    tree = open_tree(repo, tmp_path / "runs" / RUN, RUN, "impl", NODE_ID)
+    assert tree is not None
+    message = turn_message(RUN, "impl", NODE_ID, 2, "20260101-0000000000-1", 1)
+    assert commit_all(tree, message) is None
+    (tree.path / "new.txt").write_text("new\n")
+    (tree.path / "staged.txt").unlink()
+    (tree.path / "trace.log").write_text("ignored\n")
+    commit = commit_all(tree, message)
+    assert commit is not None and commit == head(tree.path)
+    assert git(tree.path, "rev-parse", f"{commit}^") == tree.base
+    files = tree_files(tree.path, commit)
+    assert files["new.txt"] == b"new\n" and "staged.txt" not in files
+    assert "trace.log" not in files
+    shown = git(tree.path, "log", "-1", "--format=%an <%ae>|%cn|%B", commit)
+    assert shown.startswith("Agent Canvas <agent-canvas@localhost>|Agent Canvas|")
+    assert re.search(r"impl: turn 2 of run 1a2b3c4d", shown)
+    assert f"Run: {RUN}" in shown and "Turn: 2" in shown and "Agent-Run: 2026" in shown
+    assert git(repo, "rev-parse", "refs/heads/canvas/1a2b3c4d/impl") == commit
