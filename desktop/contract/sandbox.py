@@ -33,7 +33,9 @@ def check_relative_root(value: str) -> str:
     parts = PurePosixPath(text.replace("\\", "/")).parts
     if ".." in parts:
         raise ValueError(f"{value!r} leaves the workspace ('..'); name a folder inside it")
-    return PurePosixPath(*parts).as_posix() if parts else "."
+    root = PurePosixPath(*parts).as_posix() if parts else "."
+    # "a/ / " strips to "a/ /", whose normal form "a/ " strips again: repeat until stable
+    return root if root == root.strip() else check_relative_root(root)
 
 
 RelativeRoot = Annotated[str, AfterValidator(check_relative_root)]
