@@ -136,11 +136,16 @@ def _owner(path: str) -> str:
     return f"no package owns {path}"
 
 
+def _is_elf(path: Path) -> bool:
+    with path.open("rb") as handle:
+        return handle.read(4) == b"\x7fELF"
+
+
 def test_depends_cover_every_system_library_the_bundle_loads(deb: Path, deb_root: Path):
     bundle = deb_root / "opt" / "agent-canvas"
     shipped = {p.name for p in bundle.rglob("*")}
     elves = [p for p in bundle.rglob("*") if p.is_file() and not p.is_symlink()
-             and p.open("rb").read(4) == b"\x7fELF"]
+             and _is_elf(p)]
     needed = {lib for elf in elves for lib in _needed(elf)} - shipped
     cache = subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True, text=True).stdout
     where = dict(re.findall(r"^\s*(\S+) \(libc6,x86-64[^)]*\) => (\S+)$", cache, re.M))
