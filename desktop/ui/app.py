@@ -6,6 +6,7 @@ window is its client.
 
 import asyncio
 import gc
+import logging
 import sys
 from collections.abc import Coroutine
 from typing import Any
@@ -18,6 +19,8 @@ from desktop import __version__
 from desktop.graph.resources import APP_ICON, app_icon_files
 from desktop.ui.loop import new_event_loop
 from desktop.ui.startup import open_editor
+
+log = logging.getLogger(__name__)
 
 
 def application() -> QApplication:
@@ -82,8 +85,10 @@ def until_every_window_closed(app: QApplication) -> Coroutine[Any, Any, None]:
                 await closed.wait()
                 closed.clear()
                 await asyncio.sleep(0)  # the turn in which a new window may still be shown
-                if not any(w.isWindow() and w.isVisible() for w in app.topLevelWidgets()):
+                shown = [w for w in app.topLevelWidgets() if w.isWindow() and w.isVisible()]
+                if not shown:
                     return
+                log.debug("a window closed, %d still open: the app goes on", len(shown))
         finally:
             app.lastWindowClosed.disconnect(closed.set)
 

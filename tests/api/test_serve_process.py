@@ -23,24 +23,28 @@ SERVE = [sys.executable, "-m", "desktop", "serve", "--port", "0"]
 
 
 class Served:
-    """A running `serve` subprocess and what its server.json says."""
+    """A running `serve` subprocess and what its server.json says; its stderr goes to a file
+    beside the data folder (a pipe nobody reads could fill and block it)."""
 
     def __init__(self, data: Path, *extra: str) -> None:
         self.data = data
-        self.proc = subprocess.Popen([*SERVE, "--data-dir", str(data), *extra],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     start_new_session=True)
-        assert self.proc.stdout is not None
-        self.line = self.proc.stdout.readline().strip()
-        assert self.line.startswith("serving http://127.0.0.1:"), self.stderr()
-        self.info = json.loads((data / "server.json").read_text())
+        self.stderr_path = data.parent / f"{data.name}-serve-stderr.log"
+        with open(self.stderr_path, "ab") as stderr:
+            self.proc = subprocess.Popen([*SERVE, "--data-dir", str(data), *extra],
+                                         stdout=subprocess.PIPE, stderr=stderr, text=True,
+                                         start_new_session=True)
+        try:
+            assert self.proc.stdout is not None
+            self.line = self.proc.stdout.readline().strip()
+            assert self.line.startswith("serving http://127.0.0.1:"), self.stderr()
+            self.info = json.loads((data / "server.json").read_text())
+        except BaseException:
+            self.close()
+            raise
         self.url = self.info["url"]
 
     def stderr(self) -> str:
-        if self.proc.poll() is None:
-            return ""
-        assert self.proc.stderr is not None
-        return self.proc.stderr.read()
+        return self.stderr_path.read_text(errors="replace")
 
     def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         data = json.dumps(body).encode() if body is not None else None
@@ -51,7 +55,8 @@ class Served:
                 raw = response.read()
                 return response.status, json.loads(raw) if raw else None
         except urllib.error.HTTPError as exc:
-            return exc.code, json.loads(exc.read())
+            with exc:
+                return exc.code, json.loads(exc.read())
 
     def until(self, run_id: str, predicate, timeout: float = 90.0) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
@@ -64,9 +69,23 @@ class Served:
             time.sleep(0.05)
 
     def stop(self, sig: int = signal.SIGTERM) -> int:
+        """Signal the service, wait for it and release its pipe; its exit code."""
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
-        return self.proc.wait(timeout=30)
+        with self.proc:
+            return self.proc.wait(timeout=30)
+
+    def kill(self) -> None:
+        """SIGKILL (no clean exit: server.json stays) and wait; the pipe stays readable."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+    def close(self) -> None:
+        """Kill the service if it still runs, and release its pipe."""
+        self.kill()
+        with self.proc:
+            pass
 
 
 @pytest.fixture
@@ -75,9 +94,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
     try:
         yield service
     finally:
-        if service.proc.poll() is None:
-            service.proc.kill()
-            service.proc.wait()
+        service.close()
 
 
 def test_server_json_is_private_and_removed_on_sigterm(served: Served) -> None:
@@ -102,8 +119,8 @@ def test_second_serve_on_the_same_folder_exits_2_naming_the_live_one(served: Ser
 def test_stale_server_json_is_replaced(tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()
-    dead = subprocess.Popen([sys.executable, "-c", "pass"])
-    dead.wait()
+    with subprocess.Popen([sys.executable, "-c", "pass"]) as dead:
+        dead.wait()
     (data / "server.json").write_text(json.dumps({"url": "http://127.0.0.1:9", "token": "old",
                                                   "pid": dead.pid, "version": "0.0.1"}))
     served = Served(data)
@@ -231,15 +248,13 @@ async def test_kill_9_loses_no_acknowledged_event_and_the_run_resumes(tmp_path: 
                 received += json.loads(message.data)
                 if any(e["type"] == "message.assistant.final" for e in received):
                     break  # mid-run: the agent now sleeps
-            served.proc.kill()  # SIGKILL: no clean exit, server.json stays
-            served.proc.wait()
+            served.kill()  # SIGKILL: no clean exit, server.json stays
             with contextlib.suppress(Exception):
                 async for message in ws:  # frames already on the wire count as received
                     if message.type == aiohttp.WSMsgType.TEXT:
                         received += json.loads(message.data)
     finally:
-        if served.proc.poll() is None:
-            served.proc.kill()
+        served.close()
     run_dir = served.data / "runs" / run_id
     logged = [json.loads(x) for x in (run_dir / "events.jsonl").read_text().splitlines()]
     assert received == logged[:len(received)], "a received event is missing or changed"

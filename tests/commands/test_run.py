@@ -134,14 +134,14 @@ def test_stall_without_stdin_exits_3_with_evidence(cli, tmp_path: Path) -> None:
 
 def test_sigint_stops_the_run_with_exit_4(tmp_path: Path) -> None:
     path = flow(tmp_path, {"a": {"script": [{"say": "waiting"}, {"sleep": 60}]}})
-    proc = subprocess.Popen([sys.executable, "-m", "desktop", "run", str(path), "--data-dir",
-                             str(tmp_path), "--json"], stdout=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, env=_env(), cwd=ROOT)
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if orjson.loads(line).get("busType") == "RUN_START":
-            break
-    proc.send_signal(signal.SIGINT)
-    rest = proc.stdout.read()
-    assert proc.wait(30) == 4
+    with subprocess.Popen([sys.executable, "-m", "desktop", "run", str(path), "--data-dir",
+                           str(tmp_path), "--json"], stdout=subprocess.PIPE,
+                          stdin=subprocess.DEVNULL, env=_env(), cwd=ROOT) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if orjson.loads(line).get("busType") == "RUN_START":
+                break
+        proc.send_signal(signal.SIGINT)
+        rest = proc.stdout.read()
+        assert proc.wait(30) == 4
     assert b'"run.stopped"' in rest

@@ -1,7 +1,10 @@
 """Recorder.settle: what flush guarantees, awaited while the loop keeps running."""
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from desktop.runtime.recorder import Recorder
 from desktop.store.eventlog import EventLog
@@ -11,8 +14,14 @@ RUN = "11111111-2222-4333-8444-555555555555"
 NODE = "aaaaaaaa-0000-4000-8000-000000000001"
 
 
-def _recorder(tmp_path: Path) -> tuple[Recorder, list[list[dict]]]:
-    recorder = Recorder(EventLog.open(tmp_path / RUN), run_id=RUN)
+@pytest.fixture
+def log(tmp_path: Path) -> Iterator[EventLog]:
+    with EventLog.open(tmp_path / RUN) as log:
+        yield log
+
+
+def _recorder(log: EventLog) -> tuple[Recorder, list[list[dict]]]:
+    recorder = Recorder(log, run_id=RUN)
     heard: list[list[dict]] = []
     recorder.listen(heard.append)
     recorder.emit({"type": "run.created", "nodes": {NODE: {"id": NODE, "runId": RUN,
@@ -21,8 +30,9 @@ def _recorder(tmp_path: Path) -> tuple[Recorder, list[list[dict]]]:
     return recorder, heard
 
 
-async def test_settle_returns_once_everything_emitted_is_on_disk_and_folded(tmp_path: Path):
-    recorder, heard = _recorder(tmp_path)
+async def test_settle_returns_once_everything_emitted_is_on_disk_and_folded(
+        tmp_path: Path, log: EventLog):
+    recorder, heard = _recorder(log)
     for i in range(50):
         recorder.emit({"type": "message.assistant.delta", "messageId": "m", "text": str(i)},
                       NODE)
@@ -47,8 +57,8 @@ async def test_settle_returns_once_everything_emitted_is_on_disk_and_folded(tmp_
     recorder.close()
 
 
-async def test_settle_with_nothing_pending_and_repeated(tmp_path: Path):
-    recorder, _ = _recorder(tmp_path)
+async def test_settle_with_nothing_pending_and_repeated(log: EventLog):
+    recorder, _ = _recorder(log)
     await recorder.settle()
     recorder.emit({"type": "node.progress", "message": "one"}, NODE)
     await recorder.settle()

@@ -91,11 +91,10 @@ def test_engine_lock_released_when_process_dies(tmp_path):
             "from desktop.store.runs import hold_engine_lock\n"
             f"with hold_engine_lock({str(folder)!r}):\n"
             "    print('held', flush=True); time.sleep(60)\n")
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
-    assert proc.stdout.readline().strip() == b"held"
-    assert engine_alive(folder)
-    proc.kill()
-    proc.wait()
+    with subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE) as proc:
+        assert proc.stdout.readline().strip() == b"held"
+        assert engine_alive(folder)
+        proc.kill()
     deadline = time.monotonic() + 10
     while engine_alive(folder) and time.monotonic() < deadline:
         time.sleep(0.01)

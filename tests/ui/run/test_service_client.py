@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from pathlib import Path
 
@@ -90,7 +91,7 @@ def test_closing_the_window_leaves_the_run_running_and_a_new_window_sees_every_e
 
 
 def test_the_app_outlives_its_last_window_while_another_opens_and_ends_after_that_one(
-        qloop, qapp, until, tmp_path, service):
+        qloop, qapp, until, tmp_path, service, caplog):
     """Closing the last window with a live run, as another window opens in the same turn:
     the app goes on for the new window, ends once that one closes, and the run lives on."""
     path = tmp_path / "gated.flow.yaml"
@@ -105,6 +106,7 @@ def test_the_app_outlives_its_last_window_while_another_opens_and_ends_after_tha
 
     qloop.run_until_complete(start())
     run_dir = first.run_panels.session.run_dir
+    caplog.set_level(logging.DEBUG, logger="desktop.ui.app")
     order: list[str] = []
     opened: list[EditorWindow] = []
 
@@ -120,7 +122,7 @@ def test_the_app_outlives_its_last_window_while_another_opens_and_ends_after_tha
         first.close()  # detaches from the live run first, then closes itself
         await until(lambda: not isValid(first) or not first.isVisible())
         await until(lambda: bool(opened) and opened[0].isVisible())
-        await asyncio.sleep(0.05)  # past the turn in which the app decides
+        await until(lambda: "the app goes on" in caplog.text or ending.done())
         order.append("app ended" if ending.done() else "app goes on")
         opened[0].close()
         await asyncio.wait_for(ending, 30)
