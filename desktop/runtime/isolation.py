@@ -46,16 +46,22 @@ async def prepare(ctx: TurnContext, workspace: Path, emit: Emit) -> tuple[Path, 
                   f"isolation: worktree has no effect: {workspace} is not in a git "
                   "repository, so the node works in the folder itself"})
         return workspace, None
-    record = tree.record(ctx.run_dir)
-    known = ctx.node.git.to_json_dict() if ctx.node.git is not None else None
-    if known != record:
-        emit({"type": "node.patch", "patch": {"git": record}})
     notes, conflict = await asyncio.to_thread(_ready, ctx, tree, ctx.nodes)
     for text in notes:
         emit({"type": "node.progress", "message": text})
+    await record_head(ctx, tree, emit)
     if conflict is not None:
         raise conflict
     return tree.workdir, tree
+
+
+async def record_head(ctx: TurnContext, tree: NodeTree, emit: Emit) -> None:
+    """Put the node's worktree, branch and current commit on its ``git`` record (a
+    ``node.patch``), unless the record already says so: where a fork starts the node."""
+    record = {**tree.record(ctx.run_dir), "head": await head(tree)}
+    known = ctx.node.git.to_json_dict() if ctx.node.git is not None else None
+    if known != record:
+        emit({"type": "node.patch", "patch": {"git": record}})
 
 
 def _ready(ctx: TurnContext, tree: NodeTree, peers: Mapping[str, Any]
