@@ -267,6 +267,17 @@ class ForkWorkspaceOut(ResponseModel):
     taken: int = 0
 
 
+class ForkBranchOut(ResponseModel):
+    """A node of the fork in its own git worktree, checked out at its commit of the point."""
+
+    node_id: str = Field(alias="nodeId")
+    node: str
+    branch: str = Field(description="the fork's branch")
+    commit: str = Field(description="the commit it starts at")
+    from_branch: str = Field(alias="from", description="the source run's branch")
+    worktree: str = Field(description="relative to the fork's run folder")
+
+
 class ForkCreated(ResponseModel):
     """The new run and where it continues from."""
 
@@ -275,6 +286,7 @@ class ForkCreated(ResponseModel):
     requested_seq: int = Field(alias="requestedSeq")
     point: str = Field(description="where the fork continues, in words")
     workspaces: list[ForkWorkspaceOut] = Field(default_factory=list)
+    branches: list[ForkBranchOut] = Field(default_factory=list)
 
 
 class ForkPointOut(ResponseModel):

@@ -121,6 +121,18 @@ class ForkWorkspace(ContractModel):
                                              "snapshots where overlapping diffs disagree.")
 
 
+class ForkBranch(ContractModel):
+    """A node of a fork that works in its own git worktree: checked out at its commit of
+    the fork point on a branch of the fork (nothing replayed)."""
+
+    node_id: str = Field(alias="nodeId")
+    node: str = Field("", description="The node's key (or label).")
+    branch: str = Field(description="The fork's branch, e.g. canvas/<fork8>/impl.")
+    commit: str = Field(description="The commit it starts at: the node's last at the point.")
+    from_branch: str = Field("", alias="from", description="The source run's branch.")
+    worktree: str = Field("", description="The worktree, relative to the fork's run folder.")
+
+
 class RunForked(EventBase):
     """A fork's first own event: events 1..``forkedFrom.seq`` were copied from that run."""
 
@@ -131,6 +143,7 @@ class RunForked(EventBase):
                                                   "point between turns.")
     point: str = Field("", description="Where the fork continues, in words.")
     workspaces: list[ForkWorkspace] = Field(default_factory=list)
+    branches: list[ForkBranch] = Field(default_factory=list)
 
 
 class RunPatch(EventBase):

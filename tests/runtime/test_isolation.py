@@ -9,7 +9,6 @@ import re
 import subprocess
 from pathlib import Path
 
-import pytest
 from engine_helpers import events_of, of_type, run_doc, workflow
 from gitkit import (
     USER,
@@ -27,9 +26,7 @@ from desktop.contract.events import parse_event
 from desktop.graph.io import load_workflow
 from desktop.graph.resources import examples_dir
 from desktop.runtime.engine import Engine
-from desktop.runtime.fork import ForkError, ForkRequest, fork_run, prepare_fork
 from desktop.runtime.recovery import create_run
-from desktop.views.forks import scan_run
 
 __all__ = ["no_git_config"]
 EXAMPLE = "orchestrator-two-implementers.flow.yaml"
@@ -156,20 +153,3 @@ async def test_shared_isolation_and_folders_outside_git_work_in_place(
     assert {key: sorted(patch_files((engine.run_dir / art["path"]).read_text()))
             for key, [art] in diffs_by_node(engine).items()} == {"a": ["by_a.txt"],
                                                                   "c": ["by_c.txt"]}
-
-
-async def test_a_run_whose_nodes_worked_in_worktrees_is_not_forked_wrongly(
-        tmp_path: Path, no_git_config) -> None:
-    repo = user_repo(tmp_path / "project")
-    engine = await run_doc(workflow({
-        "a": {"workspace": str(repo), "script": [{"edit": {"path": "a.txt", "content": "a\n"}}]},
-        "b": {"workspace": str(repo), "script": [{"edit": {"path": "b.txt", "content": "b\n"}}]},
-    }, [{"from": "a", "to": "b"}]), tmp_path / "data")
-    points = scan_run(engine.run_dir).points
-    before_b = next(p for p in points if p.label == "B")
-    with pytest.raises(ForkError, match="worked in git worktrees of its own") as err:
-        prepare_fork(engine.run_dir, tmp_path / "data", ForkRequest(at=before_b.seq))
-    assert "isolation: shared" in str(err.value) and "a" in str(err.value)
-    first = fork_run(engine.run_dir, tmp_path / "data", ForkRequest(at=points[0].seq))
-    first.engine.close()
-    assert first.plan.seq == points[0].seq  # before any turn: no work on a branch to lose
