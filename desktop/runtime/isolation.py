@@ -4,10 +4,11 @@ The rule (desktop/contract/isolation.py): the node's ``isolation``, else the run
 else ``worktree`` when the node's configured workspace is in a git repository. The
 run's scratch folder, and folders outside git, stay shared.
 
-Before each turn of an isolated node: a merge a dead engine left half done is undone,
-changes made in the worktree since the last turn (a verification command's files,
-an edit by hand) are committed on their own, and the branches of the senders of
-its inbox's handoffs and reports are merged in (desktop/runtime/worktree_merge.py).
+Before each turn of an isolated node: what a dead engine left half done is put right
+(desktop/runtime/worktree_repair.py), changes made in the worktree since the last turn
+(a verification command's files, an edit by hand, what an interrupted agent run left)
+are committed on their own, and the commits the senders of its inbox's handoffs and
+reports sent are merged in (desktop/runtime/worktree_merge.py).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.contract.isolation import Isolation
-from desktop.runtime import worktree_merge, worktrees
+from desktop.runtime import worktree_merge, worktree_repair, worktrees
 from desktop.runtime.worktrees import NodeTree
 
 if TYPE_CHECKING:
@@ -70,16 +71,16 @@ def _ready(ctx: TurnContext, tree: NodeTree, peers: Mapping[str, Any]
     merge that conflicted, if one did."""
     notes: list[str] = []
     name = ctx.node.key or ctx.node.label
-    if worktree_merge.abort_left_merge(tree):
-        notes.append(f"undid a merge left unfinished in {tree.branch}")
+    notes += worktree_repair.repair(tree)
     left = worktrees.commit_all(tree, worktrees.between_message(ctx.run_id, name,
                                                                 ctx.turn_number))
     if left is not None:
-        notes.append(f"committed changes made in {tree.branch} since the last turn "
-                     f"({left[:8]})")
-    for source, sender in worktree_merge.inbox_sources(ctx.items, peers, tree):
+        what = "an interrupted agent run left" if ctx.restart else \
+            "made in the worktree since the last turn"
+        notes.append(f"committed the changes {what} in {tree.branch} ({left[:8]})")
+    for source in worktree_merge.inbox_sources(ctx.items, peers, tree):
         try:
-            merged = worktree_merge.merge_one(tree, source, sender)
+            merged = worktree_merge.merge_one(tree, source)
         except worktree_merge.MergeConflict as conflict:
             return notes, conflict
         if merged is not None:
