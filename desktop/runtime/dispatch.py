@@ -221,7 +221,7 @@ async def finish_turn(engine: Engine, node_id: str, turn_id: str, attempt: int,
                        "agentRunId": result.agent_run_id}, node_id)
     for route, directive in routes:
         envelope = build_envelope(route, node_id, result.output_text or "", directive,
-                                  result.agent_run_id, artifacts)
+                                  result.agent_run_id, artifacts, result.commit)
         for event in route_events(route, envelope):
             recorder.emit(event)
     if result.session_id and result.session_id != state.nodes[node_id].session.session_id:

@@ -84,6 +84,8 @@ class TurnResult:
     cancelled: bool = False
     output_limit_exceeded: bool = False
     oom_killed: bool = False
+    commit: str | None = None
+    """The node's commit at the turn's end, when it works in its own git worktree."""
 
 
 def resolve_workspace(ctx: TurnContext) -> Path:
@@ -171,6 +173,7 @@ class TurnRunner:
             timed_out=last.timed_out, agent_run_ids=[r.agent_run_id for r in results],
             cancelled=last.cancelled or self._cancelled,
             output_limit_exceeded=last.output_limit_exceeded, oom_killed=last.oom_killed,
+            commit=await isolation.head(tree) if tree is not None else None,
         )
 
     def _note_id(self, agent_run_id: str) -> None:

@@ -9,7 +9,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from engine_helpers import events_of, of_type, run_doc, workflow
+from engine_helpers import events_of, of_type, run_doc, until, workflow
 from gitkit import (
     USER,
     diffs_by_node,
@@ -153,3 +153,38 @@ async def test_shared_isolation_and_folders_outside_git_work_in_place(
     assert {key: sorted(patch_files((engine.run_dir / art["path"]).read_text()))
             for key, [art] in diffs_by_node(engine).items()} == {"a": ["by_a.txt"],
                                                                   "c": ["by_c.txt"]}
+
+
+async def test_a_handoff_brings_the_commit_it_was_sent_with_not_the_sender_s_later_work(
+        tmp_path: Path, no_git_config) -> None:
+    """lead hands to left and right; right reports first and lead merges it; left's turn,
+    taken after that, gets lead's work as it was sent: without right's."""
+    repo = user_repo(tmp_path / "project")
+    ws = {"workspace": str(repo)}
+    doc = workflow({
+        "lead": {**ws, "script": [{"say": "lead"}]},
+        "left": {**ws, "script": [{"edit": {"path": "left.txt", "content": "l\n"}}]},
+        "right": {**ws, "script": [{"edit": {"path": "right.txt", "content": "r\n"}}]},
+    }, [{"from": "lead", "to": "left"}, {"from": "lead", "to": "right"},
+        {"from": "left", "to": "lead", "type": "report"},
+        {"from": "right", "to": "lead", "type": "report"}], mode="INTERACTIVE")
+    engine = create_run(doc, tmp_path / "data")
+    running = asyncio.create_task(engine.run())
+
+    async def step(key: str) -> None:
+        engine.step(key)
+        await until(lambda: not engine.tasks and not engine.scheduler.pending_steps())
+
+    try:
+        for key in ("lead", "right", "lead", "left"):
+            await step(key)
+        left = node_git(engine, "left")
+        assert (engine.run_dir / left.worktree / "left.txt").exists()
+        assert not (engine.run_dir / left.worktree / "right.txt").exists()
+        await step("lead")
+        lead = tree_files(repo, node_git(engine, "lead").branch)
+        assert lead["left.txt"] == b"l\n" and lead["right.txt"] == b"r\n"
+    finally:
+        engine.halt()
+        await running
+        engine.close()
