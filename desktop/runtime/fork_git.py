@@ -21,6 +21,7 @@ worker thread.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,9 @@ from desktop.runtime.git_base import base_ref, run8
 from desktop.runtime.git_run import GitError, git, must
 from desktop.runtime.workspace import workspace_path
 from desktop.views.forks import ForkScan
+
+CHECKOUTS = 4
+"""Worktrees checked out at once."""
 
 
 class ForkGitError(ValueError):
@@ -155,7 +159,9 @@ def _base_message(fork_id: str, source_id: str, seq: int) -> str:
 
 def make(plan: GitFork, fork_id: str, source_id: str, seq: int, fork_dir: Path) -> None:
     """Make the fork's base, branches and worktrees (``fork_dir``: the fork's published
-    run folder). On an error, what was made stays: :func:`undo` removes it."""
+    run folder); the worktrees are checked out side by side. On an error, what was made
+    stays: :func:`undo` removes it."""
+    adds: list[tuple[Path, Path, NodeBranch]] = []
     for repo in plan.repos:
         tree = must(repo.top, "rev-parse", f"{repo.source_base}^{{tree}}")
         repo.base = must(repo.top, "commit-tree", tree, "-p", repo.source_base, "-m",
@@ -168,9 +174,24 @@ def make(plan: GitFork, fork_id: str, source_id: str, seq: int, fork_dir: Path) 
                      "agent-canvas: fork")
             path = (fork_dir / node.record["worktree"]).absolute()
             path.parent.mkdir(parents=True, exist_ok=True)
-            must(repo.top, "worktree", "add", "--quiet", str(path), node.branch)
+            # git's worktree bookkeeping takes one add at a time; the checkouts, each in
+            # its own worktree and index, run side by side. The mark stands until the
+            # checkout is done, so a half-made worktree is made again at its first turn.
+            worktrees.adding_mark(path).touch()
             plan.added.append((repo.top, path))
-            (fork_dir / node.record["workdir"]).mkdir(parents=True, exist_ok=True)
+            must(repo.top, "worktree", "add", "--quiet", "--no-checkout", str(path),
+                 node.branch)
+            adds.append((repo.top, path, node))
+    if not adds:
+        return
+    with ThreadPoolExecutor(max_workers=min(len(adds), CHECKOUTS)) as pool:
+        done = [pool.submit(must, path, "read-tree", "--reset", "-u", "HEAD")
+                for _top, path, _node in adds]
+    for future in done:
+        future.result()  # the first failure, once every checkout has ended
+    for _top, path, node in adds:
+        worktrees.adding_mark(path).unlink()
+        (fork_dir / node.record["workdir"]).mkdir(parents=True, exist_ok=True)
 
 
 def repoints(plan: GitFork) -> list[dict[str, Any]]:
