@@ -1,5 +1,7 @@
 """Test-wide set-up: headless Qt and a private data folder per test."""
 
+import gc
+import logging
 import os
 
 import keyring
@@ -62,3 +64,32 @@ def qapp():
     from desktop.ui.app import application
 
     return application()
+
+
+class _DroppedTasks(logging.Handler):
+    """What asyncio logs when the collector finds a task still pending."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("Task was destroyed but it is pending"):
+            self.messages.append(record.getMessage())
+
+
+@pytest.fixture(autouse=True)
+def _collect_after_each_test():
+    """Run the collector as each test ends, so an object it leaked (a subprocess transport,
+    a socket, a file) is finalised, and its warning fails, in that test; a task it left
+    pending fails it too."""
+    dropped = _DroppedTasks()
+    logging.getLogger("asyncio").addHandler(dropped)
+    try:
+        yield
+        gc.collect()
+    finally:
+        logging.getLogger("asyncio").removeHandler(dropped)
+    if dropped.messages:
+        pytest.fail("a task was left pending for the collector:\n" + "\n".join(dropped.messages),
+                    pytrace=False)

@@ -323,12 +323,26 @@ class AgentProcess:
             for task in (self._feeder, waiter):
                 if task is not None and not task.done():
                     task.cancel()
+            self._close_transport()
             self._close_files()
             if not group_members(self.pgid or 0):
                 REAPER.forget(self.pgid)
             self._queue.put_nowait(None)
             if self.exit_code is None:
                 self.exit_code = -1
+
+    def _close_transport(self) -> None:
+        """Close the process's pipes now, whatever state supervision ended in.
+
+        asyncio closes a subprocess transport itself only once the process has exited and
+        every pipe has closed; a supervisor cancelled before that (the run ended, the loop
+        is shutting down) would leave it to the collector, whose finaliser then fails on
+        the closed loop. ``Process`` has no public close, hence its transport.
+        """
+        transport = getattr(self._proc, "_transport", None)
+        if transport is not None and not transport.is_closing():
+            with contextlib.suppress(RuntimeError):  # the loop is already closed
+                transport.close()
 
     async def _kill_group(self, grace: float) -> None:
         async with self._kill_lock:

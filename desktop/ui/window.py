@@ -395,6 +395,7 @@ class EditorWindow(WindowCommands, QMainWindow):
             return
         self.save_layout()
         self.file.close()
+        self.run_panels.release()
         # the window is deleted next; its parts must not signal each other half-destroyed
         self.editor.undo_stack.blockSignals(True)
         self.editor.model.blockSignals(True)

@@ -111,16 +111,16 @@ def test_a_gated_call_on_a_worker_is_approved_from_the_cli(cluster: LocalCluster
                                                   "permissions": {"cliPermissionsMode": "gated"}}],
         "nodeConfigs": {"a": {"script": [{"shell": "echo from-the-worker > out.txt"},
                                          {"say": "done"}]}}}))
-    proc = _cli("run", str(flow), "--executor", cluster.address, data=tmp_path / "data",
-                env=os.environ.copy(), stdin=subprocess.PIPE)
-    try:  # the person at the terminal answers once the question is on the screen
-        _events_when(lambda: next((tmp_path / "data" / "runs").iterdir(), None)
-                     if (tmp_path / "data" / "runs").exists() else None,
-                     lambda ev: of_type(ev, "approval.requested"), proc, cluster)
-        _, err = proc.communicate(b"approve\n", timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    with _cli("run", str(flow), "--executor", cluster.address, data=tmp_path / "data",
+              env=os.environ.copy(), stdin=subprocess.PIPE) as proc:
+        try:  # the person at the terminal answers once the question is on the screen
+            _events_when(lambda: next((tmp_path / "data" / "runs").iterdir(), None)
+                         if (tmp_path / "data" / "runs").exists() else None,
+                         lambda ev: of_type(ev, "approval.requested"), proc, cluster)
+            _, err = proc.communicate(b"approve\n", timeout=300)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
     assert proc.returncode == 0, err.decode()[-2000:]
     run_dir = next((tmp_path / "data" / "runs").iterdir())
     assert (run_dir / "workspace" / "out.txt").read_text() == "from-the-worker\n"
@@ -205,29 +205,29 @@ def test_kill_9_of_the_engine_mid_turn_then_resume(cluster: LocalCluster,
     def starts(events):
         return [e for e in events if e.get("busType") == "RUN_START"]
 
-    engine = _cli("run", str(flow), "--executor", cluster.address, data=data,
-                  env=os.environ.copy(), stdin=subprocess.DEVNULL)
-    try:
-        run_dir, events = _events_when(
-            run_dir_of, lambda ev: of_type(ev, "message.assistant.final"), engine, cluster)
-        first = starts(events)[0]["agentRunId"]
-        os.kill(engine.pid, signal.SIGKILL)
-        engine.wait(timeout=30)
-    finally:
-        if engine.poll() is None:
-            engine.kill()
+    with _cli("run", str(flow), "--executor", cluster.address, data=data,
+              env=os.environ.copy(), stdin=subprocess.DEVNULL) as engine:
+        try:
+            run_dir, events = _events_when(
+                run_dir_of, lambda ev: of_type(ev, "message.assistant.final"), engine, cluster)
+            first = starts(events)[0]["agentRunId"]
+            os.kill(engine.pid, signal.SIGKILL)
+            engine.wait(timeout=30)
+        finally:
+            if engine.poll() is None:
+                engine.kill()
     assert processes_of(first)  # the agent lives on while its engine is gone
-    resumed = _cli("resume", run_dir.name, data=data, env=os.environ.copy(),
-                   stdin=subprocess.DEVNULL)
-    try:
-        _events_when(run_dir_of, lambda ev: len(starts(ev)) > 1, resumed, cluster)
-        # the dead engine's agent was ended on the cluster before the turn ran again
-        assert not processes_of(first)
-        _, err = resumed.communicate(timeout=300)
-        assert resumed.returncode == 0, err.decode()[-2000:]
-    finally:
-        if resumed.poll() is None:
-            resumed.kill()
+    with _cli("resume", run_dir.name, data=data, env=os.environ.copy(),
+              stdin=subprocess.DEVNULL) as resumed:
+        try:
+            _events_when(run_dir_of, lambda ev: len(starts(ev)) > 1, resumed, cluster)
+            # the dead engine's agent was ended on the cluster before the turn ran again
+            assert not processes_of(first)
+            _, err = resumed.communicate(timeout=300)
+            assert resumed.returncode == 0, err.decode()[-2000:]
+        finally:
+            if resumed.poll() is None:
+                resumed.kill()
     events = events_of(run_dir)
     assert [e["agentRunId"] for e in of_type(events, "turn.status", status="interrupted")] \
         == [first]

@@ -388,6 +388,11 @@ class RunPanels(ModesAndChat, QObject):
         self.timeline.load(Path(run_dir))
         return session
 
+    def release(self) -> None:
+        """Let go of what the panels hold open outside a session (the replayed log); the
+        window is closing. The session itself is detached before this (it is async)."""
+        self.timeline.close_run()
+
     def stop_replay(self) -> None:
         """Leave replay: panels follow the run again."""
         if not self.replaying:

@@ -101,6 +101,7 @@ def window_for(qloop, qtbot, service):
         if panels.session is not None:
             qloop.run_until_complete(panels.session.close())
             panels.session = None
+        panels.release()
 
     def make(doc, data_dir=None):
         window = Window(doc)
