@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from desktop.contract.enums import ApprovalStatus, EdgeType, GlobalMode, Mode
+from desktop.contract.merge import MergeRequest, Side
 
 MAX_BODY_BYTES = 8 << 20
 """Largest request body the service reads (8 MiB, room for a workflow with long
@@ -147,9 +148,22 @@ class EditInbox(RequestModel):
 # --- approvals --------------------------------------------------------------------------
 
 
+class MergeChoiceIn(RequestModel):
+    """A merge approval's resolution: a side per file, edited contents, or the agent."""
+
+    files: dict[str, Side] = Field(default_factory=dict, max_length=10_000,
+                                   description="path -> ours | theirs (taken whole)")
+    contents: dict[str, str] = Field(default_factory=dict, max_length=10_000,
+                                     description="path -> the resolved text")
+    agent: bool = Field(False, description="hand the files not resolved here to the node's "
+                                           "agent (it takes its turn in the conflicted "
+                                           "worktree)")
+
+
 class ResolveApproval(RequestModel):
     status: ApprovalStatus
     modified_args: dict[str, Any] | None = Field(None, alias="modifiedArgs")
+    merge: MergeChoiceIn | None = Field(None, description="a merge approval, approved: how")
     reason: str | None = Field(None, max_length=10_000)
 
     @model_validator(mode="after")
@@ -163,7 +177,11 @@ class ApprovalOut(ResponseModel):
     approval_id: str = Field(alias="approvalId")
     run_id: str = Field(alias="runId")
     node_id: str | None = Field(None, alias="nodeId")
-    tool: dict[str, Any]
+    kind: Literal["tool", "merge"] = Field("tool", description="tool: a gated tool call; "
+                                           "merge: a merge that conflicts")
+    tool: dict[str, Any] = Field(default_factory=dict, description="kind tool: the call")
+    merge: MergeRequest | None = Field(None, description="kind merge: the branches, files "
+                                                         "and hunks")
     context: str | None = None
     requested_at: str | None = Field(None, alias="requestedAt")
 
