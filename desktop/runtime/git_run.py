@@ -62,23 +62,19 @@ class GitResult:
         return f"git exit {self.code}"
 
 
-def git_env(index: str | None = None, extra: dict[str, str] | None = None) -> dict[str, str]:
+def git_env(index: str | None = None) -> dict[str, str]:
     """The environment of our git commands (``index``: a private GIT_INDEX_FILE)."""
     env = {k: v for k, v in os.environ.items() if k not in _REPO_VARS}
     env.update(IDENTITY, GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0")
     if index is not None:
         env["GIT_INDEX_FILE"] = index
-    env.update(extra or {})
     return env
 
 
-def git(cwd: Path, *args: str, index: str | None = None,
-        env: dict[str, str] | None = None) -> GitResult:
-    """Run ``git args`` in ``cwd`` (``env``: variables added); never raises for a failing
-    command."""
+def git(cwd: Path, *args: str, index: str | None = None) -> GitResult:
+    """Run ``git args`` in ``cwd``; never raises for a failing command."""
     try:
-        proc = subprocess.run(["git", *SAFE_CONFIG, *args], cwd=str(cwd),
-                              env=git_env(index, env),
+        proc = subprocess.run(["git", *SAFE_CONFIG, *args], cwd=str(cwd), env=git_env(index),
                               stdin=subprocess.DEVNULL, capture_output=True, check=False)
     except OSError as exc:
         return GitResult(127, b"", str(exc).encode())

@@ -3,11 +3,15 @@
 Before a node's turn, each handoff or report in its inbox whose sender works on a
 branch of the same repository brings the sender's work in: ``git merge`` of the commit
 the sender was at when it sent the envelope (``envelope.commit``; not what its branch
-did later), unless the node's branch already has it. Conflict markers name the sender's
-branch. While a merge runs, a file beside the worktree says so, for
-:mod:`desktop.runtime.worktree_repair` after a crash. A merge that conflicts is aborted
-(``git merge --abort``), leaving the worktree as it was, and :class:`MergeConflict`
-names the branches and the conflicting files.
+did later), unless the node's branch already has it. Conflict markers (diff3 style,
+with the base) name the sender's branch while it is still at that commit. While a
+merge runs or waits, a file beside the worktree says so, for
+:mod:`desktop.runtime.worktree_repair` after a crash.
+
+A merge that stops at conflicts is left open (:class:`Conflicted`) for a person to
+resolve (desktop/runtime/merge_conflict.py, desktop/runtime/merge_gate.py); one undone,
+at a person's word or because git cannot merge at all, is a :class:`MergeConflict`
+naming the branches and the conflicting files.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ class MergeConflict(RuntimeError):
         self.source, self.target, self.files = source, target, list(files)
         self.worktree, self.detail = worktree, detail
         shown = ", ".join(self.files) if self.files else detail or "git could not merge"
+        if self.files and detail:
+            shown += f" ({detail})"
         super().__init__(
             f"merging {source} into {target} conflicts in {shown}; the merge was undone and "
             f"the node waits. Merge it yourself in {worktree} (git merge {source}, fix the "
@@ -78,15 +84,28 @@ def inbox_sources(items: Iterable[Mapping[str, Any]], peers: Mapping[str, Any],
     return list(found.values())
 
 
-def _conflicts(folder: Path) -> list[str]:
+def conflicts(folder: Path) -> list[str]:
+    """The paths the index holds unmerged (from the worktree's top)."""
     listed = git(folder, "diff", "--name-only", "--diff-filter=U", "-z")
     return [name for name in listed.out.decode("utf-8", "replace").split("\0") if name]
 
 
-def merge_one(tree: NodeTree, source: Source) -> Merged | None:
+@dataclass(frozen=True)
+class Conflicted:
+    """A merge stopped at conflicts, left so in the worktree (``MERGE_HEAD`` set, the
+    files with their markers) for a person or the agent to resolve."""
+
+    source: Source
+    commit: str
+    """The commit being merged."""
+    files: list[str]
+
+
+def merge_one(tree: NodeTree, source: Source) -> Merged | Conflicted | None:
     """Merge the commit ``source`` sent (else its branch's tip) into the worktree; None
-    when the worktree has it already. MergeConflict (after undoing the merge) when it
-    conflicts."""
+    when the worktree has it already, :class:`Conflicted` when it stops at conflicts
+    (the merge left open), MergeConflict (the merge undone) when git cannot merge at
+    all."""
     ref = source.commit or f"refs/heads/{source.branch}"
     tip = git(tree.path, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
     if not tip.ok:
@@ -96,18 +115,34 @@ def merge_one(tree: NodeTree, source: Source) -> Merged | None:
     message = (f"Merge {source.branch} into {tree.branch}\n\nFrom: {source.sender}\n"
                f"Commit: {tip.text}\n")
     begin_merge(tree)
-    # GITHEAD_<sha> names the commit in conflict markers: the sender's branch, not a sha
-    result = git(tree.path, "-c", "rerere.enabled=false", "merge", "--ff", "--no-edit",
-                 "--no-verify-signatures", "--no-squash", "-m", message, tip.text,
-                 env={f"GITHEAD_{tip.text}": source.branch})
+    # merged by the branch's name while it is still at the commit sent, so the conflict
+    # markers name the branch (else the commit)
+    branch = git(tree.path, "rev-parse", "--verify", "-q", f"refs/heads/{source.branch}")
+    what = source.branch if branch.ok and branch.text == tip.text else tip.text
+    result = git(tree.path, "-c", "rerere.enabled=false", "-c", "merge.conflictStyle=diff3",
+                 "merge", "--ff", "--no-edit", "--no-verify-signatures", "--no-squash",
+                 "-m", message, what)
     if result.ok:
         end_merge(tree)
         return Merged(source.branch, must(tree.path, "rev-parse", "HEAD"), source.sender)
-    files = _conflicts(tree.path)
-    if git(tree.path, "rev-parse", "--verify", "-q", "MERGE_HEAD").ok:
-        must(tree.path, "merge", "--abort")
-    end_merge(tree)
+    files = conflicts(tree.path)
+    if files and merge_open(tree):
+        return Conflicted(source, tip.text, files)
+    abort(tree)
     raise MergeConflict(source.branch, tree.branch, files, tree.path, result.reason())
 
 
-__all__ = ["GitError", "MergeConflict", "Merged", "Source", "inbox_sources", "merge_one"]
+def merge_open(tree: NodeTree) -> bool:
+    """Whether a merge is under way in the worktree."""
+    return git(tree.path, "rev-parse", "--verify", "-q", "MERGE_HEAD").ok
+
+
+def abort(tree: NodeTree) -> None:
+    """Undo the merge under way (if any): the worktree as it was before it."""
+    if merge_open(tree):
+        must(tree.path, "merge", "--abort")
+    end_merge(tree)
+
+
+__all__ = ["Conflicted", "GitError", "MergeConflict", "Merged", "Source", "abort",
+           "conflicts", "inbox_sources", "merge_one", "merge_open"]

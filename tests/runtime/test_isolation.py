@@ -5,13 +5,10 @@ left exactly as it was."""
 from __future__ import annotations
 
 import asyncio
-import re
-import subprocess
 from pathlib import Path
 
 from engine_helpers import events_of, of_type, run_doc, until, workflow
 from gitkit import (
-    USER,
     diffs_by_node,
     fingerprint,
     git,
@@ -25,7 +22,6 @@ from gitkit import (
 from desktop.contract.events import parse_event
 from desktop.graph.io import load_workflow
 from desktop.graph.resources import examples_dir
-from desktop.runtime.engine import Engine
 from desktop.runtime.recovery import create_run
 
 __all__ = ["no_git_config"]
@@ -78,57 +74,6 @@ async def test_the_orchestrator_example_in_a_git_repository_gives_each_implement
     assert len(merges) == 2 and all(orchestrator.branch in m for m in merges)
     for event in events_of(engine.run_dir):  # every event the run wrote is a contract event
         parse_event(event)
-
-
-async def test_parallel_edits_of_one_line_pause_the_run_naming_branches_and_files(
-        tmp_path: Path, no_git_config) -> None:
-    repo = user_repo(tmp_path / "project")
-    before = fingerprint(repo)
-    ws = {"workspace": str(repo)}
-    doc = workflow({
-        "lead": {**ws, "script": {"turns": [[{"say": "split"}], [{"say": "merged"}],
-                                            [{"say": "all in"}, {"done": True}]]}},
-        "left": {**ws, "script": [{"edit": {"path": "committed.txt", "content": "left\n"}},
-                                  {"done": True}]},
-        "right": {**ws, "script": [{"edit": {"path": "committed.txt", "content": "right\n"}},
-                                   {"done": True}]},
-    }, [{"from": "lead", "to": "left"}, {"from": "lead", "to": "right"},
-        {"from": "left", "to": "lead", "type": "report"},
-        {"from": "right", "to": "lead", "type": "report"}])
-    engine = create_run(doc, tmp_path / "data")
-    try:
-        await asyncio.wait_for(engine.run(exit_on_pause=True), 60)
-    finally:
-        engine.close()
-    state = engine.state
-    assert state.status == "paused"
-    lead = next(n for n in state.nodes.values() if n.key == "lead")
-    assert lead.status == "blocked" and lead.summary.startswith("merge conflict with canvas/")
-    [error] = [e["message"] for e in of_type(events_of(engine.run_dir), "bus.message",
-                                             busType="ERROR")]
-    run8 = engine.run_id[:8]
-    assert f"into canvas/{run8}/lead" in error and "conflicts in committed.txt" in error
-    assert f"canvas/{run8}/left" in error or f"canvas/{run8}/right" in error
-    worktree = engine.run_dir / lead.git.worktree
-    assert git(worktree, "status", "--porcelain") == ""  # the merge was undone
-    assert (worktree / "committed.txt").read_text() in ("left\n", "right\n")
-    assert state.inboxes[lead.id], "the conflicting report waits in the lead's inbox"
-    assert fingerprint(repo) == before
-
-    # resolved by hand in the lead's worktree, as the message says, then resumed
-    source = re.match(r"merging (\S+) into", error).group(1)
-    subprocess.run(["git", *USER, "merge", "-q", source], cwd=worktree, capture_output=True,
-                   check=False)
-    (worktree / "committed.txt").write_text("left and right\n")
-    git(worktree, "commit", "-q", "-am", "both")
-    resumed = Engine.resume(engine.run_dir)
-    try:
-        resumed.resume_run()
-        assert await asyncio.wait_for(resumed.run(), 60) == "completed"
-    finally:
-        resumed.close()
-    assert tree_files(repo, lead.git.branch)["committed.txt"] == b"left and right\n"
-    assert fingerprint(repo) == before
 
 
 async def test_shared_isolation_and_folders_outside_git_work_in_place(

@@ -5,12 +5,19 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import pytest
 from gitkit import USER, git, no_git_config, user_repo
 
 from desktop.contract.isolation import NodeGit
 from desktop.contract.state import NodeState
-from desktop.runtime.worktree_merge import MergeConflict, Source, inbox_sources, merge_one
+from desktop.runtime.worktree_merge import (
+    Conflicted,
+    MergeConflict,
+    Source,
+    abort,
+    inbox_sources,
+    merge_one,
+    merge_open,
+)
 from desktop.runtime.worktree_repair import merging_mark, repair
 from desktop.runtime.worktrees import NodeTree, commit_all, head, open_tree
 
@@ -60,24 +67,29 @@ def test_parallel_branches_merge_one_after_the_other(tmp_path: Path, no_git_conf
     assert (t["a"].path / "b.txt").exists() and (t["a"].path / "c.txt").exists()
 
 
-def test_a_conflict_is_undone_and_named(tmp_path: Path, no_git_config) -> None:
+def test_a_conflict_is_left_open_with_markers_naming_the_branch_and_can_be_undone(
+        tmp_path: Path, no_git_config) -> None:
     t = trees(tmp_path, "a", "b", "c")
     write(t["b"], "committed.txt", "b's version\n")
-    write(t["c"], "committed.txt", "c's version\n")
+    sent = write(t["c"], "committed.txt", "c's version\n")
     assert merge_one(t["a"], Source(t["b"].branch, "b")) is not None
     before = head(t["a"].path)
-    with pytest.raises(MergeConflict) as err:
-        merge_one(t["a"], Source(t["c"].branch, "c"))
-    conflict = err.value
-    assert conflict.files == ["committed.txt"]
-    assert (conflict.source, conflict.target) == (t["c"].branch, t["a"].branch)
-    text = str(conflict)
-    assert t["c"].branch in text and t["a"].branch in text and "committed.txt" in text
-    assert str(t["a"].path) in text and "resume" in text
-    assert head(t["a"].path) == before
-    assert git(t["a"].path, "status", "--porcelain") == ""
+    conflict = merge_one(t["a"], Source(t["c"].branch, "c", sent))
+    assert isinstance(conflict, Conflicted)
+    assert conflict.files == ["committed.txt"] and conflict.commit == sent
+    assert merge_open(t["a"]) and merging_mark(t["a"].path).exists()
+    text = (t["a"].path / "committed.txt").read_text()
+    assert text.startswith("<<<<<<< HEAD\nb's version\n|||||||")  # diff3: with the base
+    assert text.endswith(f"=======\nc's version\n>>>>>>> {t['c'].branch}\n")
+    abort(t["a"])
+    assert head(t["a"].path) == before and git(t["a"].path, "status", "--porcelain") == ""
     assert (t["a"].path / "committed.txt").read_text() == "b's version\n"
     assert repair(t["a"]) == [] and not merging_mark(t["a"].path).exists()  # nothing left
+    # the message a refused merge raises names both branches, the file and the way out
+    text = str(MergeConflict(t["c"].branch, t["a"].branch, ["committed.txt"], t["a"].path,
+                             "the merge was refused"))
+    assert t["c"].branch in text and t["a"].branch in text and "committed.txt" in text
+    assert str(t["a"].path) in text and "resume" in text and "refused" in text
 
 
 def test_a_merge_left_half_done_is_undone(tmp_path: Path, no_git_config) -> None:
