@@ -20,6 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 from engine_helpers import events_of, unconsumed_items, workflow
 from gitkit import fingerprint, git, no_git_config, tree_files, user_repo
@@ -200,3 +201,63 @@ async def test_kill_9_in_a_merge_then_resume_undoes_or_keeps_it_and_ends_alike(
         tmp_path: Path, no_git_config, nth: int, how: str) -> None:
     killed = await crash_and_resume(tmp_path, nth, how, what="merge")
     assert " merge " in killed  # the lead's first or second merge (left's, right's branch)
+
+
+async def test_kill_9_while_a_merge_waits_for_a_person_then_resume_asks_again(
+        tmp_path: Path, no_git_config) -> None:
+    """The conflicted worktree a dead engine left (MERGE_HEAD, markers, the mark) is undone
+    on resume; the stale approval is denied, the merge made again and asked about again."""
+    repo = user_repo(tmp_path / "project")
+    before = fingerprint(repo)
+    ws = {"workspace": str(repo)}
+    doc = workflow({
+        "lead": {**ws, "script": [{"say": "lead"}], "stallThreshold": 10},
+        "left": {**ws, "script": [{"edit": {"path": "committed.txt", "content": "left\n"}}]},
+        "right": {**ws, "script": [{"edit": {"path": "committed.txt", "content": "right\n"}}]},
+    }, [{"from": "lead", "to": "left"}, {"from": "lead", "to": "right"},
+        {"from": "left", "to": "lead", "type": "report"},
+        {"from": "right", "to": "lead", "type": "report"}])
+    flow = tmp_path / "flow.yaml"
+    flow.write_text(dumps_workflow(doc))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("AGENT_CANVAS_DATA_DIR", None)
+    with subprocess.Popen([sys.executable, "-m", "desktop", "run", str(flow), "--data-dir",
+                           str(tmp_path / "data"), "--json"], stdout=subprocess.PIPE,
+                          stdin=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+                          cwd=ROOT) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            event = orjson.loads(line)
+            if event["type"] == "approval.requested" and event.get("kind") == "merge":
+                break
+        proc.kill()
+        proc.wait(10)
+    run_dir = tmp_path / "data" / "runs" / event["runId"]
+    lead = run_dir / "worktrees" / "lead"
+    gitdir = Path(git(lead, "rev-parse", "--path-format=absolute", "--git-dir"))
+    assert (gitdir / "MERGE_HEAD").exists() and merging_mark(lead).exists()  # left open
+    await lock_released(run_dir)
+    engine = Engine.resume(run_dir)
+    loop = asyncio.get_running_loop()
+    asked: list[dict] = []
+
+    def decide(pending) -> None:
+        asked.append(pending.merge)
+        loop.call_soon(lambda: engine.broker.resolve(
+            pending.approval_id, "approved", merge={"files": {"committed.txt": "theirs"}}))
+
+    engine.broker.subscribe(decide)
+    try:
+        assert await asyncio.wait_for(engine.run(), 60) == "completed"
+    finally:
+        engine.close()
+    resolved = [e for e in events_of(run_dir) if e["type"] == "approval.resolved"]
+    assert resolved[0]["approvalId"] == event["approvalId"]
+    assert resolved[0]["resolution"]["reason"] == "engine restarted"
+    [again] = asked
+    assert again["source"] == event["merge"]["source"] and again["files"] == \
+        event["merge"]["files"]
+    consistent(run_dir, engine)
+    sender = again["source"].rsplit("/", 1)[1]
+    assert tree_files(repo, again["target"])["committed.txt"] == f"{sender}\n".encode()
+    assert fingerprint(repo) == before
