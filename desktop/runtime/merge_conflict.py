@@ -29,6 +29,8 @@ MAX_SIDE_CHARS = 20_000
 """Longest side of a hunk put in a request; the worktree has the whole file."""
 MAX_HUNKS = 50
 MAX_FILES = 200
+MAX_TOTAL_CHARS = 200_000
+"""Hunk text in one request, all files together; past it, hunks are left out."""
 _MARKER = re.compile(r"^(<{7}|>{7})(?: |$)", re.M)
 
 
@@ -96,6 +98,18 @@ def describe(tree: NodeTree, conflict: Conflicted, files: list[str] | None = Non
     listed = [_file(tree, path) for path in names[:MAX_FILES]]
     if len(names) > MAX_FILES:
         listed[-1]["truncated"] = True
+    budget = MAX_TOTAL_CHARS
+    for entry in listed:
+        kept = []
+        for hunk in entry.get("hunks") or []:
+            size = sum(len(hunk.get(side) or "") for side in ("ours", "theirs", "base"))
+            if size > budget:
+                entry["truncated"] = True
+                continue
+            budget -= size
+            kept.append(hunk)
+        if "hunks" in entry:
+            entry["hunks"] = kept
     return {"source": conflict.source.branch, "target": tree.branch,
             "sender": conflict.source.sender, "commit": conflict.commit,
             "worktree": str(tree.path), "files": listed, "agent": agent}

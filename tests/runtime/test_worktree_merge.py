@@ -1,14 +1,17 @@
-"""Merging a sender's branch into a node's worktree: clean, up to date, or a conflict undone."""
+"""Merging a sender's branch into a node's worktree: clean, up to date, or a conflict left
+open (described within bounds) and undone."""
 
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
 
+import pytest
 from gitkit import USER, git, no_git_config, user_repo
 
 from desktop.contract.isolation import NodeGit
 from desktop.contract.state import NodeState
+from desktop.runtime import merge_conflict
 from desktop.runtime.worktree_merge import (
     Conflicted,
     MergeConflict,
@@ -136,3 +139,23 @@ def test_the_commit_a_sender_sent_is_merged_not_its_branch_s_later_work(
     assert merged is not None
     assert (t["a"].path / "sent.txt").exists() and not (t["a"].path / "later.txt").exists()
     assert merge_one(t["a"], Source(t["b"].branch, "b", sent)) is None  # in already
+
+
+def test_a_request_keeps_its_hunks_within_bounds(tmp_path: Path, no_git_config,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    t = trees(tmp_path, "a", "b")
+    long = "".join(f"line {i}\n" for i in range(400))
+    write(t["a"], "one.txt", "a\n" + long)
+    write(t["a"], "two.txt", "a\n")
+    write(t["b"], "one.txt", "b\n" + long.upper())
+    write(t["b"], "two.txt", "b\n")
+    conflict = merge_one(t["a"], Source(t["b"].branch, "b"))
+    assert isinstance(conflict, Conflicted)
+    whole = merge_conflict.describe(t["a"], conflict)
+    assert [len(f["hunks"]) for f in whole["files"]] == [1, 1]
+    assert not any(f.get("truncated") for f in whole["files"])
+    monkeypatch.setattr(merge_conflict, "MAX_TOTAL_CHARS", 1000)
+    bounded = merge_conflict.describe(t["a"], conflict)
+    assert [len(f["hunks"]) for f in bounded["files"]] == [0, 1]
+    assert bounded["files"][0]["truncated"] and not bounded["files"][1].get("truncated")
+    abort(t["a"])
