@@ -20,8 +20,8 @@ MERGE = {"source": "canvas/6a1f3a52/left", "target": "canvas/6a1f3a52/lead",
 
 
 def event(event_type: str, seq: int, **fields) -> dict:
-    return {"id": f"00000000-0000-4000-8000-{seq:012d}", "runId": RUN_ID, "ts": "2026-01-01T00:00:00Z", "seq": seq,
-            "type": event_type, **fields}
+    return {"id": f"00000000-0000-4000-8000-{seq:012d}", "runId": RUN_ID,
+            "ts": "2026-01-01T00:00:00Z", "seq": seq, "type": event_type, **fields}
 
 
 def created() -> dict:
