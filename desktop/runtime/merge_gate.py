@@ -15,7 +15,8 @@ branches, the files and their hunks. The decision:
   to the agent, and it goes last: a merge handed over while other senders wait is undone
   and made again, with the same choices, once they are in.
 
-With no one to ask (no broker), a conflict is undone and raised as before.
+With no one to ask (no broker), a conflict is undone and raised as before; a turn
+cancelled while it waits (the run stopped) undoes the merge too.
 """
 
 from __future__ import annotations
@@ -68,7 +69,11 @@ async def _decide(tree: NodeTree, conflict: Conflicted, ask: AskMerge | None, ag
     request = await asyncio.to_thread(merge_conflict.describe, tree, conflict, files, agent)
     _progress(emit, f"merging {conflict.source.branch} into {tree.branch} conflicts in "
                     f"{', '.join(shown)}: waiting for a decision")
-    resolution = await ask(request)
+    try:
+        resolution = await ask(request)
+    except asyncio.CancelledError:  # the run stopped: leave the worktree as before the merge
+        await asyncio.shield(asyncio.to_thread(worktree_merge.abort, tree))
+        raise
     if resolution.status == ApprovalStatus.DENIED or resolution.merge is None:
         await asyncio.to_thread(worktree_merge.abort, tree)
         why = f" ({resolution.reason})" if resolution.reason else ""
@@ -158,4 +163,9 @@ async def _hand_over(tree: NodeTree, conflict: Conflicted, left: list[str],
     return OpenMerge(conflict, left, request)
 
 
-__all__ = ["AskMerge", "OpenMerge", "ask_again", "merge_senders"]
+async def undo(tree: NodeTree) -> None:
+    """Undo the merge under way (the turn that had it was stopped)."""
+    await asyncio.to_thread(worktree_merge.abort, tree)
+
+
+__all__ = ["AskMerge", "OpenMerge", "ask_again", "merge_senders", "undo"]

@@ -165,6 +165,9 @@ class TurnRunner:
             if one.timed_out or one.cancelled:
                 break
         self._current = None
+        stopped = self._cancelled or bool(results and results[-1].cancelled)
+        if merging is not None and tree is not None and stopped:
+            await merge_gate.undo(tree)  # stopped with the merge open: as before it
         last = results[-1] if results else None
         if last is None:  # cancelled before anything ran
             return TurnResult("", -1, False, "", "", None, None, None, session, False,

@@ -219,3 +219,23 @@ async def test_a_merge_approval_that_does_not_fit_is_refused_and_still_waits(
     finally:
         engine.close()
     assert refusals == ["merge", "status", "merge.files", "merge.files"]
+
+
+async def test_stopping_the_run_while_a_merge_waits_undoes_the_merge(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "project")
+    engine = create_run(same_line(repo), tmp_path / "data")
+    loop = asyncio.get_running_loop()
+    engine.broker.subscribe(lambda pending: loop.create_task(engine.stop("enough")))
+    try:
+        assert await asyncio.wait_for(engine.run(), 60) == "stopped"
+    finally:
+        engine.close()
+    lead = node_git(engine, "lead")
+    worktree = engine.run_dir / lead.worktree
+    assert git(worktree, "status", "--porcelain") == ""
+    assert not (Path(git(worktree, "rev-parse", "--path-format=absolute", "--git-dir"))
+                / "MERGE_HEAD").exists()
+    assert not (worktree.parent / ".lead.merging").exists()
+    [resolved] = of_type(events_of(engine.run_dir), "approval.resolved")
+    assert resolved["resolution"]["status"] == "denied"
