@@ -1,10 +1,16 @@
-"""Forking a long run at its last point: copy the log, copy the agent folders, replay every
-recorded diff into a fresh workspace, and open the fork's engine.
+"""Forking a run: copy the log and the agent folders, restore the nodes' files as they were
+at the fork point, open the fork's engine.
 
-The run is written as an engine writes one: three nodes taking turns in a chain, each turn
-streaming message deltas and recording a diff that adds a file. References, measured in the
-same run: resuming a copy of the same run (fold the whole log and open its engine), and
-copying its folder with ``shutil.copytree`` (the least any copy of it costs).
+- A long run in the scratch folder, forked at its last point: every recorded diff replayed
+  into a fresh workspace. The run is written as an engine writes one: three nodes taking
+  turns in a chain, each turn streaming message deltas and recording a diff that adds a
+  file. References, measured in the same run: resuming a copy of the same run (fold the
+  whole log and open its engine), and copying its folder with ``shutil.copytree``.
+- A run of three nodes in a generated git repository (10,000 files, 2,000 quick), forked
+  half way. Before: the nodes share the repository folder (``isolation: shared``) and the
+  fork copies it and undoes the diffs recorded after the point. After: each node works in
+  its own worktree (``isolation: worktree``) and the fork checks each node's commit of the
+  point out in a worktree of its own (bench/fork_repo.py writes both runs).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.fork_repo import fork_in_repository
 from desktop.runtime.engine import Engine
 from desktop.runtime.fork import ForkRequest, fork_run
 from desktop.store.eventlog import Durability, EventLog
@@ -94,6 +101,10 @@ def run(quick: bool) -> list[dict]:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     label = f"{turns} turns, {events:,} events, {turns} diffs"
+    return [*_rows(fork_s, resume_s, copy_s, label), *fork_in_repository(quick)]
+
+
+def _rows(fork_s: float, resume_s: float, copy_s: float, label: str) -> list[dict]:
     return [
         {"name": f"fork at the last point ({label})", "value": round(fork_s, 3), "unit": "s",
          "reference": round(resume_s, 3), "ratio": round(fork_s / resume_s, 2),

@@ -265,14 +265,18 @@ class ApiClient:
         return (await self.request("GET", "/api/approvals"))["approvals"]
 
     async def resolve(self, approval_id: str, status: str, *, modified_args: dict | None = None,
-                      reason: str | None = None, by: str | None = None) -> Any:
-        """Approve, deny or modify a pending tool call (409 when already decided); ``by``
-        names the client in the resolution ("gui", "cli")."""
+                      reason: str | None = None, by: str | None = None,
+                      merge: dict | None = None) -> Any:
+        """Approve, deny or modify a pending tool call, or decide a merge (``merge``: a
+        side per file, contents, or the agent) (409 when already decided); ``by`` names
+        the client in the resolution ("gui", "cli")."""
         body: dict[str, Any] = {"status": status}
         if by is not None:
             body["by"] = by
         if modified_args is not None:
             body["modifiedArgs"] = modified_args
+        if merge is not None:
+            body["merge"] = merge
         if reason is not None:
             body["reason"] = reason
         return await self.request("POST", f"/api/approvals/{quote(approval_id)}/resolve",

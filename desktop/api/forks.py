@@ -19,6 +19,7 @@ from desktop.runtime.fork import (
     ForkRequest,
     ItemEdit,
     NodeEdit,
+    branches_json,
     open_fork,
     prepare_fork,
 )
@@ -59,7 +60,8 @@ async def fork(service: RunService, run_id: str, body: ForkRun) -> dict[str, Any
     plan = made.plan
     return {"run": state, "seq": plan.seq, "requestedSeq": body.at, "point": plan.snap.note,
             "workspaces": [{"path": str(w.path), "source": str(w.source), "diffs": w.diffs,
-                            "skipped": w.skipped, "taken": w.taken} for w in made.workspaces]}
+                            "skipped": w.skipped, "taken": w.taken} for w in made.workspaces],
+            "branches": branches_json(made.git)}
 
 
 async def fork_points(service: RunService, run_id: str, at: int | None) -> dict[str, Any]:

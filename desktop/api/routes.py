@@ -151,8 +151,9 @@ async def list_approvals(request: web.Request) -> web.Response:
 async def resolve_approval(request: web.Request) -> web.Response:
     body = await parse(request, m.ResolveApproval)
     approval_id = request.match_info["approval_id"]
+    merge = body.merge.model_dump(by_alias=True) if body.merge is not None else None
     run_id, outcome = await _service(request).resolve(approval_id, str(body.status),
-                                                      body.modified_args, body.reason)
+                                                      body.modified_args, body.reason, merge)
     resolution = outcome.resolution.to_json_dict() if outcome.resolution else {}
     return _json({"approvalId": approval_id, "runId": run_id, "resolution": resolution})
 
@@ -260,7 +261,8 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/api/approvals", list_approvals, "Pending approvals of every live run",
           response=m.ApprovalList),
     Route("POST", "/api/approvals/{approval_id}/resolve", resolve_approval,
-          "Approve, deny or modify a gated tool call", m.ResolveApproval, m.Resolved,
+          "Approve, deny or modify a gated tool call; approve a merge (a side per file, "
+          "edited contents, or the agent) or deny it", m.ResolveApproval, m.Resolved,
           errors=(400, 404, 409, 422)),
     Route("GET", "/api/health", health, "Liveness, version and live run count",
           response=m.Health),

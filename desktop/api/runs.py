@@ -316,12 +316,14 @@ class RunService:
                        "approvalId")
 
     async def resolve(self, approval_id: str, status: str, modified_args: dict[str, Any] | None,
-                      reason: str | None) -> tuple[str, Outcome]:
+                      reason: str | None, merge: dict[str, Any] | None = None
+                      ) -> tuple[str, Outcome]:
         """Decide a pending approval of a live run: its run id and the outcome."""
         from desktop.runtime.commands import Resolve
 
         run_id = self.approval_run(approval_id)
-        outcome = await self.execute(run_id, Resolve(approval_id, status, modified_args, reason))
+        outcome = await self.execute(run_id, Resolve(approval_id, status, modified_args, reason,
+                                                     merge=merge))
         self._remember_resolved(approval_id, run_id)  # before its event is even durable
         return run_id, outcome
 

@@ -105,7 +105,7 @@ def request_from(args: argparse.Namespace):
 def fork_command(args: argparse.Namespace) -> int:
     """List the fork points, show a plan, or make the fork and drive it to the end."""
     from desktop.runtime.engine import EngineError
-    from desktop.runtime.fork import ForkError, fork_run, plan_fork
+    from desktop.runtime.fork import ForkError, branches_json, fork_run, plan_fork
     from desktop.store.runs import RunError, find_run
     from desktop.views.forks import scan_run
 
@@ -133,6 +133,9 @@ def fork_command(args: argparse.Namespace) -> int:
         if one.taken:
             extra += f"; {one.taken} file(s) taken from the source's snapshots"
         say(f"  {one.path}/ restored: {one.diffs} recorded diff(s) {how}{extra}\n")
+    for branch in branches_json(fork.git):
+        say(f"  {branch['node']}: {branch['worktree']}/ on {branch['branch']}, checked out at "
+            f"{branch['commit'][:8]} (its commit on {branch['from']})\n")
     for event in fork.edits:
         say(f"  changed: {_edit_text(fork.plan, event)}\n")
     if args.no_run:

@@ -17,7 +17,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from desktop.api.client import ApiError
-from desktop.commands.run_console import HELP, Decide, Local, parse
+from desktop.commands.merge_words import CLAUSES, merge_choice, split_approval
+from desktop.commands.run_console import HELP, Decide, Local, MergeWords, parse
 from desktop.runtime.commands import Chat, Pause, Resume, SetMode, Step, Stop
 from desktop.runtime.routing import find_node
 
@@ -78,6 +79,8 @@ class RemoteConsole:
                 await self._client.chat(run_id, self._node(ref), text)
             case Decide():
                 await self._decide(command)
+            case MergeWords():
+                await self._merge(command)
             case Pause():
                 await self._client.patch_run(run_id, status="paused")
             case Resume():
@@ -169,6 +172,25 @@ class RemoteConsole:
 
         approval_id = await self._when_busy_wait(attempt)
         self.say(f"{decide.status}: {approval_id[:8]}")
+
+    async def _merge(self, command: MergeWords) -> None:
+        async def attempt() -> str:
+            pending = self.run.state.pending_approvals if self.run.state else {}
+            merges = {a: p.merge for a, p in pending.items() if p.merge is not None}
+            approval, words = split_approval(list(command.words), list(merges))
+            if approval is None and words[0].lower() not in CLAUSES:
+                raise NotYet(f"no pending merge approval matches {words[0]!r}")
+            if approval is None:
+                if not merges:
+                    raise NotYet("no merge approval is pending")
+                approval = next(iter(merges))
+            request = merges[approval]
+            choice = merge_choice(words, request.to_json_dict() if request else {})
+            await self._client.resolve(approval, "approved", merge=choice)
+            return approval
+
+        approval_id = await self._when_busy_wait(attempt)
+        self.say(f"merged: {approval_id[:8]}")
 
     async def stop(self, _reason: str = "stopped by the user") -> None:
         """Stop the run (``stop`` and Ctrl-C)."""

@@ -1,9 +1,10 @@
 """Terminal commands for a live run, typed or piped one per line on stdin.
 
 ``step [node]``, ``chat NODE TEXT``, ``approve [ID]``, ``deny [ID] [reason]``,
-``modify [ID] JSON``, ``pause``, ``resume``, ``stop``, ``mode auto|interactive|
-planning|implementation``, ``status``, ``help``. Nodes are named by key, label
-or id prefix; approvals by a unique id prefix, or left out for the oldest.
+``modify [ID] JSON``, ``merge [ID] ours|theirs [FILE...] | edit FILE[=FROM] | agent``
+(desktop/commands/merge_words.py), ``pause``, ``resume``, ``stop``, ``mode auto|
+interactive|planning|implementation``, ``status``, ``help``. Nodes are named by key,
+label or id prefix; approvals by a unique id prefix, or left out for the oldest.
 Commands that need something not there yet (a step while a turn still runs,
 an approval not yet requested) wait for it while the run is busy, so piped
 scripts behave the same however fast the agents are.
@@ -21,6 +22,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from desktop.commands.merge_words import CLAUSES, USAGE, merge_choice, split_approval
 from desktop.runtime.approvals import ApprovalError
 from desktop.runtime.commands import (
     Chat,
@@ -47,6 +49,10 @@ HELP = """commands:
   approve [ID]           approve a pending tool call (ID prefix; default: oldest)
   deny [ID] [REASON]     deny a pending tool call
   modify [ID] JSON       run a pending tool call with new arguments
+  merge [ID] ours|theirs [FILE...]   resolve a merge that conflicts: one side per file
+  merge [ID] edit FILE[=FROM]        ... FILE as edited in the worktree (or FROM's text)
+  merge [ID] agent                   ... or hand the files to the node's agent
+  deny [ID]              undo a merge that conflicts (then merge by hand and resume)
   pause | resume | stop  pause new turns, continue, or stop the run
   mode MODE              auto, interactive, planning or implementation
   status                 show the nodes and pending approvals
@@ -91,13 +97,20 @@ class Decide:
 
 
 @dataclass(frozen=True)
+class MergeWords:
+    """``merge [ID] CLAUSE...``: resolve a merge approval (desktop/commands/merge_words.py)."""
+
+    words: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Local:
     """A command the console answers itself (``help``, ``status``)."""
 
     name: str
 
 
-Line = Command | Decide | Local
+Line = Command | Decide | MergeWords | Local
 _MODES = {"AUTO": "mode", "INTERACTIVE": "mode", "PLANNING": "global", "IMPLEMENTATION": "global"}
 
 
@@ -123,6 +136,10 @@ def parse(line: str) -> Line | None:
             return Decide("approved", tuple(rest))
         case "deny":
             return Decide("denied", tuple(rest), words_are_reason=True)
+        case "merge":
+            if not rest:
+                raise ValueError(USAGE)
+            return MergeWords(tuple(rest))
         case "modify":
             start = line.find("{")
             if start < 0:
@@ -184,12 +201,38 @@ class Console:
         if isinstance(command, Step) and outcome.node_id:
             self.say(f"step: {self.engine.state.nodes[outcome.node_id].label}")
         elif isinstance(command, Resolve):
-            self.say(f"{command.status}: {command.approval[:8]}")
+            word = "merged" if command.merge is not None else command.status
+            self.say(f"{word}: {command.approval[:8]}")
 
-    async def _run(self, parsed: Command | Decide | None) -> tuple[Command, Outcome]:
+    async def _run(self, parsed: Command | Decide | MergeWords | None
+                   ) -> tuple[Command, Outcome]:
         assert parsed is not None  # blank lines have no words
-        command = self._decision(parsed) if isinstance(parsed, Decide) else parsed
+        if isinstance(parsed, Decide):
+            command: Command = self._decision(parsed)
+        elif isinstance(parsed, MergeWords):
+            command = self._merge(parsed)
+        else:
+            command = parsed
         return command, await execute(self.engine, command)
+
+    def _merge(self, parsed: MergeWords) -> Resolve:
+        """The Resolve a ``merge`` line means now: its merge approval named, or the
+        oldest pending one."""
+        merges = [p for p in self.engine.broker.pending() if p.merge is not None]
+        words = list(parsed.words)
+        approval, words = split_approval(words, [p.approval_id for p in merges])
+        if approval is None and words[0].lower() not in CLAUSES:
+            raise NotFound(f"no pending merge approval matches {words[0]!r}")
+        if approval is None:
+            if not merges:
+                raise NotFound("no merge approval is pending")
+            approval = merges[0].approval_id
+        request = next(p.merge for p in merges if p.approval_id == approval)
+        try:
+            choice = merge_choice(words, request or {})
+        except ValueError as exc:
+            raise Invalid(str(exc)) from None
+        return Resolve(approval, "approved", merge=choice, by=TERMINAL_WORD)
 
     def _decision(self, decide: Decide) -> Resolve:
         """The Resolve a Decide means now: its approval named, or the oldest pending one."""
@@ -207,6 +250,12 @@ class Console:
             if not pending:
                 raise NotFound("no approval is pending")
             approval = pending[0].approval_id
+        asked = next((p for p in self.engine.broker.pending() if p.approval_id == approval),
+                     None)
+        if asked is not None and asked.merge is not None and decide.status != "denied":
+            raise Invalid(f"a merge that conflicts is resolved with `merge`, not "
+                          f"`{'approve' if decide.status == 'approved' else 'modify'}`; "
+                          f"{USAGE}")
         reason = None
         if decide.status == "denied":
             reason = " ".join(words) or "denied in the terminal"

@@ -19,9 +19,9 @@ from desktop.views.activity import (
     RecentActivity,
     StepOrder,
     node_activity,
-    tool_text,
 )
 from desktop.views.activity import short as _short
+from desktop.views.approval_text import approval_text
 
 _STATUS_STYLE = {"running": "bold cyan", "idle": "dim", "blocked": "bold yellow",
                  "failed": "bold red", AWAITING: "bold magenta", "done": "green",
@@ -68,9 +68,11 @@ def status_table(engine: Engine, activity: RecentActivity,
     parts: list[Any] = [table]
     for pending in engine.broker.pending():
         node = state.nodes.get(pending.node_id or "")
-        parts.append(Text(f"APPROVAL {pending.approval_id[:8]} "
-                          f"({node.label if node else '?'}): {tool_text(pending.tool)}",
-                          style="bold magenta"))
+        word = "MERGE" if pending.merge is not None else "APPROVAL"
+        where = f" in {pending.merge.get('worktree')}" if pending.merge is not None else ""
+        parts.append(Text(f"{word} {pending.approval_id[:8]} "
+                          f"({node.label if node else '?'}): "
+                          f"{approval_text(pending.to_dict())}{where}", style="bold magenta"))
     stall = stall_text(engine)
     if stall:
         parts.append(Text(stall, style="bold yellow"))
@@ -81,7 +83,11 @@ def status_table(engine: Engine, activity: RecentActivity,
 def _hint(engine: Engine) -> str:
     """What can be typed now, so a first-time user is never stuck at a silent table."""
     state = engine.state
-    if engine.broker.pending():
+    pending = engine.broker.pending()
+    if any(p.merge is not None for p in pending):
+        return ("type: merge [ID] ours|theirs [FILE...] · merge [ID] edit FILE · "
+                "merge [ID] agent · deny [ID] · help")
+    if pending:
         return "type: approve [ID] · deny [ID] [REASON] · modify [ID] JSON · help"
     if state.mode == "INTERACTIVE" and any(state.inboxes.values()):
         return "type: step [NODE] · chat NODE TEXT · pause · stop · help"
@@ -160,8 +166,9 @@ class PlainView:
                 extra = f": {e['reason']}" if e.get("reason") else ""
                 self.say(f"[{self._label(e.get('nodeId'))}] turn {e.get('status')}{extra}")
             elif kind == "approval.requested":
-                self.say(f"[{self._label(e.get('nodeId'))}] APPROVAL {e['approvalId'][:8]}: "
-                         f"{tool_text(e.get('tool') or {})}")
+                word = "MERGE" if e.get("kind") == "merge" else "APPROVAL"
+                self.say(f"[{self._label(e.get('nodeId'))}] {word} {e['approvalId'][:8]}: "
+                         f"{approval_text(e)}")
             elif kind == "approval.resolved":
                 res = e.get("resolution") or {}
                 why = f" ({res['reason']})" if res.get("reason") else ""

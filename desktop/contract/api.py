@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from desktop.contract.enums import ApprovalStatus, EdgeType, GlobalMode, Mode
+from desktop.contract.merge import MergeRequest, Side
 
 MAX_BODY_BYTES = 8 << 20
 """Largest request body the service reads (8 MiB, room for a workflow with long
@@ -147,9 +148,22 @@ class EditInbox(RequestModel):
 # --- approvals --------------------------------------------------------------------------
 
 
+class MergeChoiceIn(RequestModel):
+    """A merge approval's resolution: a side per file, edited contents, or the agent."""
+
+    files: dict[str, Side] = Field(default_factory=dict, max_length=10_000,
+                                   description="path -> ours | theirs (taken whole)")
+    contents: dict[str, str] = Field(default_factory=dict, max_length=10_000,
+                                     description="path -> the resolved text")
+    agent: bool = Field(False, description="hand the files not resolved here to the node's "
+                                           "agent (it takes its turn in the conflicted "
+                                           "worktree)")
+
+
 class ResolveApproval(RequestModel):
     status: ApprovalStatus
     modified_args: dict[str, Any] | None = Field(None, alias="modifiedArgs")
+    merge: MergeChoiceIn | None = Field(None, description="a merge approval, approved: how")
     reason: str | None = Field(None, max_length=10_000)
 
     @model_validator(mode="after")
@@ -163,7 +177,11 @@ class ApprovalOut(ResponseModel):
     approval_id: str = Field(alias="approvalId")
     run_id: str = Field(alias="runId")
     node_id: str | None = Field(None, alias="nodeId")
-    tool: dict[str, Any]
+    kind: Literal["tool", "merge"] = Field("tool", description="tool: a gated tool call; "
+                                           "merge: a merge that conflicts")
+    tool: dict[str, Any] = Field(default_factory=dict, description="kind tool: the call")
+    merge: MergeRequest | None = Field(None, description="kind merge: the branches, files "
+                                                         "and hunks")
     context: str | None = None
     requested_at: str | None = Field(None, alias="requestedAt")
 
@@ -267,6 +285,17 @@ class ForkWorkspaceOut(ResponseModel):
     taken: int = 0
 
 
+class ForkBranchOut(ResponseModel):
+    """A node of the fork in its own git worktree, checked out at its commit of the point."""
+
+    node_id: str = Field(alias="nodeId")
+    node: str
+    branch: str = Field(description="the fork's branch")
+    commit: str = Field(description="the commit it starts at")
+    from_branch: str = Field(alias="from", description="the source run's branch")
+    worktree: str = Field(description="relative to the fork's run folder")
+
+
 class ForkCreated(ResponseModel):
     """The new run and where it continues from."""
 
@@ -275,6 +304,7 @@ class ForkCreated(ResponseModel):
     requested_seq: int = Field(alias="requestedSeq")
     point: str = Field(description="where the fork continues, in words")
     workspaces: list[ForkWorkspaceOut] = Field(default_factory=list)
+    branches: list[ForkBranchOut] = Field(default_factory=list)
 
 
 class ForkPointOut(ResponseModel):

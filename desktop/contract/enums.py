@@ -62,6 +62,13 @@ class ArtifactKind(StrEnum):
     REPORT = "report"
 
 
+class ApprovalKind(StrEnum):
+    """What an approval asks: a gated tool call, or a merge that conflicts."""
+
+    TOOL = "tool"
+    MERGE = "merge"
+
+
 class ApprovalStatus(StrEnum):
     APPROVED = "approved"
     DENIED = "denied"

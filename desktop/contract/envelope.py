@@ -38,3 +38,7 @@ class Envelope(ContractModel):
     created_at: UtcTimestamp = Field(alias="createdAt")
     payload: EnvelopePayload = Field(default_factory=EnvelopePayload)
     from_agent_run_id: str | None = Field(None, alias="fromAgentRunId")
+    commit: str | None = Field(None, pattern=r"^[0-9a-f]{40}([0-9a-f]{24})?$",
+                               description="A sender in its own git worktree: its commit when "
+                                           "it sent this, what the receiver merges (not its "
+                                           "branch's later work).")

@@ -21,10 +21,11 @@ An event of a type this version does not know is kept as :class:`GenericEvent`.
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Discriminator, Field, Tag, TypeAdapter
+from pydantic import Discriminator, Field, Tag, TypeAdapter, model_validator
 
 from desktop.contract.base import ContractModel, UtcTimestamp, UUIDStr, new_id, utc_now
 from desktop.contract.enums import (
+    ApprovalKind,
     ApprovalStatus,
     BusType,
     GlobalMode,
@@ -33,6 +34,7 @@ from desktop.contract.enums import (
 )
 from desktop.contract.envelope import Envelope
 from desktop.contract.isolation import Isolation
+from desktop.contract.merge import MergeChoice, MergeRequest
 from desktop.contract.state import (
     Artifact,
     EdgeState,
@@ -121,6 +123,18 @@ class ForkWorkspace(ContractModel):
                                              "snapshots where overlapping diffs disagree.")
 
 
+class ForkBranch(ContractModel):
+    """A node of a fork that works in its own git worktree: checked out at its commit of
+    the fork point on a branch of the fork (nothing replayed)."""
+
+    node_id: str = Field(alias="nodeId")
+    node: str = Field("", description="The node's key (or label).")
+    branch: str = Field(description="The fork's branch, e.g. canvas/<fork8>/impl.")
+    commit: str = Field(description="The commit it starts at: the node's last at the point.")
+    from_branch: str = Field("", alias="from", description="The source run's branch.")
+    worktree: str = Field("", description="The worktree, relative to the fork's run folder.")
+
+
 class RunForked(EventBase):
     """A fork's first own event: events 1..``forkedFrom.seq`` were copied from that run."""
 
@@ -131,6 +145,7 @@ class RunForked(EventBase):
                                                   "point between turns.")
     point: str = Field("", description="Where the fork continues, in words.")
     workspaces: list[ForkWorkspace] = Field(default_factory=list)
+    branches: list[ForkBranch] = Field(default_factory=list)
 
 
 class RunPatch(EventBase):
@@ -285,15 +300,30 @@ class ToolCompleted(EventBase):
 class Resolution(ContractModel):
     status: ApprovalStatus
     modified_args: dict[str, Any] | None = Field(None, alias="modifiedArgs")
+    merge: MergeChoice | None = Field(None, description="A merge approval approved: each "
+                                      "file's side or content, or the agent's turn.")
     reason: str | None = None
     by: str | None = None
 
 
 class ApprovalRequested(EventBase):
+    """A gated tool call (``kind`` tool, ``tool``) or a merge that conflicts (``kind``
+    merge, ``merge``: desktop/contract/merge.py) waits for a person."""
+
     type: Literal["approval.requested"] = "approval.requested"
     approval_id: str = Field(alias="approvalId")
-    tool: ToolCall
+    kind: ApprovalKind = ApprovalKind.TOOL
+    tool: ToolCall | None = None
+    merge: MergeRequest | None = None
     context: str | None = None
+
+    @model_validator(mode="after")
+    def _what(self) -> "ApprovalRequested":
+        if self.kind == ApprovalKind.MERGE and self.merge is None:
+            raise ValueError("a merge approval names its merge")
+        if self.kind == ApprovalKind.TOOL and self.tool is None:
+            raise ValueError("a tool approval names its tool call")
+        return self
 
 
 class ApprovalResolved(EventBase):

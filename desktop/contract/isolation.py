@@ -42,3 +42,9 @@ class NodeGit(ContractModel):
     worktree: str = Field(description="The node's worktree, relative to the run folder.")
     workdir: str = Field(description="The node's working folder (its workspace inside the "
                                      "worktree), relative to the run folder.")
+    head: str | None = Field(None, pattern=r"^[0-9a-f]{40}([0-9a-f]{24})?$",
+                             description="The node's commit when its worktree was last made "
+                                         "ready for a turn (its senders' branches merged); the "
+                                         "commit of each of its turns is on the turn's diff "
+                                         "artifact. A fork starts the node from the later of "
+                                         "the two.")

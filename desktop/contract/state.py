@@ -10,6 +10,7 @@ from pydantic import Field, model_validator
 
 from desktop.contract.base import CONTRACT_VERSION, ContractModel, UtcTimestamp, UUIDStr
 from desktop.contract.enums import (
+    ApprovalKind,
     ArtifactKind,
     CliPermissionsMode,
     EdgeManagement,
@@ -23,6 +24,7 @@ from desktop.contract.enums import (
 from desktop.contract.envelope import Envelope
 from desktop.contract.executor import ExecutorSpec
 from desktop.contract.isolation import Isolation, NodeGit
+from desktop.contract.merge import MergeRequest
 from desktop.contract.sandbox import Sandbox
 
 
@@ -171,7 +173,10 @@ class InboxItem(ContractModel):
 class PendingApproval(ContractModel):
     approval_id: str = Field(alias="approvalId")
     node_id: str | None = Field(None, alias="nodeId")
+    kind: ApprovalKind = Field(ApprovalKind.TOOL, description="tool: a gated tool call "
+                               "(``tool``); merge: a merge that conflicts (``merge``).")
     tool: dict[str, Any] = Field(default_factory=dict)
+    merge: MergeRequest | None = None
     context: str | None = None
     requested_at: UtcTimestamp | None = Field(None, alias="requestedAt")
 

@@ -26,7 +26,7 @@ from desktop.runtime import executor as executors
 from desktop.runtime import isolation, memory_watch, runner_record, sandbox, workspace_diff
 from desktop.runtime.agent_env import build_env, bus_command, key_provider, protocol_vars
 from desktop.runtime.git_run import GitError
-from desktop.runtime.prompt import build_blocks, preamble
+from desktop.runtime.prompt import build_blocks, merge_block, preamble
 from desktop.store.atomic import atomic_write_bytes
 from desktop.store.run_info import validate_at_completion, validate_at_creation, write_run_info
 from desktop.store.runner import RUNNER_JSON
@@ -34,6 +34,7 @@ from desktop.store.secret_names import user_patterns
 from desktop.wording import plural
 
 if TYPE_CHECKING:
+    from desktop.runtime.merge_gate import OpenMerge
     from desktop.runtime.turn import TurnContext
     from desktop.runtime.worktrees import NodeTree
 
@@ -67,9 +68,11 @@ class AgentRun:
                  emit: Callable[[dict], None], redactor: Redactor,
                  factory: Callable[[str], Provider],
                  emit_many: Callable[[list[dict]], None] | None = None,
-                 keys: Mapping[str, str] | None = None, tree: "NodeTree | None" = None):
+                 keys: Mapping[str, str] | None = None, tree: "NodeTree | None" = None,
+                 merging: "OpenMerge | None" = None):
         self.ctx, self.workspace, self.attempt, self.restart = ctx, workspace, attempt, restart
         self.tree = tree  # the node's own worktree: the run ends with a commit on its branch
+        self.merging = merging  # a merge left conflicted for this agent: its prompt says so
         self.keys = dict(keys or {})  # API keys from the keyring, for names the env lacks
         self.previous_run_id, self.session_id = previous_run_id, session_id
         self.emit, self.redactor, self.factory = emit, redactor, factory
@@ -125,7 +128,9 @@ class AgentRun:
         blocks = build_blocks(
             role_name=ctx.node.role_template, instructions=ctx.config.instructions,
             global_mode=str(ctx.global_mode), items=ctx.items, restart=self.restart,
-            preamble_text=preamble(env, str(folder), bus_command(env)))
+            preamble_text=preamble(env, str(folder), bus_command(env)),
+            extra=[merge_block(self.merging.request, self.tree.repo.prefix)]
+            if self.merging is not None and self.tree is not None else None)
         prompt = await asyncio.to_thread(_prepare_folder, folder, blocks, self.redactor)
         for name in (af.PROMPT_FULL, af.PROMPT_BLOCKS):
             self._artifact("prompt", folder / name)
@@ -151,7 +156,7 @@ class AgentRun:
         if self.cancelled and refused is None:  # stopped while the worker was being set up
             refused = "the agent was stopped before it started"
         tree = self.tree
-        start = await isolation.head(tree) if tree is not None else None
+        start = await isolation.start_point(tree) if tree is not None else None
         git = tree is None and not session.remote and \
             await workspace_diff.is_git_workspace(self.workspace)
         before = await workspace_diff.snapshot(self.workspace) if git else None
@@ -244,11 +249,16 @@ class AgentRun:
         """Commit the agent run's change on the node's branch: the patch from the turn's
         start to the commit, and the commit and branch for the diff artifact."""
         try:
-            commit = await isolation.commit_turn(self.ctx, tree, agent_run_id, self.attempt)
+            commit = await isolation.commit_turn(self.ctx, tree, agent_run_id, self.attempt,
+                                                 self.merging)
         except GitError as exc:  # the change stays in the worktree; the next turn commits it
             self._log(f"the agent run's change could not be committed on {tree.branch}: {exc}")
             return b"", {}
         if commit is None:
+            if self.merging is not None and await isolation.merge_open(tree):
+                self._log(f"conflicts of the merge of {self.merging.conflict.source.branch} "
+                          "are left (unmerged files or conflict markers); the merge stays "
+                          "open")
             return b"", {}
         patch = await workspace_diff.diff(self.workspace, start, commit)
         return patch, {"commit": commit, "branch": tree.branch}

@@ -1,9 +1,12 @@
-"""The approval broker: gated tool calls wait here until someone resolves them.
+"""The approval broker: gated tool calls, and merges that conflict, wait here until someone
+resolves them.
 
 One broker serves a run. The terminal, the GUI and the API all resolve through
 it; each request and each resolution is an event in the run's log
 (``approval.requested`` / ``approval.resolved``), so a pending approval is
-visible to every client and survives in the record.
+visible to every client and survives in the record. A ``merge`` approval
+(desktop/contract/merge.py) is approved with a :class:`MergeChoice` that covers
+every conflicting file, or hands them to the agent; it is never ``modified``.
 """
 
 from __future__ import annotations
@@ -13,9 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from desktop.contract.base import new_id, utc_now
-from desktop.contract.enums import ApprovalStatus
+from desktop.contract.enums import ApprovalKind, ApprovalStatus
 from desktop.contract.events import Resolution, ToolCall
+from desktop.contract.merge import MergeChoice
 
 Emit = Callable[[dict[str, Any]], None]
 
@@ -24,23 +30,81 @@ class ApprovalError(LookupError):
     """An approval id that is unknown, ambiguous or already resolved."""
 
 
+class ApprovalInvalid(ValueError):
+    """A decision that does not fit its approval; ``field`` names what is wrong."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 @dataclass
 class PendingRequest:
-    """A tool call waiting for a decision."""
+    """A tool call, or a merge that conflicts, waiting for a decision."""
 
     approval_id: str
     node_id: str | None
     tool: dict[str, Any]
     context: str | None
     requested_at: str = field(default_factory=utc_now)
+    merge: dict[str, Any] | None = None
+    """Set for a ``merge`` approval: the MergeRequest (desktop/contract/merge.py)."""
+
+    @property
+    def kind(self) -> ApprovalKind:
+        return ApprovalKind.MERGE if self.merge is not None else ApprovalKind.TOOL
 
     def to_dict(self) -> dict[str, Any]:
         """Wire form, like ``PendingApproval`` in the run state."""
         out: dict[str, Any] = {"approvalId": self.approval_id, "nodeId": self.node_id,
-                               "tool": self.tool, "requestedAt": self.requested_at}
+                               "requestedAt": self.requested_at}
+        if self.merge is not None:
+            out.update(kind=ApprovalKind.MERGE.value, merge=self.merge)
+        else:
+            out["tool"] = self.tool
         if self.context:
             out["context"] = self.context
         return out
+
+
+def check_merge_choice(request: dict[str, Any], status: ApprovalStatus,
+                       choice: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The choice of a ``merge`` approval's decision in wire form (None when denied);
+    ApprovalInvalid when it does not fit the request (a file it does not name, a file
+    left without a side, the agent where it cannot take the merge)."""
+    if status is ApprovalStatus.DENIED:
+        return None
+    if status is ApprovalStatus.MODIFIED:
+        raise ApprovalInvalid("a merge is approved (with merge: a side per file, edited "
+                              "contents, or the agent) or denied, not modified", "status")
+    if choice is None:
+        raise ApprovalInvalid("say how to resolve the merge: merge.files (ours or theirs per "
+                              "file), merge.contents (a file's text), or merge.agent", "merge")
+    try:
+        made = MergeChoice.model_validate(choice)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(["merge", *(str(p) for p in first["loc"])])
+        raise ApprovalInvalid(f"{where}: {first['msg']}", where) from None
+    conflicted = [str(f.get("path")) for f in request.get("files") or []]
+    listing = ", ".join(conflicted)
+    for group in ("files", "contents"):
+        for path in getattr(made, group):
+            if path not in conflicted:
+                raise ApprovalInvalid(f"{path!r} is not one of the conflicting files "
+                                      f"({listing})", f"merge.{group}")
+    both = sorted(set(made.files) & set(made.contents))
+    if both:
+        raise ApprovalInvalid(f"{both[0]!r} has both a side and contents; give one",
+                              "merge.contents")
+    missing = [p for p in conflicted if p not in made.files and p not in made.contents]
+    if made.agent and not request.get("agent", True):
+        raise ApprovalInvalid("another merge of this turn already goes to the agent; take a "
+                              "side or give the contents of each file", "merge.agent")
+    if missing and not made.agent:
+        raise ApprovalInvalid(f"no side or contents for {', '.join(missing)} (or hand them "
+                              "to the agent: merge.agent)", "merge.files")
+    return made.to_json_dict()
 
 
 class ApprovalBroker:
@@ -56,15 +120,21 @@ class ApprovalBroker:
     async def request(self, node_id: str | None, tool: ToolCall,
                       context: str | None = None) -> Resolution:
         """Emit ``approval.requested`` and wait for the decision."""
-        approval_id = new_id()
-        pending = PendingRequest(approval_id, node_id, tool.to_json_dict(), context)
+        return await self._ask(PendingRequest(new_id(), node_id, tool.to_json_dict(), context))
+
+    async def request_merge(self, node_id: str | None, merge: dict[str, Any],
+                            context: str | None = None) -> Resolution:
+        """Ask how to resolve a merge that conflicts (``merge``: a MergeRequest in wire
+        form) and wait for the decision."""
+        return await self._ask(PendingRequest(new_id(), node_id, {}, context, merge=merge))
+
+    async def _ask(self, pending: PendingRequest) -> Resolution:
+        approval_id, node_id = pending.approval_id, pending.node_id
         future: asyncio.Future[Resolution] = asyncio.get_running_loop().create_future()
         self._pending[approval_id] = pending
         self._futures[approval_id] = future
-        event: dict[str, Any] = {"type": "approval.requested", "approvalId": approval_id,
-                                 "nodeId": node_id, "tool": pending.tool}
-        if context:
-            event["context"] = context
+        event: dict[str, Any] = {"type": "approval.requested", **pending.to_dict()}
+        event.pop("requestedAt")
         self._emit(event)
         for callback in list(self._subscribers):
             callback(pending)
@@ -94,14 +164,22 @@ class ApprovalBroker:
 
     def resolve(self, approval_id: str, status: ApprovalStatus | str,
                 modified_args: dict[str, Any] | None = None, reason: str | None = None,
-                by: str = "terminal") -> Resolution:
-        """Decide a pending call: emit ``approval.resolved`` and release its waiter."""
+                by: str = "terminal", merge: dict[str, Any] | None = None) -> Resolution:
+        """Decide a pending call or merge: emit ``approval.resolved`` and release its
+        waiter. ApprovalInvalid (nothing decided) when the decision does not fit."""
         approval_id = self.match(approval_id)
         status = ApprovalStatus(status)
-        if status is ApprovalStatus.MODIFIED and not isinstance(modified_args, dict):
+        request = self._pending[approval_id]
+        if request.merge is not None:
+            merge = check_merge_choice(request.merge, status, merge)
+        elif merge is not None:
+            raise ApprovalInvalid("merge only decides a merge approval; this one is a tool "
+                                  "call", "merge")
+        elif status is ApprovalStatus.MODIFIED and not isinstance(modified_args, dict):
             raise ApprovalError("a modified call needs its new arguments as a JSON object")
         pending = self._pending.pop(approval_id)
-        resolution = Resolution(status=status, modified_args=modified_args, reason=reason, by=by)
+        resolution = Resolution(status=status, modified_args=modified_args, merge=merge,
+                                reason=reason, by=by)
         self._emit(_resolved(approval_id, pending.node_id, resolution))
         future = self._futures.pop(approval_id)
         if not future.done():

@@ -28,7 +28,7 @@ from desktop.contract.base import new_id
 from desktop.contract.enums import ApprovalStatus, EdgeType
 from desktop.contract.events import Resolution, ToolCall
 from desktop.contract.state import Capabilities, NodeConfig, Permissions, RunState
-from desktop.runtime.approvals import ApprovalError
+from desktop.runtime.approvals import ApprovalError, ApprovalInvalid
 from desktop.runtime.management import SPAWN_CONFIG_KEYS
 from desktop.runtime.scheduler import StepError
 
@@ -99,13 +99,15 @@ class SetMode:
 
 @dataclass(frozen=True)
 class Resolve:
-    """Decide a pending approval (``approval``: its id or a unique id prefix)."""
+    """Decide a pending approval (``approval``: its id or a unique id prefix); a merge
+    approval is approved with ``merge`` (desktop/contract/merge.py: MergeChoice)."""
 
     approval: str
     status: str
     modified_args: dict[str, Any] | None = None
     reason: str | None = None
     by: str = USER
+    merge: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -282,15 +284,19 @@ def _resolve(engine: Engine, command: Resolve) -> Resolution:
     except ValueError:
         raise Invalid(f"status must be approved, denied or modified, not {command.status!r}",
                       "status") from None
-    if status is ApprovalStatus.MODIFIED and not isinstance(command.modified_args, dict):
+    if status is ApprovalStatus.MODIFIED and not isinstance(command.modified_args, dict) \
+            and command.merge is None:
         raise Invalid("a modified call needs its new arguments as a JSON object",
                       "modifiedArgs")
     try:
         approval_id = engine.broker.match(command.approval)
     except ApprovalError as exc:
         raise NotFound(str(exc), "approvalId") from None
-    return engine.broker.resolve(approval_id, status, command.modified_args, command.reason,
-                                 by=command.by)
+    try:
+        return engine.broker.resolve(approval_id, status, command.modified_args,
+                                     command.reason, by=command.by, merge=command.merge)
+    except ApprovalInvalid as exc:
+        raise Invalid(str(exc), exc.field) from None
 
 
 def _check_config(current: NodeConfig | None, patch: dict[str, Any]) -> None:

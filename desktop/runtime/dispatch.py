@@ -115,6 +115,7 @@ async def run_turn(engine: Engine, node_id: str) -> None:
             bus_handoff=engine.bus_handoff,
             executor=config.executor if config.executor is not None else state.executor,
             isolation=state.isolation, nodes=dict(state.nodes),
+            ask_merge=lambda request: engine.broker.request_merge(node_id, request),
         )
         runner = engine.new_runner()
         engine.runners[node_id] = runner
@@ -178,9 +179,9 @@ def _unavailable(engine: Engine, node_id: str, turn_id: str, agent_runs: int,
 
 def _merge_conflict(engine: Engine, node_id: str, turn_id: str, agent_runs: int,
                     conflict: MergeConflict) -> None:
-    """A sender's branch conflicts with the node's: the merge was undone; the node is
-    blocked and the run paused, with the node's input still in its inbox, until a person
-    merges by hand and resumes."""
+    """A merge of a sender's work was undone (a person denied the ``merge`` approval, or
+    git could not merge): the node is blocked and the run paused, with the node's input
+    still in its inbox, until a person merges by hand and resumes."""
     recorder = engine.recorder
     if agent_runs:  # a retry met the conflict: its items go back to the inbox
         recorder.emit({"type": "turn.status", "status": "cancelled", "turnId": turn_id,
@@ -221,7 +222,7 @@ async def finish_turn(engine: Engine, node_id: str, turn_id: str, attempt: int,
                        "agentRunId": result.agent_run_id}, node_id)
     for route, directive in routes:
         envelope = build_envelope(route, node_id, result.output_text or "", directive,
-                                  result.agent_run_id, artifacts)
+                                  result.agent_run_id, artifacts, result.commit)
         for event in route_events(route, envelope):
             recorder.emit(event)
     if result.session_id and result.session_id != state.nodes[node_id].session.session_id:

@@ -6,9 +6,13 @@ are spent on it. Then, in order:
 
 1. the agent folders those events refer to are copied, and the workspaces are restored
    to their state at S from the recorded diffs (:mod:`desktop.runtime.fork_workspace`);
-2. the folder is published under the new run id, with its engine lock already held;
+   nodes that work in git worktrees of their own are not replayed: each gets a branch
+   and worktree of the fork at its commit of S (:mod:`desktop.runtime.fork_git`);
+2. the folder is published under the new run id, with its engine lock already held,
+   and the worktrees are added in it;
 3. the fork's own events follow the copied ones: ``run.forked`` (lineage, the point in
-   words, the restored workspaces), the edits as ordinary graph-change events
+   words, the restored workspaces, the branches), the nodes' ``git`` records moved to
+   the fork's branches, the edits as ordinary graph-change events
    (``node.patch`` for instructions, model, provider; ``inbox.edited`` for a queued
    handoff), then what resuming writes (``run.resumed``);
 4. the returned engine continues it like any resumed run.
@@ -30,6 +34,8 @@ from typing import TYPE_CHECKING, Any
 from desktop.contract.base import new_id
 from desktop.contract.enums import Provider
 from desktop.contract.state import RunState
+from desktop.runtime import fork_git
+from desktop.runtime.fork_git import ForkGitError, GitFork
 from desktop.runtime.fork_workspace import (
     Patch,
     Restored,
@@ -120,6 +126,7 @@ class Fork:
     plan: ForkPlan
     workspaces: list[Restored]
     edits: list[dict[str, Any]]
+    git: GitFork = field(default_factory=GitFork)
 
 
 def plan_fork(run_dir: Path, at: int) -> ForkPlan:
@@ -202,6 +209,7 @@ class Prepared:
     edits: list[dict[str, Any]]
     prelude: list[dict[str, Any]]
     request: ForkRequest
+    git: GitFork = field(default_factory=GitFork)
 
 
 def prepare_fork(run_dir: Path, data_dir: Path, request: ForkRequest) -> Prepared:
@@ -210,23 +218,33 @@ def prepare_fork(run_dir: Path, data_dir: Path, request: ForkRequest) -> Prepare
     source = Path(run_dir).resolve()
     plan = plan_fork(source, request.at)
     edits = edit_events(plan, request)
+    try:
+        git = fork_git.plan_git(plan.state, plan.scan, plan.seq, source)
+    except (ForkGitError, fork_git.GitError) as exc:
+        raise ForkError(str(exc), conflict=True) from None
     fork_id = new_id()
     root = runs_dir(Path(data_dir))
     root.mkdir(parents=True, exist_ok=True)
     staging, final = root / f".fork-{fork_id}", root / fork_id
     lock = hold_engine_lock(staging)
     lock.__enter__()
+    published = False
     try:
-        restored, repoints = _build(plan, staging, final)
+        restored, repoints = _build(plan, staging, final, git.isolated)
         os.rename(staging, final)  # the lock stays held: it is on the file, not the name
+        published = True
+        fork_git.make(git, fork_id, plan.state.id, plan.seq, final)
     except BaseException as exc:
+        if published:
+            fork_git.undo(git)
         lock.__exit__(None, None, None)
-        shutil.rmtree(staging, ignore_errors=True)
-        if isinstance(exc, WorkspaceRestoreError | ForkCopyError):
+        shutil.rmtree(final if published else staging, ignore_errors=True)
+        if isinstance(exc, WorkspaceRestoreError | ForkCopyError | fork_git.GitError):
             raise ForkError(str(exc), conflict=True) from None
         raise
-    prelude = [_forked_event(plan, request, restored), *repoints, *edits]
-    return Prepared(plan, final, lock, restored, edits, prelude, request)
+    prelude = [_forked_event(plan, request, restored, git), *fork_git.repoints(git),
+               *repoints, *edits]
+    return Prepared(plan, final, lock, restored, edits, prelude, request, git)
 
 
 def open_fork(prepared: Prepared, options: EngineOptions | None = None) -> Fork:
@@ -246,9 +264,10 @@ def open_fork(prepared: Prepared, options: EngineOptions | None = None) -> Fork:
                                prelude=prelude,
                                reason=f"forked from run {plan.state.id} at seq {plan.seq}")
     except BaseException:  # a fork without its own first events is no fork: remove it
+        fork_git.undo(prepared.git)
         shutil.rmtree(prepared.folder, ignore_errors=True)
         raise
-    return Fork(engine, plan, prepared.workspaces, prepared.edits)
+    return Fork(engine, plan, prepared.workspaces, prepared.edits, prepared.git)
 
 
 def fork_run(run_dir: Path, data_dir: Path, request: ForkRequest,
@@ -257,17 +276,19 @@ def fork_run(run_dir: Path, data_dir: Path, request: ForkRequest,
     return open_fork(prepare_fork(run_dir, data_dir, request), options)
 
 
-def _build(plan: ForkPlan, staging: Path, final: Path
+def _build(plan: ForkPlan, staging: Path, final: Path, isolated: set[str]
            ) -> tuple[list[Restored], list[dict[str, Any]]]:
     """Fill the staging folder: the log prefix, the agent folders, the workspaces."""
     copy_log_prefix(plan.source, staging, plan.seq, final.name)
     copy_agent_folders(plan.source, staging,
                        [run for seq, run in plan.scan.agent_runs if seq <= plan.seq])
-    return _restore(plan, staging, final)
+    return _restore(plan, staging, final, isolated)
 
 
-def _restore(plan: ForkPlan, staging: Path, final: Path
+def _restore(plan: ForkPlan, staging: Path, final: Path, isolated: set[str]
              ) -> tuple[list[Restored], list[dict[str, Any]]]:
+    """The scratch folder replayed, and a copy of each configured folder that nodes work
+    in directly; nodes in their own git worktrees (``isolated``) need neither."""
     source, state = plan.source, plan.state
     workflow_dir = Path(state.workflow_path).parent if state.workflow_path else None
     restored: list[Restored] = []
@@ -278,22 +299,16 @@ def _restore(plan: ForkPlan, staging: Path, final: Path
     # A configured folder: one copy per folder, and its nodes moved to the copy.
     folders: dict[Path, list[str]] = {}
     for node_id, config in state.node_configs.items():
-        if config.workspace:
+        if config.workspace and node_id not in isolated:
             path = workspace_path(config.workspace, workflow_dir, source).resolve()
             folders.setdefault(path, []).append(node_id)
-    isolated = sorted(n.key or n.label for n_id, n in state.nodes.items()
-                      if n.git is not None and state.turns.get(n_id, 0))
-    if isolated:  # their work is on branches, which diffs replayed in a copy would miss
-        raise ForkError(f"by then, run {state.id[:8]} had worked in git worktrees of its own "
-                        f"(node {', '.join(isolated)}); forking such a run after its first "
-                        "turn is not supported yet. Run the workflow with isolation: shared "
-                        "to fork it", conflict=True)
     if folders and engine_alive(source):
         raise ForkError(f"run {state.id[:8]} is live and works in {next(iter(folders))}; "
                         "fork it once it has stopped", conflict=True)
     repoints: list[dict[str, Any]] = []
     for index, (path, nodes) in enumerate(sorted(folders.items()), start=1):
         later = [d for d in plan.scan.diffs if d.workspace and d.seq > plan.seq
+                 and d.commit is None
                  and workspace_path(d.workspace, workflow_dir, source).resolve() == path]
         restored.append(restore_copy(staging / COPIES / str(index), path,
                                      _patches(plan, later)))
@@ -318,11 +333,23 @@ def _patches(plan: ForkPlan, records: list[DiffRecord]) -> list[Patch]:
     return patches
 
 
-def _forked_event(plan: ForkPlan, request: ForkRequest, restored: list[Restored]
-                  ) -> dict[str, Any]:
-    return {
+def _forked_event(plan: ForkPlan, request: ForkRequest, restored: list[Restored],
+                  git: GitFork) -> dict[str, Any]:
+    event: dict[str, Any] = {
         "type": "run.forked", "forkedFrom": {"runId": plan.state.id, "seq": plan.seq},
         "requestedSeq": request.at, "point": plan.snap.note,
         "workspaces": [{"path": str(one.path), "source": str(one.source),
                         "diffs": one.diffs, "skipped": one.skipped, "taken": one.taken}
                        for one in restored]}
+    branches = branches_json(git)
+    if branches:
+        event["branches"] = branches
+    return event
+
+
+def branches_json(git: GitFork) -> list[dict[str, Any]]:
+    """The fork's branches in wire form (``run.forked`` and the API's answer)."""
+    return [{"nodeId": node.node_id, "node": node.name, "branch": node.branch,
+             "commit": node.commit or repo.base, "from": node.record["branch"],
+             "worktree": node.record["worktree"]}
+            for repo in git.repos for node in repo.nodes]

@@ -4,21 +4,32 @@ The rule (desktop/contract/isolation.py): the node's ``isolation``, else the run
 else ``worktree`` when the node's configured workspace is in a git repository. The
 run's scratch folder, and folders outside git, stay shared.
 
-Before each turn of an isolated node: a merge a dead engine left half done is undone,
-changes made in the worktree since the last turn (a verification command's files,
-an edit by hand) are committed on their own, and the branches of the senders of
-its inbox's handoffs and reports are merged in (desktop/runtime/worktree_merge.py).
+Before each turn of an isolated node: what a dead engine left half done is put right
+(desktop/runtime/worktree_repair.py), changes made in the worktree since the last turn
+(a verification command's files, an edit by hand, what an interrupted agent run left)
+are committed on their own, and the commits the senders of its inbox's handoffs and
+reports sent are merged in (desktop/runtime/merge_gate.py: a conflict waits on a
+person's ``merge`` approval, or goes to the agent, whose commit concludes the merge).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.contract.isolation import Isolation
-from desktop.runtime import worktree_merge, worktrees
+from desktop.runtime import (
+    merge_conflict,
+    merge_gate,
+    workspace_diff,
+    worktree_merge,
+    worktree_repair,
+    worktrees,
+)
+from desktop.runtime.merge_gate import OpenMerge
 from desktop.runtime.worktrees import NodeTree
 
 if TYPE_CHECKING:
@@ -32,12 +43,24 @@ def choice(node: str | None, run: str | None) -> str | None:
     return node or run
 
 
-async def prepare(ctx: TurnContext, workspace: Path, emit: Emit) -> tuple[Path, NodeTree | None]:
-    """The folder the node's agent works in this turn, and its worktree when it has one.
-    Raises MergeConflict when a sender's branch cannot be merged (nothing changed)."""
+@dataclass
+class Ready:
+    """Where the node's agent works this turn."""
+
+    workdir: Path
+    tree: NodeTree | None = None
+    """Its own worktree, when it has one."""
+    merging: OpenMerge | None = None
+    """A merge left conflicted for the agent to resolve."""
+
+
+async def prepare(ctx: TurnContext, workspace: Path, emit: Emit) -> Ready:
+    """The folder the node's agent works in this turn, with its worktree settled and its
+    senders' work merged (desktop/runtime/merge_gate.py). Raises MergeConflict when a
+    merge was undone (refused, or git could not merge)."""
     asked = choice(ctx.config.isolation, ctx.isolation)
     if not ctx.config.workspace or asked == Isolation.SHARED:
-        return workspace, None
+        return Ready(workspace)
     tree = await asyncio.to_thread(worktrees.open_tree, workspace, ctx.run_dir, ctx.run_id,
                                    ctx.node.key, ctx.node.id)
     if tree is None:
@@ -45,49 +68,73 @@ async def prepare(ctx: TurnContext, workspace: Path, emit: Emit) -> tuple[Path, 
             emit({"type": "node.log", "stream": "stderr", "text":
                   f"isolation: worktree has no effect: {workspace} is not in a git "
                   "repository, so the node works in the folder itself"})
-        return workspace, None
-    record = tree.record(ctx.run_dir)
+        return Ready(workspace)
+    for text in await asyncio.to_thread(_settle, ctx, tree):
+        emit({"type": "node.progress", "message": text})
+    try:
+        merging = await merge_gate.merge_senders(ctx.items, ctx.nodes, tree, ctx.ask_merge,
+                                                 emit)
+    finally:
+        await record_head(ctx, tree, emit)
+    return Ready(tree.workdir, tree, merging)
+
+
+async def record_head(ctx: TurnContext, tree: NodeTree, emit: Emit) -> None:
+    """Put the node's worktree, branch and current commit on its ``git`` record (a
+    ``node.patch``), unless the record already says so: where a fork starts the node."""
+    record = {**tree.record(ctx.run_dir), "head": await head(tree)}
     known = ctx.node.git.to_json_dict() if ctx.node.git is not None else None
     if known != record:
         emit({"type": "node.patch", "patch": {"git": record}})
-    notes, conflict = await asyncio.to_thread(_ready, ctx, tree, ctx.nodes)
-    for text in notes:
-        emit({"type": "node.progress", "message": text})
-    if conflict is not None:
-        raise conflict
-    return tree.workdir, tree
 
 
-def _ready(ctx: TurnContext, tree: NodeTree, peers: Mapping[str, Any]
-           ) -> tuple[list[str], worktree_merge.MergeConflict | None]:
-    """Settle the worktree before the turn: what was done, as progress lines, and the
-    merge that conflicted, if one did."""
-    notes: list[str] = []
+def _settle(ctx: TurnContext, tree: NodeTree) -> list[str]:
+    """Put the worktree right (what a dead engine left) and commit what was changed in it
+    since the last turn; what was done, as progress lines."""
+    notes = worktree_repair.repair(tree)
     name = ctx.node.key or ctx.node.label
-    if worktree_merge.abort_left_merge(tree):
-        notes.append(f"undid a merge left unfinished in {tree.branch}")
     left = worktrees.commit_all(tree, worktrees.between_message(ctx.run_id, name,
                                                                 ctx.turn_number))
     if left is not None:
-        notes.append(f"committed changes made in {tree.branch} since the last turn "
-                     f"({left[:8]})")
-    for source, sender in worktree_merge.inbox_sources(ctx.items, peers, tree):
-        try:
-            merged = worktree_merge.merge_one(tree, source, sender)
-        except worktree_merge.MergeConflict as conflict:
-            return notes, conflict
-        if merged is not None:
-            notes.append(f"merged {merged.source} (from {merged.sender}) into {tree.branch} "
-                         f"({merged.commit[:8]})")
-    return notes, None
+        what = "an interrupted agent run left" if ctx.restart else \
+            "made in the worktree since the last turn"
+        notes.append(f"committed the changes {what} in {tree.branch} ({left[:8]})")
+    return notes
 
 
 async def commit_turn(ctx: TurnContext, tree: NodeTree, agent_run_id: str,
-                      attempt: int) -> str | None:
-    """Commit what the agent run changed on the node's branch; the commit, or None."""
+                      attempt: int, merging: OpenMerge | None = None) -> str | None:
+    """Commit what the agent run changed on the node's branch; the commit, or None.
+    With a merge left to the agent (``merging``) the commit concludes it, unless a file
+    of it is still conflicted: then nothing is committed and the merge stays open."""
     message = worktrees.turn_message(ctx.run_id, ctx.node.key or ctx.node.label, ctx.node.id,
                                      ctx.turn_number, agent_run_id, attempt)
+    if merging is not None and await asyncio.to_thread(worktree_merge.merge_open, tree):
+        left = await asyncio.to_thread(merge_conflict.unresolved, tree, merging.files)
+        if left:
+            return None
+        conflict = merging.conflict
+        message += (f"\nMerge {conflict.source.branch} into {tree.branch}, its conflicts "
+                    f"resolved by the agent\nFrom: {conflict.source.sender}\n"
+                    f"Commit: {conflict.commit}\n")
+        return await asyncio.to_thread(merge_conflict.conclude, tree, message)
     return await asyncio.to_thread(worktrees.commit_all, tree, message)
+
+
+async def merge_open(tree: NodeTree) -> bool:
+    """Whether a merge is under way in the worktree."""
+    return await asyncio.to_thread(worktree_merge.merge_open, tree)
+
+
+async def start_point(tree: NodeTree) -> str:
+    """What an agent run's diff starts from: the worktree's commit, or with a merge under
+    way the files as they stand (the merge's conflict markers included), so the diff is
+    the agent's change only."""
+    if await merge_open(tree):
+        snapshot = await workspace_diff.snapshot(tree.path)
+        if snapshot is not None:
+            return snapshot
+    return await head(tree)
 
 
 async def head(tree: NodeTree) -> str:

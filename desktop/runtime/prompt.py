@@ -1,7 +1,8 @@
 """The prompt of one agent run, built from blocks (prompt.blocks.json, prompt.full.txt).
 
 Block order: restart prefix (on restarts), protocol preamble, role template,
-global-mode rules, node instructions, then one block per inbox item.
+global-mode rules, node instructions, one block per inbox item, then a merge left
+conflicted for the agent (its branches, files and hunks), if there is one.
 """
 
 import json
@@ -31,7 +32,7 @@ MODE_RULES = {
 
 @dataclass
 class PromptBlock:
-    kind: str  # restart | preamble | role | globalMode | instructions | inbox
+    kind: str  # restart | preamble | role | globalMode | instructions | inbox | merge
     title: str
     text: str
 
@@ -108,8 +109,9 @@ def build_blocks(
     items: list[Mapping[str, Any]],
     restart: bool,
     preamble_text: str,
+    extra: list[PromptBlock] | None = None,
 ) -> list[PromptBlock]:
-    """Every block of the prompt, in order."""
+    """Every block of the prompt, in order (``extra``: blocks after the inbox's)."""
     blocks: list[PromptBlock] = []
     if restart:
         blocks.append(PromptBlock("restart", "Restart", RESTART_PREFIX))
@@ -122,7 +124,49 @@ def build_blocks(
         blocks.append(PromptBlock("instructions", "Node instructions",
                                   "## Instructions\n\n" + instructions.strip()))
     blocks.extend(_item_block(item) for item in items)
+    blocks.extend(extra or [])
     return blocks
+
+
+MAX_MERGE_PROMPT_CHARS = 40_000
+
+
+def merge_block(request: Mapping[str, Any], prefix: str = "") -> PromptBlock:
+    """The conflict a merge left for the agent: what to do, the files and their hunks
+    (``request``: the MergeRequest of the files left; ``prefix``: the agent's folder
+    below the repository's top)."""
+    files = request.get("files") or []
+    where = (f" (paths from the repository's top; your folder is {prefix}/ in it)"
+             if prefix else "")
+    lines = [
+        "## Merge conflict", "",
+        f"Before this turn, merging {request.get('source')} (the work "
+        f"{request.get('sender') or 'another node'} sent, commit "
+        f"{str(request.get('commit'))[:12]}) into your branch {request.get('target')} "
+        "stopped at conflicts. The merge is under way in your working folder: each file "
+        "below has conflict markers (<<<<<<< your side, ||||||| the base, =======, "
+        ">>>>>>> theirs).", "",
+        "Resolve every conflict: edit each file so it keeps what both sides meant and no "
+        "marker line is left, then carry on with your task. Do not commit, abort or reset "
+        "the merge: when you finish, your changes are committed as the merge.", "",
+        f"Conflicting files{where}:"]
+    for entry in files:
+        hunks = entry.get("hunks") or []
+        note = "binary" if entry.get("binary") else f"{len(hunks)} conflict(s)"
+        if not entry.get("ours", True):
+            note += ", deleted on your side"
+        if not entry.get("theirs", True):
+            note += ", deleted on theirs"
+        lines.append(f"- {entry.get('path')} ({note})")
+    for entry in files:
+        for hunk in entry.get("hunks") or []:
+            lines += ["", f"### {entry.get('path')}, line {hunk.get('line')}", "",
+                      "Yours:", "```", str(hunk.get("ours", "")).rstrip("\n"), "```",
+                      "Theirs:", "```", str(hunk.get("theirs", "")).rstrip("\n"), "```"]
+    text = "\n".join(lines)
+    if len(text) > MAX_MERGE_PROMPT_CHARS:
+        text = text[:MAX_MERGE_PROMPT_CHARS] + "\n\n(more in the files themselves)"
+    return PromptBlock("merge", "Merge conflict", text)
 
 
 def render(blocks: list[PromptBlock]) -> str:

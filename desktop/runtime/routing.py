@@ -134,8 +134,10 @@ def _artifact_refs(values: Any) -> list[dict[str, str]]:
 
 def build_envelope(route: Route, from_node: str, output_text: str,
                    handoff: dict[str, Any] | None, agent_run_id: str | None,
-                   artifacts: list[dict[str, str]]) -> dict[str, Any]:
-    """The wire form of the envelope sent along ``route``."""
+                   artifacts: list[dict[str, str]], commit: str | None = None
+                   ) -> dict[str, Any]:
+    """The wire form of the envelope sent along ``route`` (``commit``: the sender's, when
+    it works in its own git worktree)."""
     handoff = handoff or {}
     message = handoff.get("message") or output_text
     payload: dict[str, Any] = {
@@ -151,6 +153,8 @@ def build_envelope(route: Route, from_node: str, output_text: str,
                 "toNodeId": route.target, "createdAt": utc_now(), "payload": payload}
     if agent_run_id:
         envelope["fromAgentRunId"] = agent_run_id
+    if commit:
+        envelope["commit"] = commit
     return envelope
 
 

@@ -16,7 +16,7 @@ from desktop.providers import registry
 from desktop.providers.base import Gate, Provider
 from desktop.providers.redact import Redactor
 from desktop.runtime import executor as executors
-from desktop.runtime import isolation
+from desktop.runtime import isolation, merge_gate
 from desktop.runtime.agent_run import AgentRun, AgentRunResult
 from desktop.runtime.verify import run_verification
 from desktop.runtime.workspace import init_scratch, workspace_path
@@ -64,6 +64,9 @@ class TurnContext:
     """The run's isolation (the node's own is in ``config``); None: the default."""
     nodes: Mapping[str, NodeState] = field(default_factory=dict)
     """The run's nodes at the turn's start (whose branches the node's inbox brings)."""
+    ask_merge: Callable[[dict[str, Any]], Awaitable[Any]] | None = None
+    """Put a merge that conflicts to a person (a ``merge`` approval); the resolution.
+    None: a conflict is undone and the turn raises MergeConflict."""
 
 
 @dataclass
@@ -84,6 +87,8 @@ class TurnResult:
     cancelled: bool = False
     output_limit_exceeded: bool = False
     oom_killed: bool = False
+    commit: str | None = None
+    """The node's commit at the turn's end, when it works in its own git worktree."""
 
 
 def resolve_workspace(ctx: TurnContext) -> Path:
@@ -128,27 +133,41 @@ class TurnRunner:
         # An unreachable cluster raises ExecutorUnavailable here, before the turn starts:
         # the engine pauses the run and the node's inbox stays as it was.
         await executors.connect(ctx.executor)
-        workspace, tree = await isolation.prepare(ctx, resolve_workspace(ctx), emit)
+        ready = await isolation.prepare(ctx, resolve_workspace(ctx), emit)
+        workspace, tree, merging = ready.workdir, ready.tree, ready.merging
         config = ctx.config
         attempts = config.max_restarts + 1 if config.until_done else 1
         previous = ctx.previous_agent_run_id
         session = ctx.session_id
         results: list[AgentRunResult] = []
-        for index in range(1, attempts + 1):
-            if self._cancelled:
-                break
+        index = 0
+        while not self._cancelled:
+            if index >= attempts or (results and results[-1].done):
+                if merging is None or tree is None:
+                    break
+                # the agent's runs left the merge conflicted: a person decides again
+                merging = await merge_gate.ask_again(tree, merging, ctx.ask_merge, emit)
+                if merging is None:
+                    break
+            index += 1
             run = AgentRun(ctx, workspace=workspace, attempt=index,
                            restart=ctx.restart or index > 1, previous_run_id=previous,
                            session_id=session, emit=emit, emit_many=emit_many,
                            redactor=redactor, keys=keys,
-                           factory=self._factory, tree=tree)
+                           factory=self._factory, tree=tree, merging=merging)
             self._current = run
             one = await run.execute(on_id=self._note_id)
             results.append(one)
             previous, session = one.agent_run_id, one.session_id or session
-            if one.done or one.timed_out or one.cancelled or self._cancelled:
+            if merging is not None and tree is not None and \
+                    not await isolation.merge_open(tree):
+                merging = None
+            if one.timed_out or one.cancelled:
                 break
         self._current = None
+        stopped = self._cancelled or bool(results and results[-1].cancelled)
+        if merging is not None and tree is not None and stopped:
+            await merge_gate.undo(tree)  # stopped with the merge open: as before it
         last = results[-1] if results else None
         if last is None:  # cancelled before anything ran
             return TurnResult("", -1, False, "", "", None, None, None, session, False,
@@ -171,6 +190,7 @@ class TurnRunner:
             timed_out=last.timed_out, agent_run_ids=[r.agent_run_id for r in results],
             cancelled=last.cancelled or self._cancelled,
             output_limit_exceeded=last.output_limit_exceeded, oom_killed=last.oom_killed,
+            commit=await isolation.head(tree) if tree is not None else None,
         )
 
     def _note_id(self, agent_run_id: str) -> None:

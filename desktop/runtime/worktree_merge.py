@@ -1,10 +1,17 @@
 """Code travels with the messages: a node's worktree merges its senders' branches.
 
 Before a node's turn, each handoff or report in its inbox whose sender works on a
-branch of the same repository brings that branch in: ``git merge`` of the branch's
-tip, unless the node's branch already has it. A merge that conflicts is aborted
-(``git merge --abort``), leaving the worktree as it was, and :class:`MergeConflict`
-names the branches and the conflicting files.
+branch of the same repository brings the sender's work in: ``git merge`` of the commit
+the sender was at when it sent the envelope (``envelope.commit``; not what its branch
+did later), unless the node's branch already has it. Conflict markers (diff3 style,
+with the base) name the sender's branch while it is still at that commit. While a
+merge runs or waits, a file beside the worktree says so, for
+:mod:`desktop.runtime.worktree_repair` after a crash.
+
+A merge that stops at conflicts is left open (:class:`Conflicted`) for a person to
+resolve (desktop/runtime/merge_conflict.py, desktop/runtime/merge_gate.py); one undone,
+at a person's word or because git cannot merge at all, is a :class:`MergeConflict`
+naming the branches and the conflicting files.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.runtime.git_run import GitError, git, must
+from desktop.runtime.worktree_repair import begin_merge, end_merge
 from desktop.runtime.worktrees import NodeTree
 
 
@@ -26,10 +34,22 @@ class MergeConflict(RuntimeError):
         self.source, self.target, self.files = source, target, list(files)
         self.worktree, self.detail = worktree, detail
         shown = ", ".join(self.files) if self.files else detail or "git could not merge"
+        if self.files and detail:
+            shown += f" ({detail})"
         super().__init__(
             f"merging {source} into {target} conflicts in {shown}; the merge was undone and "
             f"the node waits. Merge it yourself in {worktree} (git merge {source}, fix the "
             "files, git commit), then resume the run")
+
+
+@dataclass(frozen=True)
+class Source:
+    """A sender's work to merge: its branch, its name, and the commit it sent (None for
+    an envelope from before commits were recorded: the branch's tip)."""
+
+    branch: str
+    sender: str
+    commit: str | None = None
 
 
 @dataclass(frozen=True)
@@ -43,58 +63,86 @@ class Merged:
 
 
 def inbox_sources(items: Iterable[Mapping[str, Any]], peers: Mapping[str, Any],
-                  tree: NodeTree) -> list[tuple[str, str]]:
-    """(branch, sender's name) of the senders of the handoffs and reports in ``items``
-    that work in the same repository as ``tree``, in inbox order, once each (``peers``:
-    node id -> ``NodeState`` of the run)."""
-    found: list[tuple[str, str]] = []
-    seen: set[str] = set()
+                  tree: NodeTree) -> list[Source]:
+    """The senders of the handoffs and reports in ``items`` that work in the same
+    repository as ``tree``, in inbox order, once each with the commit of its last
+    envelope (``peers``: node id -> ``NodeState`` of the run)."""
+    found: dict[str, Source] = {}
     for item in items:
         envelope = item.get("envelope") or {}
         sender = envelope.get("fromNodeId") if item.get("kind") in ("handoff", "report") \
             else None
         node = peers.get(sender) if isinstance(sender, str) else None
         record = getattr(node, "git", None)
-        if record is None or record.branch == tree.branch or record.branch in seen:
+        if record is None or record.branch == tree.branch:
             continue
         if Path(record.common_dir) != tree.repo.common_dir:
             continue  # another repository: its code cannot travel here
-        seen.add(record.branch)
-        found.append((record.branch, node.key or node.label))
-    return found
+        commit = envelope.get("commit") if isinstance(envelope.get("commit"), str) else None
+        found.pop(record.branch, None)  # a later envelope of the sender's: its later commit
+        found[record.branch] = Source(record.branch, node.key or node.label, commit)
+    return list(found.values())
 
 
-def _conflicts(folder: Path) -> list[str]:
+def conflicts(folder: Path) -> list[str]:
+    """The paths the index holds unmerged (from the worktree's top)."""
     listed = git(folder, "diff", "--name-only", "--diff-filter=U", "-z")
     return [name for name in listed.out.decode("utf-8", "replace").split("\0") if name]
 
 
-def merge_one(tree: NodeTree, source: str, sender: str) -> Merged | None:
-    """Merge branch ``source`` into the worktree; None when it has nothing new.
-    MergeConflict (after undoing the merge) when it conflicts."""
-    tip = git(tree.path, "rev-parse", "--verify", "-q", f"refs/heads/{source}^{{commit}}")
+@dataclass(frozen=True)
+class Conflicted:
+    """A merge stopped at conflicts, left so in the worktree (``MERGE_HEAD`` set, the
+    files with their markers) for a person or the agent to resolve."""
+
+    source: Source
+    commit: str
+    """The commit being merged."""
+    files: list[str]
+
+
+def merge_one(tree: NodeTree, source: Source) -> Merged | Conflicted | None:
+    """Merge the commit ``source`` sent (else its branch's tip) into the worktree; None
+    when the worktree has it already, :class:`Conflicted` when it stops at conflicts
+    (the merge left open), MergeConflict (the merge undone) when git cannot merge at
+    all."""
+    ref = source.commit or f"refs/heads/{source.branch}"
+    tip = git(tree.path, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
     if not tip.ok:
         return None
     if git(tree.path, "merge-base", "--is-ancestor", tip.text, "HEAD").ok:
         return None
-    message = f"Merge {source} into {tree.branch}\n\nFrom: {sender}\nCommit: {tip.text}\n"
-    result = git(tree.path, "-c", "rerere.enabled=false", "merge", "--ff", "--no-edit",
-                 "--no-verify-signatures", "--no-squash", "-m", message, tip.text)
+    message = (f"Merge {source.branch} into {tree.branch}\n\nFrom: {source.sender}\n"
+               f"Commit: {tip.text}\n")
+    begin_merge(tree)
+    # merged by the branch's name while it is still at the commit sent, so the conflict
+    # markers name the branch (else the commit)
+    branch = git(tree.path, "rev-parse", "--verify", "-q", f"refs/heads/{source.branch}")
+    what = source.branch if branch.ok and branch.text == tip.text else tip.text
+    result = git(tree.path, "-c", "rerere.enabled=false", "-c", "merge.conflictStyle=diff3",
+                 "merge", "--ff", "--no-edit", "--no-verify-signatures", "--no-squash",
+                 "-m", message, what)
     if result.ok:
-        return Merged(source, must(tree.path, "rev-parse", "HEAD"), sender)
-    files = _conflicts(tree.path)
-    if git(tree.path, "rev-parse", "--verify", "-q", "MERGE_HEAD").ok:
+        end_merge(tree)
+        return Merged(source.branch, must(tree.path, "rev-parse", "HEAD"), source.sender)
+    files = conflicts(tree.path)
+    if files and merge_open(tree):
+        return Conflicted(source, tip.text, files)
+    abort(tree)
+    raise MergeConflict(source.branch, tree.branch, files, tree.path, result.reason())
+
+
+def merge_open(tree: NodeTree) -> bool:
+    """Whether a merge is under way in the worktree."""
+    return git(tree.path, "rev-parse", "--verify", "-q", "MERGE_HEAD").ok
+
+
+def abort(tree: NodeTree) -> None:
+    """Undo the merge under way (if any): the worktree as it was before it."""
+    if merge_open(tree):
         must(tree.path, "merge", "--abort")
-    raise MergeConflict(source, tree.branch, files, tree.path, result.reason())
+    end_merge(tree)
 
 
-def abort_left_merge(tree: NodeTree) -> bool:
-    """Undo a merge a dead engine left half done in the worktree; True if there was one."""
-    if not git(tree.path, "rev-parse", "--verify", "-q", "MERGE_HEAD").ok:
-        return False
-    must(tree.path, "merge", "--abort")
-    return True
-
-
-__all__ = ["GitError", "MergeConflict", "Merged", "abort_left_merge",
-           "inbox_sources", "merge_one"]
+__all__ = ["Conflicted", "GitError", "MergeConflict", "Merged", "Source", "abort",
+           "conflicts", "inbox_sources", "merge_one", "merge_open"]

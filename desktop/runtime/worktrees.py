@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop.runtime.git_base import ensure_base, run8
+from desktop.runtime.git_base import base_ref, ensure_base, run8
 from desktop.runtime.git_run import GitError, git, must
 
 WORKTREES = "worktrees"
@@ -103,15 +103,38 @@ def _is_worktree(path: Path) -> bool:
     return top.ok and Path(top.text).resolve() == path.resolve()
 
 
-def _add(repo: Repo, path: Path, branch: str, base: str) -> None:
-    git(repo.top, "worktree", "prune")
-    if path.exists():  # left by a `worktree add` that never finished: nothing of a node's
+def adding_mark(path: Path) -> Path:
+    """The file that stands beside a worktree while ``git worktree add`` makes it: still
+    there, the add never finished (its checkout may be partial) and it is made again."""
+    return path.parent / f".{path.name}.adding"
+
+
+def _discard(repo: Repo, path: Path) -> None:
+    """Forget a worktree whose add never finished: its folder, and git's record of it
+    (still locked "initializing" when git was killed)."""
+    if path.exists():  # nothing of a node's yet: the add was making it
         shutil.rmtree(path)
+    git(repo.top, "worktree", "unlock", str(path))
+    git(repo.top, "worktree", "prune")
+
+
+def _add(repo: Repo, path: Path, branch: str, base: str) -> None:
+    _discard(repo, path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    mark = adding_mark(path)
+    mark.touch()
     if git(repo.top, "rev-parse", "--verify", "-q", f"refs/heads/{branch}").ok:
         must(repo.top, "worktree", "add", "--quiet", str(path), branch)
     else:
         must(repo.top, "worktree", "add", "--quiet", "-b", branch, str(path), base)
+    mark.unlink()
+
+
+def _stale_ref_locks(repo: Repo, refs: list[str]) -> None:
+    """Remove the lock files a killed git left on the run's own refs (only this run's
+    engine writes them, and it is between git commands here)."""
+    for ref in refs:
+        (repo.common_dir / f"{ref}.lock").unlink(missing_ok=True)
 
 
 def open_tree(workspace: Path, run_dir: Path, run_id: str, key: str | None,
@@ -125,8 +148,9 @@ def open_tree(workspace: Path, run_dir: Path, run_id: str, key: str | None,
     path = (run_dir / WORKTREES / component).absolute()
     branch = branch_name(run_id, component)
     with _lock(repo):
+        _stale_ref_locks(repo, [f"refs/heads/{branch}", base_ref(run_id)])
         base = ensure_base(repo.top, run_id, exclude=[run_dir])
-        if not _is_worktree(path):
+        if adding_mark(path).exists() or not _is_worktree(path):
             _add(repo, path, branch, base)
     tree = NodeTree(repo, path, branch, base)
     tree.workdir.mkdir(parents=True, exist_ok=True)

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from desktop.contract.events import EventBase
+from desktop.contract.merge import MergeRequest
 from desktop.contract.state import (
     Artifact,
     EdgeState,
@@ -268,10 +269,18 @@ def _edge_deleted(s: State, e: dict) -> State:
 
 
 def _approval_requested(s: State, e: dict) -> State | None:
-    aid, tool = e.get("approvalId"), e.get("tool")
-    if type(aid) is not str or type(tool) is not dict:
+    aid, tool, merge = e.get("approvalId"), e.get("tool"), e.get("merge")
+    merging = e.get("kind") == "merge"
+    if type(aid) is not str or type(merge if merging else tool) is not dict:
         return None
-    pending = {"approvalId": aid, "tool": copy_json(tool), "requestedAt": e.get("ts")}
+    pending = {"approvalId": aid, "requestedAt": e.get("ts")}
+    if merging:
+        checked = _checked(MergeRequest, merge)
+        if checked is None:
+            return None
+        pending.update(kind="merge", merge=checked)
+    else:
+        pending["tool"] = copy_json(tool)
     for key in ("nodeId", "context"):
         if type(e.get(key)) is str:
             pending[key] = e[key]

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop.views.approval_text import merge_text, resolution_text
 from desktop.views.tool_calls import RunNotes
 
 MAX_ENTRIES = 400
@@ -51,6 +52,7 @@ class Conversation:
         self._tools: dict[str, Entry] = {}
         self._live: dict[tuple[str | None, str], Entry] = {}  # (node, kind) -> streaming
         self._approvals: dict[str, str] = {}  # approval id -> tool id
+        self._merges: set[str] = set()  # merge approvals still pending
         self._last_seq = 0
         self.version = 0  # grows on every change; views redraw when it moved
 
@@ -132,6 +134,14 @@ class Conversation:
                                     tool_id=str(tool.get("id", "")), args=tool.get("args")))
             self._tools[entry.tool_id] = entry
             self._refresh_tool(entry)
+        elif kind == "approval.requested" and event.get("kind") == "merge":
+            self._merges.add(str(event.get("approvalId", "")))
+            self._add(Entry("system", seq, node, ts, merge_text(event.get("merge") or {}),
+                            f"{self.label(node)} waits: a merge conflicts"))
+        elif kind == "approval.resolved" and event.get("approvalId") in self._merges:
+            self._merges.discard(event.get("approvalId"))
+            self._add(Entry("system", seq, node, ts, resolution_text(
+                event.get("resolution") or {}), "Merge decided"))
         elif kind == "approval.requested":
             tool = event.get("tool") or {}
             tool_id = str(tool.get("id", ""))

@@ -58,6 +58,18 @@ class DiffRecord:
     path: str
     workspace: str | None
     """The node's configured workspace when the diff was made (None: the run's scratch)."""
+    commit: str | None = None
+    """Set when the node worked in its own git worktree: the commit holding the change."""
+
+
+@dataclass(frozen=True)
+class CommitRecord:
+    """A commit a node in its own git worktree was at: a turn's commit (on its diff
+    artifact) or its worktree's commit made ready for a turn (``git.head``)."""
+
+    seq: int
+    node_id: str
+    commit: str
 
 
 @dataclass(frozen=True)
@@ -82,6 +94,8 @@ class ForkScan:
     diffs: list[DiffRecord] = field(default_factory=list)
     agent_runs: list[tuple[int, str]] = field(default_factory=list)
     """(seq of its turn.status started, agentRunId), in log order."""
+    commits: list[CommitRecord] = field(default_factory=list)
+    """The commits of the nodes working in their own git worktrees, in log order."""
     labels: dict[str, str] = field(default_factory=dict)
     workflow_path: str | None = None
 
@@ -122,6 +136,17 @@ class ForkScan:
             note = (f"seq {requested} is after the run's last turn; the fork continues from "
                     f"seq {point.seq}, {self.describe(point)}, and takes that turn again")
         return Snap(int(requested), point, note)
+
+    def commit_at(self, node_id: str, seq: int) -> str | None:
+        """Node ``node_id``'s commit after events 1..``seq``: the last one recorded for it
+        at or before ``seq`` (None: it had made none, it is at the run's base)."""
+        found = None
+        for record in self.commits:
+            if record.seq > seq:
+                break
+            if record.node_id == node_id:
+                found = record.commit
+        return found
 
     def describe(self, point: ForkPoint) -> str:
         """``before Reviewer's turn 2`` or ``at the end of the log``."""
@@ -190,6 +215,9 @@ class _Scanner:
 
     def _patched(self, node_id: str, e: dict[str, Any]) -> None:
         patch, config = e.get("patch"), e.get("config")
+        git = patch.get("git") if isinstance(patch, dict) else None
+        if isinstance(git, dict) and isinstance(git.get("head"), str):
+            self.scan.commits.append(CommitRecord(e["seq"], node_id, git["head"]))
         if isinstance(patch, dict) and (patch.get("label") or patch.get("key")):
             self.scan.labels[node_id] = str(patch.get("label") or patch.get("key"))
         if isinstance(config, dict) and "workspace" in config:
@@ -213,8 +241,11 @@ class _Scanner:
             return
         node_id = art.get("nodeId") or e.get("nodeId")
         if isinstance(node_id, str):
+            commit = art.get("commit") if isinstance(art.get("commit"), str) else None
             self.scan.diffs.append(DiffRecord(seq, node_id, art["path"],
-                                              self.workspaces.get(node_id)))
+                                              self.workspaces.get(node_id), commit))
+            if commit is not None:
+                self.scan.commits.append(CommitRecord(seq, node_id, commit))
 
     def finish(self) -> ForkScan:
         scan = self.scan

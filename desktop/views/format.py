@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from desktop.views.approval_text import file_note, merge_text
 from desktop.views.tool_calls import status_text
 
 PREVIEW_CHARS = 300
@@ -72,6 +73,8 @@ def preview(event: dict, tools: dict[str, dict] | None = None) -> str:
         took = f" in {latency:.2f}s" if isinstance(latency, float) else ""
         body = event.get("error") or event.get("result") or {}
         return f"{mark} {name}{took}: {_short(body, 200)}"
+    if kind == "approval.requested" and event.get("kind") == "merge":
+        return f"decision needed: {_short(merge_text(event.get('merge') or {}), 240)}"
     if kind == "approval.requested":
         tool = event.get("tool") or {}
         return f"approval needed: {tool.get('name', '?')} {_short(_args(tool.get('args')), 160)}"
@@ -134,6 +137,19 @@ def expanded_text(event: dict) -> str:
     return "▾ thinking\n" + str(event.get("text", "")).strip()
 
 
+def merge_markdown(merge: dict) -> str:
+    """A merge approval's request: the branches, the worktree, each file's hunks."""
+    lines = [f"merging `{merge.get('source')}` (from {merge.get('sender') or '?'}, commit "
+             f"`{str(merge.get('commit'))[:12]}`) into `{merge.get('target')}` conflicts; "
+             f"the worktree `{merge.get('worktree')}` holds the conflicted files"]
+    for entry in merge.get("files") or []:
+        lines.append(f"**{file_note(entry)}**")
+        for hunk in entry.get("hunks") or []:
+            lines.append(f"line {hunk.get('line')}, ours:\n```\n{hunk.get('ours', '')}```\n"
+                         f"theirs:\n```\n{hunk.get('theirs', '')}```")
+    return "\n\n".join(lines)[:50000]
+
+
 def full_markdown(event: dict, tools: dict[str, dict] | None = None) -> str:
     """The whole event for the detail pane, as markdown."""
     kind = event.get("type", "")
@@ -142,6 +158,8 @@ def full_markdown(event: dict, tools: dict[str, dict] | None = None) -> str:
         return head + str(event.get("text", ""))
     if kind.startswith("message.assistant.thinking"):
         return head + "> " + str(event.get("text", "")).replace("\n", "\n> ")
+    if kind == "approval.requested" and event.get("kind") == "merge":
+        return head + merge_markdown(event.get("merge") or {})
     if kind in ("tool.proposed", "approval.requested"):
         tool = event.get("tool") or {}
         info = (tools or {}).get(tool.get("id", ""), {})

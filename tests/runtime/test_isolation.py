@@ -5,14 +5,10 @@ left exactly as it was."""
 from __future__ import annotations
 
 import asyncio
-import re
-import subprocess
 from pathlib import Path
 
-import pytest
-from engine_helpers import events_of, of_type, run_doc, workflow
+from engine_helpers import events_of, of_type, run_doc, until, workflow
 from gitkit import (
-    USER,
     diffs_by_node,
     fingerprint,
     git,
@@ -26,10 +22,7 @@ from gitkit import (
 from desktop.contract.events import parse_event
 from desktop.graph.io import load_workflow
 from desktop.graph.resources import examples_dir
-from desktop.runtime.engine import Engine
-from desktop.runtime.fork import ForkError, ForkRequest, fork_run, prepare_fork
 from desktop.runtime.recovery import create_run
-from desktop.views.forks import scan_run
 
 __all__ = ["no_git_config"]
 EXAMPLE = "orchestrator-two-implementers.flow.yaml"
@@ -83,57 +76,6 @@ async def test_the_orchestrator_example_in_a_git_repository_gives_each_implement
         parse_event(event)
 
 
-async def test_parallel_edits_of_one_line_pause_the_run_naming_branches_and_files(
-        tmp_path: Path, no_git_config) -> None:
-    repo = user_repo(tmp_path / "project")
-    before = fingerprint(repo)
-    ws = {"workspace": str(repo)}
-    doc = workflow({
-        "lead": {**ws, "script": {"turns": [[{"say": "split"}], [{"say": "merged"}],
-                                            [{"say": "all in"}, {"done": True}]]}},
-        "left": {**ws, "script": [{"edit": {"path": "committed.txt", "content": "left\n"}},
-                                  {"done": True}]},
-        "right": {**ws, "script": [{"edit": {"path": "committed.txt", "content": "right\n"}},
-                                   {"done": True}]},
-    }, [{"from": "lead", "to": "left"}, {"from": "lead", "to": "right"},
-        {"from": "left", "to": "lead", "type": "report"},
-        {"from": "right", "to": "lead", "type": "report"}])
-    engine = create_run(doc, tmp_path / "data")
-    try:
-        await asyncio.wait_for(engine.run(exit_on_pause=True), 60)
-    finally:
-        engine.close()
-    state = engine.state
-    assert state.status == "paused"
-    lead = next(n for n in state.nodes.values() if n.key == "lead")
-    assert lead.status == "blocked" and lead.summary.startswith("merge conflict with canvas/")
-    [error] = [e["message"] for e in of_type(events_of(engine.run_dir), "bus.message",
-                                             busType="ERROR")]
-    run8 = engine.run_id[:8]
-    assert f"into canvas/{run8}/lead" in error and "conflicts in committed.txt" in error
-    assert f"canvas/{run8}/left" in error or f"canvas/{run8}/right" in error
-    worktree = engine.run_dir / lead.git.worktree
-    assert git(worktree, "status", "--porcelain") == ""  # the merge was undone
-    assert (worktree / "committed.txt").read_text() in ("left\n", "right\n")
-    assert state.inboxes[lead.id], "the conflicting report waits in the lead's inbox"
-    assert fingerprint(repo) == before
-
-    # resolved by hand in the lead's worktree, as the message says, then resumed
-    source = re.match(r"merging (\S+) into", error).group(1)
-    subprocess.run(["git", *USER, "merge", "-q", source], cwd=worktree, capture_output=True,
-                   check=False)
-    (worktree / "committed.txt").write_text("left and right\n")
-    git(worktree, "commit", "-q", "-am", "both")
-    resumed = Engine.resume(engine.run_dir)
-    try:
-        resumed.resume_run()
-        assert await asyncio.wait_for(resumed.run(), 60) == "completed"
-    finally:
-        resumed.close()
-    assert tree_files(repo, lead.git.branch)["committed.txt"] == b"left and right\n"
-    assert fingerprint(repo) == before
-
-
 async def test_shared_isolation_and_folders_outside_git_work_in_place(
         tmp_path: Path, no_git_config) -> None:
     repo = user_repo(tmp_path / "project")
@@ -158,18 +100,36 @@ async def test_shared_isolation_and_folders_outside_git_work_in_place(
                                                                   "c": ["by_c.txt"]}
 
 
-async def test_a_run_whose_nodes_worked_in_worktrees_is_not_forked_wrongly(
+async def test_a_handoff_brings_the_commit_it_was_sent_with_not_the_sender_s_later_work(
         tmp_path: Path, no_git_config) -> None:
+    """lead hands to left and right; right reports first and lead merges it; left's turn,
+    taken after that, gets lead's work as it was sent: without right's."""
     repo = user_repo(tmp_path / "project")
-    engine = await run_doc(workflow({
-        "a": {"workspace": str(repo), "script": [{"edit": {"path": "a.txt", "content": "a\n"}}]},
-        "b": {"workspace": str(repo), "script": [{"edit": {"path": "b.txt", "content": "b\n"}}]},
-    }, [{"from": "a", "to": "b"}]), tmp_path / "data")
-    points = scan_run(engine.run_dir).points
-    before_b = next(p for p in points if p.label == "B")
-    with pytest.raises(ForkError, match="worked in git worktrees of its own") as err:
-        prepare_fork(engine.run_dir, tmp_path / "data", ForkRequest(at=before_b.seq))
-    assert "isolation: shared" in str(err.value) and "a" in str(err.value)
-    first = fork_run(engine.run_dir, tmp_path / "data", ForkRequest(at=points[0].seq))
-    first.engine.close()
-    assert first.plan.seq == points[0].seq  # before any turn: no work on a branch to lose
+    ws = {"workspace": str(repo)}
+    doc = workflow({
+        "lead": {**ws, "script": [{"say": "lead"}]},
+        "left": {**ws, "script": [{"edit": {"path": "left.txt", "content": "l\n"}}]},
+        "right": {**ws, "script": [{"edit": {"path": "right.txt", "content": "r\n"}}]},
+    }, [{"from": "lead", "to": "left"}, {"from": "lead", "to": "right"},
+        {"from": "left", "to": "lead", "type": "report"},
+        {"from": "right", "to": "lead", "type": "report"}], mode="INTERACTIVE")
+    engine = create_run(doc, tmp_path / "data")
+    running = asyncio.create_task(engine.run())
+
+    async def step(key: str) -> None:
+        engine.step(key)
+        await until(lambda: not engine.tasks and not engine.scheduler.pending_steps())
+
+    try:
+        for key in ("lead", "right", "lead", "left"):
+            await step(key)
+        left = node_git(engine, "left")
+        assert (engine.run_dir / left.worktree / "left.txt").exists()
+        assert not (engine.run_dir / left.worktree / "right.txt").exists()
+        await step("lead")
+        lead = tree_files(repo, node_git(engine, "lead").branch)
+        assert lead["left.txt"] == b"l\n" and lead["right.txt"] == b"r\n"
+    finally:
+        engine.halt()
+        await running
+        engine.close()

@@ -1,4 +1,5 @@
-"""Approvals: a non-blocking inbox of pending gated calls and a dialog to decide one.
+"""Approvals: a non-blocking inbox of pending gated calls and merges that conflict, and a
+dialog to decide one (a merge's: desktop/ui/run/merge_dialog.py).
 
 Both are fed by events (``approval.requested`` / ``approval.resolved``); a decision
 goes to a resolver callable, which sends it to the service (the answer may come
@@ -31,9 +32,12 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from desktop.store.safe_json import loads as safe_loads
+from desktop.ui.run.merge_dialog import MergeDialog
+from desktop.views.approval_text import approval_text
 
-# (approval id, status, modified args, reason) -> accepted? (now, or once the service answers)
-Resolver = Callable[[str, str, dict | None, str | None], "bool | Awaitable[bool | None] | None"]
+# (approval id, status, modified args, reason, merge=None: a merge approval's choice) ->
+# accepted? (now, or once the service answers)
+Resolver = Callable[..., "bool | Awaitable[bool | None] | None"]
 
 
 def parse_args(text: str) -> tuple[dict | None, str | None]:
@@ -185,10 +189,10 @@ class ApprovalInbox(QWidget):
         self.resolver: Resolver = resolver or (lambda *_a: False)
         self.node_labels: dict[str, str] = {}
         self.pending: dict[str, dict] = {}
-        self.dialog: ApprovalDialog | None = None
+        self.dialog: ApprovalDialog | MergeDialog | None = None
         self.list = QListWidget()
         self.list.itemActivated.connect(lambda item: self.open_request(item.data(256)))
-        self.hint = QLabel("Enter: open · A: approve · D: deny")
+        self.hint = QLabel("Enter: open · A: approve (a merge: open) · D: deny")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self.list, 1)
@@ -240,7 +244,9 @@ class ApprovalInbox(QWidget):
             tool = req.get("tool") or {}
             node = self.node_labels.get(req.get("nodeId") or "", "run")
             args = json.dumps(tool.get("args") or {})
-            item = QListWidgetItem(f"{node}: {tool.get('name', '?')} {args[:80]}")
+            text = f"{node}: {approval_text(req)}" if req.get("kind") == "merge" else \
+                f"{node}: {tool.get('name', '?')} {args[:80]}"
+            item = QListWidgetItem(text)
             item.setData(256, approval_id)
             self.list.addItem(item)
             if approval_id == current:
@@ -252,24 +258,30 @@ class ApprovalInbox(QWidget):
         self.badge.setText(f"Approvals ({count})")
         self.countChanged.emit(count)
 
-    def open_request(self, approval_id: str) -> ApprovalDialog | None:
+    def open_request(self, approval_id: str) -> ApprovalDialog | MergeDialog | None:
         """Show the dialog for one pending request (non-blocking)."""
         req = self.pending.get(approval_id)
         if req is None:
             return None
         if self.dialog is not None:
             self.dialog.close()
-        self.dialog = ApprovalDialog(req, self.resolver,
-                                     self.node_labels.get(req.get("nodeId") or "", ""), self)
+        label = self.node_labels.get(req.get("nodeId") or "", "")
+        kind = MergeDialog if req.get("kind") == "merge" else ApprovalDialog
+        self.dialog = kind(req, self.resolver, label, self)
         self.dialog.show()
         self.dialog.raise_()
         return self.dialog
 
-    def open_next(self) -> ApprovalDialog | None:
+    def open_next(self) -> ApprovalDialog | MergeDialog | None:
         """Open the oldest pending request."""
         return self.open_request(next(iter(self.pending))) if self.pending else None
 
     def _quick(self, status: str) -> None:
         item = self.list.currentItem()
-        if item is not None:
-            self.resolver(item.data(256), status, None, None)
+        if item is None:
+            return
+        merging = (self.pending.get(item.data(256)) or {}).get("kind") == "merge"
+        if merging and status != "denied":  # a merge needs a decision per file: open it
+            self.open_request(item.data(256))
+            return
+        self.resolver(item.data(256), status, None, None)

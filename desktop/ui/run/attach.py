@@ -341,10 +341,10 @@ class RunPanels(ModesAndChat, QObject):
         return task
 
     def _resolve(self, approval_id: str, status: str, args: dict | None,
-                 reason: str | None) -> Any:
+                 reason: str | None, merge: dict | None = None) -> Any:
         if self.session is None:
             return False
-        task = self.session.resolve(approval_id, status, args, reason)
+        task = self.session.resolve(approval_id, status, args, reason, merge=merge)
         return task if task is not None else False
 
     def _new_instructions(self, node_id: str, text: str) -> None:

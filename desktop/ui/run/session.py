@@ -306,11 +306,12 @@ class RunSession(QObject):
                                                                  text))
 
     def resolve(self, approval_id: str, status: str, modified_args: dict | None = None,
-                reason: str | None = None) -> asyncio.Task | None:
-        """Decide a pending approval; the task's result is True when the service took it."""
+                reason: str | None = None, merge: dict | None = None) -> asyncio.Task | None:
+        """Decide a pending approval (``merge``: a merge approval's choice); the task's
+        result is True when the service took it."""
         async def call(client: ApiClient) -> bool:
             await client.resolve(approval_id, status, modified_args=modified_args,
-                                 reason=reason)
+                                 reason=reason, merge=merge)
             return True
 
         return self._send("Approval", call)

@@ -1,0 +1,95 @@
+"""A node's worktree put right after the engine died in the middle of git work (kill -9).
+
+Before each of a node's turns its worktree is made consistent, whatever the engine was
+doing when it died:
+
+- lock files a killed git leaves (the worktree's ``index.lock`` and ``HEAD.lock``, the
+  lock of the node's branch) are removed: between turns nothing but this engine runs
+  git in the worktree, so such a lock is stale, and would stop every git command there;
+- a merge of the engine's own that did not finish is undone. A file beside the
+  worktree, ``.<node>.merging``, holds the commit the worktree was at (clean) while a
+  merge runs or waits for a person's decision: the merge is aborted, the worktree reset
+  to that commit and the files a half-done checkout wrote are removed. A merge that
+  finished (the branch moved on) is kept;
+- any other merge left open (``MERGE_HEAD``) is aborted.
+
+What a half-made commit leaves (the index updated, the branch not moved) is committed
+by the next turn like any change made between turns. A worktree whose ``git worktree
+add`` never finished is made again (:mod:`desktop.runtime.worktrees`).
+
+Blocking: run it on a worker thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+from desktop.runtime.git_run import git, must
+from desktop.runtime.worktrees import NodeTree
+from desktop.store.atomic import atomic_write_bytes
+
+
+def merging_mark(worktree: Path) -> Path:
+    """The file that names the worktree's commit while a merge of ours is under way."""
+    return worktree.parent / f".{worktree.name}.merging"
+
+
+def begin_merge(tree: NodeTree) -> str:
+    """Note the worktree's (clean) commit before a merge starts; returns it."""
+    start = must(tree.path, "rev-parse", "--verify", "HEAD^{commit}")
+    atomic_write_bytes(merging_mark(tree.path), f"{start}\n".encode())
+    return start
+
+
+def end_merge(tree: NodeTree) -> None:
+    """The merge is concluded or undone: forget the note."""
+    merging_mark(tree.path).unlink(missing_ok=True)
+
+
+def _git_dir(tree: NodeTree) -> Path | None:
+    found = git(tree.path, "rev-parse", "--path-format=absolute", "--git-dir")
+    return Path(found.text) if found.ok else None
+
+
+def _stale_locks(tree: NodeTree) -> list[Path]:
+    gitdir = _git_dir(tree)
+    if gitdir is None:
+        return []
+    candidates = [gitdir / "index.lock", gitdir / "HEAD.lock",
+                  tree.repo.common_dir / "refs" / "heads" / f"{tree.branch}.lock"]
+    return [path for path in candidates if os.path.lexists(path)]
+
+
+def _merge_open(tree: NodeTree) -> bool:
+    return git(tree.path, "rev-parse", "--verify", "-q", "MERGE_HEAD").ok
+
+
+def repair(tree: NodeTree) -> list[str]:
+    """Make the worktree consistent (see the module); what was done, in words."""
+    notes = []
+    for lock in _stale_locks(tree):
+        with contextlib.suppress(FileNotFoundError):
+            lock.unlink()
+        notes.append(f"removed {lock.name}, left by a git command that did not finish")
+    mark = merging_mark(tree.path)
+    start = mark.read_text().strip() if mark.is_file() else ""
+    if _merge_open(tree):
+        must(tree.path, "merge", "--abort")
+        notes.append(f"undid a merge left unfinished in {tree.branch}")
+    if start:
+        now = git(tree.path, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+        if now.ok and now.text != start:  # the merge finished: the branch has it
+            must(tree.path, "reset", "--quiet", "--hard", "HEAD")
+        else:  # back to the commit before it, without what a half-done checkout wrote
+            must(tree.path, "reset", "--quiet", "--hard", start)
+            must(tree.path, "clean", "--quiet", "-d", "--force")
+            notes.append(f"undid a merge into {tree.branch} that did not finish")
+        end_merge(tree)
+    elif mark.exists():
+        end_merge(tree)
+    return notes
+
+
+__all__ = ["begin_merge", "end_merge", "merging_mark", "repair"]

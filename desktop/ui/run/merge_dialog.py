@@ -1,0 +1,264 @@
+"""A merge that conflicts, decided in the app: the files and their hunks, a side per file,
+the result edited by hand, or the whole of it handed to the node's agent.
+
+The request is a ``merge`` approval's (desktop/contract/merge.py). Each conflicting file
+is a row with Ours, Theirs and Edit buttons and what was chosen for it; the selected
+file's hunks show both sides, and Edit opens the file as it stands in the conflicted
+worktree (rebuilt from its hunks when the worktree cannot be read) in an editor whose
+text, once its conflict markers are gone, is the file's resolution. Resolve sends the
+choices once every file has one; Hand to agent sends those made so far and gives the
+rest to the agent's turn; Undo merge denies it. The decision goes to a resolver callable
+(as the approval dialog's), which may answer later (an awaitable).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import re
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QDialog,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+from shiboken6 import isValid
+
+from desktop.views.approval_text import file_note
+
+_MARKER = re.compile(r"^(<{7}|>{7})(?: |$)", re.M)
+SIDES = ("ours", "theirs")
+
+
+def hunks_text(entry: dict[str, Any]) -> str:
+    """A file's hunks, both sides of each, for reading."""
+    if entry.get("binary"):
+        return "A binary file: take one side whole."
+    parts = []
+    for hunk in entry.get("hunks") or []:
+        parts.append(f"── line {hunk.get('line')} ── ours (this node's branch):\n"
+                     f"{hunk.get('ours', '')}── theirs (the sender's):\n{hunk.get('theirs', '')}")
+    if entry.get("truncated"):
+        parts.append("(more in the file itself)")
+    return "\n".join(parts) or "No hunks: take a side, or edit the file."
+
+
+def _rebuilt(entry: dict[str, Any]) -> str:
+    """Something to edit when the worktree cannot be read: each hunk's two sides."""
+    return "".join(f"<<<<<<< ours\n{h.get('ours', '')}=======\n{h.get('theirs', '')}"
+                   ">>>>>>> theirs\n" for h in entry.get("hunks") or [])
+
+
+class MergeDialog(QDialog):
+    """One merge approval: a decision per file, or the agent (see the module)."""
+
+    decided = Signal(str, str)  # approval id, status
+
+    def __init__(self, request: dict, resolver: Any, node_label: str = "",
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.request = request
+        self.resolver = resolver
+        self.merge: dict[str, Any] = request.get("merge") or {}
+        self.files: list[dict[str, Any]] = list(self.merge.get("files") or [])
+        self.sides: dict[str, str] = {}
+        self.contents: dict[str, str] = {}
+        self.current: str | None = None
+        self.setWindowTitle(f"Merge conflict: {node_label or 'node'}")
+        self.setModal(False)
+        head = QLabel(f"Merging <b>{self.merge.get('source')}</b> (from "
+                      f"{self.merge.get('sender') or '?'}) into <b>{self.merge.get('target')}"
+                      f"</b> stopped at conflicts. The worktree {self.merge.get('worktree')} "
+                      "holds the files with their conflict markers.")
+        head.setWordWrap(True)
+        self.rows = QWidget()
+        grid = QGridLayout(self.rows)
+        grid.setContentsMargins(0, 0, 0, 0)
+        self.buttons: dict[str, dict[str, QPushButton]] = {}
+        self.chosen: dict[str, QLabel] = {}
+        for row, entry in enumerate(self.files):
+            self._row(grid, row, entry)
+        self.hunks = QPlainTextEdit()
+        self.hunks.setReadOnly(True)
+        self.hunks.setFont(QFont("monospace"))
+        self.editor = QPlainTextEdit()
+        self.editor.setFont(QFont("monospace"))
+        self.editor.setPlaceholderText("Edit a file to write its result here")
+        self.use_edit = QPushButton("Use this text")
+        self.use_edit.setEnabled(False)
+        self.use_edit.clicked.connect(self.use_edited)
+        split = QSplitter()
+        split.addWidget(self.hunks)
+        editing = QWidget()
+        box = QVBoxLayout(editing)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.editor)
+        box.addWidget(self.use_edit)
+        split.addWidget(editing)
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #d0021b")
+        self.error.setWordWrap(True)
+        self.resolve_button = QPushButton("&Resolve")
+        self.agent_button = QPushButton("Hand to &agent")
+        self.deny_button = QPushButton("&Undo merge")
+        self.agent_button.setEnabled(bool(self.merge.get("agent", True)))
+        self.agent_button.setToolTip("The node's agent resolves the files not decided here, "
+                                     "in its turn, with the conflict in its prompt")
+        self.deny_button.setToolTip("Undo the merge; the run pauses for you to merge by hand")
+        self.resolve_button.clicked.connect(self.resolve)
+        self.agent_button.clicked.connect(self.hand_to_agent)
+        self.deny_button.clicked.connect(self.deny)
+        actions = QHBoxLayout()
+        for button in (self.resolve_button, self.agent_button, self.deny_button):
+            actions.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(head)
+        layout.addWidget(self.rows)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.error)
+        layout.addLayout(actions)
+        if self.files:
+            self.show_file(str(self.files[0].get("path")))
+        self._update()
+        self.resize(900, 600)
+
+    @property
+    def approval_id(self) -> str:
+        return str(self.request.get("approvalId"))
+
+    def _row(self, grid: QGridLayout, row: int, entry: dict[str, Any]) -> None:
+        path = str(entry.get("path"))
+        name = QPushButton(file_note(entry))
+        name.setFlat(True)
+        name.clicked.connect(lambda _c=False, p=path: self.show_file(p))
+        grid.addWidget(name, row, 0)
+        self.buttons[path] = {}
+        for column, side in enumerate(SIDES, start=1):
+            button = QPushButton("Ours" if side == "ours" else "Theirs")
+            button.setCheckable(True)
+            who = "this node's branch" if side == "ours" else "the sender"
+            button.setToolTip(f"Take the file whole as {who} has it" if entry.get(side, True)
+                              else f"Take {side}: the file is deleted there")
+            button.clicked.connect(lambda _c=False, p=path, s=side: self.take(p, s))
+            grid.addWidget(button, row, column)
+            self.buttons[path][side] = button
+        edit = QPushButton("Edit…")
+        edit.setEnabled(not entry.get("binary"))
+        edit.clicked.connect(lambda _c=False, p=path: self.edit(p))
+        grid.addWidget(edit, row, 3)
+        self.buttons[path]["edit"] = edit
+        self.chosen[path] = QLabel("—")
+        grid.addWidget(self.chosen[path], row, 4)
+
+    def _entry(self, path: str) -> dict[str, Any]:
+        return next(e for e in self.files if str(e.get("path")) == path)
+
+    def show_file(self, path: str) -> None:
+        """Show a file's hunks."""
+        self.current = path
+        self.hunks.setPlainText(hunks_text(self._entry(path)))
+
+    def take(self, path: str, side: str) -> None:
+        """Take one side of ``path`` whole (pressed again: undecided)."""
+        if self.sides.get(path) == side:
+            del self.sides[path]
+        else:
+            self.sides[path] = side
+            self.contents.pop(path, None)
+        self.show_file(path)
+        self._update()
+
+    def edit(self, path: str) -> None:
+        """Put the file as it stands in the worktree (else rebuilt) into the editor."""
+        self.show_file(path)
+        if path in self.contents:
+            text = self.contents[path]
+        else:
+            try:
+                text = (Path(str(self.merge.get("worktree"))) / path).read_text("utf-8")
+            except (OSError, UnicodeDecodeError):
+                text = _rebuilt(self._entry(path))
+        self.editor.setPlainText(text)
+        self.use_edit.setEnabled(True)
+        self.use_edit.setText(f"Use this text for {path}")
+        self.editor.setFocus()
+
+    def use_edited(self) -> None:
+        """The editor's text becomes the current file's result (no markers left)."""
+        text = self.editor.toPlainText()
+        if self.current is None:
+            return
+        if _MARKER.search(text):
+            self.error.setText(f"{self.current} still has conflict markers; remove them first.")
+            return
+        self.error.clear()
+        self.contents[self.current] = text if text.endswith("\n") or not text else text + "\n"
+        self.sides.pop(self.current, None)
+        self._update()
+
+    def _update(self) -> None:
+        for path, buttons in self.buttons.items():
+            side = self.sides.get(path)
+            for name in SIDES:
+                buttons[name].setChecked(side == name)
+            self.chosen[path].setText(side or ("edited" if path in self.contents else "—"))
+        every = all(str(e.get("path")) in self.sides or str(e.get("path")) in self.contents
+                    for e in self.files)
+        self.resolve_button.setEnabled(every and bool(self.files))
+
+    def choice(self, agent: bool = False) -> dict[str, Any]:
+        """The MergeChoice (wire form) made so far."""
+        return {"files": dict(self.sides), "contents": dict(self.contents), "agent": agent}
+
+    def resolve(self) -> None:
+        """Send a side or a text for every file."""
+        self._send("approved", self.choice())
+
+    def hand_to_agent(self) -> None:
+        """Send the choices made so far; the agent resolves the rest in its turn."""
+        self._send("approved", self.choice(agent=True))
+
+    def deny(self) -> None:
+        """Undo the merge."""
+        self._send("denied", None)
+
+    def _send(self, status: str, merge: dict[str, Any] | None) -> None:
+        self.error.clear()
+        result = self.resolver(self.approval_id, status, None, None, merge=merge)
+        if inspect.isawaitable(result):
+            self._enabled(False)  # one decision at a time while the service answers
+            future = asyncio.ensure_future(result)
+            future.add_done_callback(lambda f: self._answered(status, f))
+            return
+        self._decided(status, bool(result))
+
+    def _answered(self, status: str, future: asyncio.Future) -> None:
+        if not isValid(self):
+            return
+        self._enabled(True)
+        self._decided(status, not future.cancelled() and future.exception() is None
+                      and bool(future.result()))
+
+    def _enabled(self, enabled: bool) -> None:
+        for button in (self.resolve_button, self.agent_button, self.deny_button):
+            button.setEnabled(enabled)
+        if enabled:
+            self.agent_button.setEnabled(bool(self.merge.get("agent", True)))
+            self._update()
+
+    def _decided(self, status: str, accepted: bool) -> None:
+        if accepted:
+            self.decided.emit(self.approval_id, status)
+            self.accept()
+        else:
+            self.error.setText("The merge could not be decided (it may be decided already).")

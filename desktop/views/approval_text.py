@@ -1,0 +1,51 @@
+"""One line for a pending approval: a gated tool call, or a merge that conflicts (its
+branches and files)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from desktop.views.activity import tool_text
+
+
+def file_note(entry: Mapping[str, Any]) -> str:
+    """``a.txt (2 conflicts)``, ``logo.png (binary)``, ``b.txt (deleted on theirs)``."""
+    hunks = entry.get("hunks") or []
+    if entry.get("binary"):
+        note = "binary"
+    else:
+        note = f"{len(hunks)} conflict{'s' if len(hunks) != 1 else ''}"
+    if entry.get("ours") is False:
+        note += ", deleted on ours"
+    if entry.get("theirs") is False:
+        note += ", deleted on theirs"
+    return f"{entry.get('path')} ({note})"
+
+
+def merge_text(merge: Mapping[str, Any]) -> str:
+    """``merge canvas/1a2b/right into canvas/1a2b/lead: conflicts in a.txt (1 conflict)``."""
+    files = ", ".join(file_note(entry) for entry in merge.get("files") or []) or "?"
+    return f"merge {merge.get('source')} into {merge.get('target')}: conflicts in {files}"
+
+
+def approval_text(approval: Mapping[str, Any]) -> str:
+    """What a pending approval (or an ``approval.requested`` event) asks about."""
+    if approval.get("kind") == "merge":
+        return merge_text(approval.get("merge") or {})
+    return tool_text(approval.get("tool") or {})
+
+
+def resolution_text(resolution: Mapping[str, Any]) -> str:
+    """How a merge approval was decided: ``a.txt: theirs; b.txt: edited; the rest to the
+    agent``, or ``denied (why)``."""
+    if resolution.get("status") == "denied":
+        why = f" ({resolution['reason']})" if resolution.get("reason") else ""
+        return f"denied{why}: the merge was undone"
+    choice = resolution.get("merge") or {}
+    parts = [f"{path}: {side}" for path, side in (choice.get("files") or {}).items()]
+    parts += [f"{path}: edited" for path in choice.get("contents") or {}]
+    if choice.get("agent"):
+        parts.append("the rest to the agent" if parts else "to the agent")
+    by = f" by {resolution['by']}" if resolution.get("by") else ""
+    return ("; ".join(parts) or "approved") + by

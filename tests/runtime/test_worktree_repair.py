@@ -1,0 +1,123 @@
+"""A worktree put right after the engine died in the middle of git work: stale locks, a
+merge of ours half done (checkout partial, or stopped at a conflict), a merge that did
+finish, and a worktree whose add never finished."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from gitkit import USER, git, no_git_config, tree_files, user_repo
+
+from desktop.runtime.worktree_repair import begin_merge, merging_mark, repair
+from desktop.runtime.worktrees import NodeTree, adding_mark, commit_all, head, open_tree
+
+__all__ = ["no_git_config"]
+RUN = "1a2b3c4d-0000-4000-8000-000000000001"
+IDS = {"a": "00000000-0000-4000-8000-00000000000a", "b": "00000000-0000-4000-8000-00000000000b"}
+
+
+def trees(tmp_path: Path) -> tuple[Path, dict[str, NodeTree]]:
+    repo = user_repo(tmp_path / "repo")
+    run_dir = tmp_path / "runs" / RUN
+    found = {key: open_tree(repo, run_dir, RUN, key, node_id) for key, node_id in IDS.items()}
+    assert all(found.values())
+    return run_dir, found  # type: ignore[return-value]
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and ".git" not in p.relative_to(folder).parts}
+
+
+def gitdir(tree: NodeTree) -> Path:
+    return Path(git(tree.path, "rev-parse", "--path-format=absolute", "--git-dir"))
+
+
+def test_lock_files_a_killed_git_left_are_removed_and_git_works_again(
+        tmp_path: Path, no_git_config) -> None:
+    _run, t = trees(tmp_path)
+    a = t["a"]
+    locks = [gitdir(a) / "index.lock", gitdir(a) / "HEAD.lock",
+             a.repo.common_dir / "refs" / "heads" / f"{a.branch}.lock"]
+    for lock in locks:
+        lock.write_bytes(b"")
+    (a.path / "new.txt").write_text("new\n")
+    failed = subprocess.run(["git", "add", "-A"], cwd=a.path, capture_output=True)
+    assert failed.returncode != 0 and b"index.lock" in failed.stderr
+    notes = repair(a)
+    assert len(notes) == 3 and all("did not finish" in n for n in notes)
+    assert not any(lock.exists() for lock in locks)
+    assert commit_all(a, "new\n") is not None  # add, commit and the branch's ref all work
+
+
+def test_a_merge_killed_in_its_checkout_is_undone_to_the_commit_before_it(
+        tmp_path: Path, no_git_config) -> None:
+    _run, t = trees(tmp_path)
+    a, b = t["a"], t["b"]
+    (b.path / "committed.txt").write_text("b's\n")
+    (b.path / "from_b.txt").write_text("b's new file\n")
+    commit_all(b, "b\n")
+    before, kept = head(a.path), files(a.path)
+    begin_merge(a)
+    # what git leaves when killed while it writes the merged files: the index locked,
+    # one file updated, a new one written, no MERGE_HEAD, the branch not moved
+    (gitdir(a) / "index.lock").write_bytes(b"")
+    (a.path / "committed.txt").write_text("b's\n")
+    (a.path / "from_b.txt").write_text("b's new file\n")
+    notes = repair(a)
+    assert notes[-1] == f"undid a merge into {a.branch} that did not finish"
+    assert head(a.path) == before and files(a.path) == kept
+    assert git(a.path, "status", "--porcelain") == ""
+    assert not merging_mark(a.path).exists()
+
+
+def test_a_merge_stopped_at_a_conflict_is_aborted(tmp_path: Path, no_git_config) -> None:
+    _run, t = trees(tmp_path)
+    a, b = t["a"], t["b"]
+    (a.path / "committed.txt").write_text("a's\n")
+    commit_all(a, "a\n")
+    (b.path / "committed.txt").write_text("b's\n")
+    commit_all(b, "b\n")
+    before = head(a.path)
+    begin_merge(a)
+    stopped = subprocess.run(["git", *USER, "merge", "--no-edit", b.branch], cwd=a.path,
+                             capture_output=True)
+    assert stopped.returncode == 1 and b"CONFLICT" in stopped.stdout
+    assert repair(a) == [f"undid a merge left unfinished in {a.branch}",
+                         f"undid a merge into {a.branch} that did not finish"]
+    assert head(a.path) == before and git(a.path, "status", "--porcelain") == ""
+    assert (a.path / "committed.txt").read_text() == "a's\n"
+
+
+def test_a_merge_that_finished_before_the_engine_died_is_kept(
+        tmp_path: Path, no_git_config) -> None:
+    _run, t = trees(tmp_path)
+    a, b = t["a"], t["b"]
+    (a.path / "from_a.txt").write_text("a\n")
+    commit_all(a, "a\n")
+    (b.path / "from_b.txt").write_text("b\n")
+    commit_all(b, "b\n")
+    begin_merge(a)
+    git(a.path, "merge", "-q", "--no-edit", b.branch)
+    merged = head(a.path)
+    assert repair(a) == []
+    assert head(a.path) == merged and (a.path / "from_b.txt").read_text() == "b\n"
+    assert git(a.path, "status", "--porcelain") == "" and not merging_mark(a.path).exists()
+
+
+def test_a_worktree_whose_add_never_finished_is_made_again(
+        tmp_path: Path, no_git_config) -> None:
+    run_dir, t = trees(tmp_path)
+    a = t["a"]
+    want = tree_files(a.repo.top, a.branch)
+    # killed in its checkout: git's record locked "initializing", files half written
+    (a.path / "committed.txt").unlink()
+    (a.path / "stray.txt").write_text("half\n")
+    (gitdir(a) / "locked").write_text("initializing")
+    adding_mark(a.path).touch()
+    again = open_tree(a.repo.top, run_dir, RUN, "a", IDS["a"])
+    assert again is not None and again.path == a.path
+    assert files(a.path) == want and git(a.path, "status", "--porcelain") == ""
+    assert not adding_mark(a.path).exists()
+    assert "locked" not in git(a.repo.top, "worktree", "list", "--porcelain")

@@ -1,0 +1,156 @@
+"""A merge that conflicts, decided in the app's approval inbox: the files and hunks shown,
+a side per file, the result edited, or handed to the agent; a real run resolved from the
+dialog completes."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from desktop.graph.io import loads_workflow
+from desktop.ui.run.approvals import ApprovalInbox
+from desktop.ui.run.merge_dialog import MergeDialog
+
+USER = ("-c", "user.name=The User", "-c", "user.email=user@example.com")
+RESOLVE = "grep -q '^<<<<<<<' shared.txt && printf 'by the agent\\n' > shared.txt; true"
+
+
+def request(worktree: Path, agent: bool = True) -> dict:
+    return {"approvalId": "m1", "nodeId": "n1", "kind": "merge", "merge": {
+        "source": "canvas/1a2b3c4d/right", "target": "canvas/1a2b3c4d/lead",
+        "sender": "right", "commit": "ab" * 20, "worktree": str(worktree), "agent": agent,
+        "files": [{"path": "a.txt", "hunks": [{"line": 1, "ours": "left\n",
+                                               "theirs": "right\n"}]},
+                  {"path": "logo.png", "binary": True}]}}
+
+
+class Resolver:
+    """Takes every decision at once and keeps it."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def __call__(self, approval_id, status, args, reason, merge=None) -> bool:
+        self.calls.append((approval_id, status, merge))
+        return True
+
+
+def test_each_file_gets_a_side_or_an_edited_text_and_resolve_sends_them(qtbot, tmp_path):
+    (tmp_path / "a.txt").write_text("<<<<<<< HEAD\nleft\n=======\nright\n>>>>>>> right\n")
+    resolver = Resolver()
+    dialog = MergeDialog(request(tmp_path), resolver, "Lead")
+    qtbot.addWidget(dialog)
+    assert "canvas/1a2b3c4d/right" in dialog.findChildren(type(dialog.error))[0].text()
+    assert "ours (this node's branch):\nleft\n" in dialog.hunks.toPlainText()
+    assert not dialog.resolve_button.isEnabled()
+    assert not dialog.buttons["logo.png"]["edit"].isEnabled()  # binary: a side only
+    dialog.buttons["a.txt"]["edit"].click()
+    assert dialog.editor.toPlainText().startswith("<<<<<<< HEAD")  # the worktree's file
+    dialog.use_edit.click()
+    assert "still has conflict markers" in dialog.error.text()
+    dialog.editor.setPlainText("left and right")
+    dialog.use_edit.click()
+    assert dialog.chosen["a.txt"].text() == "edited"
+    assert not dialog.resolve_button.isEnabled()
+    dialog.buttons["logo.png"]["theirs"].click()
+    assert dialog.chosen["logo.png"].text() == "theirs"
+    assert dialog.buttons["logo.png"]["theirs"].isChecked()
+    dialog.resolve_button.click()
+    assert resolver.calls == [("m1", "approved", {
+        "files": {"logo.png": "theirs"}, "contents": {"a.txt": "left and right\n"},
+        "agent": False})]
+
+
+def test_hand_to_agent_sends_the_choices_so_far_and_undo_denies(qtbot, tmp_path):
+    resolver = Resolver()
+    dialog = MergeDialog(request(tmp_path), resolver, "Lead")
+    qtbot.addWidget(dialog)
+    dialog.buttons["a.txt"]["ours"].click()
+    dialog.buttons["a.txt"]["ours"].click()  # pressed again: undecided
+    dialog.buttons["logo.png"]["ours"].click()
+    dialog.agent_button.click()
+    assert resolver.calls[-1] == ("m1", "approved", {
+        "files": {"logo.png": "ours"}, "contents": {}, "agent": True})
+    other = MergeDialog(request(tmp_path, agent=False), resolver, "Lead")
+    qtbot.addWidget(other)
+    assert not other.agent_button.isEnabled()
+    other.buttons["a.txt"]["edit"].click()  # no worktree file: rebuilt from the hunks
+    assert other.editor.toPlainText() == "<<<<<<< ours\nleft\n=======\nright\n>>>>>>> theirs\n"
+    other.deny_button.click()
+    assert resolver.calls[-1] == ("m1", "denied", None)
+
+
+def test_the_inbox_lists_a_merge_and_opens_its_dialog(qtbot, tmp_path):
+    resolver = Resolver()
+    inbox = ApprovalInbox(resolver)
+    qtbot.addWidget(inbox)
+    inbox.set_state({"nodes": {"n1": {"label": "Lead"}},
+                     "pendingApprovals": {"m1": request(tmp_path)}})
+    assert inbox.list.item(0).text().startswith(
+        "Lead: merge canvas/1a2b3c4d/right into canvas/1a2b3c4d/lead: conflicts in a.txt")
+    inbox._quick("approved")  # A on a merge opens it: it needs a decision per file
+    assert isinstance(inbox.dialog, MergeDialog) and resolver.calls == []
+    inbox.apply_events([{"type": "approval.resolved", "approvalId": "m1",
+                         "resolution": {"status": "denied"}}])
+    assert inbox.pending == {} and not inbox.dialog.isVisible()
+
+
+def flow(repo: Path) -> str:
+    ws = str(repo)
+    return f"""
+version: 1
+name: Merge
+task: change the shared file
+nodes:
+  - {{id: lead, label: Lead, provider: scripted, entry: true}}
+  - {{id: left, label: Left, provider: scripted}}
+  - {{id: right, label: Right, provider: scripted}}
+nodeConfigs:
+  lead: {{workspace: "{ws}", stallThreshold: 10, script: [{{shell: "{RESOLVE}"}}, {{say: lead}}]}}
+  left: {{workspace: "{ws}", script: [{{edit: {{path: shared.txt, content: "left\\n"}}}}]}}
+  right: {{workspace: "{ws}", script: [{{edit: {{path: shared.txt, content: "right\\n"}}}}]}}
+edges:
+  - {{from: lead, to: left}}
+  - {{from: lead, to: right}}
+  - {{from: left, to: lead, type: report}}
+  - {{from: right, to: lead, type: report}}
+"""
+
+
+@pytest.mark.parametrize("how", ["theirs", "agent"])
+def test_a_conflicting_run_is_resolved_in_the_gui_and_completes(
+        qloop, window_for, until, tmp_path, how):
+    repo = tmp_path / "project"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "shared.txt").write_text("base\n")
+    subprocess.run(["git", *USER, "add", "."], cwd=repo, check=True)
+    subprocess.run(["git", *USER, "commit", "-qm", "base"], cwd=repo, check=True)
+    _window, panels = window_for(loads_workflow(flow(repo)))
+
+    async def go():
+        await panels.run()
+        await until(lambda: any(r.get("kind") == "merge"
+                                for r in panels.approvals.pending.values()))
+        dialog = panels.approvals.open_next()
+        assert isinstance(dialog, MergeDialog)
+        assert set(dialog.buttons) == {"shared.txt"}
+        theirs = dialog.merge["files"][0]["hunks"][0]["theirs"]
+        if how == "theirs":
+            dialog.buttons["shared.txt"]["theirs"].click()
+            dialog.resolve_button.click()
+        else:
+            dialog.agent_button.click()
+        await until(lambda: not panels.approvals.pending)
+        await until(lambda: (panels.session.state or {}).get("status") == "completed")
+        return theirs
+
+    theirs = qloop.run_until_complete(go())
+    state = panels.session.state
+    lead = next(n for n in state["nodes"].values() if n["key"] == "lead")
+    shown = subprocess.run(["git", "show", f"{lead['git']['branch']}:shared.txt"], cwd=repo,
+                           capture_output=True, text=True, check=True).stdout
+    assert shown == (theirs if how == "theirs" else "by the agent\n")
+    assert (repo / "shared.txt").read_text() == "base\n"
