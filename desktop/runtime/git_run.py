@@ -71,19 +71,22 @@ def git_env(index: str | None = None) -> dict[str, str]:
     return env
 
 
-def git(cwd: Path, *args: str, index: str | None = None) -> GitResult:
-    """Run ``git args`` in ``cwd``; never raises for a failing command."""
+def git(cwd: Path, *args: str, index: str | None = None,
+        stdin: bytes | None = None) -> GitResult:
+    """Run ``git args`` in ``cwd`` (``stdin``: its input); never raises for a failing
+    command."""
     try:
         proc = subprocess.run(["git", *SAFE_CONFIG, *args], cwd=str(cwd), env=git_env(index),
-                              stdin=subprocess.DEVNULL, capture_output=True, check=False)
+                              input=stdin if stdin is not None else b"",
+                              capture_output=True, check=False)
     except OSError as exc:
         return GitResult(127, b"", str(exc).encode())
     return GitResult(proc.returncode, proc.stdout, proc.stderr)
 
 
-def must(cwd: Path, *args: str, index: str | None = None) -> str:
+def must(cwd: Path, *args: str, index: str | None = None, stdin: bytes | None = None) -> str:
     """Run ``git args`` in ``cwd``; its stdout as text, or GitError saying why not."""
-    result = git(cwd, *args, index=index)
+    result = git(cwd, *args, index=index, stdin=stdin)
     if not result.ok:
         raise GitError(f"git {args[0]} in {cwd} failed: {result.reason()}")
     return result.text

@@ -1,0 +1,194 @@
+"""Taking a run's result into the user's repository: onto their working tree, or as a
+new branch; all of it or the files they accepted.
+
+Both are a three-way merge with the run's base as the merge base:
+
+- *theirs* is the result branch's tip, with the files the user rejected put back as
+  they were in the base;
+- *ours* is the user's state now: for ``worktree``, their HEAD plus everything
+  uncommitted (captured as desktop/runtime/git_base.py does, without touching their
+  index or files); for a branch, their HEAD.
+
+Both sides are given the base as their parent, so ``git merge-tree`` merges against it
+(git 2.39 has no ``--merge-base``). A merge that conflicts changes nothing and names
+the files that collide. A clean one lands as:
+
+- ``worktree``: the difference between their state and the merged tree, applied to the
+  working tree by ``git apply``, which checks every file before it writes any, so a
+  file they changed meanwhile stops it whole; their index and HEAD stay as they were,
+  and each uncommitted change of theirs is in the merge, so none is lost;
+- a branch: a commit of the merged tree on top of their HEAD, under the name they gave
+  (never an existing branch); their checkout is not touched.
+
+Every application is recorded in the run folder (desktop/store/applied.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from desktop.runtime.git_base import capture, run8
+from desktop.runtime.git_run import GitError, git, must
+from desktop.runtime.run_result import ResultError, RunResult, changed_files
+from desktop.store.applied import record_applied
+
+Target = Literal["worktree", "branch"]
+
+
+@dataclass(frozen=True)
+class ApplyOutcome:
+    """What an application did, or would do (``check``)."""
+
+    target: Target
+    applied: bool
+    files: list[str] = field(default_factory=list)
+    """The files it changes in the user's repository (or on the new branch)."""
+    collisions: list[str] = field(default_factory=list)
+    """The files whose change collides with the user's; non-empty: nothing was changed."""
+    branch: str | None = None
+    commit: str | None = None
+    """The new branch's commit."""
+    message: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The outcome as the API and ``runs apply --json`` give it."""
+        return {"target": self.target, "applied": self.applied, "files": self.files,
+                "collisions": self.collisions, "branch": self.branch, "commit": self.commit,
+                "message": self.message}
+
+
+def _chosen(result: RunResult, files: list[str] | None) -> list[str]:
+    if files is None:
+        return result.paths()
+    unknown = [f for f in files if f not in result.paths()]
+    if unknown:
+        raise ResultError(f"run {result.run_id[:8]} did not change {', '.join(unknown)}; "
+                          f"its files are: {', '.join(result.paths()) or 'none'}")
+    return list(dict.fromkeys(files))
+
+
+def _theirs(result: RunResult, chosen: list[str], index: str) -> str:
+    """A commit on the base of the accepted files' result (the others as in the base)."""
+    if set(chosen) == set(result.paths()):
+        tree = must(result.repo, "rev-parse", f"{result.commit}^{{tree}}")
+    else:
+        must(result.repo, "read-tree", result.base, index=index)
+        wanted = {p.encode("utf-8", "surrogateescape") for p in chosen}
+        listed = git(result.repo, "ls-tree", "-r", "-z", "--full-tree", result.commit).out
+        entries = [e for e in listed.split(b"\0") if e.partition(b"\t")[2] in wanted]
+        gone = wanted - {e.partition(b"\t")[2] for e in entries}
+        if gone:
+            must(result.repo, "update-index", "-z", "--force-remove", "--stdin",
+                 stdin=b"".join(p + b"\0" for p in sorted(gone)), index=index)
+        if entries:
+            must(result.repo, "update-index", "-z", "--index-info",
+                 stdin=b"".join(e + b"\0" for e in entries), index=index)
+        tree = must(result.repo, "write-tree", index=index)
+    return _on_base(result, tree, "the run's result")
+
+
+def _on_base(result: RunResult, tree: str, what: str) -> str:
+    return must(result.repo, "commit-tree", tree, "-p", result.base,
+                "-m", f"Agent Canvas: {what} (run {run8(result.run_id)})")
+
+
+def _merge(result: RunResult, ours: str, theirs: str) -> tuple[str | None, list[str]]:
+    """The merged tree, or None and the files that collide."""
+    merged = git(result.repo, "merge-tree", "--write-tree", "--no-messages", "--name-only",
+                 "-z", ours, theirs)
+    if merged.code not in (0, 1):
+        raise GitError(f"git merge-tree in {result.repo} failed: {merged.reason()}")
+    parts = [p for p in merged.out.decode("utf-8", "surrogateescape").split("\0") if p]
+    if merged.code == 0:
+        return parts[0], []
+    return None, sorted(set(parts[1:]))
+
+
+def _head(repo: Path) -> str | None:
+    found = git(repo, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+    return found.text if found.ok else None
+
+
+def _empty_tree(repo: Path) -> str:
+    return must(repo, "mktree", stdin=b"")
+
+
+def _check_branch_name(repo: Path, name: str) -> None:
+    if not git(repo, "check-ref-format", "--branch", name).ok or name.startswith("-"):
+        raise ResultError(f"{name!r} is not a branch name git accepts; try e.g. "
+                          "agent-canvas/result")
+    if git(repo, "rev-parse", "--verify", "-q", f"refs/heads/{name}").ok:
+        raise ResultError(f"branch {name} already exists in {repo}; choose another name "
+                          "(nothing was changed)")
+
+
+def _message(result: RunResult, files: list[str]) -> str:
+    listed = "\n".join(f"  {p}" for p in files[:50])
+    more = f"\n  ... and {len(files) - 50} more" if len(files) > 50 else ""
+    return (f"Result of run {run8(result.run_id)} ({result.node})\n\n"
+            f"The change of branch {result.branch} against the run's base, to:\n"
+            f"{listed}{more}\n\nRun: {result.run_id}\nResult-Commit: {result.commit}\n")
+
+
+def apply_result(result: RunResult, *, files: list[str] | None = None,
+                 branch: str | None = None, check: bool = False,
+                 scratch: Path) -> ApplyOutcome:
+    """Apply ``result`` (only ``files`` when given) onto the user's working tree, or as
+    new branch ``branch``; ``check``: say what it would do and change nothing.
+    ``scratch``: a folder for a private index."""
+    chosen = _chosen(result, files)
+    target: Target = "branch" if branch else "worktree"
+    if branch:
+        _check_branch_name(result.repo, branch)
+    scratch.mkdir(parents=True, exist_ok=True)
+    index = str(scratch / "apply.index")
+    try:
+        theirs = _theirs(result, chosen, index)
+        head = _head(result.repo)
+        if branch:
+            ours_tree = must(result.repo, "rev-parse", f"{head}^{{tree}}") if head \
+                else _empty_tree(result.repo)
+        else:
+            now = capture(result.repo, "Agent Canvas: your working tree", [result.run_dir])
+            ours_tree = must(result.repo, "rev-parse", f"{now}^{{tree}}")
+        merged, collisions = _merge(result, _on_base(result, ours_tree, "your state"), theirs)
+    finally:
+        Path(index).unlink(missing_ok=True)
+    if merged is None:
+        return ApplyOutcome(target, False, collisions=collisions, branch=branch,
+                            message=f"{len(collisions)} file(s) collide with your changes; "
+                                    "nothing was changed")
+    touched = [f.path for f in changed_files(result.repo, ours_tree, merged)]
+    if not touched:
+        return ApplyOutcome(target, False, branch=branch,
+                            message="nothing to change: the result is already there")
+    if check:
+        return ApplyOutcome(target, False, files=touched, branch=branch,
+                            message=f"would change {len(touched)} file(s); applies cleanly")
+    commit = None
+    if branch:
+        parents = ["-p", head] if head else []
+        commit = must(result.repo, "commit-tree", merged, *parents,
+                      "-m", _message(result, chosen))
+        made = git(result.repo, "update-ref", "-m", f"agent-canvas: run {run8(result.run_id)}",
+                   f"refs/heads/{branch}", commit, "")
+        if not made.ok:
+            raise ResultError(f"could not create branch {branch}: {made.reason()}")
+    else:
+        patch = git(result.repo, "diff", "--binary", "--full-index", "--no-renames",
+                    ours_tree, merged).out
+        done = git(result.repo, "apply", "--whitespace=nowarn", "-", stdin=patch)
+        if not done.ok:
+            return ApplyOutcome(target, False, collisions=touched, message=(
+                "your working tree changed while applying; nothing was changed "
+                f"(git apply: {done.reason()})"))
+    record_applied(result.run_dir, {
+        "at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "target": target,
+        "branch": branch, "commit": commit, "resultCommit": result.commit,
+        "files": touched})
+    where = f"branch {branch}" if branch else "your working tree"
+    return ApplyOutcome(target, True, files=touched, branch=branch, commit=commit,
+                        message=f"applied {len(touched)} file(s) to {where}")

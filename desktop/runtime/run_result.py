@@ -1,0 +1,114 @@
+"""A run's result: its result branch and the change on it against the run's base, per file.
+
+The result branch is the branch of the node that finished last (desktop/views/result.py).
+Its change is what the run did to the user's repository: the diff from the run's base
+commit (the user's HEAD plus their uncommitted work when the run started) to the
+branch's tip. desktop/runtime/result_apply.py takes it, or part of it, into the user's
+repository.
+
+Blocking (git): callers run these on a worker thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from desktop.runtime.git_run import GitError, git, must
+from desktop.store.applied import read_applied
+from desktop.views.reader import EventReader
+from desktop.views.result import result_node
+from desktop.views.runs import open_run
+
+_STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "type changed"}
+_MAX_PATCH = 400_000
+
+
+class ResultError(Exception):
+    """The run has no result to show or apply; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class ResultFile:
+    """One file the run changed."""
+
+    path: str
+    status: str
+    """added, modified, deleted or "type changed" (a file became a link, or back)."""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Where a run's result is and what it changes."""
+
+    run_id: str
+    run_dir: Path
+    node_id: str
+    node: str
+    """The node's key, else its label."""
+    repo: Path
+    branch: str
+    base: str
+    commit: str
+    files: tuple[ResultFile, ...]
+
+    def paths(self) -> list[str]:
+        """The changed files' paths, in git's order."""
+        return [f.path for f in self.files]
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as the API and ``runs apply --json`` give it."""
+        return {"runId": self.run_id, "nodeId": self.node_id, "node": self.node,
+                "repo": str(self.repo), "branch": self.branch, "base": self.base,
+                "commit": self.commit,
+                "files": [{"path": f.path, "status": f.status} for f in self.files],
+                "applied": read_applied(self.run_dir)}
+
+
+def changed_files(repo: Path, old: str, new: str) -> tuple[ResultFile, ...]:
+    """The files that differ between commits ``old`` and ``new`` (no rename detection:
+    accepting or rejecting a file must concern that one path)."""
+    out = git(repo, "diff", "--no-renames", "--name-status", "-z", old, new)
+    if not out.ok:
+        raise GitError(f"git diff in {repo} failed: {out.reason()}")
+    parts = out.out.decode("utf-8", "surrogateescape").split("\0")
+    files = []
+    for status, path in zip(parts[0::2], parts[1::2], strict=False):
+        if path:
+            files.append(ResultFile(path, _STATUS.get(status[:1], status)))
+    return tuple(files)
+
+
+def find_result(run_dir: Path) -> RunResult:
+    """The result of the run in ``run_dir``; ResultError when it has none (no node worked
+    in a worktree, or the branch is gone)."""
+    state = open_run(run_dir)
+    node = result_node(state, EventReader(run_dir).iter_events())
+    if node is None or node.git is None:
+        raise ResultError(f"run {state.id[:8]} has no result branch: none of its nodes worked "
+                          "in a git worktree (isolation: worktree, with a workspace in a git "
+                          "repository)")
+    repo = Path(node.git.repo)
+    if not repo.is_dir():
+        raise ResultError(f"the repository of run {state.id[:8]} is gone: {repo}")
+    tip = git(repo, "rev-parse", "--verify", "-q", f"refs/heads/{node.git.branch}^{{commit}}")
+    if not tip.ok:
+        raise ResultError(f"branch {node.git.branch} is gone from {repo} (the run was deleted, "
+                          "or the branch removed by hand)")
+    return RunResult(state.id, Path(run_dir), node.id, node.key or node.label, repo,
+                     node.git.branch, node.git.base, tip.text,
+                     changed_files(repo, node.git.base, tip.text))
+
+
+def file_patch(result: RunResult, path: str) -> str:
+    """The unified diff of one changed file against the run's base (cut past 400,000
+    characters, saying so)."""
+    if path not in result.paths():
+        raise ResultError(f"run {result.run_id[:8]} did not change {path}")
+    text = must(result.repo, "diff", "--no-renames", "--no-color", result.base, result.commit,
+                "--", f":(literal){path}")
+    if len(text) > _MAX_PATCH:
+        return text[:_MAX_PATCH] + f"\n... cut at {_MAX_PATCH:,} characters; see "\
+                                   f"git diff {result.base[:12]} {result.branch} -- {path}\n"
+    return text + "\n"

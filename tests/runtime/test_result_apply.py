@@ -1,0 +1,134 @@
+"""Applying a run's result to the user's repository: a three-way merge onto their working
+tree that keeps every uncommitted change of theirs, or a new branch on their HEAD; all of
+it or the accepted files; a collision changes nothing and names the files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gitkit import fingerprint, git, no_git_config, tree_files, user_repo
+
+from desktop.runtime.result_apply import apply_result
+from desktop.runtime.run_result import ResultError, RunResult, changed_files, file_patch
+from desktop.runtime.worktrees import commit_all, head, open_tree
+from desktop.store.applied import read_applied
+
+__all__ = ["no_git_config"]
+RUN = "1a2b3c4d-0000-4000-8000-000000000001"
+NODE = "00000000-0000-4000-8000-00000000000a"
+BASE_COMMITTED = "as committed\nplus an unstaged line\n"
+RUNS_COMMITTED = "the run's first line\n" + BASE_COMMITTED
+
+
+def a_result(tmp_path: Path) -> tuple[Path, RunResult]:
+    """The user's repository with uncommitted work, and a run's result that changes a file
+    they have uncommitted changes in, adds one and deletes one."""
+    repo = user_repo(tmp_path / "repo")
+    run_dir = tmp_path / "runs" / RUN
+    tree = open_tree(repo, run_dir, RUN, "impl", NODE)
+    assert tree is not None
+    (tree.path / "committed.txt").write_text(RUNS_COMMITTED)
+    (tree.path / "src").mkdir()
+    (tree.path / "src" / "new.py").write_text("print('new')\n")
+    (tree.path / "staged.txt").unlink()
+    assert commit_all(tree, "the run's turn\n") is not None
+    tip = head(tree.path)
+    return repo, RunResult(RUN, run_dir, NODE, "impl", repo, tree.branch, tree.base, tip,
+                           changed_files(repo, tree.base, tip))
+
+
+def test_the_result_lists_each_changed_file_with_its_patch(tmp_path: Path,
+                                                           no_git_config) -> None:
+    _, result = a_result(tmp_path)
+    assert [(f.path, f.status) for f in result.files] == [
+        ("committed.txt", "modified"), ("src/new.py", "added"), ("staged.txt", "deleted")]
+    patch = file_patch(result, "committed.txt")
+    assert "+the run's first line\n" in patch and patch.endswith("\n")
+    with pytest.raises(ResultError, match=r"did not change nope\.txt"):
+        file_patch(result, "nope.txt")
+
+
+def test_applied_to_the_working_tree_it_merges_with_later_uncommitted_work(
+        tmp_path: Path, no_git_config) -> None:
+    repo, result = a_result(tmp_path)
+    # after the run started, the user changed the same file elsewhere and added a file
+    (repo / "committed.txt").write_text(BASE_COMMITTED + "and a later line\n")
+    (repo / "later.txt").write_text("mine\n")
+    before = fingerprint(repo)
+    outcome = apply_result(result, scratch=tmp_path / "scratch")
+    assert outcome.applied and outcome.collisions == []
+    assert outcome.files == ["committed.txt", "src/new.py", "staged.txt"]
+    assert (repo / "committed.txt").read_text() == RUNS_COMMITTED + "and a later line\n"
+    assert (repo / "src" / "new.py").read_text() == "print('new')\n"
+    assert not (repo / "staged.txt").exists()
+    after = fingerprint(repo)
+    # their index, HEAD, branches and every other file are as they were
+    assert after["index"] == before["index"] and after["head"] == before["head"]
+    assert after["refs"] == before["refs"] and after["stash"] == before["stash"]
+    untouched = {k: v for k, v in before["files"].items()
+                 if k not in ("committed.txt", "staged.txt")}
+    assert {k: after["files"][k] for k in untouched} == untouched
+    [record] = read_applied(result.run_dir)
+    assert record["target"] == "worktree" and record["resultCommit"] == result.commit
+    assert record["files"] == outcome.files
+    again = apply_result(result, scratch=tmp_path / "scratch")
+    assert not again.applied and "already there" in again.message
+
+
+def test_a_collision_changes_nothing_and_names_the_files(tmp_path: Path,
+                                                         no_git_config) -> None:
+    repo, result = a_result(tmp_path)
+    (repo / "committed.txt").write_text("the user's own first line\n" + BASE_COMMITTED)
+    before = fingerprint(repo)
+    for check in (True, False):
+        outcome = apply_result(result, check=check, scratch=tmp_path / "scratch")
+        assert not outcome.applied and outcome.collisions == ["committed.txt"]
+        assert fingerprint(repo) == before
+    assert read_applied(result.run_dir) == []
+    # leaving that file out, the rest applies
+    rest = apply_result(result, files=["src/new.py"], scratch=tmp_path / "scratch")
+    assert rest.applied and rest.files == ["src/new.py"]
+    assert (repo / "committed.txt").read_text().startswith("the user's own first line\n")
+    assert (repo / "staged.txt").exists()
+
+
+def test_check_says_what_would_change_and_changes_nothing(tmp_path: Path,
+                                                          no_git_config) -> None:
+    repo, result = a_result(tmp_path)
+    before = fingerprint(repo)
+    outcome = apply_result(result, check=True, scratch=tmp_path / "scratch")
+    assert not outcome.applied and outcome.files == result.paths()
+    assert "applies cleanly" in outcome.message
+    assert fingerprint(repo) == before and read_applied(result.run_dir) == []
+
+
+def test_a_branch_holds_the_result_on_the_user_s_head_and_their_checkout_is_untouched(
+        tmp_path: Path, no_git_config) -> None:
+    repo, result = a_result(tmp_path)
+    before = fingerprint(repo)
+    outcome = apply_result(result, branch="feature/result", scratch=tmp_path / "scratch")
+    assert outcome.applied and outcome.commit == git(repo, "rev-parse", "feature/result")
+    assert git(repo, "rev-parse", f"{outcome.commit}^") == git(repo, "rev-parse", "HEAD")
+    files = tree_files(repo, "feature/result")
+    # the run's change on their last commit; their uncommitted work stays theirs alone
+    assert files["committed.txt"] == b"the run's first line\nas committed\n"
+    assert files["src/new.py"] == b"print('new')\n"
+    assert "staged.txt" not in files and "untracked.txt" not in files
+    assert f"Run: {RUN}" in git(repo, "log", "-1", "--format=%B", "feature/result")
+    after = fingerprint(repo)
+    assert {k: v for k, v in after.items() if k != "refs"} == \
+        {k: v for k, v in before.items() if k != "refs"}
+    with pytest.raises(ResultError, match="already exists"):
+        apply_result(result, branch="feature/result", scratch=tmp_path / "scratch")
+    with pytest.raises(ResultError, match="not a branch name"):
+        apply_result(result, branch="bad..name", scratch=tmp_path / "scratch")
+
+
+def test_a_file_the_run_did_not_change_is_refused_by_name(tmp_path: Path,
+                                                          no_git_config) -> None:
+    repo, result = a_result(tmp_path)
+    before = fingerprint(repo)
+    with pytest.raises(ResultError, match=r"did not change README\.md"):
+        apply_result(result, files=["README.md"], scratch=tmp_path / "scratch")
+    assert fingerprint(repo) == before
