@@ -30,12 +30,15 @@ CLOSE_LOST = frozenset({None, CLOSE_GOING_AWAY, 1006})
 class ApiError(Exception):
     """The service refused a request: HTTP ``status``, snake_case ``code``, ``message``."""
 
-    def __init__(self, status: int, code: str, message: str, field: str | None = None) -> None:
+    def __init__(self, status: int, code: str, message: str, field: str | None = None,
+                 problems: list[str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.field = field
+        self.problems = problems or []
+        """The items at fault, when the service listed them (e.g. colliding files)."""
 
     def __str__(self) -> str:
         where = f" ({self.field})" if self.field else ""
@@ -71,8 +74,10 @@ def _error_from(status: int, body: bytes) -> ApiError:
     error = payload.get("error") if isinstance(payload, dict) else None
     if isinstance(error, dict) and isinstance(error.get("message"), str):
         field = error.get("field")
+        problems = error.get("problems")
+        listed = [str(p) for p in problems] if isinstance(problems, list) else None
         return ApiError(status, str(error.get("code") or "error"), error["message"],
-                        field if isinstance(field, str) else None)
+                        field if isinstance(field, str) else None, listed)
     text = body[:200].decode("utf-8", "replace").strip() if body else ""
     return ApiError(status, "http_error", f"the service answered HTTP {status}"
                     + (f": {text}" if text else ""))
@@ -217,6 +222,34 @@ class ApiClient:
         """Where the run can be forked: ``{"points": [...], "snap"?}``."""
         return await self.request("GET", f"/api/runs/{quote(run_id)}/fork-points",
                                   params={"at": at})
+
+    async def result(self, run_id: str) -> dict:
+        """The run's result branch, its changed files and its applications."""
+        return await self.request("GET", f"/api/runs/{quote(run_id)}/result")
+
+    async def result_diff(self, run_id: str, path: str) -> str:
+        """One changed file's unified diff against the run's base."""
+        body = await self.request("GET", f"/api/runs/{quote(run_id)}/result/diff",
+                                  params={"path": path})
+        return str(body["patch"])
+
+    async def apply(self, run_id: str, *, files: list[str] | None = None,
+                    branch: str | None = None, check: bool = False) -> dict:
+        """Apply the run's result (``files``: the accepted ones) to the working tree, or
+        as new branch ``branch``; ApiError 409 with the colliding files in ``problems``."""
+        body: dict[str, Any] = {"check": check}
+        if files is not None:
+            body["files"] = files
+        if branch:
+            body["branch"] = branch
+        return await self.request("POST", f"/api/runs/{quote(run_id)}/apply", json=body)
+
+    async def pull_request(self, run_id: str, branch: str, title: str | None = None) -> dict:
+        """Push ``branch`` and open a pull request of it: ``{"url", "remote"}``."""
+        body: dict[str, Any] = {"branch": branch}
+        if title:
+            body["title"] = title
+        return await self.request("POST", f"/api/runs/{quote(run_id)}/pull-request", json=body)
 
     # --- commands --------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ _QUERY = {
     "after": ("integer", "page forwards from this seq (exclusive)"),
     "force": ("boolean", "delete a live run too (it is stopped first)"),
     "at": ("integer", "a seq: also say which fork point it snaps to"),
+    "path": ("string", "a file the run changed, as the result lists it"),
 }
 _REASONS = {400: "invalid JSON", 401: "missing or wrong token", 403: "Host, Origin or path "
             "not allowed", 404: "unknown run, node, edge or approval", 409: "conflict with the "

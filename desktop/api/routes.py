@@ -12,7 +12,7 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
 from desktop import __version__
-from desktop.api import forks
+from desktop.api import forks, results
 from desktop.api.errors import ApiError, from_validation
 from desktop.api.runs import RunService
 from desktop.contract import api as m
@@ -115,6 +115,26 @@ async def fork_run(request: web.Request) -> web.Response:
 async def fork_points(request: web.Request) -> web.Response:
     at = int_query(request, "at", None, 1)
     return _json(await forks.fork_points(_service(request), _run_id(request), at))
+
+
+async def run_result(request: web.Request) -> web.Response:
+    return _json(await results.result(_service(request), _run_id(request)))
+
+
+async def run_result_diff(request: web.Request) -> web.Response:
+    path = request.query.get("path")
+    return _json(await results.result_diff(_service(request), _run_id(request), path))
+
+
+async def apply_result(request: web.Request) -> web.Response:
+    body = await parse(request, m.ApplyResult)
+    return _json(await results.apply(_service(request), _run_id(request), body))
+
+
+async def pull_request(request: web.Request) -> web.Response:
+    body = await parse(request, m.OpenPullRequest)
+    return _json(await results.pull_request(_service(request), _run_id(request), body),
+                 status=201)
 
 
 # --- turns ------------------------------------------------------------------------------
@@ -242,6 +262,17 @@ ROUTES: tuple[Route, ...] = (
           errors=(400, 404, 409, 413, 422)),
     Route("GET", RUN + "/fork-points", fork_points, "The points the run can be forked from",
           response=m.ForkPoints, query=("at",), errors=(404, 422)),
+    Route("GET", RUN + "/result", run_result, "The run's result branch and the files it "
+          "changes against the run's base", response=m.RunResultOut, errors=(404, 409)),
+    Route("GET", RUN + "/result/diff", run_result_diff, "One changed file's diff against the "
+          "run's base", response=m.ResultDiffOut, query=("path",), errors=(404, 409, 422)),
+    Route("POST", RUN + "/apply", apply_result, "Apply the result (or the accepted files) "
+          "onto the user's working tree by a three-way merge, or as a new branch; a "
+          "collision changes nothing (409, the files in error.problems)", m.ApplyResult,
+          m.ApplyOutcomeOut, errors=(400, 404, 409, 413, 422)),
+    Route("POST", RUN + "/pull-request", pull_request, "Push a branch made by apply and open "
+          "a pull request of it with gh", m.OpenPullRequest, m.PullRequestOut, 201,
+          errors=(400, 404, 409, 422)),
     Route("POST", RUN + "/chat", chat, "Send a message to a node", m.ChatRequest, m.NodeRef,
           202, errors=(400, 404, 409, 422)),
     Route("POST", RUN + "/step", step, "INTERACTIVE: start the next (or a node's) turn",

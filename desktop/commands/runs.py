@@ -1,4 +1,5 @@
-"""``agent-canvas runs list|show|events|diff-env``: look at recorded runs.
+"""``agent-canvas runs list|show|events|diff-env``: look at recorded runs (``result`` and
+``apply``: desktop/commands/runs_apply.py).
 
 Exit codes: 0 success, 2 a run reference or folder that cannot be used; ``diff-env``
 exits 1 when the two runs' environments differ.
@@ -13,6 +14,7 @@ import orjson
 from rich.console import Console
 from rich.table import Table
 
+from desktop.commands import runs_apply
 from desktop.commands.server_args import add_server_options
 from desktop.contract.state import RunState
 from desktop.store.paths import data_dir
@@ -66,6 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     dp.add_argument("right", metavar="RUN2", help="run id, unique id prefix or run folder")
     dp.add_argument("--json", action="store_true", help="print the comparison as JSON")
     dp.set_defaults(handler=cmd_diff_env)
+    runs_apply.register(kids, add_data_dir)
 
 
 def _print_json(obj: object) -> None:

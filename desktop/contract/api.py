@@ -340,3 +340,69 @@ class ServerInfo(ResponseModel):
     token: str
     pid: int
     version: str
+
+
+class ApplyResult(RequestModel):
+    """Take a run's result into the user's repository (see ``agent-canvas runs apply``)."""
+
+    files: list[Annotated[str, Field(min_length=1, max_length=4096)]] | None = Field(
+        None, max_length=100_000,
+        description="the accepted files (paths the run changed); absent: all of them")
+    branch: str | None = Field(None, min_length=1, max_length=255,
+                               description="create this branch on the user's HEAD instead "
+                                           "of changing their working tree")
+    check: bool = Field(False, description="say what it would do; change nothing")
+
+
+class ResultFileOut(ResponseModel):
+    path: str
+    status: Literal["added", "modified", "deleted", "type changed"]
+
+
+class RunResultOut(ResponseModel):
+    """A run's result branch and the files it changes against the run's base."""
+
+    run_id: str = Field(alias="runId")
+    node_id: str = Field(alias="nodeId")
+    node: str = Field(description="the node whose branch is the result (it finished last)")
+    repo: str = Field(description="the user's repository")
+    branch: str
+    base: str = Field(description="the run's base commit: the user's HEAD plus their "
+                                  "uncommitted work when the run started")
+    commit: str = Field(description="the result branch's tip")
+    files: list[ResultFileOut]
+    applied: list[dict[str, Any]] = Field(description="each time the result was applied "
+                                                      "(target, branch, files, at)")
+    pull_request: str | None = Field(None, alias="pullRequest",
+                                     description="why a pull request cannot be opened "
+                                                 "(null: it can: a remote and gh are there)")
+
+
+class ApplyOutcomeOut(ResponseModel):
+    """What applying did, or would do."""
+
+    target: Literal["worktree", "branch"]
+    applied: bool
+    files: list[str] = Field(description="the files it changes (or would)")
+    collisions: list[str] = Field(description="files colliding with the user's changes; "
+                                              "when any, nothing was changed")
+    branch: str | None = None
+    commit: str | None = None
+    message: str
+
+
+class ResultDiffOut(ResponseModel):
+    path: str
+    patch: str = Field(description="the file's unified diff against the run's base")
+
+
+class OpenPullRequest(RequestModel):
+    """Push a branch made by applying the result and open a pull request with ``gh``."""
+
+    branch: str = Field(min_length=1, max_length=255)
+    title: str | None = Field(None, max_length=256)
+
+
+class PullRequestOut(ResponseModel):
+    url: str = Field(description="the pull request, as gh printed it")
+    remote: str

@@ -25,6 +25,7 @@ Every application is recorded in the run folder (desktop/store/applied.py).
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -134,19 +135,15 @@ def _message(result: RunResult, files: list[str]) -> str:
 
 
 def apply_result(result: RunResult, *, files: list[str] | None = None,
-                 branch: str | None = None, check: bool = False,
-                 scratch: Path) -> ApplyOutcome:
+                 branch: str | None = None, check: bool = False) -> ApplyOutcome:
     """Apply ``result`` (only ``files`` when given) onto the user's working tree, or as
-    new branch ``branch``; ``check``: say what it would do and change nothing.
-    ``scratch``: a folder for a private index."""
+    new branch ``branch``; ``check``: say what it would do and change nothing."""
     chosen = _chosen(result, files)
     target: Target = "branch" if branch else "worktree"
     if branch:
         _check_branch_name(result.repo, branch)
-    scratch.mkdir(parents=True, exist_ok=True)
-    index = str(scratch / "apply.index")
-    try:
-        theirs = _theirs(result, chosen, index)
+    with tempfile.TemporaryDirectory(prefix="agent-canvas-apply-") as scratch:
+        theirs = _theirs(result, chosen, str(Path(scratch) / "index"))
         head = _head(result.repo)
         if branch:
             ours_tree = must(result.repo, "rev-parse", f"{head}^{{tree}}") if head \
@@ -154,9 +151,7 @@ def apply_result(result: RunResult, *, files: list[str] | None = None,
         else:
             now = capture(result.repo, "Agent Canvas: your working tree", [result.run_dir])
             ours_tree = must(result.repo, "rev-parse", f"{now}^{{tree}}")
-        merged, collisions = _merge(result, _on_base(result, ours_tree, "your state"), theirs)
-    finally:
-        Path(index).unlink(missing_ok=True)
+    merged, collisions = _merge(result, _on_base(result, ours_tree, "your state"), theirs)
     if merged is None:
         return ApplyOutcome(target, False, collisions=collisions, branch=branch,
                             message=f"{len(collisions)} file(s) collide with your changes; "

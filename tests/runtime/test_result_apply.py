@@ -56,7 +56,7 @@ def test_applied_to_the_working_tree_it_merges_with_later_uncommitted_work(
     (repo / "committed.txt").write_text(BASE_COMMITTED + "and a later line\n")
     (repo / "later.txt").write_text("mine\n")
     before = fingerprint(repo)
-    outcome = apply_result(result, scratch=tmp_path / "scratch")
+    outcome = apply_result(result)
     assert outcome.applied and outcome.collisions == []
     assert outcome.files == ["committed.txt", "src/new.py", "staged.txt"]
     assert (repo / "committed.txt").read_text() == RUNS_COMMITTED + "and a later line\n"
@@ -72,7 +72,7 @@ def test_applied_to_the_working_tree_it_merges_with_later_uncommitted_work(
     [record] = read_applied(result.run_dir)
     assert record["target"] == "worktree" and record["resultCommit"] == result.commit
     assert record["files"] == outcome.files
-    again = apply_result(result, scratch=tmp_path / "scratch")
+    again = apply_result(result)
     assert not again.applied and "already there" in again.message
 
 
@@ -82,12 +82,12 @@ def test_a_collision_changes_nothing_and_names_the_files(tmp_path: Path,
     (repo / "committed.txt").write_text("the user's own first line\n" + BASE_COMMITTED)
     before = fingerprint(repo)
     for check in (True, False):
-        outcome = apply_result(result, check=check, scratch=tmp_path / "scratch")
+        outcome = apply_result(result, check=check)
         assert not outcome.applied and outcome.collisions == ["committed.txt"]
         assert fingerprint(repo) == before
     assert read_applied(result.run_dir) == []
     # leaving that file out, the rest applies
-    rest = apply_result(result, files=["src/new.py"], scratch=tmp_path / "scratch")
+    rest = apply_result(result, files=["src/new.py"])
     assert rest.applied and rest.files == ["src/new.py"]
     assert (repo / "committed.txt").read_text().startswith("the user's own first line\n")
     assert (repo / "staged.txt").exists()
@@ -97,7 +97,7 @@ def test_check_says_what_would_change_and_changes_nothing(tmp_path: Path,
                                                           no_git_config) -> None:
     repo, result = a_result(tmp_path)
     before = fingerprint(repo)
-    outcome = apply_result(result, check=True, scratch=tmp_path / "scratch")
+    outcome = apply_result(result, check=True)
     assert not outcome.applied and outcome.files == result.paths()
     assert "applies cleanly" in outcome.message
     assert fingerprint(repo) == before and read_applied(result.run_dir) == []
@@ -107,7 +107,7 @@ def test_a_branch_holds_the_result_on_the_user_s_head_and_their_checkout_is_unto
         tmp_path: Path, no_git_config) -> None:
     repo, result = a_result(tmp_path)
     before = fingerprint(repo)
-    outcome = apply_result(result, branch="feature/result", scratch=tmp_path / "scratch")
+    outcome = apply_result(result, branch="feature/result")
     assert outcome.applied and outcome.commit == git(repo, "rev-parse", "feature/result")
     assert git(repo, "rev-parse", f"{outcome.commit}^") == git(repo, "rev-parse", "HEAD")
     files = tree_files(repo, "feature/result")
@@ -120,9 +120,9 @@ def test_a_branch_holds_the_result_on_the_user_s_head_and_their_checkout_is_unto
     assert {k: v for k, v in after.items() if k != "refs"} == \
         {k: v for k, v in before.items() if k != "refs"}
     with pytest.raises(ResultError, match="already exists"):
-        apply_result(result, branch="feature/result", scratch=tmp_path / "scratch")
+        apply_result(result, branch="feature/result")
     with pytest.raises(ResultError, match="not a branch name"):
-        apply_result(result, branch="bad..name", scratch=tmp_path / "scratch")
+        apply_result(result, branch="bad..name")
 
 
 def test_a_file_the_run_did_not_change_is_refused_by_name(tmp_path: Path,
@@ -130,5 +130,5 @@ def test_a_file_the_run_did_not_change_is_refused_by_name(tmp_path: Path,
     repo, result = a_result(tmp_path)
     before = fingerprint(repo)
     with pytest.raises(ResultError, match=r"did not change README\.md"):
-        apply_result(result, files=["README.md"], scratch=tmp_path / "scratch")
+        apply_result(result, files=["README.md"])
     assert fingerprint(repo) == before

@@ -1,0 +1,86 @@
+"""A run's result through the service: ``GET /api/runs/{id}/result`` (and one file's diff),
+``POST .../apply`` and ``POST .../pull-request``.
+
+The git work runs on a worker thread. A run whose engine is still working (queued or
+running) is refused with 409: its branches are still moving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from desktop.api.errors import ApiError
+from desktop.api.runs import RunService
+from desktop.contract.api import ApplyResult, OpenPullRequest
+from desktop.runtime.git_run import GitError
+from desktop.runtime.result_apply import apply_result
+from desktop.runtime.result_pr import open_pull_request, pull_request_blocker
+from desktop.runtime.run_result import ResultError, RunResult, file_patch, find_result
+
+_WORKING = ("queued", "running")
+
+
+async def _result(service: RunService, run_id: str) -> RunResult:
+    folder = service.run_dir(run_id)
+    try:
+        return await asyncio.to_thread(find_result, folder)
+    except ResultError as exc:
+        raise ApiError(409, "no_result", str(exc)) from None
+    except GitError as exc:
+        raise ApiError(409, "git_failed", str(exc)) from None
+
+
+def _settled(service: RunService, run_id: str) -> None:
+    status = service.state(run_id).get("status")
+    if status in _WORKING:
+        raise ApiError(409, "run_working", f"run {run_id[:8]} is {status}; apply its result "
+                                           "once it has ended (or pause it)")
+
+
+async def result(service: RunService, run_id: str) -> dict[str, Any]:
+    """The run's result branch, its changed files and its applications."""
+    found = await _result(service, run_id)
+    blocker = await asyncio.to_thread(pull_request_blocker, found.repo)
+    return {**found.to_json(), "pullRequest": blocker}
+
+
+async def result_diff(service: RunService, run_id: str, path: str | None) -> dict[str, Any]:
+    """One changed file's diff against the run's base."""
+    if not path:
+        raise ApiError(422, "invalid_query", "give the file as ?path=", "path")
+    found = await _result(service, run_id)
+    try:
+        patch = await asyncio.to_thread(file_patch, found, path)
+    except ResultError as exc:
+        raise ApiError(422, "invalid_query", str(exc), "path") from None
+    return {"path": path, "patch": patch}
+
+
+async def apply(service: RunService, run_id: str, body: ApplyResult) -> dict[str, Any]:
+    """Apply the run's result; 409 naming the files when it collides (nothing changed)."""
+    _settled(service, run_id)
+    found = await _result(service, run_id)
+    try:
+        outcome = await asyncio.to_thread(apply_result, found, files=body.files,
+                                          branch=body.branch, check=body.check)
+    except ResultError as exc:
+        field = "branch" if body.branch and "branch" in str(exc) else "files"
+        raise ApiError(422, "invalid_apply", str(exc), field) from None
+    except GitError as exc:
+        raise ApiError(409, "git_failed", str(exc)) from None
+    if outcome.collisions:
+        raise ApiError(409, "apply_collides", outcome.message + ": "
+                       + ", ".join(outcome.collisions), "files", problems=outcome.collisions)
+    return outcome.to_json()
+
+
+async def pull_request(service: RunService, run_id: str,
+                       body: OpenPullRequest) -> dict[str, Any]:
+    """Push the branch and open a pull request of it with gh."""
+    found = await _result(service, run_id)
+    try:
+        url, remote = await asyncio.to_thread(open_pull_request, found, body.branch, body.title)
+    except ResultError as exc:
+        raise ApiError(409, "pull_request_failed", str(exc), "branch") from None
+    return {"url": url, "remote": remote}

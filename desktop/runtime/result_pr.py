@@ -1,0 +1,74 @@
+"""A pull request of a run's result: push the branch made by applying it, open it with ``gh``.
+
+Offered only when the repository has a remote and the GitHub CLI is installed. The
+branch is pushed by name without setting an upstream (the user's config is theirs);
+``gh pr create`` runs in the repository with the user's own environment, so their
+``gh auth`` is what it uses. Blocking: callers run these on a worker thread.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from desktop.runtime.git_base import run8
+from desktop.runtime.git_run import git
+from desktop.runtime.run_result import ResultError, RunResult
+
+_TIMEOUT = 180.0
+
+
+def _remotes(repo: Path) -> list[str]:
+    found = git(repo, "remote")
+    return found.text.split() if found.ok else []
+
+
+def pull_request_blocker(repo: Path) -> str | None:
+    """Why no pull request can be opened from ``repo`` (None: it can)."""
+    if not _remotes(repo):
+        return "the repository has no remote to push to"
+    if shutil.which("gh") is None:
+        return "the GitHub CLI (gh) is not installed"
+    return None
+
+
+def _body(result: RunResult) -> str:
+    files = "\n".join(f"- `{f.path}` ({f.status})" for f in result.files[:100])
+    more = f"\n- ... and {len(result.files) - 100} more" if len(result.files) > 100 else ""
+    return (f"The result of Agent Canvas run `{result.run_id}`: branch `{result.branch}` "
+            f"(node {result.node}).\n\n{files}{more}\n")
+
+
+def open_pull_request(result: RunResult, branch: str, title: str | None = None
+                      ) -> tuple[str, str]:
+    """Push ``branch`` and open a pull request of it; its url and the remote pushed to.
+    ResultError saying why not (no remote, no gh, no such branch, a push or gh failure)."""
+    blocker = pull_request_blocker(result.repo)
+    if blocker:
+        raise ResultError(f"cannot open a pull request: {blocker}")
+    if not git(result.repo, "rev-parse", "--verify", "-q", f"refs/heads/{branch}").ok:
+        raise ResultError(f"branch {branch} is not in {result.repo}; apply the result as a "
+                          "branch first (runs apply RUN --branch NAME)")
+    remotes = _remotes(result.repo)
+    remote = "origin" if "origin" in remotes else remotes[0]
+    pushed = git(result.repo, "push", "--quiet", remote,
+                 f"refs/heads/{branch}:refs/heads/{branch}")
+    if not pushed.ok:
+        raise ResultError(f"git push {remote} {branch} failed: {pushed.reason()}")
+    gh = shutil.which("gh") or "gh"
+    title = title or f"Agent Canvas: result of run {run8(result.run_id)} ({result.node})"
+    try:
+        made = subprocess.run([gh, "pr", "create", "--head", branch, "--title", title,
+                               "--body", _body(result)], cwd=result.repo,
+                              env=dict(os.environ, GH_PROMPT_DISABLED="1"),
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=_TIMEOUT, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ResultError(f"gh pr create failed: {exc}") from None
+    lines = made.stdout.strip().splitlines()
+    if made.returncode != 0 or not lines:
+        why = (made.stderr.strip().splitlines() or [f"exit {made.returncode}"])[-1]
+        raise ResultError(f"gh pr create failed: {why}")
+    return lines[-1].strip(), remote

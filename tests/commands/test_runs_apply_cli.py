@@ -1,0 +1,124 @@
+"""`agent-canvas runs result|apply` as a user runs them: the orchestrator example on their
+repository with uncommitted work, its result checked, landed on a branch and onto the
+working tree, their changes surviving every step; collisions and bad input exit non-zero
+with the reason."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+import pytest
+import yaml
+
+from desktop.cli import main
+from desktop.graph.resources import examples_dir
+
+USER = ("-c", "user.name=U", "-c", "user.email=u@example.com")
+IMPLEMENTED = ["num_utils.py", "test_num_utils.py", "test_text_utils.py", "text_utils.py"]
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *USER, *args], cwd=repo, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+@dataclass
+class Said:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    def run(*args: str) -> Said:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+        code = main([*args, "--data-dir", str(tmp_path / "data")])
+        out = capsys.readouterr()
+        return Said(code, out.out, out.err)
+    return run
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """The user's repository: a commit, a change to it, an untracked and an ignored file."""
+    path = tmp_path / "project"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    (path / ".gitignore").write_text("__pycache__/\n.pytest_cache/\n")
+    (path / "lib.py").write_text("def helper():\n    return 1\n")
+    git(path, "add", ".")
+    git(path, "commit", "-q", "-m", "init")
+    (path / "lib.py").write_text("def helper():\n    return 1\n\n\ndef wip(): ...\n")
+    (path / "NOTES.txt").write_text("my notes\n")
+    return path
+
+
+def the_example_on(repo: Path, tmp_path: Path) -> Path:
+    doc = yaml.safe_load((examples_dir() / "orchestrator-two-implementers.flow.yaml")
+                         .read_text())
+    configs = doc.setdefault("nodeConfigs", {})
+    for node in doc["nodes"]:
+        configs.setdefault(node["id"], {})["workspace"] = str(repo)
+    flow = tmp_path / "flow.yaml"
+    flow.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return flow
+
+
+def test_a_run_s_result_lands_on_a_branch_and_the_tree_and_the_user_s_work_survives(
+        cli, repo: Path, tmp_path: Path) -> None:
+    assert cli("run", str(the_example_on(repo, tmp_path))).code == 0
+    [listed] = orjson.loads(cli("runs", "list", "--json").out)
+    run8 = listed["id"][:8]
+    status = git(repo, "status", "--porcelain")
+
+    shown = cli("runs", "result", run8)
+    assert shown.code == 0 and f"branch canvas/{run8}/orchestrator" in shown.out
+    assert all(name in shown.out for name in IMPLEMENTED)
+    result = orjson.loads(cli("runs", "result", run8, "--json").out)
+    assert [f["path"] for f in result["files"]] == IMPLEMENTED
+    assert "def clamp" in cli("runs", "result", run8, "--diff", "num_utils.py").out
+
+    checked = cli("runs", "apply", run8, "--check")
+    assert checked.code == 0 and "applies cleanly" in checked.out
+    landed = cli("runs", "apply", run8, "--branch", "agent/result")
+    assert landed.code == 0, landed.err
+    assert git(repo, "ls-tree", "--name-only", "agent/result").split() == sorted(
+        [".gitignore", "lib.py", *IMPLEMENTED])
+    assert git(repo, "rev-parse", "agent/result^") == git(repo, "rev-parse", "main")
+    assert git(repo, "status", "--porcelain") == status
+    assert (repo / "lib.py").read_text().endswith("def wip(): ...\n")
+
+    took = cli("runs", "apply", run8, "--file", "num_utils.py", "--file", "test_num_utils.py")
+    assert took.code == 0 and "applied 2 file(s) to your working tree" in took.out
+    assert (repo / "num_utils.py").is_file() and not (repo / "text_utils.py").exists()
+    assert (repo / "lib.py").read_text().endswith("def wip(): ...\n")
+    assert (repo / "NOTES.txt").read_text() == "my notes\n"
+    assert git(repo, "diff", "--cached", "--name-only") == ""  # their index as it was
+
+    (repo / "text_utils.py").write_text("# the user's own\n")
+    collides = cli("runs", "apply", run8)
+    assert collides.code == 1 and "collides: text_utils.py" in collides.out
+    assert (repo / "text_utils.py").read_text() == "# the user's own\n"
+    assert not (repo / "test_text_utils.py").exists()  # nothing changed
+    history = cli("runs", "result", run8).out
+    assert "applied to branch agent/result" in history and "applied to the working tree" \
+        in history
+
+
+def test_bad_input_exits_2_with_the_reason(cli, repo: Path, tmp_path: Path) -> None:
+    assert cli("run", str(the_example_on(repo, tmp_path))).code == 0
+    run8 = orjson.loads(cli("runs", "list", "--json").out)[0]["id"][:8]
+    for args, reason in ((("nope",), "no run matches"),
+                         ((run8, "--file", "README.md"), "did not change README.md"),
+                         ((run8, "--branch", "bad..name"), "not a branch name"),
+                         ((run8, "--pull-request"), "--pull-request needs --branch"),
+                         ((run8, "--branch", "x", "--pull-request"), "no remote")):
+        said = cli("runs", "apply", *args)
+        assert said.code == 2 and reason in said.err, (args, said)
+    assert git(repo, "branch", "--list", "x") == ""  # refused before anything was made
