@@ -67,6 +67,9 @@ class ProcessProvider(Provider):
         if refused is not None:
             yield refused
             return
+        if self._cancelled:  # stopped before the spawn: spawn nothing
+            self._outcome = TurnOutcome(exit_code=-1, error="the agent was stopped")
+            return
         argv = self.argv(request)
         env, stdin_data = self.prepare(request)
         self._outcome = TurnOutcome(exit_code=-1, session_id=request.session_id,

@@ -168,6 +168,9 @@ class AgentRun:
         if not session.remote and refused is None:  # a worker checks its own sandbox
             refused = await asyncio.to_thread(sandbox.refusal, ctx.node.key or ctx.node.label,
                                               str(ctx.node.provider), ctx.config.sandbox)
+        # cancel() found no provider to stop while the awaits above ran: nothing may spawn
+        if self.cancelled and refused is None:
+            refused = "the agent was stopped before it started"
         self.provider = provider = self.factory(str(ctx.node.provider))
         request = TurnRequest(
             run_id=ctx.run_id, node=ctx.node, config=ctx.config, agent_run_id=agent_run_id,

@@ -118,6 +118,10 @@ async def run_turn(engine: Engine, node_id: str) -> None:
             ask_merge=lambda request: engine.broker.request_merge(node_id, request),
         )
         runner = engine.new_runner()
+        if engine.turn_cancelled(node_id):  # cancelled before this task first ran
+            if agent_runs:
+                _cancelled(engine, node_id, turn_id, agent_runs, runner)
+            return
         engine.runners[node_id] = runner
         engine.mark_turn_start(node_id)
         error = None

@@ -99,6 +99,7 @@ class Engine:
         self._failing: asyncio.Future[None] | None = None
         self._halted = False
         self._stopping = False
+        self._cancelling: set[str] = set()
         self._closed = False
         self.recorder.listen(self._on_events)
 
@@ -215,13 +216,23 @@ class Engine:
         """Cancel running turns (but ``keep``'s); their inbox items go back for a restart."""
         runners = [r for n, r in self.runners.items() if n != keep]
         tasks = [t for n, t in self.tasks.items() if n != keep]
-        await asyncio.gather(*(r.cancel() for r in runners), return_exceptions=True)
-        if tasks:
-            # the runners return once their processes are gone; a stuck one is cancelled
-            _done, stuck = await asyncio.wait(tasks, timeout=10.0)
-            for task in stuck:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+        # A turn task made but not yet running has no runner to cancel: it checks this
+        # as it registers one (dispatch.run_turn) and takes no turn.
+        self._cancelling = {n for n in self.tasks if n != keep}
+        try:
+            await asyncio.gather(*(r.cancel() for r in runners), return_exceptions=True)
+            if tasks:
+                # the runners return once their processes are gone; a stuck one is cancelled
+                _done, stuck = await asyncio.wait(tasks, timeout=10.0)
+                for task in stuck:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+        finally:
+            self._cancelling = set()
+
+    def turn_cancelled(self, node_id: str) -> bool:
+        """Whether ``node_id``'s turn task was cancelled before its runner was registered."""
+        return node_id in self._cancelling
 
     def chat(self, node: str, text: str) -> str:
         """A user message to a node: ``message.user`` and an inbox item for its next turn."""
