@@ -9,12 +9,12 @@ from aiohttp import WSCloseCode, web
 from desktop.api.errors import ApiError
 from desktop.api.routes import ROUTES, SERVICE, int_query
 from desktop.api.runs import RunService
-from desktop.api.security import guard, host_names, json_errors
+from desktop.api.security import STREAM_ROUTE, guard, host_names, json_errors
 from desktop.api.stream import CLOSE_UNKNOWN_RUN, QUEUE_LIMIT, StreamClient
 from desktop.contract.api import MAX_BODY_BYTES
 from desktop.views.reader import EventReader
 
-STREAM_PATH = "/api/runs/{run_id}/stream"
+STREAM_PATH = STREAM_ROUTE
 QUEUE: web.AppKey[int] = web.AppKey("queue_limit", int)
 MAX_CLIENT_FRAME = 64 * 1024
 

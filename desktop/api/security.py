@@ -5,8 +5,9 @@
   127.0.0.1 can not talk to the service (403).
 - ``Origin``, when sent (browsers do), must be the server's own origin; a
   foreign one or ``null`` is refused (403).
-- ``Authorization: Bearer <token>``; the WebSocket stream may pass ``?token=``
-  instead, as browsers can not set headers on it (401 otherwise).
+- ``Authorization: Bearer <token>``; only a well-formed WebSocket upgrade of the event
+  stream may pass ``?token=`` instead, as browsers can not set headers on it (401
+  otherwise).
 - A body announced above :data:`~desktop.contract.api.MAX_BODY_BYTES` is refused
   before it is read (413); one that grows past it while read is cut off (413).
 - Every error is JSON ``{"error": {"code", "message", "field"?}}``. An
@@ -118,6 +119,17 @@ def guard(token: str, names: Iterable[str]) -> Callable[..., Awaitable[web.Strea
     return check
 
 
+STREAM_ROUTE = "/api/runs/{run_id}/stream"
+"""The one route that takes ``?token=``: browsers cannot set headers on a WebSocket."""
+
+
 def _is_websocket(request: web.Request) -> bool:
-    return request.method == "GET" and \
-        request.headers.get("Upgrade", "").lower() == "websocket"
+    """A well-formed WebSocket upgrade (RFC 6455 4.1) of the event stream's route."""
+    headers = request.headers
+    resource = request.match_info.route.resource
+    return (request.method == "GET" and resource is not None
+            and resource.canonical == STREAM_ROUTE
+            and headers.get("Upgrade", "").lower() == "websocket"
+            and "upgrade" in {p.strip().lower() for p in headers.get("Connection", "").split(",")}
+            and headers.get("Sec-WebSocket-Version") == "13"
+            and bool(headers.get("Sec-WebSocket-Key")))

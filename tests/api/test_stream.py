@@ -88,6 +88,17 @@ async def test_token_may_be_a_query_parameter_for_the_stream(api: Api, tmp_path:
     response = await session.get(api.client.make_url(f"/api/runs/{run_id}?token={TOKEN}"),
                                  headers={"Authorization": ""})
     assert response.status == 401  # only the stream takes the token in the URL
+    upgrade = {"Authorization": "", "Upgrade": "websocket", "Connection": "Upgrade",
+               "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+    for path in ("/api/runs", f"/api/runs/{run_id}", f"/api/runs/{run_id}/events"):
+        # an upgrade header on another route does not make the URL's token count
+        response = await session.get(api.client.make_url(f"{path}?token={TOKEN}"),
+                                     headers=upgrade)
+        assert response.status == 401, path
+    half = {"Authorization": "", "Upgrade": "websocket"}  # not a well-formed upgrade
+    response = await session.get(
+        api.client.make_url(f"/api/runs/{run_id}/stream?token={TOKEN}"), headers=half)
+    assert response.status == 401
 
 
 async def test_unknown_run_closes_with_4004(api: Api) -> None:
