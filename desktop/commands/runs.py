@@ -12,6 +12,7 @@ from pathlib import Path
 
 import orjson
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from desktop.commands import runs_apply
@@ -23,6 +24,7 @@ from desktop.store.runs import LIVE_STATUSES, RunError, find_run, log_problem
 from desktop.views.activity import short
 from desktop.views.format import preview
 from desktop.views.reader import EventReader
+from desktop.views.result import ResultSummary, result_summary
 from desktop.views.runs import list_runs, open_run
 from desktop.views.tool_calls import RunNotes
 from desktop.wording import plural
@@ -107,7 +109,8 @@ def cmd_list(args: argparse.Namespace) -> int:
                       "createdAt": r.created_at, "updatedAt": r.updated_at,
                       "events": r.events, **({"error": r.error} if r.error else {}),
                       **({"forkedFrom": {"runId": r.forked_from[0], "seq": r.forked_from[1]}}
-                         if r.forked_from else {})}
+                         if r.forked_from else {}),
+                      **({"result": r.result.to_json()} if r.result else {})}
                      for r in runs])
         return 0
     if not runs:
@@ -129,6 +132,7 @@ def _open(args: argparse.Namespace) -> tuple[RunState, EventReader]:
 
 def cmd_show(args: argparse.Namespace) -> int:
     """Print one run's state."""
+    result: ResultSummary | None = None
     try:
         if args.server:
             from desktop.commands.remote import show_remote
@@ -136,13 +140,16 @@ def cmd_show(args: argparse.Namespace) -> int:
             state = show_remote(args)
         else:
             state, _ = _open(args)
-            problem = log_problem(find_run(data_dir(args.data_dir), args.run), state.last_seq)
+            folder = find_run(data_dir(args.data_dir), args.run)
+            problem = log_problem(folder, state.last_seq)
             if problem:
                 return fail(problem)
+            result = result_summary(state, folder)
     except RunError as exc:
         return fail(str(exc))
     if args.json:
-        _print_json({**state.to_json_dict(), "displayStatus": display_status(state)})
+        _print_json({**state.to_json_dict(), "displayStatus": display_status(state),
+                     **({"result": result.to_json()} if result is not None else {})})
         return 0
     console = Console()
     console.print(f"[bold]run[/] {state.id}  [bold]{display_status(state)}[/]  "
@@ -155,12 +162,19 @@ def cmd_show(args: argparse.Namespace) -> int:
                       "copied here)")
     if state.task:
         console.print(f"task: {state.task}")
-    table = Table("node", "status", "inbox", "turns", "summary")
+    branches = any(node.git is not None for node in state.nodes.values())
+    table = Table("node", "status", "inbox", "turns", *(("branch",) if branches else ()),
+                  "summary")
     for nid, node in state.nodes.items():
         running = " (turn running)" if nid in state.running_turns else ""
+        branch = (_branch_cell(node.git.branch, node.git.ahead) if node.git is not None
+                  else "-",) if branches else ()
         table.add_row(node.label, f"{node.status}{running}", str(len(state.inboxes.get(nid, []))),
-                      str(state.turns.get(nid, 0)), node.summary)
+                      str(state.turns.get(nid, 0)), *branch, node.summary)
     console.print(table)
+    if result is not None:
+        console.print(f"result: branch {escape(result.branch)} (node {escape(result.node)}), "
+                      f"{escape(result.applied_text())}", soft_wrap=True)
     _agent_runs(console, state, find_run(data_dir(args.data_dir), args.run))
     for approval in state.pending_approvals.values():
         who = state.nodes[approval.node_id].label if approval.node_id in state.nodes else "-"
@@ -172,6 +186,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     if state.usage:
         console.print("usage: " + ", ".join(f"{k} {v:g}" for k, v in state.usage.items()))
     return 0
+
+
+def _branch_cell(branch: str, ahead: int | None) -> str:
+    """``canvas/1a2b3c4d/impl (+3)``: the branch and its commits ahead of the base."""
+    return escape(branch if ahead is None else f"{branch} (+{ahead})")
 
 
 def _agent_runs(console: Console, state: RunState, folder: Path) -> None:

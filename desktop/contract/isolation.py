@@ -48,3 +48,8 @@ class NodeGit(ContractModel):
                                          "commit of each of its turns is on the turn's diff "
                                          "artifact. A fork starts the node from the later of "
                                          "the two.")
+    ahead: int | None = Field(None, ge=0,
+                              description="How many commits the node's branch is ahead of "
+                                          "the run's base (git rev-list --count "
+                                          "BASE..BRANCH), as of its last commit or merge; "
+                                          "None: not counted yet.")

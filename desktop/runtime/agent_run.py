@@ -263,6 +263,7 @@ class AgentRun:
                           "are left (unmerged files or conflict markers); the merge stays "
                           "open")
             return b"", {}
+        await isolation.record_ahead(tree, self.emit)
         patch = await workspace_diff.diff(self.workspace, start, commit)
         return patch, {"commit": commit, "branch": tree.branch}
 

@@ -54,6 +54,8 @@ class NodeBranch:
     """Its commit at the point; None: the base."""
     branch: str = ""
     """The fork's branch, once made."""
+    ahead: int | None = None
+    """How many commits the branch is ahead of the fork's base, once made."""
 
 
 @dataclass
@@ -172,6 +174,8 @@ def make(plan: GitFork, fork_id: str, source_id: str, seq: int, fork_dir: Path) 
             node.branch = worktrees.branch_name(fork_id, component)
             _new_ref(plan, repo.top, f"refs/heads/{node.branch}", node.commit or repo.base,
                      "agent-canvas: fork")
+            node.ahead = int(must(repo.top, "rev-list", "--count",
+                                  f"{repo.base}..{node.commit or repo.base}"))
             path = (fork_dir / node.record["worktree"]).absolute()
             path.parent.mkdir(parents=True, exist_ok=True)
             # git's worktree bookkeeping takes one add at a time; the checkouts, each in
@@ -200,7 +204,7 @@ def repoints(plan: GitFork) -> list[dict[str, Any]]:
     for repo in plan.repos:
         for node in repo.nodes:
             record = {**node.record, "branch": node.branch, "base": repo.base,
-                      "head": node.commit or repo.base}
+                      "head": node.commit or repo.base, "ahead": node.ahead}
             events.append({"type": "node.patch", "nodeId": node.node_id,
                            "patch": {"git": record}})
     return events

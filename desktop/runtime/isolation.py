@@ -80,12 +80,25 @@ async def prepare(ctx: TurnContext, workspace: Path, emit: Emit) -> Ready:
 
 
 async def record_head(ctx: TurnContext, tree: NodeTree, emit: Emit) -> None:
-    """Put the node's worktree, branch and current commit on its ``git`` record (a
-    ``node.patch``), unless the record already says so: where a fork starts the node."""
-    record = {**tree.record(ctx.run_dir), "head": await head(tree)}
+    """Put the node's worktree, branch, current commit and how far it is ahead of the
+    base on its ``git`` record (a ``node.patch``), unless the record already says so:
+    where a fork starts the node, and what its card shows."""
+    record = {**tree.record(ctx.run_dir), "head": await head(tree),
+              "ahead": await asyncio.to_thread(worktrees.ahead, tree.path, tree.base)}
     known = ctx.node.git.to_json_dict() if ctx.node.git is not None else None
     if known != record:
         emit({"type": "node.patch", "patch": {"git": record}})
+
+
+async def record_ahead(tree: NodeTree, emit: Emit) -> None:
+    """After a turn's commit: how many commits the node's branch is now ahead of the run's
+    base, on its ``git`` record (``ahead`` alone: ``head`` stays the commit its turn
+    started from)."""
+    try:
+        count = await asyncio.to_thread(worktrees.ahead, tree.path, tree.base)
+    except worktrees.GitError:
+        return  # the count is for display; the next turn's record puts it right
+    emit({"type": "node.patch", "patch": {"git": {"ahead": count}}})
 
 
 def _settle(ctx: TurnContext, tree: NodeTree) -> list[str]:

@@ -147,7 +147,8 @@ class TurnRunner:
                     break
                 # the agent's runs left the merge conflicted: a person decides again
                 merging = await merge_gate.ask_again(tree, merging, ctx.ask_merge, emit)
-                if merging is None:
+                if merging is None:  # a person concluded it: the branch has its commit
+                    await isolation.record_ahead(tree, emit)
                     break
             index += 1
             run = AgentRun(ctx, workspace=workspace, attempt=index,

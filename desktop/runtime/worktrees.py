@@ -96,6 +96,13 @@ def head(folder: Path) -> str:
     return must(folder, "rev-parse", "--verify", "HEAD^{commit}")
 
 
+def ahead(folder: Path, base: str) -> int:
+    """How many commits the commit checked out in ``folder`` is ahead of ``base`` (the
+    commits reachable from it and not from the base: the node's turns and the merges,
+    with what they brought in)."""
+    return int(must(folder, "rev-list", "--count", f"{base}..HEAD"))
+
+
 def _is_worktree(path: Path) -> bool:
     if not (path / ".git").is_file():
         return False
@@ -197,6 +204,7 @@ __all__ = [
     "GitError",
     "NodeTree",
     "Repo",
+    "ahead",
     "between_message",
     "branch_component",
     "branch_name",

@@ -1,5 +1,7 @@
 """A run's transcript as a conversation: what each node was given, what it said and thought,
-and each tool call with its result, as one entry per thing a person would read.
+each tool call with its result, and each branch merged into a node's worktree (a merge
+that conflicts, its decision, and a node blocked by one), as one entry per thing a person
+would read.
 
 Streaming text grows one entry until the final message replaces it; a tool call is one
 entry whose status and result fill in as its events arrive (approval, denial, result).
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop.views.approval_text import merge_text, resolution_text
+from desktop.views.branches import merge_note
 from desktop.views.tool_calls import RunNotes
 
 MAX_ENTRIES = 400
@@ -167,6 +170,16 @@ class Conversation:
             if kind == "run.stalled" and reason:
                 reason = f"repeated {reason}"
             self._add(Entry("system", seq, None, ts, str(reason), SYSTEM_TYPES[kind]))
+        elif kind == "node.progress":
+            merged = merge_note(str(event.get("message") or ""))
+            if merged is not None:
+                how = f"; {merged.how}" if merged.how else ""
+                self._add(Entry("system", seq, node, ts,
+                                f"{merged.source} into {merged.target} at {merged.commit}{how}",
+                                f"{self.label(node)} merged {merged.sender}'s branch"))
+        elif kind == "node.patch" and (event.get("patch") or {}).get("status") == "blocked":
+            why = str((event.get("patch") or {}).get("summary") or "")
+            self._add(Entry("system", seq, node, ts, why, f"{self.label(node)} is blocked"))
         elif kind == "turn.status" and event.get("status") == "failed":
             self._add(Entry("system", seq, node, ts, str(event.get("reason") or ""),
                             f"{self.label(node)}'s turn failed"))

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from desktop.views.approval_text import file_note, merge_text
+from desktop.views.branches import ahead_text
 from desktop.views.tool_calls import status_text
 
 PREVIEW_CHARS = 300
@@ -119,8 +120,10 @@ def preview(event: dict, tools: dict[str, dict] | None = None) -> str:
     if kind == "node.patch" and (event.get("patch") or {}).get("addedAtRuntime"):
         return f"node added at run time: {(event.get('patch') or {}).get('label', '')}"
     git = (event.get("patch") or {}).get("git") if kind == "node.patch" else None
-    if isinstance(git, dict):
+    if isinstance(git, dict) and "worktree" in git:
         return f"works in its own worktree {git.get('worktree', '')} on {git.get('branch', '')}"
+    if isinstance(git, dict) and isinstance(git.get("ahead"), int):
+        return f"its branch is {ahead_text(git['ahead'])} of the run's base"
     if kind == "edge.created":
         return f"edge created ({(event.get('edge') or {}).get('type', '')})"
     reason = f": {_short(event['reason'])}" if event.get("reason") else ""

@@ -1,4 +1,5 @@
-"""Which node's branch is a run's result: the node that finished a turn last, else the entry.
+"""Which node's branch is a run's result: the node that finished a turn last, else the entry;
+and, for the run list and ``runs show``, that branch with whether it was applied.
 
 A run whose nodes work in their own git worktrees ends with its work on several
 branches; code travels along the edges (a report merges the sender's branch into the
@@ -6,27 +7,127 @@ receiver's), so the node that finished last holds what the run arrived at. When 
 node in a worktree finished a turn, the entry node's branch is the result (it holds the
 base, and whatever its turns left). A run with no node in a worktree has no result
 branch.
+
+Applying the result (desktop/runtime/result_apply.py) is recorded beside the log, in
+``applied.json`` (desktop/store/applied.py): :class:`ResultSummary` reads both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from desktop.contract.state import NodeState, RunState
+from desktop.store.applied import read_applied
+from desktop.views.reader import EventReader
+
+_PAGE = 2000
+"""Events read at a time when the log is searched from its end."""
+
+
+def _in_worktrees(state: RunState) -> dict[str, NodeState]:
+    return {node.id: node for node in state.nodes.values() if node.git is not None}
+
+
+def _finished(event: Mapping[str, Any], nodes: Mapping[str, NodeState]) -> bool:
+    return (event.get("type") == "turn.status" and event.get("status") == "completed"
+            and event.get("nodeId") in nodes)
+
+
+def _fallback(nodes: dict[str, NodeState]) -> NodeState:
+    entries = [node for node in nodes.values() if node.entry]
+    return entries[0] if entries else next(iter(nodes.values()))
 
 
 def result_node(state: RunState, events: Iterable[dict[str, Any]]) -> NodeState | None:
     """The node whose branch is the run's result, or None when no node has a branch."""
-    in_worktrees = {node.id: node for node in state.nodes.values() if node.git is not None}
+    in_worktrees = _in_worktrees(state)
     if not in_worktrees:
         return None
     last: str | None = None
     for event in events:
-        if (event.get("type") == "turn.status" and event.get("status") == "completed"
-                and event.get("nodeId") in in_worktrees):
+        if _finished(event, in_worktrees):
             last = event["nodeId"]
     if last is not None:
         return in_worktrees[last]
-    entries = [node for node in in_worktrees.values() if node.entry]
-    return entries[0] if entries else next(iter(in_worktrees.values()))
+    return _fallback(in_worktrees)
+
+
+def latest_result_node(state: RunState, run_dir: Path) -> NodeState | None:
+    """:func:`result_node` of the run in ``run_dir``, found by reading its log from the
+    end (the last turn a node in a worktree finished is near it), so listing many runs
+    does not read every log whole."""
+    in_worktrees = _in_worktrees(state)
+    if not in_worktrees:
+        return None
+    reader = EventReader(run_dir)
+    before: int | None = None
+    while True:
+        page = reader.page(limit=_PAGE, before=before)
+        for event in reversed(page.events):
+            if _finished(event, in_worktrees):
+                return in_worktrees[event["nodeId"]]
+        if not page.has_more or page.next_cursor is None:
+            return _fallback(in_worktrees)
+        before = page.next_cursor
+
+
+@dataclass(frozen=True)
+class ResultSummary:
+    """A run's result branch and each time it was applied (oldest first)."""
+
+    node_id: str
+    node: str
+    """The node's key, else its label."""
+    branch: str
+    repo: str
+    applied: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def last_applied(self) -> dict[str, Any] | None:
+        """The latest application, if any."""
+        return self.applied[-1] if self.applied else None
+
+    def applied_where(self) -> str:
+        """Where it was last applied, briefly: ``working tree``, ``branch NAME``, or
+        ``not applied``."""
+        last = self.last_applied
+        if last is None:
+            return "not applied"
+        if last.get("target") == "branch":
+            return f"branch {last.get('branch') or '?'}"
+        return "working tree"
+
+    def applied_text(self) -> str:
+        """A sentence for ``runs show``: ``applied as branch NAME in REPO at TIME``, or
+        ``not applied`` (with how many times when more than once)."""
+        last = self.last_applied
+        if last is None:
+            return "not applied"
+        if last.get("target") == "branch":
+            where = f"as branch {last.get('branch') or '?'} in {self.repo}"
+        else:
+            where = f"to the working tree of {self.repo}"
+        when = f" at {str(last['at']).replace('T', ' ').rstrip('Z')}" if last.get("at") else ""
+        times = f" ({len(self.applied)} times)" if len(self.applied) > 1 else ""
+        return f"applied {where}{when}{times}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form: ``{"nodeId", "node", "branch", "repo", "applied": [...]}``."""
+        return {"nodeId": self.node_id, "node": self.node, "branch": self.branch,
+                "repo": self.repo, "applied": list(self.applied)}
+
+
+def result_summary(state: RunState, run_dir: Path) -> ResultSummary | None:
+    """The run's result branch and its applications, or None when no node of it worked in
+    a worktree of its own."""
+    node = latest_result_node(state, run_dir)
+    if node is None or node.git is None:
+        return None
+    return ResultSummary(node.id, node.key or node.label, node.git.branch, node.git.repo,
+                         tuple(read_applied(run_dir)))
+
+
+__all__ = ["ResultSummary", "latest_result_node", "result_node", "result_summary"]

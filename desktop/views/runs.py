@@ -1,4 +1,5 @@
-"""A run folder's state (its snapshot plus the events after it) and the list of runs."""
+"""A run folder's state (its snapshot plus the events after it) and the list of runs, each
+with its result branch and whether it was applied (desktop/views/result.py)."""
 
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,6 +10,7 @@ from desktop.store.paths import runs_dir
 from desktop.store.runs import LIVE_STATUSES, RunError, engine_alive
 from desktop.store.snapshot import STATE_FILE, read_snapshot
 from desktop.views.reader import EventReader
+from desktop.views.result import ResultSummary, result_summary
 from desktop.views.state import RunProjection
 
 
@@ -54,6 +56,8 @@ class RunSummary:
     error: str | None = None
     forked_from: tuple[str, int] | None = None
     """A fork's source run id and the seq it was forked at."""
+    result: ResultSummary | None = None
+    """Its result branch and where it was applied; None: no node worked in a worktree."""
 
     @property
     def display_status(self) -> str:
@@ -79,6 +83,6 @@ def list_runs(data_dir: Path) -> list[RunSummary]:
         lineage = (st.forked_from.run_id, st.forked_from.seq) if st.forked_from else None
         out.append(RunSummary(st.id, folder, st.workflow_name, str(st.status), st.interrupted,
                               st.created_at, st.updated_at, st.last_seq,
-                              forked_from=lineage))
+                              forked_from=lineage, result=result_summary(st, folder)))
     out.sort(key=lambda r: (r.created_at, r.id), reverse=True)
     return out

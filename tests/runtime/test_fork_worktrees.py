@@ -103,6 +103,9 @@ async def test_a_fork_at_every_point_checks_each_node_out_at_its_commit_and_ends
                 source_base = node_git(source, key).base
                 assert git(repo, "rev-parse", f"{record.base}^") == source_base
                 assert git(repo, "diff", record.base, source_base) == ""
+                # its card counts the commits it holds that the fork's base does not
+                assert record.ahead == int(git(repo, "rev-list", "--count",
+                                               f"{record.base}..{record.branch}"))
             assert not (engine.run_dir / "workspaces").exists()  # no copy of the repository
             status = await asyncio.wait_for(engine.run(), 60)
         finally:
@@ -110,6 +113,9 @@ async def test_a_fork_at_every_point_checks_each_node_out_at_its_commit_and_ends
         assert status == "completed"
         for key in "abc":
             assert tree_files(repo, node_git(engine, key).branch) == ends[key], (point, key)
+            record = node_git(engine, key)
+            assert record.ahead == int(git(repo, "rev-list", "--count",
+                                           f"{record.base}..{record.branch}")), (point, key)
         done = remove_run_worktrees(engine.run_dir, engine.run_id, engine.state.to_json_dict())
         assert len(done.removed) == 3 and not done.kept
         assert branch_state(repo) == branches  # the source's branches as they were

@@ -1,9 +1,12 @@
 """A merge approval in the views: one line in the status and event lists, the branches and
-hunks in the detail pane, a note in the conversation (not a tool call) and its decision."""
+hunks in the detail pane, a note in the conversation (not a tool call) and its decision;
+each merge into a node's worktree, and a node a conflict blocked, marked in the
+conversation; a branch with its count of commits ahead."""
 
 from __future__ import annotations
 
 from desktop.views.approval_text import approval_text, resolution_text
+from desktop.views.branches import ahead_text, branch_note, merge_note
 from desktop.views.conversation import Conversation
 from desktop.views.format import full_markdown, preview
 from desktop.views.tool_calls import RunNotes
@@ -48,3 +51,38 @@ def test_the_conversation_notes_the_merge_and_its_decision_and_no_tool_call() ->
     notes = RunNotes()
     assert [notes.learn(e) for e in (REQUESTED, RESOLVED)] == [None, None]
     assert notes.tools == {}
+
+
+def test_the_conversation_marks_each_merge_and_a_node_blocked_by_a_conflict() -> None:
+    conv = Conversation()
+    conv.extend([
+        {"type": "run.created", "seq": 1, "nodes": {LEAD: {"label": "Lead"}}},
+        {"type": "node.progress", "nodeId": LEAD, "seq": 2, "ts": "2026-01-01T00:00:00Z",
+         "message": "merged canvas/1a2b3c4d/left (from left) into canvas/1a2b3c4d/lead "
+                    "(0123abcd)"},
+        {"type": "node.progress", "nodeId": LEAD, "seq": 3, "ts": "2026-01-01T00:00:01Z",
+         "message": "merged canvas/1a2b3c4d/right (from right) into canvas/1a2b3c4d/lead "
+                    "(4567cdef): resolved by a person: a.txt: theirs"},
+        {"type": "node.progress", "nodeId": LEAD, "seq": 4, "message": "thinking it over"},
+        {"type": "node.patch", "nodeId": LEAD, "seq": 5, "patch": {
+            "status": "blocked", "summary": "merge conflict with canvas/1a2b3c4d/right"}},
+        {"type": "node.patch", "nodeId": LEAD, "seq": 6, "patch": {"git": {"ahead": 3}}},
+    ])
+    assert [(e.kind, e.node, e.title, e.text) for e in conv.entries] == [
+        ("system", LEAD, "Lead merged left's branch",
+         "canvas/1a2b3c4d/left into canvas/1a2b3c4d/lead at 0123abcd"),
+        ("system", LEAD, "Lead merged right's branch",
+         "canvas/1a2b3c4d/right into canvas/1a2b3c4d/lead at 4567cdef; resolved by a person: "
+         "a.txt: theirs"),
+        ("system", LEAD, "Lead is blocked", "merge conflict with canvas/1a2b3c4d/right")]
+
+
+def test_a_branch_reads_with_its_count_ahead() -> None:
+    assert branch_note({"label": "x"}) is None
+    note = branch_note({"git": {"branch": "canvas/1a2b3c4d/lead", "ahead": 3}})
+    assert note is not None and note.count_text == "+3"
+    uncounted = branch_note({"git": {"branch": "canvas/1a2b3c4d/lead"}})
+    assert uncounted is not None and uncounted.count_text == ""
+    assert [ahead_text(n) for n in (0, 1, 2)] == ["no commits ahead", "1 commit ahead",
+                                                  "2 commits ahead"]
+    assert merge_note("merging canvas/1a2b3c4d/right into x conflicts in a.txt") is None

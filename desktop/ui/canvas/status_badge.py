@@ -1,5 +1,7 @@
 """A node's run status on its card: a ring in the status colour, a pill with an icon, the
-status and how long ago the node was last active, and the node's summary under it.
+status and how long ago the node was last active, the node's summary under it, and, for
+a node in a git worktree of its own, its branch and how many commits it is ahead of the
+run's base (``canvas/1a2b3c4d/impl  +3``).
 
 The statuses are those of :func:`desktop.views.activity.shown_status`. Icons are drawn as
 paths (no font has to carry them); the pill's text is white on the status colour, so it
@@ -17,6 +19,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, 
 from PySide6.QtWidgets import QGraphicsItem
 
 from desktop.views.activity import DONE, NEXT, NOT_RUN, STOPPED, WAITING
+from desktop.views.branches import BranchNote
 from desktop.views.tool_calls import AWAITING
 
 STATUS_COLORS = {"running": "#2f80ed", AWAITING: "#c2185b", DONE: "#27ae60",
@@ -27,7 +30,8 @@ QUIET = ("idle", NOT_RUN)  # no ring: nothing to look at
 PILL_H = 18.0
 PILL_GAP = 5.0
 SUMMARY_H = 14.0
-BELOW = PILL_GAP + PILL_H + 2 + SUMMARY_H  # what the badge draws under the card
+BRANCH_H = 14.0
+BELOW = PILL_GAP + PILL_H + 2 + SUMMARY_H + BRANCH_H  # what the badge draws under the card
 
 
 def utc_now() -> datetime:
@@ -56,6 +60,32 @@ def _pill_font() -> QFont:
     font.setPixelSize(11)
     font.setWeight(QFont.Weight.DemiBold)
     return font
+
+
+def _small_font() -> QFont:
+    font = QFont()
+    font.setPixelSize(11)
+    return font
+
+
+def draw_branch_icon(painter: QPainter, box: QRectF, color: QColor) -> None:
+    """A git branch mark in ``color`` inside ``box``: a trunk and a branch off it."""
+    pen = QPen(color, 1.4)
+    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+    painter.setPen(pen)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    w, h = box.width(), box.height()
+    trunk = box.left() + w * 0.3
+    painter.drawLine(QPointF(trunk, box.top() + h * 0.2), QPointF(trunk, box.bottom() - h * 0.2))
+    path = QPainterPath(QPointF(trunk, box.bottom() - h * 0.35))
+    path.quadTo(QPointF(box.right() - w * 0.25, box.bottom() - h * 0.45),
+                QPointF(box.right() - w * 0.25, box.top() + h * 0.3))
+    painter.drawPath(path)
+    painter.setBrush(color)
+    r = w * 0.13
+    for x, y in ((trunk, box.top() + h * 0.2), (trunk, box.bottom() - h * 0.2),
+                 (box.right() - w * 0.25, box.top() + h * 0.3)):
+        painter.drawEllipse(QPointF(x, y), r, r)
 
 
 def draw_icon(painter: QPainter, status: str, box: QRectF, phase: int = 0) -> None:
@@ -119,6 +149,7 @@ class StatusBadge(QGraphicsItem):
         self.activity: str | None = None
         self.phase = 0
         self.clock: Callable[[], datetime] | None = None  # replay: the replayed moment
+        self.branch: BranchNote | None = None  # the node's own branch, if it has one
         self.text = self.caption()  # what the pill says now (kept current by refresh())
         self.setZValue(5)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
@@ -132,6 +163,19 @@ class StatusBadge(QGraphicsItem):
             self.status, self.summary, self.activity = status, summary, activity
             self.text = self.caption()
             self.update()
+
+    def set_branch(self, branch: BranchNote | None) -> None:
+        """Show the node's branch and how far it is ahead (None: no line)."""
+        if branch != self.branch:
+            self.branch = branch
+            self.update()
+
+    def branch_text(self) -> str:
+        """The branch line as it reads (elision aside): ``canvas/1a2b3c4d/impl  +3``."""
+        if self.branch is None:
+            return ""
+        count = self.branch.count_text
+        return f"{self.branch.branch}  {count}" if count else self.branch.branch
 
     def refresh(self) -> bool:
         """Recount the relative time; True when the pill's text changed (and repaints)."""
@@ -185,13 +229,43 @@ class StatusBadge(QGraphicsItem):
         painter.setPen(QColor("white"))
         painter.drawText(QRectF(icon.right() + 4, pill.top(), pill.width(), PILL_H),
                          Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+        top = pill.bottom() + 2
         if self.summary:
             painter.setPen(self._muted())
-            small = QFont()
-            small.setPixelSize(11)
+            small = _small_font()
             painter.setFont(small)
             line = QFontMetricsF(small).elidedText(" ".join(self.summary.split()),
                                                    Qt.TextElideMode.ElideRight, body.width())
-            painter.drawText(QRectF(body.left(), pill.bottom() + 2, body.width(), SUMMARY_H),
+            painter.drawText(QRectF(body.left(), top, body.width(), SUMMARY_H),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
+            top += SUMMARY_H
+        if self.branch is not None:
+            self._paint_branch(painter, QRectF(body.left(), top, body.width(), BRANCH_H))
+
+    def _paint_branch(self, painter: QPainter, row: QRectF) -> None:
+        """The branch line: a branch mark, the branch (elided at its start, so the node's
+        name at its end stays) and, at the right, ``+N`` commits ahead of the base."""
+        assert self.branch is not None
+        muted = self._muted()
+        small = _small_font()
+        metrics = QFontMetricsF(small)
+        draw_branch_icon(painter, QRectF(row.left(), row.top() + 1, row.height() - 2,
+                                         row.height() - 2), muted)
+        left = row.left() + row.height() + 1
+        count = self.branch.count_text
+        bold = _small_font()
+        bold.setWeight(QFont.Weight.DemiBold)
+        width = QFontMetricsF(bold).horizontalAdvance(count) if count else 0.0
+        room = row.right() - left - (width + 6 if count else 0)
+        name = metrics.elidedText(self.branch.branch, Qt.TextElideMode.ElideLeft, room)
+        painter.setFont(small)
+        painter.setPen(muted)
+        align = Qt.AlignmentFlag.AlignVCenter
+        painter.drawText(QRectF(left, row.top(), room, row.height()),
+                         align | Qt.AlignmentFlag.AlignLeft, name)
+        if count:
+            painter.setFont(bold)
+            painter.setPen(QColor("#27ae60") if self.branch.ahead else muted)
+            painter.drawText(QRectF(row.right() - width - 2, row.top(), width + 2,
+                                    row.height()), align | Qt.AlignmentFlag.AlignRight, count)
 

@@ -1,5 +1,6 @@
-"""Run status drawn over the canvas: node status rings, summaries, envelopes in flight,
-and nodes and edges added while the run goes (dashed, marked "run-time").
+"""Run status drawn over the canvas: node status rings, summaries, each node's git branch
+and how many commits it is ahead of the run's base, envelopes in flight, and nodes and
+edges added while the run goes (dashed, marked "run-time").
 
 The overlay adds its own items to the editor's scene and never changes the
 document: run-time additions belong to the run, not to the workflow.
@@ -17,6 +18,7 @@ from shiboken6 import isValid
 
 from desktop.ui.canvas.status_badge import STATUS_COLORS, StatusBadge
 from desktop.views.activity import StepOrder, node_activity
+from desktop.views.branches import branch_note
 from desktop.views.tool_calls import AWAITING
 
 __all__ = ["AWAITING", "STATUS_COLORS", "CanvasRunOverlay", "StatusBadge"]
@@ -166,6 +168,7 @@ class CanvasRunOverlay(QObject):
             now = activity[node_id]
             badge.clock = self._clock_of(state)
             badge.set_status(now.shown_status, now.summary, now.last_activity)
+            badge.set_branch(branch_note(node))
             badge.refresh()
         for node_id in [n for n in self.runtime_nodes if n not in seen]:
             self.scene.removeItem(self.runtime_nodes.pop(node_id))

@@ -238,7 +238,8 @@ class ConversationView(QWidget):
         t = self.theme
         who = self._who(entry) if show_who and entry.kind != "system" else ""
         if entry.kind == "system":
-            color = t.error if "failed" in entry.title or "stalled" in entry.title else t.muted
+            color = t.error if any(word in entry.title for word in
+                                   ("failed", "stalled", "blocked")) else t.muted
             why = f" — {html.escape(_short(entry.text, 300))}" if entry.text else ""
             return (f"<p align='center' style='color:{color}; margin:8px 0'>"
                     f"<b>{html.escape(entry.title)}</b>{why}</p>")

@@ -1,6 +1,7 @@
 """Run history: every run in the data folder, to open (attached when the service runs it,
 else read-only), replay, run again or compare. A run's forks are listed under it, as a
-tree."""
+tree. A run whose nodes worked in git worktrees shows its result branch and whether, and
+where, it was applied."""
 
 from __future__ import annotations
 
@@ -20,8 +21,11 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.ui.run.history_filter import HistoryFilterBar, row_matches
+from desktop.views.result import ResultSummary
 
-COLUMNS = ("Workflow", "Status", "Started", "Duration", "Tokens", "Cost", "Events", "Fork of")
+COLUMNS = ("Workflow", "Status", "Started", "Duration", "Tokens", "Cost", "Events", "Fork of",
+           "Result")
+NUMBERS = frozenset({"Duration", "Tokens", "Cost", "Events"})  # right-aligned
 
 
 @dataclass
@@ -39,6 +43,7 @@ class HistoryRow:
     live: bool = False  # an engine (the service, or a terminal run) holds it now
     forked_from: tuple[str, int] | None = None  # the source run id and seq of a fork
     depth: int = 0  # how deep in the tree of forks (0: not a fork of a listed run)
+    result: ResultSummary | None = None  # its result branch and where it was applied
 
     @property
     def run_id(self) -> str:
@@ -76,7 +81,7 @@ def load_history(data_dir: Path) -> list[HistoryRow]:
             started=summary.created_at, duration=_seconds(summary.created_at, summary.updated_at),
             tokens=tokens, cost=usage.get("costUsd"), events=summary.events,
             live=summary.error is None and engine_alive(summary.path),
-            forked_from=summary.forked_from))
+            forked_from=summary.forked_from, result=summary.result))
     ordered = tree_order(rows, lambda r: r.run_id,
                          lambda r: r.forked_from[0] if r.forked_from else None)
     for row, depth in ordered:
@@ -92,6 +97,15 @@ def tree_text(row: HistoryRow) -> str:
 def fork_text(row: HistoryRow) -> str:
     """The "Fork of" cell: the source's short id and the seq it was forked at."""
     return f"{row.forked_from[0][:8]} @ {row.forked_from[1]:,}" if row.forked_from else ""
+
+
+def result_text(row: HistoryRow) -> str:
+    """The "Result" cell: ``canvas/1a2b3c4d/lead · applied: branch NAME``, ``… · not
+    applied``, or "" for a run without a result branch."""
+    if row.result is None:
+        return ""
+    where = row.result.applied_where()
+    return f"{row.result.branch} · " + (where if where == "not applied" else f"applied: {where}")
 
 
 def _duration(seconds: float | None) -> str:
@@ -168,14 +182,18 @@ class RunHistory(QWidget):
             cost = f"${row.cost:.4f}" if isinstance(row.cost, int | float) else "—"
             status = f"{row.status} · live" if row.live else row.status
             values = (tree_text(row), status, _local(row.started), _duration(row.duration),
-                      f"{row.tokens:,}", cost, f"{row.events:,}", fork_text(row))
+                      f"{row.tokens:,}", cost, f"{row.events:,}", fork_text(row),
+                      result_text(row))
             tip = str(row.path)
             if row.forked_from:
                 tip += (f"\nforked from run {row.forked_from[0]} at seq {row.forked_from[1]:,}"
                         " (the events before it are that run's, copied)")
+            if row.result is not None:
+                tip += (f"\nresult: branch {row.result.branch} (node {row.result.node}), "
+                        f"{row.result.applied_text()}")
             for c, value in enumerate(values):
                 item = QTableWidgetItem(value)
-                if 3 <= c < len(COLUMNS) - 1:
+                if COLUMNS[c] in NUMBERS:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                           | Qt.AlignmentFlag.AlignVCenter)
                 item.setToolTip(tip)
