@@ -112,8 +112,7 @@ async def test_runs_show_and_the_run_list_give_the_branches_and_the_applied_resu
     assert summary.result is not None and summary.result.branch == lead.branch
     assert summary.result.applied_where() == "not applied"
 
-    outcome = apply_result(find_result(engine.run_dir), branch="from-the-run",
-                           scratch=tmp_path / "scratch")
+    outcome = apply_result(find_result(engine.run_dir), branch="from-the-run")
     assert outcome.applied
     assert main(["runs", "show", run8, "--data-dir", data]) == 0
     out = capsys.readouterr().out

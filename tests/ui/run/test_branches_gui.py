@@ -97,8 +97,7 @@ def test_cards_diffs_conversation_and_history_show_the_branches(
     row = next(r for r, h in enumerate(history.rows) if h.path == run_dir)
     assert history.table.item(row, column).text() == \
         f"canvas/{run8}/orchestrator · not applied"
-    assert apply_result(find_result(run_dir), branch="from-the-run",
-                        scratch=tmp_path / "scratch").applied
+    assert apply_result(find_result(run_dir), branch="from-the-run").applied
     history.refresh()
     row = next(r for r, h in enumerate(history.rows) if h.path == run_dir)
     cell = history.table.item(row, column)
