@@ -36,7 +36,12 @@ class AllowedRoots:
             raise ApiError(403, "path_not_allowed", self._refusal(raw), field) from None
         if not self.allows(real):
             raise ApiError(403, "path_not_allowed", self._refusal(raw), field)
-        if not real.is_file():
+        try:
+            found = real.is_file()
+        except OSError as exc:  # a name too long for the file system (ENAMETOOLONG)
+            raise ApiError(422, "invalid_path", f"{raw[:120]}: not a file name this system "
+                           f"accepts ({exc.strerror or exc})", field) from None
+        if not found:
             raise ApiError(422, "workflow_not_found", f"{raw}: no such workflow file", field)
         return real
 

@@ -48,18 +48,21 @@ async def parse(request: web.Request, model: type[Model]) -> Model:
         raise from_validation(exc) from None
 
 
+MAX_QUERY_INT = 2**53 - 1
+"""The largest integer a query may carry: every JSON reader holds it exactly."""
+
+
 def int_query(request: web.Request, name: str, default: int | None, low: int,
-               high: int | None = None) -> int | None:
+              high: int = MAX_QUERY_INT) -> int | None:
+    """Query parameter ``name`` as an integer in [low, high]; 422 naming it otherwise."""
     raw = request.query.get(name)
     if raw is None:
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ApiError(422, "invalid_query", f"{name} must be an integer", name) from None
-    if value < low or (high is not None and value > high):
-        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
-        raise ApiError(422, "invalid_query", f"{name} must be {bound}", name)
+    if not (raw.isascii() and raw.lstrip("-").isdigit()) or len(raw) > 20:
+        raise ApiError(422, "invalid_query", f"{name} must be an integer", name)
+    value = int(raw)
+    if not low <= value <= high:
+        raise ApiError(422, "invalid_query", f"{name} must be between {low} and {high}", name)
     return value
 
 

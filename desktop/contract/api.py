@@ -8,7 +8,15 @@ are the same thing.
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    model_validator,
+)
 
 from desktop.contract.enums import ApprovalStatus, EdgeType, GlobalMode, Mode
 from desktop.contract.merge import MergeRequest, Side
@@ -155,7 +163,7 @@ class MergeChoiceIn(RequestModel):
                                    description="path -> ours | theirs (taken whole)")
     contents: dict[str, str] = Field(default_factory=dict, max_length=10_000,
                                      description="path -> the resolved text")
-    agent: bool = Field(False, description="hand the files not resolved here to the node's "
+    agent: StrictBool = Field(False, description="hand the files not resolved here to the node's "
                                            "agent (it takes its turn in the conflicted "
                                            "worktree)")
 
@@ -235,7 +243,7 @@ class AddEdge(RequestModel):
     to: str = Field(min_length=1, description="node id or key")
     type: EdgeType = EdgeType.HANDOFF
     label: str | None = Field(None, max_length=500)
-    bidirectional: bool = False
+    bidirectional: StrictBool = False
 
 
 class EdgeCreated(ResponseModel):
@@ -267,14 +275,15 @@ class ForkItemEdit(RequestModel):
 class ForkRun(RequestModel):
     """Continue a run from a point between turns as a new run (see ``agent-canvas fork``)."""
 
-    at: int = Field(ge=1, description="the event seq to fork from; it snaps to the point "
-                                       "between turns at or before it (inside a turn) or "
-                                       "after it (between turns)")
+    at: StrictInt = Field(ge=1, le=2**53 - 1,
+                          description="the event seq to fork from; it snaps to the point "
+                                      "between turns at or before it (inside a turn) or "
+                                      "after it (between turns)")
     nodes: list[ForkNodeEdit] = Field(default_factory=list, max_length=1000)
     items: list[ForkItemEdit] = Field(default_factory=list, max_length=1000)
     mode: ModeIn | None = None
     global_mode: GlobalModeIn | None = Field(None, alias="globalMode")
-    start: bool = Field(True, description="run it at once; false leaves it paused")
+    start: StrictBool = Field(True, description="run it at once; false leaves it paused")
 
 
 class ForkWorkspaceOut(ResponseModel):
@@ -351,7 +360,7 @@ class ApplyResult(RequestModel):
     branch: str | None = Field(None, min_length=1, max_length=255,
                                description="create this branch on the user's HEAD instead "
                                            "of changing their working tree")
-    check: bool = Field(False, description="say what it would do; change nothing")
+    check: StrictBool = Field(False, description="say what it would do; change nothing")
 
 
 class ResultFileOut(ResponseModel):
