@@ -26,6 +26,7 @@ from aiohttp import web
 from filelock import FileLock, Timeout
 
 from desktop import __version__
+from desktop.api import log_guard
 from desktop.api.app import create_app
 from desktop.api.paths import AllowedRoots
 from desktop.api.runs import RunService
@@ -113,6 +114,7 @@ async def serve(config: ServeConfig, ready: Callable[[str], None] | None = None)
     app = create_app(service, token, config.host)
     runner = web.AppRunner(app, access_log=None, handle_signals=False)
     await runner.setup()
+    unguard = log_guard.install()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -133,6 +135,7 @@ async def serve(config: ServeConfig, ready: Callable[[str], None] | None = None)
     finally:
         await service.shutdown()
         await runner.cleanup()
+        unguard()
         _remove_own(info_path)
     return 0
 
