@@ -18,7 +18,7 @@ DIST_BUILT := dist/.built-$(VERSION)
 DIST_SOURCES := $(shell find desktop resources packaging -type f ! -name '*.pyc' 2>/dev/null) \
 	pyproject.toml scripts/ensure-gui-libs
 
-.PHONY: run test test-latest lock test-agents test-agents-latest lock-agents test-cluster test-dist dist lint bench soak clean venv screenshots
+.PHONY: run test test-api test-latest lock test-agents test-agents-latest lock-agents test-cluster test-dist dist lint bench soak clean venv screenshots
 
 # Everything installs from uv.lock (exact versions and hashes; `make lock` updates it). uv
 # itself comes from PyPI into the venv, pinned with hashes in requirements-uv.txt. `--locked`
@@ -59,6 +59,12 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) \
 		--dist loadfile -m "not agents and not dist and not cluster"
+
+# Schemathesis against a live service, longer than the bounded run in `make test`, the
+# stateful phase included (tests/api/schemathesis.toml: what is excluded and why).
+test-api: $(STAMP)
+	cd tests && $(abspath $(BIN))/python -m api.st_live --max-examples 200 \
+		--phases examples,coverage,fuzzing,stateful
 
 # The real Claude Code, Codex and Gemini CLIs, as locked in tests/agents/npm/ (`npm ci` into
 # .agents-cache/, again when the lock changes), against the project's fake model server; no

@@ -11,24 +11,31 @@ from pydantic.json_schema import models_json_schema
 from desktop import __version__
 from desktop.api.routes import STREAM_DOC, Route
 from desktop.contract.api import ErrorResponse
+from desktop.graph.document import WorkflowDocument
 
 _REF = "#/components/schemas/{model}"
-_QUERY = {
-    "limit": ("integer", "events per page (1-1000, default 100)"),
-    "before": ("integer", "page backwards from this seq (exclusive); newest page when absent"),
-    "after": ("integer", "page forwards from this seq (exclusive)"),
-    "force": ("boolean", "delete a live run too (it is stopped first)"),
-    "at": ("integer", "a seq: also say which fork point it snaps to"),
-    "path": ("string", "a file the run changed, as the result lists it"),
+_SEQ = {"type": "integer", "minimum": 1, "maximum": 2**53 - 1}
+_QUERY: dict[str, tuple[dict[str, Any], str, bool]] = {
+    "limit": ({"type": "integer", "minimum": 1, "maximum": 1000},
+              "events per page (default 100)", False),
+    "before": (_SEQ, "page backwards from this seq (exclusive); newest page when absent",
+               False),
+    "after": ({**_SEQ, "minimum": 0}, "page forwards from this seq (exclusive)", False),
+    "force": ({"type": "string", "enum": ["true", "false", "1", "0", "yes", "no"]},
+              "delete a live run too (it is stopped first)", False),
+    "at": (_SEQ, "a seq: also say which fork point it snaps to", False),
+    "path": ({"type": "string", "minLength": 1, "maxLength": 512},
+             "a file the run changed, as the result lists it", True),
 }
-_REASONS = {400: "invalid JSON", 401: "missing or wrong token", 403: "Host, Origin or path "
-            "not allowed", 404: "unknown run, node, edge or approval", 409: "conflict with the "
-            "run's state", 413: "body too large", 422: "invalid field", 500: "service error"}
+_REASONS = {400: "invalid JSON, or a request line or header the HTTP parser refuses",
+            401: "missing or wrong token", 403: "Host, Origin or path not allowed",
+            404: "unknown run, node, edge or approval", 409: "conflict with the run's state",
+            413: "body too large", 422: "invalid field", 500: "service error"}
 
 
 def document(routes: tuple[Route, ...]) -> dict[str, Any]:
     """The whole OpenAPI 3.1 document."""
-    models: list[type[BaseModel]] = [ErrorResponse]
+    models: list[type[BaseModel]] = [ErrorResponse, WorkflowDocument]
     for route in routes:
         for model in (route.body, route.response):
             if model is not None and model not in models:
@@ -36,6 +43,14 @@ def document(routes: tuple[Route, ...]) -> dict[str, Any]:
     pairs = [(model, "validation") for model in models]
     keys, schema = models_json_schema(pairs, ref_template=_REF)
     refs = {model: keys[(model, "validation")]["$ref"] for model in models}
+    defs = schema.get("$defs", {})
+    # CreateRun takes the document as a plain object (the graph's own validation names
+    # each problem); its schema is the document's
+    document_ref = {"$ref": refs[WorkflowDocument]}
+    defs["CreateRun"]["properties"]["workflow"] = {
+        "anyOf": [document_ref, {"type": "null"}], "default": None,
+        "description": "a workflow document (its graph rules, such as unique node ids and "
+                       "edges between existing nodes, are checked too: 422 naming each)"}
     paths: dict[str, dict[str, Any]] = {}
     for route in routes:
         paths.setdefault(_path(route.path), {})[route.method.lower()] = _operation(route, refs)
@@ -46,7 +61,7 @@ def document(routes: tuple[Route, ...]) -> dict[str, Any]:
                  "description": "The engine's REST API; see also the WebSocket stream."},
         "paths": paths,
         "components": {
-            "schemas": schema.get("$defs", {}),
+            "schemas": defs,
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         },
         "security": [{"bearer": []}],
@@ -66,8 +81,8 @@ def _operation(route: Route, refs: dict[type[BaseModel], dict[str, str] | str]) 
     op: dict[str, Any] = {"summary": route.summary, "operationId": route.handler.__name__}
     params = [{"name": _camel(name), "in": "path", "required": True,
                "schema": {"type": "string"}} for name in re.findall(r"\{(\w+)\}", route.path)]
-    params += [{"name": name, "in": "query", "required": False,
-                "schema": {"type": _QUERY[name][0]}, "description": _QUERY[name][1]}
+    params += [{"name": name, "in": "query", "required": _QUERY[name][2],
+                "schema": _QUERY[name][0], "description": _QUERY[name][1]}
                for name in route.query]
     if params:
         op["parameters"] = params
@@ -79,7 +94,7 @@ def _operation(route: Route, refs: dict[type[BaseModel], dict[str, str] | str]) 
         ok["content"] = {"application/json": {"schema": {"$ref": refs[route.response]}}}
     error = {"content": {"application/json": {"schema": {"$ref": refs[ErrorResponse]}}}}
     responses: dict[str, Any] = {str(route.status): ok}
-    for status in sorted({401, 403, 500, *route.errors}):
+    for status in sorted({400, 401, 403, 500, *route.errors}):
         responses[str(status)] = {"description": _REASONS.get(status, "error"), **error}
     op["responses"] = responses
     return op

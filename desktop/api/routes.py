@@ -48,6 +48,7 @@ async def parse(request: web.Request, model: type[Model]) -> Model:
         raise from_validation(exc) from None
 
 
+_FLAGS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 MAX_QUERY_INT = 2**53 - 1
 """The largest integer a query may carry: every JSON reader holds it exactly."""
 
@@ -96,7 +97,10 @@ async def patch_run(request: web.Request) -> web.Response:
 
 
 async def delete_run(request: web.Request) -> web.Response:
-    force = request.query.get("force", "").lower() in ("1", "true", "yes")
+    raw = request.query.get("force", "false").lower()
+    if raw not in _FLAGS:
+        raise ApiError(422, "invalid_query", "force must be true or false", "force")
+    force = _FLAGS[raw]
     await _service(request).delete(_run_id(request), force)
     return web.Response(status=204)
 
@@ -257,7 +261,7 @@ ROUTES: tuple[Route, ...] = (
     Route("PATCH", RUN, patch_run, "Pause, resume (taking the run over), stop, switch modes",
           m.PatchRun, RunState, errors=(400, 404, 409, 422)),
     Route("DELETE", RUN, delete_run, "Remove a run's folder (a live one with ?force=true)",
-          status=204, query=("force",), errors=(404, 409)),
+          status=204, query=("force",), errors=(404, 409, 422)),
     Route("GET", RUN + "/events", run_events, "A page of the run's events (offset index)",
           response=m.EventPage, query=("limit", "before", "after"), errors=(404, 422)),
     Route("POST", RUN + "/fork", fork_run, "Continue the run from a point between turns as "
@@ -313,8 +317,13 @@ STREAM_DOC: dict[str, Any] = {
                    "1001 service shutting down.",
     "parameters": [
         {"name": "runId", "in": "path", "required": True, "schema": {"type": "string"}},
-        {"name": "after", "in": "query", "required": False, "schema": {"type": "integer"}},
+        {"name": "after", "in": "query", "required": False,
+         "schema": {"type": "integer", "minimum": 0, "maximum": 2**53 - 1}},
         {"name": "token", "in": "query", "required": False, "schema": {"type": "string"}},
     ],
-    "responses": {"101": {"description": "switching to the WebSocket protocol"}},
+    "responses": {"101": {"description": "switching to the WebSocket protocol"},
+                  "400": {"description": "not a WebSocket upgrade"},
+                  "401": {"description": "missing or wrong token"},
+                  "403": {"description": "Host or Origin not allowed"},
+                  "422": {"description": "after is not an integer of at least 0"}},
 }

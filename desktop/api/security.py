@@ -70,8 +70,11 @@ async def json_errors(request: web.Request, handler: Handler) -> web.StreamRespo
             raise
         if exc.status == 413:
             return error_response(413, "body_too_large", _too_large(None))
-        return error_response(exc.status, _CODES.get(exc.status, "http_error"),
-                              exc.reason or "request refused")
+        response = error_response(exc.status, _CODES.get(exc.status, "http_error"),
+                                  exc.reason or "request refused")
+        if "Allow" in exc.headers:  # RFC 9110: a 405 names the methods the resource takes
+            response.headers["Allow"] = exc.headers["Allow"]
+        return response
     except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
         raise
     except Exception:

@@ -36,6 +36,26 @@ ModeIn = Annotated[Mode, BeforeValidator(_upper)]
 GlobalModeIn = Annotated[GlobalMode, BeforeValidator(_upper)]
 
 
+def _json_integer(value: Any) -> Any:
+    if isinstance(value, bool | str):
+        raise ValueError("must be a JSON number without a fraction (not true/false, not a "
+                         "string)")
+    if isinstance(value, float) and value.is_integer():
+        return int(value)  # JSON Schema's integer: 1.0 is one
+    return value
+
+
+JsonInt = Annotated[StrictInt, BeforeValidator(_json_integer)]
+"""An integer as JSON Schema means it: 1 and 1.0, never true or "1"."""
+
+
+def one_of_required(*names: str) -> ConfigDict:
+    """A request model's config saying, in its JSON schema, that one of ``names`` is needed
+    (what its validator enforces)."""
+    return ConfigDict(json_schema_extra={"anyOf": [
+        {"required": [n], "properties": {n: {"not": {"type": "null"}}}} for n in names]})
+
+
 class RequestModel(BaseModel):
     """Base of request bodies: camelCase names only, unknown fields rejected."""
 
@@ -75,6 +95,8 @@ class CreateRun(RequestModel):
     lives, so relative node workspaces resolve against its folder; the file is not read.
     """
 
+    model_config = one_of_required("workflowPath", "workflow")
+
     workflow_path: str | None = Field(None, alias="workflowPath", min_length=1, max_length=4096)
     workflow: dict[str, Any] | None = Field(None, description="a workflow document")
     mode: ModeIn | None = None
@@ -89,6 +111,8 @@ class CreateRun(RequestModel):
 
 class PatchRun(RequestModel):
     """Pause, resume (taking over a run no engine holds), stop, or switch modes."""
+
+    model_config = one_of_required("status", "mode", "globalMode")
 
     status: Literal["paused", "running", "stopped"] | None = None
     mode: ModeIn | None = None
@@ -163,12 +187,17 @@ class MergeChoiceIn(RequestModel):
                                    description="path -> ours | theirs (taken whole)")
     contents: dict[str, str] = Field(default_factory=dict, max_length=10_000,
                                      description="path -> the resolved text")
-    agent: StrictBool = Field(False, description="hand the files not resolved here to the node's "
-                                           "agent (it takes its turn in the conflicted "
-                                           "worktree)")
+    agent: StrictBool = Field(False, description="hand the files not resolved here to the "
+                                                 "node's agent (it takes its turn in the "
+                                                 "conflicted worktree)")
 
 
 class ResolveApproval(RequestModel):
+    model_config = ConfigDict(json_schema_extra={
+        "if": {"properties": {"status": {"const": "modified"}}, "required": ["status"]},
+        "then": {"required": ["modifiedArgs"],
+                 "properties": {"modifiedArgs": {"type": "object"}}}})
+
     status: ApprovalStatus
     modified_args: dict[str, Any] | None = Field(None, alias="modifiedArgs")
     merge: MergeChoiceIn | None = Field(None, description="a merge approval, approved: how")
@@ -222,6 +251,8 @@ class AddNode(RequestModel):
 
 
 class PatchNode(RequestModel):
+    model_config = one_of_required("label", "config")
+
     label: str | None = Field(None, min_length=1, max_length=500)
     config: dict[str, Any] | None = Field(None, description="NodeConfig fields to change")
 
@@ -275,10 +306,10 @@ class ForkItemEdit(RequestModel):
 class ForkRun(RequestModel):
     """Continue a run from a point between turns as a new run (see ``agent-canvas fork``)."""
 
-    at: StrictInt = Field(ge=1, le=2**53 - 1,
-                          description="the event seq to fork from; it snaps to the point "
-                                      "between turns at or before it (inside a turn) or "
-                                      "after it (between turns)")
+    at: JsonInt = Field(ge=1, le=2**53 - 1,
+                        description="the event seq to fork from; it snaps to the point "
+                                    "between turns at or before it (inside a turn) or "
+                                    "after it (between turns)")
     nodes: list[ForkNodeEdit] = Field(default_factory=list, max_length=1000)
     items: list[ForkItemEdit] = Field(default_factory=list, max_length=1000)
     mode: ModeIn | None = None

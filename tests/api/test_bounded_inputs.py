@@ -37,7 +37,7 @@ async def test_query_integers_out_of_range_or_not_integers_are_422s(api: Api) ->
 
 async def test_numbers_and_flags_in_bodies_must_have_their_json_type(api: Api) -> None:
     run_id = await a_run(api)
-    for body, field in (({"at": True}, "at"), ({"at": "1"}, "at"), ({"at": 1.0}, "at"),
+    for body, field in (({"at": True}, "at"), ({"at": "1"}, "at"), ({"at": 1.5}, "at"),
                         ({"at": 2**53}, "at"), ({"at": 1, "start": "yes"}, "start"),
                         ({"at": 1, "start": 1}, "start")):
         refused = await api.json("POST", f"/api/runs/{run_id}/fork", 422, body)
@@ -59,3 +59,28 @@ async def test_any_text_as_a_query_integer_is_taken_or_refused_never_a_500(
             f"/api/runs/{'0' * 8}-0000-4000-8000-000000000000/events", params={name: raw})
         # the query is checked before the run is looked up: 422, or 404 once it fits
         assert answer.status in (404, 422), (name, raw, answer.status)
+
+
+async def test_a_method_a_route_does_not_take_gets_405_naming_those_it_does(api: Api) -> None:
+    response = await api.client.request("TRACE", "/api/runs")
+    assert response.status == 405
+    assert set(response.headers["Allow"].replace(" ", "").split(",")) >= {"GET", "POST"}
+    run_id = await a_run(api)
+    refused = await api.json("DELETE", f"/api/runs/{run_id}?force=banana", 422)
+    assert refused["error"]["field"] == "force"
+    assert (api.data / "runs" / run_id).is_dir()  # not taken as false and deleted
+
+
+async def test_the_openapi_document_states_what_the_service_enforces(api: Api) -> None:
+    doc = await api.json("GET", "/api/openapi.json", 200)
+    events = doc["paths"]["/api/runs/{runId}/events"]["get"]
+    bounds = {p["name"]: p["schema"] for p in events["parameters"] if p["in"] == "query"}
+    assert bounds["before"]["minimum"] == 1 and bounds["after"]["minimum"] == 0
+    assert bounds["limit"] == {"type": "integer", "minimum": 1, "maximum": 1000}
+    schemas = doc["components"]["schemas"]
+    assert {"required": ["status"], "properties": {"status": {"not": {"type": "null"}}}} \
+        in schemas["PatchRun"]["anyOf"]
+    assert schemas["ResolveApproval"]["then"]["required"] == ["modifiedArgs"]
+    assert schemas["ForkRun"]["properties"]["at"]["minimum"] == 1
+    stream = doc["paths"]["/api/runs/{runId}/stream"]["get"]["responses"]
+    assert {"400", "422"} <= set(stream)
