@@ -80,6 +80,13 @@ class ResultActions(QObject):
         if shown and self.stale:
             self.refresh()
 
+    def _label(self, result: dict[str, Any]) -> str | None:
+        """The result node's name on the canvas (the run's state has it)."""
+        session = self.panels.session
+        nodes = ((session.state or {}).get("nodes") or {}) if session is not None else {}
+        label = (nodes.get(str(result.get("nodeId"))) or {}).get("label")
+        return str(label) if label else None
+
     def _status(self) -> str:
         session = self.panels.session
         if session is None or session.run_id != self.run_id:
@@ -136,7 +143,7 @@ class ResultActions(QObject):
             return
         if self._current(run_id):
             self.view.set_busy(False)
-            self.view.show_result(result)
+            self.view.show_result(result, self._label(result))
 
     def load_patch(self, path: str) -> asyncio.Task | None:
         """Fetch one file's diff against the run's base."""
@@ -191,7 +198,7 @@ class ResultActions(QObject):
             log.info("result not reloaded: %s", exc)
             return
         if self._current(run_id):
-            self.view.show_result(result)
+            self.view.show_result(result, self._label(result))
 
     def pull_request(self, branch: str) -> asyncio.Task | None:
         """Push ``branch`` and open a pull request of it."""

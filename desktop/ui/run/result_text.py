@@ -41,16 +41,13 @@ def outcome_text(outcome: dict[str, Any]) -> str:
     files = [str(f) for f in outcome.get("files") or []]
     if not outcome.get("applied"):
         return escape(message[:1].upper() + message[1:])
+    listed = escape(_files(files, 12))
     if outcome.get("target") == "branch":
         commit = str(outcome.get("commit") or "")[:12]
-        head = (f"<b>Created branch {escape(str(outcome.get('branch')))}</b> at {commit} "
-                f"with {len(files)} file(s); your checkout was not touched.")
-    else:
-        head = (f"<b>Applied {len(files)} file(s) to your working tree</b>; your uncommitted "
-                "changes are kept, nothing was committed or staged.")
-    listed = "".join(f"<li>{escape(f)}</li>" for f in files[:50])
-    more = f"<li>… and {len(files) - 50} more</li>" if len(files) > 50 else ""
-    return f"{head}<ul style='margin: 2px 0'>{listed}{more}</ul>"
+        return (f"<b>Created branch {escape(str(outcome.get('branch')))}</b> at {commit} with "
+                f"{len(files)} file(s): {listed}. Your checkout was not touched.")
+    return (f"<b>Applied {len(files)} file(s) to your working tree</b>: {listed}. Your "
+            "uncommitted changes are kept; nothing was committed or staged.")
 
 
 def pull_request_text(opened: dict[str, Any], branch: str) -> str:

@@ -36,6 +36,7 @@ from desktop.ui.run.result_text import applied_line, default_branch, outcome_tex
 _NOTE = {"ok": ("#e6ffec", "#4ac26b"), "collision": ("#ffebe9", "#cf222e"),
          "info": ("#ddf4ff", "#54aeff"), "error": ("#fff8c5", "#d4a72c")}
 _COLLIDES = QColor("#cf222e")
+_STATUS = {"added": "#1a7f37", "deleted": "#cf222e", "modified": "#9a6700"}
 
 
 class ResultView(QWidget):
@@ -148,9 +149,9 @@ class ResultView(QWidget):
         self.note.hide()
         self._body(False)
 
-    def show_result(self, result: dict[str, Any]) -> None:
-        """Show ``result`` (GET .../result); a file accepted or rejected before stays so
-        while the result is the same commit."""
+    def show_result(self, result: dict[str, Any], node_label: str | None = None) -> None:
+        """Show ``result`` (GET .../result; ``node_label``: its node's name on the canvas);
+        a file accepted or rejected before stays so while the result is the same commit."""
         same = self.result is not None and self.result.get("commit") == result.get("commit")
         kept = {p: self._item_accepted(p) for p in self._paths()} if same else {}
         if not same:
@@ -159,7 +160,8 @@ class ResultView(QWidget):
         current = self.current_path() if same else None
         self.result = result
         files = result.get("files") or []
-        self.title.setText(f"Result: branch {result['branch']}, from node {result['node']}")
+        self.title.setText(f"Result: branch {result['branch']}, from node "
+                           f"{node_label or result['node']}")
         self.detail.setText(f"in {result['repo']} · against the run's base "
                             f"{str(result['base'])[:12]} · {len(files)} file(s) changed")
         self.detail.show()
@@ -169,6 +171,8 @@ class ResultView(QWidget):
             item = QTreeWidgetItem([f["path"], f["status"]])
             item.setData(0, Qt.ItemDataRole.UserRole, f["path"])
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setData(1, Qt.ItemDataRole.ForegroundRole,
+                         QBrush(QColor(_STATUS.get(f["status"], "#57606a"))))
             accepted = kept.get(f["path"], True)
             item.setCheckState(0, Qt.CheckState.Checked if accepted else Qt.CheckState.Unchecked)
             self.files.addTopLevelItem(item)
@@ -236,9 +240,9 @@ class ResultView(QWidget):
         for i in range(self.files.topLevelItemCount()):
             item = self.files.topLevelItem(i)
             collides = item.data(0, Qt.ItemDataRole.UserRole) in files
-            brush = QBrush(_COLLIDES) if collides else QBrush()
-            for column in (0, 1):
-                item.setForeground(column, brush)
+            item.setForeground(0, QBrush(_COLLIDES) if collides else QBrush())
+            item.setForeground(1, QBrush(_COLLIDES if collides else QColor(
+                _STATUS.get(item.text(1), "#57606a"))))
             item.setToolTip(0, "collides with your uncommitted change" if collides else "")
 
     def set_busy(self, busy: bool) -> None:

@@ -109,7 +109,7 @@ def test_a_finished_runs_result_is_listed_diffed_applied_in_part_branched_and_co
 
     qloop.run_until_complete(go())
     run8 = panels.session.run_id[:8]
-    assert view.title.text() == f"Result: branch canvas/{run8}/lead, from node lead"
+    assert view.title.text() == f"Result: branch canvas/{run8}/lead, from node Lead"
     assert str(repo) in view.detail.text()
     assert rows(view) == [("left.txt", "added", True), ("right.txt", "added", True)]
     assert view.current_path() == "left.txt"
