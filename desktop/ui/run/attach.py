@@ -399,6 +399,7 @@ class RunPanels(ModesAndChat, QObject):
         """Let go of what the panels hold open outside a session (the replayed log); the
         window is closing. The session itself is detached before this (it is async)."""
         self.timeline.close_run()
+        self.results.cancel()
 
     def stop_replay(self) -> None:
         """Leave replay: panels follow the run again."""

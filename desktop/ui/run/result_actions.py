@@ -220,13 +220,10 @@ class ResultActions(QObject):
             self.view.set_busy(False)
             self.view.show_note("ok", pull_request_text(opened, branch))
 
-    async def close(self) -> None:
-        """Cancel the requests still out (the window is closing)."""
-        tasks = set(self.tasks)
-        for task in tasks:
+    def cancel(self) -> None:
+        """Drop the requests still out (the window is closing); each ends on the loop."""
+        for task in list(self.tasks):
             task.cancel()
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _no_result(exc: ApiError) -> str:

@@ -170,6 +170,7 @@ class ResultView(QWidget):
         for f in files:
             item = QTreeWidgetItem([f["path"], f["status"]])
             item.setData(0, Qt.ItemDataRole.UserRole, f["path"])
+            item.setData(1, Qt.ItemDataRole.UserRole, f["status"])
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setData(1, Qt.ItemDataRole.ForegroundRole,
                          QBrush(QColor(_STATUS.get(f["status"], "#57606a"))))
@@ -240,9 +241,11 @@ class ResultView(QWidget):
         for i in range(self.files.topLevelItemCount()):
             item = self.files.topLevelItem(i)
             collides = item.data(0, Qt.ItemDataRole.UserRole) in files
+            status = item.data(1, Qt.ItemDataRole.UserRole)
+            item.setText(1, f"{status}, collides" if collides else status)
             item.setForeground(0, QBrush(_COLLIDES) if collides else QBrush())
             item.setForeground(1, QBrush(_COLLIDES if collides else QColor(
-                _STATUS.get(item.text(1), "#57606a"))))
+                _STATUS.get(status, "#57606a"))))
             item.setToolTip(0, "collides with your uncommitted change" if collides else "")
 
     def set_busy(self, busy: bool) -> None:

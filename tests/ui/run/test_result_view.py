@@ -145,6 +145,7 @@ def test_a_finished_runs_result_is_listed_diffed_applied_in_part_branched_and_co
     qloop.run_until_complete(settled(panels, until))
     note = view.note.text()
     assert "Nothing was changed" in note and "left.txt" in note and "1 file(s)" in note
+    assert rows(view)[0] == ("left.txt", "added, collides", True)
     assert view.files.topLevelItem(0).foreground(0).color().name() == "#cf222e"
     assert view.files.topLevelItem(1).foreground(0).style() == Qt.BrushStyle.NoBrush
     assert (repo / "left.txt").read_text() == "the user's own left\n"
