@@ -126,9 +126,9 @@ soak: $(STAMP)
 	@./scripts/ensure-gui-libs --headless
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m bench.soak_gui --seconds $(SOAK_SECONDS)
 
-# The README's pictures: the editor, a live run, an approval, a stall and a replay, drawn by
-# the app itself against its local service with the scripted agent. Starts its own Xvfb when
-# there is no DISPLAY (Debian: apt-get install xvfb).
+# The README's pictures: the editor, a live run, an approval, a stall, a replay and a run's
+# result, drawn by the app itself against its local service with the scripted agent. Starts
+# its own Xvfb when there is no DISPLAY (Debian: apt-get install xvfb).
 screenshots: $(STAMP)
 	@QT_QPA_PLATFORM=xcb ./scripts/ensure-gui-libs --window
 	@command -v Xvfb >/dev/null || [ -n "$$DISPLAY" ] || { command -v apt-get >/dev/null && \

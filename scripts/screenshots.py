@@ -2,10 +2,10 @@
 scripts/screenshots.py OUT``).
 
 Drives a real window under X11 against a real local service, with the scripted agent, so
-each picture shows what a user sees: the editor, a live run, an approval, a stall and a
-replay. Without a DISPLAY it starts its own Xvfb (and ends it). The window is 1600x1000
-in the light theme, and the runs use a fresh data folder, so two renders show the same
-scenes (only clock times differ).
+each picture shows what a user sees: the editor, a live run, an approval, a stall, a
+replay and a run's result. Without a DISPLAY it starts its own Xvfb (and ends it). The
+window is 1600x1000 in the light theme, and the runs use a fresh data folder, so two
+renders show the same scenes (only clock times and run ids differ).
 """
 
 from __future__ import annotations
@@ -92,6 +92,38 @@ def roomy_bottom(window, height: int = 380) -> None:
     window.resizeDocks(docks, [height] * len(docks), Qt.Orientation.Vertical)
 
 
+def user_repository(work: Path) -> Path:
+    """A git repository as a user has it: a commit, a change not committed, a note."""
+    repo = work / "project"
+    repo.mkdir()
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-c", "user.name=The User", "-c", "user.email=user@example.com",
+                        *args], cwd=repo, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    (repo / ".gitignore").write_text("__pycache__/\n")
+    (repo / "README.md").write_text("# project\n")
+    git("add", ".")
+    git("commit", "-q", "-m", "init")
+    (repo / "README.md").write_text("# project\n\nSmall utilities.\n")
+    (repo / "NOTES.txt").write_text("my notes\n")
+    return repo
+
+
+def on_repository(example: Path, repo: Path):
+    """The example workflow with every node working in ``repo`` (each in its worktree)."""
+    import yaml
+
+    from desktop.graph.io import loads_workflow
+
+    doc = yaml.safe_load(example.read_text())
+    configs = doc.setdefault("nodeConfigs", {})
+    for node in doc["nodes"]:
+        configs.setdefault(node["id"], {})["workspace"] = str(repo)
+    return loads_workflow(yaml.safe_dump(doc, sort_keys=False))
+
+
 def shoot(window, out: Path, name: str, dialog=None) -> Path:
     from PySide6.QtCore import QRect
     from PySide6.QtGui import QColor, QPainter
@@ -133,7 +165,7 @@ def _events(panels) -> list[dict]:
 
 
 async def scenes(window, out: Path, work: Path) -> None:
-    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtCore import QPoint, QPointF, Qt
 
     from desktop.graph.io import loads_workflow
     from desktop.graph.resources import examples_dir
@@ -217,6 +249,26 @@ async def scenes(window, out: Path, work: Path) -> None:
     await settle(1.0)
     shoot(window, out, "replay")
     panels.stop_replay()
+
+    # 6. a run's result: two implementers in the user's repository, one file rejected,
+    # the rest applied to the working tree (the user's own changes kept)
+    repo = user_repository(work)
+    window.file.new(on_repository(examples_dir() / "orchestrator-two-implementers.flow.yaml",
+                                  repo))
+    await panels.run()
+    await wait_for("the two implementers' run", lambda: _status(panels) == "completed")
+    result = panels.result
+    window.resizeDocks([panels.docks["result"]], [520], Qt.Orientation.Vertical)
+    panels.docks["result"].raise_()
+    await wait_for("the result", lambda: result.result is not None and not panels.results.tasks)
+    result.set_accepted("test_num_utils.py", False)
+    await _done(panels.results.apply(result.accepted()))
+    await wait_for("the result to be reloaded", lambda: not panels.results.tasks)
+    result.select("text_utils.py")
+    await wait_for("a file's diff", lambda: "text_utils.py" in result.patches)
+    window.view.fit()
+    await settle(1.0)
+    shoot(window, out, "result-view")
 
 
 def main() -> int:

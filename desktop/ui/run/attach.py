@@ -26,6 +26,8 @@ from desktop.ui.run.fork_actions import ForkActions
 from desktop.ui.run.history import RunHistory
 from desktop.ui.run.panel_links import ModesAndChat
 from desktop.ui.run.preflight import Preflight
+from desktop.ui.run.result_actions import ResultActions
+from desktop.ui.run.result_view import ResultView
 from desktop.ui.run.run_controls import RunControls
 from desktop.ui.run.service_banner import ServiceBanner
 from desktop.ui.run.session import RunSession
@@ -61,6 +63,7 @@ class RunPanels(ModesAndChat, QObject):
         self.transcript = TranscriptView()
         self.conversation = ConversationView(theme=getattr(window, "theme", LIGHT))
         self.diffs = DiffView()
+        self.result = ResultView()
         self.history = RunHistory(data_dir)
         self.timeline = TimelineScrubber()
         self.chat = ChatBox()
@@ -76,6 +79,7 @@ class RunPanels(ModesAndChat, QObject):
         self.docks["conversation"] = self._dock("Conversation", self.conversation, BOTTOM)
         self.docks["transcript"] = self._dock("Transcript", self.transcript, BOTTOM)
         self.docks["diffs"] = self._dock("Diffs", self.diffs, BOTTOM)
+        self.docks["result"] = self._dock("Result", self.result, BOTTOM)
         self.docks["history"] = self._dock("Run history", self.history, BOTTOM)
         # a strip across the whole window, under the toolbars: the canvas it scrubs is below
         self.docks["timeline"] = self._dock("Timeline", self.timeline,
@@ -92,7 +96,8 @@ class RunPanels(ModesAndChat, QObject):
             window.tabifyDockWidget(problems, self.docks["conversation"])
         window.tabifyDockWidget(self.docks["conversation"], self.docks["transcript"])
         window.tabifyDockWidget(self.docks["transcript"], self.docks["diffs"])
-        window.tabifyDockWidget(self.docks["diffs"], self.docks["history"])
+        window.tabifyDockWidget(self.docks["diffs"], self.docks["result"])
+        window.tabifyDockWidget(self.docks["result"], self.docks["history"])
         window.tabifyDockWidget(self.docks["history"], self.docks["approvals"])
         window.tabifyDockWidget(self.docks["approvals"], self.docks["chat"])
         self.docks["conversation"].raise_()
@@ -101,6 +106,8 @@ class RunPanels(ModesAndChat, QObject):
         self._place_banners()
         self._wire()
         self.forks = ForkActions(self)  # Fork from here… (scrubber) and Compare (history)
+        # the run's result: loaded when its tab is shown, again when the run ends
+        self.results = ResultActions(self, self.result, self.docks["result"])
         self.history.refresh()
 
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
@@ -392,6 +399,7 @@ class RunPanels(ModesAndChat, QObject):
         """Let go of what the panels hold open outside a session (the replayed log); the
         window is closing. The session itself is detached before this (it is async)."""
         self.timeline.close_run()
+        self.results.cancel()
 
     def stop_replay(self) -> None:
         """Leave replay: panels follow the run again."""
@@ -434,8 +442,8 @@ class RunPanels(ModesAndChat, QObject):
 
 
 def attach_run_panels(window: QMainWindow, data_dir: Path | None = None) -> RunPanels:
-    """Add the run toolbar, docks (transcript, diffs, history, timeline, approvals, chat)
-    and the stall/failure banners to ``window``; returns the object that drives them."""
+    """Add the run toolbar, docks (transcript, diffs, result, history, timeline, approvals,
+    chat) and the stall/failure banners to ``window``; returns the object that drives them."""
     panels = RunPanels(window, data_dir)
     window.run_panels = panels  # type: ignore[attr-defined]
     return panels

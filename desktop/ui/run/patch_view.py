@@ -1,0 +1,115 @@
+"""One file's diff, shown unified and side by side (two panes scrolled together), with
+diff colours and light code highlighting; the Diffs panel and the Result view use it."""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
+from PySide6.QtWidgets import QPlainTextEdit, QSplitter, QTabWidget, QWidget
+
+from desktop.ui.run.diff_parse import FileDiff, side_by_side
+
+_KEYWORDS = re.compile(
+    r"\b(def|class|return|import|from|if|elif|else|for|while|try|except|finally|with|as|"
+    r"raise|yield|lambda|async|await|function|const|let|var|fn|pub|struct|impl|True|False|None|"
+    r"null|true|false)\b")
+_STRINGS = re.compile(r"(\"[^\"\n]*\"|'[^'\n]*')")
+_COMMENT = re.compile(r"(#|//).*$")
+
+
+def _fmt(color: str, *, bold: bool = False, background: str | None = None) -> QTextCharFormat:
+    fmt = QTextCharFormat()
+    fmt.setForeground(QColor(color))
+    if bold:
+        fmt.setFontWeight(QFont.Weight.Bold)
+    if background:
+        fmt.setBackground(QColor(background))
+    return fmt
+
+
+class CodeHighlighter(QSyntaxHighlighter):
+    """Diff colours per line plus light code highlighting (keywords, strings, comments)."""
+
+    def __init__(self, document: QTextDocument, line_kinds: list[str] | None = None) -> None:
+        super().__init__(document)
+        self.line_kinds = line_kinds  # side-by-side: kind per block; None: read +/- prefixes
+        self._bg = {"add": "#e6ffec", "del": "#ffebe9", "chg": "#fff8c5", "hunk": "#ddf4ff"}
+        self._kw = _fmt("#8250df", bold=True)
+        self._str = _fmt("#0a3069")
+        self._comment = _fmt("#6e7781")
+
+    def highlightBlock(self, text: str) -> None:
+        kind = None
+        if self.line_kinds is not None:
+            n = self.currentBlock().blockNumber()
+            kind = self.line_kinds[n] if n < len(self.line_kinds) else None
+        elif text.startswith("@@"):
+            kind = "hunk"
+        elif text.startswith(("+++", "---", "diff --git")):
+            self.setFormat(0, len(text), _fmt("#24292f", bold=True))
+            return
+        elif text.startswith("+"):
+            kind = "add"
+        elif text.startswith("-"):
+            kind = "del"
+        if kind in self._bg:
+            self.setFormat(0, len(text), _fmt("#24292f", background=self._bg[kind]))
+        if kind == "hunk":
+            return
+        for rx, fmt in ((_KEYWORDS, self._kw), (_STRINGS, self._str), (_COMMENT, self._comment)):
+            for m in rx.finditer(text):
+                merged = QTextCharFormat(self.format(m.start()))
+                merged.merge(fmt)
+                self.setFormat(m.start(), m.end() - m.start(), merged)
+
+
+def _mono_edit() -> QPlainTextEdit:
+    edit = QPlainTextEdit()
+    edit.setReadOnly(True)
+    edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+    edit.setFont(QFont("monospace"))
+    return edit
+
+
+
+
+class PatchView(QTabWidget):
+    """A file's diff in two tabs: Unified, and Side by side (old left, new right)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.unified = _mono_edit()
+        self._unified_hl = CodeHighlighter(self.unified.document())
+        self.left, self.right = _mono_edit(), _mono_edit()
+        self._left_hl = CodeHighlighter(self.left.document(), [])
+        self._right_hl = CodeHighlighter(self.right.document(), [])
+        self.left.verticalScrollBar().valueChanged.connect(
+            self.right.verticalScrollBar().setValue)
+        self.right.verticalScrollBar().valueChanged.connect(
+            self.left.verticalScrollBar().setValue)
+        sbs = QSplitter()
+        sbs.addWidget(self.left)
+        sbs.addWidget(self.right)
+        self.addTab(self.unified, "Unified")
+        self.addTab(sbs, "Side by side")
+
+    def show_file(self, diff: FileDiff) -> None:
+        """Show one file's diff in both tabs."""
+        self.unified.setPlainText(diff.text)
+        rows = side_by_side(diff)
+        kinds = [k for k, _l, _r in rows]
+        self._left_hl.line_kinds = ["del" if k in ("del", "chg") else k for k in kinds]
+        self._right_hl.line_kinds = ["add" if k in ("add", "chg") else k for k in kinds]
+        self.left.setPlainText("\n".join(left for _k, left, _r in rows))
+        self.right.setPlainText("\n".join(right for _k, _l, right in rows))
+
+    def show_text(self, text: str) -> None:
+        """A note instead of a diff (no changes, a diff that could not be read)."""
+        self.unified.setPlainText(text)
+        self.left.clear()
+        self.right.clear()
+
+    def clear(self) -> None:
+        """Show nothing."""
+        self.show_text("")

@@ -1,0 +1,335 @@
+"""The Result view: a finished run's result branch, its change per file against the run's
+base with accept/reject for each file, one file's diff, and the ways to take it: onto
+the user's working tree, as a new branch, and a pull request of that branch.
+
+The widget only shows and asks; :class:`~desktop.ui.run.result_actions.ResultActions`
+talks to the service and calls back with what it answered.
+"""
+
+from __future__ import annotations
+
+from html import escape as _esc
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.ui.run.diff_parse import parse_diff
+from desktop.ui.run.patch_view import PatchView
+from desktop.ui.run.result_text import applied_line, default_branch, outcome_text
+
+# a banner per kind of note: background, border (light, like the diff colours)
+_NOTE = {"ok": ("#e6ffec", "#4ac26b"), "collision": ("#ffebe9", "#cf222e"),
+         "info": ("#ddf4ff", "#54aeff"), "error": ("#fff8c5", "#d4a72c")}
+_COLLIDES = QColor("#cf222e")
+_STATUS = {"added": "#1a7f37", "deleted": "#cf222e", "modified": "#9a6700"}
+
+
+class ResultView(QWidget):
+    """The result of the run on show; its buttons ask, the owner answers."""
+
+    refreshRequested = Signal()
+    fileSelected = Signal(str)  # a file's path: show its diff
+    applyRequested = Signal(object)  # the accepted files (None: every file)
+    branchRequested = Signal(object, str)  # the accepted files (None: all), the branch name
+    pullRequestRequested = Signal(str)  # the branch to push and open a pull request of
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.result: dict[str, Any] | None = None
+        self.branch: str | None = None  # the branch made from the result (pull request)
+        self.patches: dict[str, str] = {}  # path -> its diff, as fetched
+        self.dialog: QInputDialog | None = None
+        self.title = QLabel()
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        bold = QFont(self.title.font())
+        bold.setBold(True)
+        self.title.setFont(bold)
+        self.title.setWordWrap(True)
+        self.detail = QLabel()
+        self.detail.setTextFormat(Qt.TextFormat.PlainText)
+        self.detail.setWordWrap(True)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.clicked.connect(self.refreshRequested)
+        head = QHBoxLayout()
+        words = QVBoxLayout()
+        words.addWidget(self.title)
+        words.addWidget(self.detail)
+        head.addLayout(words, 1)
+        head.addWidget(self.refresh_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        self.note.setTextFormat(Qt.TextFormat.RichText)
+        self.note.setOpenExternalLinks(True)
+        self.note.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.note.hide()
+        self.files = QTreeWidget()
+        self.files.setHeaderLabels(["Accept · file", "Change"])
+        self.files.setRootIsDecorated(False)
+        self.files.setUniformRowHeights(True)
+        self.files.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.files.header().setStretchLastSection(False)
+        self.files.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.files.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.files.currentItemChanged.connect(self._selected)
+        self.files.itemChanged.connect(lambda *_: self._sync_buttons())
+        self.patch = PatchView()
+        self.split = QSplitter()
+        self.split.addWidget(self.files)
+        self.split.addWidget(self.patch)
+        self.split.setStretchFactor(1, 1)
+        self.split.setSizes([260, 640])
+        self.applied = QLabel()
+        self.applied.setTextFormat(Qt.TextFormat.PlainText)
+        self.applied.setWordWrap(True)
+        self.applied.hide()
+        self.apply_button = QPushButton("Apply to my working tree")
+        self.apply_button.setToolTip("A three-way merge of the accepted files onto your "
+                                     "checkout; your uncommitted changes are kept, and a "
+                                     "file that collides with them stops it (nothing changes)")
+        self.apply_button.clicked.connect(lambda: self.applyRequested.emit(self.accepted()))
+        self.branch_button = QPushButton("Create branch…")
+        self.branch_button.setToolTip("The accepted files as a new branch on your HEAD; "
+                                      "your checkout is not touched")
+        self.branch_button.clicked.connect(self.ask_branch)
+        self.pr_button = QPushButton("Open pull request")
+        self.pr_button.setToolTip("Push the branch you created and open a pull request "
+                                  "of it with gh")
+        self.pr_button.clicked.connect(
+            lambda: self.branch and self.pullRequestRequested.emit(self.branch))
+        self.count = QLabel()
+        actions = QHBoxLayout()
+        actions.addWidget(self.count, 1)
+        for button in (self.apply_button, self.branch_button, self.pr_button):
+            actions.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(head)
+        layout.addWidget(self.note)
+        layout.addWidget(self.split, 1)
+        layout.addWidget(self.applied)
+        layout.addLayout(actions)
+        self.busy = False
+        self.show_message("Open a run to see its result.")
+
+    # --- what is shown ------------------------------------------------------------------------
+
+    def _body(self, shown: bool) -> None:
+        for widget in (self.split, self.count, self.apply_button, self.branch_button):
+            widget.setVisible(shown)
+        self.pr_button.setVisible(shown and self.result is not None
+                                  and self.result.get("pullRequest") is None)
+        if not shown:
+            self.applied.hide()
+
+    def show_message(self, line: str) -> None:
+        """No result to show: one line says why (no run, still working, no worktrees)."""
+        self.result, self.branch = None, None
+        self.patches.clear()
+        self.files.clear()
+        self.patch.clear()
+        self.title.setText(line)
+        self.detail.clear()
+        self.detail.hide()
+        self.note.hide()
+        self._body(False)
+
+    def show_result(self, result: dict[str, Any], node_label: str | None = None) -> None:
+        """Show ``result`` (GET .../result; ``node_label``: its node's name on the canvas);
+        a file accepted or rejected before stays so while the result is the same commit."""
+        same = self.result is not None and self.result.get("commit") == result.get("commit")
+        kept = {p: self._item_accepted(p) for p in self._paths()} if same else {}
+        if not same:
+            self.patches.clear()
+            self.note.hide()
+        current = self.current_path() if same else None
+        self.result = result
+        files = result.get("files") or []
+        self.title.setText(f"Result: branch {result['branch']}, from node "
+                           f"{node_label or result['node']}")
+        self.detail.setText(f"in {result['repo']} · against the run's base "
+                            f"{str(result['base'])[:12]} · {len(files)} file(s) changed")
+        self.detail.show()
+        self.files.blockSignals(True)
+        self.files.clear()
+        for f in files:
+            item = QTreeWidgetItem([f["path"], f["status"]])
+            item.setData(0, Qt.ItemDataRole.UserRole, f["path"])
+            item.setData(1, Qt.ItemDataRole.UserRole, f["status"])
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setData(1, Qt.ItemDataRole.ForegroundRole,
+                         QBrush(QColor(_STATUS.get(f["status"], "#57606a"))))
+            accepted = kept.get(f["path"], True)
+            item.setCheckState(0, Qt.CheckState.Checked if accepted else Qt.CheckState.Unchecked)
+            self.files.addTopLevelItem(item)
+        self.files.blockSignals(False)
+        branches = [a.get("branch") for a in result.get("applied") or []
+                    if a.get("target") == "branch" and a.get("branch")]
+        self.branch = self.branch if same and self.branch else (branches[-1] if branches
+                                                                else None)
+        self.show_applied(result.get("applied") or [])
+        self._body(True)
+        if not files:
+            self.patch.show_text("The result changes no file against the run's base.")
+        else:
+            self.select(current if current in self._paths() else files[0]["path"])
+        self._sync_buttons()
+
+    def show_applied(self, records: list[dict[str, Any]]) -> None:
+        """The earlier applications of this result, oldest first."""
+        if not records:
+            self.applied.hide()
+            return
+        self.applied.setText("Applied before:\n" + "\n".join(applied_line(r)
+                                                             for r in records))
+        self.applied.show()
+
+    def show_patch(self, path: str, patch: str) -> None:
+        """``path``'s diff against the run's base (shown when it is the selected file)."""
+        self.patches[path] = patch
+        if self.current_path() != path:
+            return
+        parsed = parse_diff(patch)
+        if parsed:
+            self.patch.show_file(parsed[0])
+        else:
+            self.patch.show_text(patch or "(no textual change: a binary file or its mode)")
+
+    def show_note(self, kind: str, html: str) -> None:
+        """A banner over the files: ``kind`` ok, collision, info or error."""
+        background, border = _NOTE[kind]
+        self.note.setStyleSheet(f"QLabel {{ background: {background}; color: #24292f; "
+                                f"border: 1px solid {border}; border-radius: 4px; "
+                                "padding: 6px; }")
+        self.note.setText(html)
+        self.note.show()
+
+    def show_outcome(self, outcome: dict[str, Any]) -> None:
+        """What an application did (and, for a branch, that a pull request can follow)."""
+        self.mark_collisions([])
+        if outcome.get("target") == "branch" and outcome.get("applied"):
+            self.branch = outcome.get("branch")
+        self.show_note("ok" if outcome.get("applied") else "info", outcome_text(outcome))
+        self._sync_buttons()
+
+    def show_collision(self, files: list[str]) -> None:
+        """Applying was refused: ``files`` collide with the user's changes, nothing changed."""
+        self.mark_collisions(files)
+        listed = "".join(f"<li><b>{_esc(p)}</b></li>" for p in files)
+        self.show_note("collision", f"<b>Nothing was changed</b>: {len(files)} file(s) "
+                       "collide with your uncommitted changes:"
+                       f"<ul style='margin: 2px 0'>{listed}</ul>Reject these files (untick "
+                       "them), or commit or stash your own change to them, then apply again.")
+
+    def mark_collisions(self, files: list[str]) -> None:
+        """Show ``files`` in red in the list, the others as usual."""
+        for i in range(self.files.topLevelItemCount()):
+            item = self.files.topLevelItem(i)
+            collides = item.data(0, Qt.ItemDataRole.UserRole) in files
+            status = item.data(1, Qt.ItemDataRole.UserRole)
+            item.setText(1, f"{status}, collides" if collides else status)
+            item.setForeground(0, QBrush(_COLLIDES) if collides else QBrush())
+            item.setForeground(1, QBrush(_COLLIDES if collides else QColor(
+                _STATUS.get(status, "#57606a"))))
+            item.setToolTip(0, "collides with your uncommitted change" if collides else "")
+
+    def set_busy(self, busy: bool) -> None:
+        """While a request is out, its buttons wait."""
+        self.busy = busy
+        self._sync_buttons()
+
+    # --- the files ------------------------------------------------------------------------------
+
+    def _paths(self) -> list[str]:
+        return [self.files.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole)
+                for i in range(self.files.topLevelItemCount())]
+
+    def _item(self, path: str) -> QTreeWidgetItem | None:
+        for i in range(self.files.topLevelItemCount()):
+            item = self.files.topLevelItem(i)
+            if item.data(0, Qt.ItemDataRole.UserRole) == path:
+                return item
+        return None
+
+    def _item_accepted(self, path: str) -> bool:
+        item = self._item(path)
+        return item is not None and item.checkState(0) == Qt.CheckState.Checked
+
+    def set_accepted(self, path: str, accepted: bool) -> None:
+        """Accept or reject one file."""
+        item = self._item(path)
+        if item is not None:
+            item.setCheckState(0, Qt.CheckState.Checked if accepted else Qt.CheckState.Unchecked)
+
+    def accepted(self) -> list[str] | None:
+        """The accepted files; None when every file is (the whole result)."""
+        paths = self._paths()
+        chosen = [p for p in paths if self._item_accepted(p)]
+        return None if len(chosen) == len(paths) else chosen
+
+    def select(self, path: str) -> None:
+        """Select a file (its diff is shown)."""
+        item = self._item(path)
+        if item is not None:
+            self.files.setCurrentItem(item)
+
+    def current_path(self) -> str | None:
+        item = self.files.currentItem()
+        return item.data(0, Qt.ItemDataRole.UserRole) if item is not None else None
+
+    def _selected(self, item: QTreeWidgetItem | None, _previous: Any = None) -> None:
+        if item is None:
+            return
+        path = item.data(0, Qt.ItemDataRole.UserRole)
+        if path in self.patches:
+            self.show_patch(path, self.patches[path])
+        else:
+            self.patch.show_text(f"Loading the diff of {path}…")
+            self.fileSelected.emit(path)
+
+    def _sync_buttons(self) -> None:
+        paths = self._paths()
+        chosen = [p for p in paths if self._item_accepted(p)]
+        self.count.setText(f"{len(chosen)} of {len(paths)} file(s) accepted")
+        ready = self.result is not None and not self.busy
+        self.apply_button.setEnabled(ready and bool(chosen))
+        self.branch_button.setEnabled(ready and bool(chosen))
+        self.pr_button.setEnabled(ready and self.branch is not None)
+        self.pr_button.setToolTip(
+            f"Push branch {self.branch} and open a pull request of it with gh"
+            if self.branch else "Create a branch first: the pull request is opened from it")
+        self.refresh_button.setEnabled(not self.busy)
+
+    # --- asking ---------------------------------------------------------------------------------
+
+    def ask_branch(self) -> QInputDialog:
+        """Ask for the new branch's name (a window-modal dialog, opened, not exec'd)."""
+        taken = [a.get("branch") for a in (self.result or {}).get("applied") or []]
+        dialog = QInputDialog(self)
+        dialog.setWindowTitle("Create branch")
+        dialog.setLabelText("Name of the new branch (made on your HEAD; your checkout is "
+                            "not touched):")
+        dialog.setTextEchoMode(QLineEdit.EchoMode.Normal)
+        dialog.setTextValue(default_branch(str((self.result or {}).get("runId", "")), taken))
+        dialog.setOkButtonText("Create branch")
+        accepted = self.accepted()
+        dialog.textValueSelected.connect(
+            lambda name: name.strip() and self.branchRequested.emit(accepted, name.strip()))
+        dialog.open()
+        self.dialog = dialog
+        return dialog

@@ -1,0 +1,241 @@
+"""The Result view over a real run in a git repository with uncommitted work: the files
+and a diff, a partial selection applied to the working tree (the user's changes
+survive), a branch created, a collision named with nothing changed, a run without a
+result said in one line, and a pull request through a stand-in ``gh``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QMessageBox
+from service_process import ServeProcess
+
+from desktop.graph.io import loads_workflow
+from desktop.ui.run.result_text import applied_line, default_branch
+
+USER = ("-c", "user.name=The User", "-c", "user.email=user@example.com")
+URL = "https://github.com/u/p/pull/7"
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *USER, *args], cwd=repo, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def project(tmp_path: Path) -> Path:
+    """A repository with a commit, a change to it not committed, and an untracked file."""
+    repo = tmp_path / "project"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "lib.txt").write_text("committed\n")
+    git(repo, "add", "lib.txt")
+    git(repo, "commit", "-q", "-m", "init")
+    (repo / "lib.txt").write_text("committed\nwork in progress\n")
+    (repo / "notes.txt").write_text("untracked\n")
+    return repo
+
+
+def two_implementers(repo: Path | None) -> str:
+    ws = f'workspace: "{repo}", ' if repo else ""
+    return f"""
+version: 1
+name: Two implementers
+task: write both halves
+nodes:
+  - {{id: lead, label: Lead, provider: scripted, entry: true}}
+  - {{id: left, label: Left, provider: scripted}}
+  - {{id: right, label: Right, provider: scripted}}
+nodeConfigs:
+  lead: {{{ws}stallThreshold: 10, script: [{{say: lead}}]}}
+  left: {{{ws}script: [{{edit: {{path: left.txt, content: "left\\n"}}}}]}}
+  right: {{{ws}script: [{{edit: {{path: right.txt, content: "right\\nsecond\\n"}}}}]}}
+edges:
+  - {{from: lead, to: left}}
+  - {{from: lead, to: right}}
+  - {{from: left, to: lead, type: report}}
+  - {{from: right, to: lead, type: report}}
+"""
+
+
+def status(panels) -> str:
+    return ((panels.session.state if panels.session else None) or {}).get("status", "")
+
+
+def show_result_tab(window, panels) -> None:
+    """The user opens the Result tab (its dock becomes visible: the result loads)."""
+    window.show()
+    panels.docks["result"].raise_()
+
+
+async def run_to_the_end(panels, until) -> None:
+    await panels.run()
+    await until(lambda: status(panels) in ("completed", "failed", "stopped"))
+    assert status(panels) == "completed"
+
+
+async def settled(panels, until) -> None:
+    """Every request of the Result view has its answer."""
+    await until(lambda: not panels.results.tasks)
+
+
+def rows(view) -> list[tuple[str, str, bool]]:
+    out = []
+    for i in range(view.files.topLevelItemCount()):
+        item = view.files.topLevelItem(i)
+        out.append((item.text(0), item.text(1), item.checkState(0) == Qt.CheckState.Checked))
+    return out
+
+
+def test_a_finished_runs_result_is_listed_diffed_applied_in_part_branched_and_collides(
+        qloop, window_for, until, tmp_path):
+    repo = project(tmp_path)
+    window, panels = window_for(loads_workflow(two_implementers(repo)))
+    view = panels.result
+
+    async def go():
+        await panels.run()
+        show_result_tab(window, panels)  # looked at while the run works: loaded as it ends
+        if status(panels) in ("queued", "running"):
+            assert view.title.text().startswith("The run is still working")
+        await until(lambda: status(panels) in ("completed", "failed", "stopped"))
+        assert status(panels) == "completed"
+        await until(lambda: view.result is not None and "left.txt" in view.patches)
+        await settled(panels, until)
+
+    qloop.run_until_complete(go())
+    run8 = panels.session.run_id[:8]
+    assert view.title.text() == f"Result: branch canvas/{run8}/lead, from node Lead"
+    assert str(repo) in view.detail.text()
+    assert rows(view) == [("left.txt", "added", True), ("right.txt", "added", True)]
+    assert view.current_path() == "left.txt"
+    assert "+left" in view.patch.unified.toPlainText()
+    assert view.count.text() == "2 of 2 file(s) accepted"
+    assert view.applied.isHidden() and view.note.isHidden()
+    assert not view.pr_button.isVisibleTo(view)  # no remote: no pull request offered
+
+    view.select("right.txt")  # another file: its diff is fetched
+    qloop.run_until_complete(until(lambda: "+second" in view.patch.unified.toPlainText()))
+    assert "second" in view.patch.right.toPlainText()
+
+    # reject left.txt, apply the rest onto the working tree
+    view.set_accepted("left.txt", False)
+    assert view.count.text() == "1 of 2 file(s) accepted"
+    assert view.accepted() == ["right.txt"]
+    view.apply_button.click()
+    qloop.run_until_complete(settled(panels, until))
+    assert (repo / "right.txt").read_text() == "right\nsecond\n"
+    assert not (repo / "left.txt").exists()
+    assert (repo / "lib.txt").read_text() == "committed\nwork in progress\n"  # theirs, kept
+    assert (repo / "notes.txt").read_text() == "untracked\n"
+    assert git(repo, "log", "--format=%s") == "init"  # nothing committed
+    assert "Applied 1 file(s) to your working tree" in view.note.text()
+    assert "right.txt" in view.note.text()
+    assert rows(view)[0] == ("left.txt", "added", False)  # the choice outlives the reload
+    assert not view.applied.isHidden() and "the working tree: 1 file(s)" in view.applied.text()
+
+    # the user writes their own left.txt: taking the result's left.txt collides
+    (repo / "left.txt").write_text("the user's own left\n")
+    view.set_accepted("left.txt", True)
+    view.apply_button.click()
+    qloop.run_until_complete(settled(panels, until))
+    note = view.note.text()
+    assert "Nothing was changed" in note and "left.txt" in note and "1 file(s)" in note
+    assert rows(view)[0] == ("left.txt", "added, collides", True)
+    assert view.files.topLevelItem(0).foreground(0).color().name() == "#cf222e"
+    assert view.files.topLevelItem(1).foreground(0).style() == Qt.BrushStyle.NoBrush
+    assert (repo / "left.txt").read_text() == "the user's own left\n"
+    assert (repo / "right.txt").read_text() == "right\nsecond\n"
+
+    # the whole result as a branch, named in the dialog
+    view.branch_button.click()
+    dialog = view.dialog
+    assert dialog.textValue() == f"agent-canvas/{run8}"
+    dialog.accept()
+    qloop.run_until_complete(settled(panels, until))
+    assert git(repo, "show", f"agent-canvas/{run8}:left.txt") == "left"
+    assert git(repo, "show", f"agent-canvas/{run8}:lib.txt") == "committed"
+    assert git(repo, "rev-parse", "--abbrev-ref", "HEAD") == "main"  # checkout untouched
+    assert f"Created branch agent-canvas/{run8}" in view.note.text()
+    assert f"branch agent-canvas/{run8}: 2 file(s)" in view.applied.text()
+    view.branch_button.click()
+    assert view.dialog.textValue() == f"agent-canvas/{run8}-2"  # the name is taken
+    view.dialog.reject()
+
+
+def test_a_run_without_worktrees_says_so_in_one_line(qloop, window_for, until):
+    window, panels = window_for(loads_workflow(two_implementers(None)))
+    view = panels.result
+    assert view.title.text() == "Open a run to see its result."
+
+    async def go():
+        await run_to_the_end(panels, until)
+        show_result_tab(window, panels)  # shown after the run: it loads now
+        await until(lambda: view.title.text().startswith("No result"))
+        await settled(panels, until)
+
+    qloop.run_until_complete(go())
+    assert "worktree" in view.title.text()
+    assert view.split.isHidden() and view.apply_button.isHidden()
+    assert view.note.isHidden()
+    assert not [w for w in QApplication.topLevelWidgets()
+                if isinstance(w, QMessageBox) and w.isVisible()]  # no error dialog
+
+
+@pytest.fixture
+def gh_service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServeProcess]:
+    """A service whose PATH has a stand-in ``gh`` that records its arguments."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    gh = bin_dir / "gh"
+    gh.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {tmp_path / 'gh.args'}\n"
+                  f"echo 'Creating pull request'\necho {URL}\n")
+    gh.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    svc = ServeProcess(tmp_path / "gh-service")
+    yield svc
+    svc.stop()
+
+
+def test_open_pull_request_after_a_branch_pushes_it_and_links_the_pull_request(
+        qloop, window_for, until, tmp_path, gh_service):
+    repo = project(tmp_path)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    window, panels = window_for(loads_workflow(two_implementers(repo)), gh_service.data_dir)
+    view = panels.result
+
+    async def go():
+        await run_to_the_end(panels, until)
+        show_result_tab(window, panels)
+        await until(lambda: view.result is not None)
+        await settled(panels, until)
+
+    qloop.run_until_complete(go())
+    assert view.pr_button.isVisibleTo(view) and not view.pr_button.isEnabled()
+    view.branch_button.click()
+    view.dialog.setTextValue("agent/result")
+    view.dialog.accept()
+    qloop.run_until_complete(settled(panels, until))
+    assert view.pr_button.isEnabled()
+    view.pr_button.click()
+    qloop.run_until_complete(settled(panels, until))
+    assert URL in view.note.text() and "pushed to origin" in view.note.text()
+    assert git(remote, "rev-parse", "agent/result") == git(repo, "rev-parse", "agent/result")
+    args = (tmp_path / "gh.args").read_text().splitlines()
+    assert args[:4] == ["pr", "create", "--head", "agent/result"]
+
+
+def test_the_default_branch_name_and_an_application_line():
+    assert default_branch("1a2b3c4d-0000", []) == "agent-canvas/1a2b3c4d"
+    assert default_branch("1a2b3c4d-0000", ["agent-canvas/1a2b3c4d",
+                                            "agent-canvas/1a2b3c4d-2"]) == \
+        "agent-canvas/1a2b3c4d-3"
+    line = applied_line({"at": "2025-01-02T03:04:05Z", "target": "branch", "branch": "b",
+                         "files": ["a", "b", "c", "d", "e", "f", "g"]})
+    assert line == "• 2025-01-02 03:04:05 to branch b: 7 file(s): a, b, c, d, e, f and 1 more"
