@@ -84,7 +84,8 @@ async def create_run(request: web.Request) -> web.Response:
 
 
 async def list_runs(request: web.Request) -> web.Response:
-    return _json({"runs": await _service(request).summaries()})
+    body = await _service(request).summaries_body()
+    return web.Response(body=body, content_type="application/json")
 
 
 async def get_run(request: web.Request) -> web.Response:

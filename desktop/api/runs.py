@@ -25,6 +25,7 @@ from pydantic import ValidationError
 
 from desktop.api.errors import ApiError, from_command, from_validation
 from desktop.api.paths import AllowedRoots
+from desktop.api.run_index import RunIndex
 from desktop.api.stream import CLOSE_UNKNOWN_RUN, Feeds
 from desktop.contract.api import CreateRun, PatchRun
 from desktop.contract.state import RunState
@@ -66,6 +67,7 @@ class RunService:
         self._readers: dict[str, tuple[EventReader, asyncio.Lock]] = {}
         self._run_locks: dict[str, asyncio.Lock] = {}
         self.closing = False
+        self.index = RunIndex(runs_dir(self.data_dir))
 
     # --- finding runs --------------------------------------------------------------------
 
@@ -105,9 +107,12 @@ class RunService:
     async def summaries(self) -> list[dict[str, Any]]:
         """Every run, newest first, with its status, names, times and token use."""
         live = {run_id: h.engine.state for run_id, h in self.hosted.items()}
-        rows = await asyncio.to_thread(_read_summaries, runs_dir(self.data_dir), live)
-        rows.sort(key=lambda r: (r["createdAt"], r["id"]), reverse=True)
-        return rows
+        return await self.index.rows(live)
+
+    async def summaries_body(self) -> bytes:
+        """``{"runs": summaries()}`` encoded (shared by callers that ask at once)."""
+        return await self.index.body({run_id: h.engine.state
+                                      for run_id, h in self.hosted.items()})
 
     async def events(self, run_id: str, limit: int, before: int | None,
                      after: int | None) -> Page:
@@ -362,30 +367,6 @@ def _recorded_path(raw: str) -> str:
         raise ApiError(422, "invalid_path", "workflowPath must be an absolute path when a "
                        "workflow document is sent with it", "workflowPath")
     return str(Path(raw))
-
-
-def _read_summaries(root: Path, live: dict[str, RunState]) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
-    if not root.is_dir():
-        return rows
-    for folder in root.iterdir():
-        if not folder.is_dir() or folder.name.startswith("."):
-            continue
-        state = live.get(folder.name)
-        if state is None:
-            try:
-                state = open_run(folder)
-            except RunError:
-                continue  # `agent-canvas runs list` reports unreadable folders
-        status = str(state.status)
-        if folder.name not in live and state.interrupted:
-            status = "interrupted"
-        rows.append({"id": state.id, "status": status, "workflowName": state.workflow_name,
-                     "createdAt": state.created_at, "updatedAt": state.updated_at,
-                     "live": folder.name in live, "tokens": dict(state.usage)})
-        if state.forked_from is not None:
-            rows[-1]["forkedFrom"] = state.forked_from.to_json_dict()
-    return rows
 
 
 def _resolved_in_log(folder: Path) -> list[str]:
