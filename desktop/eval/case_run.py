@@ -25,6 +25,7 @@ from desktop.eval.assets import AssetStore
 from desktop.eval.checks import check_spec, run_workspace_check
 from desktop.eval.digest import Digester, RunDigest, short_hash
 from desktop.eval.failures import Failure, classify_failure
+from desktop.eval.portable import Scrubber, scrub_tree
 from desktop.eval.suite import WORKSPACE_CHECKS, Case, check_label
 from desktop.graph.document import WorkflowDocument
 from desktop.views.reader import EventReader
@@ -94,10 +95,21 @@ async def run_attempt(doc: WorkflowDocument, case: Case, source: Path | None, da
     run_dir = engine.run_dir
     workspace = run_dir / "workspace"
     try:
-        before = await asyncio.to_thread(ws.prepare, workspace, source)
-    except BaseException:
-        engine.close()
-        raise
+        try:
+            before = await asyncio.to_thread(ws.prepare, workspace, source)
+        except BaseException:
+            engine.close()
+            raise
+        return await _finish_attempt(engine, case, run_dir, workspace, before,
+                                     timeout_sec, assets, limits, started)
+    finally:  # the kept run folder names no absolute path (desktop.eval.portable)
+        await asyncio.to_thread(scrub_tree, run_dir, Scrubber(data_dir))
+
+
+async def _finish_attempt(engine: Any, case: Case, run_dir: Path,
+                          workspace: Path, before: Any, timeout_sec: float,
+                          assets: AssetStore, limits: RunLimits, started: float) -> Attempt:
+    """Drive the engine to its end, then digest the run and run the workspace checks."""
     timed_out, waited = await drive(engine, timeout_sec)
     attempt = Attempt(run_dir, latency_ms=(time.monotonic() - started) * 1000)
     events = await asyncio.to_thread(lambda: list(EventReader(run_dir).iter_events()))

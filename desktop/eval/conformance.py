@@ -81,7 +81,7 @@ class Checker:
         except ValidationError as exc:
             for err in exc.errors():
                 loc = ".".join(str(p) for p in err["loc"] if not _is_tag(p))
-                self.bad(path, loc, err["msg"].removeprefix("Value error, "))
+                self.bad(path, *_problem(err, loc, data))
             return None
 
     def no_absolute(self, path: Path, data: Any) -> None:
@@ -202,6 +202,15 @@ class Checker:
         for href in sorted(files):
             self.bad(path, "items", f"{href} is in assets/ but not listed")
         return listed
+
+
+def _problem(err: Any, loc: str, data: Any) -> tuple[str, str]:
+    """``(field, message)`` for one validation error; a field that is absent is "missing"."""
+    if err["type"] == "missing":
+        return loc, "missing — it is required"
+    if err["type"] == "status" and isinstance(data, dict) and "status" not in data:
+        return "status", "missing — a case file says 'ok' or 'runner_error'"
+    return loc, err["msg"].removeprefix("Value error, ")
 
 
 def _is_tag(part: Any) -> bool:

@@ -1,40 +1,76 @@
-"""Keeping artifacts portable: the evaluation folder's absolute path never lands in them.
+"""Keeping artifacts portable: no absolute path of this machine lands in them.
 
 Agents and checks print absolute paths (a traceback names
-``/home/me/out/runs/<id>/workspace/test_x.py``). Before a case file or an asset is
-written, every occurrence of the evaluation folder's path becomes ``<eval>``, so
-the folder can be copied anywhere and no file names where it used to be.
+``/home/me/out/runs/<id>/workspace/test_x.py``), and the engine writes them into the
+run folders an evaluation keeps (prompts name the run folder and the bus command,
+run-info.yaml and the event log name the workspace). Before a case file or an asset is
+written, and once each kept engine run has ended (:func:`scrub_tree`), every
+occurrence of the evaluation folder's path becomes ``<eval>``, this program's folder
+``<agent-canvas>``, the Python it runs on ``<python>`` (its environment
+``<python-env>``), and the home folder ``~``; so the folder can be copied or moved
+anywhere and no file names where it used to be or whose machine made it.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
+from desktop.store.atomic import atomic_write_bytes
+
 MARK = "<eval>"
+CACHE_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
+"""Caches a check leaves in a kept workspace: compiled files name their source's
+absolute path, and they are rebuilt on demand, so they are dropped."""
+MAX_SCRUB_BYTES = 64 * 1024 * 1024
+
+
+def _forms(path: str | os.PathLike[str]) -> set[str]:
+    """``path`` as given, resolved and real (each a way it may be printed)."""
+    return {str(path), str(Path(path).resolve()), os.path.realpath(path)}
+
+
+def local_paths() -> dict[str, str]:
+    """This machine's absolute paths other than the evaluation folder -> their marks."""
+    from desktop.runtime.agent_env import PACKAGE_ROOT
+
+    marks: dict[str, str] = {}
+    for paths, mark in ((_forms(Path.home()), "~"), (_forms(sys.base_prefix), "<python-home>"),
+                        (_forms(sys.prefix), "<python-env>"), (_forms(PACKAGE_ROOT),
+                                                               "<agent-canvas>"),
+                        ({sys.executable} if sys.executable else set(), "<python>")):
+        for form in paths:
+            if len(form) > 1:
+                marks[form] = mark
+    return marks
 
 
 class Scrubber:
-    """Replaces the evaluation folder's path (as given and resolved) with ``<eval>``."""
+    """Replaces the evaluation folder's path (as given and resolved) with ``<eval>``, and
+    this machine's other paths (:func:`local_paths`) with their marks; longest first, so
+    a folder inside another gets its own mark."""
 
     def __init__(self, root: Path):
-        forms = {str(root), str(Path(root).resolve()), os.path.realpath(root)}
-        self._texts = sorted((f for f in forms if len(f) > 1), key=len, reverse=True)
-        self._bytes = [f.encode() for f in self._texts]
+        marks = local_paths()
+        marks.update({form: MARK for form in _forms(root) if len(form) > 1})
+        self._texts = sorted(marks.items(), key=lambda pair: len(pair[0]), reverse=True)
+        self._bytes = [(form.encode(), mark.encode()) for form, mark in self._texts]
         self.changed = False
 
     def text(self, value: str) -> str:
-        for form in self._texts:
+        for form, mark in self._texts:
             if form in value:
-                value = value.replace(form, MARK)
+                value = value.replace(form, mark)
                 self.changed = True
         return value
 
     def data(self, value: bytes) -> bytes:
-        for form in self._bytes:
+        for form, mark in self._bytes:
             if form in value:
-                value = value.replace(form, MARK.encode())
+                value = value.replace(form, mark)
                 self.changed = True
         return value
 
@@ -47,3 +83,32 @@ class Scrubber:
         if isinstance(value, list):
             return [self.obj(v) for v in value]
         return value
+
+
+def scrub_tree(folder: Path, scrubber: Scrubber) -> int:
+    """Scrub every text file under ``folder`` in place (atomically); the number changed.
+
+    Git's own files are left alone (they hold no absolute path, and git must still read
+    them); caches are dropped (:data:`CACHE_DIRS`); binary files and symbolic links are
+    not touched.
+    """
+    changed = 0
+    for current, dirs, files in os.walk(folder):
+        for name in [d for d in dirs if d in CACHE_DIRS]:
+            shutil.rmtree(Path(current) / name, ignore_errors=True)
+        dirs[:] = [d for d in dirs if d not in CACHE_DIRS and d != ".git"]
+        for name in files:
+            path = Path(current) / name
+            try:
+                if path.is_symlink() or path.stat().st_size > MAX_SCRUB_BYTES:
+                    continue
+                raw = path.read_bytes()
+            except OSError:
+                continue
+            if b"\0" in raw:
+                continue  # binary
+            clean = scrubber.data(raw)
+            if clean != raw:
+                atomic_write_bytes(path, clean)
+                changed += 1
+    return changed

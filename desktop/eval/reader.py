@@ -72,6 +72,15 @@ def load_json(path: Path, shown: str | None = None) -> tuple[Any, str | None]:
         return None, f"{shown}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
 
 
+def _not(expected: str, data: Any, name: str) -> str:
+    """Why ``data[name]`` is not ``expected``: missing, or what it is instead."""
+    if not isinstance(data, dict):
+        return "the file is not a JSON object"
+    if name not in data:
+        return f"missing (must be {expected!r})"
+    return f"not {expected!r}"
+
+
 def read_version(side: str, folder: Path) -> VersionDir:
     """A version directory; problems name files relative to the result folder."""
     version = VersionDir(side, folder.name, folder)
@@ -81,7 +90,8 @@ def read_version(side: str, folder: Path) -> VersionDir:
         version.problems.append(problem + (" — every version directory needs run.json; its "
                                            "cases are evaluated anyway"))
     elif not isinstance(run, dict) or run.get("schema_version") != "run.v1":
-        version.problems.append(f"{rel}/run.json: schema_version: not 'run.v1'")
+        version.problems.append(f"{rel}/run.json: schema_version: "
+                                + _not("run.v1", run, "schema_version"))
     else:
         version.run = run
     for path in sorted(folder.glob("*.json")):
@@ -93,11 +103,13 @@ def read_version(side: str, folder: Path) -> VersionDir:
             version.problems.append(problem + " — the case is left out")
             continue
         if not isinstance(data, dict) or data.get("schema_version") != "case.v1":
-            version.problems.append(f"{shown}: schema_version: not 'case.v1' — left out")
+            version.problems.append(f"{shown}: schema_version: "
+                                    f"{_not('case.v1', data, 'schema_version')} — left out")
             continue
         case_id = data.get("case_id")
         if not isinstance(case_id, str) or not case_id:
-            version.problems.append(f"{shown}: case_id: missing — left out")
+            what = "missing" if "case_id" not in data else "must be a non-empty string"
+            version.problems.append(f"{shown}: case_id: {what} — left out")
             continue
         if case_id in version.cases:
             version.problems.append(f"{shown}: case_id: {case_id!r} also in "

@@ -3,7 +3,8 @@
 Kept out of desktop.commands so the scripted agent can post without loading
 every subcommand. It finds the bus through the environment the runner
 injects (MESSAGE_BUS, JRUN_ID, RUN_FOLDER, AGENT_CANVAS_RUN_ID,
-AGENT_CANVAS_NODE_ID) and appends a ``bus.message`` event to the run's
+AGENT_CANVAS_NODE_ID; conductor-loop's JRUN_MESSAGE_BUS, JRUN_RUN_FOLDER, JRUN_RUNS_DIR
+and JRUN_CONDUCTOR_URL serve as well) and appends a ``bus.message`` event to the run's
 events.jsonl under the log's file lock. When CONDUCTOR_URL is set the message is
 POSTed there first (``POST <url>/api/runs/<runId>/bus``); if that fails, the file
 is used. ``--handoff NODE`` also records the handoff in RUN_FOLDER/handoff.json,
@@ -16,6 +17,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from desktop.contract.protocol_env import protocol_value
 from desktop.providers.redact import Redactor
 from desktop.store.safe_json import loads as safe_loads
 
@@ -40,12 +42,12 @@ def _run_id(bus: Path) -> str | None:
 def _redactor() -> Redactor:
     """Secrets this agent holds, by the user's patterns too: the message goes straight
     into the log, past the engine's own redaction."""
-    runs = os.environ.get("RUNS_DIR")
+    runs = protocol_value(os.environ, "RUNS_DIR")
     return Redactor.from_env(data_dir=Path(runs).parent if runs else None)
 
 
 def _write_handoff(to: str, message: str) -> Path | None:
-    folder = os.environ.get("RUN_FOLDER")
+    folder = protocol_value(os.environ, "RUN_FOLDER")
     if not folder:
         return None
     path = Path(folder) / "handoff.json"
@@ -87,10 +89,11 @@ def post_message(bus_type: str, message: str, handoff: str | None = None) -> int
     bus_type = bus_type.upper()
     if bus_type not in POST_TYPES:
         raise BusError(f"--type {bus_type!r} is not one of {', '.join(POST_TYPES)}")
-    bus_env = os.environ.get("MESSAGE_BUS")
+    bus_env = protocol_value(os.environ, "MESSAGE_BUS")
     if not bus_env:
-        raise BusError("MESSAGE_BUS is not set: run this from an agent started by "
-                       "agent-canvas, or set MESSAGE_BUS to the run's events.jsonl")
+        raise BusError("MESSAGE_BUS (or JRUN_MESSAGE_BUS) is not set: run this from an "
+                       "agent started by agent-canvas, or set MESSAGE_BUS to the run's "
+                       "events.jsonl")
     bus = Path(bus_env)
     if not bus.is_file():
         raise BusError(f"MESSAGE_BUS={bus} does not exist; it must be a run's events.jsonl")
@@ -105,7 +108,7 @@ def post_message(bus_type: str, message: str, handoff: str | None = None) -> int
     if handoff:
         event["handoffTo"] = handoff
         _write_handoff(handoff, message)
-    url = os.environ.get("CONDUCTOR_URL")
+    url = protocol_value(os.environ, "CONDUCTOR_URL")
     if url and run_id and _post_http(url, run_id, event):
         return 0
     from desktop.store.eventlog import append_external

@@ -4,6 +4,12 @@ An agent gets a minimal base (PATH, HOME, locale, temp dir, Python paths), the
 variables its node's ``envAllowlist`` names (glob patterns allowed), the
 protocol variables, and the API key of its own provider only. The API key of
 any other provider never reaches it, even when allowlisted.
+
+The protocol variables come in two generations with the same values: the spec's
+(``TASK_FOLDER``, ``RUN_FOLDER``, ``MESSAGE_BUS``, ``RUNS_DIR``, ``CONDUCTOR_URL``) and
+conductor-loop's newer ``JRUN_*`` names for them
+(:data:`desktop.contract.protocol_env.JRUN_NAMES`), so agents and
+prompts written for either find what they look for.
 """
 
 import fnmatch
@@ -13,10 +19,12 @@ import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from desktop.contract.protocol_env import JRUN_NAMES, protocol_value, with_newer_names
 from desktop.selfcmd import frozen, self_command
 from desktop.store.keychain import API_KEY_BY_PROVIDER
 
-__all__ = ["API_KEY_BY_PROVIDER", "build_env", "bus_command", "key_provider", "protocol_vars"]
+__all__ = ["API_KEY_BY_PROVIDER", "JRUN_NAMES", "build_env", "bus_command", "key_provider",
+           "protocol_value", "protocol_vars"]
 # AGENT_CANVAS_SECRET_NAMES holds names, not secrets: `bus post` redacts by it.
 BASE_VARS = ("PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV",
              "AGENT_CANVAS_SECRET_NAMES")
@@ -40,7 +48,8 @@ def protocol_vars(
     turn_number: int,
     attempt: int,
 ) -> dict[str, str]:
-    """The variables the protocol injects (specs/agent-protocol-governance.md)."""
+    """The variables the protocol injects (specs/agent-protocol-governance.md), each of
+    :data:`JRUN_NAMES` also under its ``JRUN_*`` name."""
     env = {
         "JRUN_PROJECT_ID": project_id,
         "JRUN_TASK_ID": task_id,
@@ -60,7 +69,7 @@ def protocol_vars(
         env["JRUN_PARENT_ID"] = parent_agent_run_id
     if conductor_url:
         env["CONDUCTOR_URL"] = conductor_url
-    return env
+    return with_newer_names(env)
 
 
 def _allowed(name: str, patterns: Iterable[str]) -> bool:

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from desktop.contract.protocol_env import JRUN_NAMES
+
 RESTART_PREFIX = "Continue working on the following:\n\n"
 
 PREAMBLE_ORDER = (
@@ -40,6 +42,10 @@ class PromptBlock:
 def preamble(env: Mapping[str, str], run_folder: str, bus_command: str) -> str:
     """The protocol preamble: locations, ids, output and message-bus and DONE instructions."""
     lines = [f"{name}={env[name]}" for name in PREAMBLE_ORDER if env.get(name)]
+    newer = [f"{new} (= {old})" for old, new in JRUN_NAMES.items() if env.get(old)]
+    if newer:
+        lines.append("The same values are also set under conductor-loop's newer names: "
+                     + ", ".join(newer) + ".")
     lines += [
         f"Write output.md to {run_folder}/output.md",
         "",

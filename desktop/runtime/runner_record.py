@@ -33,7 +33,7 @@ from desktop.contract.sandbox import DEFAULT_MAX_OUTPUT_FILES, Sandbox
 from desktop.contract.secrets import is_secret_name
 from desktop.contract.state import NodeConfig
 from desktop.runtime.agent_env import API_KEY_BY_PROVIDER
-from desktop.store.runner import canonical, utf16_key, write_runner
+from desktop.store.runner import record_bytes, utf16_key, write_runner
 from desktop.store.runner_rules import LOCALE_RE
 from desktop.store.runner_verify import verify
 from desktop.wording import plural
@@ -242,5 +242,5 @@ def write_record(path: Path, record: dict[str, Any]) -> tuple[str, list[str]]:
     """Write ``record`` canonically and atomically; its hash, and the RN rules it breaks
     (written anyway, like run-info.yaml, so what happened is never lost)."""
     digest = write_runner(path, record)
-    found = verify(record, canonical(record)).violations
+    found = verify(record, record_bytes(record)).violations
     return digest, [f"{v.rule_id} {v.path}: {v.message}" for v in found]

@@ -2,6 +2,10 @@
 
 Validation returns problems as ``"field: message"`` strings instead of raising,
 so a checker can report all of them at once.
+
+What is read is kept as written: an unquoted timestamp (``2026-02-04T18:30:42.123456789Z``)
+is read as its text, never as a datetime (which would drop everything past microseconds),
+so reading a file and writing it again loses nothing.
 """
 
 import os
@@ -21,7 +25,7 @@ from desktop.contract.run_info import (
     run_id_problem,
 )
 from desktop.store.atomic import atomic_write_text
-from desktop.store.safe_yaml import YamlError, load_yaml, read_yaml_text
+from desktop.store.safe_yaml import YamlError, compose_yaml, construct_yaml, read_yaml_text
 
 __all__ = [
     "RunInfo",
@@ -51,8 +55,29 @@ def write_run_info(path: str | os.PathLike[str], info: RunInfo) -> None:
     atomic_write_text(path, text)
 
 
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _load_keeping_text(text: str, source: str) -> Any:
+    """YAML ``text`` as data, every implicitly typed timestamp kept as its exact text."""
+    root, loader = compose_yaml(text.removeprefix("\ufeff"), source)
+    todo: list[yaml.Node] = [root] if root is not None else []
+    while todo:
+        node = todo.pop()
+        if isinstance(node, yaml.ScalarNode):
+            if node.tag == _TIMESTAMP_TAG:
+                node.tag = _STR_TAG
+        elif isinstance(node, yaml.SequenceNode):
+            todo.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            todo.extend(part for pair in node.value for part in pair)
+    return construct_yaml(root, loader)
+
+
 def _plain(value: Any) -> Any:
-    # An unquoted timestamp loads as a datetime; keep the text form the spec uses.
+    # Timestamp scalars are read as text (_load_keeping_text); should a datetime or date
+    # reach here all the same, it gets the text form the spec uses.
     if isinstance(value, datetime):
         if value.tzinfo is not None and value.utcoffset().total_seconds() == 0:
             return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
@@ -76,7 +101,7 @@ def read_run_info(path: str | os.PathLike[str]) -> RunInfo:
     if text.startswith("\ufeff"):
         raise RunInfoError(path, "starts with a UTF-8 BOM; save it as UTF-8 without BOM")
     try:
-        data = load_yaml(text, str(path))
+        data = _load_keeping_text(text, str(path))
     except YamlError as exc:
         where = f" at line {exc.line}" if exc.line else ""
         raise RunInfoError(path, f"is not valid YAML{where}: {exc.message}"

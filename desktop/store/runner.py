@@ -1,8 +1,13 @@
 """runner.json: its canonical bytes (RFC 8785), its core hash, its atomic write.
 
-The core of a record is everything but ``timing`` and ``ephemeral`` (RN11); its hash
-is ``sha256:<hex>`` over the core's canonical bytes, so two records that differ only
-in timing or ephemeral notes share it.
+The core of a record is everything but ``timing`` and ``ephemeral`` (RN11). Both the
+hash and the file follow the Motherlabs kernel, where the runner spec comes from
+(``src/utils/canonical.ts``: ``canonicalizeToBytes`` and ``canonicalHash``): its hashed
+and written form of a value is the canonical JSON followed by exactly one ``\n``. So
+``runner_hash`` is ``sha256:<hex>`` of the core's canonical bytes plus ``\n`` (two
+records that differ only in timing or ephemeral notes share it, and the kernel's
+``runner-verify`` gives the same hash for the same record), and :func:`write_runner`
+writes the record's canonical bytes plus ``\n``, which both tools accept (RN12).
 """
 
 import hashlib
@@ -16,6 +21,8 @@ from desktop.contract.runner import CORE_EXCLUDED
 from desktop.store.atomic import atomic_write_bytes
 
 RUNNER_JSON = "runner.json"
+NEWLINE = b"\n"
+"""What ends the kernel's written and hashed form of a canonical value."""
 CanonicalError = rfc8785.CanonicalizationError
 _INT_MAX, _INT_MIN = 2**53 - 1, -(2**53) + 1
 
@@ -70,13 +77,21 @@ def core(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def runner_hash(record: dict[str, Any]) -> str:
-    """``sha256:<64 hex>`` of the record's core."""
+    """``sha256:<64 hex>`` of the record's core, as the kernel computes it."""
     return hash_of(canonical(core(record)))
 
 
 def hash_of(core_bytes: bytes) -> str:
-    """``sha256:<64 hex>`` of canonical core bytes."""
-    return "sha256:" + hashlib.sha256(core_bytes).hexdigest()
+    """``sha256:<64 hex>`` of canonical core bytes followed by one ``\n`` (the kernel's
+    ``canonicalHash``: sha256 over ``canonicalizeToBytes``)."""
+    digest = hashlib.sha256(core_bytes)
+    digest.update(NEWLINE)
+    return "sha256:" + digest.hexdigest()
+
+
+def record_bytes(record: dict[str, Any]) -> bytes:
+    """The bytes a runner.json file holds: canonical JSON and one ``\n``."""
+    return canonical(record) + NEWLINE
 
 
 def canonical_record(record: dict[str, Any]) -> tuple[bytes, bytes]:
@@ -92,6 +107,7 @@ def canonical_record(record: dict[str, Any]) -> tuple[bytes, bytes]:
 
 
 def write_runner(path: str | os.PathLike[str], record: dict[str, Any]) -> str:
-    """Write ``record`` canonically and atomically; returns its hash."""
-    atomic_write_bytes(path, canonical(record))
+    """Write ``record`` as the kernel's writer does (canonical JSON and one ``\n``),
+    atomically; returns its hash."""
+    atomic_write_bytes(path, record_bytes(record))
     return runner_hash(record)

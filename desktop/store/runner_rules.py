@@ -3,6 +3,13 @@
 Each rule adds a :class:`Violation` (rule id, message, ``$.path`` of the field) for
 everything it finds wrong, so one pass reports every violation at once. RN12 (canonical
 form) needs the record's bytes and lives in :mod:`desktop.store.runner_verify`.
+
+Paths name both tools' findings. ``path`` is ours, always a JSONPath down to the field;
+``reference_path`` is the path the Motherlabs kernel's ``runner-verify`` gives for the
+same finding (``sandbox`` where ours is ``$.sandbox.backend``), or None where it gives
+none (RN1, RN2, RN12). Where the kernel reports a finding ours folds into another (a
+``duration_ms`` mismatch when ``completed_at`` is also before ``started_at``), both
+are reported, so the (rule, reference_path) pairs are a superset of the kernel's.
 """
 
 import math
@@ -40,16 +47,33 @@ _STR = frozenset({str})
 _FORBIDDEN_RE = re.compile("^(?:" + "|".join(FORBIDDEN_ENV_PREFIXES) + ")", re.M | re.I)
 
 
+_NO_REFERENCE_PATH = frozenset({"RN1", "RN2", "RN12"})
+"""Rules whose violations the kernel's verifier reports without a path."""
+
+
+def reference_path_of(rule_id: str, path: str) -> str | None:
+    """The kernel's usual path for our ``path``: ours without ``$.``, None where it has none."""
+    if rule_id in _NO_REFERENCE_PATH or not path.startswith("$."):
+        return None
+    return path[2:]
+
+
 @dataclass(frozen=True)
 class Violation:
-    """One broken rule: its id (``RN5``), what is wrong, and where (``$.limits.timeout_ms``)."""
+    """One broken rule: its id (``RN5``), what is wrong, where (``$.limits.timeout_ms``),
+    and where the kernel's verifier says it is (``limits.timeout_ms``, or None)."""
 
     rule_id: str
     message: str
     path: str
+    reference_path: str | None = None
 
     def as_dict(self) -> dict[str, str]:
-        return {"rule_id": self.rule_id, "message": self.message, "path": self.path}
+        """The spec's violation object; ``reference_path`` only when the kernel gives one."""
+        out = {"rule_id": self.rule_id, "message": self.message, "path": self.path}
+        if self.reference_path is not None:
+            out["reference_path"] = self.reference_path
+        return out
 
 
 def utf16_sorted(items: list[str]) -> bool:
@@ -81,8 +105,11 @@ class _Checker:
         self.record = record
         self.found: list[Violation] = []
 
-    def bad(self, rule: str, path: str, message: str) -> None:
-        self.found.append(Violation(rule, message, path))
+    def bad(self, rule: str, path: str, message: str, reference: str | None = "") -> None:
+        """Record a violation; ``reference`` is the kernel's path when it is not ours
+        without ``$.`` (None: the kernel gives none)."""
+        ref = reference_path_of(rule, path) if reference == "" else reference
+        self.found.append(Violation(rule, message, path, ref))
 
     def obj(self, rule: str, name: str) -> dict[str, Any] | None:
         value = self.record.get(name)
@@ -184,7 +211,7 @@ def _rn4(c: _Checker) -> None:
     c.boolean("RN4", s, "filesystem_readonly", "$.sandbox")
     if level == "none" and backend is not None and backend != "none":
         c.bad("RN4", "$.sandbox.backend",
-              f"isolation_level 'none' requires backend 'none', got {backend!r}")
+              f"isolation_level 'none' requires backend 'none', got {backend!r}", "sandbox")
 
 
 def _rn5(c: _Checker) -> None:
@@ -208,7 +235,8 @@ def _rn6(c: _Checker) -> None:
     c.text("RN6", cmd, "shell", "$.commands")
     if allow and block:
         for both in sorted(set(allow) & set(block)):
-            c.bad("RN6", "$.commands.blocklist", f"{both!r} is in both allowlist and blocklist")
+            c.bad("RN6", "$.commands.blocklist", f"{both!r} is in both allowlist and blocklist",
+                  "commands")
 
 
 def _rn7(c: _Checker) -> None:
@@ -258,8 +286,8 @@ def _rn9(c: _Checker) -> None:
     if start is not None and end is not None:
         span = (end - start).total_seconds() * 1000
         if end < start:
-            c.bad("RN9", "$.timing.completed_at", "is before started_at")
-        elif is_number(duration) and abs(span - duration) > 1:
+            c.bad("RN9", "$.timing.completed_at", "is before started_at", "timing")
+        if is_number(duration) and abs(span - duration) > 1:
             c.bad("RN9", "$.timing.duration_ms",
                   f"{duration} differs from completed_at - started_at ({span:g} ms)")
     if "phases" in t:

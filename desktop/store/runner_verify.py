@@ -4,8 +4,14 @@
 duplicate keys, bounded size and depth) or raises :class:`RunnerParseError`;
 :func:`verify` checks every rule on any JSON value (RN1-RN11 in
 :mod:`desktop.store.runner_rules`, RN12 here) and reports every violation at once, each
-with its rule id, a message and the path of the field (``$.limits.timeout_ms``);
-:func:`check` does both for bytes, parsing a canonical record only once.
+with its rule id, a message, the path of the field (``$.limits.timeout_ms``) and,
+where the Motherlabs kernel's ``runner-verify`` reports a path for the same finding, that
+path too (``reference_path``: ``limits.timeout_ms``); :func:`check` does both for
+bytes, parsing a canonical record only once.
+
+RN12 accepts the canonical bytes alone or followed by exactly one ``\n`` (what the
+kernel's writer, and :func:`desktop.store.runner.write_runner`, emit); any other bytes
+are not the canonical form.
 """
 
 import json
@@ -15,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from desktop.store.runner import CanonicalError, canonical, canonical_record, hash_of
+from desktop.store.runner import NEWLINE, CanonicalError, canonical, canonical_record, hash_of
 from desktop.store.runner_rules import Violation, check_rules, kind_of
 
 __all__ = ["RunnerParseError", "Verification", "Violation", "check", "parse", "verify",
@@ -69,7 +75,7 @@ def parse(raw: bytes) -> Any:
     _check_size(raw)
     try:  # fast: a canonical record can hold no duplicate key, NaN or oversized number
         value = orjson.loads(raw)
-        if canonical(value) == raw:
+        if is_canonical_form(canonical(value), raw):
             return value
     except (orjson.JSONDecodeError, CanonicalError, RecursionError):
         pass
@@ -111,6 +117,12 @@ def _depth(text: str) -> int:
     return deepest
 
 
+def is_canonical_form(form: bytes, raw: bytes) -> bool:
+    """Whether ``raw`` is the canonical ``form``, alone or with exactly one ``\n``."""
+    return raw == form or (len(raw) == len(form) + 1 and raw.endswith(NEWLINE)
+                           and raw.startswith(form))
+
+
 def verify(value: Any, raw: bytes | None = None) -> Verification:
     """Every violation of RN1-RN12 in ``value``; ``raw`` (the bytes it was parsed from)
     lets RN12 check that the record was serialized canonically."""
@@ -126,9 +138,10 @@ def verify(value: Any, raw: bytes | None = None) -> Verification:
         found.append(Violation("RN12", f"has no canonical form: {exc} (RFC 8785 numbers are "
                                "IEEE doubles; integers beyond 2^53 cannot round-trip)", "$"))
     else:
-        if raw is not None and raw != form:
-            found.append(Violation("RN12", "not serialized canonically (RFC 8785): parsing "
-                                   "and serializing it again changes its bytes", "$"))
+        if raw is not None and not is_canonical_form(form, raw):
+            found.append(Violation("RN12", "not serialized canonically (RFC 8785, then at "
+                                   "most one \\n): parsing and serializing it again "
+                                   "changes its bytes", "$"))
     if found:
         return Verification(found)
     return Verification([], hash_of(core_form))

@@ -82,7 +82,7 @@ def test_each_broken_must_is_reported(copy: Path, capsys) -> None:
     (new / "extra.json").write_text("{not json")
     violations = check_artifacts(copy)
     text = "\n".join(violations)
-    assert f"{rel}/run.json: runner_version: Field required" in text
+    assert f"{rel}/run.json: runner_version: missing — it is required" in text
     assert f"{rel}/good.json: " in text and "no tool_result event has call_id 'nowhere'" in text
     assert f"{rel}/renamed.json: case_id: 'crash' does not match the file name" in text
     assert f"{rel}/crash.json: missing — run.json selects this case" not in text  # renamed
@@ -90,6 +90,29 @@ def test_each_broken_must_is_reported(copy: Path, capsys) -> None:
     assert f"{rel}/assets/manifest.json: items." in text and "size_bytes" in text
     assert main(["check", "artifacts", str(copy)]) == 1
     assert len(capsys.readouterr().out.strip().splitlines()) == len(violations)
+
+
+@pytest.mark.parametrize("field", ["status", "case_id", "schema_version", "version"])
+def test_a_missing_field_is_called_missing(copy: Path, field: str) -> None:
+    from desktop.eval.reader import read_version
+
+    new = _new(copy)
+    _edit(new / "good.json", lambda d: d.pop(field))
+    text = "\n".join(check_artifacts(copy))
+    assert f"new/{new.name}/good.json: {field}: missing" in text, text
+    assert "must be 'ok' or 'runner_error'" not in text and "Field required" not in text
+    if field in ("case_id", "schema_version"):
+        problems = "\n".join(read_version("new", new).problems)
+        assert f"good.json: {field}: missing" in problems, problems
+
+
+def test_run_json_without_schema_version_is_called_missing(copy: Path) -> None:
+    from desktop.eval.reader import read_version
+
+    new = _new(copy)
+    _edit(new / "run.json", lambda d: d.pop("schema_version"))
+    problems = "\n".join(read_version("new", new).problems)
+    assert "run.json: schema_version: missing (must be 'run.v1')" in problems
 
 
 def test_missing_body_and_absolute_paths(copy: Path) -> None:

@@ -1,6 +1,8 @@
 """The shipped example end to end: both sides, the contract, the verdicts, portability."""
 
+import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import orjson
@@ -65,13 +67,63 @@ def test_proposed_actions_carry_risk_and_resolvable_evidence(example_out: Path) 
     assert stamps == sorted(stamps) and all(isinstance(t, int) for t in stamps)
 
 
-def test_no_absolute_path_in_any_artifact(example_out: Path) -> None:
+def _machine_paths(out: Path) -> set[str]:
+    """Every absolute path of this machine an evaluation's files might name."""
+    import sys
+
+    from desktop.runtime.agent_env import PACKAGE_ROOT
+
+    paths = {out, out.resolve(), EXAMPLE.resolve(), Path.home(), Path(sys.prefix),
+             Path(sys.base_prefix), Path(sys.executable), Path(PACKAGE_ROOT),
+             Path(tempfile.gettempdir()).resolve()}
+    return {str(p) for p in paths if len(str(p)) > 1}
+
+
+def _user_name() -> str:
+    import getpass
+
+    return getpass.getuser()
+
+
+def test_no_absolute_path_or_user_name_in_any_file(example_out: Path) -> None:
+    """Every file under the output folder, the kept engine runs included (prompts,
+    prompt blocks, run-info, event logs, agent logs, workspaces)."""
+    from desktop.eval.report import write_report
+
     evaluate(example_out)
-    roots = {str(example_out), str(example_out.resolve()), str(EXAMPLE.resolve())}
+    write_report(example_out)
+    roots = _machine_paths(example_out)
+    # the user name as a path component or a login (user@host); as a bare word it may be
+    # English or CSS (``:root``)
+    name = re.escape(_user_name())
+    user = re.compile(rf"[/\\]{name}(?![\w.-])|(?<![\w.-]){name}@[\w-]")
+    walked = 0
     for path in example_out.rglob("*"):
-        if path.is_file() and "runs" not in path.relative_to(example_out).parts:
-            text = path.read_text(errors="replace")
-            assert not any(root in text for root in roots), path
+        if not path.is_file() or ".git" in path.relative_to(example_out).parts:
+            continue
+        walked += 1
+        raw = path.read_bytes()
+        assert b"\0" not in raw, f"{path} is binary (a cache left in a kept workspace?)"
+        text = raw.decode("utf-8", errors="replace")
+        assert not [root for root in roots if root in text], path
+        assert not user.search(text), (path, user.search(text))
+    assert walked > 50 and list(example_out.glob("runs/*/agents/*/prompt.blocks.json"))
+
+
+def test_the_report_opens_after_the_folder_is_moved(example_out: Path, tmp_path: Path
+                                                   ) -> None:
+    from desktop.eval.report import write_report
+
+    copy = tmp_path / "before"
+    shutil.copytree(example_out, copy, symlinks=True)
+    report = write_report(copy)
+    moved = tmp_path / "after" / "elsewhere"
+    moved.parent.mkdir()
+    shutil.move(copy, moved)
+    html = _assert_self_contained(moved / report.relative_to(copy), {str(copy), str(tmp_path)})
+    assert 'id="case-clamp"' in html
+    again = _assert_self_contained(write_report(moved), {str(copy), str(tmp_path)})
+    assert 'id="case-clamp"' in again
 
 
 def test_a_copied_result_folder_evaluates_the_same(example_out: Path, tmp_path: Path) -> None:

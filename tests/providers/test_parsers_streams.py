@@ -1,8 +1,11 @@
 """The stream parsers on streams recorded from the real CLIs (see fixtures/record.py)."""
 
+import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from desktop.contract.events import GenericEvent, parse_event
 from desktop.providers.parsers import parser_for
@@ -116,3 +119,52 @@ def test_errors_are_classified_with_the_agents_message(name: str, category: str)
     assert parser.error["category"] == category
     assert errors[0]["message"] == parser.error["message"]
     assert not of_type(events, "message.assistant.final")
+
+
+def _claude_lines_without_text_blocks() -> list[bytes]:
+    """The recorded text stream with every assistant text block taken out: the reply is
+    then only in the closing result event's ``result`` field."""
+    kept = []
+    for line in (FIXTURES / "claude-text.jsonl").read_bytes().splitlines():
+        data = json.loads(line)
+        if data.get("type") == "assistant":
+            content = [b for b in data["message"]["content"] if b.get("type") != "text"]
+            if not content:
+                continue
+            data["message"]["content"] = content
+        if data.get("type") == "stream_event" and data["event"].get("type") == \
+                "content_block_delta" and data["event"]["delta"].get("type") == "text_delta":
+            continue
+        kept.append(json.dumps(data).encode())
+    return kept
+
+
+def test_claude_final_text_only_in_result_is_the_final_message():
+    parser = parser_for("claude", run_id=RUN_ID)
+    events: list[dict] = []
+    for line in _claude_lines_without_text_blocks():
+        events += parser.feed(line)
+    events += parser.finish()
+    finals = of_type(events, "message.assistant.final")
+    assert [e["text"] for e in finals] == ["Hello from the fake model."]
+    assert parser.final_text == "Hello from the fake model."
+    parse_event({**finals[0], "runId": RUN_ID})
+
+
+def test_claude_final_text_in_both_places_is_one_final_message():
+    events, _ = parse("claude-text")
+    assert [e["text"] for e in of_type(events, "message.assistant.final")] == [
+        "Hello from the fake model."]
+
+
+@given(st.text(min_size=1, max_size=40), st.integers(1, 3))
+def test_each_turn_of_a_resumed_stream_gets_its_result_text_once(text: str, turns: int):
+    parser = parser_for("claude", run_id=RUN_ID)
+    events: list[dict] = []
+    for turn in range(turns):
+        if turn % 2:  # every other turn also sends the text as a block
+            events += parser.feed(json.dumps({"type": "assistant", "message": {
+                "id": f"m{turn}", "content": [{"type": "text", "text": text}]}}))
+        events += parser.feed(json.dumps({"type": "result", "subtype": "success",
+                                          "is_error": False, "result": text}))
+    assert [e["text"] for e in of_type(events, "message.assistant.final")] == [text] * turns

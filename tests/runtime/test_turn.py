@@ -113,7 +113,9 @@ async def test_prompt_blocks_and_preamble(tmp_path: Path):
     for needle in (f"TASK_FOLDER={ctx.run_dir}", f"RUN_FOLDER={f}", "JRUN_PROJECT_ID=proj",
                    f"JRUN_ID={result.agent_run_id}", f"MESSAGE_BUS={ctx.run_dir}/events.jsonl",
                    f"Write output.md to {f}/output.md", "bus post", "DONE", "PLANNING",
-                   "Build X", '"n": 2', "Be brief.", "Role: Implementer"):
+                   "Build X", '"n": 2', "Be brief.", "Role: Implementer",
+                   "JRUN_TASK_FOLDER (= TASK_FOLDER)", "JRUN_RUN_FOLDER (= RUN_FOLDER)",
+                   "JRUN_MESSAGE_BUS (= MESSAGE_BUS)", "JRUN_RUNS_DIR (= RUNS_DIR)"):
         assert needle in full, needle
     assert not full.startswith(RESTART_PREFIX)
 

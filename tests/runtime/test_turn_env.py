@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from desktop.contract.base import new_id
 from desktop.contract.events import Resolution
+from desktop.contract.protocol_env import JRUN_NAMES
 from desktop.contract.state import NodeConfig, NodeState
 from desktop.providers.redact import Redactor
 from desktop.runtime.agent_env import (
@@ -34,6 +35,7 @@ INJECTED = {
     "JRUN_PROJECT_ID", "JRUN_TASK_ID", "JRUN_ID", "JRUN_PARENT_ID", "RUNS_DIR", "MESSAGE_BUS",
     "TASK_FOLDER", "RUN_FOLDER", "AGENT_CANVAS_RUN_ID", "AGENT_CANVAS_NODE_ID",
     "AGENT_CANVAS_NODE_KEY", "AGENT_CANVAS_TURN", "AGENT_CANVAS_ATTEMPT",
+    "JRUN_RUNS_DIR", "JRUN_MESSAGE_BUS", "JRUN_TASK_FOLDER", "JRUN_RUN_FOLDER",
 }
 SCRIPTED_EXTRA = {"PYTHONPATH", "PYTHONIOENCODING", "AGENT_CANVAS_SCRIPT", "AGENT_CANVAS_INBOX"}
 SHELL_EXTRA = {"PWD", "SHLVL", "_", "OLDPWD"}  # set by /bin/sh for the dump command itself
@@ -77,12 +79,15 @@ async def test_agent_env_is_exactly_allowlist_plus_injected(tmp_path: Path, monk
     assert result.ok
     env = json.loads(dump_path.read_text())
     base = {n for n in BASE_VARS if n in os.environ}
-    expected = base | INJECTED | SCRIPTED_EXTRA | {"ALLOWED_ONE", "DB_PASSWORD", "CONDUCTOR_URL"}
+    expected = base | INJECTED | SCRIPTED_EXTRA | {"ALLOWED_ONE", "DB_PASSWORD", "CONDUCTOR_URL",
+                                                  "JRUN_CONDUCTOR_URL"}
     assert set(env) - SHELL_EXTRA == expected
     assert "OPENAI_API_KEY" not in env  # another provider's key, even when allowlisted
     assert env["RUN_FOLDER"] == str(ctx.run_dir / "agents" / result.agent_run_id)
     assert env["JRUN_PARENT_ID"] == "20260101-1200000000-7"
     assert env["MESSAGE_BUS"] == str(ctx.run_dir / "events.jsonl")
+    for old, new in JRUN_NAMES.items():  # conductor-loop's newer names, the same values
+        assert env[new] == env[old], new
 
     stored = b"".join(p.read_bytes() for p in ctx.run_dir.rglob("*") if p.is_file())
     emitted = json.dumps(events)

@@ -1,12 +1,13 @@
 """run-info.yaml: reading, writing and the spec's validation rules."""
 
 import re
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop.contract.run_info import REQUIRED_FIELDS, RunInfo, new_agent_run_id
@@ -82,6 +83,47 @@ def test_unquoted_timestamps_still_load(tmp_path: Path) -> None:
     target.write_text(text)
     info = read_run_info(target)
     assert validate_at_creation(info) == []
+
+
+def test_unquoted_nanosecond_timestamps_are_kept_exactly(tmp_path: Path) -> None:
+    target = tmp_path / "run-info.yaml"
+    write_run_info(target, make_info(tmp_path, start_time="2026-02-04T18:30:42.123456789Z",
+                                     end_time="2026-02-04T18:35:12.000000001Z", exit_code=0))
+    text = target.read_text()  # as another tool may write them: unquoted
+    for stamp in ("2026-02-04T18:30:42.123456789Z", "2026-02-04T18:35:12.000000001Z"):
+        text = text.replace(f"'{stamp}'", stamp)
+    assert "start_time: 2026-02-04T18:30:42.123456789Z" in text
+    target.write_text(text)
+    info = read_run_info(target)
+    assert info.start_time == "2026-02-04T18:30:42.123456789Z"
+    assert info.end_time == "2026-02-04T18:35:12.000000001Z"
+    assert validate_at_completion(info) == []
+
+
+_utc_times = st.builds(
+    lambda moment, fraction, digits: moment.strftime("%Y-%m-%dT%H:%M:%S")
+    + (f".{fraction:09d}"[: digits + 1] if digits else "") + "Z",
+    st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2099, 12, 31)),
+    st.integers(0, 999_999_999), st.integers(0, 9))
+
+
+@settings(max_examples=60, deadline=None)
+@given(start=_utc_times, end=st.one_of(st.just(""), _utc_times), quoted=st.booleans())
+def test_write_read_write_keeps_every_byte(start: str, end: str, quoted: bool) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        base = Path(folder)
+        info = make_info(base, start_time=start, end_time=end, exit_code=-1 if not end else 0)
+        first, second = base / "first.yaml", base / "second.yaml"
+        write_run_info(first, info)
+        if not quoted:  # another tool's writer: timestamps as plain scalars
+            first.write_text(first.read_text().replace(f"'{start}'", start))
+        read = read_run_info(first)
+        assert (read.start_time, read.end_time) == (start, end)
+        write_run_info(second, read)
+        if quoted:
+            assert second.read_bytes() == first.read_bytes()
+        write_run_info(first, read_run_info(second))
+        assert first.read_bytes() == second.read_bytes()
 
 
 @pytest.mark.parametrize("field", REQUIRED_FIELDS)

@@ -1,5 +1,10 @@
 """Claude Code ``-p --output-format stream-json --verbose`` (optionally with
-``--include-partial-messages``) to contract events."""
+``--include-partial-messages``) to contract events.
+
+The turn's final text comes in an ``assistant`` message's text blocks, or only in the
+closing ``result`` event's ``result`` field (some streams carry no text block at all);
+either way it becomes a ``message.assistant.final`` event, and only once.
+"""
 
 import re
 from dataclasses import dataclass, field
@@ -21,6 +26,7 @@ class ClaudeParser(StreamParser):
     provider: str = "claude"
     _message_id: str | None = None
     _errored: bool = False
+    _final_sent: bool = False
     _tool_names: dict[str, str] = field(default_factory=dict)
 
     SHAPES: ClassVar[dict[str, dict[str, tuple[type, ...]]]] = {
@@ -84,6 +90,7 @@ class ClaudeParser(StreamParser):
         for block in blocks:
             kind = block.get("type")
             if kind == "text":
+                self._final_sent = self._final_sent or bool(block.get("text"))
                 events.append({"type": "message.assistant.final",
                                "text": as_text(block.get("text")),
                                **({"messageId": mid} if mid else {})})
@@ -140,4 +147,9 @@ class ClaudeParser(StreamParser):
                 events.append(self.error_event(message, status))
         elif isinstance(data.get("result"), str):
             self.final_text = data["result"]
+            if self.final_text and not self._final_sent:  # the text came nowhere else
+                events.insert(0, {"type": "message.assistant.final", "text": self.final_text,
+                               **({"messageId": self._message_id} if self._message_id
+                                  else {})})
+        self._final_sent = False  # a resumed session's next turn starts afresh
         return events
