@@ -61,9 +61,10 @@ def test_unreachable_conductor_falls_back_to_the_file(bus_env, monkeypatch):
 
 def test_missing_message_bus_is_a_clear_error(monkeypatch, capsys):
     monkeypatch.delenv("MESSAGE_BUS", raising=False)
+    monkeypatch.delenv("JRUN_MESSAGE_BUS", raising=False)
     assert main(["bus", "post", "hello"]) == 2
     err = capsys.readouterr().err
-    assert "MESSAGE_BUS is not set" in err and "Traceback" not in err
+    assert "MESSAGE_BUS (or JRUN_MESSAGE_BUS) is not set" in err and "Traceback" not in err
 
 
 def test_bus_file_that_does_not_exist(monkeypatch, tmp_path, capsys):
