@@ -21,7 +21,7 @@ def schemathesis(data_dir: Path, *options: str, timeout: float) -> tuple[int, st
              "run", f"{service.url}/api/openapi.json",
              "-H", f"Authorization: Bearer {service.token}", *options],
             capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
-            check=False)
+            cwd=data_dir.parent, check=False)  # its .schemathesis cache goes there
     finally:
         service.stop()
     return done.returncode, done.stdout + done.stderr, service.log()
