@@ -113,17 +113,23 @@ _name = st.text("abcxyz/_.-", min_size=1, max_size=12).filter(
 
 
 @given(st.lists(_name, min_size=1, max_size=4, unique=True), _name)
+@example(["_", "_/_"], "_")  # "/e/_" + "/_" is the other folder, "/e/_/_", itself
 def test_path_rewriting_replaces_whole_names_only(names: list[str], tail: str) -> None:
     table = {f"/e/{n}": f"/w/{i}" for i, n in enumerate(names)}
     paths = PathMap(table)
     for engine, worker in table.items():
         assert paths.text(engine) == worker
-        assert paths.text(f"{engine}/{tail}") == f"{worker}/{tail}"
+        inside = f"{engine}/{tail}"
+        deeper = [k for k in table if len(k) > len(engine)
+                  and (inside == k or inside.startswith(k + "/"))]
+        # the longest folder wins: inside another listed folder, that one's worker folder
+        longest = max(deeper, key=len) if deeper else engine
+        assert paths.text(inside) == table[longest] + inside[len(longest):]
         assert paths.text(f"x={engine}:{engine}") == f"x={worker}:{worker}"
         longer = f"{engine}Z"
         if longer not in table:
             assert paths.text(longer).endswith("Z")
-        assert paths.reverse().text(paths.text(f"{engine}/{tail}")) == f"{engine}/{tail}" \
+        assert paths.reverse().text(paths.text(inside)) == inside \
             or any(f"/w/{i}" in engine for i in range(len(names)))
 
 
