@@ -79,8 +79,7 @@ class RunIndex:
 
     async def rows(self, live: dict[str, RunState]) -> list[dict[str, Any]]:
         """Every run's row, newest first; ``live``: the states of the hosted runs."""
-        stored = await self._scanned(live)
-        return self._merged(stored, live)
+        return self._merged(await asyncio.shield(self._start(live)), live)
 
     async def body(self, live: dict[str, RunState]) -> bytes:
         """``{"runs": rows()}`` as JSON. With no hosted run, the callers that shared a
@@ -97,9 +96,6 @@ class RunIndex:
         if self._scan is None or self._scan.done():
             self._scan = asyncio.ensure_future(asyncio.to_thread(self._refresh, set(live)))
         return self._scan
-
-    async def _scanned(self, live: dict[str, RunState]) -> list[dict[str, Any]]:
-        return await asyncio.shield(self._start(live))
 
     @staticmethod
     def _merged(stored: list[dict[str, Any]], live: dict[str, RunState]

@@ -104,13 +104,9 @@ class RunService:
         except RunError as exc:
             raise ApiError(422, "run_unreadable", str(exc)) from None
 
-    async def summaries(self) -> list[dict[str, Any]]:
-        """Every run, newest first, with its status, names, times and token use."""
-        live = {run_id: h.engine.state for run_id, h in self.hosted.items()}
-        return await self.index.rows(live)
-
     async def summaries_body(self) -> bytes:
-        """``{"runs": summaries()}`` encoded (shared by callers that ask at once)."""
+        """``{"runs": [...]}``: every run, newest first, with its status, names, times and
+        token use, encoded (shared by callers that ask at once)."""
         return await self.index.body({run_id: h.engine.state
                                       for run_id, h in self.hosted.items()})
 

@@ -71,16 +71,22 @@ def _exists(tree: NodeTree, rev: str, path: str) -> bool:
     return git(tree.path, "cat-file", "-e", f"{rev}:{path}").ok
 
 
-def _file(tree: NodeTree, path: str) -> dict[str, Any]:
-    entry: dict[str, Any] = {"path": path, "ours": _exists(tree, "HEAD", path),
-                             "theirs": _exists(tree, "MERGE_HEAD", path)}
+def _text(tree: NodeTree, path: str) -> str | None:
+    """The file as it stands in the worktree ("" when absent); None when it is binary."""
     target = tree.path / path
     data = target.read_bytes() if target.is_file() else b""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        text = None
-    if text is None or "\0" in text:
+        return None
+    return None if "\0" in text else text
+
+
+def _file(tree: NodeTree, path: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {"path": path, "ours": _exists(tree, "HEAD", path),
+                             "theirs": _exists(tree, "MERGE_HEAD", path)}
+    text = _text(tree, path)
+    if text is None:
         entry["binary"] = True
         return entry
     hunks, cut = _hunks(text)
@@ -146,13 +152,8 @@ def unresolved(tree: NodeTree, files: list[str]) -> list[str]:
     unmerged = set(conflicts(tree.path))
     left = []
     for path in files:
-        target = tree.path / path
-        data = target.read_bytes() if target.is_file() else b""
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            text = None
-        if text is None or "\0" in text:
+        text = _text(tree, path)
+        if text is None:
             if path in unmerged:
                 left.append(path)
         elif _MARKER.search(text):
