@@ -1,8 +1,10 @@
 """Deleting a run's git traces: its node worktrees, their branches and its base ref.
 
 The repositories are the ones its nodes' ``git`` records name, and the ones the
-worktrees left in its folder belong to. In each: ``git worktree remove --force`` for
-every worktree inside the run folder, ``git worktree prune``, then the refs under
+worktrees left in its folder belong to. In each, every worktree inside the run folder is
+cleaned and given to the pool for the next run's nodes (desktop/runtime/worktree_pool.py),
+or removed with ``git worktree remove --force`` when the pool is full; then ``git
+worktree prune``, and the refs under
 ``refs/heads/canvas/<run8>/`` and ``refs/canvas/<run8>/`` are deleted. Nothing else
 of the repository is touched: a branch checked out in a worktree outside the run
 folder (the user's own checkout of it, say) is kept and reported, and so are the
@@ -19,9 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from desktop.runtime import worktree_pool
 from desktop.runtime.git_base import base_ref, run8
 from desktop.runtime.git_run import git
-from desktop.runtime.worktrees import WORKTREES
+from desktop.runtime.worktrees import WORKTREES, repo_lock
 
 
 @dataclass
@@ -29,7 +32,9 @@ class Cleanup:
     """What deleting a run's git traces did, per repository."""
 
     removed: list[Path] = field(default_factory=list)
-    """Worktrees removed."""
+    """Worktrees gone from the run folder (removed, or pooled)."""
+    pooled: list[Path] = field(default_factory=list)
+    """Of those, the ones cleaned and kept in the pool for the next run."""
     deleted: list[str] = field(default_factory=list)
     """Refs deleted (branches and the base ref)."""
     kept: list[str] = field(default_factory=list)
@@ -83,13 +88,18 @@ def _owned(common: Path, run_id: str) -> bool:
 def clean_repository(common: Path, run_dir: Path, run_id: str, done: Cleanup) -> None:
     """Remove the run's worktrees and refs from one repository (see the module)."""
     in_use: set[str] = set()
-    for path, branch in _worktrees(common):
-        if _under(path, run_dir):
-            if git(common, "worktree", "remove", "--force", "--force", str(path)).ok:
+    pool = worktree_pool.pool_dir(run_dir)
+    with repo_lock(common):
+        for path, branch in _worktrees(common):
+            if not _under(path, run_dir):
+                if branch is not None:
+                    in_use.add(branch)
+            elif worktree_pool.give(common, pool, path):
                 done.removed.append(path)
-        elif branch is not None:
-            in_use.add(branch)
-    git(common, "worktree", "prune")
+                done.pooled.append(path)
+            elif git(common, "worktree", "remove", "--force", "--force", str(path)).ok:
+                done.removed.append(path)
+        git(common, "worktree", "prune")
     if not _owned(common, run_id):
         done.kept.append(f"{common}: refs/canvas/{run8(run_id)}/ belongs to another run")
         return

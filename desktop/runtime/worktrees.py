@@ -4,7 +4,8 @@ Node ``impl`` of run ``1a2b3c4d-...`` works in ``runs/<runId>/worktrees/impl``, 
 worktree of the repository its configured workspace is in, on branch
 ``canvas/1a2b3c4d/impl``; a workspace below the repository's top is the same folder
 inside the worktree. Every node of the run starts from the run's one base commit
-(:mod:`desktop.runtime.git_base`).
+(:mod:`desktop.runtime.git_base`). A worktree that a deleted run left in the pool is
+taken before a new one is made (:mod:`desktop.runtime.worktree_pool`).
 
 The blocking functions here run on a worker thread. Making the base and a worktree
 holds a lock per repository, so the nodes of a run that start together agree on one
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from desktop.runtime import worktree_pool
 from desktop.runtime.git_base import base_ref, ensure_base, run8
 from desktop.runtime.git_run import GitError, git, must
 
@@ -86,9 +88,10 @@ def repo_of(workspace: Path) -> Repo | None:
     return Repo(Path(lines[0]), Path(lines[1]), prefix)
 
 
-def _lock(repo: Repo) -> threading.Lock:
+def repo_lock(common_dir: Path) -> threading.Lock:
+    """The lock held while the repository's worktrees are made, pooled or removed."""
     with _locks_guard:
-        return _locks.setdefault(str(repo.common_dir), threading.Lock())
+        return _locks.setdefault(str(common_dir), threading.Lock())
 
 
 def head(folder: Path) -> str:
@@ -125,15 +128,17 @@ def _discard(repo: Repo, path: Path) -> None:
     git(repo.top, "worktree", "prune")
 
 
-def _add(repo: Repo, path: Path, branch: str, base: str) -> None:
+def _add(repo: Repo, path: Path, branch: str, base: str, pool: Path) -> None:
+    """Make the worktree: from the pool when one waits there (desktop/runtime/
+    worktree_pool.py), else with ``git worktree add``, which writes every file."""
     _discard(repo, path)
     path.parent.mkdir(parents=True, exist_ok=True)
     mark = adding_mark(path)
     mark.touch()
-    if git(repo.top, "rev-parse", "--verify", "-q", f"refs/heads/{branch}").ok:
-        must(repo.top, "worktree", "add", "--quiet", str(path), branch)
-    else:
-        must(repo.top, "worktree", "add", "--quiet", "-b", branch, str(path), base)
+    exists = git(repo.top, "rev-parse", "--verify", "-q", f"refs/heads/{branch}").ok
+    if not worktree_pool.take(repo.common_dir, pool, path, branch, base, exists):
+        where = [str(path), branch] if exists else ["-b", branch, str(path), base]
+        must(repo.top, "worktree", "add", "--quiet", *where)
     mark.unlink()
 
 
@@ -154,11 +159,11 @@ def open_tree(workspace: Path, run_dir: Path, run_id: str, key: str | None,
     component = branch_component(key, node_id)
     path = (run_dir / WORKTREES / component).absolute()
     branch = branch_name(run_id, component)
-    with _lock(repo):
+    with repo_lock(repo.common_dir):
         _stale_ref_locks(repo, [f"refs/heads/{branch}", base_ref(run_id)])
         base = ensure_base(repo.top, run_id, exclude=[run_dir])
         if adding_mark(path).exists() or not _is_worktree(path):
-            _add(repo, path, branch, base)
+            _add(repo, path, branch, base, worktree_pool.pool_dir(run_dir))
     tree = NodeTree(repo, path, branch, base)
     tree.workdir.mkdir(parents=True, exist_ok=True)
     return tree
@@ -211,6 +216,7 @@ __all__ = [
     "commit_all",
     "head",
     "open_tree",
+    "repo_lock",
     "repo_of",
     "turn_message",
 ]

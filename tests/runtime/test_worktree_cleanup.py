@@ -49,8 +49,16 @@ async def test_two_runs_on_one_repository_keep_apart_and_delete_apart(
 
     remove_run_worktrees(second.run_dir, second.run_id, second.state.to_json_dict())
     assert git(repo, "for-each-ref", "refs/heads/canvas/", "refs/canvas/") == ""
-    assert git(repo, "worktree", "list", "--porcelain").count("worktree ") == 1
     assert fingerprint(repo) == before
+    # what is left is two worktrees waiting in the pool, with nothing of either run in them
+    records = git(repo, "worktree", "list", "--porcelain").split("\n\n")[1:]
+    assert len(records) == 2 and cleanup.pooled == cleanup.removed
+    theirs = git(repo, "rev-parse", "HEAD")
+    for record in records:
+        path = Path(record.splitlines()[0].removeprefix("worktree "))
+        assert path.parent.parent == tmp_path / "data" / "worktree-pool"
+        assert f"HEAD {theirs}" in record and "detached" in record
+        assert not (path / "a.txt").exists() and git(path, "status", "--porcelain") == ""
 
 
 async def test_a_branch_the_user_checked_out_is_kept_when_the_run_is_deleted(

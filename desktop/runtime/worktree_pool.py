@@ -1,0 +1,94 @@
+"""Worktrees kept for the next run: a deleted run's node worktrees wait, cleaned, in a
+pool beside the runs folder, and a new node takes one instead of writing every file again.
+
+Making a worktree checks every file of the repository out, which costs what a clone's
+checkout costs (bench/bench_worktree.py). A pooled worktree is moved into the run folder
+(``git worktree move``, a rename) and switched to the node's branch at the run's base
+with ``git checkout --force``, which rewrites only the files that differ and knows the
+others from the index's cached stats. The node then sees what a new worktree would show:
+the base commit's files, nothing untracked, nothing ignored.
+
+Giving one back, when its run is deleted: its changes, untracked and ignored files are
+discarded (``reset --hard``, ``clean -ffdx``), HEAD is detached at the repository's own
+HEAD (so no commit of the deleted run stays reachable through it), and it is moved to
+``<data>/worktree-pool/<repository key>/<name>``. At most :data:`KEEP` wait per
+repository; the others are removed as before. The user's working tree, index, HEAD and
+branches are not touched. To drop the pool, delete its folder and run ``git worktree
+prune`` in the repository.
+
+Blocking: run on a worker thread, holding the repository's lock (worktrees.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import uuid
+from pathlib import Path
+
+from desktop.runtime.git_run import git
+
+POOL = "worktree-pool"
+"""The data folder's folder of pooled worktrees."""
+KEEP = 4
+"""Worktrees kept per repository: a run's usual width, without letting disk grow."""
+
+
+def pool_dir(run_dir: Path) -> Path:
+    """The pool beside the runs folder that ``run_dir`` is in (``<data>/worktree-pool``)."""
+    return run_dir.absolute().parent.parent / POOL
+
+
+def slot(pool: Path, common_dir: Path) -> Path:
+    """The pool's folder for one repository, named by its git folder."""
+    key = hashlib.sha256(str(common_dir.resolve()).encode()).hexdigest()[:16]
+    return pool / key
+
+
+def _waiting(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def _drop(common_dir: Path, path: Path) -> None:
+    """Remove a worktree git may or may not still know (a broken pool entry)."""
+    git(common_dir, "worktree", "remove", "--force", "--force", str(path))
+    if path.exists():
+        shutil.rmtree(path, ignore_errors=True)
+    git(common_dir, "worktree", "prune")
+
+
+def take(common_dir: Path, pool: Path, path: Path, branch: str, base: str,
+         branch_exists: bool) -> bool:
+    """Move a pooled worktree of the repository to ``path`` and check out ``branch`` there
+    (made at ``base`` when it does not exist yet); False when none could be taken."""
+    for entry in _waiting(slot(pool, common_dir)):
+        if not git(common_dir, "worktree", "move", str(entry), str(path)).ok:
+            _drop(common_dir, entry)
+            continue
+        switch = ["checkout", "-q", "--force", branch] if branch_exists else \
+            ["checkout", "-q", "--force", "-b", branch, base]
+        if git(path, *switch).ok and git(path, "clean", "-ffdxq").ok:
+            return True
+        _drop(common_dir, path)
+    return False
+
+
+def give(common_dir: Path, pool: Path, path: Path) -> bool:
+    """Clean the worktree at ``path`` and move it into the pool; False when the pool is
+    full or git refused (the caller removes it then)."""
+    into = slot(pool, common_dir)
+    theirs = git(common_dir, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+    if len(_waiting(into)) >= KEEP or not theirs.ok:
+        return False
+    for step in (["reset", "-q", "--hard"],  # also ends a merge left open
+                 ["checkout", "-q", "--force", "--detach", theirs.text],
+                 ["clean", "-ffdxq"]):
+        if not git(path, *step).ok:
+            return False
+    into.mkdir(parents=True, exist_ok=True)
+    return git(common_dir, "worktree", "move", str(path), str(into / uuid.uuid4().hex)).ok
+
+
+__all__ = ["KEEP", "POOL", "give", "pool_dir", "slot", "take"]
