@@ -11,6 +11,8 @@ included. Resume also ends what is left of an interrupted turn
 between spawning an agent and registering its group.
 """
 
+import atexit
+import contextlib
 import os
 import subprocess
 import threading
@@ -52,12 +54,23 @@ class GroupReaper:
 
     def close(self) -> None:
         """Stop the watchdog without ending anything (a clean shutdown)."""
+        self._stop(b"q\n")
+
+    def at_exit(self) -> None:
+        """The process is exiting: the watchdog ends the groups still registered, as it
+        would once the process is gone, and is waited for, not left to the collector."""
+        self._stop(b"" if self._groups else b"q\n")
+
+    def _stop(self, farewell: bytes) -> None:
         with self._lock:
             if self._fd is not None and self._pid == os.getpid():
-                self._write(b"q\n")
+                if farewell:
+                    self._write(farewell)
                 os.close(self._fd)
                 if self._proc is not None:
-                    self._proc.wait(timeout=5)
+                    # past this, it ends by itself after its grace period
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        self._proc.wait(timeout=5)
             self._fd, self._proc = None, None
 
     # --- internals (under the lock) --------------------------------------------------
@@ -96,6 +109,8 @@ class GroupReaper:
             return
         finally:
             os.close(read)
+        if self._pid != os.getpid():
+            atexit.register(self.at_exit)
         self._fd, self._pid = write, os.getpid()
         lines = "".join(f"+{g} {s if s is not None else '-'}\n"
                         for g, s in self._groups.items())

@@ -134,3 +134,22 @@ def test_a_reused_pid_is_never_ended(tmp_path: Path) -> None:
     finally:
         child.kill()
         child.wait()
+
+
+def test_a_process_exiting_with_a_group_registered_ends_it_and_waits_for_its_watchdog(
+) -> None:
+    code = ("import os\n"
+            "from desktop.providers.reaper import REAPER\n"
+            "pid = os.posix_spawnp('sleep', ['sleep', '300'], os.environ, setsid=True)\n"
+            "REAPER.watch(pid)\n"
+            "print(pid, flush=True)\n")
+    done = subprocess.run([sys.executable, "-X", "dev", "-c", code], cwd=ROOT,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True,
+                          text=True, timeout=120, check=True)
+    pid = int(done.stdout.split()[0])
+    try:
+        assert "ResourceWarning" not in done.stderr, done.stderr
+        assert not group_members(pid), "the watchdog was not waited for at exit"
+    finally:
+        if group_members(pid):
+            os.killpg(pid, signal.SIGKILL)
