@@ -19,6 +19,7 @@ from typing import Any
 
 from desktop.api.client import ApiClient, ApiError
 from desktop.api.follow import RunFollower
+from desktop.commands.console_out import out_console
 from desktop.commands.server_args import RemoteError, client_for
 from desktop.contract.state import PendingApproval, RunState
 from desktop.views.state import RunProjection
@@ -229,7 +230,6 @@ def resume_remote(args: argparse.Namespace) -> int:
 def list_remote(args: argparse.Namespace) -> int:
     """`runs list --server URL`: the service's runs, newest first."""
     import orjson
-    from rich.console import Console
     from rich.table import Table
 
     async def go() -> int:
@@ -246,7 +246,7 @@ def list_remote(args: argparse.Namespace) -> int:
             table.add_row(str(r.get("id", ""))[:8], r.get("workflowName") or "-",
                           str(r.get("status")), _when(r.get("createdAt")),
                           _when(r.get("updatedAt")), "live" if r.get("live") else "")
-        Console().print(table)
+        out_console().print(table)
         return 0
 
     return _report(go, "runs list")

@@ -16,12 +16,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from desktop.commands import runs_apply
+from desktop.commands.console_out import out_console
 from desktop.commands.server_args import add_server_options
 from desktop.contract.state import RunState
 from desktop.store.paths import data_dir
 from desktop.store.runner_diff import AgentRunRecord, agent_records, pair_runs
 from desktop.store.runs import LIVE_STATUSES, RunError, find_run, log_problem
-from desktop.views.activity import short
+from desktop.views.activity import node_activity, short
 from desktop.views.format import preview
 from desktop.views.reader import EventReader
 from desktop.views.result import ResultSummary, result_summary
@@ -121,7 +122,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     for r in runs:
         table.add_row(r.id[:8], r.workflow or "-", r.display_status if not r.error else r.error,
                       _when(r.created_at), _when(r.updated_at), str(r.events))
-    Console().print(table)
+    out_console().print(table)
     return 0
 
 
@@ -151,7 +152,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         _print_json({**state.to_json_dict(), "displayStatus": display_status(state),
                      **({"result": result.to_json()} if result is not None else {})})
         return 0
-    console = Console()
+    console = out_console()
     console.print(f"[bold]run[/] {state.id}  [bold]{display_status(state)}[/]  "
                   f"{state.mode}/{state.global_mode}")
     console.print(f"workflow {state.workflow_name or '-'}  started {_when(state.created_at)}"
@@ -165,11 +166,14 @@ def cmd_show(args: argparse.Namespace) -> int:
     branches = any(node.git is not None for node in state.nodes.values())
     table = Table("node", "status", "inbox", "turns", *(("branch",) if branches else ()),
                   "summary")
+    # the words the app's node cards show (desktop/views/activity.py), not the raw field
+    shown = node_activity(state.to_json_dict())
     for nid, node in state.nodes.items():
         running = " (turn running)" if nid in state.running_turns else ""
         branch = (_branch_cell(node.git.branch, node.git.ahead) if node.git is not None
                   else "-",) if branches else ()
-        table.add_row(node.label, f"{node.status}{running}", str(len(state.inboxes.get(nid, []))),
+        word = shown[nid].shown_status if nid in shown else str(node.status)
+        table.add_row(node.label, f"{word}{running}", str(len(state.inboxes.get(nid, []))),
                       str(state.turns.get(nid, 0)), *branch, node.summary)
     console.print(table)
     if result is not None:
@@ -282,7 +286,7 @@ def cmd_events(args: argparse.Namespace) -> int:
         node = state.nodes.get(e.get("nodeId") or "")
         table.add_row(str(e["seq"]), _when(str(e.get("ts", ""))), str(e.get("type")),
                       node.label if node else (e.get("nodeId") or "")[:8], _gist(e, notes))
-    Console().print(table)
+    out_console().print(table)
     if page.has_more:
         flag = "--after" if args.after is not None else "--before"
         print(f"more: {flag} {page.next_cursor}")
