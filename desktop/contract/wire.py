@@ -20,6 +20,7 @@ that silently never travels.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import typing
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar
@@ -118,7 +119,8 @@ class WireField:
         return self.type
 
 
-def wire_fields(command_type: type) -> list[WireField]:
+@functools.cache  # read for every request the service parses and every one a client sends
+def wire_fields(command_type: type) -> tuple[WireField, ...]:
     """The fields of ``command_type`` in order, each with its marker; TypeError names a
     field that has none (every field must say where it goes)."""
     hints = typing.get_type_hints(command_type, include_extras=True)
@@ -135,7 +137,7 @@ def wire_fields(command_type: type) -> list[WireField]:
             required=f.default is dataclasses.MISSING and not has_factory,
             default=None if f.default is dataclasses.MISSING else f.default,
             default_factory=f.default_factory if has_factory else None))
-    return out
+    return tuple(out)
 
 
 # --- the body a service checks ----------------------------------------------------------
