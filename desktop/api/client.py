@@ -1,10 +1,11 @@
 """An async client of the local service (REST + WebSocket), used by the GUI and the CLI.
 
 Every method mirrors one endpoint of the API (see the README's API section) and
-returns the decoded JSON body. Failures raise :class:`ApiError` with the service's
-error code and message; a service that can not be reached raises
-:class:`ServiceUnavailable` (a subclass), so callers can tell "the service said no"
-from "the service is gone".
+returns the decoded JSON body. The run commands go through :meth:`ApiClient.send`,
+which builds each request from the command's definition (desktop/contract/commands.py).
+Failures raise :class:`ApiError` with the service's error code and message; a service
+that can not be reached raises :class:`ServiceUnavailable` (a subclass), so callers can
+tell "the service said no" from "the service is gone".
 """
 
 from __future__ import annotations
@@ -15,6 +16,22 @@ from urllib.parse import quote
 
 import aiohttp
 import orjson
+
+from desktop.contract.commands import (
+    AddEdge,
+    AddNode,
+    Chat,
+    Command,
+    DeleteEdge,
+    DeleteNode,
+    EditInbox,
+    PatchNode,
+    Resolve,
+    RunStatusIn,
+    Step,
+)
+from desktop.contract.enums import EdgeType
+from desktop.contract.wire import request_of
 
 # A batch of events can be large (a replayed backlog); the service caps single
 # events, not batches, so the client accepts big frames.
@@ -183,8 +200,8 @@ class ApiClient:
         """The run's state (camelCase RunState)."""
         return await self.request("GET", f"/api/runs/{quote(run_id)}")
 
-    async def patch_run(self, run_id: str, *, status: str | None = None, mode: str | None = None,
-                        global_mode: str | None = None) -> dict:
+    async def patch_run(self, run_id: str, *, status: RunStatusIn | None = None,
+                        mode: str | None = None, global_mode: str | None = None) -> dict:
         """Pause / resume / stop (``status``) or switch modes; the new state."""
         body = {k: v for k, v in (("status", status), ("mode", mode),
                                   ("globalMode", global_mode)) if v is not None}
@@ -253,67 +270,78 @@ class ApiClient:
 
     # --- commands --------------------------------------------------------------------------
 
-    async def step(self, run_id: str, node_id: str | None = None) -> dict:
-        """INTERACTIVE: start the next turn (or ``node_id``'s); ``{"nodeId"}``."""
-        body = {"nodeId": node_id} if node_id else {}
-        return await self.request("POST", f"/api/runs/{quote(run_id)}/step", json=body)
+    async def send(self, run_id: str | None, command: Command) -> Any:
+        """Carry out ``command`` (desktop/contract/commands.py) on run ``run_id`` (None for
+        a :class:`Resolve`, which names its approval); the decoded answer.
 
-    async def chat(self, run_id: str, node_id: str, message: str) -> dict:
-        """Send ``message`` to a node as the user; ``{"nodeId"}``."""
-        return await self.request("POST", f"/api/runs/{quote(run_id)}/chat",
-                                  json={"nodeId": node_id, "message": message})
+        The request comes from the command's own definition (its endpoint, and each
+        field where its annotation says it travels), so it carries exactly what the
+        service's request body takes; a field the service sets itself (``Resolve.by``)
+        is a ValueError here, not a 422 there.
+        """
+        method, path, body = request_of(command, run_id)
+        # a DELETE carries everything in its path; the others always send their object
+        json = body if body or method != "DELETE" else None
+        return await self.request(method, path, json=json)
 
-    async def edit_inbox(self, run_id: str, item_id: str, node_id: str, text: str,
-                         structured: dict | None = None) -> Any:
-        """Change a queued inbox item before its turn (INTERACTIVE)."""
-        body: dict[str, Any] = {"nodeId": node_id, "text": text}
-        if structured is not None:
-            body["structured"] = structured
-        return await self.request("POST", f"/api/runs/{quote(run_id)}/inbox/{quote(item_id)}",
-                                  json=body)
+    # One method per command, each the command's fields in order (the run's id first); a
+    # test holds them to the dataclasses (tests/contract/test_commands_defined_once.py).
 
-    async def add_node(self, run_id: str, node: dict) -> Any:
-        """Add a node to a live run."""
-        return await self.request("POST", f"/api/runs/{quote(run_id)}/nodes", json=node)
+    async def step(self, run_id: str, node: str | None = None) -> dict:
+        """INTERACTIVE: start the next turn (or ``node``'s); ``{"nodeId"}``."""
+        return await self.send(run_id, Step(node))
 
-    async def patch_node(self, run_id: str, node_id: str, patch: dict) -> Any:
-        """Change a node (e.g. ``{"config": {"instructions": ...}}``)."""
-        return await self.request("PATCH", f"/api/runs/{quote(run_id)}/nodes/{quote(node_id)}",
-                                  json=patch)
+    async def chat(self, run_id: str, node: str, text: str) -> dict:
+        """Send ``text`` to a node as the user; ``{"nodeId"}``."""
+        return await self.send(run_id, Chat(node, text))
 
-    async def delete_node(self, run_id: str, node_id: str) -> None:
+    async def edit_inbox(self, run_id: str, node: str, item_id: str, text: str,
+                         structured: dict[str, Any] | None = None) -> dict:
+        """Change a queued inbox item of ``node`` before its turn (INTERACTIVE)."""
+        return await self.send(run_id, EditInbox(node, item_id, text, structured))
+
+    async def add_node(self, run_id: str, key: str, label: str | None = None,
+                       role_template: str | None = None, provider: str | None = None,
+                       config: dict[str, Any] | None = None,
+                       capabilities: dict[str, Any] | None = None,
+                       permissions: dict[str, Any] | None = None,
+                       connect_from: str | None = None) -> dict:
+        """Add a node to a live run; ``{"nodeId", "key", "edgeId"?}``."""
+        return await self.send(run_id, AddNode(key, label, role_template, provider,
+                                               config or {}, capabilities, permissions,
+                                               connect_from))
+
+    async def patch_node(self, run_id: str, node: str, label: str | None = None,
+                         config: dict[str, Any] | None = None) -> dict:
+        """Change a node's label or config (e.g. ``config={"instructions": ...}``)."""
+        return await self.send(run_id, PatchNode(node, label, config))
+
+    async def delete_node(self, run_id: str, node: str) -> None:
         """Remove a node from a live run."""
-        await self.request("DELETE", f"/api/runs/{quote(run_id)}/nodes/{quote(node_id)}")
+        await self.send(run_id, DeleteNode(node))
 
-    async def add_edge(self, run_id: str, edge: dict) -> Any:
-        """Add an edge to a live run."""
-        return await self.request("POST", f"/api/runs/{quote(run_id)}/edges", json=edge)
+    async def add_edge(self, run_id: str, source: str, target: str,
+                       type: str = EdgeType.HANDOFF.value, label: str | None = None,
+                       bidirectional: bool = False) -> dict:
+        """Add an edge to a live run; ``{"edgeId", "from", "to"}``."""
+        return await self.send(run_id, AddEdge(source, target, type, label, bidirectional))
 
     async def delete_edge(self, run_id: str, edge_id: str) -> None:
         """Remove an edge from a live run."""
-        await self.request("DELETE", f"/api/runs/{quote(run_id)}/edges/{quote(edge_id)}")
+        await self.send(run_id, DeleteEdge(edge_id))
 
     async def approvals(self) -> list[dict]:
         """Pending approvals across runs."""
         return (await self.request("GET", "/api/approvals"))["approvals"]
 
-    async def resolve(self, approval_id: str, status: str, *, modified_args: dict | None = None,
-                      reason: str | None = None, by: str | None = None,
-                      merge: dict | None = None) -> Any:
+    async def resolve(self, approval: str, status: str,
+                      modified_args: dict[str, Any] | None = None, reason: str | None = None,
+                      merge: dict[str, Any] | None = None) -> dict:
         """Approve, deny or modify a pending tool call, or decide a merge (``merge``: a
-        side per file, contents, or the agent) (409 when already decided); ``by`` names
-        the client in the resolution ("gui", "cli")."""
-        body: dict[str, Any] = {"status": status}
-        if by is not None:
-            body["by"] = by
-        if modified_args is not None:
-            body["modifiedArgs"] = modified_args
-        if merge is not None:
-            body["merge"] = merge
-        if reason is not None:
-            body["reason"] = reason
-        return await self.request("POST", f"/api/approvals/{quote(approval_id)}/resolve",
-                                  json=body)
+        side per file, contents, or the agent); 409 when already decided. The service
+        records the user as who decided."""
+        return await self.send(None, Resolve(approval, status, modified_args, reason,
+                                             merge=merge))
 
     # --- events ----------------------------------------------------------------------------
 

@@ -150,21 +150,19 @@ async def pull_request(request: web.Request) -> web.Response:
 
 async def chat(request: web.Request) -> web.Response:
     body = await parse(request, m.ChatRequest)
-    outcome = await _service(request).execute(_run_id(request), c.Chat(body.node_id,
-                                                                        body.message))
+    outcome = await _service(request).execute(_run_id(request), body.command())
     return _json({"nodeId": outcome.node_id}, status=202)
 
 
 async def step(request: web.Request) -> web.Response:
     body = await parse(request, m.StepRequest)
-    outcome = await _service(request).execute(_run_id(request), c.Step(body.node_id))
+    outcome = await _service(request).execute(_run_id(request), body.command())
     return _json({"nodeId": outcome.node_id}, status=202)
 
 
 async def edit_inbox(request: web.Request) -> web.Response:
     body = await parse(request, m.EditInbox)
-    command = c.EditInbox(body.node_id, request.match_info["item_id"], body.text,
-                          body.structured)
+    command = body.command(item_id=request.match_info["item_id"])
     outcome = await _service(request).execute(_run_id(request), command)
     return _json({"nodeId": outcome.node_id})
 
@@ -179,9 +177,7 @@ async def list_approvals(request: web.Request) -> web.Response:
 async def resolve_approval(request: web.Request) -> web.Response:
     body = await parse(request, m.ResolveApproval)
     approval_id = request.match_info["approval_id"]
-    merge = body.merge.model_dump(by_alias=True) if body.merge is not None else None
-    run_id, outcome = await _service(request).resolve(approval_id, str(body.status),
-                                                      body.modified_args, body.reason, merge)
+    run_id, outcome = await _service(request).resolve(body.command(approval_id=approval_id))
     resolution = outcome.resolution.to_json_dict() if outcome.resolution else {}
     return _json({"approvalId": approval_id, "runId": run_id, "resolution": resolution})
 
@@ -191,15 +187,13 @@ async def resolve_approval(request: web.Request) -> web.Response:
 
 async def add_node(request: web.Request) -> web.Response:
     body = await parse(request, m.AddNode)
-    command = c.AddNode(body.key, body.label, body.role_template, body.provider, body.config,
-                        body.capabilities, body.permissions, body.connect_from)
-    outcome = await _service(request).execute(_run_id(request), command)
+    outcome = await _service(request).execute(_run_id(request), body.command())
     return _json(outcome.created, status=201)
 
 
 async def patch_node(request: web.Request) -> web.Response:
     body = await parse(request, m.PatchNode)
-    command = c.PatchNode(request.match_info["node_id"], body.label, body.config)
+    command = body.command(node_id=request.match_info["node_id"])
     outcome = await _service(request).execute(_run_id(request), command)
     return _json({"nodeId": outcome.node_id})
 
@@ -211,8 +205,7 @@ async def delete_node(request: web.Request) -> web.Response:
 
 async def add_edge(request: web.Request) -> web.Response:
     body = await parse(request, m.AddEdge)
-    command = c.AddEdge(body.from_, body.to, str(body.type), body.label, body.bidirectional)
-    outcome = await _service(request).execute(_run_id(request), command)
+    outcome = await _service(request).execute(_run_id(request), body.command())
     return _json(outcome.created, status=201)
 
 

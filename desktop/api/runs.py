@@ -29,7 +29,7 @@ from desktop.api.run_index import RunIndex
 from desktop.api.stream import CLOSE_UNKNOWN_RUN, Feeds
 from desktop.contract.api import CreateRun, PatchRun
 from desktop.contract.state import RunState
-from desktop.runtime.commands import Command, CommandError, Outcome, execute
+from desktop.runtime.commands import Command, CommandError, Outcome, Resolve, execute
 from desktop.runtime.engine import TERMINAL, Engine, EngineError, EngineOptions
 from desktop.runtime.worktree_cleanup import remove_run_worktrees
 from desktop.store.paths import runs_dir
@@ -316,15 +316,12 @@ class RunService:
         raise ApiError(404, "approval_not_found", f"no pending approval {approval_id!r}",
                        "approvalId")
 
-    async def resolve(self, approval_id: str, status: str, modified_args: dict[str, Any] | None,
-                      reason: str | None, merge: dict[str, Any] | None = None
-                      ) -> tuple[str, Outcome]:
-        """Decide a pending approval of a live run: its run id and the outcome."""
-        from desktop.runtime.commands import Resolve
-
+    async def resolve(self, command: Resolve) -> tuple[str, Outcome]:
+        """Decide a pending approval of a live run (``command.approval``: its full id): its
+        run id and the outcome."""
+        approval_id = command.approval
         run_id = self.approval_run(approval_id)
-        outcome = await self.execute(run_id, Resolve(approval_id, status, modified_args, reason,
-                                                     merge=merge))
+        outcome = await self.execute(run_id, command)
         self._remember_resolved(approval_id, run_id)  # before its event is even durable
         return run_id, outcome
 

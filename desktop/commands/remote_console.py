@@ -1,8 +1,9 @@
 """The terminal's stdin commands for a run of the service (`run/resume --server URL`).
 
 Lines are parsed exactly as in-process (:func:`desktop.commands.run_console.parse`,
-the typed commands of :mod:`desktop.runtime.commands`); each command is then one
-API call instead of a call into an engine. Nodes named by key, label or id prefix
+the typed commands of :mod:`desktop.contract.commands`); each command is then sent as
+it is (``ApiClient.send``, its request derived from the command) instead of going into
+an engine. Nodes named by key, label or id prefix
 and approvals by a unique id prefix (or left out for the oldest) are resolved
 against the state the event stream delivered. A command that needs something not
 there yet (a step while a turn runs, an approval not yet requested) waits for it
@@ -14,12 +15,14 @@ from __future__ import annotations
 import asyncio
 import shlex
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from desktop.api.client import ApiError
 from desktop.commands.merge_words import CLAUSES, merge_choice, split_approval
 from desktop.commands.run_console import HELP, Decide, Local, MergeWords, parse
-from desktop.runtime.commands import Chat, Pause, Resume, SetMode, Step, Stop
+from desktop.contract.commands import Chat, Pause, Resolve, Resume, SetMode, Step, Stop
+from desktop.runtime.commands import CommandError
 from desktop.runtime.routing import find_node
 
 if TYPE_CHECKING:
@@ -63,7 +66,7 @@ class RemoteConsole:
             return
         try:
             await self._run(command)
-        except (ApiError, NotYet, ValueError) as exc:
+        except (ApiError, NotYet, ValueError, CommandError) as exc:
             self.say(f"{name}: {exc}")
 
     async def _run(self, command: Any) -> None:
@@ -75,20 +78,18 @@ class RemoteConsole:
                 self.show_status()
             case Step(node=ref):
                 await self._step(self._node(ref) if ref else None)
-            case Chat(node=ref, text=text):
-                await self._client.chat(run_id, self._node(ref), text)
+            case Chat(node=ref):
+                # the service would match a node too, but by the names it has, not by
+                # the label or id prefix a person types here
+                await self._client.send(run_id, replace(command, node=self._node(ref)))
             case Decide():
                 await self._decide(command)
             case MergeWords():
                 await self._merge(command)
-            case Pause():
-                await self._client.patch_run(run_id, status="paused")
-            case Resume():
-                await self._client.patch_run(run_id, status="running")
             case Stop():
                 await self.stop()
-            case SetMode(mode=mode, global_mode=global_mode):
-                await self._client.patch_run(run_id, mode=mode, global_mode=global_mode)
+            case Pause() | Resume() | SetMode():
+                await self._client.send(run_id, command)
             case _:
                 raise ValueError("not available through the service")
 
@@ -142,13 +143,15 @@ class RemoteConsole:
 
     async def _step(self, node: str | None) -> None:
         turns = dict(self.run.state.turns) if self.run.state else {}
-        answer = await self._when_busy_wait(lambda: self._client.step(self.run.run_id, node))
+        answer = await self._when_busy_wait(
+            lambda: self._client.send(self.run.run_id, Step(node)))
         chosen = (answer or {}).get("nodeId") or node or ""
         self.say(f"step: {self._label(chosen)}")
         await self._until_started(chosen, turns.get(chosen, 0))
 
     def _approval(self, decide: Decide) -> tuple[str, list[str]]:
-        """The approval a decision names now (a unique id prefix first, else the oldest)."""
+        """The approval a decision names now (a unique id prefix first, else the oldest),
+        and the words after its id."""
         pending = list(self.run.state.pending_approvals) if self.run.state else []
         words = list(decide.words)
         if words:
@@ -164,10 +167,10 @@ class RemoteConsole:
     async def _decide(self, decide: Decide) -> None:
         async def attempt() -> str:
             approval_id, words = self._approval(decide)
-            reason = (" ".join(words) or "denied in the terminal") \
-                if decide.status == "denied" else None
-            await self._client.resolve(approval_id, decide.status,
-                                       modified_args=decide.modified_args, reason=reason)
+            pending = self.run.state.pending_approvals if self.run.state else {}
+            asked = pending.get(approval_id)
+            merge = asked is not None and asked.merge is not None
+            await self._client.send(None, decide.command(approval_id, words, merge))
             return approval_id
 
         approval_id = await self._when_busy_wait(attempt)
@@ -186,7 +189,7 @@ class RemoteConsole:
                 approval = next(iter(merges))
             request = merges[approval]
             choice = merge_choice(words, request.to_json_dict() if request else {})
-            await self._client.resolve(approval, "approved", merge=choice)
+            await self._client.send(None, Resolve(approval, "approved", merge=choice))
             return approval
 
         approval_id = await self._when_busy_wait(attempt)
@@ -195,6 +198,6 @@ class RemoteConsole:
     async def stop(self, _reason: str = "stopped by the user") -> None:
         """Stop the run (``stop`` and Ctrl-C)."""
         try:
-            await self._client.patch_run(self.run.run_id, status="stopped")
+            await self._client.send(self.run.run_id, Stop())
         except ApiError as exc:
             self.say(f"stop: {exc}")

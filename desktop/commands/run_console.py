@@ -20,7 +20,7 @@ import shlex
 import sys
 import threading
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from desktop.commands.merge_words import CLAUSES, USAGE, merge_choice, split_approval
 from desktop.runtime.approvals import ApprovalError
@@ -94,6 +94,19 @@ class Decide:
     words: tuple[str, ...] = ()
     modified_args: dict | None = None
     words_are_reason: bool = False
+
+    def command(self, approval: str, words: list[str], merge: bool) -> Resolve:
+        """The Resolve this decision means for ``approval`` (its full id), ``words`` being
+        what the line says after the id; ``merge``: the approval is a merge that conflicts.
+        Both consoles (in-process and through the service) decide with it; Invalid for an
+        approve or modify of a merge."""
+        if merge and self.status != "denied":
+            raise Invalid(f"a merge that conflicts is resolved with `merge`, not "
+                          f"`{'approve' if self.status == 'approved' else 'modify'}`; "
+                          f"{USAGE}")
+        reason = (" ".join(words) or "denied in the terminal") \
+            if self.status == "denied" else None
+        return Resolve(approval, self.status, self.modified_args, reason)
 
 
 @dataclass(frozen=True)
@@ -252,14 +265,8 @@ class Console:
             approval = pending[0].approval_id
         asked = next((p for p in self.engine.broker.pending() if p.approval_id == approval),
                      None)
-        if asked is not None and asked.merge is not None and decide.status != "denied":
-            raise Invalid(f"a merge that conflicts is resolved with `merge`, not "
-                          f"`{'approve' if decide.status == 'approved' else 'modify'}`; "
-                          f"{USAGE}")
-        reason = None
-        if decide.status == "denied":
-            reason = " ".join(words) or "denied in the terminal"
-        return Resolve(approval, decide.status, decide.modified_args, reason, by=TERMINAL_WORD)
+        merge = asked is not None and asked.merge is not None
+        return replace(decide.command(approval, words, merge), by=TERMINAL_WORD)
 
     def _busy(self) -> bool:
         return bool(self.engine.tasks) or self.engine.scheduler.pending_steps() > 0

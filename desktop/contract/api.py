@@ -1,9 +1,11 @@
 """Request and response shapes of the local service's REST API (shared-contract "REST").
 
 Requests are strict: an unknown field is an error naming it (``extra="forbid"``),
-and fields are spelled in camelCase as everywhere on the wire. Responses reuse
-the stored shapes (:class:`~desktop.contract.state.RunState`, events) where they
-are the same thing.
+and fields are spelled in camelCase as everywhere on the wire. The bodies of the run
+commands (chat, step, inbox edits, approvals, graph changes, mode switches) are derived
+from the command dataclasses of desktop/contract/commands.py, their one definition;
+``body.command(...)`` turns one back into its command. Responses reuse the stored
+shapes (:class:`~desktop.contract.state.RunState`, events) where they are the same thing.
 """
 
 from typing import Annotated, Any, Literal
@@ -18,22 +20,17 @@ from pydantic import (
     model_validator,
 )
 
-from desktop.contract.enums import ApprovalStatus, EdgeType, GlobalMode, Mode
-from desktop.contract.merge import MergeRequest, Side
+from desktop.contract import commands as c
+from desktop.contract.commands import RunStatusIn
+from desktop.contract.enums import ApprovalStatus
+from desktop.contract.merge import MergeRequest
+from desktop.contract.wire import GlobalModeIn, ModeIn, RequestModel, body_model
 
 MAX_BODY_BYTES = 8 << 20
 """Largest request body the service reads (8 MiB, room for a workflow with long
 instructions for many agents); larger ones get 413."""
 MAX_PAGE = 1000
 """Most events one page of ``GET /api/runs/{id}/events`` returns."""
-
-
-def _upper(value: Any) -> Any:
-    return value.upper() if isinstance(value, str) else value
-
-
-ModeIn = Annotated[Mode, BeforeValidator(_upper)]
-GlobalModeIn = Annotated[GlobalMode, BeforeValidator(_upper)]
 
 
 def _json_integer(value: Any) -> Any:
@@ -54,12 +51,6 @@ def one_of_required(*names: str) -> ConfigDict:
     (what its validator enforces)."""
     return ConfigDict(json_schema_extra={"anyOf": [
         {"required": [n], "properties": {n: {"not": {"type": "null"}}}} for n in names]})
-
-
-class RequestModel(BaseModel):
-    """Base of request bodies: camelCase names only, unknown fields rejected."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=False, use_enum_values=True)
 
 
 class ResponseModel(BaseModel):
@@ -109,14 +100,13 @@ class CreateRun(RequestModel):
         return self
 
 
-class PatchRun(RequestModel):
+class PatchRun(body_model(c.SetMode)):
     """Pause, resume (taking over a run no engine holds), stop, or switch modes."""
 
     model_config = one_of_required("status", "mode", "globalMode")
 
-    status: Literal["paused", "running", "stopped"] | None = None
-    mode: ModeIn | None = None
-    global_mode: GlobalModeIn | None = Field(None, alias="globalMode")
+    # the status each of Pause, Resume and Stop sends (their endpoints' fixed body)
+    status: RunStatusIn | None = None
 
     @model_validator(mode="after")
     def _something(self) -> "PatchRun":
@@ -158,50 +148,30 @@ class EventPage(ResponseModel):
 # --- turns and messages -----------------------------------------------------------------
 
 
-class ChatRequest(RequestModel):
-    node_id: str = Field(alias="nodeId", min_length=1)
-    message: str = Field(min_length=1, max_length=200_000)
+class ChatRequest(body_model(c.Chat)):
+    """A message to a node as the user (the Chat command)."""
 
 
-class StepRequest(RequestModel):
-    node_id: str | None = Field(None, alias="nodeId", min_length=1)
+class StepRequest(body_model(c.Step)):
+    """INTERACTIVE: start the next pending turn, or ``nodeId``'s (the Step command)."""
 
 
 class NodeRef(ResponseModel):
     node_id: str = Field(alias="nodeId")
 
 
-class EditInbox(RequestModel):
-    node_id: str = Field(alias="nodeId", min_length=1)
-    text: str = Field(max_length=200_000)
-    structured: dict[str, Any] | None = None
+class EditInbox(body_model(c.EditInbox)):
+    """New text for a queued inbox item of ``nodeId`` (the item is named in the path)."""
 
 
 # --- approvals --------------------------------------------------------------------------
 
 
-class MergeChoiceIn(RequestModel):
-    """A merge approval's resolution: a side per file, edited contents, or the agent."""
-
-    files: dict[str, Side] = Field(default_factory=dict, max_length=10_000,
-                                   description="path -> ours | theirs (taken whole)")
-    contents: dict[str, str] = Field(default_factory=dict, max_length=10_000,
-                                     description="path -> the resolved text")
-    agent: StrictBool = Field(False, description="hand the files not resolved here to the "
-                                                 "node's agent (it takes its turn in the "
-                                                 "conflicted worktree)")
-
-
-class ResolveApproval(RequestModel):
+class ResolveApproval(body_model(c.Resolve)):
     model_config = ConfigDict(json_schema_extra={
         "if": {"properties": {"status": {"const": "modified"}}, "required": ["status"]},
         "then": {"required": ["modifiedArgs"],
                  "properties": {"modifiedArgs": {"type": "object"}}}})
-
-    status: ApprovalStatus
-    modified_args: dict[str, Any] | None = Field(None, alias="modifiedArgs")
-    merge: MergeChoiceIn | None = Field(None, description="a merge approval, approved: how")
-    reason: str | None = Field(None, max_length=10_000)
 
     @model_validator(mode="after")
     def _modified_has_args(self) -> "ResolveApproval":
@@ -236,25 +206,12 @@ class Resolved(ResponseModel):
 # --- graph changes ----------------------------------------------------------------------
 
 
-class AddNode(RequestModel):
+class AddNode(body_model(c.AddNode)):
     """A node added to a live run (as an agent's ``spawn_node`` would add it)."""
 
-    key: str = Field(min_length=1, max_length=200, description="a slug, unique in the run")
-    label: str | None = Field(None, max_length=500)
-    role_template: str | None = Field(None, alias="roleTemplate", max_length=200)
-    provider: str | None = None
-    config: dict[str, Any] = Field(default_factory=dict, description="NodeConfig fields")
-    capabilities: dict[str, Any] | None = None
-    permissions: dict[str, Any] | None = None
-    connect_from: str | None = Field(None, alias="connectFrom",
-                                     description="node id or key: adds a handoff edge from it")
 
-
-class PatchNode(RequestModel):
+class PatchNode(body_model(c.PatchNode)):
     model_config = one_of_required("label", "config")
-
-    label: str | None = Field(None, min_length=1, max_length=500)
-    config: dict[str, Any] | None = Field(None, description="NodeConfig fields to change")
 
     @model_validator(mode="after")
     def _something(self) -> "PatchNode":
@@ -269,12 +226,8 @@ class NodeCreated(ResponseModel):
     edge_id: str | None = Field(None, alias="edgeId")
 
 
-class AddEdge(RequestModel):
-    from_: str = Field(alias="from", min_length=1, description="node id or key")
-    to: str = Field(min_length=1, description="node id or key")
-    type: EdgeType = EdgeType.HANDOFF
-    label: str | None = Field(None, max_length=500)
-    bidirectional: StrictBool = False
+class AddEdge(body_model(c.AddEdge)):
+    """An edge added to a live run (as an agent's ``create_edge`` would add it)."""
 
 
 class EdgeCreated(ResponseModel):

@@ -1,4 +1,8 @@
-"""The typed command interface of a live run: one dataclass per command, one ``execute``.
+"""The typed command interface of a live run: one ``execute`` for the command dataclasses.
+
+The commands themselves are defined once in desktop/contract/commands.py (below the
+runtime, so the service's request bodies and the API client derive from them too) and
+re-exported here with ``execute``.
 
 The terminal console (desktop/commands/run_console.py), the HTTP handlers
 (desktop/api/) and the GUI all build these commands and hand them to
@@ -25,7 +29,25 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from desktop.contract.base import new_id
-from desktop.contract.enums import ApprovalStatus, EdgeType
+from desktop.contract.commands import (
+    USER,
+    AddEdge,
+    AddNode,
+    Chat,
+    Command,
+    DeleteEdge,
+    DeleteNode,
+    EditInbox,
+    PatchNode,
+    Pause,
+    Resolve,
+    Resume,
+    SetMode,
+    Step,
+    Stop,
+    UpdateNodeConfig,
+)
+from desktop.contract.enums import ApprovalStatus
 from desktop.contract.events import Resolution, ToolCall
 from desktop.contract.state import Capabilities, NodeConfig, Permissions, RunState
 from desktop.runtime.approvals import ApprovalError, ApprovalInvalid
@@ -34,9 +56,6 @@ from desktop.runtime.scheduler import StepError
 
 if TYPE_CHECKING:
     from desktop.runtime.engine import Engine
-
-USER = "user"
-"""Who made a change that came through a command (``by`` of resolutions)."""
 
 
 class CommandError(Exception):
@@ -58,115 +77,6 @@ class Conflict(CommandError):
 
 class Invalid(CommandError):
     """The arguments are wrong."""
-
-
-# --- the commands -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Pause:
-    reason: str = "paused by the user"
-
-
-@dataclass(frozen=True)
-class Resume:
-    reason: str = "resumed by the user"
-
-
-@dataclass(frozen=True)
-class Stop:
-    reason: str = "stopped by the user"
-
-
-@dataclass(frozen=True)
-class Step:
-    """INTERACTIVE: start the next pending turn, or ``node``'s."""
-
-    node: str | None = None
-
-
-@dataclass(frozen=True)
-class Chat:
-    node: str
-    text: str
-
-
-@dataclass(frozen=True)
-class SetMode:
-    mode: str | None = None
-    global_mode: str | None = None
-
-
-@dataclass(frozen=True)
-class Resolve:
-    """Decide a pending approval (``approval``: its id or a unique id prefix); a merge
-    approval is approved with ``merge`` (desktop/contract/merge.py: MergeChoice)."""
-
-    approval: str
-    status: str
-    modified_args: dict[str, Any] | None = None
-    reason: str | None = None
-    by: str = USER
-    merge: dict[str, Any] | None = None
-
-
-@dataclass(frozen=True)
-class UpdateNodeConfig:
-    node: str
-    patch: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class EditInbox:
-    node: str
-    item_id: str
-    text: str
-    structured: dict[str, Any] | None = None
-
-
-@dataclass(frozen=True)
-class AddNode:
-    """A new node (what an agent's ``spawn_node`` adds); ``connect_from`` adds a handoff
-    edge from that node to the new one."""
-
-    key: str
-    label: str | None = None
-    role_template: str | None = None
-    provider: str | None = None
-    config: dict[str, Any] = field(default_factory=dict)
-    capabilities: dict[str, Any] | None = None
-    permissions: dict[str, Any] | None = None
-    connect_from: str | None = None
-
-
-@dataclass(frozen=True)
-class PatchNode:
-    node: str
-    label: str | None = None
-    config: dict[str, Any] | None = None
-
-
-@dataclass(frozen=True)
-class DeleteNode:
-    node: str
-
-
-@dataclass(frozen=True)
-class AddEdge:
-    source: str
-    target: str
-    type: str = EdgeType.HANDOFF.value
-    label: str | None = None
-    bidirectional: bool = False
-
-
-@dataclass(frozen=True)
-class DeleteEdge:
-    edge_id: str
-
-
-Command = (Pause | Resume | Stop | Step | Chat | SetMode | Resolve | UpdateNodeConfig
-           | EditInbox | AddNode | PatchNode | DeleteNode | AddEdge | DeleteEdge)
 
 
 @dataclass

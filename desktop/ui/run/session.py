@@ -1,10 +1,10 @@
 """One run as the GUI sees it: a run of the local service (live) or a run folder (read-only).
 
-A live session is a client of the service: it holds an :class:`ApiClient` and the
-run id, sends commands over HTTP, and receives the run's events over the
-WebSocket (a :class:`RunFollower` task on the GUI thread's asyncio loop) into the
-:class:`RunBridge`. The GUI process runs no engine, no agent process and no worker
-thread. Closing a session leaves the run running in the service.
+A live session is a client of the service: it holds an :class:`ApiClient` and the run
+id, sends typed commands (desktop/contract/commands.py) over HTTP, and receives the
+run's events over the WebSocket (a :class:`RunFollower` task on the GUI thread's asyncio
+loop) into the :class:`RunBridge`. The GUI process runs no engine, no agent process and
+no worker thread. Closing a session leaves the run running in the service.
 
 The first events come from the run's log on disk (the service and the GUI share
 the data folder), then the stream continues after the last seq read, so nothing
@@ -25,6 +25,17 @@ from shiboken6 import isValid
 from desktop.api.client import ApiClient, ApiError, ServiceUnavailable
 from desktop.api.discovery import ServerInfo, ensure_service, find_service
 from desktop.api.follow import RunFollower
+from desktop.contract.commands import (
+    Chat,
+    EditInbox,
+    PatchNode,
+    Pause,
+    Resolve,
+    Resume,
+    SetMode,
+    Step,
+    Stop,
+)
 from desktop.ui.run.bridge import RunBridge
 from desktop.ui.run.transcript_model import TranscriptModel
 from desktop.views.reader import LogTail
@@ -219,7 +230,7 @@ class RunSession(QObject):
         after = self.follower.last_seq if self.follower else self.bridge_last_seq()
         try:
             if self._status() not in TERMINAL:
-                await self.client.patch_run(self.run_id, status="running")
+                await self.client.send(self.run_id, Resume())
         except ApiError as exc:
             self.failed.emit(f"Resume: {exc}")
         self.lost = None
@@ -264,11 +275,11 @@ class RunSession(QObject):
 
     def step(self, node: str | None = None) -> asyncio.Task | None:
         """INTERACTIVE: the next turn, or ``node``'s."""
-        return self._send("Step", lambda c: c.step(self.run_id, node))
+        return self._send("Step", lambda c: c.send(self.run_id, Step(node)))
 
     def pause(self) -> asyncio.Task | None:
         """No new turns start."""
-        return self._send("Pause", lambda c: c.patch_run(self.run_id, status="paused"))
+        return self._send("Pause", lambda c: c.send(self.run_id, Pause()))
 
     def resume(self) -> asyncio.Task | None:
         """Continue a paused or stalled run (restarting the service if it is gone)."""
@@ -277,41 +288,41 @@ class RunSession(QObject):
         return self._send("Resume", self._resume)
 
     async def _resume(self, client: ApiClient) -> Any:
-        state = await client.patch_run(self.run_id, status="running")
+        state = await client.send(self.run_id, Resume())
         self.in_service = True
         return state
 
     def stop(self) -> asyncio.Task | None:
         """Cancel running turns and stop the run."""
-        return self._send("Stop", lambda c: c.patch_run(self.run_id, status="stopped"))
+        return self._send("Stop", lambda c: c.send(self.run_id, Stop()))
 
     def set_mode(self, mode: str | None = None, global_mode: str | None = None
                  ) -> asyncio.Task | None:
         """Switch AUTO/INTERACTIVE and PLANNING/IMPLEMENTATION."""
-        return self._send("Mode", lambda c: c.patch_run(self.run_id, mode=mode,
-                                                         global_mode=global_mode))
+        return self._send("Mode", lambda c: c.send(self.run_id, SetMode(mode, global_mode)))
 
     def chat(self, node: str, text: str) -> asyncio.Task | None:
         """Send ``text`` to ``node`` as a user message."""
-        return self._send("Chat", lambda c: c.chat(self.run_id, node, text))
+        return self._send("Chat", lambda c: c.send(self.run_id, Chat(node, text)))
 
     def update_node_config(self, node: str, patch: dict) -> asyncio.Task | None:
-        """Change a node's config (e.g. its instructions) before resuming."""
-        return self._send("Node config", lambda c: c.patch_node(self.run_id, node,
-                                                                {"config": patch}))
+        """Change a node's config (e.g. its instructions) before resuming (over HTTP the
+        UpdateNodeConfig of an in-process engine is a PatchNode with ``config``)."""
+        return self._send("Node config",
+                          lambda c: c.send(self.run_id, PatchNode(node, config=patch)))
 
     def edit_inbox(self, node: str, item_id: str, text: str) -> asyncio.Task | None:
         """Change a queued inbox item of ``node`` before its turn."""
-        return self._send("Edit message", lambda c: c.edit_inbox(self.run_id, item_id, node,
-                                                                 text))
+        return self._send("Edit message",
+                          lambda c: c.send(self.run_id, EditInbox(node, item_id, text)))
 
     def resolve(self, approval_id: str, status: str, modified_args: dict | None = None,
                 reason: str | None = None, merge: dict | None = None) -> asyncio.Task | None:
         """Decide a pending approval (``merge``: a merge approval's choice); the task's
         result is True when the service took it."""
         async def call(client: ApiClient) -> bool:
-            await client.resolve(approval_id, status, modified_args=modified_args,
-                                 reason=reason, merge=merge)
+            await client.send(None, Resolve(approval_id, status, modified_args, reason,
+                                            merge=merge))
             return True
 
         return self._send("Approval", call)
