@@ -315,7 +315,8 @@ STREAM_DOC: dict[str, Any] = {
                    "order, first those with seq > after from the log, then live ones; never "
                    "a gap or a duplicate. The token may be passed as ?token=. Close codes: "
                    "4004 unknown run, 4008 client too slow (reconnect with after=<last seq>), "
-                   "1001 service shutting down.",
+                   "1001 service shutting down, 1002 a client frame that is not masked "
+                   "(RFC 6455 5.1).",
     "parameters": [
         {"name": "runId", "in": "path", "required": True, "schema": {"type": "string"}},
         {"name": "after", "in": "query", "required": False,
@@ -326,5 +327,7 @@ STREAM_DOC: dict[str, Any] = {
                   "400": {"description": "not a WebSocket upgrade"},
                   "401": {"description": "missing or wrong token"},
                   "403": {"description": "Host or Origin not allowed"},
-                  "422": {"description": "after is not an integer of at least 0"}},
+                  "422": {"description": "after is not an integer of at least 0"},
+                  "503": {"description": "the service holds as many connections as it "
+                                         "serves at once; try again in a moment"}},
 }
