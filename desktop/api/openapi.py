@@ -87,6 +87,11 @@ def _operation(route: Route, refs: dict[type[BaseModel], dict[str, str] | str]) 
     params += [{"name": name, "in": "query", "required": _QUERY[name][2],
                 "schema": _QUERY[name][0], "description": _QUERY[name][1]}
                for name in route.query]
+    if route.etag:
+        params.append({"name": "If-None-Match", "in": "header", "required": False,
+                       "schema": {"type": "string"},
+                       "description": "the ETag of a copy the client holds: 304 while it "
+                                      "is current"})
     if params:
         op["parameters"] = params
     if route.body is not None:
@@ -97,6 +102,11 @@ def _operation(route: Route, refs: dict[type[BaseModel], dict[str, str] | str]) 
         ok["content"] = {"application/json": {"schema": {"$ref": refs[route.response]}}}
     error = {"content": {"application/json": {"schema": {"$ref": refs[ErrorResponse]}}}}
     responses: dict[str, Any] = {str(route.status): ok}
+    if route.etag:
+        ok["headers"] = {"ETag": {"schema": {"type": "string"},
+                                  "description": "changes whenever the answer does"}}
+        responses["304"] = {"description": "not modified: the ETag is one sent in "
+                                           "If-None-Match", "headers": ok["headers"]}
     # 408: a body that does not arrive in time; 503: a connection over the cap
     slow = (408,) if route.body is not None else ()
     for status in sorted({400, 401, 403, 500, 503, *slow, *route.errors}):
