@@ -20,9 +20,13 @@ client frame that is not masked. So, with :class:`GuardedRunner` in place of
   (the service's ``guard`` middleware calls it before any handler, so no handler ever
   waits on a slow body).
 - **Connections.** At most :attr:`Limits.max_connections` are open at once (WebSocket
-  streams count). One more is answered at once with a short 503 and closed (a client
-  that already sent its request may see the close as a reset instead); the service logs
-  one WARNING line a minute at most about it, never a traceback.
+  streams count). At the cap, a new connection takes the place of the longest-held
+  idle kept-alive one (closed, as nginx does when it runs short; its client opens
+  another), else it is answered at once with a short 503 and closed (a client that
+  already sent its request may see the close as a reset instead); the service logs one
+  WARNING line a minute at most about refusals, never a traceback. Without this, idle
+  kept-alive connections (aiohttp keeps them an hour, and a 401 is enough to get one)
+  could hold every place.
 - **Masks.** Once a connection is upgraded to a WebSocket, every client frame header is
   checked before aiohttp's reader sees the bytes (:class:`MaskedFramesOnly`); an
   unmasked one gets a close frame with 1002 (protocol error) and the connection closed.
@@ -184,15 +188,20 @@ class MaskedFramesOnly:
 class GuardedHandler(RequestHandler):
     """aiohttp's connection protocol with the head deadline, the cap and the mask check.
 
-    It reads two of aiohttp's own fields: ``_request_count`` (one more each time the
-    parser completes a request head) and ``_upgraded`` (the connection is a WebSocket).
+    It reads some of aiohttp 3.14's own fields (the lock pins it, and
+    tests/api/test_slow_clients.py fails if they change meaning): ``_request_count`` (one
+    more each time the parser completes a request head), ``_messages`` (heads parsed and
+    not yet taken), ``_upgraded`` and ``_payload_parser`` (a WebSocket),
+    ``_request_in_progress``, and ``_waiter`` (set while waiting for the next request).
     """
 
-    __slots__ = ("_counted", "_head_timer", "_last_body")
+    __slots__ = ("_counted", "_head_timer", "_last_body", "_refused")
 
     def __init__(self, manager: GuardedServer, **kwargs: Any) -> None:
         super().__init__(manager, **kwargs)
         self._counted = False
+        """Holding one of the server's places (until lost or evicted)."""
+        self._refused = False
         self._head_timer: asyncio.TimerHandle | None = None
         self._last_body: Any = None
         """The body stream of the newest request head; a byte arriving once it is whole
@@ -204,30 +213,49 @@ class GuardedHandler(RequestHandler):
         assert isinstance(manager, GuardedServer)
         return manager
 
+    @property
+    def idle(self) -> bool:
+        """Kept alive between two requests: none under way or queued, no byte of the next
+        one yet (no head deadline running), not a WebSocket."""
+        return (self._counted and self._head_timer is None and self._waiter is not None
+                and not self._request_in_progress and not self._messages
+                and not self._upgraded)
+
+    def evict(self) -> None:
+        """Give this connection's place back now and close it."""
+        self._counted = False  # so its connection_lost leaves the count alone
+        self._server.open -= 1
+        self._server.handlers.pop(self, None)
+        self.force_close()
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         server = self._server
-        if server.open >= server.limits.max_connections:
+        if server.open >= server.limits.max_connections and not server.evict_idle():
             # refused before aiohttp sees it: no task, no parser work, nothing tracked
             assert isinstance(transport, asyncio.Transport)
             transport.write(server.refusal)
             transport.close()  # after the write is flushed
+            self._refused = True
             server.refusals.note(server.limits.max_connections)
             return
         server.open += 1
+        server.handlers[self] = None
         self._counted = True
         super().connection_made(transport)
         self._arm_head_timer()
 
     def connection_lost(self, exc: BaseException | None) -> None:
-        if not self._counted:
+        if self._refused:
             return  # refused in connection_made; aiohttp never knew it
-        self._counted = False
-        self._server.open -= 1
+        if self._counted:  # else evicted, and its place already given back
+            self._counted = False
+            self._server.open -= 1
+            self._server.handlers.pop(self, None)
         self._disarm_head_timer()
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        if not self._counted:
+        if self._refused:
             return
         if self._upgraded or self._payload_parser is not None:
             super().data_received(data)
@@ -288,8 +316,19 @@ class GuardedServer(web.Server):
         self.limits = limits
         self.open = 0
         """Connections accepted and not yet lost."""
+        self.handlers: dict[GuardedHandler, None] = {}
+        """Their protocols, oldest first."""
         self.refusals = RefusalLog()
         self.refusal = refusal(limits.max_connections)
+
+    def evict_idle(self) -> bool:
+        """Close the oldest idle kept-alive connection, if there is one; whether there was.
+        Its place counts as free at once (its close completes in a moment)."""
+        for handler in list(self.handlers):
+            if handler.idle:
+                handler.evict()
+                return True
+        return False
 
     def __call__(self) -> RequestHandler:
         return GuardedHandler(self, loop=asyncio.get_running_loop(), **self._handler_kwargs)

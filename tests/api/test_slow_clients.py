@@ -184,6 +184,30 @@ async def test_connections_over_the_cap_are_refused_and_the_service_keeps_servin
     assert "Traceback" not in caplog.text
 
 
+async def get_health(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                     api: Api) -> None:
+    """One kept-alive request and its whole answer on a raw connection."""
+    writer.write(f"GET /api/health HTTP/1.1\r\nHost: {host(api)}\r\n"
+                 f"Authorization: Bearer {TOKEN}\r\n\r\n".encode())
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), BOUND)
+    assert head.startswith(b"HTTP/1.1 200"), head
+    length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+    await asyncio.wait_for(reader.readexactly(length), BOUND)
+
+
+async def test_at_the_cap_an_idle_kept_alive_connection_makes_room(tmp_path: Path) -> None:
+    """Idle kept-alive connections (aiohttp keeps them an hour) can not hold every place:
+    the oldest one is closed for a new client."""
+    async with limited(tmp_path, Limits(max_connections=2)) as api, \
+            raw(api) as (old_reader, old_writer), raw(api) as (reader, writer):
+        await get_health(old_reader, old_writer, api)
+        await get_health(reader, writer, api)  # both idle now, the cap reached
+        async with raw(api) as (new_reader, new_writer):
+            await get_health(new_reader, new_writer, api)  # served, not refused
+        assert await closed_by_peer(old_reader) == b""  # the oldest idle one made room
+        await get_health(reader, writer, api)  # the other is still open
+
+
 # --- WebSocket masks ------------------------------------------------------------------
 
 
