@@ -76,9 +76,11 @@ def read_every_folder(root: Path) -> int:
 
 
 async def _round(url: str, headers: dict[str, str], expect: int | None,
-                 path: str = "/api/runs") -> list[float]:
-    """One round of CALLERS at once; ``expect``: the rows each answer must hold (None: each
-    must be a 304 or, off the list, a 200)."""
+                 path: str = "/api/runs") -> tuple[list[float], float]:
+    """One round of CALLERS at once: each answer's time, and this process's CPU time for
+    the round (ms); ``expect``: the rows each answer must hold (None: each must be a 304
+    or, off the list, a 200)."""
+    cpu = time.process_time()
     async with aiohttp.ClientSession(headers=headers) as session:
         bodies: list[bytes] = []
 
@@ -90,10 +92,11 @@ async def _round(url: str, headers: dict[str, str], expect: int | None,
             assert status == (304 if expect is None and path == "/api/runs" else 200), status
             return (time.perf_counter() - start) * 1000
         times = list(await asyncio.gather(*(one() for _ in range(CALLERS))))
-    # decoded after the clock stops: the clients share this process with the timing
+    cpu = (time.process_time() - cpu) * 1000
+    # decoded after the clocks stop: the clients share this process with the timing
     if expect is not None:
         assert all(len(orjson.loads(b)["runs"]) == expect for b in bodies)
-    return times
+    return times, cpu
 
 
 def _cpu_ms(pid: int) -> float | None:
@@ -109,11 +112,13 @@ def _rounds(url: str, headers: dict[str, str], expect: int | None, pid: int,
             path: str = "/api/runs") -> tuple[list[float], float | None, float]:
     """ROUNDS rounds: every answer's time, and the service's and the callers' CPU per
     answer (ms)."""
-    service, callers = _cpu_ms(pid), time.process_time()
+    service, callers = _cpu_ms(pid), 0.0
     times: list[float] = []
     for _ in range(ROUNDS):
-        times += asyncio.run(_round(url, headers, expect, path))
-    callers = (time.process_time() - callers) * 1000 / len(times)
+        answers, cpu = asyncio.run(_round(url, headers, expect, path))
+        times += answers
+        callers += cpu / len(answers)
+    callers /= ROUNDS
     after = _cpu_ms(pid)
     used = (after - service) / len(times) if after is not None and service is not None \
         else None
