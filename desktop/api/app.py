@@ -6,6 +6,7 @@ import asyncio
 
 from aiohttp import WSCloseCode, web
 
+from desktop.api.connections import LIMITS, Limits
 from desktop.api.errors import ApiError
 from desktop.api.routes import ROUTES, SERVICE, int_query
 from desktop.api.runs import RunService
@@ -20,11 +21,16 @@ MAX_CLIENT_FRAME = 64 * 1024
 
 
 def create_app(service: RunService, token: str, host: str = "127.0.0.1",
-               queue_limit: int = QUEUE_LIMIT) -> web.Application:
-    """The application serving ``service`` to clients holding ``token``."""
-    app = web.Application(middlewares=[json_errors, guard(token, host_names(host))],
+               queue_limit: int = QUEUE_LIMIT, limits: Limits | None = None
+               ) -> web.Application:
+    """The application serving ``service`` to clients holding ``token``; serve it with
+    :class:`~desktop.api.connections.GuardedRunner`, which applies ``limits``."""
+    limits = limits or Limits()
+    app = web.Application(middlewares=[json_errors, guard(token, host_names(host),
+                                                          limits.body_timeout)],
                           client_max_size=MAX_BODY_BYTES)
     app[SERVICE] = service
+    app[LIMITS] = limits
     app[QUEUE] = queue_limit
     for route in ROUTES:
         app.router.add_route(route.method, route.path, route.handler)

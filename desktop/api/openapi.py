@@ -30,7 +30,10 @@ _QUERY: dict[str, tuple[dict[str, Any], str, bool]] = {
 _REASONS = {400: "invalid JSON, or a request line or header the HTTP parser refuses",
             401: "missing or wrong token", 403: "Host, Origin or path not allowed",
             404: "unknown run, node, edge or approval", 409: "conflict with the run's state",
-            413: "body too large", 422: "invalid field", 500: "service error"}
+            408: "the body did not arrive in full in time (the connection is closed)",
+            413: "body too large", 422: "invalid field", 500: "service error",
+            503: "the service holds as many connections as it serves at once (sent as the "
+                 "connection opens, before the request is read); try again in a moment"}
 
 
 def document(routes: tuple[Route, ...]) -> dict[str, Any]:
@@ -84,6 +87,11 @@ def _operation(route: Route, refs: dict[type[BaseModel], dict[str, str] | str]) 
     params += [{"name": name, "in": "query", "required": _QUERY[name][2],
                 "schema": _QUERY[name][0], "description": _QUERY[name][1]}
                for name in route.query]
+    if route.etag:
+        params.append({"name": "If-None-Match", "in": "header", "required": False,
+                       "schema": {"type": "string"},
+                       "description": "the ETag of a copy the client holds: 304 while it "
+                                      "is current"})
     if params:
         op["parameters"] = params
     if route.body is not None:
@@ -94,7 +102,14 @@ def _operation(route: Route, refs: dict[type[BaseModel], dict[str, str] | str]) 
         ok["content"] = {"application/json": {"schema": {"$ref": refs[route.response]}}}
     error = {"content": {"application/json": {"schema": {"$ref": refs[ErrorResponse]}}}}
     responses: dict[str, Any] = {str(route.status): ok}
-    for status in sorted({400, 401, 403, 500, *route.errors}):
+    if route.etag:
+        ok["headers"] = {"ETag": {"schema": {"type": "string"},
+                                  "description": "changes whenever the answer does"}}
+        responses["304"] = {"description": "not modified: the ETag is one sent in "
+                                           "If-None-Match", "headers": ok["headers"]}
+    # 408: a body that does not arrive in time; 503: a connection over the cap
+    slow = (408,) if route.body is not None else ()
+    for status in sorted({400, 401, 403, 500, 503, *slow, *route.errors}):
         responses[str(status)] = {"description": _REASONS.get(status, "error"), **error}
     op["responses"] = responses
     return op

@@ -84,8 +84,18 @@ async def create_run(request: web.Request) -> web.Response:
 
 
 async def list_runs(request: web.Request) -> web.Response:
-    body = await _service(request).summaries_body()
-    return web.Response(body=body, content_type="application/json")
+    answer = await _service(request).run_list()
+    # no-cache: a client may keep the list but asks each time; the ETag makes that a 304
+    headers = {"ETag": answer.etag, "Cache-Control": "no-cache"}
+    sent = _etags(request.headers.get("If-None-Match", ""))
+    if answer.etag in sent or "*" in sent:
+        return web.Response(status=304, headers=headers)
+    return web.Response(body=answer.body, content_type="application/json", headers=headers)
+
+
+def _etags(header: str) -> set[str]:
+    """The entity tags of an If-None-Match header (RFC 9110 13.1.2; weak ones match too)."""
+    return {tag.strip().removeprefix("W/") for tag in header.split(",")} if header else set()
 
 
 async def get_run(request: web.Request) -> web.Response:
@@ -244,13 +254,16 @@ class Route:
     status: int = 200
     query: tuple[str, ...] = ()
     errors: tuple[int, ...] = ()
+    etag: bool = False
+    """The answer carries an ETag, and If-None-Match naming it gets a 304."""
 
 
 RUN = "/api/runs/{run_id}"
 ROUTES: tuple[Route, ...] = (
     Route("POST", "/api/runs", create_run, "Start a run of a workflow file or document",
           m.CreateRun, RunState, 201, errors=(400, 403, 413, 422)),
-    Route("GET", "/api/runs", list_runs, "Every run, newest first", response=m.RunList),
+    Route("GET", "/api/runs", list_runs, "Every run, newest first", response=m.RunList,
+          etag=True),
     Route("GET", RUN, get_run, "A run's state", response=RunState, errors=(404,)),
     Route("PATCH", RUN, patch_run, "Pause, resume (taking the run over), stop, switch modes",
           m.PatchRun, RunState, errors=(400, 404, 409, 422)),
@@ -308,7 +321,8 @@ STREAM_DOC: dict[str, Any] = {
                    "order, first those with seq > after from the log, then live ones; never "
                    "a gap or a duplicate. The token may be passed as ?token=. Close codes: "
                    "4004 unknown run, 4008 client too slow (reconnect with after=<last seq>), "
-                   "1001 service shutting down.",
+                   "1001 service shutting down, 1002 a client frame that is not masked "
+                   "(RFC 6455 5.1).",
     "parameters": [
         {"name": "runId", "in": "path", "required": True, "schema": {"type": "string"}},
         {"name": "after", "in": "query", "required": False,
@@ -319,5 +333,7 @@ STREAM_DOC: dict[str, Any] = {
                   "400": {"description": "not a WebSocket upgrade"},
                   "401": {"description": "missing or wrong token"},
                   "403": {"description": "Host or Origin not allowed"},
-                  "422": {"description": "after is not an integer of at least 0"}},
+                  "422": {"description": "after is not an integer of at least 0"},
+                  "503": {"description": "the service holds as many connections as it "
+                                         "serves at once; try again in a moment"}},
 }

@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from desktop.api.errors import ApiError, from_command, from_validation
 from desktop.api.paths import AllowedRoots
-from desktop.api.run_index import RunIndex
+from desktop.api.run_index import Encoded, RunIndex
 from desktop.api.stream import CLOSE_UNKNOWN_RUN, Feeds
 from desktop.contract.api import CreateRun, PatchRun
 from desktop.contract.state import RunState
@@ -104,11 +104,11 @@ class RunService:
         except RunError as exc:
             raise ApiError(422, "run_unreadable", str(exc)) from None
 
-    async def summaries_body(self) -> bytes:
+    async def run_list(self) -> Encoded:
         """``{"runs": [...]}``: every run, newest first, with its status, names, times and
-        token use, encoded (shared by callers that ask at once)."""
-        return await self.index.body({run_id: h.engine.state
-                                      for run_id, h in self.hosted.items()})
+        token use, encoded once per change and shared by every caller, with its ETag."""
+        return await self.index.encoded({run_id: h.engine.state
+                                         for run_id, h in self.hosted.items()})
 
     async def events(self, run_id: str, limit: int, before: int | None,
                      after: int | None) -> Page:

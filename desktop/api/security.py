@@ -9,7 +9,9 @@
   stream may pass ``?token=`` instead, as browsers can not set headers on it (401
   otherwise).
 - A body announced above :data:`~desktop.contract.api.MAX_BODY_BYTES` is refused
-  before it is read (413); one that grows past it while read is cut off (413).
+  before it is read (413); one that grows past it while read is cut off (413). A body
+  is read whole before the handler runs, within ``body_timeout`` seconds, or the
+  answer is 408 (:mod:`desktop.api.connections` bounds the rest of a slow client).
 - Every error is JSON ``{"error": {"code", "message", "field"?}}``. An
   unexpected exception is logged with its traceback and answered with a 500
   that carries none.
@@ -24,6 +26,7 @@ from collections.abc import Awaitable, Callable, Iterable
 
 from aiohttp import web
 
+from desktop.api.connections import BODY_TIMEOUT, read_body
 from desktop.api.errors import ApiError, error_response
 from desktop.contract.api import MAX_BODY_BYTES
 
@@ -83,8 +86,10 @@ async def json_errors(request: web.Request, handler: Handler) -> web.StreamRespo
                               "the service failed on this request; its log has the details")
 
 
-def guard(token: str, names: Iterable[str]) -> Callable[..., Awaitable[web.StreamResponse]]:
-    """The middleware checking Host, Origin, the token and the announced body size."""
+def guard(token: str, names: Iterable[str], body_timeout: float = BODY_TIMEOUT
+          ) -> Callable[..., Awaitable[web.StreamResponse]]:
+    """The middleware checking Host, Origin, the token and the announced body size, and
+    reading the body within ``body_timeout`` seconds."""
     expected = f"Bearer {token}".encode()
     query_token = token.encode()
     names = tuple(names)
@@ -117,6 +122,9 @@ def guard(token: str, names: Iterable[str]) -> Callable[..., Awaitable[web.Strea
             response = error_response(413, "body_too_large", _too_large(length))
             response.force_close()  # do not read the rest of it
             return response
+        late = await read_body(request, body_timeout)
+        if late is not None:
+            return late
         return await handler(request)
 
     return check

@@ -28,6 +28,7 @@ from filelock import FileLock, Timeout
 from desktop import __version__
 from desktop.api import log_guard
 from desktop.api.app import create_app
+from desktop.api.connections import GuardedRunner
 from desktop.api.paths import AllowedRoots
 from desktop.api.runs import RunService
 from desktop.contract.api import ServerInfo
@@ -112,7 +113,8 @@ async def serve(config: ServeConfig, ready: Callable[[str], None] | None = None)
 
     service = RunService(data_dir, roots, options)
     app = create_app(service, token, config.host)
-    runner = web.AppRunner(app, access_log=None, handle_signals=False)
+    # the runner bounds slow and surplus clients (desktop/api/connections.py)
+    runner = GuardedRunner(app, access_log=None, handle_signals=False)
     await runner.setup()
     unguard = log_guard.install()
     stop = asyncio.Event()

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from desktop.api.app import create_app
+from desktop.api.connections import GuardedRunner, Limits
 from desktop.api.paths import AllowedRoots
 from desktop.api.runs import RunService
 from desktop.graph.resources import examples_dir
@@ -96,13 +98,20 @@ def slow(seconds: float = 30.0) -> dict[str, Any]:
                                       {"say": "done"}]}})
 
 
-def make_api_parts(tmp_path: Path, queue_limit: int | None = None
-                   ) -> tuple[RunService, TestClient, Path, Path]:
+class ServiceTestServer(TestServer):
+    """aiohttp's test server with the runner `serve` uses (the connection limits)."""
+
+    async def _make_runner(self, **kwargs: Any) -> web.BaseRunner:
+        return GuardedRunner(self.app, **kwargs)
+
+
+def make_api_parts(tmp_path: Path, queue_limit: int | None = None,
+                   limits: Limits | None = None) -> tuple[RunService, TestClient, Path, Path]:
     data, flows = tmp_path / "data", tmp_path / "flows"
     data.mkdir()
     flows.mkdir()
     service = RunService(data, AllowedRoots([data, flows, examples_dir()], flows))
-    kwargs = {"queue_limit": queue_limit} if queue_limit else {}
-    app = create_app(service, TOKEN, **kwargs)
-    client = TestClient(TestServer(app), headers=AUTH)
+    kwargs: dict[str, Any] = {"queue_limit": queue_limit} if queue_limit else {}
+    app = create_app(service, TOKEN, limits=limits, **kwargs)
+    client = TestClient(ServiceTestServer(app), headers=AUTH)
     return service, client, data, flows

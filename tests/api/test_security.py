@@ -193,7 +193,7 @@ async def test_unexpected_failure_is_a_500_without_traceback(api: Api, monkeypat
     def broken(*_args, **_kwargs):
         raise RuntimeError("secret internals at /home/someone")
 
-    monkeypatch.setattr(api.service, "summaries_body", broken)
+    monkeypatch.setattr(api.service, "run_list", broken)
     response = await api.client.get("/api/runs")
     text = await response.text()
     assert response.status == 500

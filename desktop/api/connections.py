@@ -1,0 +1,343 @@
+"""Slow and many clients: how long a request may take to arrive, how many connections the
+service holds, and client WebSocket frames that are not masked.
+
+aiohttp 3.14 has none of this built in. Its ``RequestHandler`` takes no read timeout: the
+only clock on a connection that never completes a request head is the keep-alive one,
+armed when the connection opens and after each response (3630 s by default), so 200
+connections trickling a header byte at a time stay open for an hour. It has no
+connection limit. Its WebSocket reader is the same on both sides and never looks at the
+mask bit, though RFC 6455 section 5.1 says a server MUST close the connection on a
+client frame that is not masked. So, with :class:`GuardedRunner` in place of
+``web.AppRunner``:
+
+- **Request head.** A connection has :attr:`Limits.head_timeout` seconds to deliver a
+  complete request head, counted from its opening and, for the next request on a
+  kept-alive connection, from that request's first byte; then it is closed. An idle
+  kept-alive connection (no byte of a next request yet) keeps aiohttp's keep-alive
+  behaviour.
+- **Request body.** :func:`read_body` reads a body whole within
+  :attr:`Limits.body_timeout` seconds, or the answer is 408 and the connection is closed
+  (the service's ``guard`` middleware calls it before any handler, so no handler ever
+  waits on a slow body).
+- **Connections.** At most :attr:`Limits.max_connections` are open at once (WebSocket
+  streams count). At the cap, a new connection takes the place of the longest-held
+  idle kept-alive one (closed, as nginx does when it runs short; its client opens
+  another), else it is answered at once with a short 503 and closed (a client that
+  already sent its request may see the close as a reset instead); the service logs one
+  WARNING line a minute at most about refusals, never a traceback. Without this, idle
+  kept-alive connections (aiohttp keeps them an hour, and a 401 is enough to get one)
+  could hold every place.
+- **Masks.** Once a connection is upgraded to a WebSocket, every client frame header is
+  checked before aiohttp's reader sees the bytes (:class:`MaskedFramesOnly`); an
+  unmasked one gets a close frame with 1002 (protocol error) and the connection closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import struct
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from aiohttp import WSCloseCode, web
+from aiohttp.web_protocol import RequestHandler
+
+from desktop.api.errors import error_response
+
+log = logging.getLogger(__name__)
+
+HEAD_TIMEOUT = 10.0
+"""Seconds a connection has to deliver a complete request head."""
+BODY_TIMEOUT = 30.0
+"""Seconds a request body has to arrive whole (8 MiB takes milliseconds on loopback)."""
+MAX_CONNECTIONS = 256
+"""Connections the service holds open at once, WebSocket streams included."""
+WARN_EVERY = 60.0
+"""Seconds between two log lines about refused connections."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The bounds above; tests make them small."""
+
+    head_timeout: float = HEAD_TIMEOUT
+    body_timeout: float = BODY_TIMEOUT
+    max_connections: int = MAX_CONNECTIONS
+
+
+LIMITS: web.AppKey[Limits] = web.AppKey("limits", Limits)
+
+
+def refusal(cap: int) -> bytes:
+    """The whole answer to a connection over the cap, written before any request is read."""
+    body = orjson.dumps({"error": {
+        "code": "too_many_connections",
+        "message": f"the service already holds {cap} connections, the most it serves at "
+                   "once; close some or try again in a moment"}})
+    head = ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n")
+    return head.encode("ascii") + body
+
+
+async def read_body(request: web.Request, timeout: float) -> web.StreamResponse | None:
+    """Read ``request``'s body into the request (handlers then get it from there) within
+    ``timeout`` seconds; None when it arrived, else the 408 to answer with."""
+    if not request.body_exists:
+        return None
+    try:
+        async with asyncio.timeout(timeout):
+            await request.read()
+    except TimeoutError:
+        response = error_response(408, "body_timeout",
+                                  f"the request body did not arrive within {timeout:g} s")
+        response.force_close()  # the rest of it may still be on its way: no next request
+        return response
+    return None
+
+
+class RefusalLog:
+    """One WARNING line per ``every`` seconds at most about refused connections, saying
+    how many were refused since the last one."""
+
+    def __init__(self, every: float = WARN_EVERY,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.every = every
+        self.clock = clock
+        self.refused = 0
+        self._last: float | None = None
+
+    def note(self, cap: int) -> None:
+        self.refused += 1
+        now = self.clock()
+        if self._last is not None and now - self._last < self.every:
+            return
+        self._last = now
+        log.warning("refused %d connection(s): %d are open, the most the service holds",
+                    self.refused, cap)
+        self.refused = 0
+
+
+class MaskedFramesOnly:
+    """Stands in front of aiohttp's WebSocket reader and passes it the bytes of masked
+    frames only. It follows frame boundaries on the raw stream (a header may be split
+    across reads anywhere, and a payload is skipped without copying); at the first
+    frame whose mask bit is clear it calls ``refuse`` and passes nothing more."""
+
+    __slots__ = ("_head", "_inner", "_refuse", "_skip", "failed")
+
+    def __init__(self, inner: Any, refuse: Callable[[], None]) -> None:
+        self._inner = inner
+        self._refuse = refuse
+        self._head = bytearray()
+        """The current frame's header bytes read so far (2 to 14 of them)."""
+        self._skip = 0
+        """Payload bytes of the current frame still to come."""
+        self.failed = False
+
+    @staticmethod
+    def _header_size(head: bytearray) -> int:
+        length = head[1] & 0x7F
+        return 2 + (2 if length == 126 else 8 if length == 127 else 0) + 4
+
+    @staticmethod
+    def _payload_size(head: bytearray) -> int:
+        length = head[1] & 0x7F
+        if length == 126:
+            return int(struct.unpack_from("!H", head, 2)[0])
+        if length == 127:
+            return int(struct.unpack_from("!Q", head, 2)[0])
+        return length
+
+    def _all_masked(self, data: bytes) -> bool:
+        pos, end = 0, len(data)
+        while pos < end:
+            if self._skip:
+                step = min(self._skip, end - pos)
+                self._skip -= step
+                pos += step
+                continue
+            need = 2 if len(self._head) < 2 else self._header_size(self._head)
+            take = min(need - len(self._head), end - pos)
+            self._head += data[pos:pos + take]
+            pos += take
+            if len(self._head) < 2:
+                continue
+            if not self._head[1] & 0x80:
+                return False
+            if len(self._head) == self._header_size(self._head):
+                self._skip = self._payload_size(self._head)
+                self._head.clear()
+        return True
+
+    def feed_data(self, data: bytes | bytearray | memoryview) -> tuple[bool, bytes]:
+        if not self.failed and self._all_masked(bytes(data)):
+            return self._inner.feed_data(data)  # type: ignore[no-any-return]
+        if not self.failed:
+            self.failed = True
+            self._refuse()
+        return True, b""  # eof: the protocol stops reading this connection
+
+    def feed_eof(self) -> None:
+        self._inner.feed_eof()
+
+
+class GuardedHandler(RequestHandler):
+    """aiohttp's connection protocol with the head deadline, the cap and the mask check.
+
+    It reads some of aiohttp 3.14's own fields (the lock pins it, and
+    tests/api/test_slow_clients.py fails if they change meaning): ``_request_count`` (one
+    more each time the parser completes a request head), ``_messages`` (heads parsed and
+    not yet taken), ``_upgraded`` and ``_payload_parser`` (a WebSocket),
+    ``_request_in_progress``, and ``_waiter`` (set while waiting for the next request).
+    """
+
+    __slots__ = ("_counted", "_head_timer", "_last_body", "_refused")
+
+    def __init__(self, manager: GuardedServer, **kwargs: Any) -> None:
+        super().__init__(manager, **kwargs)
+        self._counted = False
+        """Holding one of the server's places (until lost or evicted)."""
+        self._refused = False
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._last_body: Any = None
+        """The body stream of the newest request head; a byte arriving once it is whole
+        starts the next request."""
+
+    @property
+    def _server(self) -> GuardedServer:
+        manager = self._manager
+        assert isinstance(manager, GuardedServer)
+        return manager
+
+    @property
+    def idle(self) -> bool:
+        """Kept alive between two requests: none under way or queued, no byte of the next
+        one yet (no head deadline running), not a WebSocket."""
+        return (self._counted and self._head_timer is None and self._waiter is not None
+                and not self._request_in_progress and not self._messages
+                and not self._upgraded)
+
+    def evict(self) -> None:
+        """Give this connection's place back now and close it."""
+        self._counted = False  # so its connection_lost leaves the count alone
+        self._server.open -= 1
+        self._server.handlers.pop(self, None)
+        self.force_close()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        server = self._server
+        if server.open >= server.limits.max_connections and not server.evict_idle():
+            # refused before aiohttp sees it: no task, no parser work, nothing tracked
+            assert isinstance(transport, asyncio.Transport)
+            transport.write(server.refusal)
+            transport.close()  # after the write is flushed
+            self._refused = True
+            server.refusals.note(server.limits.max_connections)
+            return
+        server.open += 1
+        server.handlers[self] = None
+        self._counted = True
+        super().connection_made(transport)
+        self._arm_head_timer()
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        if self._refused:
+            return  # refused in connection_made; aiohttp never knew it
+        if self._counted:  # else evicted, and its place already given back
+            self._counted = False
+            self._server.open -= 1
+            self._server.handlers.pop(self, None)
+        self._disarm_head_timer()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
+        if self._upgraded or self._payload_parser is not None:
+            super().data_received(data)
+            return
+        between = self._last_body is None or self._last_body.is_eof()
+        if between and data and self._head_timer is None:
+            self._arm_head_timer()  # the first byte of the next request
+        heads = self._request_count
+        super().data_received(data)
+        if self._request_count != heads:
+            self._disarm_head_timer()
+            if self._messages:
+                self._last_body = self._messages[-1][1]
+
+    def set_parser(self, parser: Any, data_received_cb: Callable[[], None] | None = None
+                   ) -> None:
+        # every byte after the upgrade, those that came with its request included, goes
+        # through the mask check before aiohttp's reader
+        super().set_parser(MaskedFramesOnly(parser, self._unmasked_frame), data_received_cb)
+
+    def _unmasked_frame(self) -> None:
+        transport = self.transport
+        if transport is not None:
+            reason = b"client frames must be masked (RFC 6455 5.1)"
+            payload = struct.pack("!H", WSCloseCode.PROTOCOL_ERROR) + reason
+            transport.write(bytes([0x88, len(payload)]) + payload)  # FIN + close, unmasked
+        self.force_close()  # closes the transport once the close frame is written
+
+    def _arm_head_timer(self) -> None:
+        self._disarm_head_timer()
+        self._head_timer = self._loop.call_later(self._server.limits.head_timeout,
+                                                 self._head_too_slow)
+
+    def _disarm_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_too_slow(self) -> None:
+        self._head_timer = None
+        if self._request_in_progress:
+            self.close()  # a pipelined head is late: finish the answer under way, then close
+        else:
+            self.force_close()
+
+
+class GuardedServer(web.Server):
+    """aiohttp's connection factory, making :class:`GuardedHandler` protocols and counting
+    the open ones."""
+
+    def __init__(self, plain: web.Server, limits: Limits) -> None:
+        # the same request handler, request factory and protocol settings as the server
+        # aiohttp built for the app (``_kwargs``: what it passes to each protocol)
+        self._handler_kwargs: dict[str, Any] = dict(plain._kwargs)
+        super().__init__(plain.request_handler, request_factory=plain.request_factory,
+                         handler_cancellation=plain.handler_cancellation,
+                         **self._handler_kwargs)
+        self.limits = limits
+        self.open = 0
+        """Connections accepted and not yet lost."""
+        self.handlers: dict[GuardedHandler, None] = {}
+        """Their protocols, oldest first."""
+        self.refusals = RefusalLog()
+        self.refusal = refusal(limits.max_connections)
+
+    def evict_idle(self) -> bool:
+        """Close the oldest idle kept-alive connection, if there is one; whether there was.
+        Its place counts as free at once (its close completes in a moment)."""
+        for handler in list(self.handlers):
+            if handler.idle:
+                handler.evict()
+                return True
+        return False
+
+    def __call__(self) -> RequestHandler:
+        return GuardedHandler(self, loop=asyncio.get_running_loop(), **self._handler_kwargs)
+
+
+class GuardedRunner(web.AppRunner):
+    """``web.AppRunner`` serving with :class:`GuardedServer`, bounded by the app's
+    :data:`LIMITS` (the defaults when it has none)."""
+
+    async def _make_server(self) -> web.Server:
+        plain = await super()._make_server()
+        return GuardedServer(plain, self.app.get(LIMITS, Limits()))
