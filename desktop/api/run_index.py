@@ -195,6 +195,11 @@ class RunIndex:
         await self._settle()
         await self._start(_Work(listing=True, full=True))
 
+    async def close(self) -> None:
+        """Wait for a check still running (it ends soon: one pass over the folders), so no
+        task is left for the loop's end to destroy."""
+        await self._settle()
+
     def _merged(self, live: dict[str, RunState]) -> list[dict[str, Any]]:
         rows = [row for name, entry in self._entries.items()
                 if name not in live and (row := entry.shown()) is not None]

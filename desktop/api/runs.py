@@ -348,6 +348,7 @@ class RunService:
             except Exception:
                 log.exception("detaching run %s failed", run_id)
             self.hosted.pop(run_id, None)
+        await self.index.close()
 
     @property
     def live_count(self) -> int:
