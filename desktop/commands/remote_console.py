@@ -23,7 +23,7 @@ from desktop.commands.merge_words import CLAUSES, merge_choice, split_approval
 from desktop.commands.run_console import HELP, Decide, Local, MergeWords, parse
 from desktop.contract.commands import Chat, Pause, Resolve, Resume, SetMode, Step, Stop
 from desktop.runtime.commands import CommandError
-from desktop.runtime.routing import find_node
+from desktop.views.node_ref import console_node
 
 if TYPE_CHECKING:
     from desktop.commands.remote import RemoteRun
@@ -79,8 +79,8 @@ class RemoteConsole:
             case Step(node=ref):
                 await self._step(self._node(ref) if ref else None)
             case Chat(node=ref):
-                # the service would match a node too, but by the names it has, not by
-                # the label or id prefix a person types here
+                # the service takes exact ids and keys; the label or id prefix a person
+                # types is resolved here, where an ambiguous one can be shown
                 await self._client.send(run_id, replace(command, node=self._node(ref)))
             case Decide():
                 await self._decide(command)
@@ -132,10 +132,9 @@ class RemoteConsole:
     # --- commands ----------------------------------------------------------------------------
 
     def _node(self, ref: str) -> str:
-        node_id = find_node(self.run.state, ref) if self.run.state is not None else None
-        if node_id is None:
-            raise ValueError(f"no node matches {ref!r}")
-        return node_id
+        if self.run.state is None:
+            raise ValueError(f"no node matches {ref!r}: the run's state is not known yet")
+        return console_node(self.run.state, ref)
 
     def _label(self, node_id: str) -> str:
         node = self.run.state.nodes.get(node_id) if self.run.state else None

@@ -42,6 +42,7 @@ from desktop.runtime.commands import (
 )
 from desktop.runtime.engine import TERMINAL, Engine
 from desktop.store.safe_json import loads as safe_loads
+from desktop.views.node_ref import console_node
 
 HELP = """commands:
   step [NODE]            run the next pending turn (or NODE's) in INTERACTIVE mode
@@ -224,9 +225,18 @@ class Console:
             command: Command = self._decision(parsed)
         elif isinstance(parsed, MergeWords):
             command = self._merge(parsed)
+        elif isinstance(parsed, Step | Chat) and parsed.node:
+            # the engine takes exact ids and keys; a label or id prefix is this console's
+            command = replace(parsed, node=self._node(parsed.node))
         else:
             command = parsed
         return command, await execute(self.engine, command)
+
+    def _node(self, ref: str) -> str:
+        try:
+            return console_node(self.engine.state, ref)
+        except ValueError as exc:
+            raise NotFound(str(exc), "nodeId") from None
 
     def _merge(self, parsed: MergeWords) -> Resolve:
         """The Resolve a ``merge`` line means now: its merge approval named, or the

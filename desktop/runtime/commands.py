@@ -53,6 +53,7 @@ from desktop.contract.state import Capabilities, NodeConfig, Permissions, RunSta
 from desktop.runtime.approvals import ApprovalError, ApprovalInvalid
 from desktop.runtime.management import SPAWN_CONFIG_KEYS
 from desktop.runtime.scheduler import StepError
+from desktop.views.node_ref import exact_node
 
 if TYPE_CHECKING:
     from desktop.runtime.engine import Engine
@@ -93,11 +94,9 @@ class Outcome:
 
 def node_id_of(state: RunState, ref: str, field_name: str = "nodeId") -> str:
     """The id of the node ``ref`` names exactly (its id or its key); NotFound otherwise."""
-    if ref in state.nodes:
-        return ref
-    hits = [node_id for node_id, node in state.nodes.items() if node.key == ref]
-    if len(hits) == 1:
-        return hits[0]
+    node_id = exact_node(state, ref)
+    if node_id is not None:
+        return node_id
     raise NotFound(f"the run has no node {ref!r} (give a node id or key)", field_name)
 
 
@@ -174,18 +173,11 @@ async def execute(engine: Engine, command: Command) -> Outcome:
 
 
 def _node(engine: Engine, ref: str, field_name: str) -> str:
-    """Exact id or key first; then the engine's looser match (label, id prefix)."""
-    from desktop.runtime.engine import EngineError
-
+    """The node's exact id or key; a label or id prefix is a console's convenience
+    (desktop/views/node_ref.py), never guessed here."""
     if ref == "self":  # an agent's word for itself; a person names the node
         raise Invalid("'self' only means something to an agent; name a node", field_name)
-    try:
-        return node_id_of(engine.state, ref, field_name)
-    except NotFound:
-        try:
-            return engine.find_node(ref)
-        except EngineError:
-            raise NotFound(f"the run has no node {ref!r}", field_name) from None
+    return node_id_of(engine.state, ref, field_name)
 
 
 def _resolve(engine: Engine, command: Resolve) -> Resolution:

@@ -34,12 +34,12 @@ from desktop.runtime.approvals import ApprovalBroker
 from desktop.runtime.gate import NodeGate, NodeView
 from desktop.runtime.management import Manager
 from desktop.runtime.recorder import Recorder
-from desktop.runtime.routing import find_node
 from desktop.runtime.scheduler import DEFAULT_CONCURRENCY, Scheduler, StepError
 from desktop.runtime.snapshots import SnapshotWriter
 from desktop.runtime.stall import StallDetector, silent_evidence
 from desktop.runtime.turn import TurnRunner
 from desktop.store.eventlog import Durability, EventLog
+from desktop.views.node_ref import exact_node
 
 log = logging.getLogger(__name__)
 TERMINAL = frozenset({RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.STOPPED})
@@ -133,10 +133,10 @@ class Engine:
         return Path(path).parent if path else None
 
     def find_node(self, ref: str) -> str:
-        """The node id ``ref`` names (key, label, id or unique id prefix)."""
-        node_id = find_node(self.state, ref)
+        """The id of the node ``ref`` names exactly: its id or its key."""
+        node_id = exact_node(self.state, ref)
         if node_id is None:
-            raise EngineError(f"no node matches {ref!r}")
+            raise EngineError(f"the run has no node {ref!r} (give a node id or key)")
         return node_id
 
     def busy(self) -> set[str]:

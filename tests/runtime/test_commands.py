@@ -138,3 +138,23 @@ def test_console_parse_fails_only_with_a_message(line: str) -> None:
         return
     assert line.split()[0] != "bogus", f"{line!r} was taken as {parsed!r}"
     assert parsed is None or isinstance(parsed, (c.Command, Decide, Local)), parsed
+
+
+async def test_commands_name_nodes_exactly_and_the_console_resolves_labels(
+        tmp_path: Path) -> None:
+    from desktop.commands.run_console import Console
+
+    engine, task = await _live(tmp_path)
+    said: list[str] = []
+    try:
+        with pytest.raises(c.NotFound, match="give a node id or key"):
+            await c.execute(engine, c.Chat("B", "by label"))
+        console = Console(engine, said.append, lambda: None)
+        await console.execute("chat B hello from the console")
+        queued = [i for i in engine.state.inboxes.get(engine.find_node("b"), [])
+                  if i.kind == "user"]
+        assert [i.text for i in queued] == ["hello from the console"]
+        await console.execute("chat nobody hi")
+        assert said[-1].startswith("chat: no node matches 'nobody'")
+    finally:
+        await _end(engine, task)

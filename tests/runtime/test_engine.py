@@ -18,6 +18,7 @@ from engine_helpers import (
 )
 
 from desktop.graph.io import load_workflow
+from desktop.runtime.engine import EngineError
 from desktop.runtime.recovery import create_run
 from desktop.store.run_info import read_run_info, validate_at_completion
 
@@ -169,7 +170,9 @@ async def test_chat_queues_a_user_turn(tmp_path: Path) -> None:
         {"say": "got the extra request"}]}], "default": [{"say": "first"}]}}})
     engine = create_run(doc, tmp_path, mode="INTERACTIVE")
     try:
-        engine.chat("A", "one extra thing")
+        with pytest.raises(EngineError, match="give a node id or key"):
+            engine.chat("A", "by its label")  # a label is a console's convenience only
+        engine.chat("a", "one extra thing")
         status = await step_to_end(engine)
     finally:
         engine.close()
