@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 from bench.fork_repo import fork_in_repository
-from desktop.runtime.engine import Engine
 from desktop.runtime.fork import ForkRequest, fork_run
+from desktop.runtime.recovery import resume_engine
 from desktop.store.eventlog import Durability, EventLog
 
 RUN_ID = "0b5e7f3a-1c2d-4e5f-8a9b-0c1d2e3f4a5c"
@@ -95,7 +95,7 @@ def run(quick: bool) -> list[dict]:
         shutil.copytree(source, copy, ignore=shutil.ignore_patterns("engine.lock"))
         copy_s = time.perf_counter() - t0
         t0 = time.perf_counter()
-        engine = Engine.resume(copy)
+        engine = resume_engine(copy)
         resume_s = time.perf_counter() - t0
         engine.close()
     finally:

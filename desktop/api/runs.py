@@ -2,8 +2,8 @@
 
 A run is *live* here while an engine of this service holds it. Creating a run
 hosts it at once; a run no engine holds (interrupted by a crash, paused by a
-terminal that detached) is taken over with ``Engine.resume`` when a client asks
-to run it. On shutdown every live run is detached: its turns are cancelled and
+terminal that detached) is taken over with ``resume_engine`` (desktop/runtime/recovery.py)
+when a client asks to run it. On shutdown every live run is detached: its turns are cancelled and
 their agent processes ended, and the run stays resumable from its log.
 Runs keep going when every client is gone.
 """
@@ -31,6 +31,7 @@ from desktop.contract.api import CreateRun, PatchRun
 from desktop.contract.state import RunState
 from desktop.runtime.commands import Command, CommandError, Outcome, Resolve, execute
 from desktop.runtime.engine import TERMINAL, Engine, EngineError, EngineOptions
+from desktop.runtime.recovery import resume_engine
 from desktop.runtime.worktree_cleanup import remove_run_worktrees
 from desktop.store.paths import runs_dir
 from desktop.store.runs import EngineBusy, RunError, engine_alive
@@ -165,7 +166,7 @@ class RunService:
         folder = self.run_dir(run_id)
         self._refuse_when_closing()
         try:
-            engine = Engine.resume(folder, options=self.options(), mode=mode,
+            engine = resume_engine(folder, options=self.options(), mode=mode,
                                    global_mode=global_mode)
         except EngineBusy:
             raise ApiError(409, "run_busy", f"run {run_id} is held by another engine (a "
@@ -253,7 +254,7 @@ class RunService:
     def _finished_or_not(self, run_id: str, request: PatchRun) -> None:
         """A run no engine holds can be resumed (unless completed) or stopped (unless ended)."""
         if request.status == "running":
-            return  # Engine.resume refuses a completed run itself
+            return  # resume_engine refuses a completed run itself
         state = RunState.model_validate(self.state(run_id))
         if request.status == "stopped" and state.status in TERMINAL:
             raise ApiError(409, "run_finished", f"run {run_id} is already {state.status}")

@@ -121,7 +121,8 @@ def resume_command(args: argparse.Namespace) -> int:
         from desktop.commands.remote import resume_remote
 
         return resume_remote(args)
-    from desktop.runtime.engine import Engine, EngineError
+    from desktop.runtime.engine import EngineError
+    from desktop.runtime.recovery import resume_engine
     from desktop.store.runs import RunError, find_run
     from desktop.views.reader import EventReader
 
@@ -129,7 +130,7 @@ def resume_command(args: argparse.Namespace) -> int:
         folder = find_run(data_dir(args.data_dir), args.run)
         page = EventReader(folder).page(limit=1)
         after = page.events[-1]["seq"] if page.events else 0
-        engine = Engine.resume(folder, options=_options(args), mode=args.mode,
+        engine = resume_engine(folder, options=_options(args), mode=args.mode,
                                global_mode=args.global_mode)
     except (RunError, EngineError, ValueError) as exc:
         print(f"resume: {exc}", file=sys.stderr)

@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,8 @@ from desktop.views.node_ref import exact_node
 log = logging.getLogger(__name__)
 TERMINAL = frozenset({RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.STOPPED})
 _ARTIFACT_KINDS_ROUTED = frozenset({"diff", "report"})
+TakeTurn = Callable[["Engine", str], Awaitable[None]]
+"""One turn of a node, start to end (desktop/runtime/dispatch.py: run_turn)."""
 SNAPSHOT_EVERY = 5000
 
 __all__ = ["Engine", "EngineError", "EngineOptions", "StepError"]
@@ -67,11 +69,15 @@ class EngineOptions:
 
 
 class Engine:
-    """Runs one run folder. Build it with :func:`create_run` or :meth:`Engine.resume`."""
+    """Runs one run folder. Build it with :func:`~desktop.runtime.recovery.create_run` or
+    :func:`~desktop.runtime.recovery.resume_engine`, which give it the turn runner
+    (desktop/runtime/dispatch.py): the engine imports neither module."""
 
     def __init__(self, run_dir: Path, data_dir: Path, log_: EventLog, recorder: Recorder,
-                 lock: contextlib.AbstractContextManager[Any], options: EngineOptions) -> None:
+                 lock: contextlib.AbstractContextManager[Any], options: EngineOptions,
+                 run_turn: TakeTurn) -> None:
         self.run_dir = Path(run_dir)
+        self._run_turn = run_turn
         self.data_dir = Path(data_dir)
         self.options = options
         self.log = log_
@@ -104,14 +110,6 @@ class Engine:
         self.recorder.listen(self._on_events)
 
     # --- construction ---------------------------------------------------------------
-
-    @classmethod
-    def resume(cls, run_dir: Path, *, options: EngineOptions | None = None,
-               mode: str | None = None, global_mode: str | None = None) -> Engine:
-        """Open an existing run folder and recover it (see desktop.runtime.recovery)."""
-        from desktop.runtime.recovery import resume_engine
-
-        return resume_engine(cls, Path(run_dir), options or EngineOptions(), mode, global_mode)
 
     # --- views ----------------------------------------------------------------------
 
@@ -329,14 +327,12 @@ class Engine:
                 log.info("ended agent run %s left on its cluster", agent_run_id)
 
     def _start_turns(self, state: RunState) -> None:
-        from desktop.runtime.dispatch import run_turn
-
         for node_id in self.scheduler.pick(state, self.busy()):
             limit = (state.node_configs.get(node_id) or NodeConfig()).limits.max_turns
             if limit is not None and state.turns.get(node_id, 0) >= limit:
                 self._max_turns(node_id, limit)
                 return
-            task = asyncio.create_task(run_turn(self, node_id), name=f"turn-{node_id}")
+            task = asyncio.create_task(self._run_turn(self, node_id), name=f"turn-{node_id}")
             self.tasks[node_id] = task
             task.add_done_callback(lambda t, n=node_id: self._turn_done(n, t))
 

@@ -249,7 +249,6 @@ def prepare_fork(run_dir: Path, data_dir: Path, request: ForkRequest) -> Prepare
 
 def open_fork(prepared: Prepared, options: EngineOptions | None = None) -> Fork:
     """The engine of a prepared fork, its own first events written (not running yet)."""
-    from desktop.runtime.engine import Engine, EngineOptions
     from desktop.runtime.recovery import resume_engine
 
     def prelude(engine: Engine) -> None:
@@ -259,8 +258,8 @@ def open_fork(prepared: Prepared, options: EngineOptions | None = None) -> Fork:
 
     plan, request = prepared.plan, prepared.request
     try:
-        engine = resume_engine(Engine, prepared.folder, options or EngineOptions(),
-                               request.mode, request.global_mode, lock=prepared.lock,
+        engine = resume_engine(prepared.folder, options=options, mode=request.mode,
+                               global_mode=request.global_mode, lock=prepared.lock,
                                prelude=prelude,
                                reason=f"forked from run {plan.state.id} at seq {plan.seq}")
     except BaseException:  # a fork without its own first events is no fork: remove it

@@ -20,12 +20,14 @@ import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from desktop.contract.enums import RunStatus
 from desktop.contract.executor import as_ray
 from desktop.graph.document import WorkflowDocument
 from desktop.providers.redact import Redactor
+from desktop.runtime.dispatch import run_turn
+from desktop.runtime.engine import Engine, EngineError, EngineOptions
 from desktop.runtime.recorder import Recorder
 from desktop.runtime.run_setup import run_created_event, task_event
 from desktop.store.eventlog import EventLog
@@ -35,9 +37,6 @@ from desktop.store.runs import hold_engine_lock, log_problem
 from desktop.store.safe_open import RunFileError, check_run_folder
 from desktop.store.snapshot import read_snapshot
 from desktop.views.reader import EventReader
-
-if TYPE_CHECKING:
-    from desktop.runtime.engine import Engine, EngineOptions
 
 _PROC = Path("/proc")
 _INDEXED = frozenset({"inbox.queued", "turn.status", "run.stalled", "node.patch",
@@ -49,7 +48,6 @@ def create_run(doc: WorkflowDocument, data_dir: Path, mode: str | None = None,
                options: EngineOptions | None = None) -> Engine:
     """A new run folder for ``doc`` with its ``run.created`` and task written; not started."""
     from desktop.contract.base import new_id
-    from desktop.runtime.engine import Engine, EngineOptions
 
     options = options or EngineOptions()
     run_id = new_id()
@@ -65,7 +63,7 @@ def create_run(doc: WorkflowDocument, data_dir: Path, mode: str | None = None,
         log = EventLog.open(run_dir, durability=options.durability)
         redactor = Redactor.from_env(keyring_env(), data_dir=data_dir)
         recorder = Recorder(log, run_id=run_id, redactor=redactor)
-        engine = Engine(run_dir, Path(data_dir), log, recorder, lock, options)
+        engine = Engine(run_dir, Path(data_dir), log, recorder, lock, options, run_turn)
         recorder.emit(created)
         recorder.emit(task)
         recorder.flush()
@@ -75,8 +73,8 @@ def create_run(doc: WorkflowDocument, data_dir: Path, mode: str | None = None,
     return engine
 
 
-def resume_engine(cls: type[Engine], run_dir: Path, options: EngineOptions,
-                  mode: str | None, global_mode: str | None, *,
+def resume_engine(run_dir: Path, *, options: EngineOptions | None = None,
+                  mode: str | None = None, global_mode: str | None = None,
                   lock: contextlib.AbstractContextManager[Any] | None = None,
                   prelude: Callable[[Engine], None] | None = None,
                   reason: str | None = None) -> Engine:
@@ -86,8 +84,7 @@ def resume_engine(cls: type[Engine], run_dir: Path, options: EngineOptions,
     published); ``prelude`` emits events before the settling ones; ``reason`` goes into
     ``run.resumed``.
     """
-    from desktop.runtime.engine import EngineError
-
+    options = options or EngineOptions()
     run_dir = Path(run_dir).resolve()
     try:
         check_run_folder(run_dir)
@@ -122,7 +119,7 @@ def resume_engine(cls: type[Engine], run_dir: Path, options: EngineOptions,
         if recorder.state_dict is None:
             raise EngineError(f"{run_dir} holds no run (no usable run.created event)")
         log.run_id = recorder.run_id = recorder.state.id
-        engine = cls(run_dir, run_dir.parent.parent, log, recorder, lock, options)
+        engine = Engine(run_dir, run_dir.parent.parent, log, recorder, lock, options, run_turn)
     except BaseException:
         lock.__exit__(None, None, None)
         raise
@@ -146,8 +143,6 @@ def resume_engine(cls: type[Engine], run_dir: Path, options: EngineOptions,
 def settle(engine: Engine, groups: dict[str, int], mode: str | None,
            global_mode: str | None, reason: str | None = None) -> None:
     """Close what the previous engine left open, then mark the run resumed."""
-    from desktop.runtime.engine import EngineError
-
     state = engine.state
     if state.status == RunStatus.COMPLETED:
         raise EngineError(f"run {state.id} is completed; there is nothing to resume")

@@ -18,6 +18,7 @@ from engine_helpers import events_of, of_type, unconsumed_items, workflow
 from desktop.graph.io import dumps_workflow
 from desktop.providers.process import group_members
 from desktop.runtime.engine import Engine
+from desktop.runtime.recovery import resume_engine
 from desktop.store.run_info import read_run_info
 from desktop.views.runs import open_run
 
@@ -60,7 +61,7 @@ def _kill(proc: subprocess.Popen) -> None:
 
 
 async def _resume_to_end(run_dir: Path) -> Engine:
-    engine = Engine.resume(run_dir)
+    engine = resume_engine(run_dir)
     try:
         await asyncio.wait_for(engine.run(), 60)
     finally:
@@ -145,7 +146,7 @@ async def test_resume_ends_the_orphaned_agent_process(tmp_path: Path, script: li
     while time.monotonic() < deadline and not settled():
         await asyncio.sleep(0.05)
     assert settled(), "the agent's group outlived engine and watchdog"
-    engine = Engine.resume(run_dir)
+    engine = resume_engine(run_dir)
     try:
         assert group_members(info.pgid) == []
         state = engine.state
@@ -165,7 +166,7 @@ async def test_resume_denies_stale_approvals(tmp_path: Path) -> None:
     seen = _read_until(proc, lambda s: s[-1]["type"] == "approval.requested")
     _kill(proc)
     run_dir = tmp_path / "data" / "runs" / seen[0]["runId"]
-    engine = Engine.resume(run_dir)
+    engine = resume_engine(run_dir)
     engine.close()
     resolved = of_type(events_of(run_dir), "approval.resolved")
     assert resolved[0]["approvalId"] == seen[-1]["approvalId"]

@@ -23,8 +23,8 @@ from executor_checks import (
 )
 from loopback_link import install
 
-from desktop.runtime.engine import Engine, EngineOptions
-from desktop.runtime.recovery import create_run
+from desktop.runtime.engine import EngineOptions
+from desktop.runtime.recovery import create_run, resume_engine
 
 RAY = {"kind": "ray", "address": "ray://cluster.example:10001"}
 
@@ -192,7 +192,7 @@ async def test_resume_ends_the_dead_engines_agent_on_the_cluster_then_reruns_the
                           "pgid": 1234567}, node)
     engine.recorder.flush()
     engine.close()
-    resumed = Engine.resume(engine.run_dir)
+    resumed = resume_engine(engine.run_dir)
     assert [(spec.address, run) for spec, run in resumed.remote_orphans] == \
         [(RAY["address"], "20260101-0000000000-1")]
     approve_everything(resumed)

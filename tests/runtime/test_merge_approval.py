@@ -17,7 +17,7 @@ from gitkit import USER, fingerprint, git, no_git_config, node_git, tree_files, 
 from desktop.contract.events import parse_event
 from desktop.runtime.approvals import PendingRequest
 from desktop.runtime.engine import Engine
-from desktop.runtime.recovery import create_run
+from desktop.runtime.recovery import create_run, resume_engine
 
 __all__ = ["no_git_config"]
 RESOLVE = ("grep -q '^<<<<<<<' committed.txt && printf 'resolved by the agent\\n' > "
@@ -178,7 +178,7 @@ async def test_a_denied_merge_is_undone_and_the_run_waits_for_a_hand_merge(
                    capture_output=True, check=False)
     (worktree / "committed.txt").write_text("left and right\n")
     git(worktree, "commit", "-q", "-am", "both")
-    resumed = Engine.resume(engine.run_dir)
+    resumed = resume_engine(engine.run_dir)
     try:
         resumed.resume_run()
         assert await asyncio.wait_for(resumed.run(), 60) == "completed"

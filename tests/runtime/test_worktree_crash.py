@@ -27,6 +27,7 @@ from gitkit import fingerprint, git, no_git_config, tree_files, user_repo
 
 from desktop.graph.io import dumps_workflow
 from desktop.runtime.engine import Engine
+from desktop.runtime.recovery import resume_engine
 from desktop.runtime.worktree_repair import merging_mark
 from desktop.runtime.worktrees import adding_mark
 from desktop.store.runs import ENGINE_LOCK, engine_alive
@@ -166,7 +167,7 @@ async def crash_and_resume(tmp_path: Path, kill_at: int, how: str, what: str = W
     killed = (tmp_path / f"count-{kill_at}-{how}.killed").read_text()  # it did die there
     assert open_run(run_dir).status != "completed", killed
     await lock_released(run_dir)
-    engine = Engine.resume(run_dir)
+    engine = resume_engine(run_dir)
     try:
         status = await asyncio.wait_for(engine.run(), 60)
     finally:
@@ -237,7 +238,7 @@ async def test_kill_9_while_a_merge_waits_for_a_person_then_resume_asks_again(
     gitdir = Path(git(lead, "rev-parse", "--path-format=absolute", "--git-dir"))
     assert (gitdir / "MERGE_HEAD").exists() and merging_mark(lead).exists()  # left open
     await lock_released(run_dir)
-    engine = Engine.resume(run_dir)
+    engine = resume_engine(run_dir)
     loop = asyncio.get_running_loop()
     asked: list[dict] = []
 
