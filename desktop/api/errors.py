@@ -8,7 +8,7 @@ from aiohttp import web
 from pydantic import ValidationError
 
 from desktop.contract.api import ErrorDetail, ErrorResponse
-from desktop.runtime.commands import CommandError, Conflict, Invalid, NotFound
+from desktop.runtime.control import CommandError, Conflict, Invalid, NotFound
 
 
 class ApiError(Exception):

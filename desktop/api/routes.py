@@ -17,7 +17,7 @@ from desktop.api.errors import ApiError, from_validation
 from desktop.api.runs import RunService
 from desktop.contract import api as m
 from desktop.contract.state import RunState
-from desktop.runtime import commands as c
+from desktop.runtime import control as c
 from desktop.store.safe_json import JSONDecodeError
 from desktop.store.safe_json import loads as safe_loads
 

@@ -29,7 +29,7 @@ from desktop.api.run_index import Encoded, RunIndex
 from desktop.api.stream import CLOSE_UNKNOWN_RUN, Feeds
 from desktop.contract.api import CreateRun, PatchRun
 from desktop.contract.state import RunState
-from desktop.runtime.commands import Command, CommandError, Outcome, Resolve, execute
+from desktop.runtime.control import Command, CommandError, Outcome, Resolve, execute
 from desktop.runtime.engine import TERMINAL, Engine, EngineError, EngineOptions
 from desktop.runtime.recovery import resume_engine
 from desktop.runtime.worktree_cleanup import remove_run_worktrees
@@ -230,7 +230,7 @@ class RunService:
 
     async def patch(self, run_id: str, request: PatchRun) -> dict[str, Any]:
         """Pause, resume (taking the run over if needed), stop, or switch modes."""
-        from desktop.runtime.commands import Pause, Resume, SetMode, Stop
+        from desktop.runtime.control import Pause, Resume, SetMode, Stop
 
         async with self.lock(run_id):
             self.run_dir(run_id)
@@ -265,7 +265,7 @@ class RunService:
 
     async def delete(self, run_id: str, force: bool) -> None:
         """Remove the run's folder; a live run only with ``force`` (it is stopped first)."""
-        from desktop.runtime.commands import Stop
+        from desktop.runtime.control import Stop
 
         async with self.lock(run_id):
             folder = self.run_dir(run_id)

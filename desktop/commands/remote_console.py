@@ -22,7 +22,7 @@ from desktop.api.client import ApiError
 from desktop.commands.merge_words import CLAUSES, merge_choice, split_approval
 from desktop.commands.run_console import HELP, Decide, Local, MergeWords, parse
 from desktop.contract.commands import Chat, Pause, Resolve, Resume, SetMode, Step, Stop
-from desktop.runtime.commands import CommandError
+from desktop.runtime.control import CommandError
 from desktop.views.node_ref import console_node
 
 if TYPE_CHECKING:

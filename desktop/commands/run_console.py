@@ -9,7 +9,7 @@ Commands that need something not there yet (a step while a turn still runs,
 an approval not yet requested) wait for it while the run is busy, so piped
 scripts behave the same however fast the agents are.
 
-Each line becomes a typed command of :mod:`desktop.runtime.commands` and goes
+Each line becomes a typed command of :mod:`desktop.runtime.control` and goes
 through its ``execute``, as the HTTP API's requests do.
 """
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 from desktop.commands.merge_words import CLAUSES, USAGE, merge_choice, split_approval
 from desktop.runtime.approvals import ApprovalError
-from desktop.runtime.commands import (
+from desktop.runtime.control import (
     Chat,
     Command,
     CommandError,

@@ -1,6 +1,6 @@
 """Undoable edits of sticky notes and groups, and moves of nodes and notes together.
 
-Like desktop/ui/commands.py, each command changes the document model only and keeps
+Like desktop/ui/undo.py, each command changes the document model only and keeps
 private copies of what it puts in or takes out.
 """
 

@@ -14,7 +14,7 @@ from desktop.contract.state import NodeConfig
 from desktop.graph.document import Position, WorkflowDocument, WorkflowEdge, WorkflowNode
 from desktop.graph.errors import WorkflowLoadError
 from desktop.graph.io import dumps_workflow, loads_workflow
-from desktop.ui import commands as c
+from desktop.ui import undo as c
 from desktop.ui.canvas.node_item import NODE_H, NODE_W
 from desktop.ui.decoration_edits import DecorationEdits
 from desktop.ui.document import DocumentModel

@@ -2,7 +2,7 @@
 
 Only the consoles (``agent-canvas run``'s stdin, and the same over the service) take these
 conveniences; every command that reaches an engine or the API names a node exactly, by
-id or key (desktop/runtime/commands.py). A name that could mean more than one node is
+id or key (desktop/runtime/control.py). A name that could mean more than one node is
 refused with the candidates listed, never guessed.
 """
 

@@ -13,7 +13,7 @@ import yaml
 from service_process import ServeProcess
 
 from desktop.cli import main
-from desktop.runtime.commands import USER
+from desktop.runtime.control import USER
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
 

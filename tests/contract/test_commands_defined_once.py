@@ -22,7 +22,7 @@ from desktop.commands.run_console import Decide, parse
 from desktop.contract import commands as c
 from desktop.contract.state import RunState
 from desktop.contract.wire import Body, InPath, Internal, body_model, request_of, wire_fields
-from desktop.runtime import commands as runtime_commands
+from desktop.runtime import control as runtime_control
 
 RUN_ID = "5f0c4d1e-7a1b-4c3d-9e2f-0a1b2c3d4e5f"
 NODE_A = "0a0a0a0a-0000-4000-8000-000000000001"
@@ -85,8 +85,8 @@ def test_every_field_of_every_command_says_where_it_travels() -> None:
 
 def test_the_runtime_re_exports_the_one_definition() -> None:
     for kind in c.COMMANDS:
-        assert getattr(runtime_commands, kind.__name__) is kind, kind.__name__
-    assert runtime_commands.USER is c.USER
+        assert getattr(runtime_control, kind.__name__) is kind, kind.__name__
+    assert runtime_control.USER is c.USER
 
 
 def test_every_command_sent_has_a_sample() -> None:
@@ -300,5 +300,5 @@ def test_both_consoles_decide_with_the_same_words() -> None:
     assert isinstance(decide, Decide)
     assert decide.command("ap-1234", ["too", "risky"], merge=False) == \
         c.Resolve("ap-1234", "denied", reason="too risky")
-    with pytest.raises(runtime_commands.Invalid, match="resolved with `merge`"):
+    with pytest.raises(runtime_control.Invalid, match="resolved with `merge`"):
         parse("approve").command("ap-1234", [], merge=True)

@@ -9,7 +9,7 @@ import pytest
 from run_flows import gated
 
 from desktop.graph.io import load_workflow, loads_workflow
-from desktop.runtime.commands import USER
+from desktop.runtime.control import USER
 from desktop.store.reducer import fold_events
 from desktop.views.reader import LogTail
 

@@ -1,4 +1,4 @@
-"""The typed command interface of a live run: one ``execute`` for the command dataclasses.
+"""Running a command on a live run: ``execute``, for the typed commands of the contract.
 
 The commands themselves are defined once in desktop/contract/commands.py (below the
 runtime, so the service's request bodies and the API client derive from them too) and

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from desktop.commands.run_console import Decide, Local, parse
-from desktop.runtime import commands as c
+from desktop.runtime import control as c
 from desktop.runtime.recovery import create_run
 
 DESKTOP = Path(__file__).resolve().parents[2] / "desktop"
