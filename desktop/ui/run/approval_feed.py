@@ -141,7 +141,7 @@ class ApprovalFeed(QObject):
         client = info.client(timeout=ASK_TIMEOUT)
         try:
             await client.resolve(approval_id, status, modified_args=args, reason=reason,
-                                 by="gui", merge=merge)
+                                 merge=merge)
         except ApiError as exc:
             log.info("approval %s not resolved: %s", approval_id, exc)
             return False
