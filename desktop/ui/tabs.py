@@ -101,7 +101,7 @@ class TabbedWindow(QMainWindow):
         return self.add(editor)
 
     def close_tab(self, editor) -> bool:
-        """Close one tab (asks to save; a run keeps running in the service)."""
+        """Close one tab (asks to save, and what its live run is to do)."""
         return editor is None or editor.close()
 
     def step_tab(self, step: int) -> None:
@@ -162,6 +162,14 @@ class TabbedWindow(QMainWindow):
         return any(editor.keeps_unsaved_work() for editor in self.editors())
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        from desktop.ui.closing import settle
+
+        current = self.current()
+        # one question for every tab, before any tab closes (Cancel: all stay open)
+        if current is not None and not settle(
+                self.editors(), lambda unsaved, live: current.ask_closing(unsaved, live, False)):
+            event.ignore()
+            return
         self._closing = True
         detaching = False
         for editor in self.editors():

@@ -116,8 +116,9 @@ class EditorWindow(WindowCommands, QMainWindow):
         self._wire()
         self.apply_theme(self.theme)
         self._place_initially()
-        self.run_panels = attach_run_panels(self)
+        self.run_panels = attach_run_panels(self, follow_service=True)
         self._close_confirmed = False
+        self.run_choice = "keep"  # what closing does to a live run: "keep" it, or "stop" it
         self._default_docks = True
         self._restore_layout()
         if path:
@@ -382,15 +383,23 @@ class EditorWindow(WindowCommands, QMainWindow):
         """Whether a close was refused because the user kept unsaved changes."""
         return isValid(self) and not self._close_confirmed
 
+    def _decide_close(self) -> bool:
+        """Ask about this window's unsaved changes and live run (every answer is taken
+        before anything happens); False when the user cancelled."""
+        from desktop.ui.closing import settle
+
+        return settle([self], lambda unsaved, live: self.ask_closing(unsaved, live, False))
+
     def closeEvent(self, event: QCloseEvent) -> None:
-        if not self._close_confirmed and self.file.is_modified():
-            answer = self.ask_save_changes()
-            if answer == "cancel" or (answer == "save" and not self.file_save()):
-                event.ignore()
-                return
+        if not self._close_confirmed and not self._decide_close():
+            event.ignore()
+            return
         self._close_confirmed = True
+        session = self.run_panels.session
+        if session is not None and self.run_choice == "stop" and session.running:
+            session.stop()  # sent before detaching: the detach waits for its answer
         # Detach from the run first (the service keeps running it), then close for real.
-        if self.run_panels.session is not None and self._detach_run():
+        if session is not None and self._detach_run():
             event.ignore()
             return
         self.save_layout()

@@ -42,6 +42,19 @@ class WindowCommands:
         return {QMessageBox.StandardButton.Save: "save",
                 QMessageBox.StandardButton.Discard: "discard"}.get(answer, "cancel")
 
+    def ask_live_run(self) -> str:
+        """Closing over a live run: ``"keep"`` it running, ``"stop"`` it, or ``"cancel"``."""
+        from desktop.ui.close_dialog import ask_live_run
+        from desktop.ui.closing import run_name
+
+        return ask_live_run(self, run_name(self))
+
+    def ask_closing(self, unsaved: list[str], live: list[str], quitting: bool):
+        """One question for many documents and runs: a CloseAnswer, or None (Cancel)."""
+        from desktop.ui.close_dialog import ask_closing
+
+        return ask_closing(self.host or self, unsaved, live, quitting)
+
     def ask_open_path(self, caption: str = "Open Workflow", filters: str = FLOW_FILTER) -> str:
         start = str(self.file.path.parent) if self.file.path else str(Path.cwd())
         return QFileDialog.getOpenFileName(self, caption, start, filters)[0]
@@ -258,13 +271,19 @@ class WindowCommands:
         return path
 
     def app_quit(self) -> None:
+        from desktop.ui.closing import settle
         from desktop.ui.tabs import TAB_WINDOWS
         from desktop.ui.window import OPEN_WINDOWS
 
+        # One question for every unsaved document and live run of every window, before
+        # anything closes: Cancel (or a save that did not happen) leaves every tab open.
+        windows = [*TAB_WINDOWS, *(w for w in OPEN_WINDOWS if w.host is None)]
+        editors = [e for w in windows for e in (w.editors() if w in TAB_WINDOWS else [w])]
+        if not settle(editors, lambda unsaved, live: self.ask_closing(unsaved, live, True)):
+            return
         # The app ends when the last window has closed (app.until_every_window_closed).
-        # A window with a live run closes a moment later, once it has let go of the run;
-        # one whose unsaved work the user chose to keep stops the quit.
-        for window in [*TAB_WINDOWS, *(w for w in OPEN_WINDOWS if w.host is None)]:
+        # A window with a live run closes a moment later, once it has let go of the run.
+        for window in windows:
             if not window.close() and window.keeps_unsaved_work():
                 return
 

@@ -34,7 +34,11 @@ def shell(qtbot, monkeypatch, tmp_path):
     window.answers = answers
 
     def patch(editor):
+        from desktop.ui.close_dialog import CloseAnswer
+
         monkeypatch.setattr(editor, "ask_save_changes", lambda: answers["save"])
+        monkeypatch.setattr(editor, "ask_closing", lambda *_a: None if answers["save"] ==
+                            "cancel" else CloseAnswer(save=answers["save"] == "save"))
         monkeypatch.setattr(editor, "show_error", lambda *a: None)
 
     window.patch = patch
@@ -92,6 +96,59 @@ def test_closing_tabs_asks_for_unsaved_work_and_the_last_tab_closes_the_window(
     qtbot.waitUntil(lambda: shell.tabs.count() == 1)
     first.actions_["close"].trigger()
     qtbot.waitUntil(lambda: not isValid(shell) or not shell.isVisible())
+
+
+def _seven_tabs(shell, tmp_path: Path, unsaved: tuple[int, ...]) -> list[EditorWindow]:
+    """Six more tabs beside the first; the tabs at ``unsaved`` get an unsaved change."""
+    for i in range(6):
+        path = tmp_path / f"copy{i}" / SINGLE.name
+        path.parent.mkdir()
+        path.write_bytes(SINGLE.read_bytes())
+        shell.patch(shell.open_tab(path))
+    editors = shell.editors()
+    for i in unsaved:
+        editors[i].editor.add_node("reviewer", at=(400, 300 + 10 * i))
+    return editors
+
+
+def test_quit_asks_once_before_closing_anything_and_cancel_closes_nothing(
+        shell, tmp_path, monkeypatch, qtbot):
+    editors = _seven_tabs(shell, tmp_path, unsaved=(4, 6))
+    first = editors[0]
+    asked: list[tuple[list[str], list[str], bool]] = []
+
+    def cancel(unsaved, live, quitting):
+        asked.append((unsaved, live, quitting))
+        assert shell.tabs.count() == 7  # asked before any tab closed
+        return None
+
+    monkeypatch.setattr(first, "ask_closing", cancel)
+    for editor in editors:  # no tab may ask on its own: the one question covers them all
+        monkeypatch.setattr(editor, "ask_save_changes", lambda: pytest.fail("asked twice"))
+    first.app_quit()
+    assert len(asked) == 1 and len(asked[0][0]) == 2 and asked[0][2] is True
+    assert shell.tabs.count() == 7 and shell.isVisible()  # Cancel changed nothing
+    assert all(isValid(e) and e.file.is_modified() == (i in (4, 6))
+               for i, e in enumerate(editors))
+
+
+def test_closing_the_window_asks_once_for_every_tab(shell, tmp_path, monkeypatch, qtbot):
+    from desktop.ui.close_dialog import CloseAnswer
+
+    editors = _seven_tabs(shell, tmp_path, unsaved=(2, 5))
+    asked: list[list[str]] = []
+    for editor in editors:
+        monkeypatch.setattr(editor, "ask_save_changes", lambda: pytest.fail("asked twice"))
+    current = shell.current()
+    monkeypatch.setattr(current, "ask_closing", lambda unsaved, live, quitting: (
+        asked.append(unsaved), None)[1])
+    shell.close()
+    assert len(asked) == 1 and shell.tabs.count() == 7  # Cancel: every tab stays
+    monkeypatch.setattr(current, "ask_closing", lambda unsaved, live, quitting: (
+        asked.append(unsaved), CloseAnswer(save=False))[1])
+    shell.close()
+    qtbot.waitUntil(lambda: not isValid(shell) or not shell.isVisible(), timeout=5000)
+    assert len(asked) == 2
 
 
 def test_open_in_new_window_gives_the_file_a_window_of_its_own(shell, tmp_path, monkeypatch,

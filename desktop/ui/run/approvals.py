@@ -1,8 +1,7 @@
-"""Approvals: a non-blocking inbox of pending gated calls and merges that conflict, and a
-dialog to decide one (a merge's: desktop/ui/run/merge_dialog.py).
+"""Approvals: the dialog to decide one pending gated call (a merge's:
+desktop/ui/run/merge_dialog.py; the inbox that lists them: approval_inbox.py).
 
-Both are fed by events (``approval.requested`` / ``approval.resolved``); a decision
-goes to a resolver callable, which sends it to the service (the answer may come
+A decision goes to a resolver callable, which sends it to the service (the answer may come
 later: the resolver may return an awaitable), so the resolution is an event like
 any other and every client sees it.
 """
@@ -14,16 +13,14 @@ import inspect
 import json
 from collections.abc import Awaitable, Callable
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QColor, QFont, QIcon, QKeySequence, QPainter, QPixmap
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QAction, QFont, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
-    QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
@@ -32,8 +29,6 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from desktop.store.safe_json import loads as safe_loads
-from desktop.ui.run.merge_dialog import MergeDialog
-from desktop.views.approval_text import approval_text
 
 # (approval id, status, modified args, reason, merge=None: a merge approval's choice) ->
 # accepted? (now, or once the service answers)
@@ -158,130 +153,3 @@ class ApprovalDialog(QDialog):
             self.accept()
         else:
             self.error.setText("The request could not be resolved (it may be decided already).")
-
-
-def badge_icon(count: int) -> QIcon:
-    """A round badge showing ``count`` (grey when zero)."""
-    pix = QPixmap(28, 28)
-    pix.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pix)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setBrush(QColor("#eb5757" if count else "#9e9e9e"))
-    painter.setPen(Qt.PenStyle.NoPen)
-    painter.drawEllipse(2, 2, 24, 24)
-    painter.setPen(QColor("white"))
-    font = painter.font()
-    font.setBold(True)
-    font.setPixelSize(13)
-    painter.setFont(font)
-    painter.drawText(pix.rect(), Qt.AlignmentFlag.AlignCenter, str(min(count, 99)))
-    painter.end()
-    return QIcon(pix)
-
-
-class ApprovalInbox(QWidget):
-    """Pending requests, oldest first. Enter opens one; A approves, D denies at once."""
-
-    countChanged = Signal(int)
-
-    def __init__(self, resolver: Resolver | None = None, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.resolver: Resolver = resolver or (lambda *_a: False)
-        self.node_labels: dict[str, str] = {}
-        self.pending: dict[str, dict] = {}
-        self.dialog: ApprovalDialog | MergeDialog | None = None
-        self.list = QListWidget()
-        self.list.itemActivated.connect(lambda item: self.open_request(item.data(256)))
-        self.hint = QLabel("Enter: open · A: approve (a merge: open) · D: deny")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(2, 2, 2, 2)
-        layout.addWidget(self.list, 1)
-        layout.addWidget(self.hint)
-        self.badge = QAction(badge_icon(0), "Approvals", self)
-        self.badge.setObjectName("approvals")
-        self.badge.setProperty("command", "Approvals")  # the text also carries the count
-        self.badge.setToolTip("Pending approvals")
-        self.badge.setShortcut(QKeySequence("Ctrl+Shift+A"))
-        self.badge.triggered.connect(self.open_next)
-        for key, status in (("A", "approved"), ("D", "denied")):
-            act = QAction(self.list)
-            act.setShortcut(QKeySequence(key))
-            act.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-            act.triggered.connect(lambda _c=False, s=status: self._quick(s))
-            self.list.addAction(act)
-
-    def set_state(self, state: dict | None) -> None:
-        """Replace the pending list from a run state (e.g. when a run is opened)."""
-        self.pending = dict((state or {}).get("pendingApprovals") or {})
-        for node_id, node in ((state or {}).get("nodes") or {}).items():
-            self.node_labels[node_id] = node.get("label") or node_id[:8]
-        self._refresh()
-
-    def apply_events(self, events: list[dict]) -> None:
-        """Follow requests and resolutions in a batch of events."""
-        changed = False
-        for event in events:
-            kind = event.get("type")
-            if kind == "approval.requested":
-                self.pending[event["approvalId"]] = event
-                changed = True
-            elif kind == "approval.resolved":
-                changed |= self.pending.pop(event.get("approvalId"), None) is not None
-                if self.dialog is not None and self.dialog.approval_id == event.get("approvalId"):
-                    self.dialog.close()
-            elif kind == "run.created":
-                for node_id, node in (event.get("nodes") or {}).items():
-                    self.node_labels[node_id] = node.get("label") or node_id[:8]
-            elif kind == "node.patch" and (event.get("patch") or {}).get("label"):
-                self.node_labels[event.get("nodeId")] = event["patch"]["label"]
-        if changed:
-            self._refresh()
-
-    def _refresh(self) -> None:
-        current = self.list.currentItem().data(256) if self.list.currentItem() else None
-        self.list.clear()
-        for approval_id, req in self.pending.items():
-            tool = req.get("tool") or {}
-            node = self.node_labels.get(req.get("nodeId") or "", "run")
-            args = json.dumps(tool.get("args") or {})
-            text = f"{node}: {approval_text(req)}" if req.get("kind") == "merge" else \
-                f"{node}: {tool.get('name', '?')} {args[:80]}"
-            item = QListWidgetItem(text)
-            item.setData(256, approval_id)
-            self.list.addItem(item)
-            if approval_id == current:
-                self.list.setCurrentItem(item)
-        if self.list.currentItem() is None and self.list.count():
-            self.list.setCurrentRow(0)
-        count = len(self.pending)
-        self.badge.setIcon(badge_icon(count))
-        self.badge.setText(f"Approvals ({count})")
-        self.countChanged.emit(count)
-
-    def open_request(self, approval_id: str) -> ApprovalDialog | MergeDialog | None:
-        """Show the dialog for one pending request (non-blocking)."""
-        req = self.pending.get(approval_id)
-        if req is None:
-            return None
-        if self.dialog is not None:
-            self.dialog.close()
-        label = self.node_labels.get(req.get("nodeId") or "", "")
-        kind = MergeDialog if req.get("kind") == "merge" else ApprovalDialog
-        self.dialog = kind(req, self.resolver, label, self)
-        self.dialog.show()
-        self.dialog.raise_()
-        return self.dialog
-
-    def open_next(self) -> ApprovalDialog | MergeDialog | None:
-        """Open the oldest pending request."""
-        return self.open_request(next(iter(self.pending))) if self.pending else None
-
-    def _quick(self, status: str) -> None:
-        item = self.list.currentItem()
-        if item is None:
-            return
-        merging = (self.pending.get(item.data(256)) or {}).get("kind") == "merge"
-        if merging and status != "denied":  # a merge needs a decision per file: open it
-            self.open_request(item.data(256))
-            return
-        self.resolver(item.data(256), status, None, None)

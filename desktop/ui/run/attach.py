@@ -17,7 +17,8 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QBoxLayout, QDockWidget, QMainWindow, QMessageBox, QWidget
 
-from desktop.ui.run.approvals import ApprovalInbox
+from desktop.ui.run.approval_feed import ApprovalFeed
+from desktop.ui.run.approval_inbox import ApprovalInbox
 from desktop.ui.run.canvas_overlay import CanvasRunOverlay
 from desktop.ui.run.chat import ChatBox
 from desktop.ui.run.conversation_view import ConversationView
@@ -46,7 +47,8 @@ class RunPanels(ModesAndChat, QObject):
 
     sessionChanged = Signal(object)  # RunSession or None
 
-    def __init__(self, window: QMainWindow, data_dir: Path | None = None) -> None:
+    def __init__(self, window: QMainWindow, data_dir: Path | None = None,
+                 follow_service: bool = False) -> None:
         super().__init__(window)
         self.window = window
         self.data_dir = data_dir
@@ -60,6 +62,11 @@ class RunPanels(ModesAndChat, QObject):
         window.addToolBar(self.controls)
         self.approvals = ApprovalInbox(self._resolve)
         self.controls.addAction(self.approvals.badge)
+        self.feed: ApprovalFeed | None = None
+        if follow_service:  # every live run's approvals, not only the open run's
+            self.feed = ApprovalFeed(self._data_dir, window, self)
+            self.approvals.follow(self.feed, self.feed.resolve)
+            self.approvals.runRequested.connect(self._bring_up)
         self.transcript = TranscriptView()
         self.conversation = ConversationView(theme=getattr(window, "theme", LIGHT))
         self.diffs = DiffView()
@@ -188,6 +195,7 @@ class RunPanels(ModesAndChat, QObject):
             self._closing.add(asyncio.ensure_future(old.close()))
             self._closing = {t for t in self._closing if not t.done()}
         self.stop_replay()
+        self.approvals.set_own_run(session.run_id if session is not None else None)
         self.order = StepOrder()
         if self.overlay is not None:
             self.overlay.clear()
@@ -354,6 +362,14 @@ class RunPanels(ModesAndChat, QObject):
         task = self.session.resolve(approval_id, status, args, reason, merge=merge)
         return task if task is not None else False
 
+    def _bring_up(self, run_id: str, approval_id: str, open_it: bool) -> None:
+        """Another run's request was acted on in the inbox: show that run (its tab, opened
+        when there is none), and open the request's dialog there when asked to."""
+        from desktop.ui.run.bring_up import bring_up_run
+
+        bring_up_run(self.window, self._data_dir() / "runs" / run_id,
+                     approval_id if open_it else None)
+
     def _new_instructions(self, node_id: str, text: str) -> None:
         session = self.session
         if session is None:
@@ -400,6 +416,8 @@ class RunPanels(ModesAndChat, QObject):
         window is closing. The session itself is detached before this (it is async)."""
         self.timeline.close_run()
         self.results.cancel()
+        if self.feed is not None:
+            self.feed.stop()
 
     def stop_replay(self) -> None:
         """Leave replay: panels follow the run again."""
@@ -441,9 +459,11 @@ class RunPanels(ModesAndChat, QObject):
         return self._start(doc, path, None)
 
 
-def attach_run_panels(window: QMainWindow, data_dir: Path | None = None) -> RunPanels:
+def attach_run_panels(window: QMainWindow, data_dir: Path | None = None,
+                      follow_service: bool = False) -> RunPanels:
     """Add the run toolbar, docks (transcript, diffs, result, history, timeline, approvals,
-    chat) and the stall/failure banners to ``window``; returns the object that drives them."""
-    panels = RunPanels(window, data_dir)
+    chat) and the stall/failure banners to ``window``; returns the object that drives them.
+    ``follow_service``: the Approvals inbox also lists every other live run's requests."""
+    panels = RunPanels(window, data_dir, follow_service)
     window.run_panels = panels  # type: ignore[attr-defined]
     return panels

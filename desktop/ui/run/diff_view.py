@@ -1,4 +1,8 @@
-"""The diff viewer: a turn's ``diff.patch`` as a file list, unified and side-by-side views."""
+"""The diff viewer: a turn's ``diff.patch`` as a file list, unified and side-by-side views.
+
+It follows the canvas selection like the Conversation tab (``set_node``: only that
+node's turns are offered), and its node list picks another node, or all of them.
+"""
 
 from __future__ import annotations
 
@@ -52,8 +56,18 @@ class DiffView(QWidget):
         super().__init__(parent)
         self.base_dir: Path | None = None  # the workspace of the diff on show
         self.files: list[FileDiff] = []
-        self.diffs: list[tuple[str, Path, Path | None]] = []  # (title, diff.patch, workspace)
+        # (title, diff.patch, workspace, node id)
+        self.diffs: list[tuple[str, Path, Path | None, str | None]] = []
+        self.node: str | None = None  # whose turns are offered (None: every node's)
         self.opener = open_in_editor  # replaceable (tests, embedding)
+        self.node_combo = QComboBox()
+        self.node_combo.setObjectName("diffNode")
+        self.node_combo.setMinimumContentsLength(14)
+        self.node_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.node_combo.setToolTip("Whose turns: follows the node selected on the canvas")
+        self.node_combo.addItem("All nodes", None)
+        self.node_combo.currentIndexChanged.connect(self._pick_node)
         self.source = QComboBox()
         self.source.currentIndexChanged.connect(self._load_selected)
         # the newest diff is shown as turns end, until the user picks one
@@ -62,6 +76,7 @@ class DiffView(QWidget):
         self.open_button = QPushButton("Open in editor")
         self.open_button.clicked.connect(self.open_current)
         top = QHBoxLayout()
+        top.addWidget(self.node_combo)
         top.addWidget(self.source, 1)
         top.addWidget(self.open_button)
         self.file_list = QListWidget()
@@ -77,10 +92,12 @@ class DiffView(QWidget):
         layout.addLayout(top)
         layout.addWidget(split, 1)
 
-    def add_diff(self, title: str, path: Path, base_dir: Path | None = None) -> None:
+    def add_diff(self, title: str, path: Path, base_dir: Path | None = None,
+                 node_id: str | None = None) -> None:
         """Offer another diff (one turn of one node); its paths are relative to ``base_dir``."""
-        self.diffs.append((title, Path(path), base_dir))
-        self.source.addItem(title)
+        self.diffs.append((title, Path(path), base_dir, node_id))
+        if self.node is None or node_id == self.node:
+            self.source.addItem(title, len(self.diffs) - 1)
 
     def clear(self) -> None:
         """Forget every diff (another run is shown)."""
@@ -91,11 +108,49 @@ class DiffView(QWidget):
         self.source.clear()
         self.file_list.clear()
         self.tabs.clear()
+        self.node = None
+        self.node_combo.blockSignals(True)
+        self.node_combo.clear()
+        self.node_combo.addItem("All nodes", None)
+        self.node_combo.blockSignals(False)
+
+    def set_nodes(self, labels: dict[str, str]) -> None:
+        """The run's nodes (id -> label), offered in the node list."""
+        known = {self.node_combo.itemData(i) for i in range(1, self.node_combo.count())}
+        for node_id, label in labels.items():
+            if node_id not in known:
+                self.node_combo.addItem(label, node_id)
+
+    def set_node(self, node_id: str | None) -> None:
+        """Offer only ``node_id``'s turns (None: every node's), the newest one shown."""
+        i = self.node_combo.findData(node_id)
+        if i < 0 and node_id is not None:
+            self.node_combo.addItem(node_id[:8], node_id)
+            i = self.node_combo.count() - 1
+        self.node_combo.setCurrentIndex(max(0, i))
+
+    def _pick_node(self, _index: int) -> None:
+        self.node = self.node_combo.currentData()
+        self.source.blockSignals(True)
+        self.source.clear()
+        for index, (title, _path, _base, node_id) in enumerate(self.diffs):
+            if self.node is None or node_id == self.node:
+                self.source.addItem(title, index)
+        self.source.blockSignals(False)
+        if self.source.count():
+            self.source.setCurrentIndex(self.source.count() - 1)
+            self._load_selected(self.source.currentIndex())
+        else:  # nothing of this node's yet: say so rather than show another node's diff
+            self.files = []
+            self.file_list.clear()
+            name = self.node_combo.currentText()
+            self.tabs.show_text(f"(no diff from {name} yet)")
 
     def apply_events(self, events: list[dict], run_dir: Path, labels: dict[str, str],
                      state: dict | None = None) -> None:
         """Add the diffs announced by ``artifact.created`` (kind diff) events; ``state``
         (the run's) says which workspace each node's files are in."""
+        self.set_nodes(labels)
         for event in events:
             art = event.get("artifact") or {}
             if event.get("type") == "artifact.created" and art.get("kind") == "diff":
@@ -104,15 +159,16 @@ class DiffView(QWidget):
                 path = Path(art.get("path", ""))
                 path = path if path.is_absolute() else Path(run_dir) / path
                 self.add_diff(f"{node} · {art.get('createdAt', '')[11:19]} · {path.parent.name}",
-                              path, node_workspace(state, run_dir, node_id))
+                              path, node_workspace(state, run_dir, node_id), node_id)
         if self.source.count() and (self.follow_latest or not self.files):
             self.source.setCurrentIndex(self.source.count() - 1)
 
     def _load_selected(self, index: int) -> None:
-        if 0 <= index < len(self.diffs):
-            self.base_dir = self.diffs[index][2]
+        picked = self.source.itemData(index) if index >= 0 else None
+        if isinstance(picked, int) and 0 <= picked < len(self.diffs):
+            self.base_dir = self.diffs[picked][2]
             try:
-                text = self.diffs[index][1].read_text(encoding="utf-8", errors="replace")
+                text = self.diffs[picked][1].read_text(encoding="utf-8", errors="replace")
             except OSError as exc:
                 text = ""
                 self.unified.setPlainText(f"cannot read the diff: {exc}")

@@ -1,6 +1,7 @@
 """How the run panels keep the window in step with the open run: the mode combos and the
-inspector show the modes in force (the running run's, else the workflow's), and the chat
-panel follows the canvas selection and says when it cannot send.
+inspector show the modes in force (the running run's, else the workflow's), the chat
+panel says when it cannot send, and the node views (chat, transcript, conversation,
+diffs) follow the canvas selection.
 
 A mixin of :class:`desktop.ui.run.attach.RunPanels`.
 """
@@ -74,6 +75,7 @@ class ModesAndChat:
         by_key = {n.get("key"): nid for nid, n in nodes.items()}
         node_id = by_key.get(keys[0]) if len(keys) == 1 else None
         self.transcript.set_node(node_id)
-        conversation = getattr(self, "conversation", None)
-        if conversation is not None:
-            conversation.set_node(node_id)
+        for name in ("conversation", "diffs"):  # every view of one node follows it
+            view = getattr(self, name, None)
+            if view is not None:
+                view.set_node(node_id)

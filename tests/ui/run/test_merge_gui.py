@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from desktop.graph.io import loads_workflow
-from desktop.ui.run.approvals import ApprovalInbox
+from desktop.ui.run.approval_inbox import ApprovalInbox
 from desktop.ui.run.merge_dialog import MergeDialog
 
 USER = ("-c", "user.name=The User", "-c", "user.email=user@example.com")
@@ -88,7 +88,7 @@ def test_the_inbox_lists_a_merge_and_opens_its_dialog(qtbot, tmp_path):
     qtbot.addWidget(inbox)
     inbox.set_state({"nodes": {"n1": {"label": "Lead"}},
                      "pendingApprovals": {"m1": request(tmp_path)}})
-    assert inbox.list.item(0).text().startswith(
+    assert inbox.row_texts()[0].startswith(
         "Lead: merge canvas/1a2b3c4d/right into canvas/1a2b3c4d/lead: conflicts in a.txt")
     inbox._quick("approved")  # A on a merge opens it: it needs a decision per file
     assert isinstance(inbox.dialog, MergeDialog) and resolver.calls == []

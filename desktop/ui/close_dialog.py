@@ -1,0 +1,112 @@
+"""The questions asked before a tab, a window or the app closes over unsaved work or a live
+run: what to do with the run (keep it running in the background, or stop it), and,
+when several documents go at once, one question for all of them.
+
+They are plain modal dialogs; the windows call them through small ``ask_*`` methods so
+tests can answer instead (see desktop/ui/closing.py for what the answers do).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QMessageBox,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+KEEP_NOTE = ("It stays in the Approvals inbox of every window and in Run history; open it "
+             "again from there.")
+
+
+@dataclass(frozen=True)
+class CloseAnswer:
+    """What to do before closing: save unsaved documents (else discard them), and stop
+    live runs (else leave them running in the service)."""
+
+    save: bool = True
+    stop: bool = False
+
+
+def ask_live_run(parent: QWidget | None, name: str) -> str:
+    """``"keep"``, ``"stop"`` or ``"cancel"`` for one tab whose run is live."""
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setWindowTitle("The run is still live")
+    box.setText(f"{name} is still running. Close its tab anyway?")
+    box.setInformativeText(KEEP_NOTE)
+    keep = box.addButton("&Keep running in the background", QMessageBox.ButtonRole.AcceptRole)
+    stop = box.addButton("&Stop the run", QMessageBox.ButtonRole.DestructiveRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(keep)
+    box.exec()
+    clicked = box.clickedButton()
+    return "keep" if clicked is keep else "stop" if clicked is stop else "cancel"
+
+
+class ClosingDialog(QDialog):
+    """One question for everything that closes: unsaved documents and live runs."""
+
+    def __init__(self, unsaved: list[str], live: list[str], quitting: bool,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Quit Agent Canvas?" if quitting else "Close the window?")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(18, 16, 18, 12)
+        layout.setSpacing(10)
+        self.save = self._choice(layout, "Unsaved changes", unsaved,
+                                 ("&Save them", "&Discard them")) if unsaved else None
+        self.keep = self._choice(layout, "Live runs", live,
+                                 ("&Keep them running in the background", "S&top them")
+                                 ) if live else None
+        if live:
+            note = QLabel(KEEP_NOTE)
+            note.setWordWrap(True)
+            note.setStyleSheet("color: palette(mid);")
+            layout.addWidget(note)
+        buttons = QDialogButtonBox()
+        buttons.addButton("&Quit" if quitting else "&Close",
+                          QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+        self.setMinimumWidth(460)
+
+    def _choice(self, layout: QVBoxLayout, title: str, names: list[str],
+                options: tuple[str, str]) -> QRadioButton:
+        heading = QLabel(f"<b>{title}</b>")
+        listed = QLabel("<br>".join(f"• {name}" for name in names))
+        listed.setContentsMargins(12, 0, 0, 0)
+        layout.addWidget(heading)
+        layout.addWidget(listed)
+        group = QButtonGroup(self)
+        first = QRadioButton(options[0])
+        second = QRadioButton(options[1])
+        for button in (first, second):
+            button.setContentsMargins(12, 0, 0, 0)
+            group.addButton(button)
+            layout.addWidget(button)
+        first.setChecked(True)
+        return first
+
+    def answer(self) -> CloseAnswer:
+        """The choices made (meaningful once accepted)."""
+        return CloseAnswer(save=self.save is None or self.save.isChecked(),
+                           stop=self.keep is not None and not self.keep.isChecked())
+
+
+def ask_closing(parent: QWidget | None, unsaved: list[str], live: list[str],
+                quitting: bool) -> CloseAnswer | None:
+    """Ask once about every unsaved document and live run; None when cancelled."""
+    dialog = ClosingDialog(unsaved, live, quitting, parent)
+    accepted = dialog.exec() == QDialog.DialogCode.Accepted
+    answer = dialog.answer() if accepted else None
+    dialog.deleteLater()
+    return answer

@@ -1,0 +1,64 @@
+"""Deciding before closing: everything unsaved and every live run is settled first, with one
+question, so that Cancel leaves every tab open (nothing is closed half way).
+
+A window, a tab window or Quit gathers its editor windows and calls :func:`settle`.
+It asks once (``ask``: the editor's ``ask_closing``, which tests answer), saves what
+the user chose to save, and marks each editor as decided, with what its live run is
+to do (``keep`` in the service, or ``stop``). The editors' own close then goes
+through without asking again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from desktop.ui.close_dialog import CloseAnswer
+from desktop.wording import plural
+
+Ask = Callable[[list[str], list[str]], "CloseAnswer | None"]
+
+
+def live_run(editor: Any) -> bool:
+    """True when ``editor`` shows a run the service still drives (not ended)."""
+    session = getattr(getattr(editor, "run_panels", None), "session", None)
+    return session is not None and bool(session.running)
+
+
+def run_name(editor: Any) -> str:
+    """``Gated · 1a2b3c4d, waiting for 1 approval``: a live run as the question lists it."""
+    session = editor.run_panels.session
+    name = editor.editor.model.doc.name or "Untitled workflow"
+    waiting = len(editor.run_panels.approvals.pending)
+    note = f", waiting for {plural(waiting, 'approval')}" if waiting else ""
+    return f"{name} · {session.run_id[:8]}{note}"
+
+
+def settle(editors: Iterable[Any], ask: Ask) -> bool:
+    """Ask once about the unsaved changes and live runs of ``editors`` not decided yet,
+    then save (or discard) and mark each decided; False when the user cancelled or a
+    save did not happen, and then nothing is marked and nothing closes."""
+    open_ones = [e for e in editors if not e._close_confirmed]
+    unsaved = [e for e in open_ones if e.file.is_modified()]
+    live = [e for e in open_ones if live_run(e)]
+    if not unsaved and not live:
+        return True
+    answer = _one(unsaved, live) if len(unsaved) + len(live) == 1 else \
+        ask([e.file.display_name() for e in unsaved], [run_name(e) for e in live])
+    if answer is None:
+        return False
+    if answer.save and not all(e.file_save() for e in unsaved):
+        return False  # a Save As the user cancelled: nothing closes
+    for editor in open_ones:
+        editor._close_confirmed = True
+        editor.run_choice = "stop" if answer.stop else "keep"
+    return True
+
+
+def _one(unsaved: list[Any], live: list[Any]) -> CloseAnswer | None:
+    """One thing to settle: the editor's own, familiar question about it."""
+    if unsaved:
+        reply = unsaved[0].ask_save_changes()
+        return None if reply == "cancel" else CloseAnswer(save=reply == "save")
+    reply = live[0].ask_live_run()
+    return None if reply == "cancel" else CloseAnswer(stop=reply == "stop")

@@ -1,0 +1,280 @@
+"""The inbox of everything that waits on you: pending gated calls and merges that conflict,
+of the run this window shows and of every other live run of the service.
+
+The open run's requests come from its events (``approval.requested`` /
+``approval.resolved``), so they show the moment they happen. The others come from an
+:class:`~desktop.ui.run.approval_feed.ApprovalFeed` (the service's ``/api/approvals``):
+runs whose tab was closed, runs of another tab, runs another client started. The
+toolbar badge counts both, whatever tab is in front.
+
+Deciding the open run's request goes through its session (the ``resolver``); another
+run's goes straight to the service (``elsewhere``), and the inbox asks the window to
+bring that run up (``runRequested``), in its own tab.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPainter, QPixmap
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QStackedLayout,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.ui.run.approval_feed import ApprovalFeed
+from desktop.ui.run.approvals import ApprovalDialog, Resolver
+from desktop.ui.run.merge_dialog import MergeDialog
+from desktop.views.approval_text import approval_text
+
+ID_ROLE = Qt.ItemDataRole.UserRole
+COLUMNS = ("Waiting for", "Node", "Run", "Since")
+
+
+def badge_icon(count: int) -> QIcon:
+    """A round badge showing ``count`` (grey when zero)."""
+    pix = QPixmap(28, 28)
+    pix.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pix)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setBrush(QColor("#eb5757" if count else "#9e9e9e"))
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.drawEllipse(2, 2, 24, 24)
+    painter.setPen(QColor("white"))
+    font = painter.font()
+    font.setBold(True)
+    font.setPixelSize(13)
+    painter.setFont(font)
+    painter.drawText(pix.rect(), Qt.AlignmentFlag.AlignCenter, str(min(count, 99)))
+    painter.end()
+    return QIcon(pix)
+
+
+def _since(request: dict[str, Any]) -> str:
+    """``14:02:07``: when the request was made (the run state's field, else the event's)."""
+    when = str(request.get("requestedAt") or request.get("ts") or "")
+    return when[11:19] if len(when) >= 19 else when
+
+
+class ApprovalInbox(QWidget):
+    """Pending requests, oldest first. Enter opens one; A approves, D denies at once."""
+
+    countChanged = Signal(int)
+    # another run's request was acted on: bring that run up (run id, approval id, and
+    # whether to open the request's dialog there)
+    runRequested = Signal(str, str, bool)
+
+    def __init__(self, resolver: Resolver | None = None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.resolver: Resolver = resolver or (lambda *_a: False)
+        self.node_labels: dict[str, str] = {}
+        self.pending: dict[str, dict] = {}  # the open run's
+        self.own_run: str | None = None  # the open run's id: the feed's copy is not shown
+        self.feed: ApprovalFeed | None = None
+        self.elsewhere: Callable[..., Any] | None = None  # decides another run's request
+        # decisions seen in events, hidden at once though the feed's last answer lags
+        self.resolved: set[str] = set()
+        self.dialog: ApprovalDialog | MergeDialog | None = None
+        self.list = QTreeWidget()
+        self.list.setObjectName("approvalList")
+        self.list.setHeaderLabels(list(COLUMNS))
+        self.list.setRootIsDecorated(False)
+        self.list.setUniformRowHeights(True)
+        self.list.setAlternatingRowColors(True)
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list.setStyleSheet("QTreeView::item { padding: 4px 6px; }")
+        header = self.list.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in range(1, len(COLUMNS)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.list.itemActivated.connect(lambda item, _c: self.open_request(item.data(0, ID_ROLE)))
+        self.empty = QLabel("Nothing is waiting on you.\n"
+                            "Approvals of every live run show here, whichever tab is open.")
+        self.empty.setObjectName("approvalsEmpty")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setStyleSheet("color: palette(mid); padding: 16px;")
+        self.stack = QStackedLayout()
+        self.stack.addWidget(self.empty)
+        self.stack.addWidget(self.list)
+        self.hint = QLabel("Enter: open · A: approve (a merge: open) · D: deny")
+        self.hint.setContentsMargins(6, 2, 6, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(self.stack, 1)
+        layout.addWidget(self.hint)
+        self.badge = QAction(badge_icon(0), "Approvals", self)
+        self.badge.setObjectName("approvals")
+        self.badge.setProperty("command", "Approvals")  # the text also carries the count
+        self.badge.setToolTip("Pending approvals (of every live run)")
+        self.badge.setShortcut(QKeySequence("Ctrl+Shift+A"))
+        self.badge.triggered.connect(self.open_next)
+        for key, status in (("A", "approved"), ("D", "denied")):
+            act = QAction(self.list)
+            act.setShortcut(QKeySequence(key))
+            act.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+            act.triggered.connect(lambda _c=False, s=status: self._quick(s))
+            self.list.addAction(act)
+        self._refresh()
+
+    # --- what is pending --------------------------------------------------------------------
+
+    def follow(self, feed: ApprovalFeed, elsewhere: Callable[..., Any]) -> None:
+        """Show other runs' requests too, as ``feed`` finds them; ``elsewhere`` decides
+        one of them (a feed's ``resolve``)."""
+        self.feed, self.elsewhere = feed, elsewhere
+        feed.changed.connect(self._refresh)
+        self._refresh()
+
+    def set_own_run(self, run_id: str | None) -> None:
+        """The run this window shows (None: none); its requests come from its events."""
+        self.own_run = run_id
+        self._refresh()
+
+    def others(self) -> dict[str, dict]:
+        """Requests of the service's other live runs, oldest first."""
+        if self.feed is None:
+            return {}
+        return {aid: req for aid, req in self.feed.items.items()
+                if req.get("runId") != self.own_run and aid not in self.pending
+                and aid not in self.resolved}
+
+    def count(self) -> int:
+        """Everything that waits: the open run's requests and every other run's."""
+        return len(self.pending) + len(self.others())
+
+    def set_state(self, state: dict | None) -> None:
+        """Replace the pending list from a run state (e.g. when a run is opened)."""
+        self.pending = dict((state or {}).get("pendingApprovals") or {})
+        for node_id, node in ((state or {}).get("nodes") or {}).items():
+            self.node_labels[node_id] = node.get("label") or node_id[:8]
+        self._refresh()
+
+    def apply_events(self, events: list[dict]) -> None:
+        """Follow requests and resolutions in a batch of events."""
+        changed = False
+        for event in events:
+            kind = event.get("type")
+            if kind == "approval.requested":
+                self.pending[event["approvalId"]] = event
+                changed = True
+            elif kind == "approval.resolved":
+                self.resolved.add(str(event.get("approvalId")))
+                changed |= self.pending.pop(event.get("approvalId"), None) is not None
+                if self.dialog is not None and self.dialog.approval_id == event.get("approvalId"):
+                    self.dialog.close()
+            elif kind == "run.created":
+                for node_id, node in (event.get("nodes") or {}).items():
+                    self.node_labels[node_id] = node.get("label") or node_id[:8]
+            elif kind == "node.patch" and (event.get("patch") or {}).get("label"):
+                self.node_labels[event.get("nodeId")] = event["patch"]["label"]
+        if changed:
+            self._refresh()
+
+    # --- showing ----------------------------------------------------------------------------
+
+    def _row(self, approval_id: str, req: dict, own: bool) -> QTreeWidgetItem:
+        if own:
+            node = self.node_labels.get(req.get("nodeId") or "", "run")
+            run = "this run"
+        else:
+            info = self.feed.runs.get(str(req.get("runId"))) if self.feed else None
+            node_id = str(req.get("nodeId") or "")
+            node = (info.labels.get(node_id) if info else None) or node_id[:8] or "run"
+            name = info.name if info and info.name else "Run"
+            run = f"{name} · {str(req.get('runId'))[:8]}"
+        item = QTreeWidgetItem([approval_text(req), node, run, _since(req)])
+        item.setData(0, ID_ROLE, approval_id)
+        item.setToolTip(0, approval_text(req))
+        if not own:
+            item.setToolTip(2, "Another run: deciding here brings it up in a tab of its own")
+        return item
+
+    def _refresh(self) -> None:
+        current = self.current_id()
+        self.list.clear()
+        rows = [(aid, req, True) for aid, req in self.pending.items()]
+        rows += [(aid, req, False) for aid, req in self.others().items()]
+        rows.sort(key=lambda r: str(r[1].get("requestedAt") or r[1].get("ts") or ""))
+        for approval_id, req, own in rows:
+            item = self._row(approval_id, req, own)
+            self.list.addTopLevelItem(item)
+            if approval_id == current:
+                self.list.setCurrentItem(item)
+        if self.list.currentItem() is None and self.list.topLevelItemCount():
+            self.list.setCurrentItem(self.list.topLevelItem(0))
+        count = len(rows)
+        self.stack.setCurrentWidget(self.list if count else self.empty)
+        self.hint.setVisible(bool(count))
+        self.badge.setIcon(badge_icon(count))
+        self.badge.setText(f"Approvals ({count})")
+        self.countChanged.emit(count)
+
+    def current_id(self) -> str | None:
+        """The approval id of the selected row."""
+        item = self.list.currentItem()
+        return item.data(0, ID_ROLE) if item is not None else None
+
+    def row_texts(self) -> list[str]:
+        """Each row as one line, ``Node: request`` (what tests and screen readers read)."""
+        out = []
+        for i in range(self.list.topLevelItemCount()):
+            item = self.list.topLevelItem(i)
+            out.append(f"{item.text(1)}: {item.text(0)}")
+        return out
+
+    # --- deciding ---------------------------------------------------------------------------
+
+    def open_request(self, approval_id: str) -> ApprovalDialog | MergeDialog | None:
+        """Show the dialog for one pending request (non-blocking). Another run's request
+        is decided in that run's tab: the run is brought up and opens it there."""
+        req = self.pending.get(approval_id)
+        if req is None:
+            other = self.others().get(approval_id)
+            if other is not None:
+                self.runRequested.emit(str(other.get("runId")), approval_id, True)
+            return None
+        if self.dialog is not None:
+            self.dialog.close()
+        label = self.node_labels.get(req.get("nodeId") or "", "")
+        kind = MergeDialog if req.get("kind") == "merge" else ApprovalDialog
+        self.dialog = kind(req, self.resolver, label, self)
+        self.dialog.show()
+        self.dialog.raise_()
+        return self.dialog
+
+    def open_next(self) -> ApprovalDialog | MergeDialog | None:
+        """Open the oldest pending request (the top row)."""
+        if not self.list.topLevelItemCount():
+            return None
+        return self.open_request(self.list.topLevelItem(0).data(0, ID_ROLE))
+
+    def _quick(self, status: str) -> None:
+        approval_id = self.current_id()
+        if approval_id is not None:
+            self.decide(approval_id, status)
+
+    def decide(self, approval_id: str, status: str) -> Any:
+        """Approve or deny one request as proposed, from the list (A / D)."""
+        own = approval_id in self.pending
+        req = self.pending.get(approval_id) or self.others().get(approval_id)
+        if req is None:
+            return None
+        if req.get("kind") == "merge" and status != "denied":
+            self.open_request(approval_id)  # a merge needs a decision per file: open it
+            return None
+        if own:
+            return self.resolver(approval_id, status, None, None)
+        if self.elsewhere is None:
+            return None
+        result = self.elsewhere(approval_id, status, None, None)
+        self.runRequested.emit(str(req.get("runId")), approval_id, False)
+        return result

@@ -1,0 +1,47 @@
+"""The Diffs tab follows the canvas selection, as the Conversation tab does; its node list
+still picks another node, or every node."""
+
+from __future__ import annotations
+
+from desktop.graph.resources import examples_dir
+
+PIR = examples_dir() / "plan-implement-review.flow.yaml"
+
+
+def _titles(diffs) -> list[str]:
+    return [diffs.source.itemText(i) for i in range(diffs.source.count())]
+
+
+def test_selecting_a_node_shows_its_diffs(example_window, past_run):
+    window = example_window
+    run_dir = past_run(PIR, "pir")
+    session = window.show_run(run_dir)
+    assert session is not None and window.run_panels.session is session
+    panels = window.run_panels
+    diffs, conversation = panels.diffs, panels.conversation
+    ids = {n["key"]: nid for nid, n in session.state["nodes"].items()}
+    assert len(_titles(diffs)) == 3  # every node's turns while nothing is selected
+
+    window.scene.select(["planner"])
+    assert diffs.node == ids["planner"] == conversation.node
+    assert diffs.node_combo.currentText() == "Planner"
+    assert [t.split(" · ")[0] for t in _titles(diffs)] == ["Planner"]
+    assert [f.path for f in diffs.files] == ["PLAN.md"]
+
+    window.scene.select(["implementer"])
+    assert diffs.node == ids["implementer"]
+    assert [t.split(" · ")[0] for t in _titles(diffs)] == ["Implementer", "Implementer"]
+    assert {f.path for f in diffs.files} == {"greet.py", "test_greet.py"}  # its newest turn
+
+    window.scene.select(["reviewer"])  # no diff of its own: said so, nothing else shown
+    assert diffs.node == ids["reviewer"] and _titles(diffs) == [] and diffs.files == []
+    assert "no diff from Reviewer" in diffs.unified.toPlainText()
+
+    # the node list still pins another node, whatever the canvas selects
+    diffs.node_combo.setCurrentIndex(diffs.node_combo.findData(ids["planner"]))
+    assert [f.path for f in diffs.files] == ["PLAN.md"]
+    diffs.node_combo.setCurrentIndex(0)  # All nodes
+    assert len(_titles(diffs)) == 3
+
+    window.scene.select([])  # nothing selected: every node's again
+    assert diffs.node is None and len(_titles(diffs)) == 3
