@@ -23,12 +23,14 @@ def command_name(action: QAction) -> str:
 
 
 def run_actions(parent: QWidget | None) -> list[QAction]:
-    """The run toolbar's commands and the Approvals badge (outside the menu table)."""
+    """The run toolbar's commands, the Approvals badge and the scrubber's Fork from here
+    (outside the menu table)."""
     panels = getattr(parent, "run_panels", None)
     if panels is None:
         return []
     # the badge sits on the run toolbar too: each action once
-    return list(dict.fromkeys([*panels.controls.actions(), panels.approvals.badge]))
+    return list(dict.fromkeys([*panels.controls.actions(), panels.approvals.badge,
+                               panels.timeline.fork_action]))
 
 
 def _toolbar_rows(parent: QWidget | None) -> list[tuple[str, str, str]]:

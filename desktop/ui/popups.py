@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QListWidget, QListWidge
 
 WIDTH = 420
 MAX_ROWS = 10
+NO_MATCHES = "No matches"
 
 
 @dataclass
@@ -95,6 +96,10 @@ class FilterPopup(QFrame):
             self.list.addItem(item)
         if self.list.count():
             self.list.setCurrentRow(0)
+        else:  # say so, rather than show an empty list; the row cannot be picked
+            empty = QListWidgetItem(NO_MATCHES)
+            empty.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.list.addItem(empty)
         rows = max(1, min(MAX_ROWS, self.list.count()))
         self.list.setFixedHeight(rows * 26 + 6)
         self.adjustSize()
@@ -116,7 +121,9 @@ class FilterPopup(QFrame):
             self._pick(item)
 
     def _pick(self, item: QListWidgetItem) -> None:
-        choice: Choice = item.data(Qt.ItemDataRole.UserRole)
+        choice: Choice | None = item.data(Qt.ItemDataRole.UserRole)
+        if choice is None:  # the "No matches" row
+            return
         self.hide()
         if self.on_pick is not None:
             self.on_pick(choice.payload)

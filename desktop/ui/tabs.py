@@ -16,10 +16,35 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QTabWidget, QWidget
+from shiboken6 import isValid
 
 from desktop.ui.settings import ui_settings
 
 TAB_WINDOWS: list[TabbedWindow] = []
+MODIFIED = " *"
+
+
+def distinct_titles(tabs: list[tuple[str, Path | None]]) -> list[str]:
+    """Each tab's text (its title, ``*`` at the end while unsaved) where tabs whose titles
+    are the same get the end of their file's path after the name, as much as sets them
+    apart: ``Review · a/review.flow.yaml`` beside ``Review · b/review.flow.yaml``."""
+    def name(title: str) -> str:
+        return title.removesuffix(MODIFIED)
+
+    out = []
+    for title, path in tabs:
+        others = [p for t, p in tabs if name(t) == name(title)]
+        if path is None or len(others) < 2:
+            out.append(title)
+            continue
+        parts = path.parts
+        depth = 1
+        while depth < len(parts) and sum(
+                1 for p in others if p is not None and p.parts[-depth:] == parts[-depth:]) > 1:
+            depth += 1
+        where = "/".join(parts[-depth:])
+        out.append(f"{name(title)} · {where}" + (MODIFIED if title.endswith(MODIFIED) else ""))
+    return out
 
 
 class TabbedWindow(QMainWindow):
@@ -119,6 +144,15 @@ class TabbedWindow(QMainWindow):
     def _tab_gone(self, *_args: object) -> None:
         if self.tabs.count() == 0 and not self._closing:
             self.close()  # the last tab closed: so does its window
+        else:
+            self._name_tabs()  # a name it shared may be alone now
+
+    def _name_tabs(self) -> None:
+        """Every tab's text; two tabs never read the same while their files differ."""
+        editors = [e for e in self.editors() if e is not None and isValid(e)]
+        texts = distinct_titles([(e.tab_title(), e.file.path) for e in editors])
+        for editor, text in zip(editors, texts, strict=True):
+            self.tabs.setTabText(self.tabs.indexOf(editor), text)
 
     # --- what the window shows of the current tab ----------------------------------------
 
@@ -126,7 +160,7 @@ class TabbedWindow(QMainWindow):
         index = self.tabs.indexOf(editor)
         if index < 0:
             return
-        self.tabs.setTabText(index, editor.tab_title())
+        self._name_tabs()
         self.tabs.setTabToolTip(index, editor.windowTitle().replace("[*]", ""))
         if editor is self.current():
             self.setWindowTitle(editor.windowTitle())

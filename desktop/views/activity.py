@@ -11,7 +11,7 @@ A node's shown status says what it is doing or, once the run ended, how it ended
 ========================  ===================================================
 ``awaiting approval``     one of its gated calls waits for a decision
 ``running``               it takes a turn
-``failed`` / ``blocked``  its last turn failed / it is blocked
+``failed`` / ``blocked``  its last turn failed / it is blocked (while the run lasts)
 ``next``                  INTERACTIVE: Step (F10) runs this node's turn
 ``waiting``               input is queued for it (a step, a slot or a resume)
 ``done``                  the run ended; the node took its turns
@@ -111,7 +111,9 @@ def shown_status(status: str, *, awaiting: bool, inbox: int, turns: int, run_sta
     if awaiting:
         return AWAITING
     if status in ("running", "failed", "blocked"):
-        return STOPPED if status == "running" and run_status in TERMINAL else status
+        # blocked waits on the run (a stall pauses it): once the run ended, nothing waits
+        ended = status in ("running", "blocked") and run_status in TERMINAL
+        return STOPPED if ended else status
     if run_status in TERMINAL:
         if inbox:
             return STOPPED if run_status != "completed" else WAITING

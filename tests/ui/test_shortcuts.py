@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 
 from desktop.ui.help_dialog import ShortcutsDialog
@@ -54,3 +55,26 @@ def test_f1_filter_hides_groups_with_nothing_left(editor_window) -> None:
     shown = [tree.topLevelItem(g).text(0) for g in range(tree.topLevelItemCount())
              if not tree.topLevelItem(g).isHidden()]
     assert shown == ["Run"]
+
+
+def test_the_command_palette_offers_fork_while_a_run_is_replayed(editor_window) -> None:
+    fork = editor_window.run_panels.timeline.fork_action
+    assert "Fork from here" not in [c.text for c in editor_window.command_choices()]
+    fork.setEnabled(True)  # what loading a run into the scrubber does
+    choices = {c.text: c.payload for c in editor_window.command_choices()}
+    assert choices["Fork from here"] is fork
+
+
+def test_a_search_that_matches_nothing_says_so_and_picks_nothing(editor_window, qtbot) -> None:
+    picked = []
+    popup = editor_window.popup
+    popup.open("Commands", editor_window.command_choices(), editor_window.pos(),
+               picked.append, "Type a command")
+    qtbot.keyClicks(popup.edit, "zzqqxx")
+    assert popup.list.count() == 1 and popup.list.item(0).text() == "No matches"
+    qtbot.keyClick(popup.edit, Qt.Key.Key_Return)
+    assert popup.isVisible() and picked == []
+    popup.edit.clear()
+    assert popup.list.item(0).text() != "No matches"
+    qtbot.keyClick(popup.edit, Qt.Key.Key_Return)
+    assert len(picked) == 1 and not popup.isVisible()

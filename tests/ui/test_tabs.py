@@ -6,12 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from shiboken6 import isValid
 
 from desktop.graph.resources import examples_dir
 from desktop.ui import startup
 from desktop.ui.recovery import recovery_dir
-from desktop.ui.tabs import TAB_WINDOWS, TabbedWindow
+from desktop.ui.tabs import TAB_WINDOWS, TabbedWindow, distinct_titles
 from desktop.ui.window import EditorWindow
 
 PIR = examples_dir() / "plan-implement-review.flow.yaml"
@@ -224,3 +226,32 @@ def test_ctrl_tab_steps_through_the_tabs(shell):
     assert shell.current() is first
     step.trigger()
     assert shell.current() is second
+
+
+def test_two_files_of_one_workflow_name_get_tabs_that_read_differently(shell, tmp_path):
+    other = tmp_path / "copy"
+    other.mkdir()
+    second = shell.open_tab(_copy(PIR, other))
+    shell.patch(second)
+    first = shell.editors()[0]
+    texts = [shell.tabs.tabText(shell.tabs.indexOf(e)) for e in (first, second)]
+    assert first.tab_title() == second.tab_title()
+    assert texts[0] != texts[1], texts
+    assert texts[0].startswith(first.tab_title()) and texts[1].endswith("copy/" + PIR.name)
+    second.close()
+    assert shell.tabs.tabText(shell.tabs.indexOf(first)) == first.tab_title()
+
+
+@given(st.lists(st.tuples(st.sampled_from(["Review", "Review *", "Build"]),
+                          st.lists(st.sampled_from(["a", "b", "c.flow.yaml"]), min_size=1,
+                                   max_size=4).map(lambda p: Path("/", *p))),
+                max_size=6, unique_by=lambda t: t[1]))
+def test_tab_texts_are_distinct_for_distinct_files_and_keep_the_unsaved_mark(tabs) -> None:
+    texts = distinct_titles(tabs)
+    assert len(set(texts)) == len(texts)
+    for (title, _path), text in zip(tabs, texts, strict=True):
+        assert text.startswith(title.removesuffix(" *"))
+        assert text.endswith(" *") == title.endswith(" *")
+        names = [t.removesuffix(" *") for t, _p in tabs]
+        if names.count(title.removesuffix(" *")) == 1:
+            assert text == title

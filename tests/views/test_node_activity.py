@@ -47,3 +47,15 @@ def test_summary_turns_inbox_and_the_latest_action():
 
 def test_no_state_no_nodes():
     assert node_activity(None) == {}
+
+
+def test_a_node_blocked_by_a_stall_shows_stopped_once_the_run_is_stopped():
+    stalled = ev("run.stalled", nodeId=NODE_A, reason="repeated output",
+                 evidence={"outputs": ["same", "same"]})
+    projection, _recent = _run(
+        ev("turn.status", nodeId=NODE_A, status="started", turnId="t", inboxItemIds=[]),
+        ev("turn.status", nodeId=NODE_A, status="completed", turnId="t"), stalled)
+    assert node_activity(projection.state)[NODE_A].shown_status == "blocked"
+    projection.apply([{**ev("run.stopped"), "seq": 5}])
+    a = node_activity(projection.state)[NODE_A]
+    assert (a.status, a.shown_status) == ("blocked", "stopped")

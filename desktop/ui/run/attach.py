@@ -16,6 +16,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QBoxLayout, QDockWidget, QMainWindow, QMessageBox, QWidget
+from shiboken6 import isValid
 
 from desktop.ui.run.approval_feed import ApprovalFeed
 from desktop.ui.run.approval_inbox import ApprovalInbox
@@ -40,6 +41,7 @@ from desktop.views.activity import StepOrder
 
 log = logging.getLogger(__name__)
 BOTTOM = Qt.DockWidgetArea.BottomDockWidgetArea
+STARTING = "Starting the run…"  # in the status bar until the service has made the run
 
 
 class RunPanels(ModesAndChat, QObject):
@@ -300,13 +302,17 @@ class RunPanels(ModesAndChat, QObject):
         return self._starting
 
     async def _create(self, doc: Any, path: str | None, mode: str | None) -> RunSession | None:
-        self.window.statusBar().showMessage("Starting the run…", 5000)
+        bar = self.window.statusBar()
+        bar.showMessage(STARTING)
         try:
             session = await RunSession.create(doc, self._data_dir(), mode=mode,
                                               workflow_path=path, parent=self)
         except Exception as exc:  # a workflow or a service that cannot start: say why
             self._cannot_start(str(exc))
             return None
+        finally:  # started or not, it is no longer starting (a short run may be over)
+            if isValid(bar) and bar.currentMessage() == STARTING:
+                bar.clearMessage()
         self.show_session(session)
         self.history.refresh()
         return session

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QSlider, QToolButton, QWidget
 
 from desktop.views.replay import ReplayState
@@ -42,14 +43,16 @@ class TimelineScrubber(QWidget):
         self.label = QLabel("no run")
         self.label.setObjectName("timelineLabel")
         self._fit_label(0)
-        self.fork_button = QToolButton()
-        self.fork_button.setObjectName("forkFromHere")
-        self.fork_button.setText("Fork from here…")
-        self.fork_button.setToolTip("Continue the run from this event as a new run, with "
+        # an action, so the command palette (Ctrl+K) offers it too while a run is replayed
+        self.fork_action = QAction("Fork from here…", self)
+        self.fork_action.setToolTip("Continue the run from this event as a new run, with "
                                     "changed instructions, model, provider or handoff; the "
                                     "events before it are copied, not run again")
-        self.fork_button.setEnabled(False)
-        self.fork_button.clicked.connect(lambda: self.forkRequested.emit(self.current))
+        self.fork_action.setEnabled(False)
+        self.fork_action.triggered.connect(lambda: self.forkRequested.emit(self.current))
+        self.fork_button = QToolButton()
+        self.fork_button.setObjectName("forkFromHere")
+        self.fork_button.setDefaultAction(self.fork_action)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.addWidget(self.play_button)
@@ -74,7 +77,7 @@ class TimelineScrubber(QWidget):
         self.replay = ReplayState(Path(run_dir))
         self._fit_label(self.replay.total)
         self.slider.setEnabled(True)
-        self.fork_button.setEnabled(True)
+        self.fork_action.setEnabled(True)
         self.slider.setRange(0, self.replay.total)
         self.slider.setValue(self.replay.total)
         self._emit_current()
@@ -129,5 +132,5 @@ class TimelineScrubber(QWidget):
             self.replay.close()
             self.replay = None
         self.slider.setEnabled(False)
-        self.fork_button.setEnabled(False)
+        self.fork_action.setEnabled(False)
         self.label.setText("no run")

@@ -63,6 +63,24 @@ async def until_finished(panels, until) -> None:
         await asyncio.sleep(0.05)
 
 
+def test_the_status_bar_stops_saying_starting_once_the_run_is_made(qloop, window_for,
+                                                                    until):
+    from desktop.ui.run.attach import STARTING
+
+    window, panels = window_for(load_workflow(PIR))
+    said: list[str] = []
+    window.statusBar().messageChanged.connect(said.append)
+
+    async def go():
+        await panels.run()
+        await until_finished(panels, until)
+
+    qloop.run_until_complete(go())
+    assert status(panels) == "completed"
+    assert STARTING in said
+    assert window.statusBar().currentMessage() != STARTING
+
+
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
 def test_examples_run_to_completion_in_auto_mode(qloop, window_for, until, example):
     _window, panels = window_for(load_workflow(example))
