@@ -105,7 +105,7 @@ class ApprovalInbox(QWidget):
         self.stack = QStackedLayout()
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.list)
-        self.hint = QLabel("Enter: open · A: approve (a merge: open) · D: deny")
+        self.hint = QLabel("Enter: open · A: approve (a merge: open) · D: deny, with a reason")
         self.hint.setContentsMargins(6, 2, 6, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
@@ -259,8 +259,15 @@ class ApprovalInbox(QWidget):
 
     def _quick(self, status: str) -> None:
         approval_id = self.current_id()
-        if approval_id is not None:
+        if approval_id is None:
+            return
+        if status != "denied":
             self.decide(approval_id, status)
+            return
+        # a denial stops the agent's plan: it is not sent on one key, it asks for a reason
+        dialog = self.open_request(approval_id)
+        if isinstance(dialog, ApprovalDialog):
+            dialog.ask_reason()
 
     def decide(self, approval_id: str, status: str) -> Any:
         """Approve or deny one request as proposed, from the list (A / D)."""

@@ -113,6 +113,13 @@ class ApprovalDialog(QDialog):
         """Deny the call."""
         self._send("denied", None)
 
+    def ask_reason(self) -> None:
+        """Ready to deny: the reason field has the focus and Enter denies (what D in the
+        inbox opens, rather than denying at once with no reason and no way back)."""
+        self.approve_button.setDefault(False)
+        self.deny_button.setDefault(True)
+        self.reason.setFocus()
+
     def modify(self) -> None:
         """First press: edit the args. Second press: validate and send them."""
         if self.args_edit.isReadOnly():
