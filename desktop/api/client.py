@@ -196,6 +196,26 @@ class ApiClient:
         """Every run the service knows, newest first."""
         return (await self.request("GET", "/api/runs"))["runs"]
 
+    async def list_runs_since(self, etag: str | None) -> tuple[list[dict] | None, str | None]:
+        """The run list unless it is still the one ``etag`` names: ``(runs, its ETag)``,
+        or ``(None, etag)`` when unchanged (a 304, no body sent)."""
+        headers = {"If-None-Match": etag} if etag else None
+        try:
+            async with self._http().get(self.url + "/api/runs", headers=headers) as resp:
+                body = await resp.read()
+                if resp.status == 304:
+                    return None, etag
+                if resp.status >= 400:
+                    raise _error_from(resp.status, body)
+                tag = resp.headers.get("ETag")
+        except (aiohttp.ClientConnectionError, TimeoutError) as exc:
+            raise ServiceUnavailable(self.url, _reason(exc)) from None
+        try:
+            return orjson.loads(body)["runs"], tag
+        except (orjson.JSONDecodeError, KeyError, TypeError):
+            raise ApiError(resp.status, "bad_response",
+                           "the service sent a run list that is not one") from None
+
     async def get_run(self, run_id: str) -> dict:
         """The run's state (camelCase RunState)."""
         return await self.request("GET", f"/api/runs/{quote(run_id)}")

@@ -69,6 +69,8 @@ async def apply(service: RunService, run_id: str, body: ApplyResult) -> dict[str
         raise ApiError(422, "invalid_apply", str(exc), field) from None
     except GitError as exc:
         raise ApiError(409, "git_failed", str(exc)) from None
+    finally:
+        service.index.touched(run_id)  # applied.json may have a new record
     if outcome.collisions:
         raise ApiError(409, "apply_collides", outcome.message + ": "
                        + ", ".join(outcome.collisions), "files", problems=outcome.collisions)

@@ -1,7 +1,8 @@
 """The service's list of runs, kept up to date as runs change instead of re-read per call.
 
-Each run folder's row (status, names, times, token use) is kept with the fingerprint of
-the files it was folded from (the log's size and mtime, the snapshot's mtime), and the
+Each run folder's row (status, names, times, token use, event count, result branch) is
+kept with the fingerprint of the files it was folded from (the log's size and mtime, the
+snapshot's and ``applied.json``'s mtimes), and the
 answer's bytes are made once per change and shared by every caller. A call costs one
 stat of the runs folder plus a look at the few runs that need one; the rows change when:
 
@@ -39,13 +40,15 @@ from typing import Any
 import orjson
 
 from desktop.contract.state import RunState
+from desktop.store.applied import APPLIED_FILE
 from desktop.store.jsonl import EVENTS_FILE
 from desktop.store.runs import LIVE_STATUSES, RunError, engine_alive
 from desktop.store.snapshot import STATE_FILE
+from desktop.views.result import result_summary
 from desktop.views.runs import open_run
 
 log = logging.getLogger(__name__)
-Fingerprint = tuple[int, int, int]
+Fingerprint = tuple[int, int, int, int]
 REVALIDATE_AFTER = 2.0
 """Seconds between two checks of every folder (only while the list is asked for)."""
 
@@ -123,18 +126,25 @@ def _stat(path: Path) -> tuple[int, int]:
 def fingerprint(folder: Path) -> Fingerprint:
     """What changes when the run in ``folder`` does."""
     size, mtime = _stat(folder / EVENTS_FILE)
-    return (size, mtime, _stat(folder / STATE_FILE)[1])
+    return (size, mtime, _stat(folder / STATE_FILE)[1], _stat(folder / APPLIED_FILE)[1])
 
 
-def summary_row(state: RunState, live: bool, interrupted: bool) -> dict[str, Any]:
-    """The run list's row of ``state``."""
+def summary_row(state: RunState, live: bool, interrupted: bool,
+                folder: Path | None = None) -> dict[str, Any]:
+    """The run list's row of ``state``; with its ``folder``, its result branch too (a run
+    that is still live has none yet worth listing)."""
     status = "interrupted" if interrupted and not live else str(state.status)
     row: dict[str, Any] = {
         "id": state.id, "status": status, "workflowName": state.workflow_name,
         "createdAt": state.created_at, "updatedAt": state.updated_at, "live": live,
-        "tokens": dict(state.usage)}
+        "tokens": dict(state.usage), "events": state.last_seq}
     if state.forked_from is not None:
         row["forkedFrom"] = state.forked_from.to_json_dict()
+    result = result_summary(state, folder) if folder is not None else None
+    if result is not None:
+        row["result"] = {"nodeId": result.node_id, "node": result.node,
+                         "branch": result.branch, "repo": result.repo,
+                         "applied": list(result.applied)}
     return row
 
 
@@ -189,6 +199,11 @@ class RunIndex:
 
     async def body(self, live: dict[str, RunState]) -> bytes:
         return (await self.encoded(live)).body
+
+    def touched(self, run_id: str) -> None:
+        """This service changed ``run_id``'s folder (applied its result): fold it again
+        at the next call, not at the next check of every folder."""
+        self._stale.add(run_id)
 
     async def revalidate(self) -> None:
         """Check every folder now and wait for it (the periodic check, made at once)."""
@@ -329,7 +344,7 @@ class RunIndex:
         except RunError:
             return _Entry(mark, None)
         status = str(state.status)
-        return _Entry(mark, summary_row(state, False, False),
+        return _Entry(mark, summary_row(state, False, False, folder),
                       status if status in LIVE_STATUSES else None)
 
 

@@ -115,6 +115,16 @@ class PatchRun(body_model(c.SetMode)):
         return self
 
 
+class RunResultRow(ResponseModel):
+    """A listed run's result branch (GET /api/runs/{runId}/result has the files)."""
+
+    node_id: str = Field(alias="nodeId")
+    node: str = Field(description="the result node's key, else its label")
+    branch: str
+    repo: str
+    applied: list[dict[str, Any]] = Field(description="each application, oldest first")
+
+
 class RunSummary(ResponseModel):
     id: str
     status: str = Field(description="the run's status, or 'interrupted' when no engine holds "
@@ -124,8 +134,12 @@ class RunSummary(ResponseModel):
     updated_at: str = Field(alias="updatedAt")
     live: bool = Field(description="an engine in this service runs it")
     tokens: dict[str, float] = Field(default_factory=dict, description="token use (usage)")
+    events: int = Field(0, ge=0, description="how many events its log holds (its last seq)")
     forked_from: dict[str, Any] | None = Field(None, alias="forkedFrom",
                                                description="{runId, seq} of a fork's source")
+    result: RunResultRow | None = Field(None, description="its result branch and where it "
+                                        "was applied; absent when no node worked in a git "
+                                        "worktree, or while the service runs it")
 
 
 class RunList(ResponseModel):

@@ -60,6 +60,9 @@ async def test_the_result_is_listed_diffed_checked_and_applied_as_a_branch_and_o
     assert result["files"] == [{"path": "left.txt", "status": "added"},
                                {"path": "right.txt", "status": "added"}]
     assert result["applied"] == [] and result["pullRequest"]  # no remote here
+    listed = next(r for r in (await api.json("GET", "/api/runs", 200))["runs"]
+                  if r["id"] == run_id)
+    assert listed["result"]["branch"] == result["branch"] and listed["result"]["applied"] == []
     diff = await api.json("GET", f"{base}/result/diff?path=left.txt", 200)
     assert "+left\n" in diff["patch"]
     for query in ("", "?path=lib.txt"):
@@ -89,6 +92,10 @@ async def test_the_result_is_listed_diffed_checked_and_applied_as_a_branch_and_o
     applied = (await api.json("GET", f"{base}/result", 200))["applied"]
     assert [(a["target"], a["branch"]) for a in applied] == [("branch", "agent/result"),
                                                              ("worktree", None)]
+    listed = next(r for r in (await api.json("GET", "/api/runs", 200))["runs"]
+                  if r["id"] == run_id)
+    assert listed["events"] > 0
+    assert listed["result"]["applied"] == applied  # the list follows, with no wait
 
 
 async def test_bad_apply_requests_are_refused_naming_the_field(api: Api,

@@ -31,6 +31,7 @@ from desktop.ui.run.preflight import Preflight
 from desktop.ui.run.result_actions import ResultActions
 from desktop.ui.run.result_view import ResultView
 from desktop.ui.run.run_controls import RunControls
+from desktop.ui.run.run_list_feed import RunListFeed
 from desktop.ui.run.service_banner import ServiceBanner
 from desktop.ui.run.session import RunSession
 from desktop.ui.run.stall_banner import FailureBanner, StallBanner
@@ -74,6 +75,10 @@ class RunPanels(ModesAndChat, QObject):
         self.diffs = DiffView()
         self.result = ResultView()
         self.history = RunHistory(data_dir)
+        self.runs_feed: RunListFeed | None = None
+        if follow_service:  # the history follows the service's run list while it shows
+            self.runs_feed = RunListFeed(self._data_dir, self.history, self)
+            self.history.follow(self.runs_feed)
         self.timeline = TimelineScrubber()
         self.chat = ChatBox()
         self.stall = StallBanner()
@@ -422,8 +427,9 @@ class RunPanels(ModesAndChat, QObject):
         window is closing. The session itself is detached before this (it is async)."""
         self.timeline.close_run()
         self.results.cancel()
-        if self.feed is not None:
-            self.feed.stop()
+        for feed in (self.feed, self.runs_feed):
+            if feed is not None:
+                feed.stop()
 
     def stop_replay(self) -> None:
         """Leave replay: panels follow the run again."""
@@ -469,7 +475,8 @@ def attach_run_panels(window: QMainWindow, data_dir: Path | None = None,
                       follow_service: bool = False) -> RunPanels:
     """Add the run toolbar, docks (transcript, diffs, result, history, timeline, approvals,
     chat) and the stall/failure banners to ``window``; returns the object that drives them.
-    ``follow_service``: the Approvals inbox also lists every other live run's requests."""
+    ``follow_service``: the Approvals inbox also lists every other live run's requests, and
+    Run history follows the service's run list."""
     panels = RunPanels(window, data_dir, follow_service)
     window.run_panels = panels  # type: ignore[attr-defined]
     return panels

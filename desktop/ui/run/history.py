@@ -1,15 +1,22 @@
 """Run history: every run in the data folder, to open (attached when the service runs it,
 else read-only), replay, run again or compare. A run's forks are listed under it, as a
 tree. A run whose nodes worked in git worktrees shows its result branch and whether, and
-where, it was applied."""
+where, it was applied.
+
+While a service runs, the table is the service's run list, kept current by a
+:class:`~desktop.ui.run.run_list_feed.RunListFeed` (a new run, a status, a result
+applied show within a poll, with no Refresh); *live* means the service holds the run
+now, and a live run's duration counts up. With no service, it is read from the runs
+folder when shown and on Refresh."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -21,11 +28,13 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.ui.run.history_filter import HistoryFilterBar, row_matches
+from desktop.ui.run.run_list_feed import RunListFeed
 from desktop.views.result import ResultSummary
 
 COLUMNS = ("Workflow", "Status", "Started", "Duration", "Tokens", "Cost", "Events", "Fork of",
            "Result")
 NUMBERS = frozenset({"Duration", "Tokens", "Cost", "Events"})  # right-aligned
+COUNTING = frozenset({"queued", "running", "paused"})  # a live run's duration counts up
 
 
 @dataclass
@@ -87,6 +96,44 @@ def load_history(data_dir: Path) -> list[HistoryRow]:
     for row, depth in ordered:
         row.depth = depth
     return [row for row, _depth in ordered]
+
+
+def rows_from_service(runs: list[dict[str, Any]], data_dir: Path) -> list[HistoryRow]:
+    """History rows of the service's run list (``GET /api/runs``), in the same order and
+    tree as :func:`load_history` gives from the folders."""
+    from desktop.store.paths import runs_dir
+    from desktop.views.forks import tree_order
+
+    root = runs_dir(Path(data_dir))
+    rows = []
+    for run in runs:
+        usage = run.get("tokens") or {}
+        fork = run.get("forkedFrom") or None
+        result = run.get("result") or None
+        rows.append(HistoryRow(
+            path=root / str(run["id"]), workflow=run.get("workflowName") or str(run["id"])[:8],
+            status=str(run.get("status")), started=str(run.get("createdAt") or ""),
+            duration=_seconds(str(run.get("createdAt")), str(run.get("updatedAt"))),
+            tokens=int(usage.get("inputTokens", 0) + usage.get("outputTokens", 0)),
+            cost=usage.get("costUsd"), events=int(run.get("events") or 0),
+            live=bool(run.get("live")),
+            forked_from=(str(fork["runId"]), int(fork["seq"])) if fork else None,
+            result=ResultSummary(result["nodeId"], result["node"], result["branch"],
+                                 result["repo"], tuple(result.get("applied") or ()))
+            if result else None))
+    ordered = tree_order(rows, lambda r: r.run_id,
+                         lambda r: r.forked_from[0] if r.forked_from else None)
+    for row, depth in ordered:
+        row.depth = depth
+    return [row for row, _depth in ordered]
+
+
+def shown_duration(row: HistoryRow, now: datetime | None = None) -> float | None:
+    """How long the run took, or, while a service holds it and it has not ended, how
+    long it has been going (its last event may be a while ago: it waits on someone)."""
+    if row.live and row.status in COUNTING:
+        return _seconds(row.started, (now or datetime.now(UTC)).isoformat())
+    return row.duration
 
 
 def tree_text(row: HistoryRow) -> str:
@@ -165,23 +212,53 @@ class RunHistory(QWidget):
         buttons.addWidget(refresh)
         self.filter = HistoryFilterBar()
         self.filter.changed.connect(self.apply_filter)
+        self.feed: RunListFeed | None = None
+        self._ticker = QTimer(self)  # a live run's duration counts up while shown
+        self._ticker.setInterval(1000)
+        self._ticker.timeout.connect(self._tick_durations)
+        self._ticker.start()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self.filter)
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
 
-    def refresh(self) -> None:
-        """Reload the run list from the data folder."""
+    def folder(self) -> Path:
+        """The data folder whose runs are listed."""
         from desktop.store.paths import data_dir
 
-        folder = self.data_dir or data_dir(None)
-        self.rows = load_history(folder)
+        return Path(self.data_dir or data_dir(None))
+
+    def follow(self, feed: RunListFeed) -> None:
+        """Show the service's run list as ``feed`` takes it, from now on."""
+        self.feed = feed
+        feed.changed.connect(self._from_service)
+
+    def refresh(self) -> None:
+        """Reload the run list: from the data folder now, then from the service when one
+        runs (the feed asks it at once)."""
+        self.show_rows(load_history(self.folder()))
+        if self.feed is not None:
+            self.feed.etag = None  # the answer replaces the rows just read, even if unchanged
+            self.feed.refresh()
+
+    def _from_service(self, runs: list[dict[str, Any]] | None) -> None:
+        if runs is None:  # the service went away: the folders are the truth again
+            self.show_rows(load_history(self.folder()))
+        else:
+            self.show_rows(rows_from_service(runs, self.folder()))
+
+    def show_rows(self, rows: list[HistoryRow]) -> None:
+        """Fill the table with ``rows``; the selected runs stay selected."""
+        kept = {row.run_id for row in self.picked()}
+        current = self.selected()
+        self.rows = rows
         self.table.setRowCount(len(self.rows))
         for r, row in enumerate(self.rows):
             cost = f"${row.cost:.4f}" if isinstance(row.cost, int | float) else "—"
             status = f"{row.status} · live" if row.live else row.status
-            values = (tree_text(row), status, _local(row.started), _duration(row.duration),
+            values = (tree_text(row), status, _local(row.started),
+                      _duration(shown_duration(row)),
                       f"{row.tokens:,}", cost, f"{row.events:,}", fork_text(row),
                       result_text(row))
             tip = str(row.path)
@@ -200,7 +277,26 @@ class RunHistory(QWidget):
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
         self.filter.set_workflows(row.workflow for row in self.rows)
+        self._reselect(kept, current.run_id if current else None)
         self.apply_filter()
+
+    def _reselect(self, run_ids: set[str], current: str | None) -> None:
+        model = self.table.selectionModel()
+        model.clearSelection()
+        rows = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+        for r, row in enumerate(self.rows):
+            if row.run_id == current:
+                self.table.setCurrentCell(r, 0, QItemSelectionModel.SelectionFlag.NoUpdate)
+            if row.run_id in run_ids:
+                model.select(self.table.model().index(r, 0), rows)
+
+    def _tick_durations(self) -> None:
+        if not self.isVisible():
+            return
+        column = COLUMNS.index("Duration")
+        for r, row in enumerate(self.rows):
+            if row.live and row.status in COUNTING and (item := self.table.item(r, column)):
+                item.setText(_duration(shown_duration(row)))
 
     def apply_filter(self) -> None:
         """Show only the runs the filter bar asks for."""
