@@ -14,6 +14,7 @@ from PySide6.QtCore import QRect, QSize
 SCREEN_SHARE = 0.88  # of the screen's free area, on a first start
 MIN_SIZE = QSize(960, 600)  # below this the panels crowd the canvas; smaller screens get all
 MAX_SIZE = QSize(1920, 1200)  # a bigger window on a huge screen only spreads the panels
+BOTTOM_SHARE = 0.44  # of the window's height, for the bottom tabs on a first start
 
 
 def initial_geometry(available: QRect) -> QRect:
@@ -40,9 +41,10 @@ class DockSizes:
 
 
 def dock_sizes(window: QSize) -> DockSizes:
-    """Panel sizes for a window of ``window``'s size: narrow side panels, a short strip of
-    bottom tabs, so the canvas keeps well over half of the window."""
+    """Panel sizes for a window of ``window``'s size: narrow side panels, and bottom tabs
+    tall enough to read in (15 lines of a diff at 1280 x 800: a run is followed there),
+    so the canvas keeps the rest."""
     palette = max(150, min(180, round(window.width() * 0.1)))
     inspector = max(290, min(330, round(window.width() * 0.2)))
-    bottom = max(140, min(240, round(window.height() * 0.19)))
+    bottom = max(200, min(480, round(window.height() * BOTTOM_SHARE)))
     return DockSizes(palette, inspector, bottom)

@@ -93,6 +93,9 @@ class PatchView(QTabWidget):
         sbs.addWidget(self.right)
         self.addTab(self.unified, "Unified")
         self.addTab(sbs, "Side by side")
+        # the tabs down the side: a bottom panel is wide and short, its height is for lines
+        self.setTabPosition(QTabWidget.TabPosition.West)
+        self.setDocumentMode(True)
 
     def show_file(self, diff: FileDiff) -> None:
         """Show one file's diff in both tabs."""
