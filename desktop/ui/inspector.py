@@ -75,6 +75,7 @@ class Inspector(QScrollArea):
         self.layout_.setContentsMargins(12, 10, 12, 12)
         self.title = QLabel()
         self.title.setProperty("role", "title")
+        self.title.setWordWrap(True)  # a long name wraps: it never widens the panel
         self.subtitle = QLabel()
         self.subtitle.setProperty("role", "muted")
         self.subtitle.setWordWrap(True)

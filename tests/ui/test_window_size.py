@@ -91,3 +91,18 @@ def test_the_minimap_stays_in_the_canvas_corner_when_panels_resize(qtbot) -> Non
 
     qtbot.waitUntil(in_corner, timeout=5000)
     win.file.close()
+
+
+def test_a_long_workflow_name_wraps_in_the_inspector_instead_of_widening_it(qtbot) -> None:
+    win = EditorWindow()
+    qtbot.addWidget(win)
+    win.resize(1280, 800)
+    win.show()
+    qtbot.waitExposed(win)
+    win.editor.model.set_meta(name="An orchestrator with two implementers and a reviewer")
+    inspector = win.inspector
+    qtbot.waitUntil(lambda: inspector.title.text().startswith("An orchestrator"), timeout=5000)
+    assert inspector.widget().minimumSizeHint().width() <= inspector.viewport().width()
+    assert not inspector.horizontalScrollBar().isVisible()
+    if isValid(win):
+        win.file.close()
