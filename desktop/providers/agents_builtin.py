@@ -1,23 +1,45 @@
-"""Registration of the real-agent providers (CLI agents, ACP, REST backends)."""
+"""Registration of the real-agent providers (CLI agents, ACP, REST backends).
+
+Each is registered by name with a factory that imports its module when a provider is
+made: listing what can run here (``agent-canvas validate``, the editor's checks) must not
+pay for the ACP schema, aiohttp or the stream parsers.
+"""
 
 from collections.abc import Callable
 from pathlib import Path
 
+from desktop.contract.enums import Provider as Name
 from desktop.providers.base import Provider
 from desktop.providers.offline import OfflineSetup
+
+CLI_AGENTS = (Name.CLAUDE, Name.CODEX, Name.GEMINI)
+"""The names desktop/providers/cli_agents.py's providers have."""
+REST_BACKENDS = (Name.PERPLEXITY, Name.XAI)
+"""The names desktop/providers/rest.py's BACKENDS serves."""
 
 
 def register_agents(register: Callable[[str, Callable[[], Provider]], None],
                     offline: OfflineSetup | None = None, bin_dir: Path | None = None) -> None:
     """Register claude, codex, gemini, acp, perplexity and xai (aimed at ``offline`` if given)."""
-    from desktop.providers.cli_agents import ClaudeProvider, CodexProvider, GeminiProvider
-    from desktop.providers.rest import BACKENDS, RestProvider
+    def cli(name: Name) -> Provider:
+        from desktop.providers.cli_agents import ClaudeProvider, CodexProvider, GeminiProvider
 
-    for cls in (ClaudeProvider, CodexProvider, GeminiProvider):
-        register(cls.name, lambda cls=cls: cls(offline=offline, bin_dir=bin_dir))
-    from desktop.providers.acp_provider import AcpProvider
+        by_name = {cls.name: cls for cls in (ClaudeProvider, CodexProvider, GeminiProvider)}
+        return by_name[name.value](offline=offline, bin_dir=bin_dir)
 
-    register(AcpProvider.name, lambda: AcpProvider(offline=offline, bin_dir=bin_dir))
-    for name in BACKENDS:
+    def acp() -> Provider:
+        from desktop.providers.acp_provider import AcpProvider
+
+        return AcpProvider(offline=offline, bin_dir=bin_dir)
+
+    def rest(name: str) -> Provider:
+        from desktop.providers.rest import RestProvider
+
         url = f"{offline.node_url(None)}/v1" if offline is not None else None
-        register(name, lambda name=name, url=url: RestProvider(name, url))
+        return RestProvider(name, url)
+
+    for name in CLI_AGENTS:
+        register(name.value, lambda name=name: cli(name))
+    register(Name.ACP.value, acp)
+    for name in REST_BACKENDS:
+        register(name.value, lambda name=name: rest(name.value))
