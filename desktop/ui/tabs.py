@@ -232,4 +232,8 @@ def tabbed(editor) -> QWidget:
     window = TabbedWindow()
     window.add(editor)
     window.show()
+    # asked for, not left to a window manager (there may be none: the first key press,
+    # F5 say, would reach no window until a click)
+    window.raise_()
+    window.activateWindow()
     return window

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QApplication,
@@ -354,14 +354,21 @@ class EditorWindow(WindowCommands, QMainWindow):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         self.minimap.place()
-        if self._default_docks:  # first start: the canvas gets most of the window
+        if self._default_docks:  # first start: the panels' default sizes
             self._default_docks = False
-            sizes = dock_sizes(self.size())
-            bottom = [d for d in self.findChildren(QDockWidget) if not d.isHidden()
-                      and self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]
-            self.resizeDocks(bottom, [sizes.bottom] * len(bottom), Qt.Orientation.Vertical)
-            self.resizeDocks([self.docks["palette"], self.docks["inspector"]],
-                             [sizes.palette, sizes.inspector], Qt.Orientation.Horizontal)
+            # once laid out: a tab's page is shown before its window gives it its size, and
+            # sizes taken from that would leave the canvas what the shrinking takes away
+            QTimer.singleShot(0, self._size_docks)
+
+    def _size_docks(self) -> None:
+        if not isValid(self):
+            return
+        sizes = dock_sizes(self.size())
+        bottom = [d for d in self.findChildren(QDockWidget) if not d.isHidden()
+                  and self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]
+        self.resizeDocks(bottom, [sizes.bottom] * len(bottom), Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["palette"], self.docks["inspector"]],
+                         [sizes.palette, sizes.inspector], Qt.Orientation.Horizontal)
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()

@@ -106,3 +106,24 @@ def test_a_long_workflow_name_wraps_in_the_inspector_instead_of_widening_it(qtbo
     assert not inspector.horizontalScrollBar().isVisible()
     if isValid(win):
         win.file.close()
+
+
+def test_a_tabs_panels_are_sized_for_the_page_its_window_gives_it(qtbot) -> None:
+    """A tab's page is shown before the tabbed window gives it its size: sizes taken then
+    (for a larger page) left the canvas a strip once the page shrank."""
+    from desktop.ui.tabs import tabbed
+    from desktop.ui.window_size import dock_sizes
+
+    editor = EditorWindow()
+    editor.resize(1800, 1150)  # what the page has before its window lays it out
+    window = tabbed(editor)
+    qtbot.addWidget(window)
+    window.resize(1280, 800)
+    qtbot.waitExposed(window)
+    bottom = editor.run_panels.docks["conversation"]
+    qtbot.waitUntil(lambda: editor.size().height() < 800 and bottom.isVisible(), timeout=5000)
+    want = dock_sizes(editor.size()).bottom
+    qtbot.waitUntil(lambda: abs(bottom.height() - want) <= 40, timeout=5000)
+    assert editor.view.height() >= 250
+    if isValid(editor):
+        editor.file.close()
