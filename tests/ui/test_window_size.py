@@ -10,6 +10,16 @@ from desktop.ui.window import EditorWindow
 from desktop.ui.window_size import MAX_SIZE, initial_geometry
 
 
+def _shown(qtbot, size: QSize) -> EditorWindow:
+    """A new editor window of ``size``, on screen."""
+    win = EditorWindow()
+    qtbot.addWidget(win)
+    win.resize(size)
+    win.show()
+    qtbot.waitExposed(win)
+    return win
+
+
 @given(st.integers(-3000, 3000), st.integers(-3000, 3000),
        st.integers(320, 8000), st.integers(240, 5000))
 def test_first_geometry_fits_the_screen_and_is_centred(left, top, width, height) -> None:
@@ -38,11 +48,7 @@ def test_the_canvas_keeps_its_share_beside_readable_bottom_tabs(qtbot, size: QSi
                                                                least: float) -> None:
     """The canvas is still the largest part; the bottom tabs take what 15 lines of a diff
     need at 1280x800 (the test below), which a 19 % strip left at 4 lines."""
-    win = EditorWindow()
-    qtbot.addWidget(win)
-    win.resize(size)
-    win.show()
-    qtbot.waitExposed(win)
+    win = _shown(qtbot, size)
 
     def share() -> float:
         view = win.view.size()
@@ -58,11 +64,7 @@ def test_the_canvas_keeps_its_share_beside_readable_bottom_tabs(qtbot, size: QSi
 
 
 def test_the_bottom_tabs_open_with_15_lines_of_a_diff_at_1280_by_800(qtbot) -> None:
-    win = EditorWindow()
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    qtbot.waitExposed(win)
+    win = _shown(qtbot, QSize(1280, 800))
     win.run_panels.docks["diffs"].raise_()
     unified = win.run_panels.diffs.unified
 
@@ -76,11 +78,7 @@ def test_the_bottom_tabs_open_with_15_lines_of_a_diff_at_1280_by_800(qtbot) -> N
 
 
 def test_the_minimap_stays_in_the_canvas_corner_when_panels_resize(qtbot) -> None:
-    win = EditorWindow()
-    qtbot.addWidget(win)
-    win.resize(1600, 1000)
-    win.show()
-    qtbot.waitExposed(win)
+    win = _shown(qtbot, QSize(1600, 1000))
     win.docks["problems"].show()
     win.resizeDocks([win.run_panels.docks["conversation"]], [400], Qt.Orientation.Vertical)
 
@@ -94,11 +92,7 @@ def test_the_minimap_stays_in_the_canvas_corner_when_panels_resize(qtbot) -> Non
 
 
 def test_a_long_workflow_name_wraps_in_the_inspector_instead_of_widening_it(qtbot) -> None:
-    win = EditorWindow()
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    qtbot.waitExposed(win)
+    win = _shown(qtbot, QSize(1280, 800))
     win.editor.model.set_meta(name="An orchestrator with two implementers and a reviewer")
     inspector = win.inspector
     qtbot.waitUntil(lambda: inspector.title.text().startswith("An orchestrator"), timeout=5000)

@@ -47,20 +47,13 @@ class ApprovalFeed(ServicePoll):
         self.runs: dict[str, RunInfo] = {}
 
     async def _ask(self) -> dict[str, dict[str, Any]] | None:
-        info = find_service(self._data_dir())
-        if info is None:
-            return {}
-        client = info.client(timeout=ASK_TIMEOUT)
-        try:
-            items = {str(a["approvalId"]): a for a in await client.approvals()}
-            for run_id in {str(a.get("runId")) for a in items.values()} - set(self.runs):
-                self.runs[run_id] = await self._run_info(client, run_id)
-            return items
-        except ApiError as exc:  # the service went away or refused: keep what was shown
-            log.debug("approvals not refreshed: %s", exc)
-            return None
-        finally:
-            await client.close()
+        return await self._asking_service(self._approvals, {})
+
+    async def _approvals(self, client: ApiClient) -> dict[str, dict[str, Any]]:
+        items = {str(a["approvalId"]): a for a in await client.approvals()}
+        for run_id in {str(a.get("runId")) for a in items.values()} - set(self.runs):
+            self.runs[run_id] = await self._run_info(client, run_id)
+        return items
 
     @staticmethod
     async def _run_info(client: ApiClient, run_id: str) -> RunInfo:

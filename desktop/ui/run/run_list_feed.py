@@ -10,7 +10,6 @@ folder itself.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,11 +17,9 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
-from desktop.api.client import ApiError
-from desktop.api.discovery import find_service
-from desktop.ui.run.service_poll import ASK_TIMEOUT, POLL_MS, ServicePoll
+from desktop.api.client import ApiClient
+from desktop.ui.run.service_poll import POLL_MS, ServicePoll
 
-log = logging.getLogger(__name__)
 NO_SERVICE: list[dict[str, Any]] = []
 """What :meth:`RunListFeed._ask` answers when no service runs (told apart by identity)."""
 
@@ -41,18 +38,11 @@ class RunListFeed(ServicePoll):
         """The list last taken (None: no service was running then)."""
 
     async def _ask(self) -> list[dict[str, Any]] | None:
-        info = find_service(self._data_dir())
-        if info is None:
-            return NO_SERVICE
-        client = info.client(timeout=ASK_TIMEOUT)
-        try:
-            rows, self.etag = await client.list_runs_since(self.etag)
-            return rows
-        except ApiError as exc:  # the service went away or refused: keep what was shown
-            log.debug("run list not refreshed: %s", exc)
-            return None
-        finally:
-            await client.close()
+        return await self._asking_service(self._runs, NO_SERVICE)
+
+    async def _runs(self, client: ApiClient) -> list[dict[str, Any]] | None:
+        rows, self.etag = await client.list_runs_since(self.etag)
+        return rows
 
     def _took(self, rows: list[dict[str, Any]]) -> None:
         if rows is NO_SERVICE:

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QWidget
 from shiboken6 import isValid
+
+from desktop.api.client import ApiClient, ApiError
+from desktop.api.discovery import find_service
 
 log = logging.getLogger(__name__)
 POLL_MS = 2000
@@ -47,6 +50,22 @@ class ServicePoll(QObject):
     async def _ask(self) -> Any:
         """One request to the service; None when there is nothing new to take."""
         raise NotImplementedError
+
+    async def _asking_service(self, call: Callable[[ApiClient], Awaitable[Any]],
+                              none_running: Any) -> Any:
+        """``call`` with a client of the service the data folder names; ``none_running``
+        when no service runs, None when it went away or refused (what was shown stays)."""
+        info = find_service(self._data_dir())
+        if info is None:
+            return none_running
+        client = info.client(timeout=ASK_TIMEOUT)
+        try:
+            return await call(client)
+        except ApiError as exc:
+            log.debug("%s not refreshed: %s", type(self).__name__, exc)
+            return None
+        finally:
+            await client.close()
 
     def _took(self, answer: Any) -> None:
         """What the feed does with an answer."""
