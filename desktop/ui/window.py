@@ -53,6 +53,7 @@ class InfoBar(QFrame):
         super().__init__(parent)
         self.setObjectName("infoBar")
         self.label = QLabel()
+        self.label.setWordWrap(True)  # a long message wraps: it never widens the canvas
         self.row = QHBoxLayout(self)
         self.row.setContentsMargins(12, 6, 12, 6)
         self.row.addWidget(self.label, 1)

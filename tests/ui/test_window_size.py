@@ -121,3 +121,19 @@ def test_a_tabs_panels_are_sized_for_the_page_its_window_gives_it(qtbot) -> None
     assert editor.view.height() >= 250
     if isValid(editor):
         editor.file.close()
+
+
+def test_a_long_banner_wraps_and_leaves_the_side_panels_their_width(qtbot) -> None:
+    win = _shown(qtbot, QSize(1280, 800))
+    qtbot.waitUntil(lambda: win.docks["palette"].width() >= 140, timeout=5000)
+    palette, inspector = win.docks["palette"].width(), win.docks["inspector"].width()
+    text = ("Not started: the workflow has 1 error. Node Implementer (text): the provider "
+            "'claude' is not installed here — install it, or pick another provider in the "
+            "Inspector; the other nodes of the run would not start either. ") * 2
+    win.info.ask(text, [("Show Problems", lambda: None), ("Remove 2 Edges", lambda: None)])
+    qtbot.waitUntil(lambda: win.info.isVisible(), timeout=5000)
+    assert win.centralWidget().minimumSizeHint().width() < win.view.width() + 20
+    assert win.docks["palette"].width() >= palette - 2
+    assert win.docks["inspector"].width() >= inspector - 2
+    if isValid(win):
+        win.file.close()
