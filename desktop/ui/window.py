@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QApplication,
@@ -357,14 +357,16 @@ class EditorWindow(WindowCommands, QMainWindow):
         self.minimap.place()
         if self._default_docks:  # first start: the panels' default sizes
             self._default_docks = False
-            # once laid out: a tab's page is shown before its window gives it its size, and
-            # sizes taken from that would leave the canvas what the shrinking takes away
-            QTimer.singleShot(0, self._size_docks)
+            shown = self.size()
+            self._size_docks(shown)
+            # and again once laid out, if that changed the size: a tab's page is shown
+            # before its window gives it its size, and sizes taken from the larger one
+            # would leave the canvas what the shrinking takes away
+            QTimer.singleShot(0, lambda: isValid(self) and self.size() != shown
+                              and self._size_docks(self.size()))
 
-    def _size_docks(self) -> None:
-        if not isValid(self):
-            return
-        sizes = dock_sizes(self.size())
+    def _size_docks(self, size: QSize) -> None:
+        sizes = dock_sizes(size)
         bottom = [d for d in self.findChildren(QDockWidget) if not d.isHidden()
                   and self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]
         self.resizeDocks(bottom, [sizes.bottom] * len(bottom), Qt.Orientation.Vertical)
