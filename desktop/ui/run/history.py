@@ -72,7 +72,6 @@ def load_history(data_dir: Path) -> list[HistoryRow]:
     """The runs under ``data_dir``, newest first, each fork right under its source (deeper
     forks under theirs), with token use and cost."""
     from desktop.store.runs import RunError, engine_alive
-    from desktop.views.forks import tree_order
     from desktop.views.runs import list_runs, open_run
 
     rows = []
@@ -91,6 +90,13 @@ def load_history(data_dir: Path) -> list[HistoryRow]:
             tokens=tokens, cost=usage.get("costUsd"), events=summary.events,
             live=summary.error is None and engine_alive(summary.path),
             forked_from=summary.forked_from, result=summary.result))
+    return _as_tree(rows)
+
+
+def _as_tree(rows: list[HistoryRow]) -> list[HistoryRow]:
+    """``rows`` with each fork right under its source (deeper forks under theirs)."""
+    from desktop.views.forks import tree_order
+
     ordered = tree_order(rows, lambda r: r.run_id,
                          lambda r: r.forked_from[0] if r.forked_from else None)
     for row, depth in ordered:
@@ -102,7 +108,6 @@ def rows_from_service(runs: list[dict[str, Any]], data_dir: Path) -> list[Histor
     """History rows of the service's run list (``GET /api/runs``), in the same order and
     tree as :func:`load_history` gives from the folders."""
     from desktop.store.paths import runs_dir
-    from desktop.views.forks import tree_order
 
     root = runs_dir(Path(data_dir))
     rows = []
@@ -121,11 +126,7 @@ def rows_from_service(runs: list[dict[str, Any]], data_dir: Path) -> list[Histor
             result=ResultSummary(result["nodeId"], result["node"], result["branch"],
                                  result["repo"], tuple(result.get("applied") or ()))
             if result else None))
-    ordered = tree_order(rows, lambda r: r.run_id,
-                         lambda r: r.forked_from[0] if r.forked_from else None)
-    for row, depth in ordered:
-        row.depth = depth
-    return [row for row, _depth in ordered]
+    return _as_tree(rows)
 
 
 def shown_duration(row: HistoryRow, now: datetime | None = None) -> float | None:
