@@ -140,12 +140,30 @@ def summary_row(state: RunState, live: bool, interrupted: bool,
         "tokens": dict(state.usage), "events": state.last_seq}
     if state.forked_from is not None:
         row["forkedFrom"] = state.forked_from.to_json_dict()
+    if status in LIVE_STATUSES and (waiting := waiting_on_you(state)):
+        row["waiting"] = waiting
     result = result_summary(state, folder) if folder is not None else None
     if result is not None:
         row["result"] = {"nodeId": result.node_id, "node": result.node,
                          "branch": result.branch, "repo": result.repo,
                          "applied": list(result.applied)}
     return row
+
+
+def waiting_on_you(state: RunState) -> list[dict[str, Any]]:
+    """What in a live run waits on a person besides its approvals: the stall that paused
+    it, and each node whose last turn failed (each with its node and the reason)."""
+    out = []
+    stall = state.stall or {}
+    if str(state.status) == "paused" and stall:
+        node = state.nodes.get(str(stall.get("nodeId") or ""))
+        out.append({"kind": "stall", "nodeId": node.id if node else None,
+                    "node": node.label if node else "", "reason": str(stall.get("reason") or "")})
+    for node in state.nodes.values():
+        if str(node.status) == "failed":
+            out.append({"kind": "failed", "nodeId": node.id, "node": node.label,
+                        "reason": node.summary})
+    return out
 
 
 def _root_mark(root: Path) -> int | None:

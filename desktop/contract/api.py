@@ -125,6 +125,16 @@ class RunResultRow(ResponseModel):
     applied: list[dict[str, Any]] = Field(description="each application, oldest first")
 
 
+class WaitingItem(ResponseModel):
+    """Something in a live run that waits on a person, besides its approvals."""
+
+    kind: Literal["stall", "failed"] = Field(description="stall: stall detection paused the "
+                                             "run; failed: the node's last turn failed")
+    node_id: str | None = Field(alias="nodeId")
+    node: str = Field(description="the node's label")
+    reason: str
+
+
 class RunSummary(ResponseModel):
     id: str
     status: str = Field(description="the run's status, or 'interrupted' when no engine holds "
@@ -137,6 +147,8 @@ class RunSummary(ResponseModel):
     events: int = Field(0, ge=0, description="how many events its log holds (its last seq)")
     forked_from: dict[str, Any] | None = Field(None, alias="forkedFrom",
                                                description="{runId, seq} of a fork's source")
+    waiting: list[WaitingItem] = Field(default_factory=list, description="what waits on a "
+                                       "person in a live run besides its approvals")
     result: RunResultRow | None = Field(None, description="its result branch and where it "
                                         "was applied; absent when no node worked in a git "
                                         "worktree, or while the service runs it")

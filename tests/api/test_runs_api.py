@@ -250,3 +250,22 @@ async def test_an_approval_resolved_before_a_restart_is_still_409_after_it(tmp_p
     finally:
         await service.shutdown()
         await client.close()
+
+
+async def test_a_stalled_run_says_in_the_list_what_waits_on_a_person(api: Api) -> None:
+    loop = workflow({"a": {"stallThreshold": 2, "script": [{"say": "same again"}]},
+                     "b": {"stallThreshold": 5, "script": [{"say": "back to you"}]}},
+                    [{"from": "a", "to": "b", "type": "handoff"},
+                     {"from": "b", "to": "a", "type": "handoff"}])
+    run_id = (await api.start(loop))["id"]
+    await api.until(run_id, lambda s: s["status"] == "paused" and s.get("stall"))
+    row = next(r for r in (await api.json("GET", "/api/runs", 200))["runs"]
+               if r["id"] == run_id)
+    assert row["live"] is True
+    assert [(w["kind"], w["node"]) for w in row["waiting"]] == [("stall", "A")]
+    assert row["waiting"][0]["reason"] and row["waiting"][0]["nodeId"]
+    await api.json("PATCH", f"/api/runs/{run_id}", 200, {"status": "stopped"})
+    await api.finished(run_id)
+    row = next(r for r in (await api.json("GET", "/api/runs", 200))["runs"]
+               if r["id"] == run_id)
+    assert "waiting" not in row  # a stopped run waits on nobody

@@ -1,9 +1,12 @@
-"""Every approval the service waits on, across all its live runs, kept current for a window.
+"""Everything the service waits on a person for, across all its live runs, kept current for
+a window: the pending approvals, and the stalls and failed turns the run list names.
 
 The service answers ``GET /api/approvals`` with every pending approval of every live run,
 each with its ``runId``; the feed asks it as :class:`ServicePoll` does (every few seconds
 while its window is on screen), and at once when a decision was sent. A run the feed has
-not met yet is asked for once (``GET /api/runs/{id}``) for its name and node labels.
+not met yet is asked for once (``GET /api/runs/{id}``) for its name and node labels. The
+run list comes with the same asking (with its ETag: a 304 while nothing changed); each live
+run's ``waiting`` entries become :attr:`ApprovalFeed.waiting`.
 
 No service running means no live run, so nothing waits: the feed never starts one.
 """
@@ -35,8 +38,29 @@ class RunInfo:
         self.labels = labels or {}
 
 
+Answer = tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]
+"""What one asking takes: the pending approvals, and what else waits (both by key)."""
+
+
+def waiting_items(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The stalls and failed turns of the live runs of a run list, by a key of their own
+    (``stall:RUN:NODE``, ``failed:RUN:NODE``)."""
+    out = {}
+    for run in runs:
+        if not run.get("live"):
+            continue
+        for item in run.get("waiting") or ():
+            key = f"{item.get('kind')}:{run['id']}:{item.get('nodeId') or ''}"
+            out[key] = {**item, "runId": str(run["id"]),
+                        "workflowName": str(run.get("workflowName") or ""),
+                        "since": str(run.get("updatedAt") or "")}
+    return out
+
+
 class ApprovalFeed(ServicePoll):
-    """The service's pending approvals (``items``: approval id -> request with ``runId``)."""
+    """The service's pending approvals (``items``: approval id -> request with ``runId``),
+    and what else waits in its live runs (``waiting``: key -> a stall or a failed turn,
+    with ``runId``, ``workflowName`` and ``since``)."""
 
     changed = Signal()
 
@@ -44,16 +68,19 @@ class ApprovalFeed(ServicePoll):
                  parent: QObject | None = None, interval_ms: int = POLL_MS) -> None:
         super().__init__(data_dir, window, parent, interval_ms)
         self.items: dict[str, dict[str, Any]] = {}
+        self.waiting: dict[str, dict[str, Any]] = {}
         self.runs: dict[str, RunInfo] = {}
+        self._runs_etag: str | None = None
 
-    async def _ask(self) -> dict[str, dict[str, Any]] | None:
-        return await self._asking_service(self._approvals, {})
+    async def _ask(self) -> Answer | None:
+        return await self._asking_service(self._everything, ({}, {}))
 
-    async def _approvals(self, client: ApiClient) -> dict[str, dict[str, Any]]:
+    async def _everything(self, client: ApiClient) -> Answer:
         items = {str(a["approvalId"]): a for a in await client.approvals()}
         for run_id in {str(a.get("runId")) for a in items.values()} - set(self.runs):
             self.runs[run_id] = await self._run_info(client, run_id)
-        return items
+        runs, self._runs_etag = await client.list_runs_since(self._runs_etag)
+        return items, self.waiting if runs is None else waiting_items(runs)
 
     @staticmethod
     async def _run_info(client: ApiClient, run_id: str) -> RunInfo:
@@ -65,9 +92,10 @@ class ApprovalFeed(ServicePoll):
                   for nid, n in (state.get("nodes") or {}).items()}
         return RunInfo(str(state.get("workflowName") or ""), labels)
 
-    def _took(self, items: dict[str, dict[str, Any]]) -> None:
-        if items != self.items:
-            self.items = items
+    def _took(self, answer: Answer) -> None:
+        items, waiting = answer
+        if (items, waiting) != (self.items, self.waiting):
+            self.items, self.waiting = items, waiting
             self.changed.emit()
 
     # --- deciding ---------------------------------------------------------------------------

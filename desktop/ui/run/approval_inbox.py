@@ -1,15 +1,18 @@
 """The inbox of everything that waits on you: pending gated calls and merges that conflict,
-of the run this window shows and of every other live run of the service.
+of the run this window shows and of every other live run of the service, and the runs
+that stall detection paused or whose node's turn failed.
 
 The open run's requests come from its events (``approval.requested`` /
 ``approval.resolved``), so they show the moment they happen. The others come from an
 :class:`~desktop.ui.run.approval_feed.ApprovalFeed` (the service's ``/api/approvals``):
-runs whose tab was closed, runs of another tab, runs another client started. The
-toolbar badge counts both, whatever tab is in front.
+runs whose tab was closed, runs of another tab, runs another client started; so do the
+stalls and failed turns (the run list's ``waiting``). The toolbar badge counts them all,
+whatever tab is in front.
 
 Deciding the open run's request goes through its session (the ``resolver``); another
 run's goes straight to the service (``elsewhere``), and the inbox asks the window to
-bring that run up (``runRequested``), in its own tab.
+bring that run up (``runRequested``), in its own tab. A stall or a failed turn is acted on
+in its run: opening its row brings the run up, where its banner offers what to do.
 """
 
 from __future__ import annotations
@@ -65,7 +68,8 @@ def _since(request: dict[str, Any]) -> str:
 
 
 class ApprovalInbox(QWidget):
-    """Pending requests, oldest first. Enter opens one; A approves, D denies at once."""
+    """Pending requests and what else waits, oldest first. Enter opens one (a stall or a
+    failed turn: brings its run up); A approves; D opens a request ready for a reason."""
 
     countChanged = Signal(int)
     # another run's request was acted on: bring that run up (run id, approval id, and
@@ -114,7 +118,8 @@ class ApprovalInbox(QWidget):
         self.badge = QAction(badge_icon(0), "Approvals", self)
         self.badge.setObjectName("approvals")
         self.badge.setProperty("command", "Approvals")  # the text also carries the count
-        self.badge.setToolTip("Pending approvals (of every live run)")
+        self.badge.setToolTip("What waits on you in every live run: approvals, merges, "
+                              "stalls and failed turns")
         self.badge.setShortcut(QKeySequence("Ctrl+Shift+A"))
         self.badge.triggered.connect(self.open_next)
         for key, status in (("A", "approved"), ("D", "denied")):
@@ -147,9 +152,14 @@ class ApprovalInbox(QWidget):
                 if req.get("runId") != self.own_run and aid not in self.pending
                 and aid not in self.resolved}
 
+    def waiting(self) -> dict[str, dict]:
+        """Stalls and failed turns of the service's live runs (this window's run included)."""
+        return dict(self.feed.waiting) if self.feed is not None else {}
+
     def count(self) -> int:
-        """Everything that waits: the open run's requests and every other run's."""
-        return len(self.pending) + len(self.others())
+        """Everything that waits: the open run's requests, every other run's, and the
+        stalls and failed turns."""
+        return len(self.pending) + len(self.others()) + len(self.waiting())
 
     def set_state(self, state: dict | None) -> None:
         """Replace the pending list from a run state (e.g. when a run is opened)."""
@@ -198,14 +208,28 @@ class ApprovalInbox(QWidget):
             item.setToolTip(2, "Another run: deciding here brings it up in a tab of its own")
         return item
 
+    def _waiting_row(self, key: str, item: dict) -> QTreeWidgetItem:
+        what = "Stalled" if item.get("kind") == "stall" else "Turn failed"
+        text = f"{what}: {item.get('reason') or 'no reason given'}"
+        own = item.get("runId") == self.own_run
+        run = "this run" if own else \
+            f"{item.get('workflowName') or 'Run'} · {str(item.get('runId'))[:8]}"
+        row = QTreeWidgetItem([text, str(item.get("node") or "run"), run, _since(item)])
+        row.setData(0, ID_ROLE, key)
+        row.setToolTip(0, text + ("" if own else "\nOpen it to bring its run up"))
+        return row
+
     def _refresh(self) -> None:
         current = self.current_id()
         self.list.clear()
         rows = [(aid, req, True) for aid, req in self.pending.items()]
         rows += [(aid, req, False) for aid, req in self.others().items()]
-        rows.sort(key=lambda r: str(r[1].get("requestedAt") or r[1].get("ts") or ""))
+        rows += [(key, item, None) for key, item in self.waiting().items()]
+        rows.sort(key=lambda r: str(r[1].get("requestedAt") or r[1].get("ts")
+                                    or r[1].get("since") or ""))
         for approval_id, req, own in rows:
-            item = self._row(approval_id, req, own)
+            item = self._waiting_row(approval_id, req) if own is None else \
+                self._row(approval_id, req, own)
             self.list.addTopLevelItem(item)
             if approval_id == current:
                 self.list.setCurrentItem(item)
@@ -235,12 +259,16 @@ class ApprovalInbox(QWidget):
 
     def open_request(self, approval_id: str) -> ApprovalDialog | MergeDialog | None:
         """Show the dialog for one pending request (non-blocking). Another run's request
-        is decided in that run's tab: the run is brought up and opens it there."""
+        is decided in that run's tab: the run is brought up and opens it there; so is
+        another run's stall or failed turn (its banner there says what can be done)."""
         req = self.pending.get(approval_id)
         if req is None:
             other = self.others().get(approval_id)
             if other is not None:
                 self.runRequested.emit(str(other.get("runId")), approval_id, True)
+            waits = self.waiting().get(approval_id)
+            if waits is not None and waits.get("runId") != self.own_run:
+                self.runRequested.emit(str(waits.get("runId")), "", False)
             return None
         if self.dialog is not None:
             self.dialog.close()

@@ -1,0 +1,74 @@
+"""The inbox lists what else waits on you in the service's live runs: a run that stall
+detection paused shows there (with its run's name) in any window, and opening it brings
+that run up; once the run is stopped it is gone."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop.graph.io import document_data, loads_workflow
+from desktop.ui.window import EditorWindow
+
+LOOP = """
+version: 1
+name: Loop
+task: go round
+nodes:
+  - {id: a, label: A, provider: scripted, entry: true}
+  - {id: b, label: B, provider: scripted}
+nodeConfigs:
+  a: {stallThreshold: 2, script: [{say: same again}]}
+  b: {stallThreshold: 5, script: [{say: "back to you"}]}
+edges:
+  - {from: a, to: b, type: handoff}
+  - {from: b, to: a, type: handoff}
+"""
+
+
+@pytest.fixture
+def window(qloop, qtbot, own_service, monkeypatch):
+    monkeypatch.setattr(EditorWindow, "ask_save_changes", lambda self: "discard")
+    editor = EditorWindow()
+    qtbot.addWidget(editor)
+    panels = editor.run_panels
+    panels.data_dir = panels.history.data_dir = own_service.data_dir
+    editor.resize(1280, 800)
+    editor.show()
+    qtbot.waitExposed(editor)
+    yield editor
+
+    async def let_go() -> None:
+        for feed in (panels.feed, panels.runs_feed):
+            if feed is not None:
+                await feed.aclose()
+
+    qloop.run_until_complete(let_go())
+
+
+def test_a_stalled_run_of_another_client_is_in_the_inbox_and_opens_its_run(
+        window, qloop, qtbot, until, own_service) -> None:
+    inbox = window.run_panels.approvals
+
+    async def stall() -> str:
+        async with own_service.info.client() as client:
+            run_id = (await client.create_run(workflow=document_data(loads_workflow(LOOP))))
+            await until(lambda: any(k.startswith(f"stall:{run_id['id']}:")
+                                    for k in inbox.waiting()), 60)
+            return run_id["id"]
+
+    run_id = qloop.run_until_complete(stall())
+    row = next(r for r in inbox.row_texts() if "Stalled: " in r)
+    assert row.startswith("A: Stalled: ")
+    assert inbox.count() >= 1 and f"({inbox.count()})" in inbox.badge.text()
+    key = next(k for k in inbox.waiting() if k.startswith("stall:"))
+    with qtbot.waitSignal(inbox.runRequested) as asked:
+        assert inbox.open_request(key) is None  # nothing to decide here: its run comes up
+    assert asked.args == [run_id, "", False]
+
+    async def stop() -> None:
+        async with own_service.info.client() as client:
+            await client.patch_run(run_id, status="stopped")
+        await until(lambda: not inbox.waiting(), 60)
+
+    qloop.run_until_complete(stop())
+    assert not any("Stalled: " in r for r in inbox.row_texts())
