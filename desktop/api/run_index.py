@@ -46,6 +46,7 @@ from desktop.store.runs import LIVE_STATUSES, RunError, engine_alive
 from desktop.store.snapshot import STATE_FILE
 from desktop.views.result import result_summary
 from desktop.views.runs import open_run
+from desktop.views.stall_text import stall_detail
 
 log = logging.getLogger(__name__)
 Fingerprint = tuple[int, int, int, int]
@@ -158,7 +159,7 @@ def waiting_on_you(state: RunState) -> list[dict[str, Any]]:
     if str(state.status) == "paused" and stall:
         node = state.nodes.get(str(stall.get("nodeId") or ""))
         out.append({"kind": "stall", "nodeId": node.id if node else None,
-                    "node": node.label if node else "", "reason": str(stall.get("reason") or "")})
+                    "node": node.label if node else "", "reason": stall_detail(stall)})
     for node in state.nodes.values():
         if str(node.status) == "failed":
             out.append({"kind": "failed", "nodeId": node.id, "node": node.label,

@@ -263,7 +263,7 @@ async def test_a_stalled_run_says_in_the_list_what_waits_on_a_person(api: Api) -
                if r["id"] == run_id)
     assert row["live"] is True
     assert [(w["kind"], w["node"]) for w in row["waiting"]] == [("stall", "A")]
-    assert row["waiting"][0]["reason"] and row["waiting"][0]["nodeId"]
+    assert row["waiting"][0]["reason"].startswith("the same ") and row["waiting"][0]["nodeId"]
     await api.json("PATCH", f"/api/runs/{run_id}", 200, {"status": "stopped"})
     await api.finished(run_id)
     row = next(r for r in (await api.json("GET", "/api/runs", 200))["runs"]

@@ -62,8 +62,9 @@ def badge_icon(count: int) -> QIcon:
 
 
 def _since(request: dict[str, Any]) -> str:
-    """``14:02:07``: when the request was made (the run state's field, else the event's)."""
-    when = str(request.get("requestedAt") or request.get("ts") or "")
+    """``14:02:07``: when the request was made (the run state's field, else the event's;
+    for a stall or a failed turn, when its run last changed)."""
+    when = str(request.get("requestedAt") or request.get("ts") or request.get("since") or "")
     return when[11:19] if len(when) >= 19 else when
 
 

@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.views.stall_text import stall_detail
+
 TAIL_LINES = 20
 
 
@@ -134,16 +136,8 @@ class StallBanner(QFrame):
     def show_stall(self, event: dict) -> None:
         """Fill the banner from a ``run.stalled`` event and show it."""
         self.stall = event
-        evidence = event.get("evidence") or {}
         node = self.node_labels.get(event.get("nodeId") or "", "a node")
-        signal = evidence.get("signal") or event.get("reason", "?")
-        if signal == "silent":
-            detail = f"it was silent for {evidence.get('idleForSec', '?')} s " \
-                     f"(limit {evidence.get('silenceSec', '?')} s)"
-        else:
-            detail = (f"the same {signal} came back {evidence.get('count', '?')} times "
-                      f"(threshold {evidence.get('threshold', '?')})")
-        self.title.setText(f"<b>Run paused: {node} looks stuck.</b> {detail}.")
+        self.title.setText(f"<b>Run paused: {node} looks stuck.</b> {stall_detail(event)}.")
         while self.samples.count():
             widget = self.samples.takeAt(0).widget()
             if widget is not None:
