@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from desktop.views.stall_text import stall_detail
 
 TAIL_LINES = 20
+SAMPLE_LINES = 8  # of a repeated output shown in the banner; more scrolls
 
 
 def read_tail(path: Path, lines: int = TAIL_LINES, limit: int = 64 * 1024) -> str:
@@ -37,10 +38,14 @@ def read_tail(path: Path, lines: int = TAIL_LINES, limit: int = 64 * 1024) -> st
 
 
 def _mono(text: str) -> QPlainTextEdit:
+    """A read-only monospace box as tall as ``text`` needs, up to SAMPLE_LINES lines (a
+    banner over the canvas must not hide it for a one-line output)."""
     box = QPlainTextEdit(text)
     box.setReadOnly(True)
     box.setFont(QFont("monospace"))
-    box.setMaximumHeight(160)
+    lines = max(1, min(SAMPLE_LINES, text.count("\n") + 1))
+    box.setMaximumHeight(box.fontMetrics().lineSpacing() * lines
+                        + 2 * (box.frameWidth() + round(box.document().documentMargin())) + 4)
     return box
 
 

@@ -1,6 +1,7 @@
 """The inbox lists what else waits on you in the service's live runs: a run that stall
 detection paused shows there (with its run's name) in any window, and opening it brings
-that run up; once the run is stopped it is gone."""
+that run up, where the stall banner is as tall as the outputs it shows; once the run is
+stopped it is gone."""
 
 from __future__ import annotations
 
@@ -72,3 +73,19 @@ def test_a_stalled_run_of_another_client_is_in_the_inbox_and_opens_its_run(
 
     qloop.run_until_complete(stop())
     assert not any("Stalled: " in r for r in inbox.row_texts())
+
+
+def test_the_stall_banner_is_as_tall_as_its_repeated_outputs(qtbot) -> None:
+    from desktop.ui.run.stall_banner import SAMPLE_LINES, StallBanner
+
+    banner = StallBanner()
+    qtbot.addWidget(banner)
+    long = "\n".join(f"line {i}" for i in range(40))
+    banner.show_stall({"type": "run.stalled", "nodeId": "a", "reason": "output",
+                       "evidence": {"signal": "output", "count": 2, "threshold": 2,
+                                    "outputs": ["same again", long]}})
+    short_box, long_box = (banner.samples.itemAt(i).widget().layout().itemAt(1).widget()
+                           for i in range(2))
+    line = short_box.fontMetrics().lineSpacing()
+    assert short_box.maximumHeight() < 3 * line  # one line of output: one line of box
+    assert SAMPLE_LINES * line <= long_box.maximumHeight() < (SAMPLE_LINES + 2) * line
