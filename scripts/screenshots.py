@@ -197,6 +197,10 @@ async def scenes(window, out: Path, work: Path) -> None:
     await wait_for("the stepped run to start", lambda: bool(panels.session.state))
     for _ in range(3):  # three turns: planner, implementer, reviewer
         done = _turns_done(panels)
+        # a step is refused while no turn is pending: after a turn ends, its handoff
+        # reaches the next inbox a moment later (longer on a busy machine)
+        await wait_for("a turn to step", lambda: panels.order.next_node(
+            panels.session.state) is not None)
         await _done(panels.step())
         await wait_for("a stepped turn to finish", lambda d=done: _turns_done(panels) > d)
     window.scene.select(["implementer"])
