@@ -110,28 +110,3 @@ def window_for(qloop, qtbot, service):
         return window, panels
 
     return make
-
-
-@pytest.fixture
-def service_window(qloop, qtbot, own_service, monkeypatch):
-    """A blank editor window on screen whose panels follow ``own_service`` (its inbox and
-    Run history ask that service); its feeds are closed at the end."""
-    from desktop.ui.window import EditorWindow
-
-    monkeypatch.setattr(EditorWindow, "ask_save_changes", lambda self: "discard")
-    monkeypatch.setattr(EditorWindow, "ask_live_run", lambda self: "keep")
-    editor = EditorWindow()
-    qtbot.addWidget(editor)
-    panels = editor.run_panels
-    panels.data_dir = panels.history.data_dir = own_service.data_dir
-    editor.resize(1280, 800)
-    editor.show()
-    qtbot.waitExposed(editor)
-    yield editor
-
-    async def let_go() -> None:
-        for feed in (panels.feed, panels.runs_feed):
-            if feed is not None:
-                await feed.aclose()
-
-    qloop.run_until_complete(let_go())

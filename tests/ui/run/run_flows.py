@@ -1,5 +1,4 @@
-"""Workflows the run-view tests share: a gated worker whose shell calls need approval, and
-two nodes that hand the same output back and forth until stall detection pauses them."""
+"""Workflows the run-view tests share: a gated worker whose shell calls need approval."""
 
 from __future__ import annotations
 
@@ -25,20 +24,4 @@ nodeConfigs:
   worker:
     script:{steps}
       - say: done{finish}{extra_configs}
-"""
-
-
-LOOP = """
-version: 1
-name: Loop
-task: go round
-nodes:
-  - {id: a, label: A, provider: scripted, entry: true}
-  - {id: b, label: B, provider: scripted}
-nodeConfigs:
-  a: {stallThreshold: 2, script: [{say: same again}]}
-  b: {stallThreshold: 5, script: [{say: "back to you"}]}
-edges:
-  - {from: a, to: b, type: handoff}
-  - {from: b, to: a, type: handoff}
 """

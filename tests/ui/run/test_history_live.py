@@ -6,14 +6,40 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from run_flows import gated
 
 from desktop.graph.io import document_data, loads_workflow
 from desktop.graph.resources import examples_dir
 from desktop.ui.run.history import COLUMNS
+from desktop.ui.window import EditorWindow
 
 GATED = gated("echo history-follows")
 SINGLE = examples_dir() / "single-agent.flow.yaml"
+
+
+@pytest.fixture
+def window(qloop, qtbot, own_service, monkeypatch, tmp_path):
+    monkeypatch.setattr(EditorWindow, "ask_save_changes", lambda self: "discard")
+    monkeypatch.setattr(EditorWindow, "ask_live_run", lambda self: "keep")
+    path = tmp_path / "gated.flow.yaml"
+    path.write_text(GATED)
+    editor = EditorWindow(str(path))
+    qtbot.addWidget(editor)
+    panels = editor.run_panels
+    panels.data_dir = panels.history.data_dir = own_service.data_dir
+    editor.resize(1280, 800)
+    editor.show()
+    qtbot.waitExposed(editor)
+    panels.docks["history"].raise_()  # the history shows: its feed asks the service
+    yield editor, path
+
+    async def let_go() -> None:
+        for feed in (panels.feed, panels.runs_feed):
+            if feed is not None:
+                await feed.aclose()
+
+    qloop.run_until_complete(let_go())
 
 
 def _cell(history, run_id: str, column: str) -> str | None:
@@ -24,8 +50,9 @@ def _cell(history, run_id: str, column: str) -> str | None:
 
 
 def test_the_history_follows_a_run_another_client_started_to_its_end(
-        service_window, qloop, until, own_service) -> None:
-    history = service_window.run_panels.history
+        window, qloop, until, own_service) -> None:
+    editor, _path = window
+    history = editor.run_panels.history
 
     async def go() -> tuple[str, str]:
         async with own_service.info.client() as client:

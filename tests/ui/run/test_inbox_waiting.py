@@ -5,14 +5,50 @@ stopped it is gone."""
 
 from __future__ import annotations
 
-from run_flows import LOOP
+import pytest
 
 from desktop.graph.io import document_data, loads_workflow
+from desktop.ui.window import EditorWindow
+
+LOOP = """
+version: 1
+name: Loop
+task: go round
+nodes:
+  - {id: a, label: A, provider: scripted, entry: true}
+  - {id: b, label: B, provider: scripted}
+nodeConfigs:
+  a: {stallThreshold: 2, script: [{say: same again}]}
+  b: {stallThreshold: 5, script: [{say: "back to you"}]}
+edges:
+  - {from: a, to: b, type: handoff}
+  - {from: b, to: a, type: handoff}
+"""
+
+
+@pytest.fixture
+def window(qloop, qtbot, own_service, monkeypatch):
+    monkeypatch.setattr(EditorWindow, "ask_save_changes", lambda self: "discard")
+    editor = EditorWindow()
+    qtbot.addWidget(editor)
+    panels = editor.run_panels
+    panels.data_dir = panels.history.data_dir = own_service.data_dir
+    editor.resize(1280, 800)
+    editor.show()
+    qtbot.waitExposed(editor)
+    yield editor
+
+    async def let_go() -> None:
+        for feed in (panels.feed, panels.runs_feed):
+            if feed is not None:
+                await feed.aclose()
+
+    qloop.run_until_complete(let_go())
 
 
 def test_a_stalled_run_of_another_client_is_in_the_inbox_and_opens_its_run(
-        service_window, qloop, qtbot, until, own_service) -> None:
-    inbox = service_window.run_panels.approvals
+        window, qloop, qtbot, until, own_service) -> None:
+    inbox = window.run_panels.approvals
 
     async def stall() -> str:
         async with own_service.info.client() as client:

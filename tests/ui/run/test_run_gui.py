@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from run_flows import LOOP, gated
+from run_flows import gated
 
 from desktop.graph.io import load_workflow, loads_workflow
 from desktop.runtime.control import USER
@@ -18,6 +18,20 @@ EXAMPLES = sorted((Path(__file__).parents[3] / "resources" / "examples").glob("*
 
 GATED = gated("echo one", "echo two", "echo three")
 
+LOOP = """
+version: 1
+name: Loop
+task: go round
+nodes:
+  - {id: a, label: A, provider: scripted, entry: true}
+  - {id: b, label: B, provider: scripted}
+nodeConfigs:
+  a: {stallThreshold: 2, script: [{say: same again}]}
+  b: {stallThreshold: 5, script: [{say: "back to you"}]}
+edges:
+  - {from: a, to: b, type: handoff}
+  - {from: b, to: a, type: handoff}
+"""
 
 
 def status(panels) -> str:
