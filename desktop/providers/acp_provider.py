@@ -50,7 +50,24 @@ from desktop.providers.redact import Redactor
 from desktop.store.atomic import atomic_write_text
 
 DIFF_FOLDER = "acp-diffs"
+REPLAY_BARRIER = "agent-canvas/replayed"
+"""Extension request (sent as ``_agent-canvas/replayed``) after ``session/load``."""
+BARRIER_WAIT = 10.0
+"""Seconds to wait for its answer from an agent that drops unknown requests."""
 _END = object()
+
+
+async def _replayed(conn: ClientSideConnection) -> None:
+    """Return once the agent has sent the rest of a loaded session's replay.
+
+    ACP asks an agent to replay the history before it answers ``session/load``, but
+    Gemini CLI answers first and streams the replay after its answer (it does not await
+    it). Its replay is written before it reads its next request, so the answer to one
+    more request marks the replay's end in the stream: an extension request, which an
+    agent that does not know it answers with "method not found".
+    """
+    with contextlib.suppress(RequestError, TimeoutError):
+        await asyncio.wait_for(conn.ext_method(REPLAY_BARRIER, {}), BARRIER_WAIT)
 
 
 class AcpProvider(Provider):
@@ -205,6 +222,7 @@ class AcpProvider(Provider):
             try:
                 await conn.load_session(cwd=cwd, session_id=wanted, mcp_servers=[])
                 session = wanted
+                await _replayed(conn)
             except RequestError as exc:
                 detail = f" {exc.data}" if exc.data else ""
                 emit(log_event(f"cannot load session {wanted}: {exc}{detail}; "

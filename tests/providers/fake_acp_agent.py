@@ -5,13 +5,17 @@ What it does in a prompt turn depends on words in the prompt:
 ``ESCAPE`` (tries to read a file outside the workspace), ``PLAN`` (a plan
 update), ``WEIRD`` (an unknown update kind and a non-JSON line), ``HANG``
 (waits for session/cancel), ``FAIL`` (answers the prompt with an error).
-Every turn thinks, streams a message and reports usage.
+Every turn thinks, streams a message and reports usage. ``session/load`` of
+``fake-session-1`` replays its history before the answer, of ``fake-session-late``
+after it.
 """
 
 import json
 import sys
+import time
 
 SESSION = "fake-session-1"
+LATE_SESSION = "fake-session-late"
 state = {"cwd": ".", "next": 100}
 
 
@@ -95,6 +99,22 @@ def prompt(rid: int, words: str) -> None:
         "usage": {"inputTokens": 12, "outputTokens": 5, "totalTokens": 17}}})
 
 
+def load(rid: int, session: str | None) -> None:
+    """Replay the session, then answer; ``LATE_SESSION`` answers first and replays a
+    moment later, as Gemini CLI does (its replay is not awaited before its answer)."""
+    if session not in (SESSION, LATE_SESSION):
+        send({"jsonrpc": "2.0", "id": rid,
+              "error": {"code": -32002, "message": "Resource not found"}})
+        return
+    if session == LATE_SESSION:
+        send({"jsonrpc": "2.0", "id": rid, "result": {}})
+        time.sleep(0.5)
+    text("user_message_chunk", "earlier question")
+    text("agent_message_chunk", "earlier answer")
+    if session == SESSION:
+        send({"jsonrpc": "2.0", "id": rid, "result": {}})
+
+
 def main() -> None:
     sys.stderr.write("fake acp agent ready\n")
     sys.stderr.flush()
@@ -104,20 +124,18 @@ def main() -> None:
         if method == "initialize":
             send({"jsonrpc": "2.0", "id": rid, "result": {
                 "protocolVersion": 1, "agentCapabilities": {"loadSession": True}}})
-        elif method in ("session/new", "session/load"):
+        elif method == "session/new":
             state["cwd"] = params.get("cwd", ".")
-            if method == "session/load":
-                if params.get("sessionId") != SESSION:
-                    send({"jsonrpc": "2.0", "id": rid,
-                          "error": {"code": -32002, "message": "Resource not found"}})
-                    continue
-                text("user_message_chunk", "earlier question")
-                text("agent_message_chunk", "earlier answer")
-            send({"jsonrpc": "2.0", "id": rid,
-                  "result": {"sessionId": SESSION} if method == "session/new" else {}})
+            send({"jsonrpc": "2.0", "id": rid, "result": {"sessionId": SESSION}})
+        elif method == "session/load":
+            state["cwd"] = params.get("cwd", ".")
+            load(rid, params.get("sessionId"))
         elif method == "session/prompt":
             words = " ".join(b.get("text", "") for b in params.get("prompt", []))
             prompt(rid, words)
+        elif rid is not None:
+            send({"jsonrpc": "2.0", "id": rid,
+                  "error": {"code": -32601, "message": f"Method not found: {method}"}})
 
 
 if __name__ == "__main__":

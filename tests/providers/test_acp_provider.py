@@ -166,6 +166,15 @@ async def test_resume_loads_the_session_without_replaying_it(tmp_path: Path):
     assert any("cannot load session gone" in e["text"] for e in of_type(events, "node.log"))
 
 
+async def test_a_replay_streamed_after_the_load_answer_stays_out_of_the_turn(tmp_path: Path):
+    provider = AcpProvider()
+    events = await run(provider, request(tmp_path, "again", session_id="fake-session-late"))
+    assert provider.outcome.session_id == "fake-session-late"
+    assert [e["text"] for e in of_type(events, "message.assistant.final")] == ["All done."]
+    assert not [e for e in events if "earlier" in str(e)]
+    assert provider.outcome.final_text == "All done."
+
+
 async def test_cancel_ends_the_process_group(tmp_path: Path):
     provider = AcpProvider()
     req = request(tmp_path, "HANG")
