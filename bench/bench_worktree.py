@@ -4,7 +4,9 @@
   uncommitted work, then ``git worktree add``), against ``git clone --shared`` of the
   same repository (both check every file out); and the same for the next run once the
   first is deleted, when its worktrees wait in the pool (desktop/runtime/worktree_pool.py)
-  and only the files that differ are written.
+  and only the files that differ are written. Clones and pooled worktrees are each
+  timed five times and shown at the median: a disk's write-back makes single times vary
+  several fold on this machine.
 - A turn's commit on the node's branch (``git add -A``, the check for a change, ``git
   commit``) for a turn that changed one file, at the median, against what a shared git
   workspace pays per turn instead: a snapshot tree before and after the agent.
@@ -26,7 +28,8 @@ from desktop.runtime.worktree_cleanup import remove_run_worktrees
 from desktop.runtime.worktrees import commit_all, open_tree
 
 RUN = "b3nc4000-0000-4000-8000-000000000000"
-NEXT = "b3nc4001-0000-4000-8000-000000000000"
+ROUNDS = 5
+"""Clones, and runs taking worktrees from the pool: the median of this many is shown."""
 USER = ("-c", "user.name=bench", "-c", "user.email=bench@localhost")
 
 
@@ -64,11 +67,12 @@ def run(quick: bool) -> list[dict]:
     tmp = Path(tempfile.mkdtemp(prefix="bench-worktree-"))
     try:
         repo = _repository(tmp, files)
-        run_dir = tmp / "runs" / RUN
+        run_id, run_dir = RUN, tmp / "runs" / RUN
         make = _time(lambda: open_tree(repo, run_dir, RUN, "n0", "n0"))
         second = _time(lambda: open_tree(repo, run_dir, RUN, "n1", "n1"))
-        clone = _time(lambda: _git(tmp, "clone", "-q", "--shared", str(repo),
-                                   str(tmp / "clone")))
+        clones = [_time(lambda c=c: _git(tmp, "clone", "-q", "--shared", str(repo),
+                                         str(tmp / f"clone{c}"))) for c in range(ROUNDS)]
+        clone = statistics.median(clones)
         tree = open_tree(repo, run_dir, RUN, "n0", "n0")
         assert tree is not None
         commits, snapshots = [], []
@@ -76,18 +80,22 @@ def run(quick: bool) -> list[dict]:
             target = tree.path / f"pkg{turn % 100:02d}" / f"mod{turn:05d}.py"
             target.write_text(f"VALUE = {turn}  # turn {turn}\n")
             commits.append(_time(lambda t=turn: commit_all(tree, f"turn {t}\n")))
-            shared = tmp / "clone" / target.relative_to(tree.path)
+            shared = tmp / "clone0" / target.relative_to(tree.path)
             t0 = time.perf_counter()
-            workspace_diff._snapshot(tmp / "clone")
+            workspace_diff._snapshot(tmp / "clone0")
             shared.write_text(f"VALUE = {turn}  # turn {turn}\n")
-            workspace_diff._snapshot(tmp / "clone")
+            workspace_diff._snapshot(tmp / "clone0")
             snapshots.append(time.perf_counter() - t0)
         node = _du(tree.path) + _du(repo / ".git" / "worktrees" / "n0")
         work = _du(repo) - _du(repo / ".git")
-        remove_run_worktrees(run_dir, RUN, None)  # its two worktrees wait in the pool
-        again = tmp / "runs" / NEXT
-        pooled = _time(lambda: open_tree(repo, again, NEXT, "n0", "n0"))
-        pooled_second = _time(lambda: open_tree(repo, again, NEXT, "n1", "n1"))
+        firsts, seconds = [], []
+        for rnd in range(ROUNDS):  # each run's two worktrees wait in the pool for the next
+            remove_run_worktrees(run_dir, run_id, None)
+            run_id = f"b3nc{4001 + rnd}{RUN[8:]}"
+            run_dir = tmp / "runs" / run_id
+            firsts.append(_time(lambda r=run_id, d=run_dir: open_tree(repo, d, r, "n0", "n0")))
+            seconds.append(_time(lambda r=run_id, d=run_dir: open_tree(repo, d, r, "n1", "n1")))
+        pooled, pooled_second = statistics.median(firsts), statistics.median(seconds)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     commit_ms, snap_ms = statistics.median(commits) * 1e3, statistics.median(snapshots) * 1e3
