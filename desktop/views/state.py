@@ -18,6 +18,13 @@ from desktop.views.state_model import StateModels
 _CHUNK = 4096
 
 
+def node_labels(state: dict | None) -> dict[str, str]:
+    """Node id -> the name a view shows for it (wire-form state): its label, else the start
+    of its id."""
+    nodes = (state or {}).get("nodes") or {}
+    return {node_id: (node or {}).get("label") or node_id[:8] for node_id, node in nodes.items()}
+
+
 class RunProjection:
     """The folded state of one run; feed it events in seq order with :meth:`apply`."""
 

@@ -37,6 +37,7 @@ from desktop.ui.run.approval_feed import ApprovalFeed
 from desktop.ui.run.approvals import ApprovalDialog, Resolver
 from desktop.ui.run.merge_dialog import MergeDialog
 from desktop.views.approval_text import approval_text
+from desktop.views.notices import ApprovalClosed, ApprovalOpened
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 COLUMNS = ("Waiting for", "Node", "Run", "Since")
@@ -169,24 +170,21 @@ class ApprovalInbox(QWidget):
             self.node_labels[node_id] = node.get("label") or node_id[:8]
         self._refresh()
 
-    def apply_events(self, events: list[dict]) -> None:
-        """Follow requests and resolutions in a batch of events."""
-        changed = False
-        for event in events:
-            kind = event.get("type")
-            if kind == "approval.requested":
-                self.pending[event["approvalId"]] = event
-                changed = True
-            elif kind == "approval.resolved":
-                self.resolved.add(str(event.get("approvalId")))
-                changed |= self.pending.pop(event.get("approvalId"), None) is not None
-                if self.dialog is not None and self.dialog.approval_id == event.get("approvalId"):
-                    self.dialog.close()
-            elif kind == "run.created":
-                for node_id, node in (event.get("nodes") or {}).items():
-                    self.node_labels[node_id] = node.get("label") or node_id[:8]
-            elif kind == "node.patch" and (event.get("patch") or {}).get("label"):
-                self.node_labels[event.get("nodeId")] = event["patch"]["label"]
+    def set_labels(self, labels: dict[str, str]) -> None:
+        """The open run's node names (id -> label), from its state."""
+        self.node_labels.update(labels)
+
+    def opened(self, notice: ApprovalOpened) -> None:
+        """A request of the open run now waits."""
+        self.pending[notice.approval_id] = notice.request
+        self._refresh()
+
+    def closed(self, notice: ApprovalClosed) -> None:
+        """A request of the open run was decided: off the list, its dialog closed."""
+        self.resolved.add(notice.approval_id)
+        changed = self.pending.pop(notice.approval_id, None) is not None
+        if self.dialog is not None and self.dialog.approval_id == notice.approval_id:
+            self.dialog.close()
         if changed:
             self._refresh()
 

@@ -39,6 +39,18 @@ from desktop.ui.run.timeline import TimelineScrubber
 from desktop.ui.run.transcript_view import TranscriptView
 from desktop.ui.theme import LIGHT
 from desktop.views.activity import StepOrder
+from desktop.views.notices import (
+    ApprovalClosed,
+    ApprovalOpened,
+    DiffAdded,
+    HandoffSent,
+    NodeFailed,
+    RunNotices,
+    RunStalled,
+    StallEnded,
+    notices_of,
+)
+from desktop.views.state import node_labels
 
 log = logging.getLogger(__name__)
 BOTTOM = Qt.DockWidgetArea.BottomDockWidgetArea
@@ -88,6 +100,7 @@ class RunPanels(ModesAndChat, QObject):
         self.overlay = CanvasRunOverlay(scene, self) if scene is not None else None
         self.order = StepOrder()  # when each input was queued: which node a step runs next
         self.preflight = Preflight(window)
+        self.notices = self._subscribe()
         self.docks: dict[str, QDockWidget] = {}
         # the run as a conversation first; every event, filterable, in Transcript beside it
         self.docks["conversation"] = self._dock("Conversation", self.conversation, BOTTOM)
@@ -239,33 +252,52 @@ class RunPanels(ModesAndChat, QObject):
         past = LogTail(session.run_dir).read_new()
         self.conversation.reset(past)
         self.order(past)
-        labels = self._labels(session.state)
+        self._name_nodes(session.state)
         self.approvals.set_state(session.state)
-        self.stall.apply_events([e for e in past if e.get("type") in ("run.created",
-                                                                         "node.patch")])
         self.stall.set_state(session.state)
-        self.diffs.apply_events(past, session.run_dir, labels, session.state)
+        for notice in notices_of(past):  # what is open comes from the state; diffs pile up
+            if isinstance(notice, DiffAdded):
+                self._diff_added(notice)
         self._on_state(session.state)
 
-    def _labels(self, state: dict | None) -> dict[str, str]:
-        return {nid: n.get("label") or nid[:8]
-                for nid, n in ((state or {}).get("nodes") or {}).items()}
+    def _subscribe(self) -> RunNotices:
+        """What each panel follows of the open run's events."""
+        notices = RunNotices()
+        notices.subscribe(ApprovalOpened, self._approval_opened)
+        notices.subscribe(ApprovalClosed, self.approvals.closed)
+        notices.subscribe(RunStalled, self.stall.stalled)
+        notices.subscribe(StallEnded, self.stall.ended)
+        notices.subscribe(NodeFailed, self.failure.failed)
+        notices.subscribe(DiffAdded, self._diff_added)
+        if self.overlay is not None:
+            notices.subscribe(HandoffSent, self.overlay.handoff)
+        return notices
+
+    def _approval_opened(self, notice: ApprovalOpened) -> None:
+        self.approvals.opened(notice)
+        self.docks["approvals"].raise_()  # bring the waiting call forward, without blocking
+
+    def _diff_added(self, notice: DiffAdded) -> None:
+        if self.session is not None:
+            state = self.session.state
+            self.diffs.add_notice(notice, self.session.run_dir, node_labels(state), state)
+
+    def _name_nodes(self, state: dict | None) -> None:
+        """Give every panel the nodes' names (and instructions) of the run's state."""
+        labels = node_labels(state)
+        self.approvals.set_labels(labels)
+        self.stall.name_nodes(state)
+        self.failure.name_nodes(state)
+        self.diffs.set_nodes(labels)
 
     def _on_events(self, events: list[dict]) -> None:
         if self.replaying:
             return
         self.order(events)
-        self.approvals.apply_events(events)
+        if self.session is not None:  # the bridge folded the batch before it came here
+            self._name_nodes(self.session.state)
         self.conversation.apply_events(events)
-        if any(e.get("type") == "approval.requested" for e in events):
-            self.docks["approvals"].raise_()  # bring the waiting call forward, without blocking
-        self.stall.apply_events(events)
-        self.failure.apply_events(events)
-        if self.session is not None:
-            self.diffs.apply_events(events, self.session.run_dir,
-                                    self._labels(self.session.state), self.session.state)
-        if self.overlay is not None:
-            self.overlay.apply_events(events)
+        self.notices.publish(events)
 
     def _on_state(self, state: dict | None) -> None:
         if self.replaying or self.session is None:
@@ -461,7 +493,7 @@ class RunPanels(ModesAndChat, QObject):
 
     def run_again(self, run_dir: Path) -> asyncio.Task | None:
         """Start a new run of the graph a past run started with."""
-        from desktop.ui.run.rerun import document_of_run
+        from desktop.views.rerun import document_of_run
 
         try:
             doc, path = document_of_run(Path(run_dir))

@@ -19,6 +19,7 @@ from shiboken6 import isValid
 from desktop.ui.canvas.status_badge import STATUS_COLORS, StatusBadge
 from desktop.views.activity import StepOrder, node_activity
 from desktop.views.branches import branch_note
+from desktop.views.notices import HandoffSent
 from desktop.views.tool_calls import AWAITING
 
 __all__ = ["AWAITING", "STATUS_COLORS", "CanvasRunOverlay", "StatusBadge"]
@@ -220,21 +221,19 @@ class CanvasRunOverlay(QObject):
         for edge_id in [e for e in self.runtime_edges if e not in edges]:
             self.scene.removeItem(self.runtime_edges.pop(edge_id))
 
-    def apply_events(self, events: list[dict]) -> None:
-        """Animate envelopes travelling along edges (``handoff.sent``)."""
-        for event in events:
-            if event.get("type") != "handoff.sent" or len(self.flights) > 20:
-                continue
-            env = event.get("envelope") or {}
-            a = self._center(env.get("fromNodeId") or event.get("nodeId") or "", "out")
-            b = self._center(env.get("toNodeId") or "", "in")
-            if a is None or b is None:
-                continue
-            dot = LineItem(a, b, dashed=False)
-            dot.progress = 0.0
-            self.scene.addItem(dot)
-            self.flights.append((dot, self._elapsed))
-            self._tick.start()
+    def handoff(self, notice: HandoffSent) -> None:
+        """Animate an envelope travelling along its edge."""
+        if len(self.flights) > 20:
+            return
+        a = self._center(notice.from_node, "out")
+        b = self._center(notice.to_node, "in")
+        if a is None or b is None:
+            return
+        dot = LineItem(a, b, dashed=False)
+        dot.progress = 0.0
+        self.scene.addItem(dot)
+        self.flights.append((dot, self._elapsed))
+        self._tick.start()
 
     def _animate(self) -> None:
         self._elapsed += self._tick.interval()

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from desktop.ui.run.diff_parse import FileDiff, parse_diff
 from desktop.ui.run.patch_view import PatchView
+from desktop.views.notices import DiffAdded
 
 
 def node_workspace(state: dict | None, run_dir: Path, node_id: str | None) -> Path:
@@ -146,20 +147,15 @@ class DiffView(QWidget):
             name = self.node_combo.currentText()
             self.tabs.show_text(f"(no diff from {name} yet)")
 
-    def apply_events(self, events: list[dict], run_dir: Path, labels: dict[str, str],
-                     state: dict | None = None) -> None:
-        """Add the diffs announced by ``artifact.created`` (kind diff) events; ``state``
-        (the run's) says which workspace each node's files are in."""
-        self.set_nodes(labels)
-        for event in events:
-            art = event.get("artifact") or {}
-            if event.get("type") == "artifact.created" and art.get("kind") == "diff":
-                node_id = art.get("nodeId") or event.get("nodeId")
-                node = labels.get(node_id or "", "")
-                path = Path(art.get("path", ""))
-                path = path if path.is_absolute() else Path(run_dir) / path
-                self.add_diff(f"{node} · {art.get('createdAt', '')[11:19]} · {path.parent.name}",
-                              path, node_workspace(state, run_dir, node_id), node_id)
+    def add_notice(self, diff: DiffAdded, run_dir: Path, labels: dict[str, str],
+                   state: dict | None = None) -> None:
+        """Add a turn's diff; ``state`` (the run's) says which workspace the node's files
+        are in."""
+        path = Path(diff.path)
+        path = path if path.is_absolute() else Path(run_dir) / path
+        node = labels.get(diff.node_id or "", "")
+        self.add_diff(f"{node} · {diff.created_at[11:19]} · {path.parent.name}", path,
+                      node_workspace(state, run_dir, diff.node_id), diff.node_id)
         if self.source.count() and (self.follow_latest or not self.files):
             self.source.setCurrentIndex(self.source.count() - 1)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from desktop.graph.document import WorkflowDocument
 from desktop.ui.editor import fill_missing_positions
-from desktop.ui.run.rerun import document_of_run
+from desktop.views.rerun import document_of_run
 
 
 def graph_of(doc: WorkflowDocument) -> tuple[frozenset[str], Counter]:

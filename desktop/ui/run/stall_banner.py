@@ -18,7 +18,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.views.notices import NodeFailed, RunStalled, StallEnded
 from desktop.views.stall_text import stall_detail
+from desktop.views.state import node_labels
 
 TAIL_LINES = 20
 SAMPLE_LINES = 8  # of a repeated output shown in the banner; more scrolls
@@ -102,35 +104,26 @@ class StallBanner(QFrame):
         layout.addLayout(actions)
         self.hide()
 
-    def apply_events(self, events: list[dict]) -> None:
-        """Open on ``run.stalled``; close when the run resumes or ends."""
-        for event in events:
-            kind = event.get("type")
-            if kind == "run.created":
-                for node_id, node in (event.get("nodes") or {}).items():
-                    self.node_labels[node_id] = node.get("label") or node_id[:8]
-                for node_id, config in (event.get("nodeConfigs") or {}).items():
-                    self.instructions[node_id] = (config or {}).get("instructions", "")
-            elif kind == "node.patch":
-                node_id = event.get("nodeId") or ""
-                if (event.get("patch") or {}).get("label"):
-                    self.node_labels[node_id] = event["patch"]["label"]
-                if "instructions" in (event.get("config") or {}):
-                    self.instructions[node_id] = event["config"]["instructions"]
-            elif kind == "run.stalled":
-                self.show_stall(event)
-            elif kind in ("run.resumed", "run.started", "run.stopped", "run.completed",
-                          "run.failed"):
-                self.stall = None
-                self.hide()
+    def name_nodes(self, state: dict | None) -> None:
+        """Take the nodes' names and instructions from the run's state."""
+        state = state or {}
+        self.node_labels = node_labels(state)
+        self.instructions = {node_id: (config or {}).get("instructions", "")
+                             for node_id, config in (state.get("nodeConfigs") or {}).items()}
+
+    def stalled(self, notice: RunStalled) -> None:
+        """The run paused on a stall: show its evidence."""
+        self.show_stall(notice.stall)
+
+    def ended(self, _notice: StallEnded | None = None) -> None:
+        """The run resumed or ended: the stall is over."""
+        self.stall = None
+        self.hide()
 
     def set_state(self, state: dict | None) -> None:
         """Show the stall a reopened run is in, if any."""
         state = state or {}
-        for node_id, node in (state.get("nodes") or {}).items():
-            self.node_labels[node_id] = node.get("label") or node_id[:8]
-        for node_id, config in (state.get("nodeConfigs") or {}).items():
-            self.instructions[node_id] = (config or {}).get("instructions", "")
+        self.name_nodes(state)
         stall = state.get("stall")
         if stall and state.get("status") == "paused":
             self.show_stall({"nodeId": stall.get("nodeId"), "reason": stall.get("reason"),
@@ -207,21 +200,15 @@ class FailureBanner(QFrame):
         layout.addWidget(self.tail)
         self.hide()
 
-    def apply_events(self, events: list[dict]) -> None:
-        """Show failed turns and failed runs."""
-        for event in events:
-            kind = event.get("type")
-            node_id = event.get("nodeId") or ""
-            if kind == "run.created":
-                for nid, node in (event.get("nodes") or {}).items():
-                    self.node_labels[nid] = node.get("label") or nid[:8]
-            elif kind == "turn.status" and event.get("status") == "failed":
-                self.show_failure(node_id, event.get("reason") or "the turn failed",
-                                  event.get("agentRunId"))
-            elif kind == "run.failed":
-                prev = self.failures.get(node_id, {})
-                self.show_failure(node_id, event.get("reason") or "the run failed",
-                                  prev.get("agentRunId"))
+    def name_nodes(self, state: dict | None) -> None:
+        """Take the nodes' names from the run's state."""
+        self.node_labels = node_labels(state)
+
+    def failed(self, notice: NodeFailed) -> None:
+        """A turn or the run failed: say why, with the stderr of the agent that ran."""
+        agent_run_id = (notice.agent_run_id
+                        or self.failures.get(notice.node_id, {}).get("agentRunId"))
+        self.show_failure(notice.node_id, notice.reason, agent_run_id)
 
     def show_failure(self, node_id: str, reason: str, agent_run_id: str | None) -> None:
         """Fill the banner for one failure and show it."""

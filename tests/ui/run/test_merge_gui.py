@@ -12,6 +12,7 @@ import pytest
 from desktop.graph.io import loads_workflow
 from desktop.ui.run.approval_inbox import ApprovalInbox
 from desktop.ui.run.merge_dialog import MergeDialog
+from desktop.views.notices import ApprovalClosed
 
 USER = ("-c", "user.name=The User", "-c", "user.email=user@example.com")
 RESOLVE = "grep -q '^<<<<<<<' shared.txt && printf 'by the agent\\n' > shared.txt; true"
@@ -92,8 +93,7 @@ def test_the_inbox_lists_a_merge_and_opens_its_dialog(qtbot, tmp_path):
         "Lead: merge canvas/1a2b3c4d/right into canvas/1a2b3c4d/lead: conflicts in a.txt")
     inbox._quick("approved")  # A on a merge opens it: it needs a decision per file
     assert isinstance(inbox.dialog, MergeDialog) and resolver.calls == []
-    inbox.apply_events([{"type": "approval.resolved", "approvalId": "m1",
-                         "resolution": {"status": "denied"}}])
+    inbox.closed(ApprovalClosed("m1"))
     assert inbox.pending == {} and not inbox.dialog.isVisible()
 
 

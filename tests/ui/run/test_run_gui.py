@@ -11,6 +11,7 @@ from run_flows import gated
 from desktop.graph.io import load_workflow, loads_workflow
 from desktop.runtime.control import USER
 from desktop.store.reducer import fold_events
+from desktop.views.notices import HandoffSent
 from desktop.views.reader import LogTail
 
 PIR = Path(__file__).parents[3] / "resources" / "examples" / "plan-implement-review.flow.yaml"
@@ -207,3 +208,35 @@ def test_history_lists_runs_and_replay_shows_the_state_at_event_n(qloop, window_
         assert panels.session.model.store.count >= n
         assert all(panels.session.model.position(r) < n
                    for r in range(panels.session.model.rowCount()))
+
+
+FAILING = """
+version: 1
+name: Failing
+task: hand off, then fail
+nodes:
+  - {id: a, label: Planner, provider: scripted, entry: true}
+  - {id: b, label: Builder, provider: scripted}
+nodeConfigs:
+  a: {script: [{say: "over to you"}]}
+  b: {script: [{fail: "the build broke at step 3"}]}
+edges:
+  - {from: a, to: b, type: handoff}
+"""
+
+
+def test_a_failed_turn_shows_its_node_and_stderr_and_the_handoff_flies(qloop, window_for,
+                                                                       until):
+    _window, panels = window_for(loads_workflow(FAILING))
+    flown: list = []
+    panels.notices.subscribe(HandoffSent, flown.append)
+
+    async def go():
+        await panels.run()
+        await until(lambda: not panels.failure.isHidden())
+
+    qloop.run_until_complete(go())
+    names = {nid: n["label"] for nid, n in panels.session.state["nodes"].items()}
+    assert [(names[f.from_node], names[f.to_node]) for f in flown] == [("Planner", "Builder")]
+    assert "Builder failed:" in panels.failure.title.text()
+    assert "the build broke at step 3" in panels.failure.tail.toPlainText()

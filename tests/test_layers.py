@@ -1,0 +1,102 @@
+"""The layers of ../shared/DESIGN.md, read from the source: what may import what, and who
+reads events by their type.
+
+- Nothing below ``desktop/ui`` imports Qt (``desktop/cli.py`` opens the window from a
+  function, which is the one way up).
+- ``desktop/ui`` reaches ``runtime``, ``providers`` and ``store`` through the doors listed in
+  ``UI_DEBTS`` only. The list may shrink, never grow: an entry no longer used fails too,
+  so it is struck off when its import goes.
+- No module of ``desktop/ui`` switches on an event's ``type``: panels follow the typed
+  notices of desktop/views/notices.py and the state of desktop/views/state.py.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+DESKTOP = Path(__file__).resolve().parents[1] / "desktop"
+QT = ("PySide6", "shiboken6", "qasync")
+BELOW_UI = ("runtime", "providers", "store")
+
+UI_DEBTS = {
+    # generic file helpers that live in store/ for now: atomic writes, safe JSON, the
+    # data folder and the keychain
+    ("ui/settings_dialog.py", "desktop.store"),
+    ("ui/settings.py", "desktop.store.paths"),
+    ("ui/recovery.py", "desktop.store.atomic"),
+    ("ui/recovery.py", "desktop.store.paths"),
+    ("ui/recovery.py", "desktop.store.safe_json"),
+    ("ui/window_actions.py", "desktop.store.atomic"),
+    ("ui/canvas/scene.py", "desktop.store.safe_json"),
+    ("ui/run/approvals.py", "desktop.store.safe_json"),
+    ("ui/run/attach.py", "desktop.store.paths"),
+    # run folders read beside the service (issue 22, item 2: through the API instead)
+    ("ui/run/history.py", "desktop.store.runs"),
+    ("ui/run/history.py", "desktop.store.paths"),
+    ("ui/run/session.py", "desktop.store.runs"),
+    ("ui/run/diff_view.py", "desktop.runtime.workspace"),
+}
+
+
+def _modules(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def imports(path: Path) -> set[str]:
+    """Every module ``path`` imports, at the top or inside a function."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def _name(path: Path) -> str:
+    return path.relative_to(DESKTOP).as_posix()
+
+
+def test_nothing_below_the_ui_imports_qt() -> None:
+    offenders = []
+    for path in _modules(DESKTOP):
+        name = _name(path)
+        if name.startswith("ui/") or name == "cli.py":
+            continue
+        qt = {m for m in imports(path) if m.split(".")[0] in QT}
+        if qt:
+            offenders.append(f"{name}: {sorted(qt)}")
+    assert offenders == []
+
+
+def test_the_ui_reaches_the_layers_below_views_only_through_the_listed_doors() -> None:
+    used = set()
+    for path in _modules(DESKTOP / "ui"):
+        for module in imports(path):
+            parts = module.split(".")
+            if parts[0] == "desktop" and len(parts) > 1 and parts[1] in BELOW_UI:
+                used.add((_name(path), module))
+    assert used - UI_DEBTS == set(), "a new import of runtime, providers or store in ui/"
+    assert UI_DEBTS - used == set(), "strike these off UI_DEBTS: their imports are gone"
+
+
+SWITCH = re.compile(r"""\b(event|e|ev|evt|created|first|last)"""
+                    r"""(\.get\(\s*["']type["']\s*\)|\[\s*["']type["']\s*\])\s*(==|!=|\bin\b)"""
+                    r"""|^\s*\w+\s*=\s*(event|e|ev|evt)\.get\(\s*["']type["']\s*\)\s*$""")
+
+
+def test_no_ui_module_switches_on_an_event_type() -> None:
+    offenders = [f"{_name(path)}:{n}" for path in _modules(DESKTOP / "ui")
+                 for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if SWITCH.search(line)]
+    assert offenders == []
+
+
+def test_the_switch_pattern_finds_what_it_must() -> None:
+    assert SWITCH.search('if event.get("type") == "run.stalled":')
+    assert SWITCH.search("if e['type'] in KINDS:")
+    assert SWITCH.search('            kind = event.get("type")')  # then `if kind == ...`
+    assert not SWITCH.search('return event.get("type", "")')
+    assert not SWITCH.search('if err.get("type") == "string_pattern_mismatch":')  # pydantic
