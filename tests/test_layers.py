@@ -100,3 +100,17 @@ def test_the_switch_pattern_finds_what_it_must() -> None:
     assert SWITCH.search('            kind = event.get("type")')  # then `if kind == ...`
     assert not SWITCH.search('return event.get("type", "")')
     assert not SWITCH.search('if err.get("type") == "string_pattern_mismatch":')  # pydantic
+
+
+ENDED = re.compile(r"""[\(\{\[]\s*(["'](completed|failed|stopped)["']\s*,\s*){2}"""
+                   r"""["'](completed|failed|stopped)["']\s*,?\s*[\)\}\]]""")
+
+
+def test_the_statuses_a_run_ends_in_are_written_once() -> None:
+    """desktop/contract/enums.py's RUN_ENDED is the one rule; no module spells it again."""
+    offenders = [f"{_name(path)}:{n}" for path in _modules(DESKTOP)
+                 for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if ENDED.search(line)]
+    assert offenders == []
+    assert ENDED.search('TERMINAL = ("completed", "failed", "stopped")')
+    assert ENDED.search("if status in {'stopped', 'completed', 'failed'}:")

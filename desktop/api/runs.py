@@ -28,9 +28,10 @@ from desktop.api.paths import AllowedRoots
 from desktop.api.run_index import Encoded, RunIndex
 from desktop.api.stream import CLOSE_UNKNOWN_RUN, Feeds
 from desktop.contract.api import CreateRun, PatchRun
+from desktop.contract.enums import RUN_ENDED
 from desktop.contract.state import RunState
 from desktop.runtime.control import Command, CommandError, Outcome, Resolve, execute
-from desktop.runtime.engine import TERMINAL, Engine, EngineError, EngineOptions
+from desktop.runtime.engine import Engine, EngineError, EngineOptions
 from desktop.runtime.recovery import resume_engine
 from desktop.runtime.worktree_cleanup import remove_run_worktrees
 from desktop.store.paths import runs_dir
@@ -256,7 +257,7 @@ class RunService:
         if request.status == "running":
             return  # resume_engine refuses a completed run itself
         state = RunState.model_validate(self.state(run_id))
-        if request.status == "stopped" and state.status in TERMINAL:
+        if request.status == "stopped" and state.status in RUN_ENDED:
             raise ApiError(409, "run_finished", f"run {run_id} is already {state.status}")
         if request.status != "stopped":
             raise ApiError(409, "run_not_live",

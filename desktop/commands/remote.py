@@ -21,10 +21,10 @@ from desktop.api.client import ApiClient, ApiError
 from desktop.api.follow import RunFollower
 from desktop.commands.console_out import out_console
 from desktop.commands.server_args import RemoteError, client_for
+from desktop.contract.enums import RUN_ENDED
 from desktop.contract.state import PendingApproval, RunState
 from desktop.views.state import RunProjection
 
-TERMINAL = ("completed", "failed", "stopped")
 EXIT = {"completed": 0, "failed": 1, "stopped": 4}
 EXIT_BAD_INPUT = 2
 EXIT_WAITING = 3
@@ -89,7 +89,7 @@ class RemoteRun:
         """Only a person can move the run on (an approval, a paused run, an INTERACTIVE step);
         the same rule as the in-process engine's."""
         state = self.state
-        if state is None or self.status in TERMINAL:
+        if state is None or self.status in RUN_ENDED:
             return False
         if state.pending_approvals:
             return True
@@ -167,7 +167,7 @@ async def drive_remote(client: ApiClient, run_id: str, args: argparse.Namespace,
     waiting = False
     try:
         with view:
-            while run.status not in TERMINAL:
+            while run.status not in RUN_ENDED:
                 if follow.done():
                     follow.result()
                 run.changed.clear()

@@ -22,6 +22,7 @@ from desktop.api.client import ApiError
 from desktop.commands.merge_words import CLAUSES, merge_choice, split_approval
 from desktop.commands.run_console import HELP, Decide, Local, MergeWords, parse
 from desktop.contract.commands import Chat, Pause, Resolve, Resume, SetMode, Step, Stop
+from desktop.contract.enums import RUN_ENDED
 from desktop.runtime.control import CommandError
 from desktop.views.node_ref import console_node
 
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from desktop.commands.remote import RemoteRun
 
 POLL = 0.05
-TERMINAL = ("completed", "failed", "stopped")
 
 
 class NotYet(Exception):
@@ -98,7 +98,7 @@ class RemoteConsole:
     def _busy(self) -> bool:
         """A turn runs, or (AUTO) one is about to start for a queued message."""
         state = self.run.state
-        if state is None or self.run.status in TERMINAL:
+        if state is None or self.run.status in RUN_ENDED:
             return False
         return bool(state.running_turns) or (
             self.run.status == "running" and str(state.mode) == "AUTO"
@@ -119,7 +119,7 @@ class RemoteConsole:
 
     async def _until_started(self, node_id: str, turns_before: int) -> None:
         """After a step: until the stream shows the turn (so `step; approve` works)."""
-        while self.run.state is not None and self.run.status not in TERMINAL:
+        while self.run.state is not None and self.run.status not in RUN_ENDED:
             state = self.run.state
             if node_id in state.running_turns or state.turns.get(node_id, 0) > turns_before:
                 return

@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
 from desktop.commands.merge_words import CLAUSES, USAGE, merge_choice, split_approval
+from desktop.contract.enums import RUN_ENDED
 from desktop.runtime.approvals import ApprovalError
 from desktop.runtime.control import (
     Chat,
@@ -40,7 +41,7 @@ from desktop.runtime.control import (
     Stop,
     execute,
 )
-from desktop.runtime.engine import TERMINAL, Engine
+from desktop.runtime.engine import Engine
 from desktop.store.safe_json import loads as safe_loads
 from desktop.views.node_ref import console_node
 
@@ -288,7 +289,7 @@ class Console:
             try:
                 return await attempt()
             except (NotFound, Conflict) as exc:
-                if not self._busy() or self.engine.state.status in TERMINAL:
+                if not self._busy() or self.engine.state.status in RUN_ENDED:
                     raise exc from None
             except Invalid:
                 raise

@@ -12,6 +12,11 @@ class RunStatus(StrEnum):
     FAILED = "failed"
 
 
+RUN_ENDED = frozenset({RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.STOPPED})
+"""The statuses a run ends in (plain strings match too): the one rule of the engine, the
+service, the clients and every view."""
+
+
 class Mode(StrEnum):
     AUTO = "AUTO"
     INTERACTIVE = "INTERACTIVE"

@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from desktop.contract.artifacts import RunLimits
+from desktop.contract.enums import RUN_ENDED
 from desktop.eval import workspace as ws
 from desktop.eval.assets import AssetStore
 from desktop.eval.checks import check_spec, run_workspace_check
@@ -64,7 +65,7 @@ async def drive(engine: Any, timeout_sec: float) -> tuple[bool, bool]:
     try:
         while not task.done():
             await asyncio.wait({task}, timeout=max(0.0, min(POLL_SEC, deadline - loop.time())))
-            if task.done() or engine.state.status in ("completed", "failed", "stopped"):
+            if task.done() or engine.state.status in RUN_ENDED:
                 continue
             if loop.time() >= deadline and not timed_out:
                 timed_out = True

@@ -47,7 +47,7 @@ from desktop.contract.commands import (
     Stop,
     UpdateNodeConfig,
 )
-from desktop.contract.enums import ApprovalStatus
+from desktop.contract.enums import RUN_ENDED, ApprovalStatus
 from desktop.contract.events import Resolution, ToolCall
 from desktop.contract.state import Capabilities, NodeConfig, Permissions, RunState
 from desktop.runtime.approvals import ApprovalError, ApprovalInvalid
@@ -101,10 +101,9 @@ def node_id_of(state: RunState, ref: str, field_name: str = "nodeId") -> str:
 
 
 def _live(engine: Engine) -> None:
-    from desktop.runtime.engine import TERMINAL
 
     status = engine.state.status
-    if status in TERMINAL:
+    if status in RUN_ENDED:
         raise Conflict(f"the run is {status}; it no longer takes commands")
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop.contract.enums import GlobalMode, Mode, RunStatus
+from desktop.contract.enums import RUN_ENDED, GlobalMode, Mode, RunStatus
 from desktop.contract.state import NodeConfig, RunState
 from desktop.runtime.approvals import ApprovalBroker
 from desktop.runtime.gate import NodeGate, NodeView
@@ -42,7 +42,6 @@ from desktop.store.eventlog import Durability, EventLog
 from desktop.views.node_ref import exact_node
 
 log = logging.getLogger(__name__)
-TERMINAL = frozenset({RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.STOPPED})
 _ARTIFACT_KINDS_ROUTED = frozenset({"diff", "report"})
 TakeTurn = Callable[["Engine", str], Awaitable[None]]
 """One turn of a node, start to end (desktop/runtime/dispatch.py: run_turn)."""
@@ -171,7 +170,7 @@ class Engine:
         """INTERACTIVE: run the next pending turn (FIFO), or ``node``'s. Returns the node id."""
         node_id = self.find_node(node) if node else None
         state = self.state
-        if state.status in TERMINAL:
+        if state.status in RUN_ENDED:
             raise EngineError(f"the run is {state.status}")
         chosen = self.scheduler.request_step(state, self.busy(), node_id)
         self._poke()
@@ -186,7 +185,7 @@ class Engine:
     def resume_run(self, reason: str = "resumed by the user") -> None:
         """Continue a paused (or stalled) run."""
         state = self.state
-        if state.status in TERMINAL:
+        if state.status in RUN_ENDED:
             raise EngineError(f"the run is {state.status}; it cannot be resumed")
         if state.status == RunStatus.RUNNING and not state.stall:
             return
@@ -200,7 +199,7 @@ class Engine:
 
     async def stop(self, reason: str = "stopped by the user") -> None:
         """Cancel every running turn (killing its processes) and mark the run stopped."""
-        if self.state.status in TERMINAL:
+        if self.state.status in RUN_ENDED:
             return
         self.cancel_reason = reason
         self._stopping = True  # no turn may start while the others are being cancelled
@@ -292,7 +291,7 @@ class Engine:
                 if self._halted:
                     break
                 state = self.state
-                if state.status in TERMINAL and not self.tasks and (
+                if state.status in RUN_ENDED and not self.tasks and (
                         self._failing is None or self._failing.done()):
                     break
                 settling = self._failing is not None or self._stopping
@@ -370,7 +369,7 @@ class Engine:
             self.recorder.emit({"type": "run.failed", "reason": f"{label}: {reason}"}, node_id)
             self.recorder.flush()
 
-        if self.state.status not in TERMINAL and self._failing is None:
+        if self.state.status not in RUN_ENDED and self._failing is None:
             self._failing = asyncio.ensure_future(fail())
             self._failing.add_done_callback(lambda _t: self._poke())
 
@@ -461,7 +460,7 @@ class Engine:
     def waiting_for_input(self) -> bool:
         """True when only a person can move the run on (paused, approval, INTERACTIVE step)."""
         state = self.state
-        if state.status in TERMINAL:
+        if state.status in RUN_ENDED:
             return False
         if self.broker.pending():
             return True

@@ -28,9 +28,9 @@ from typing import Any
 
 import orjson
 
+from desktop.contract.enums import RUN_ENDED
 from desktop.views.tool_calls import AWAITING
 
-TERMINAL = ("completed", "failed", "stopped")
 NEXT = "next"
 WAITING = "waiting"
 DONE = "done"
@@ -112,9 +112,9 @@ def shown_status(status: str, *, awaiting: bool, inbox: int, turns: int, run_sta
         return AWAITING
     if status in ("running", "failed", "blocked"):
         # blocked waits on the run (a stall pauses it): once the run ended, nothing waits
-        ended = status in ("running", "blocked") and run_status in TERMINAL
+        ended = status in ("running", "blocked") and run_status in RUN_ENDED
         return STOPPED if ended else status
-    if run_status in TERMINAL:
+    if run_status in RUN_ENDED:
         if inbox:
             return STOPPED if run_status != "completed" else WAITING
         if turns:
@@ -153,7 +153,7 @@ def node_activity(state: dict | None, recent: RecentActivity | None = None,
     turns, inboxes = state.get("turns") or {}, state.get("inboxes") or {}
     latest = recent.latest if recent is not None else {}
     run_status = str(state.get("status") or "")
-    interactive = state.get("mode") == "INTERACTIVE" and run_status not in TERMINAL
+    interactive = state.get("mode") == "INTERACTIVE" and run_status not in RUN_ENDED
     next_id = (order or StepOrder()).next_node(state) if interactive else None
     out: dict[str, NodeActivity] = {}
     for node_id, node in (state.get("nodes") or {}).items():

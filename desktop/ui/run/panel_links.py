@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from desktop.contract.enums import RUN_ENDED
+
 
 class ModesAndChat:
     """Mode and chat wiring of RunPanels (uses its window, controls, chat and session)."""
@@ -47,7 +49,7 @@ class ModesAndChat:
         status = str((state or {}).get("status") or "")
         if session is None:
             return "No run is open."
-        if status in ("completed", "failed", "stopped"):
+        if status in RUN_ENDED:
             return f"This run has {status}: start a new run to talk to its nodes."
         if not session.live:
             return "This run is open read-only: no engine of this app runs it."

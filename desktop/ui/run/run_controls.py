@@ -6,7 +6,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QLabel, QMenu, QToolBar, QToolButton, QWidget
 
-TERMINAL = ("completed", "failed", "stopped")
+from desktop.contract.enums import RUN_ENDED
 
 
 class RunControls(QToolBar):
@@ -97,7 +97,7 @@ class RunControls(QToolBar):
         """Enable what makes sense for the run's status (None: no run open); ``next_node``
         is the node Step runs next (INTERACTIVE)."""
         status = (state or {}).get("status")
-        active = live and status not in TERMINAL and state is not None
+        active = live and status not in RUN_ENDED and state is not None
         self.run_action.setEnabled(not active)
         self.run_interactive_action.setEnabled(not active)
         interactive = (state or {}).get("mode") == "INTERACTIVE"

@@ -36,12 +36,12 @@ from desktop.contract.commands import (
     Step,
     Stop,
 )
+from desktop.contract.enums import RUN_ENDED
 from desktop.ui.run.bridge import RunBridge
 from desktop.ui.run.transcript_model import TranscriptModel
 from desktop.views.reader import LogTail
 
 log = logging.getLogger(__name__)
-TERMINAL = ("completed", "failed", "stopped")
 LIVE_LOOKING = ("queued", "running", "paused")
 
 
@@ -74,7 +74,7 @@ class RunSession(QObject):
         self.bridge.projection.extend(tail.iter_new())
         self.bridge.events.connect(self.model.ingest)
         self.bridge.stateChanged.connect(self._watch_status)
-        self._final = self._status() if self._status() in TERMINAL else None
+        self._final = self._status() if self._status() in RUN_ENDED else None
         self._follow_file = follow
         self._stream: asyncio.Task | None = None
         self._commands: set[asyncio.Task] = set()
@@ -154,17 +154,17 @@ class RunSession(QObject):
     @property
     def running(self) -> bool:
         """True while the service's engine drives the run."""
-        return self.in_service and self.lost is None and self._status() not in TERMINAL
+        return self.in_service and self.lost is None and self._status() not in RUN_ENDED
 
     def _status(self) -> str:
         return str((self.bridge.state or {}).get("status", ""))
 
     def _watch_status(self, state: dict) -> None:
         status = str(state.get("status", ""))
-        if status in TERMINAL and self._final != status:
+        if status in RUN_ENDED and self._final != status:
             self._final = status
             self.finished.emit(status)
-        elif status not in TERMINAL:
+        elif status not in RUN_ENDED:
             self._final = None
 
     # --- the event stream ----------------------------------------------------------------------
@@ -229,7 +229,7 @@ class RunSession(QObject):
         self.client = info.client()
         after = self.follower.last_seq if self.follower else self.bridge_last_seq()
         try:
-            if self._status() not in TERMINAL:
+            if self._status() not in RUN_ENDED:
                 await self.client.send(self.run_id, Resume())
         except ApiError as exc:
             self.failed.emit(f"Resume: {exc}")
