@@ -64,6 +64,13 @@ def read_workflow(path: str | os.PathLike[str]) -> tuple[WorkflowDocument, Sourc
 
 def parse_workflow(text: str, source: str = "<string>") -> tuple[WorkflowDocument, SourceMap]:
     """Parse YAML text into a document and its line map; WorkflowLoadError if it is bad."""
+    raw, smap = parse_fields(text, source)
+    return document_of(raw, smap, source), smap
+
+
+def parse_fields(text: str, source: str = "<string>") -> tuple[dict[str, Any], SourceMap]:
+    """The YAML text as a mapping of fields, with its line map, not yet checked against the
+    document's schema; WorkflowLoadError if it is not YAML or not a mapping."""
     text = text.removeprefix("\ufeff")
     try:
         root, loader = compose_yaml(text, source, strict=False)
@@ -84,6 +91,11 @@ def parse_workflow(text: str, source: str = "<string>") -> tuple[WorkflowDocumen
         raise WorkflowLoadError([Problem(
             "", f"a workflow is a mapping of fields, not a {type(raw).__name__}",
             "start with `version: 1`, `name: ...`, `nodes: ...`", line=1, file=source)])
+    return raw, smap
+
+
+def document_of(raw: dict[str, Any], smap: SourceMap | None, source: str) -> WorkflowDocument:
+    """The document the fields describe; WorkflowLoadError lists every field that is wrong."""
     found = unknown_fields(WorkflowDocument, raw)
     doc = None
     try:
@@ -98,7 +110,7 @@ def parse_workflow(text: str, source: str = "<string>") -> tuple[WorkflowDocumen
     if found or doc is None:
         located = locate(found, smap, source)
         raise WorkflowLoadError(sorted(located, key=lambda p: p.line or 0))
-    return doc, smap
+    return doc
 
 
 def _yaml_problem(exc: yaml.YAMLError, source: str = "<string>") -> Problem:

@@ -9,7 +9,9 @@ from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 from shiboken6 import isValid
 
 from desktop.graph.document import WorkflowDocument
-from desktop.graph.io import dumps_workflow, load_workflow, save_workflow
+from desktop.graph.errors import Problem
+from desktop.graph.io import dumps_workflow, save_workflow
+from desktop.graph.lenient import open_workflow
 from desktop.ui.editor import Editor, fill_missing_positions
 from desktop.ui.recovery import RecoverySession
 
@@ -26,6 +28,7 @@ class WorkflowFile(QObject):
     modifiedChanged = Signal(bool)
     pathChanged = Signal(str)
     changedOnDisk = Signal(str)
+    leftOutChanged = Signal(list)  # list[Problem]: wrong fields left out on opening
 
     def __init__(self, editor: Editor, parent: QObject | None = None,
                  recovery: RecoverySession | None = None):
@@ -36,6 +39,7 @@ class WorkflowFile(QObject):
         self._forced_dirty = False
         self._disk_digest: str | None = None
         self._was_modified = False
+        self.left_out: list[Problem] = []
         self._watcher = QFileSystemWatcher(self)
         self._watcher.fileChanged.connect(self._on_file_changed)
         self._autosave = QTimer(self, singleShot=True, interval=AUTOSAVE_MS)
@@ -78,14 +82,22 @@ class WorkflowFile(QObject):
         self._set_path(None)
         self._replace(doc or WorkflowDocument())
         self._disk_digest = None
+        self._set_left_out([])
 
     def open(self, path: str | Path) -> None:
-        """Load ``path`` into the editor; WorkflowLoadError if it cannot be read."""
+        """Load ``path`` into the editor; WorkflowLoadError if it cannot be opened. Wrong
+        fields are left out and listed in ``left_out`` (desktop/graph/lenient.py)."""
         path = Path(path).expanduser().resolve()
-        doc = load_workflow(path)
+        doc, left_out = open_workflow(path)
         self._set_path(path)
         self._disk_digest = _digest(path.read_bytes())
         self._replace(fill_missing_positions(doc))
+        self._set_left_out(left_out)
+
+    def _set_left_out(self, problems: list[Problem]) -> None:
+        if problems or self.left_out:
+            self.left_out = problems
+            self.leftOutChanged.emit(problems)
 
     def restore(self, doc: WorkflowDocument, path: str | None) -> None:
         """Take over a recovered document; it stays modified until saved."""
@@ -110,6 +122,7 @@ class WorkflowFile(QObject):
         self.editor.undo_stack.setClean()
         self._emit_modified()
         self.autosave_now()
+        self._set_left_out([])  # the file now holds what the editor shows
         return target
 
     def revert(self) -> None:

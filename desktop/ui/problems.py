@@ -45,6 +45,7 @@ class ProblemsPanel(QTreeWidget):
         self.model = model
         self.theme = theme
         self.problems: list[Problem] = []
+        self.left_out: list[Problem] = []  # wrong fields the file had, until it is saved
         self.setHeaderLabels(["", "Where", "Problem"])
         self.setRootIsDecorated(False)
         self.setUniformRowHeights(True)
@@ -58,10 +59,15 @@ class ProblemsPanel(QTreeWidget):
         self.itemClicked.connect(self._activate)
         self.refresh()
 
+    def set_left_out(self, problems: list[Problem]) -> None:
+        """The wrong fields left out when the file was opened: listed until it is saved."""
+        self.left_out = list(problems)
+        self.refresh()
+
     def refresh(self) -> None:
         """Validate now and show the result."""
         self._timer.stop()
-        self.problems = validate(self.model.doc)
+        self.problems = [*self.left_out, *validate(self.model.doc)]
         self.clear()
         for p in self.problems:
             where = self.describe(p.location)
@@ -75,12 +81,16 @@ class ProblemsPanel(QTreeWidget):
     def describe(self, location: str) -> str:
         """Where a problem is, in words: a node id, "a → b" for an edge, or the field."""
         nodes, edges = target_of(self.model, location)
+        found = _INDEX.match(location) or _CONFIG.match(location)
+        field = location[found.end():].lstrip(".") if found else ""
         if nodes:
-            return nodes[0]
-        if edges:
+            where = nodes[0]
+        elif edges:
             e = self.model.edge(edges[0])
-            return f"{e.from_} → {e.to}"
-        return location or "workflow"
+            where = f"{e.from_} → {e.to}"
+        else:
+            return location or "workflow"
+        return f"{where} · {field}" if field else where
 
     def counts(self) -> tuple[int, int]:
         errors = sum(1 for p in self.problems if p.is_error)

@@ -217,6 +217,7 @@ class EditorWindow(WindowCommands, QMainWindow):
         self.file.modifiedChanged.connect(lambda _: self._update_title())
         self.file.pathChanged.connect(lambda _: self._update_title())
         self.file.changedOnDisk.connect(self._on_changed_on_disk)
+        self.file.leftOutChanged.connect(self.problems.set_left_out)
         m.changed.connect(self._update_counts)
         m.metaChanged.connect(self._update_title)
         m.documentReset.connect(self._update_title)

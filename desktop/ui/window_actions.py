@@ -84,7 +84,21 @@ class WindowCommands:
         self.info.hide()
         self.view.fit()
         self.message(f"Opened {self.file.path}")
+        if self.file.left_out:
+            self._say_left_out(len(self.file.left_out))
         return True
+
+    def _say_left_out(self, count: int) -> None:
+        """A file opened with wrong fields: say so above the canvas, and list them."""
+        self.info.ask(f"Opened with {plural(count, 'wrong field')} left out, listed in "
+                      "Problems and marked on the canvas. Fix them here and save; until "
+                      "then the workflow does not run.",
+                      [("Show Problems", self._show_problems)])
+        self._show_problems()
+
+    def _show_problems(self) -> None:
+        self.docks["problems"].show()
+        self.docks["problems"].raise_()
 
     def _is_blank(self) -> bool:
         return (self.file.path is None and not self.file.is_modified()

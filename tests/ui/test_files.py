@@ -57,10 +57,48 @@ def test_bad_file_reports_problems_and_keeps_document(editor_window, tmp_path):
     win = editor_window
     win.editor.add_node("planner")
     bad = tmp_path / "bad.flow.yaml"
-    bad.write_text("nodes:\n  - id: a\n    colour: red\n")
+    bad.write_text("nodes:\n  - id: a\n    colour: [red\n")  # not YAML: nothing to open
     assert not win.open_path(bad)
     assert "bad.flow.yaml" in win.answers["errors"][-1]
     assert win.editor.model.node_ids() == ["planner"]
+
+
+WRONG_FIELDS = """\
+version: 1
+name: Wrong fields
+task: try it
+nodes:
+  - {id: a, label: Planner, provider: scripted, entry: true, colour: red}
+  - {id: b, label: Builder, provder: scripted}
+nodeConfigs:
+  a: {instrucitons: "plan it", stallThreshold: many}
+edges:
+  - {from: a, to: b, type: handoff}
+"""
+
+
+def test_wrong_fields_open_marked_refuse_to_run_and_are_fixed_by_saving(editor_window,
+                                                                        tmp_path):
+    win = editor_window
+    path = tmp_path / "wrong.flow.yaml"
+    path.write_text(WRONG_FIELDS)
+    assert win.open_path(path)
+    assert win.editor.model.node_ids() == ["a", "b"]
+    listed = [(win.problems.describe(p.location), p.line) for p in win.problems.problems]
+    assert listed == [("a · colour", 5), ("b · provder", 6), ("a · instrucitons", 8),
+                      ("a · stallThreshold", 8)]
+    assert "it was 'plan it'" in win.problems.problems[2].hint
+    assert win.problems.per_node() == {"a": (3, 0), "b": (1, 0)}  # the canvas badges
+    assert "4 wrong fields left out" in win.info.label.text() and win.info.isVisible()
+    assert path.read_text() == WRONG_FIELDS  # nothing written by opening
+    assert win.run_panels.preflight.refuse(win.editor.model.doc)  # it does not run
+    model = win.editor.model  # the fix, made as the inspector makes it
+    win.editor.edit_node(model.node("a"),
+                         model.config("a").model_copy(update={"instructions": "plan it"}))
+    assert win.file_save()
+    assert win.problems.problems == []
+    assert load_workflow(path).node_configs["a"].instructions == "plan it"
+    assert not win.run_panels.preflight.refuse(win.editor.model.doc)
 
 
 def test_modified_tracking_undo_back_to_clean_and_revert(example_window):

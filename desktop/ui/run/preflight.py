@@ -41,12 +41,12 @@ class Preflight:
 
     def refuse(self, doc: WorkflowDocument) -> bool:
         """True (and the problems shown) when ``doc`` must not run."""
-        errors = run_errors(doc)
+        panel = getattr(self.window, "problems", None)
+        errors = [*getattr(panel, "left_out", []), *run_errors(doc)]
         self.refused = errors
         if not errors:
             return False
         first = errors[0]
-        panel = getattr(self.window, "problems", None)
         where = panel.describe(first.location) if hasattr(panel, "describe") else \
             first.location
         text = (f"Not started: the workflow has {plural(len(errors), 'error')}. "
