@@ -8,6 +8,7 @@ tests can answer instead (see desktop/ui/closing.py for what the answers do).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtWidgets import (
@@ -110,3 +111,24 @@ def ask_closing(parent: QWidget | None, unsaved: list[str], live: list[str],
     answer = dialog.answer() if accepted else None
     dialog.deleteLater()
     return answer
+
+
+STOP_NOTE = ("Every agent of the run is ended now. A stopped run does not resume; "
+             "Fork from here (Ctrl+K) goes on from any point of it.")
+
+
+def stop_question(parent: QWidget | None, name: str, stop_run: Callable[[], object]
+                  ) -> QMessageBox:
+    """The question before a run is stopped from the toolbar, its shortcut or a banner:
+    Enter stops (an agent doing harm is one more key away), Esc keeps it running. Call
+    its ``open()``; ``stop_run`` is called when the answer is stop."""
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.setWindowTitle("Stop the run?")
+    box.setText(f"Stop {name}?")
+    box.setInformativeText(STOP_NOTE)
+    stop = box.addButton("&Stop the run", QMessageBox.ButtonRole.AcceptRole)
+    box.addButton("&Keep it running", QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(stop)
+    box.buttonClicked.connect(lambda clicked: stop_run() if clicked is stop else None)
+    return box

@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QBoxLayout, QDockWidget, QMainWindow, QMessageBox, QWidget
 from shiboken6 import isValid
 
+from desktop.ui.close_dialog import stop_question
 from desktop.ui.run.approval_feed import ApprovalFeed
 from desktop.ui.run.approval_inbox import ApprovalInbox
 from desktop.ui.run.canvas_overlay import CanvasRunOverlay
@@ -72,6 +73,7 @@ class RunPanels(ModesAndChat, QObject):
         self._closing: set[asyncio.Future] = set()
         self._starting: asyncio.Task | None = None
         self.start_error: QMessageBox | None = None
+        self.stop_box: QMessageBox | None = None
         self.controls = RunControls(window)
         window.addToolBarBreak()  # a row of its own: the run controls never overflow
         window.addToolBar(self.controls)
@@ -169,7 +171,7 @@ class RunPanels(ModesAndChat, QObject):
         c.stepRequested.connect(self.step)
         c.pauseRequested.connect(lambda: self._each("pause"))
         c.resumeRequested.connect(self.resume)
-        c.stopRequested.connect(self.stop)
+        c.stopRequested.connect(self.ask_stop)
         c.modeRequested.connect(lambda m: self._each("set_mode", m, None))
         c.globalModeRequested.connect(lambda g: self._each("set_mode", None, g))
         c.documentModesRequested.connect(self._set_document_modes)
@@ -180,7 +182,7 @@ class RunPanels(ModesAndChat, QObject):
                 signal.connect(self._sync_document_modes)
         self._sync_document_modes()
         self.stall.resumeRequested.connect(self.resume)
-        self.stall.stopRequested.connect(self.stop)
+        self.stall.stopRequested.connect(self.ask_stop)
         self.stall.instructionsChanged.connect(self._new_instructions)
         self.service.restartRequested.connect(self.restart_service)
         self.chat.sendRequested.connect(self._chat)
@@ -381,6 +383,15 @@ class RunPanels(ModesAndChat, QObject):
     def stop(self) -> Any:
         """Stop the run."""
         return self._each("stop")
+
+    def ask_stop(self) -> QMessageBox | None:
+        """Ask before stopping the open run (the toolbar, Shift+F6, a banner's Stop)."""
+        if self.session is None:
+            return None
+        name = ((self.session.state or {}).get("workflowName") or "the run")
+        self.stop_box = box = stop_question(self.window, f"“{name}”", self.stop)
+        box.open()  # not exec(): no nested event loop under the asyncio loop
+        return box
 
     def restart_service(self) -> asyncio.Task | None:
         """Restart the service that ran the open run, and resume the run in it."""

@@ -240,3 +240,31 @@ def test_a_failed_turn_shows_its_node_and_stderr_and_the_handoff_flies(qloop, wi
     assert [(names[f.from_node], names[f.to_node]) for f in flown] == [("Planner", "Builder")]
     assert "Builder failed:" in panels.failure.title.text()
     assert "the build broke at step 3" in panels.failure.tail.toPlainText()
+
+
+def test_stop_from_the_toolbar_asks_first_and_esc_keeps_the_run(qloop, window_for, until):
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    _window, panels = window_for(loads_workflow(GATED))
+
+    async def waiting():
+        await panels.run()
+        await until(lambda: len(panels.approvals.pending) == 1)
+
+    qloop.run_until_complete(waiting())
+    panels.controls.stop_action.trigger()
+    box = panels.stop_box
+    assert box is not None and box.isVisible() and "Stop “Gated”?" in box.text()
+    QTest.keyClick(box, Qt.Key.Key_Escape)
+    assert not box.isVisible()
+    panels.controls.stop_action.trigger()
+    again = panels.stop_box
+    QTest.keyClick(again, Qt.Key.Key_Return)  # Enter is the Stop button
+
+    async def stopped():
+        await until(lambda: status(panels) == "stopped")
+
+    qloop.run_until_complete(stopped())
+    stops = [e for e in all_events(panels) if e["type"] == "run.stopped"]
+    assert len(stops) == 1  # the first question, answered with Esc, stopped nothing
