@@ -61,6 +61,7 @@ class TabbedWindow(QMainWindow):
         self.tabs.setMovable(True)
         self.tabs.setElideMode(Qt.TextElideMode.ElideMiddle)
         self.tabs.tabCloseRequested.connect(lambda i: self.close_tab(self.editor_at(i)))
+        self._front = None  # the editor whose tab was in front last
         self.tabs.currentChanged.connect(self._current_changed)
         self.setCentralWidget(self.tabs)
         for name, keys, step in (("next_tab", "Ctrl+Tab", 1),
@@ -168,10 +169,15 @@ class TabbedWindow(QMainWindow):
 
     def _current_changed(self, _index: int) -> None:
         editor = self.current()
+        before, self._front = self._front, editor
         bar = self.menuBar()
         bar.clear()
         if editor is None:
             return
+        if before is not None and before is not editor and isValid(before):
+            sizes = before.panel_sizes()  # the window's layout, whichever tab is in front
+            if sizes is not None:
+                editor.take_panel_sizes(sizes)
         for menu in editor.menus.values():
             bar.addMenu(menu)
         self._retitle(editor)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QPushButton,
+    QTabBar,
     QToolBar,
     QVBoxLayout,
     QWidget,
@@ -38,7 +39,7 @@ from desktop.ui.problems import ProblemsPanel
 from desktop.ui.run.attach import attach_run_panels
 from desktop.ui.settings import recent_files, ui_settings
 from desktop.ui.window_actions import WindowCommands
-from desktop.ui.window_size import dock_sizes, initial_geometry
+from desktop.ui.window_size import DockSizes, dock_sizes, initial_geometry
 from desktop.wording import plural
 
 OPEN_WINDOWS: list[EditorWindow] = []
@@ -121,6 +122,7 @@ class EditorWindow(WindowCommands, QMainWindow):
         self._close_confirmed = False
         self.run_choice = "keep"  # what closing does to a live run: "keep" it, or "stop" it
         self._default_docks = True
+        self._shown_once = False
         self._restore_layout()
         if path:
             self.open_path(path)
@@ -355,6 +357,7 @@ class EditorWindow(WindowCommands, QMainWindow):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        self._shown_once = True
         self.minimap.place()
         if self._default_docks:  # first start: the panels' default sizes
             self._default_docks = False
@@ -367,12 +370,44 @@ class EditorWindow(WindowCommands, QMainWindow):
                               and self._size_docks(self.size()))
 
     def _size_docks(self, size: QSize) -> None:
-        sizes = dock_sizes(size)
-        bottom = [d for d in self.findChildren(QDockWidget) if not d.isHidden()
-                  and self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]
+        self.set_panel_sizes(dock_sizes(size))
+
+    def _bottom_docks(self) -> list[QDockWidget]:
+        return [d for d in self.findChildren(QDockWidget) if not d.isHidden()
+                and self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]
+
+    def panel_sizes(self) -> DockSizes | None:
+        """The side panels' widths and the bottom tabs' height as they are now (None before
+        the window is shown)."""
+        bottom = [d for d in self._bottom_docks() if d.isVisibleTo(self)]  # the front tab
+        if not self._shown_once or not bottom:
+            return None
+        return DockSizes(self.docks["palette"].width(), self.docks["inspector"].width(),
+                         max(d.height() for d in bottom) + self._bottom_tabs_height())
+
+    def _bottom_tabs_height(self) -> int:
+        """The height of the tab bar under the tabbed bottom docks: resizeDocks sizes the
+        area with it, a dock's own height leaves it out."""
+        area = max(d.geometry().bottom() for d in self._bottom_docks() if d.isVisibleTo(self))
+        bars = [b for b in self.findChildren(QTabBar, options=Qt.FindChildOption.
+                                             FindDirectChildrenOnly)
+                if b.isVisibleTo(self) and b.geometry().top() >= area]
+        return max((b.height() for b in bars), default=0)
+
+    def set_panel_sizes(self, sizes: DockSizes) -> None:
+        """Give the side panels and the bottom tabs these sizes (the canvas takes the
+        rest)."""
+        bottom = self._bottom_docks()
         self.resizeDocks(bottom, [sizes.bottom] * len(bottom), Qt.Orientation.Vertical)
         self.resizeDocks([self.docks["palette"], self.docks["inspector"]],
                          [sizes.palette, sizes.inspector], Qt.Orientation.Horizontal)
+
+    def take_panel_sizes(self, sizes: DockSizes) -> None:
+        """Another tab's panel sizes, for this tab coming to the front: now, and again once
+        it is laid out (a page is shown before its window gives it its size)."""
+        self._default_docks = False
+        self.set_panel_sizes(sizes)
+        QTimer.singleShot(0, lambda: isValid(self) and self.set_panel_sizes(sizes))
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()

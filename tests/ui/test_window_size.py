@@ -7,7 +7,7 @@ from PySide6.QtCore import QRect, QSize, Qt
 from shiboken6 import isValid
 
 from desktop.ui.window import EditorWindow
-from desktop.ui.window_size import MAX_SIZE, initial_geometry
+from desktop.ui.window_size import MAX_SIZE, DockSizes, initial_geometry
 
 
 def _shown(qtbot, size: QSize) -> EditorWindow:
@@ -141,3 +141,34 @@ def test_a_long_banner_wraps_and_leaves_the_side_panels_their_width(qtbot) -> No
     assert abs(win.docks["inspector"].width() - want.inspector) <= 2
     if isValid(win):
         win.file.close()
+
+
+def test_panel_sizes_set_in_one_tab_hold_in_the_next(qtbot, tmp_path) -> None:
+    from desktop.ui.tabs import tabbed
+
+    first = EditorWindow()
+    window = tabbed(first)
+    qtbot.addWidget(window)
+    window.resize(1280, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    bottom = first.run_panels.docks["conversation"]
+    qtbot.waitUntil(lambda: bottom.isVisible() and first.panel_sizes() is not None,
+                    timeout=5000)
+    first.set_panel_sizes(DockSizes(palette=230, inspector=360, bottom=300))
+    qtbot.waitUntil(lambda: abs(bottom.height() - 300) <= 12, timeout=5000)
+    wanted = first.panel_sizes()
+    second = window.add(EditorWindow())
+    window.tabs.setCurrentWidget(second)
+    qtbot.waitUntil(lambda: second.panel_sizes() is not None, timeout=5000)
+
+    def same() -> bool:
+        got = second.panel_sizes()
+        return got is not None and all(abs(a - b) <= 12 for a, b in (
+            (got.palette, wanted.palette), (got.inspector, wanted.inspector),
+            (got.bottom, wanted.bottom)))
+
+    qtbot.waitUntil(same, timeout=5000)
+    for editor in (first, second):
+        if isValid(editor):
+            editor.file.close()
