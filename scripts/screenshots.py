@@ -83,15 +83,6 @@ async def settle(seconds: float = 0.6) -> None:
     await asyncio.sleep(seconds)
 
 
-def roomy_bottom(window, height: int = 380) -> None:
-    """Give the run panels room to read a conversation (a user drags the splitter)."""
-    from PySide6.QtCore import Qt
-
-    docks = [d for name, d in window.run_panels.docks.items()
-             if name in ("conversation", "approvals") and not d.isHidden()]
-    window.resizeDocks(docks, [height] * len(docks), Qt.Orientation.Vertical)
-
-
 def user_repository(work: Path) -> Path:
     """A git repository as a user has it: a commit, a change not committed, a note."""
     repo = work / "project"
@@ -165,7 +156,7 @@ def _events(panels) -> list[dict]:
 
 
 async def scenes(window, out: Path, work: Path) -> None:
-    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtCore import QPoint, QPointF
 
     from desktop.graph.io import loads_workflow
     from desktop.graph.resources import examples_dir
@@ -192,7 +183,6 @@ async def scenes(window, out: Path, work: Path) -> None:
     await wait_for("the example run to complete", lambda: _status(panels) == "completed")
     finished = panels.session.run_dir
 
-    roomy_bottom(window)
     await panels.run(interactive=True)
     await wait_for("the stepped run to start", lambda: bool(panels.session.state))
     for _ in range(3):  # three turns: planner, implementer, reviewer
@@ -215,7 +205,6 @@ async def scenes(window, out: Path, work: Path) -> None:
     gated = work / "approve-a-command.flow.yaml"
     gated.write_bytes((examples_dir() / "service" / gated.name).read_bytes())
     window.open_path(gated)
-    roomy_bottom(window, 220)
     builder = window.scene.nodes[window.editor.model.doc.nodes[0].id]
     window.view.centerOn(builder.sceneBoundingRect().center() + QPointF(330, 60))
     await panels.run()
@@ -233,7 +222,6 @@ async def scenes(window, out: Path, work: Path) -> None:
 
     # 4. a stall: the same output twice, and the run pauses with the evidence
     window.file.new(loads_workflow(LOOP))
-    roomy_bottom(window, 260)
     window.view.fit()
     await panels.run()
     await wait_for("the stall banner", lambda: not panels.stall.isHidden())
@@ -244,7 +232,6 @@ async def scenes(window, out: Path, work: Path) -> None:
 
     # 5. a replay of the finished run, halfway through
     window.open_path(example)
-    roomy_bottom(window, 360)
     panels.replay(finished)
     total = len(_events(panels))
     panels.timeline.seek(total // 2)
@@ -262,7 +249,6 @@ async def scenes(window, out: Path, work: Path) -> None:
     await panels.run()
     await wait_for("the two implementers' run", lambda: _status(panels) == "completed")
     result = panels.result
-    window.resizeDocks([panels.docks["result"]], [520], Qt.Orientation.Vertical)
     panels.docks["result"].raise_()
     await wait_for("the result", lambda: result.result is not None and not panels.results.tasks)
     result.set_accepted("test_num_utils.py", False)
