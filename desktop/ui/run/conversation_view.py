@@ -17,6 +17,7 @@ from PySide6.QtCore import QTimer, QUrl
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
+from desktop.ui.run.pin import pin_button
 from desktop.ui.theme import LIGHT, Theme
 from desktop.views.conversation import Conversation, Entry
 
@@ -87,6 +88,8 @@ class ConversationView(QWidget):
         self.count.setProperty("role", "muted")
         bar = QHBoxLayout()
         bar.addWidget(self.node_combo)
+        self.pin = pin_button()
+        bar.addWidget(self.pin)
         bar.addStretch(1)
         bar.addWidget(self.count)
         self.browser = QTextBrowser()
@@ -137,6 +140,11 @@ class ConversationView(QWidget):
         if seq != self.upto:
             self.upto = seq
             self._timer.start()
+
+    def follow_selection(self, node_id: str | None) -> None:
+        """The canvas selected ``node_id`` (None: not one node): shown unless pinned."""
+        if not self.pin.isChecked():
+            self.set_node(node_id)
 
     def set_node(self, node_id: str | None) -> None:
         """Show one node's conversation (None: every node's)."""

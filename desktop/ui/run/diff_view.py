@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from desktop.ui.run.diff_parse import FileDiff, parse_diff
 from desktop.ui.run.patch_view import PatchView
+from desktop.ui.run.pin import pin_button
 from desktop.views.notices import DiffAdded
 
 
@@ -78,6 +79,8 @@ class DiffView(QWidget):
         self.open_button.clicked.connect(self.open_current)
         top = QHBoxLayout()
         top.addWidget(self.node_combo)
+        self.pin = pin_button()
+        top.addWidget(self.pin)
         top.addWidget(self.source, 1)
         top.addWidget(self.open_button)
         self.file_list = QListWidget()
@@ -121,6 +124,11 @@ class DiffView(QWidget):
         for node_id, label in labels.items():
             if node_id not in known:
                 self.node_combo.addItem(label, node_id)
+
+    def follow_selection(self, node_id: str | None) -> None:
+        """The canvas selected ``node_id`` (None: not one node): shown unless pinned."""
+        if not self.pin.isChecked():
+            self.set_node(node_id)
 
     def set_node(self, node_id: str | None) -> None:
         """Offer only ``node_id``'s turns (None: every node's), the newest one shown."""

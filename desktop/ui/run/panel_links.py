@@ -21,6 +21,8 @@ class ModesAndChat:
     controls: Any
     chat: Any
     transcript: Any
+    conversation: Any
+    diffs: Any
     session: Any
 
     def _sync_document_modes(self, *_args: object) -> None:
@@ -76,8 +78,5 @@ class ModesAndChat:
         nodes = (self.session.state or {}).get("nodes") or {}
         by_key = {n.get("key"): nid for nid, n in nodes.items()}
         node_id = by_key.get(keys[0]) if len(keys) == 1 else None
-        self.transcript.set_node(node_id)
-        for name in ("conversation", "diffs"):  # every view of one node follows it
-            view = getattr(self, name, None)
-            if view is not None:
-                view.set_node(node_id)
+        for view in (self.transcript, self.conversation, self.diffs):  # unless pinned
+            view.follow_selection(node_id)

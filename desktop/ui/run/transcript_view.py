@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.ui.run.pin import pin_button
 from desktop.ui.run.transcript_model import (
     CategoryRole,
     ExpandedRole,
@@ -125,6 +126,8 @@ class TranscriptView(QWidget):
         self.status = QLabel()
         bar = QHBoxLayout()
         bar.addWidget(self.node_combo)
+        self.pin = pin_button()
+        bar.addWidget(self.pin)
         bar.addWidget(self.types_button)
         bar.addWidget(self.search, 1)
         bar.addWidget(self.status)
@@ -245,6 +248,11 @@ class TranscriptView(QWidget):
         if not self.raw_action.isChecked():
             out -= set(HIDDEN_BY_DEFAULT)
         return out
+
+    def follow_selection(self, node_id: str | None) -> None:
+        """The canvas selected ``node_id`` (None: not one node): shown unless pinned."""
+        if not self.pin.isChecked():
+            self.set_node(node_id)
 
     def set_node(self, node_id: str | None) -> None:
         """Show one node's transcript (None: the whole run)."""

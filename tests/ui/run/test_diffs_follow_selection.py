@@ -45,3 +45,25 @@ def test_selecting_a_node_shows_its_diffs(example_window, past_run):
 
     window.scene.select([])  # nothing selected: every node's again
     assert diffs.node is None and len(_titles(diffs)) == 3
+
+
+def test_a_pinned_view_keeps_its_node_while_the_others_follow(example_window, past_run):
+    window = example_window
+    session = window.show_run(past_run(PIR, "pinned"))
+    panels = window.run_panels
+    ids = {n["key"]: nid for nid, n in session.state["nodes"].items()}
+    window.scene.select(["planner"])
+    panels.diffs.pin.click()  # keep the planner's diffs here
+    window.scene.select(["implementer"])
+    assert panels.diffs.node == ids["planner"]
+    assert [f.path for f in panels.diffs.files] == ["PLAN.md"]
+    assert panels.conversation.node == ids["implementer"]  # not pinned: it follows
+    assert panels.transcript.node_combo.currentData() == ids["implementer"]
+    panels.conversation.pin.click()
+    panels.transcript.pin.click()
+    window.scene.select(["reviewer"])
+    assert panels.conversation.node == ids["implementer"]
+    assert panels.transcript.node_combo.currentData() == ids["implementer"]
+    panels.diffs.pin.click()  # unpinned: it follows the next selection again
+    window.scene.select(["implementer"])
+    assert panels.diffs.node == ids["implementer"]
