@@ -29,6 +29,7 @@ from desktop.ui.run.fork_actions import ForkActions
 from desktop.ui.run.history import RunHistory
 from desktop.ui.run.panel_links import ModesAndChat
 from desktop.ui.run.preflight import Preflight
+from desktop.ui.run.record_view import RecordView
 from desktop.ui.run.result_actions import ResultActions
 from desktop.ui.run.result_view import ResultView
 from desktop.ui.run.run_controls import RunControls
@@ -87,6 +88,7 @@ class RunPanels(ModesAndChat, QObject):
         self.transcript = TranscriptView()
         self.conversation = ConversationView(theme=getattr(window, "theme", LIGHT))
         self.diffs = DiffView()
+        self.record = RecordView()
         self.result = ResultView()
         self.history = RunHistory(data_dir)
         self.runs_feed: RunListFeed | None = None
@@ -108,6 +110,7 @@ class RunPanels(ModesAndChat, QObject):
         self.docks["conversation"] = self._dock("Conversation", self.conversation, BOTTOM)
         self.docks["transcript"] = self._dock("Transcript", self.transcript, BOTTOM)
         self.docks["diffs"] = self._dock("Diffs", self.diffs, BOTTOM)
+        self.docks["record"] = self._dock("Record", self.record, BOTTOM)
         self.docks["result"] = self._dock("Result", self.result, BOTTOM)
         self.docks["history"] = self._dock("Run history", self.history, BOTTOM)
         # a strip across the whole window, under the toolbars: the canvas it scrubs is below
@@ -125,7 +128,8 @@ class RunPanels(ModesAndChat, QObject):
             window.tabifyDockWidget(problems, self.docks["conversation"])
         window.tabifyDockWidget(self.docks["conversation"], self.docks["transcript"])
         window.tabifyDockWidget(self.docks["transcript"], self.docks["diffs"])
-        window.tabifyDockWidget(self.docks["diffs"], self.docks["result"])
+        window.tabifyDockWidget(self.docks["diffs"], self.docks["record"])
+        window.tabifyDockWidget(self.docks["record"], self.docks["result"])
         window.tabifyDockWidget(self.docks["result"], self.docks["history"])
         window.tabifyDockWidget(self.docks["history"], self.docks["approvals"])
         window.tabifyDockWidget(self.docks["approvals"], self.docks["chat"])
@@ -223,6 +227,7 @@ class RunPanels(ModesAndChat, QObject):
             self.overlay.clear()
             self.overlay.order = self.order
         self.diffs.clear()
+        self.record.clear()
         self.stall.hide()
         self.failure.hide()
         self.service.hide()
@@ -309,6 +314,7 @@ class RunPanels(ModesAndChat, QObject):
         self._show_run_modes(state)
         self.chat.set_state(state)
         self.chat.set_live(self.session.running, self._why_no_chat(state))
+        self.record.update_run(self.session.run_dir, state)
         if self.overlay is not None:
             self.overlay.apply_state(state)
 

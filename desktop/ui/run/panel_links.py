@@ -1,7 +1,7 @@
 """How the run panels keep the window in step with the open run: the mode combos and the
 inspector show the modes in force (the running run's, else the workflow's), the chat
 panel says when it cannot send, and the node views (chat, transcript, conversation,
-diffs) follow the canvas selection.
+diffs, record) follow the canvas selection unless pinned.
 
 A mixin of :class:`desktop.ui.run.attach.RunPanels`.
 """
@@ -23,6 +23,7 @@ class ModesAndChat:
     transcript: Any
     conversation: Any
     diffs: Any
+    record: Any
     session: Any
 
     def _sync_document_modes(self, *_args: object) -> None:
@@ -78,5 +79,5 @@ class ModesAndChat:
         nodes = (self.session.state or {}).get("nodes") or {}
         by_key = {n.get("key"): nid for nid, n in nodes.items()}
         node_id = by_key.get(keys[0]) if len(keys) == 1 else None
-        for view in (self.transcript, self.conversation, self.diffs):  # unless pinned
+        for view in (self.transcript, self.conversation, self.diffs, self.record):  # unpinned
             view.follow_selection(node_id)

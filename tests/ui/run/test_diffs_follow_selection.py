@@ -67,3 +67,21 @@ def test_a_pinned_view_keeps_its_node_while_the_others_follow(example_window, pa
     panels.diffs.pin.click()  # unpinned: it follows the next selection again
     window.scene.select(["implementer"])
     assert panels.diffs.node == ids["implementer"]
+
+
+def test_the_record_tab_lists_the_selected_nodes_agent_runs(example_window, past_run):
+    window = example_window
+    session = window.show_run(past_run(PIR, "record"))
+    record = window.run_panels.record
+    every = [r.agent_run_id for r in record.rows]
+    assert len(every) == sum(session.state["turns"].values())  # one record per turn
+    window.scene.select(["reviewer"])
+    rows = record.rows
+    assert {r.node for r in rows} == {"reviewer"} and len(rows) == 2
+    assert all(r.exit_code == 0 and r.runner_hash.startswith("sha256:") for r in rows)
+    shown = [record.table.topLevelItem(i).text(0) for i in range(record.table.topLevelItemCount())]
+    assert shown == [r.agent_run_id for r in rows]
+    (rows[0].folder / "runner.json").write_text("{not json")  # a broken record is a row
+    record.refresh()
+    broken = next(r for r in record.rows if r.agent_run_id == rows[0].agent_run_id)
+    assert broken.runner_hash is None and "runner.json" in broken.problem
