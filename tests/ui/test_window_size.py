@@ -143,6 +143,12 @@ def test_a_long_banner_wraps_and_leaves_the_side_panels_their_width(qtbot) -> No
         win.file.close()
 
 
+def _near(got: DockSizes | None, wanted: DockSizes) -> bool:
+    return got is not None and all(abs(a - b) <= 12 for a, b in (
+        (got.palette, wanted.palette), (got.inspector, wanted.inspector),
+        (got.bottom, wanted.bottom)))
+
+
 def test_panel_sizes_set_in_one_tab_hold_in_the_next(qtbot, tmp_path) -> None:
     from desktop.ui.tabs import tabbed
 
@@ -162,13 +168,28 @@ def test_panel_sizes_set_in_one_tab_hold_in_the_next(qtbot, tmp_path) -> None:
     window.tabs.setCurrentWidget(second)
     qtbot.waitUntil(lambda: second.panel_sizes() is not None, timeout=5000)
 
-    def same() -> bool:
-        got = second.panel_sizes()
-        return got is not None and all(abs(a - b) <= 12 for a, b in (
-            (got.palette, wanted.palette), (got.inspector, wanted.inspector),
-            (got.bottom, wanted.bottom)))
-
-    qtbot.waitUntil(same, timeout=5000)
+    qtbot.waitUntil(lambda: _near(second.panel_sizes(), wanted), timeout=5000)
     for editor in (first, second):
         if isValid(editor):
             editor.file.close()
+
+
+def test_panel_sizes_come_back_at_the_next_start(qtbot) -> None:
+    wanted = DockSizes(palette=240, inspector=370, bottom=310)
+    first = EditorWindow()
+    qtbot.addWidget(first)
+    first.resize(1280, 800)
+    first.show()
+    qtbot.waitExposed(first)
+    qtbot.waitUntil(lambda: first.panel_sizes() is not None, timeout=5000)
+    first.set_panel_sizes(wanted)
+    qtbot.waitUntil(lambda: _near(first.panel_sizes(), wanted), timeout=5000)
+    first.save_layout()  # what closing the window does
+    first.file.close()
+    again = EditorWindow()
+    qtbot.addWidget(again)
+    again.resize(1280, 800)
+    again.show()
+    qtbot.waitExposed(again)
+    qtbot.waitUntil(lambda: _near(again.panel_sizes(), wanted), timeout=5000)
+    again.file.close()
