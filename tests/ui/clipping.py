@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 SLACK = 1  # a pixel of rounding
+ROW_ROOM = 2  # a row one line high has its text touch the next row
 
 
 def _name(widget: QWidget) -> str:
@@ -67,8 +68,9 @@ def _rows(view: QAbstractItemView) -> str | None:
     line = view.fontMetrics().height()
     for row in range(min(model.rowCount(), 50)):
         rect = view.visualRect(model.index(row, 0))
-        if rect.isValid() and 0 < rect.height() < line:
-            return f"{_name(view)}: row {row} is {rect.height()} px high, a line is {line}"
+        if rect.isValid() and 0 < rect.height() < line + ROW_ROOM:
+            return (f"{_name(view)}: row {row} is {rect.height()} px high, a line is {line}"
+                    f" (+{ROW_ROOM} of room)")
     return None
 
 

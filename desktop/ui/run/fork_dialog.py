@@ -39,6 +39,11 @@ def _head(text: str, width: int = 90) -> str:
     return flat if len(flat) <= width else flat[:width - 1] + "…"
 
 
+ROOMY_ROWS = "QListWidget::item { padding: 3px 4px; }"
+"""Rows with room around their text: bare rows are exactly one line high, and on some
+fonts their text touches (or is cut by) the next row."""
+
+
 class ForkDialog(QDialog):
     """Where the fork continues and what it changes; ``accepted`` when the user forks."""
 
@@ -86,6 +91,7 @@ class ForkDialog(QDialog):
 
         self.node_list = QListWidget()
         self.node_list.setObjectName("forkNodes")
+        self.node_list.setStyleSheet(ROOMY_ROWS)
         for nid, label in self.labels.items():
             item = QListWidgetItem(label)
             item.setData(ID_ROLE, nid)
@@ -112,6 +118,7 @@ class ForkDialog(QDialog):
 
         self.item_list = QListWidget()
         self.item_list.setObjectName("forkQueued")
+        self.item_list.setStyleSheet(ROOMY_ROWS)
         for nid, item in self.queued:
             entry = QListWidgetItem(f"{item.get('kind', 'item')} for {self.labels.get(nid, '?')}:"
                                     f" {_head(str(item.get('text') or ''))}")
