@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.ui.actions import shortcut_rows
+from desktop.ui.theme import ROOMY_ROWS
 
 
 def command_name(action: QAction) -> str:
@@ -48,6 +49,7 @@ class ShortcutsDialog(QDialog):
         self.resize(620, 560)
         self.search = QLineEdit(placeholderText="Filter shortcuts")
         self.tree = QTreeWidget()
+        self.tree.setStyleSheet(ROOMY_ROWS)
         self.tree.setHeaderLabels(["Command", "Keys"])
         self.tree.setRootIsDecorated(True)
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)

@@ -11,6 +11,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
+ROOMY_ROWS = "QListView::item, QTreeView::item { padding: 3px 4px; }"
+"""A list's rows with room around their text: a bare row is exactly one line high, and
+on some fonts its text touches (or is cut by) the next row."""
+
 
 @dataclass(frozen=True)
 class Theme:

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.contract.enums import Provider
+from desktop.ui.theme import ROOMY_ROWS
 from desktop.views.forks import Snap
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -37,11 +38,6 @@ CHANGED = " · changed"
 def _head(text: str, width: int = 90) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[:width - 1] + "…"
-
-
-ROOMY_ROWS = "QListWidget::item { padding: 3px 4px; }"
-"""Rows with room around their text: bare rows are exactly one line high, and on some
-fonts their text touches (or is cut by) the next row."""
 
 
 class ForkDialog(QDialog):

@@ -82,7 +82,35 @@ def test_every_main_view_shows_its_text_whole(ran, qtbot, size) -> None:
     problems["fork dialog"] = clipped(fork)
     assert measured(fork) >= 5
     fork.close()
+    for name, dialog in _dialogs(editor).items():
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        problems[name] = clipped(dialog)
+        assert measured(dialog) >= 2, f"nothing of the {name} was measured"
+        dialog.close()
     assert {k: v for k, v in problems.items() if v} == {}
+
+
+def _dialogs(editor: EditorWindow) -> dict:
+    """The other dialogs a user meets, filled as they would see them."""
+    from desktop.ui.close_dialog import ClosingDialog, stop_question
+    from desktop.ui.help_dialog import ShortcutsDialog
+    from desktop.ui.run.approvals import ApprovalDialog
+    from desktop.ui.settings_dialog import SettingsDialog
+    from desktop.ui.template_gallery import TemplateGallery
+
+    request = {"approvalId": "ap1", "nodeId": "n1", "context": "I will build it first.",
+               "tool": {"id": "t1", "name": "command", "args": {"cmd": "make build"}}}
+    return {
+        "approval dialog": ApprovalDialog(request, lambda *a, **k: True, "Implementer",
+                                          editor),
+        "closing dialog": ClosingDialog(["Plan, implement, review"],
+                                        ["Approve a command · d8661f5d"], True, editor),
+        "stop question": stop_question(editor, "“Plan, implement, review”", lambda: None),
+        "shortcuts": ShortcutsDialog(editor),
+        "settings": SettingsDialog(editor),
+        "template gallery": TemplateGallery(editor),
+    }
 
 
 def test_the_check_finds_a_cut_label_a_squeezed_button_and_a_low_row(qtbot) -> None:
