@@ -35,13 +35,20 @@ class CloseAnswer:
     stop: bool = False
 
 
+def _question(parent: QWidget | None, icon: QMessageBox.Icon, title: str, text: str,
+              note: str) -> QMessageBox:
+    box = QMessageBox(parent)
+    box.setIcon(icon)
+    box.setWindowTitle(title)
+    box.setText(text)
+    box.setInformativeText(note)
+    return box
+
+
 def ask_live_run(parent: QWidget | None, name: str) -> str:
     """``"keep"``, ``"stop"`` or ``"cancel"`` for one tab whose run is live."""
-    box = QMessageBox(parent)
-    box.setIcon(QMessageBox.Icon.Question)
-    box.setWindowTitle("The run is still live")
-    box.setText(f"{name} is still running. Close its tab anyway?")
-    box.setInformativeText(KEEP_NOTE)
+    box = _question(parent, QMessageBox.Icon.Question, "The run is still live",
+                    f"{name} is still running. Close its tab anyway?", KEEP_NOTE)
     keep = box.addButton("&Keep running in the background", QMessageBox.ButtonRole.AcceptRole)
     stop = box.addButton("&Stop the run", QMessageBox.ButtonRole.DestructiveRole)
     box.addButton(QMessageBox.StandardButton.Cancel)
@@ -122,11 +129,8 @@ def stop_question(parent: QWidget | None, name: str, stop_run: Callable[[], obje
     """The question before a run is stopped from the toolbar, its shortcut or a banner:
     Enter stops (an agent doing harm is one more key away), Esc keeps it running. Call
     its ``open()``; ``stop_run`` is called when the answer is stop."""
-    box = QMessageBox(parent)
-    box.setIcon(QMessageBox.Icon.Warning)
-    box.setWindowTitle("Stop the run?")
-    box.setText(f"Stop {name}?")
-    box.setInformativeText(STOP_NOTE)
+    box = _question(parent, QMessageBox.Icon.Warning, "Stop the run?", f"Stop {name}?",
+                    STOP_NOTE)
     stop = box.addButton("&Stop the run", QMessageBox.ButtonRole.AcceptRole)
     box.addButton("&Keep it running", QMessageBox.ButtonRole.RejectRole)
     box.setDefaultButton(stop)

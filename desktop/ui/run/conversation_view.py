@@ -15,9 +15,9 @@ from typing import Any
 from markdown_it import MarkdownIt
 from PySide6.QtCore import QTimer, QUrl
 from PySide6.QtGui import QShowEvent
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
-from desktop.ui.run.pin import pin_button
+from desktop.ui.run.node_picker import node_combo, pin_button
 from desktop.ui.theme import LIGHT, Theme
 from desktop.views.conversation import Conversation, Entry
 
@@ -77,12 +77,7 @@ class ConversationView(QWidget):
         self.node: str | None = None
         self.upto: int | None = None  # replay: entries made up to this seq
         self.open: set[tuple[int, str]] = set()  # cards opened by the user: (seq, kind)
-        self.node_combo = QComboBox()
-        self.node_combo.setObjectName("conversationNode")
-        self.node_combo.setMinimumContentsLength(16)
-        self.node_combo.setSizeAdjustPolicy(
-            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.node_combo.addItem("All nodes", None)
+        self.node_combo = node_combo("conversationNode", 16)
         self.node_combo.currentIndexChanged.connect(self._pick_node)
         self.count = QLabel()
         self.count.setProperty("role", "muted")

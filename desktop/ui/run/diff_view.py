@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.ui.run.diff_parse import FileDiff, parse_diff
+from desktop.ui.run.node_picker import node_combo, pin_button
 from desktop.ui.run.patch_view import PatchView
-from desktop.ui.run.pin import pin_button
 from desktop.views.notices import DiffAdded
 
 
@@ -62,13 +62,8 @@ class DiffView(QWidget):
         self.diffs: list[tuple[str, Path, Path | None, str | None]] = []
         self.node: str | None = None  # whose turns are offered (None: every node's)
         self.opener = open_in_editor  # replaceable (tests, embedding)
-        self.node_combo = QComboBox()
-        self.node_combo.setObjectName("diffNode")
-        self.node_combo.setMinimumContentsLength(14)
-        self.node_combo.setSizeAdjustPolicy(
-            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.node_combo = node_combo("diffNode", 14)
         self.node_combo.setToolTip("Whose turns: follows the node selected on the canvas")
-        self.node_combo.addItem("All nodes", None)
         self.node_combo.currentIndexChanged.connect(self._pick_node)
         self.source = QComboBox()
         self.source.currentIndexChanged.connect(self._load_selected)

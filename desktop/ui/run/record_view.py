@@ -8,7 +8,6 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
-    QComboBox,
     QHBoxLayout,
     QLabel,
     QTreeWidget,
@@ -17,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.ui.run.pin import pin_button
+from desktop.ui.run.node_picker import node_combo, pin_button
 from desktop.views.records import RecordRow, node_records
 from desktop.views.state import node_labels
 
@@ -38,12 +37,7 @@ class RecordView(QWidget):
         self.node: str | None = None
         self.rows: list[RecordRow] = []
         self._artifacts = -1  # artifacts in the state last read: records come with them
-        self.node_combo = QComboBox()
-        self.node_combo.setObjectName("recordNode")
-        self.node_combo.setMinimumContentsLength(14)
-        self.node_combo.setSizeAdjustPolicy(
-            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.node_combo.addItem("All nodes", None)
+        self.node_combo = node_combo("recordNode", 14)
         self.node_combo.currentIndexChanged.connect(self._pick_node)
         self.pin = pin_button()
         self.note = QLabel("Double-click an agent run to open its folder.")

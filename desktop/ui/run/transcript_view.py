@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.ui.run.pin import pin_button
+from desktop.ui.run.node_picker import pin_button
 from desktop.ui.run.transcript_model import (
     CategoryRole,
     ExpandedRole,
