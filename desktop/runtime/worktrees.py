@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.runtime import worktree_pool
+from desktop.runtime.agent_ignore import excludes_for
 from desktop.runtime.git_base import base_ref, ensure_base, run8
 from desktop.runtime.git_run import GitError, git, must
 
@@ -173,11 +174,14 @@ def commit_all(tree: NodeTree, message: str) -> str | None:
     """Commit everything changed in the worktree (ignored files left out) on its branch;
     the new commit, or None when nothing changed.
 
-    Plumbing rather than ``git commit``, which stats every file a second time after
+    Build products and caches (desktop/runtime/agent_ignore.py) are left out. Plumbing
+    rather than ``git commit``, which stats every file a second time after
     ``git add`` did: ``write-tree`` from the index just written, ``commit-tree`` and
     ``update-ref`` of HEAD (so the branch moves, guarded by its old value).
     """
-    must(tree.path, "-c", "core.untrackedCache=true", "add", "-A", "--", ":/")
+    excludes = excludes_for(tree.path)  # what agents leave behind stays out
+    must(tree.path, "-c", "core.untrackedCache=true", "-c", f"core.excludesFile={excludes}",
+         "add", "-A", "--", ":/")
     written = must(tree.path, "write-tree")
     parent, parent_tree = must(tree.path, "rev-parse", "HEAD", "HEAD^{tree}").split()
     if written == parent_tree:

@@ -115,3 +115,26 @@ def test_a_turn_commits_every_change_and_nothing_commits_nothing(
     assert re.search(r"impl: turn 2 of run 1a2b3c4d", shown)
     assert f"Run: {RUN}" in shown and "Turn: 2" in shown and "Agent-Run: 2026" in shown
     assert git(repo, "rev-parse", "refs/heads/canvas/1a2b3c4d/impl") == commit
+
+
+def test_what_agents_leave_behind_stays_out_of_a_turn_and_the_users_excludes_hold(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "repo")
+    theirs = tmp_path / "their-excludes"
+    theirs.write_text("*.secret")  # their own global ignore file, no newline at the end
+    git(repo, "config", "core.excludesFile", str(theirs))
+    (repo / "kept.pyc").write_bytes(b"tracked on purpose")
+    git(repo, "add", "-f", "kept.pyc")
+    git(repo, "-c", "user.name=u", "-c", "user.email=u@x", "commit", "-q", "-m", "pyc")
+    tree = open_tree(repo, tmp_path / "runs" / RUN, RUN, "impl", NODE_ID)
+    assert tree is not None
+    for junk in ("__pycache__/mod.cpython-311.pyc", "pkg/__pycache__/x.pyc", "loose.pyc",
+                 ".pytest_cache/v/cache/nodeids", ".ruff_cache/x", "api.secret"):
+        (tree.path / junk).parent.mkdir(parents=True, exist_ok=True)
+        (tree.path / junk).write_text("junk\n")
+    (tree.path / "pkg" / "mod.py").write_text("VALUE = 1\n")
+    (tree.path / "kept.pyc").write_bytes(b"changed by the agent")
+    commit = commit_all(tree, turn_message(RUN, "impl", NODE_ID, 1, "20260101-0000000000-1", 1))
+    changed = git(tree.path, "diff", "--name-only", tree.base, commit).split()
+    assert sorted(changed) == ["kept.pyc", "pkg/mod.py"]  # a tracked file still counts
+    assert git(repo, "config", "--get", "core.excludesFile") == str(theirs)  # untouched
