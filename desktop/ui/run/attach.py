@@ -253,10 +253,8 @@ class RunPanels(ModesAndChat, QObject):
         self.sessionChanged.emit(session)
 
     def _replay_history(self, session: RunSession) -> None:
-        """Bring every panel up to the events written before the session was shown."""
-        from desktop.views.reader import LogTail
-
-        past = LogTail(session.run_dir).read_new()
+        """Bring every panel up to the events written before the session opened."""
+        past = session.take_past()
         self.conversation.reset(past)
         self.order(past)
         self._name_nodes(session.state)

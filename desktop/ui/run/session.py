@@ -71,7 +71,8 @@ class RunSession(QObject):
         self.bridge = RunBridge(self)
         self.model = TranscriptModel.open_file(self.run_dir / "events.jsonl", self)
         tail = LogTail(self.run_dir)
-        self.bridge.projection.extend(tail.iter_new())
+        self._past: list[dict] | None = tail.read_new()  # the one read of the log so far
+        self.bridge.projection.extend(self._past)
         self.bridge.events.connect(self.model.ingest)
         self.bridge.stateChanged.connect(self._watch_status)
         self._final = self._status() if self._status() in RUN_ENDED else None
@@ -88,6 +89,12 @@ class RunSession(QObject):
             self.lost = "interrupted"
             self.lost_message = ("This run was interrupted: no engine runs it any more. It is "
                                  "saved in its log; the service can resume it.")
+
+    def take_past(self) -> list[dict]:
+        """The events written before the session opened (the stream goes on after them):
+        handed over once, so the panels start from them without reading the log again."""
+        past, self._past = self._past, None
+        return past if past is not None else LogTail(self.run_dir).read_new()
 
     # --- construction ---------------------------------------------------------------------
 

@@ -85,3 +85,21 @@ def test_the_record_tab_lists_the_selected_nodes_agent_runs(example_window, past
     record.refresh()
     broken = next(r for r in record.rows if r.agent_run_id == rows[0].agent_run_id)
     assert broken.runner_hash is None and "runner.json" in broken.problem
+
+
+def test_opening_a_run_reads_its_log_once(example_window, past_run, monkeypatch):
+    from desktop.views.reader import LogTail
+
+    run_dir = past_run(PIR, "once")
+    readers: list[object] = []
+    made = LogTail.__init__
+
+    def counted(self, *args, **kwargs):
+        readers.append(self)
+        made(self, *args, **kwargs)
+
+    monkeypatch.setattr(LogTail, "__init__", counted)
+    session = example_window.show_run(run_dir)
+    assert session is not None and session.state["status"] == "completed"
+    assert len(readers) == 1  # the fold and every panel start from the same read
+    assert len(example_window.run_panels.diffs.diffs) == 3  # and the panels have it all
