@@ -236,12 +236,14 @@ class RunHistory(QWidget):
         feed.changed.connect(self._from_service)
 
     def refresh(self) -> None:
-        """Reload the run list: from the data folder now, then from the service when one
-        runs (the feed asks it at once)."""
-        self.show_rows(load_history(self.folder()))
+        """Reload the run list: from the service when one runs (the feed asks it at once,
+        without blocking the window), else from the data folder now."""
         if self.feed is not None:
-            self.feed.etag = None  # the answer replaces the rows just read, even if unchanged
-            self.feed.refresh()
+            self.feed.etag = None  # the next answer replaces the rows shown, even if unchanged
+            if self.feed.can_ask():
+                self.feed.refresh()
+                return
+        self.show_rows(load_history(self.folder()))
 
     def _from_service(self, runs: list[dict[str, Any]] | None) -> None:
         if runs is None:  # the service went away: the folders are the truth again

@@ -80,6 +80,16 @@ class ServicePoll(QObject):
             self.refresh()
         return False
 
+    def can_ask(self) -> bool:
+        """Whether :meth:`refresh` reaches a service: one runs for the data folder, and an
+        asyncio loop runs Qt's events."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        return isValid(self) and self._timer.isActive() and \
+            find_service(self._data_dir()) is not None
+
     def refresh(self) -> None:
         """Ask the service now (once more after the request under way, if there is one)."""
         if not isValid(self) or not self._timer.isActive():

@@ -99,3 +99,32 @@ def test_the_service_s_rows_and_the_folders_rows_say_the_same(qloop, own_service
     folders = load_history(own_service.data_dir)
     assert len(listed) == 3 and any(row.forked_from for row in listed)
     assert [astuple(row) for row in listed] == [astuple(row) for row in folders]
+
+
+def test_refresh_asks_the_service_instead_of_reading_every_folder(window, qloop, until,
+                                                                    own_service,
+                                                                    monkeypatch) -> None:
+    from desktop.ui.run import history as history_module
+
+    editor, _path = window
+    history = editor.run_panels.history
+
+    async def go() -> str:
+        async with own_service.info.client() as client:
+            doc = document_data(loads_workflow(SINGLE.read_text()))
+            run_id = (await client.create_run(workflow=doc))["id"]
+            await until(lambda: _cell(history, run_id, "Status") == "completed", 60)
+            return run_id
+
+    run_id = qloop.run_until_complete(go())
+    read: list[object] = []
+    monkeypatch.setattr(history_module, "load_history",
+                        lambda folder: read.append(folder) or [])
+    history.show_rows([])
+
+    async def back() -> None:
+        history.refresh()  # as the Refresh button does, on the window's running loop
+        await until(lambda: _cell(history, run_id, "Status") == "completed", 30)
+
+    qloop.run_until_complete(back())
+    assert read == []  # the window never waited on a read of every run folder
