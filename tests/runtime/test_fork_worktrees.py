@@ -60,8 +60,10 @@ async def run_noting_worktrees(doc, data: Path) -> tuple[Engine, dict[int, dict]
         for event in events:
             if event["type"] == "turn.status" and event["status"] == "started":
                 folder = engine.run_dir / "worktrees"
+                # the node worktrees (a folder each; agent_ignore's excludes file beside them)
                 seen[event["seq"] - 1] = {tree.name: files(tree) for tree in
-                                          sorted(folder.iterdir())} if folder.is_dir() else {}
+                                          sorted(folder.iterdir()) if tree.is_dir()
+                                          } if folder.is_dir() else {}
 
     engine.recorder.listen(note)
     try:
