@@ -114,3 +114,9 @@ def test_the_statuses_a_run_ends_in_are_written_once() -> None:
     assert offenders == []
     assert ENDED.search('TERMINAL = ("completed", "failed", "stopped")')
     assert ENDED.search("if status in {'stopped', 'completed', 'failed'}:")
+
+
+def test_every_module_opens_with_what_it_holds() -> None:
+    bare = [_name(path) for path in _modules(DESKTOP)
+            if not ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))]
+    assert bare == []
