@@ -22,6 +22,14 @@ from desktop.views.activity import (
 )
 from desktop.views.activity import short as _short
 from desktop.views.approval_text import approval_text
+from desktop.views.notices import (
+    ApprovalClosed,
+    ApprovalOpened,
+    HandoffSent,
+    RunChanged,
+    RunNotices,
+    TurnChanged,
+)
 
 _STATUS_STYLE = {"running": "bold cyan", "idle": "dim", "blocked": "bold yellow",
                  "failed": "bold red", AWAITING: "bold magenta", "done": "green",
@@ -144,7 +152,13 @@ class PlainView:
         self.stream = stream or sys.stdout
         self.activity = RecentActivity()
         engine.recorder.listen(self.activity)
-        engine.recorder.listen(self._events)
+        self.notices = RunNotices()
+        self.notices.subscribe(TurnChanged, self._turn)
+        self.notices.subscribe(ApprovalOpened, self._asked)
+        self.notices.subscribe(ApprovalClosed, self._decided)
+        self.notices.subscribe(HandoffSent, self._sent)
+        self.notices.subscribe(RunChanged, self._run)
+        engine.recorder.listen(self.notices.publish)
 
     def __enter__(self) -> PlainView:
         return self
@@ -159,27 +173,26 @@ class PlainView:
         node = self.engine.state.nodes.get(node_id or "")
         return node.label if node else (node_id or "run")
 
-    def _events(self, events: list[dict[str, Any]]) -> None:
-        for e in events:
-            kind = e.get("type", "")
-            if kind == "turn.status":
-                extra = f": {e['reason']}" if e.get("reason") else ""
-                self.say(f"[{self._label(e.get('nodeId'))}] turn {e.get('status')}{extra}")
-            elif kind == "approval.requested":
-                word = "MERGE" if e.get("kind") == "merge" else "APPROVAL"
-                self.say(f"[{self._label(e.get('nodeId'))}] {word} {e['approvalId'][:8]}: "
-                         f"{approval_text(e)}")
-            elif kind == "approval.resolved":
-                res = e.get("resolution") or {}
-                why = f" ({res['reason']})" if res.get("reason") else ""
-                self.say(f"approval {e['approvalId'][:8]} {res.get('status')}{why}")
-            elif kind == "handoff.sent":
-                env = e.get("envelope") or {}
-                self.say(f"[{self._label(e.get('nodeId'))}] -> "
-                         f"{self._label(env.get('toNodeId'))} ({env.get('kind')})")
-            elif kind.startswith("run.") and kind != "run.created":
-                why = f": {e['reason']}" if isinstance(e.get("reason"), str) else ""
-                self.say(f"{kind}{why}")
+    def _turn(self, turn: TurnChanged) -> None:
+        why = f": {turn.reason}" if turn.reason else ""
+        self.say(f"[{self._label(turn.node_id)}] turn {turn.status}{why}")
+
+    def _asked(self, opened: ApprovalOpened) -> None:
+        request = opened.request
+        word = "MERGE" if request.get("kind") == "merge" else "APPROVAL"
+        self.say(f"[{self._label(request.get('nodeId'))}] {word} {opened.approval_id[:8]}: "
+                 f"{approval_text(request)}")
+
+    def _decided(self, closed: ApprovalClosed) -> None:
+        why = f" ({closed.reason})" if closed.reason else ""
+        self.say(f"approval {closed.approval_id[:8]} {closed.status}{why}")
+
+    def _sent(self, sent: HandoffSent) -> None:
+        self.say(f"[{self._label(sent.from_node)}] -> {self._label(sent.to_node)} "
+                 f"({sent.kind})")
+
+    def _run(self, moved: RunChanged) -> None:
+        self.say(moved.kind + (f": {moved.reason}" if moved.reason else ""))
 
     def show_status(self) -> None:
         Console(file=self.stream, width=120).print(status_table(self.engine, self.activity))

@@ -1,10 +1,11 @@
 """What a batch of a run's events changes, as typed notices the run's panels subscribe to.
 
 The fold (desktop/store/reducer.py, through :class:`~desktop.views.state.RunProjection`)
-says what a run *is*; these notices say what just *happened* that a panel acts on: a
-request opened or closed, a stall caught or over, a node failed, a diff written, an
-envelope sent. They are read from the events here, once, so no panel switches on an
-event's ``type``. Names and instructions come from the run's state, not from here.
+says what a run *is*; these notices say what just *happened* that a view acts on: a
+request opened or closed, a stall caught or over, a turn's or the run's status moved, a
+node failed, a diff written, an envelope sent. They are read from the events here, once,
+so no panel (nor the CLI's plain view) switches on an event's ``type``. Names and
+instructions come from the run's state, not from here.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ class ApprovalClosed:
     """A request was decided (by anyone) or withdrawn."""
 
     approval_id: str
+    status: str = ""
+    """approved, denied, modified, ... as its resolution says."""
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -74,12 +78,36 @@ class HandoffSent:
 
     from_node: str
     to_node: str
+    kind: str = ""
+    """handoff, report, ... as the envelope says."""
+
+
+@dataclass(frozen=True)
+class TurnChanged:
+    """A node's turn started, ended, failed or was cancelled."""
+
+    node_id: str
+    status: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class RunChanged:
+    """The run's status moved: ``kind`` is the event (``run.started``, ``run.paused``,
+    ``run.stalled``, ``run.completed``, ...)."""
+
+    kind: str
+    reason: str = ""
 
 
 Notice = (ApprovalOpened | ApprovalClosed | RunStalled | StallEnded | NodeFailed | DiffAdded
-          | HandoffSent)
+          | HandoffSent | TurnChanged | RunChanged)
 N = TypeVar("N", ApprovalOpened, ApprovalClosed, RunStalled, StallEnded, NodeFailed,
-            DiffAdded, HandoffSent)
+            DiffAdded, HandoffSent, TurnChanged, RunChanged)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def _approval(event: dict[str, Any], kind: str) -> list[Notice]:
@@ -88,18 +116,21 @@ def _approval(event: dict[str, Any], kind: str) -> list[Notice]:
         return []
     if kind == "approval.requested":
         return [ApprovalOpened(approval_id, event)]
-    return [ApprovalClosed(approval_id)]
+    res = event.get("resolution") if isinstance(event.get("resolution"), dict) else {}
+    return [ApprovalClosed(approval_id, _text(res.get("status")), _text(res.get("reason")))]
 
 
 def _failure(event: dict[str, Any], kind: str) -> list[Notice]:
     node_id = str(event.get("nodeId") or "")
     if kind == "run.failed":
         return [NodeFailed(node_id, str(event.get("reason") or "the run failed"))]
+    turn: list[Notice] = [TurnChanged(node_id, _text(event.get("status")),
+                                      _text(event.get("reason")))]
     if event.get("status") != "failed":
-        return []
+        return turn
     agent_run = event.get("agentRunId")
-    return [NodeFailed(node_id, str(event.get("reason") or "the turn failed"),
-                       str(agent_run) if agent_run else None)]
+    return [*turn, NodeFailed(node_id, str(event.get("reason") or "the turn failed"),
+                              str(agent_run) if agent_run else None)]
 
 
 def _diff(event: dict[str, Any]) -> list[Notice]:
@@ -114,7 +145,7 @@ def _diff(event: dict[str, Any]) -> list[Notice]:
 def _handoff(event: dict[str, Any]) -> list[Notice]:
     env = event.get("envelope") if isinstance(event.get("envelope"), dict) else {}
     source = env.get("fromNodeId") or event.get("nodeId") or ""
-    return [HandoffSent(str(source), str(env.get("toNodeId") or ""))]
+    return [HandoffSent(str(source), str(env.get("toNodeId") or ""), _text(env.get("kind")))]
 
 
 def notices_of(events: Iterable[dict[str, Any]]) -> list[Notice]:
@@ -132,6 +163,8 @@ def notices_of(events: Iterable[dict[str, Any]]) -> list[Notice]:
             out += _diff(event)
         elif kind == "handoff.sent":
             out += _handoff(event)
+        if isinstance(kind, str) and kind.startswith("run.") and kind != "run.created":
+            out.append(RunChanged(kind, _text(event.get("reason"))))
         if kind in STALL_ENDS:
             out.append(StallEnded())
     return out
@@ -166,8 +199,10 @@ __all__ = [
     "HandoffSent",
     "NodeFailed",
     "Notice",
+    "RunChanged",
     "RunNotices",
     "RunStalled",
     "StallEnded",
+    "TurnChanged",
     "notices_of",
 ]

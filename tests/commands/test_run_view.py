@@ -55,3 +55,40 @@ def test_a_node_whose_call_waits_for_approval_says_so(tmp_path: Path) -> None:
         engine.close()
     row = next(line for line in text.splitlines() if "Solo" in line)
     assert "awaiting approval" in row
+
+
+def test_the_plain_view_says_a_line_per_turn_request_decision_handoff_and_status(
+        tmp_path: Path) -> None:
+    import io
+
+    from desktop.commands.run_view import PlainView
+
+    engine = create_run(_doc(), tmp_path)
+    out = io.StringIO()
+    try:
+        PlainView(engine, out)
+        node_id = next(iter(engine.state.nodes))
+        for event in (
+                {"type": "turn.status", "nodeId": node_id, "status": "running"},
+                {"type": "approval.requested", "approvalId": "ap1234567890", "nodeId": node_id,
+                 "tool": {"id": "t", "name": "command", "args": {"cmd": "ls"}}},
+                {"type": "approval.resolved", "approvalId": "ap1234567890",
+                 "resolution": {"status": "denied", "reason": "not now"}},
+                {"type": "handoff.sent", "nodeId": node_id,
+                 "envelope": {"toNodeId": node_id, "kind": "report"}},
+                {"type": "turn.status", "nodeId": node_id, "status": "failed",
+                 "reason": "exit 3"},
+                {"type": "run.failed", "reason": "Solo failed"}):
+            engine.recorder.emit(event)
+        engine.recorder.flush()
+    finally:
+        engine.close()
+    lines = out.getvalue().splitlines()
+    assert lines[-6:] == [
+        "[Solo] turn running",
+        "[Solo] APPROVAL ap123456: command: $ ls",
+        "approval ap123456 denied (not now)",
+        "[Solo] -> Solo (report)",
+        "[Solo] turn failed: exit 3",
+        "run.failed: Solo failed",
+    ]

@@ -11,9 +11,11 @@ from desktop.views.notices import (
     DiffAdded,
     HandoffSent,
     NodeFailed,
+    RunChanged,
     RunNotices,
     RunStalled,
     StallEnded,
+    TurnChanged,
     notices_of,
 )
 
@@ -32,8 +34,10 @@ def test_each_kind_of_event_gives_its_notice_in_order() -> None:
                       "createdAt": "2026-11-27T03:00:01Z"}},
         {"type": "artifact.created", "nodeId": "n1", "artifact": {"kind": "output",
                                                                    "path": "x"}},
-        {"type": "approval.resolved", "approvalId": "ap1"},
-        {"type": "handoff.sent", "nodeId": "n1", "envelope": {"toNodeId": "n2"}},
+        {"type": "approval.resolved", "approvalId": "ap1",
+         "resolution": {"status": "approved", "reason": "fine"}},
+        {"type": "handoff.sent", "nodeId": "n1", "envelope": {"toNodeId": "n2",
+                                                               "kind": "handoff"}},
         stalled,
         {"type": "run.resumed"},
         {"type": "turn.status", "nodeId": "n2", "status": "failed", "reason": "exit 3",
@@ -42,13 +46,18 @@ def test_each_kind_of_event_gives_its_notice_in_order() -> None:
     ]
     assert notices_of(events) == [
         ApprovalOpened("ap1", REQUESTED),
+        TurnChanged("n1", "running"),
         DiffAdded("n1", "agents/a1/diff.patch", "2026-11-27T03:00:01Z"),
-        ApprovalClosed("ap1"),
-        HandoffSent("n1", "n2"),
+        ApprovalClosed("ap1", "approved", "fine"),
+        HandoffSent("n1", "n2", "handoff"),
         RunStalled(stalled),
+        RunChanged("run.stalled", "output"),
+        RunChanged("run.resumed"),
         StallEnded(),
+        TurnChanged("n2", "failed", "exit 3"),
         NodeFailed("n2", "exit 3", "a2"),
         NodeFailed("", "n2 failed"),
+        RunChanged("run.failed", "n2 failed"),
         StallEnded(),
     ]
 
@@ -63,7 +72,7 @@ def test_subscribers_hear_only_their_kind() -> None:
                         {"type": "approval.resolved", "approvalId": "ap1"}])
     assert opened == [ApprovalOpened("ap1", REQUESTED)]
     assert closed == [ApprovalClosed("ap1")]
-    assert len(told) == 3  # the stall too, though nobody listens for it
+    assert len(told) == 4  # the stall and the run's move too, though nobody listens
 
 
 event_values = st.recursive(
