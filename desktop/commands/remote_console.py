@@ -129,6 +129,21 @@ class RemoteConsole:
             except TimeoutError:
                 return
 
+    async def _until_closed(self, approval_id: str) -> None:
+        """After a decision: until the stream shows the request closed. Otherwise the next
+        command, or the end of the input, would meet the run as it was before (a request
+        still pending: "the run waits for input")."""
+        while True:
+            self.run.changed.clear()
+            state = self.run.state
+            if state is None or self.run.status in RUN_ENDED or \
+                    approval_id not in state.pending_approvals:
+                return
+            try:
+                await asyncio.wait_for(self.run.changed.wait(), 30)
+            except TimeoutError:
+                return
+
     # --- commands ----------------------------------------------------------------------------
 
     def _node(self, ref: str) -> str:
@@ -173,6 +188,7 @@ class RemoteConsole:
             return approval_id
 
         approval_id = await self._when_busy_wait(attempt)
+        await self._until_closed(approval_id)
         self.say(f"{decide.status}: {approval_id[:8]}")
 
     async def _merge(self, command: MergeWords) -> None:
@@ -192,6 +208,7 @@ class RemoteConsole:
             return approval
 
         approval_id = await self._when_busy_wait(attempt)
+        await self._until_closed(approval_id)
         self.say(f"merged: {approval_id[:8]}")
 
     async def stop(self, _reason: str = "stopped by the user") -> None:
