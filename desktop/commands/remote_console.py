@@ -134,11 +134,11 @@ class RemoteConsole:
         command, or the end of the input, would meet the run as it was before (a request
         still pending: "the run waits for input")."""
         while True:
-            self.run.changed.clear()
             state = self.run.state
             if state is None or self.run.status in RUN_ENDED or \
                     approval_id not in state.pending_approvals:
                 return
+            self.run.changed.clear()  # no await since the check: no change is missed
             try:
                 await asyncio.wait_for(self.run.changed.wait(), 30)
             except TimeoutError:
