@@ -28,6 +28,7 @@ from desktop.views.node_ref import console_node
 
 if TYPE_CHECKING:
     from desktop.commands.remote import RemoteRun
+    from desktop.contract.state import RunState
 
 POLL = 0.05
 
@@ -117,32 +118,28 @@ class RemoteConsole:
                     raise
             await asyncio.sleep(POLL)
 
-    async def _until_started(self, node_id: str, turns_before: int) -> None:
-        """After a step: until the stream shows the turn (so `step; approve` works)."""
-        while self.run.state is not None and self.run.status not in RUN_ENDED:
-            state = self.run.state
-            if node_id in state.running_turns or state.turns.get(node_id, 0) > turns_before:
-                return
-            self.run.changed.clear()
-            try:
-                await asyncio.wait_for(self.run.changed.wait(), 30)
-            except TimeoutError:
-                return
-
-    async def _until_closed(self, approval_id: str) -> None:
-        """After a decision: until the stream shows the request closed. Otherwise the next
-        command, or the end of the input, would meet the run as it was before (a request
-        still pending: "the run waits for input")."""
-        while True:
-            state = self.run.state
-            if state is None or self.run.status in RUN_ENDED or \
-                    approval_id not in state.pending_approvals:
+    async def _until(self, done: Callable[[RunState], bool]) -> None:
+        """Until the stream's state satisfies ``done``, the run ends, or nothing changes
+        for 30 s."""
+        while (state := self.run.state) is not None and self.run.status not in RUN_ENDED:
+            if done(state):
                 return
             self.run.changed.clear()  # no await since the check: no change is missed
             try:
                 await asyncio.wait_for(self.run.changed.wait(), 30)
             except TimeoutError:
                 return
+
+    async def _until_started(self, node_id: str, turns_before: int) -> None:
+        """After a step: until the stream shows the turn (so `step; approve` works)."""
+        await self._until(lambda state: node_id in state.running_turns
+                          or state.turns.get(node_id, 0) > turns_before)
+
+    async def _until_closed(self, approval_id: str) -> None:
+        """After a decision: until the stream shows the request closed. Otherwise the next
+        command, or the end of the input, would meet the run as it was before (a request
+        still pending: "the run waits for input")."""
+        await self._until(lambda state: approval_id not in state.pending_approvals)
 
     # --- commands ----------------------------------------------------------------------------
 
