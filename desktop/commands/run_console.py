@@ -280,7 +280,7 @@ class Console:
         return replace(decide.command(approval, words, merge), by=TERMINAL_WORD)
 
     def _busy(self) -> bool:
-        return bool(self.engine.tasks) or self.engine.scheduler.pending_steps() > 0
+        return self.engine.moving()
 
     async def _when_busy_wait(self, attempt: Callable[[], Awaitable[tuple[Command, Outcome]]]
                               ) -> tuple[Command, Outcome]:

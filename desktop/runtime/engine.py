@@ -310,6 +310,7 @@ class Engine:
                 await watcher
             self.recorder.flush()
             self.write_snapshot()
+            self._wake = None  # no loop looks any more: nothing is woken
         return RunStatus(self.state.status)
 
     async def _end_remote_orphans(self) -> None:
@@ -456,6 +457,12 @@ class Engine:
         """Make :meth:`run` return soon without changing the run's status."""
         self._halted = True
         self._poke()
+
+    def moving(self) -> bool:
+        """True while the run moves on its own: a turn runs, a step is queued, or the loop
+        was woken and has yet to look (a turn just ended and the next may be starting)."""
+        woken = self._wake is not None and self._wake.is_set()
+        return bool(self.tasks) or self.scheduler.pending_steps() > 0 or woken
 
     def waiting_for_input(self) -> bool:
         """True when only a person can move the run on (paused, approval, INTERACTIVE step)."""

@@ -158,3 +158,26 @@ async def test_commands_name_nodes_exactly_and_the_console_resolves_labels(
         assert said[-1].startswith("chat: no node matches 'nobody'")
     finally:
         await _end(engine, task)
+
+
+async def test_the_run_moves_between_one_turn_and_the_next(tmp_path: Path) -> None:
+    """A console command that finds nothing to act on waits while the run moves. Right
+    after a turn ends, before the loop starts the node's next turn for a message that came
+    meanwhile (a turn that may open the approval the command is for), no turn runs, yet
+    the run still moves."""
+    engine = create_run(workflow({"a": {"script": [{"sleep": 0.5}, {"say": "once"}]}}),
+                        tmp_path)
+    task = asyncio.create_task(engine.run())
+    a = engine.find_node("a")
+    seen: list[tuple[bool, bool]] = []
+    try:
+        await until(lambda: a in engine.tasks)
+        await c.execute(engine, c.Chat(a, "and again"))
+        engine.tasks[a].add_done_callback(
+            lambda _t: seen.append((bool(engine.tasks), engine.moving())))
+        await until(lambda: bool(seen))
+        assert seen == [(False, True)]
+        await until(lambda: engine.state.turns.get(a, 0) >= 2)
+    finally:
+        await _end(engine, task)
+    assert not engine.moving()
