@@ -1,16 +1,16 @@
 """Random access to a run's ``events.jsonl`` by seq, for views that must open huge logs fast.
 
 Opening costs one read of the file's tail (the last seq). A row's event is found by
-bisecting byte offsets (each line carries ``"seq":N`` as its first or last key), so the
-first screen of a million-event log is on display before anything else is read.
-:meth:`LogFile.index_step` then builds, a slice at a time, the per-event type and node
-codes that filters need. Lines are decoded by :func:`desktop.store.jsonl.decode_line`.
+bisecting byte offsets, so the first screen of a million-event log is on display before
+anything else is read. :meth:`LogFile.index_step` then builds, a slice at a time, the
+per-event type and node codes that filters need. Every field comes from decoding the
+line with :func:`desktop.store.jsonl.decode_line` (the log's one decoder), never from
+matching its bytes, so nothing here depends on the order the writer puts keys in.
 No Qt here: the views drive the slices from their own timers.
 """
 
 from __future__ import annotations
 
-import re
 from array import array
 from collections import OrderedDict
 from pathlib import Path
@@ -18,10 +18,6 @@ from pathlib import Path
 from desktop.store.jsonl import complete_end, decode_line, file_size
 from desktop.store.safe_open import open_file
 
-_SEQ_HEAD = re.compile(rb'^\{"seq":(\d+)[,}]')
-_SEQ_TAIL = re.compile(rb'[{,]"seq":(\d+)\}$')
-_TYPE = re.compile(rb'"type":"([^"]*)"')
-_NODE = re.compile(rb'"nodeId":"([^"]*)"')
 _CACHE_PAGES = 64
 
 
@@ -43,10 +39,20 @@ class Codes:
         return found
 
 
+def _event_of(line: bytes) -> dict | None:
+    """The event on ``line``, or None for a line that is not one."""
+    event = decode_line(line)
+    return event if type(event) is dict else None
+
+
 def _seq_of(line: bytes) -> int | None:
-    """The line's seq: the writer puts it first or last among the top-level keys."""
-    m = _SEQ_HEAD.match(line) or _SEQ_TAIL.search(line.rstrip()[-32:])
-    return int(m.group(1)) if m else None
+    """The seq of the event on ``line``, or None for a line that is not an event."""
+    event = _event_of(line)
+    return event["seq"] if event is not None else None
+
+
+def _text(value: object) -> str | None:
+    return value if type(value) is str else None
 
 
 class LogFile:
@@ -246,7 +252,7 @@ class LogFile:
         while at >= 0:
             line_start = chunk.rfind(b"\n", 0, at) + 1
             line_end = chunk.find(b"\n", at)
-            seq = _seq_of(chunk[line_start:line_end])
+            seq = _seq_of(data[line_start:line_end])  # lower() keeps every offset
             if seq is not None:
                 hits.append(seq)
             at = chunk.find(needle, line_end + 1)
@@ -267,8 +273,9 @@ class LogFile:
         offsets, types, nodes = self.offsets, self.types, self.nodes
         tcode, ncode = self.type_codes.code, self.node_codes.code
         for line in data[:cut].split(b"\n")[:-1]:
-            seq = _seq_of(line)
-            if seq is not None and seq > len(offsets):
+            event = _event_of(line)
+            seq = event["seq"] if event is not None else 0
+            if event is not None and seq > len(offsets):
                 while len(offsets) < seq - 1:  # a missing seq keeps its row, as "none"
                     offsets.append(pos)
                     if len(types) < len(offsets):
@@ -276,10 +283,8 @@ class LogFile:
                         nodes.append(0)
                 offsets.append(pos)
                 if seq > len(types):  # live events may have been coded already
-                    t = _TYPE.search(line)
-                    n = _NODE.search(line)
-                    types.append(tcode(t.group(1).decode()) if t else 0)
-                    nodes.append(ncode(n.group(1).decode()) if n else 0)
+                    types.append(tcode(_text(event.get("type"))))
+                    nodes.append(ncode(_text(event.get("nodeId"))))
             pos += len(line) + 1
         self._scan_pos = pos
         return self._scan_pos >= end
