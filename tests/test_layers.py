@@ -123,3 +123,22 @@ def test_every_module_opens_with_what_it_holds() -> None:
     bare = [_name(path) for path in _modules(DESKTOP)
             if not ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))]
     assert bare == []
+
+
+FOLD = {"apply_event", "apply_events", "fold_events"}
+
+
+def _fold_callers(root: Path) -> list[str]:
+    return sorted(f"{_name(path)}: {alias.name}" for path in _modules(root)
+                  for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                  if isinstance(node, ast.ImportFrom) and node.module == "desktop.store.reducer"
+                  for alias in node.names if alias.name in FOLD)
+
+
+def test_every_fold_goes_through_the_views_projection() -> None:
+    """The reducer is store's; only views (RunProjection, replay at an event) call its
+    fold. Commands, the engine, the service and the GUI take the projection."""
+    outside = [c for c in _fold_callers(DESKTOP)
+               if not c.startswith(("store/", "views/"))]
+    assert outside == []
+    assert any(c.startswith("views/state.py") for c in _fold_callers(DESKTOP))

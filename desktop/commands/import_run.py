@@ -16,8 +16,8 @@ from desktop.contract.base import new_id, utc_now
 from desktop.store.atomic import atomic_write_text
 from desktop.store.eventlog import EventLog
 from desktop.store.paths import data_dir, runs_dir
-from desktop.store.reducer import fold_events
 from desktop.store.snapshot import write_snapshot
+from desktop.views.state import RunProjection
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -73,7 +73,7 @@ def import_stream(provider: str, path: Path, data: Path, label: str | None = Non
         written = log.flush()
     finally:
         log.close()
-    write_snapshot(run_dir, fold_events(written))
+    write_snapshot(run_dir, RunProjection.of(written).model())
     return run_dir
 
 

@@ -12,11 +12,11 @@ import orjson
 
 from desktop.commands.runs import add_data_dir, fail
 from desktop.store.paths import data_dir
-from desktop.store.reducer import fold_events
 from desktop.store.runs import RunError, find_run
 from desktop.store.safe_json import json_kind
 from desktop.store.snapshot import STATE_FILE, read_snapshot
 from desktop.views.reader import EventReader
+from desktop.views.state import RunProjection
 from desktop.wording import plural
 
 MAX_SHOWN = 50
@@ -74,7 +74,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
                                           "not a string"})
 
     try:
-        replayed = fold_events(typed(reader.iter_events())).to_json_dict()
+        replayed = RunProjection.of(typed(reader.iter_events())).model().to_json_dict()
     except ValueError as exc:
         return fail(f"{folder}: {exc}")
     snapshot = read_snapshot(folder)
