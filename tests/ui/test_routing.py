@@ -5,7 +5,17 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop.ui.canvas.routing import Box, crossings, label_spot, polyline, route
+from desktop.ui.canvas.routing import (
+    SPREAD,
+    Box,
+    Lanes,
+    Lines,
+    crossings,
+    label_spot,
+    overlaps,
+    polyline,
+    route,
+)
 
 W, H = 184.0, 72.0
 GROW = (10.0, 10.0, 10.0, 41.0)  # what the scene adds: pill above, status and summary below
@@ -63,3 +73,69 @@ def test_on_a_grid_every_edge_finds_a_way_around_every_other_node(taken, data):
     r = route(*ports(src, dst), others, src, dst)
     assert r.crossings == 0
     assert crossings(polyline(r), others) == 0
+
+
+_coord = st.sampled_from([0.0, 10.0, 14.0, 26.0, 40.0, 40.5, 52.0, 80.0, 100.0, 120.0])
+
+
+@st.composite
+def _boxes(draw) -> list[Box]:
+    out = []
+    for _ in range(draw(st.integers(0, 12))):
+        x, y = draw(_coord), draw(_coord)
+        out.append(Box(x, y, x + draw(st.sampled_from([0.4, 12.0, 30.0, 60.0])),
+                       y + draw(st.sampled_from([0.4, 12.0, 30.0, 60.0]))))
+    return out
+
+
+@st.composite
+def _orthogonal(draw) -> list[tuple[float, float]]:
+    points = [(draw(_coord), draw(_coord))]
+    for i in range(draw(st.integers(1, 5))):
+        x, y = points[-1]
+        points.append((draw(_coord), y) if i % 2 == 0 else (x, draw(_coord)))
+    if draw(st.booleans()):  # now and then a slanted one (a curve's samples are)
+        points.append((draw(_coord) + 3.0, draw(_coord) + 7.0))
+    return points
+
+
+def _plain_crossings(points, boxes) -> int:
+    return sum(box.hits(points[i], points[i + 1])
+               for i in range(len(points) - 1) for box in boxes)
+
+
+def _plain_overlaps(points, taken) -> int:
+    count = 0
+    for i in range(len(points) - 1):
+        (x0, y0), (x1, y1) = points[i], points[i + 1]
+        for (u0, v0), (u1, v1) in taken:
+            if abs(y0 - y1) < 0.5 and abs(v0 - v1) < 0.5 and abs(y0 - v0) < SPREAD - 1:
+                span = min(max(x0, x1), max(u0, u1)) - max(min(x0, x1), min(u0, u1))
+            elif abs(x0 - x1) < 0.5 and abs(u0 - u1) < 0.5 and abs(x0 - u0) < SPREAD - 1:
+                span = min(max(y0, y1), max(v0, v1)) - max(min(y0, y1), min(v0, v1))
+            else:
+                continue
+            count += span > 20
+    return count
+
+
+@settings(max_examples=300, deadline=None)
+@given(points=_orthogonal(), boxes=_boxes(), limit=st.none() | st.integers(0, 4))
+def test_indexed_obstacles_count_what_each_box_says(points, boxes, limit):
+    """Lines finds obstacles by bisection and flat segments skip the general clipping: the
+    counts are still each box's own ``hits``, on a cut, a thin box or a slanted segment
+    too (past ``limit`` a count only says "more")."""
+    plain = _plain_crossings(points, boxes)
+    for found in (crossings(points, Lines(boxes), limit=limit),
+                  crossings(points, boxes, limit=limit)):
+        if limit is not None and plain > limit:
+            assert found > limit
+        else:
+            assert found == plain
+
+
+@settings(max_examples=300, deadline=None)
+@given(points=_orthogonal(), others=st.lists(_orthogonal(), max_size=6))
+def test_indexed_lanes_find_every_overlap(points, others):
+    taken = [(p[i], p[i + 1]) for p in others for i in range(len(p) - 1)]
+    assert overlaps(tuple(points), Lanes(taken)) == _plain_overlaps(points, taken)

@@ -14,6 +14,7 @@ clear of text too.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from typing import NamedTuple
 
 Point = tuple[float, float]
@@ -98,29 +99,95 @@ def _curve_samples(a: Point, c1: Point, c2: Point, b: Point) -> list[Point]:
     return [cubic_point(a, c1, c2, b, i / CURVE_SAMPLES) for i in range(CURVE_SAMPLES + 1)]
 
 
-def crossings(points: list[Point] | tuple[Point, ...], obstacles: list[Box],
+def crossings(points: list[Point] | tuple[Point, ...], obstacles: list[Box] | Lines,
               source: Box | None = None, target: Box | None = None,
               limit: int | None = None) -> int:
     """How many (segment, obstacle) pairs cross; the first segment may leave ``source``
     and the last may enter ``target``. Counting stops past ``limit``."""
     count = 0
+    stop = (1 << 62) if limit is None else limit + 1
     last = len(points) - 2
     for i in range(len(points) - 1):
         a, b = points[i], points[i + 1]
-        x0, x1 = (a[0], b[0]) if a[0] <= b[0] else (b[0], a[0])
-        y0, y1 = (a[1], b[1]) if a[1] <= b[1] else (b[1], a[1])
-        for box in obstacles:
-            # a cheap look first: most boxes are nowhere near the segment
-            if box.left < x1 and x0 < box.right and box.top < y1 and y0 < box.bottom \
-                    and box.hits(a, b):
-                count += 1
-                if limit is not None and count > limit:
-                    return count
+        count += _through(a, b, obstacles, stop - count)
         if source is not None and i > 0 and source.hits(a, b):
             count += 1
         if target is not None and i < last and target.hits(a, b):
             count += 1
+        if count >= stop:
+            return count
     return count
+
+
+def _through(a: Point, b: Point, obstacles: list[Box] | Lines, stop: int) -> int:
+    """How many of ``obstacles`` the segment a-b passes through, counting up to ``stop``."""
+    x0, x1 = (a[0], b[0]) if a[0] <= b[0] else (b[0], a[0])
+    y0, y1 = (a[1], b[1]) if a[1] <= b[1] else (b[1], a[1])
+    near = obstacles.along(a, b) if isinstance(obstacles, Lines) else obstacles
+    count = 0
+    if y0 == y1:  # flat: Box.hits comes down to this, without clipping in general
+        for o in near:
+            if o.left < x1 and x0 < o.right and o.top < y0 < o.bottom \
+                    and min(x1, o.right) - max(x0, o.left) > 0.5:
+                count += 1
+                if count >= stop:
+                    break
+        return count
+    for o in near:
+        # a cheap look first: most boxes are nowhere near the segment
+        if o.left < x1 and x0 < o.right and o.top < y1 and y0 < o.bottom and o.hits(a, b):
+            count += 1
+            if count >= stop:
+                break
+    return count
+
+
+class Lines:
+    """The obstacles a horizontal or a vertical segment can pass through, found by bisection
+    instead of by looking at every obstacle: an orthogonal route's candidates are all
+    such segments, and a long edge has hundreds of obstacles around it."""
+
+    def __init__(self, obstacles: list[Box]) -> None:
+        self.everything = obstacles
+        self._rows: _Slabs | None = None  # each built when first asked
+        self._columns: _Slabs | None = None
+
+    def along(self, a: Point, b: Point) -> list[Box]:
+        """A superset of the obstacles the segment a-b passes through."""
+        if a[1] == b[1]:
+            if self._rows is None:
+                self._rows = _Slabs(self.everything, 1, 3)
+            return self._rows.at(a[1])
+        if a[0] == b[0]:
+            if self._columns is None:
+                self._columns = _Slabs(self.everything, 0, 2)
+            return self._columns.at(a[0])
+        return self.everything
+
+
+class _Slabs:
+    """Boxes by the open intervals between their sorted edges on one axis (``low`` and
+    ``high``: the indexes of a box's two edges on that axis)."""
+
+    def __init__(self, boxes: list[Box], low: int, high: int) -> None:
+        self.high = high
+        spans: dict[tuple[float, float], list[Box]] = {}
+        for box in boxes:  # in a laid-out graph many boxes share a row's or column's span
+            spans.setdefault((box[low], box[high]), []).append(box)
+        self.cuts = sorted({v for span in spans for v in span})
+        self.slabs: list[list[Box]] = [[] for _ in self.cuts]
+        for (start, end), group in spans.items():
+            for i in range(bisect_left(self.cuts, start), bisect_left(self.cuts, end)):
+                self.slabs[i] += group  # slab i runs from cuts[i] to cuts[i + 1]
+
+    def at(self, v: float) -> list[Box]:
+        """The boxes whose open interval can hold ``v``."""
+        i = bisect_right(self.cuts, v) - 1
+        if i < 0:
+            return []
+        if self.cuts[i] == v:  # on a cut: the boxes that reach across it
+            return [b for b in self.slabs[i - 1] if b[self.high] > v] if i > 0 else []
+        return self.slabs[i]
 
 
 def _length(points: tuple[Point, ...]) -> float:
@@ -144,21 +211,55 @@ def _simplify(points: list[Point]) -> tuple[Point, ...]:
     return tuple(out)
 
 
-def overlaps(points: tuple[Point, ...], taken: list[tuple[Point, Point]]) -> int:
+def overlaps(points: tuple[Point, ...], taken: list[tuple[Point, Point]] | Lanes) -> int:
     """How many of the route's straight segments run along one of ``taken`` (other edges'
     segments): drawn on top of each other, two edges would read as one."""
+    lanes = taken if isinstance(taken, Lanes) else Lanes(taken)
     count = 0
     for i in range(len(points) - 1):
         (x0, y0), (x1, y1) = points[i], points[i + 1]
-        for (u0, v0), (u1, v1) in taken:
-            if abs(y0 - y1) < 0.5 and abs(v0 - v1) < 0.5 and abs(y0 - v0) < SPREAD - 1:
+        flat, upright = abs(y0 - y1) < 0.5, abs(x0 - x1) < 0.5
+        if flat and upright:  # a dot: either way, as the rule reads for each pair
+            near = lanes.everything
+        elif flat:
+            near = lanes.flat_near(y0)
+        elif upright:
+            near = lanes.upright_near(x0)
+        else:
+            continue
+        for (u0, v0), (u1, v1) in near:
+            if flat and abs(v0 - v1) < 0.5 and abs(y0 - v0) < SPREAD - 1:
                 span = min(max(x0, x1), max(u0, u1)) - max(min(x0, x1), min(u0, u1))
-            elif abs(x0 - x1) < 0.5 and abs(u0 - u1) < 0.5 and abs(x0 - u0) < SPREAD - 1:
+            elif upright and abs(u0 - u1) < 0.5 and abs(x0 - u0) < SPREAD - 1:
                 span = min(max(y0, y1), max(v0, v1)) - max(min(y0, y1), min(v0, v1))
             else:
                 continue
             count += span > 20
     return count
+
+
+class Lanes:
+    """Other edges' straight segments, the flat ones by their height and the upright ones
+    by their x, so that a segment meets only those it could run along."""
+
+    def __init__(self, taken: list[tuple[Point, Point]]) -> None:
+        self.everything = taken
+        self._flat = sorted((s for s in taken if abs(s[0][1] - s[1][1]) < 0.5),
+                            key=lambda s: s[0][1])
+        self._flat_at = [s[0][1] for s in self._flat]
+        self._upright = sorted((s for s in taken if abs(s[0][0] - s[1][0]) < 0.5),
+                               key=lambda s: s[0][0])
+        self._upright_at = [s[0][0] for s in self._upright]
+
+    def flat_near(self, y: float) -> list[tuple[Point, Point]]:
+        """The flat segments that start within SPREAD of height ``y``."""
+        return self._flat[bisect_left(self._flat_at, y - SPREAD):
+                          bisect_right(self._flat_at, y + SPREAD)]
+
+    def upright_near(self, x: float) -> list[tuple[Point, Point]]:
+        """The upright segments within SPREAD of ``x``."""
+        return self._upright[bisect_left(self._upright_at, x - SPREAD):
+                             bisect_right(self._upright_at, x + SPREAD)]
 
 
 def segments(r: Route) -> list[tuple[Point, Point]]:
@@ -207,10 +308,11 @@ def route(a: Point, b: Point, obstacles: list[Box], source: Box | None = None,
                     key=lambda c: c[0])
     best: Route | None = None
     best_key: tuple[int, int, float] | None = None
+    lines, lanes = Lines(obstacles), Lanes(taken)
     for cost, points in costed:
-        hits = crossings(points, obstacles, source, target,
+        hits = crossings(points, lines, source, target,
                          None if best_key is None else best_key[0])
-        key = (hits, overlaps(points, taken) if not hits else 0, cost)
+        key = (hits, overlaps(points, lanes) if not hits else 0, cost)
         if best_key is None or key < best_key:
             best, best_key = Route(points, None, hits), key
         if key[:2] == (0, 0):
