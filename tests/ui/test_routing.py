@@ -139,3 +139,10 @@ def test_indexed_obstacles_count_what_each_box_says(points, boxes, limit):
 def test_indexed_lanes_find_every_overlap(points, others):
     taken = [(p[i], p[i + 1]) for p in others for i in range(len(p) - 1)]
     assert overlaps(tuple(points), Lanes(taken)) == _plain_overlaps(points, taken)
+
+
+def test_a_flat_segment_ending_half_a_pixel_inside_counts_as_the_clipping_does() -> None:
+    box = Box(40.0, 0.0, 52.0, 12.0)
+    points = [(0.0, 10.0), (40.5, 10.0)]
+    assert crossings(points, [box]) == crossings(points, Lines([box])) == int(
+        box.hits(*points))

@@ -125,13 +125,15 @@ def _through(a: Point, b: Point, obstacles: list[Box] | Lines, stop: int) -> int
     y0, y1 = (a[1], b[1]) if a[1] <= b[1] else (b[1], a[1])
     near = obstacles.along(a, b) if isinstance(obstacles, Lines) else obstacles
     count = 0
-    if y0 == y1:  # flat: Box.hits comes down to this, without clipping in general
+    if y0 == y1:  # flat: Box.hits comes down to the length inside, without clipping
         for o in near:
-            if o.left < x1 and x0 < o.right and o.top < y0 < o.bottom \
-                    and min(x1, o.right) - max(x0, o.left) > 0.5:
-                count += 1
-                if count >= stop:
-                    break
+            if o.left < x1 and x0 < o.right and o.top < y0 < o.bottom:
+                inside = min(x1, o.right) - max(x0, o.left)
+                # at the edge of the threshold, the clipping's own rounding decides
+                if inside > 0.5 + 1e-6 or (inside > 0.5 - 1e-6 and o.hits(a, b)):
+                    count += 1
+                    if count >= stop:
+                        break
         return count
     for o in near:
         # a cheap look first: most boxes are nowhere near the segment
