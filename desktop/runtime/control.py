@@ -248,9 +248,9 @@ def _manage(engine: Engine, tool_name: str, args: dict[str, Any]) -> Outcome:
         args = {**args, "from": _node(engine, args["from"], "from"),
                 "to": _node(engine, args["to"], "to")}
     tool = ToolCall(id=new_id(), name=tool_name, args=args)
-    problem = engine.manager.check(USER, tool)
+    problem = engine.manager.refusal(USER, tool)
     if problem:
-        raise (Conflict if "already exists" in problem else Invalid)(problem)
+        raise (Conflict if problem.taken else Invalid)(str(problem), problem.field)
     return Outcome(created=engine.manager.apply(USER, tool))
 
 

@@ -14,19 +14,18 @@ The gate calls :meth:`Manager.check` before asking for approval and
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 from desktop.contract.base import new_id
-from desktop.contract.enums import EdgeType, Provider
+from desktop.contract.enums import EdgeType
 from desktop.contract.events import ToolCall
 from desktop.contract.state import RunState, default_edge_label
-from desktop.graph.document import SLUG_PATTERN, node_uuid
+from desktop.graph.document import node_uuid
+from desktop.graph.gatekeeper import Graph, GraphChangeError, UnknownNode, check_edge, check_node
 from desktop.runtime.approvals import Emit
 from desktop.runtime.routing import find_node
 
-_SLUG = re.compile(SLUG_PATTERN)
 SPAWN_CONFIG_KEYS = ("instructions", "script", "model", "command", "args", "verification",
                      "limits", "untilDone", "maxRestarts", "commandBlocklist", "stallThreshold",
                      "workspace", "isolation")
@@ -48,32 +47,38 @@ class Manager:
 
     def check(self, caller: str, tool: ToolCall) -> str | None:
         """Why the call cannot be applied, or None when it can."""
+        problem = self.refusal(caller, tool)
+        return str(problem) if problem else None
+
+    def refusal(self, caller: str, tool: ToolCall) -> GraphChangeError | None:
+        """The gatekeeper's typed reason the call cannot be applied, or None."""
         args = tool.args
-        if tool.name == "spawn_node":
-            key = args.get("key") or args.get("id")
-            if not isinstance(key, str) or not _SLUG.match(key):
-                return ("spawn_node needs a key: a slug of letters, digits, '_', '.', '-' "
-                        "starting with a letter")
-            state = self._state()
-            # by key too: a fork keeps its source's node ids, derived from another run id
-            if node_uuid(state.id, key) in state.nodes or any(
-                    node.key == key for node in state.nodes.values()):
-                return f"spawn_node: a node with key {key!r} already exists"
-            provider = args.get("provider")
-            if provider is not None and provider not in {p.value for p in Provider}:
-                return f"spawn_node: unknown provider {provider!r}"
-            if args.get("connectFrom") and self._ref(caller, args["connectFrom"]) is None:
-                return f"spawn_node: connectFrom {args['connectFrom']!r} names no node"
-            return None
-        if tool.name == "create_edge":
-            for end in ("from", "to"):
-                if self._ref(caller, args.get(end)) is None:
-                    return f"create_edge: {end} {args.get(end)!r} names no node"
-            kind = args.get("type", EdgeType.HANDOFF.value)
-            if kind not in {t.value for t in EdgeType}:
-                return f"create_edge: type must be handoff or report, not {kind!r}"
-            return None
-        return f"{tool.name} is not an agent-management tool"
+        state = self._state()
+        graph = Graph.of(((n.id, n.key) for n in state.nodes.values()),
+                         ((e.from_, e.to, str(e.type)) for e in state.edges.values()))
+        try:
+            if tool.name == "spawn_node":
+                key = args.get("key") or args.get("id")
+                # by key too: a fork keeps its source's node ids, from another run id
+                node_id = node_uuid(state.id, key) if isinstance(key, str) else ""
+                check_node(graph, key, node_id, args.get("provider"))
+                if args.get("connectFrom") and self._ref(caller, args["connectFrom"]) is None:
+                    raise UnknownNode(f"connectFrom {args['connectFrom']!r} names no node",
+                                      "connectFrom")
+                return None
+            if tool.name == "create_edge":
+                ends = [self._ref(caller, args.get(end)) for end in ("from", "to")]
+                for end, found in zip(("from", "to"), ends, strict=True):
+                    if found is None:
+                        raise UnknownNode(f"{end} {args.get(end)!r} names no node", end)
+                source, target = ends
+                assert source is not None and target is not None
+                check_edge(graph, source, target, args.get("type", EdgeType.HANDOFF.value))
+                return None
+        except GraphChangeError as exc:
+            exc.args = (f"{tool.name}: {exc}",)
+            return exc
+        return GraphChangeError(f"{tool.name} is not an agent-management tool")
 
     def apply(self, caller: str, tool: ToolCall) -> dict[str, Any]:
         """Emit the events that add the node or edge; returns the new ids."""

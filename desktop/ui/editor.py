@@ -13,6 +13,7 @@ from desktop.contract.enums import EdgeType
 from desktop.contract.state import NodeConfig
 from desktop.graph.document import Position, WorkflowDocument, WorkflowEdge, WorkflowNode
 from desktop.graph.errors import WorkflowLoadError
+from desktop.graph.gatekeeper import Graph, GraphChangeError, check_edge
 from desktop.graph.io import dumps_workflow, loads_workflow
 from desktop.ui import undo as c
 from desktop.ui.canvas.node_item import NODE_H, NODE_W
@@ -91,15 +92,17 @@ class Editor(DecorationEdits, QObject):
     # ---------------------------------------------------------------- edges
     def connection_problem(self, src: str, dst: str,
                            edge_type: str = EdgeType.HANDOFF) -> str | None:
-        """Why ``src -> dst`` cannot be drawn, or None when it can."""
+        """Why ``src -> dst`` cannot be drawn, or None when it can (the gatekeeper's
+        reason, the one the API and agents get)."""
         if not self.model.has_node(src) or not self.model.has_node(dst):
             return "both ends must be nodes"
-        if src == dst:
-            return "a node cannot hand off to itself"
-        for key in self.model.edges_of(src):
-            e = self.model.edge(key)
-            if e.from_ == src and e.to == dst and e.type == edge_type:
-                return f"{src} already has a {edge_type} edge to {dst}"
+        edges = (self.model.edge(key) for key in self.model.edges_of(src))
+        graph = Graph.of(((src, None), (dst, None)),
+                         ((e.from_, e.to, str(e.type)) for e in edges if e is not None))
+        try:
+            check_edge(graph, src, dst, str(edge_type))
+        except GraphChangeError as exc:
+            return str(exc)
         return None
 
     def connect(self, src: str, dst: str, edge_type: str = EdgeType.HANDOFF) -> str | None:

@@ -89,6 +89,11 @@ async def test_add_and_delete_edges(api: Api) -> None:
     assert (edge["type"], edge["label"], edge["addedAtRuntime"]) == ("report", "findings", True)
     await api.json("POST", url, 404, {"from": "a", "to": "ghost"})
     await api.json("POST", url, 422, {"from": "a", "to": "b", "type": "teleport"})
+    # the editor's rules (the one gatekeeper): no second edge of a type, no edge to itself
+    error = (await api.json("POST", url, 409, {"from": "a", "to": "b"}))["error"]
+    assert "already has a handoff edge" in error["message"] and error["field"] == "to"
+    error = (await api.json("POST", url, 422, {"from": "b", "to": "b"}))["error"]
+    assert "cannot hand off to itself" in error["message"]
     await api.json("DELETE", f"{url}/{created['edgeId']}", 204)
     assert created["edgeId"] not in (await api.run_state(run_id))["edges"]
     await api.json("DELETE", f"{url}/{created['edgeId']}", 404)
