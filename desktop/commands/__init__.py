@@ -13,6 +13,7 @@ COMMANDS: dict[str, str] = {
     "validate": "validate",
     "export": "export",
     "layout": "layout",
+    "diff": "diff",
     "schema": "schema",
     "check": "check",
     "verify": "verify",

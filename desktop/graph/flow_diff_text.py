@@ -1,0 +1,61 @@
+"""A workflow diff in words: one line per change, for the terminal and the inspector."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from desktop.graph.flow_diff import Change, EdgeDiff, FlowDiff, NodeDiff
+
+MAX_VALUE = 80
+"""Values longer than this are cut (``--json`` gives them whole)."""
+
+
+def value_text(value: Any, limit: int = MAX_VALUE) -> str:
+    """A value as JSON on one line (``unset`` for none), cut to ``limit`` characters."""
+    if value is None:
+        return "unset"
+    text = json.dumps(value, ensure_ascii=False, sort_keys=False)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def change_text(change: Change) -> str:
+    """``config.model: "x" → "y"``."""
+    return f"{change.path}: {value_text(change.old)} → {value_text(change.new)}"
+
+
+def _node_name(node: NodeDiff) -> str:
+    return f"node {node.id}" + (f" ({node.label})" if node.label else "")
+
+
+def _edge_name(edge: EdgeDiff) -> str:
+    words = edge.type + (f", {value_text(edge.label)}" if edge.label else "")
+    return f"edge {edge.source} → {edge.target} ({words})"
+
+
+def diff_lines(diff: FlowDiff) -> list[str]:
+    """Every change, one line each: ``+`` added, ``-`` removed, ``~`` changed."""
+    lines = [f"~ workflow: {change_text(c)}" for c in diff.settings]
+    lines += [f"+ {_node_name(n)}" for n in diff.added_nodes]
+    lines += [f"- {_node_name(n)}" for n in diff.removed_nodes]
+    lines += [f"~ node {n.id}: {change_text(c)}" for n in diff.changed_nodes for c in n.changes]
+    lines += [f"+ {_edge_name(e)}" for e in diff.added_edges]
+    lines += [f"- {_edge_name(e)}" for e in diff.removed_edges]
+    lines += [f"~ edge {e.id}: {change_text(c)}" for e in diff.changed_edges for c in e.changes]
+    return lines
+
+
+def summary(diff: FlowDiff) -> str:
+    """``2 nodes added, 1 removed, 1 changed; 1 edge added`` (``no differences``)."""
+    parts = []
+    for what, groups in (("node", (diff.added_nodes, diff.removed_nodes, diff.changed_nodes)),
+                         ("edge", (diff.added_edges, diff.removed_edges, diff.changed_edges))):
+        words = [f"{len(g)} {verb}" for g, verb in zip(groups, ("added", "removed", "changed"),
+                                                        strict=True) if g]
+        if words:
+            total = sum(len(g) for g in groups)
+            noun = what if total == 1 else what + "s"
+            parts.append(f"{noun}: {', '.join(words)}")
+    if diff.settings:
+        parts.append(f"workflow settings: {len(diff.settings)} changed")
+    return "; ".join(parts) or "no differences"
