@@ -2,8 +2,8 @@
 scripts/screenshots.py OUT``).
 
 Drives a real window under X11 against a real local service, with the scripted agent, so
-each picture shows what a user sees: the editor, a live run, an approval, a stall, a
-replay and a run's result. Without a DISPLAY it starts its own Xvfb (and ends it). The
+each picture shows what a user sees: the editor, compare mode, a live run, an approval, a
+stall, a replay and a run's result. Without a DISPLAY it starts its own Xvfb (and ends it). The
 window is 1600x1000 in the light theme, and the runs use a fresh data folder, so two
 renders show the same scenes (only clock times and run ids differ).
 """
@@ -177,6 +177,7 @@ async def scenes(window, out: Path, work: Path) -> None:
     await settle()
     shoot(window, out, "editor")
     window.scene.select([])
+    await compare_scene(window, out, work)
 
     # 2. a finished run first (the replay below), then a live one stepped by hand
     await panels.run()
@@ -259,6 +260,33 @@ async def scenes(window, out: Path, work: Path) -> None:
     window.view.fit()
     await settle(1.0)
     shoot(window, out, "result-view")
+
+
+def older_version(example: Path, work: Path) -> Path:
+    """The example as it was before: a tester where the reviewer is, another model."""
+    import yaml
+
+    doc = yaml.safe_load(example.read_text())
+    doc["nodes"] = [n for n in doc["nodes"] if n["id"] != "reviewer"]
+    doc["nodes"].append({"id": "tester", "label": "Tester", "roleTemplate": "tester",
+                         "position": {"x": 520, "y": 190}})
+    doc["edges"] = [e for e in doc["edges"] if "reviewer" not in (e["from"], e["to"])]
+    doc["edges"].append({"from": "implementer", "to": "tester", "label": "test"})
+    doc["nodeConfigs"].pop("reviewer")
+    doc["nodeConfigs"]["implementer"]["model"] = "gpt-5-mini"
+    path = work / "before.flow.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return path
+
+
+async def compare_scene(window, out: Path, work: Path) -> None:
+    """Compare mode: the open workflow against its older version, a changed node selected."""
+    window.compare_with(older_version(window.file.path, work))
+    window.scene.select(["implementer"])
+    await settle()
+    shoot(window, out, "compare")
+    window.file_compare_stop()
+    window.scene.select([])
 
 
 def main() -> int:

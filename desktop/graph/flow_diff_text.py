@@ -59,3 +59,17 @@ def summary(diff: FlowDiff) -> str:
     if diff.settings:
         parts.append(f"workflow settings: {len(diff.settings)} changed")
     return "; ".join(parts) or "no differences"
+
+
+def item_notes(diff: FlowDiff, kind: str, item_id: str | None, other: str) -> list[str]:
+    """What the compare shows for one selected item (``kind`` node, edge or doc):
+    how it differs from the workflow named ``other``, one line each."""
+    if kind == "node":
+        added, changes = [n.id for n in diff.added_nodes], diff.node_changes(item_id or "")
+    elif kind == "edge":
+        added, changes = [e.id for e in diff.added_edges], diff.edge_changes(item_id or "")
+    else:
+        return [summary(diff), *(change_text(c) for c in diff.settings)]
+    if item_id in added:
+        return [f"Added: {other} has no {kind} {item_id}"]
+    return [change_text(c) for c in changes] or [f"The same as in {other}"]

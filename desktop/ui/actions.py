@@ -33,6 +33,10 @@ ACTIONS: list[Spec | None] = [
     Spec("save", "&Save", "File", "file_save", ("Ctrl+S",)),
     Spec("save_as", "Save &As…", "File", "file_save_as", ("Ctrl+Shift+S",)),
     Spec("revert", "&Revert to Saved", "File", "file_revert"),
+    Spec("compare", "Compare &With…", "File", "file_compare",
+         tip="Show on the canvas what this workflow adds, removes and changes relative "
+             "to another workflow file"),
+    Spec("compare_stop", "Stop Comparin&g", "File", "file_compare_stop"),
     SEP,
     Spec("open_evaluation", "Open E&valuation…", "File", "file_open_evaluation",
          tip="Compare a baseline and a new workflow: the --out folder of `eval run`"),

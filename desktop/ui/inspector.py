@@ -28,6 +28,8 @@ from desktop.contract.sandbox import Sandbox
 from desktop.contract.state import Capabilities, NodeConfig, Permissions
 from desktop.graph.document import SLUG_PATTERN, WorkflowEdge, WorkflowNode
 from desktop.graph.errors import Problem
+from desktop.graph.flow_diff import FlowDiff, edge_key
+from desktop.graph.flow_diff_text import item_notes
 from desktop.ui.editor import Editor
 from desktop.ui.inspector_fields import (
     DOC_SECTIONS,
@@ -82,7 +84,14 @@ class Inspector(QScrollArea):
         self.notes = QLabel()
         self.notes.setWordWrap(True)
         self.notes.setTextFormat(Qt.TextFormat.RichText)
-        for w in (self.title, self.subtitle, self.notes):
+        self.compare_header = QLabel()
+        self.compare_header.setProperty("role", "section")
+        self.compare_lines = QLabel()
+        self.compare_lines.setWordWrap(True)
+        self.compare_lines.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.compare: tuple[FlowDiff, str] | None = None  # the diff shown, the other's name
+        for w in (self.title, self.subtitle, self.notes, self.compare_header,
+                  self.compare_lines):
             self.layout_.addWidget(w)
         self.widgets: dict[tuple[str, ...], tuple[Field, QWidget, QLabel]] = {}
         self.pages = {name: self._build_page(sections) for name, sections in (
@@ -172,6 +181,25 @@ class Inspector(QScrollArea):
         self.problems = problems
         self.reload()
 
+    def set_compare(self, diff: FlowDiff | None, other: str = "") -> None:
+        """List how the selected item differs from workflow ``other`` (None: stop)."""
+        self.compare = (diff, other) if diff is not None else None
+        self._show_compare()
+
+    def _show_compare(self) -> None:
+        shown = self.compare is not None and self.kind != "multi"
+        self.compare_header.setVisible(shown)
+        self.compare_lines.setVisible(shown)
+        if not shown:
+            return
+        diff, other = self.compare
+        target = self.target
+        if self.kind == "edge":
+            index = self.model.edge_index(target)
+            target = edge_key(index, self.model.edge(target))
+        self.compare_header.setText(f"COMPARED WITH {other}")
+        self.compare_lines.setText("\n".join(item_notes(diff, self.kind, target, other)))
+
     def _on_model_changed(self, *_: object) -> None:
         if self.kind == "node" and not self.model.has_node(self.target):
             self.kind, self.target = "doc", None
@@ -212,6 +240,7 @@ class Inspector(QScrollArea):
                                   "Align, distribute, "
                                   "copy or delete them from the Arrange and Edit menus.")
             self.notes.hide()
+            self._show_compare()
             return
         data = self.data()
         for path, (f, widget, error) in self.widgets.items():
@@ -223,6 +252,7 @@ class Inspector(QScrollArea):
         self._titles()
         self._show_problems()
         self._show_run_modes()
+        self._show_compare()
 
     def show_run_modes(self, modes: dict[str, str] | None) -> None:
         """While a run of this window runs, its modes are the ones in force: show those

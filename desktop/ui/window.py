@@ -111,7 +111,9 @@ class EditorWindow(WindowCommands, QMainWindow):
                                    Qt.DockWidgetArea.BottomDockWidgetArea),
         }
         self.popup = FilterPopup(self)
+        self.compare_overlay = None  # compare mode's overlay while it is on
         self.actions_ = action_table.build(self, self.view)
+        self.actions_["compare_stop"].setEnabled(False)
         self._menus()
         self._toolbar()
         self._status()

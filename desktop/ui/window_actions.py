@@ -80,6 +80,7 @@ class WindowCommands:
         except WorkflowLoadError as exc:
             self.show_error("Cannot open workflow", "\n".join(str(p) for p in exc.problems))
             return False
+        self.file_compare_stop()  # another document: the comparison was about the last one
         add_recent(self.file.path)
         self.info.hide()
         self.view.fit()
@@ -197,6 +198,40 @@ class WindowCommands:
             from desktop.ui.run.evaluations import open_evaluation
 
             open_evaluation(self, folder)
+
+    def file_compare(self) -> None:
+        path = self.ask_open_path("Compare With Workflow")
+        if path:
+            self.compare_with(path)
+
+    def compare_with(self, path: str | Path) -> bool:
+        """Draw on the canvas how this workflow differs from the one at ``path``."""
+        from desktop.graph.flow_diff_text import summary
+        from desktop.graph.io import load_workflow
+        from desktop.ui.canvas.compare_overlay import CompareOverlay
+
+        try:
+            other = load_workflow(path)
+        except WorkflowLoadError as exc:
+            self.show_error("Cannot compare", "\n".join(str(p) for p in exc.problems))
+            return False
+        self.file_compare_stop()
+        name = Path(path).name
+        self.compare_overlay = CompareOverlay(self.scene, self.inspector, other, name)
+        self.actions_["compare_stop"].setEnabled(True)
+        self.view.fit(self.compare_overlay.bounds())  # removed nodes in sight too
+        self.info.ask(f"Compared with {name}: {summary(self.compare_overlay.diff)}. "
+                      "Green: added here, amber: changed, faint red: removed.",
+                      [("Stop Comparing", self.file_compare_stop)])
+        return True
+
+    def file_compare_stop(self) -> None:
+        overlay, self.compare_overlay = self.compare_overlay, None
+        self.actions_["compare_stop"].setEnabled(False)
+        if overlay is not None:
+            overlay.stop()
+            overlay.deleteLater()
+            self.info.hide()
 
     def file_save(self) -> bool:
         if self.file.path is None:

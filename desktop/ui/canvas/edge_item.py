@@ -83,6 +83,7 @@ class EdgeItem(QGraphicsItem):
         self.bidirectional = False
         self.label = ""
         self.dangling = False
+        self.diff_mark: str | None = None  # compare mode: "added" or "changed"
         self._ends = (QPointF(), QPointF(), QPointF(), QPointF())
         self.route: Route | None = None
         self._keep_clear: tuple = (None, None, None)  # what the label must not cover
@@ -100,6 +101,12 @@ class EdgeItem(QGraphicsItem):
         if (report, bidirectional, label) != (self.report, self.bidirectional, self.label):
             self.report, self.bidirectional, self.label = report, bidirectional, label
             self._extras = None
+            self.update()
+
+    def set_diff_mark(self, mark: str | None) -> None:
+        """Draw the edge as added or changed relative to a compared workflow (None: not)."""
+        if mark != self.diff_mark:
+            self.diff_mark = mark
             self.update()
 
     def set_ends(self, a: tuple[float, float], b: tuple[float, float],
@@ -181,12 +188,16 @@ class EdgeItem(QGraphicsItem):
             painter.drawPath(self._path)
             return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setPen(look.edge[(kind, self.report, False)])
+        pen, brush = look.edge[(kind, self.report, False)], look.edge_brush[kind]
+        if self.diff_mark and kind != "selected":
+            pen, brush = look.diff_edge[(self.diff_mark, self.report)], \
+                look.diff_brush[self.diff_mark]
+        painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawPath(self._path)
         arrows, rect, _ = self._detail()
         painter.setPen(look.no_pen)
-        painter.setBrush(look.edge_brush[kind])
+        painter.setBrush(brush)
         for poly in arrows:
             painter.drawPolygon(poly)
         if self.label and lod >= 0.5:

@@ -45,6 +45,18 @@ class Look:
                 self.edge[(kind, True, far)] = dashed
         self.edge_brush = {k: QBrush(c(v)) for k, v in (
             ("handoff", theme.handoff), ("report", theme.report), ("selected", theme.accent))}
+        # compare mode: added green, changed amber (removed ones are ghosts, in red)
+        diff_colors = {"added": c(theme.ok), "changed": c(theme.warning), "removed": c(theme.error)}
+        self.diff_pen = {k: QPen(v, 3.0) for k, v in diff_colors.items()}
+        self.diff_brush = {k: QBrush(v) for k, v in diff_colors.items()}
+        self.diff_edge = {}
+        for kind, color in diff_colors.items():
+            pen = QPen(color, 2.6)
+            pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+            self.diff_edge[(kind, False)] = pen
+            dashed = QPen(pen)
+            dashed.setStyle(Qt.PenStyle.DashLine)
+            self.diff_edge[(kind, True)] = dashed
         self.edge_label_pen = {k: QPen(c(v), 1.0) for k, v in (
             ("handoff", theme.handoff), ("report", theme.report), ("selected", theme.accent))}
         self._roles: dict[str, tuple[QColor, QBrush, QPen]] = {}

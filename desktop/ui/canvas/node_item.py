@@ -78,6 +78,7 @@ class NodeItem(QGraphicsItem):
         self.problems = (0, 0)  # (errors, warnings)
         self.drop_state = 0  # 1 valid connection target, -1 refused
         self.hover_port = False
+        self.diff_mark: str | None = None  # compare mode: "added" or "changed"
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setAcceptHoverEvents(True)
 
@@ -120,6 +121,12 @@ class NodeItem(QGraphicsItem):
     def set_problems(self, errors: int, warnings: int) -> None:
         if (errors, warnings) != self.problems:
             self.problems = (errors, warnings)
+            self.update()
+
+    def set_diff_mark(self, mark: str | None) -> None:
+        """Mark the card as added or changed relative to a compared workflow (None: not)."""
+        if mark != self.diff_mark:
+            self.diff_mark = mark
             self.update()
 
     def set_drop_state(self, state: int) -> None:
@@ -184,6 +191,8 @@ class NodeItem(QGraphicsItem):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         if self.drop_state:
             painter.setPen(look.ok_pen if self.drop_state > 0 else look.refused_pen)
+        elif self.diff_mark and not selected:
+            painter.setPen(look.diff_pen[self.diff_mark])
         else:
             painter.setPen(look.selected_pen if selected else look.border_pen)
         painter.setBrush(look.node_brush)
@@ -208,7 +217,7 @@ class NodeItem(QGraphicsItem):
             painter.setBrush(look.muted_brush)
             painter.drawRoundedRect(_BAR, 4, 4)
         self._paint_ports(painter, look, role_brush, role_pen)
-        if self.entry or self.problems != (0, 0):
+        if self.entry or self.problems != (0, 0) or self.diff_mark:
             self._paint_badges(painter, look)
 
     def _paint_ports(self, painter: QPainter, look: Look, role_brush, role_pen) -> None:
@@ -229,6 +238,14 @@ class NodeItem(QGraphicsItem):
             painter.setFont(_Fonts.tiny)
             painter.setPen(look.white)
             painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, "ENTRY")
+        if self.diff_mark:
+            pill = QRectF(NODE_W - 80, -8, 62, 15)
+            painter.setPen(look.no_pen)
+            painter.setBrush(look.diff_brush[self.diff_mark])
+            painter.drawRoundedRect(pill, 7, 7)
+            painter.setFont(_Fonts.tiny)
+            painter.setPen(look.white)
+            painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, self.diff_mark.upper())
         errors, warnings = self.problems
         if errors or warnings:
             badge = QRectF(NODE_W - 8, -8, 18, 18)
