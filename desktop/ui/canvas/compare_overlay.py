@@ -40,6 +40,12 @@ class GhostNode(QGraphicsItem):
         self.setOpacity(GHOST_OPACITY)
         self.setZValue(-2)  # under live nodes and edges where they overlap
         self.setToolTip(f"Removed: {node_id} is only in the compared workflow")
+        self.label_font = QFont()
+        self.label_font.setPixelSize(12)
+        self.label_font.setStrikeOut(True)
+        self.tag_font = QFont()
+        self.tag_font.setPixelSize(9)
+        self.tag_font.setWeight(QFont.Weight.Bold)
 
     def boundingRect(self) -> QRectF:
         return QRectF(-2, -10, NODE_W + 4, NODE_H + 12)
@@ -50,17 +56,11 @@ class GhostNode(QGraphicsItem):
         painter.setPen(pen)
         painter.setBrush(QColor(self.color.red(), self.color.green(), self.color.blue(), 28))
         painter.drawRoundedRect(QRectF(0, 0, NODE_W, NODE_H), 9, 9)
-        font = QFont()
-        font.setPixelSize(12)
-        font.setStrikeOut(True)
-        painter.setFont(font)
+        painter.setFont(self.label_font)
         painter.setPen(self.color)
         painter.drawText(QRectF(18, 10, NODE_W - 30, 20), Qt.AlignmentFlag.AlignLeft,
                          self.label)
-        font.setStrikeOut(False)
-        font.setPixelSize(9)
-        font.setWeight(QFont.Weight.Bold)
-        painter.setFont(font)
+        painter.setFont(self.tag_font)
         painter.drawText(QRectF(18, 40, NODE_W - 30, 16), Qt.AlignmentFlag.AlignLeft,
                          "REMOVED")
 
