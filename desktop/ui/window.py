@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QGuiApplication
@@ -37,6 +36,7 @@ from desktop.ui.palette import Palette
 from desktop.ui.popups import FilterPopup
 from desktop.ui.problems import ProblemsPanel
 from desktop.ui.run.attach import attach_run_panels
+from desktop.ui.run.session import RunSession
 from desktop.ui.settings import recent_files, ui_settings
 from desktop.ui.window_actions import WindowCommands
 from desktop.ui.window_size import DockSizes, dock_sizes, initial_geometry
@@ -340,7 +340,7 @@ class EditorWindow(WindowCommands, QMainWindow):
         try:
             asyncio.get_running_loop()
         except RuntimeError:  # the loop is not running (a bare QApplication): detach now
-            _run_now(session.close())
+            _close_now(session)
             return False
         self._detaching = asyncio.ensure_future(detach())
         return True
@@ -464,13 +464,13 @@ class EditorWindow(WindowCommands, QMainWindow):
             self.host.forget(self)
 
 
-def _run_now(coro: Any) -> None:
-    """Run ``coro`` to the end on the thread's idle loop (the one the session was made on)."""
-    try:
-        loop = asyncio.get_event_loop_policy().get_event_loop()
-    except RuntimeError:
-        loop = None
+def _close_now(session: RunSession) -> None:
+    """Close ``session`` now, while no loop runs (a bare QApplication): on the loop its
+    tasks are on, else on a loop of its own that is closed after (never on one the policy
+    would make and leave open)."""
+    loop = session.loop()
     if loop is not None and not loop.is_closed() and not loop.is_running():
-        loop.run_until_complete(coro)
-    else:
-        asyncio.run(coro)
+        loop.run_until_complete(session.close())
+        return
+    with asyncio.Runner() as runner:
+        runner.run(session.close())

@@ -336,6 +336,11 @@ class RunSession(QObject):
 
     # --- closing -------------------------------------------------------------------------------
 
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop its tasks run on, if it started any: closing must run there."""
+        tasks = [t for t in (self._stream, *self._commands) if t is not None]
+        return tasks[0].get_loop() if tasks else None
+
     async def close(self) -> None:
         """Detach from the run; the service keeps running it."""
         self._closed = True

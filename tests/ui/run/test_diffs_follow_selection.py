@@ -69,7 +69,7 @@ def test_a_pinned_view_keeps_its_node_while_the_others_follow(example_window, pa
     assert panels.diffs.node == ids["implementer"]
 
 
-def test_the_record_tab_lists_the_selected_nodes_agent_runs(example_window, past_run):
+def test_the_record_tab_lists_the_selected_nodes_agent_runs(qloop, example_window, past_run):
     window = example_window
     session = window.show_run(past_run(PIR, "record"))
     record = window.run_panels.record
