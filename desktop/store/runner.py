@@ -73,7 +73,10 @@ def _orjson_is_canonical(value: Any) -> bool:
 
 def core(record: dict[str, Any]) -> dict[str, Any]:
     """The record without the fields left out of its hash."""
-    return {key: value for key, value in record.items() if key not in CORE_EXCLUDED}
+    kept = dict(record)
+    for key in CORE_EXCLUDED:
+        kept.pop(key, None)
+    return kept
 
 
 def runner_hash(record: dict[str, Any]) -> str:

@@ -13,7 +13,6 @@ are reported, so the (rule, reference_path) pairs are a superset of the kernel's
 """
 
 import math
-import operator
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -41,10 +40,11 @@ SEMVER = (r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
 SEMVER_RE = re.compile(SEMVER)
 LOCALE_RE = re.compile(r"(C|POSIX|[a-z]{2,3}(_[A-Z]{2}|_\d{3})?)(\.[A-Za-z0-9-]+)?(@[A-Za-z0-9]+)?")
 SIGNAL_RE = re.compile(r"[A-Z][A-Z0-9+]*")
+RUNNER_ID_RE = re.compile(RUNNER_ID_PATTERN)
 UTC_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)")
 KNOWN_FIELDS = frozenset(Runner.model_fields)
 _STR = frozenset({str})
-_FORBIDDEN_RE = re.compile("^(?:" + "|".join(FORBIDDEN_ENV_PREFIXES) + ")", re.M | re.I)
+FORBIDDEN_RE = re.compile("^(?:" + "|".join(FORBIDDEN_ENV_PREFIXES) + ")", re.M | re.I)
 
 
 _NO_REFERENCE_PATH = frozenset({"RN1", "RN2", "RN12"})
@@ -78,10 +78,10 @@ class Violation:
 
 def utf16_sorted(items: list[str]) -> bool:
     """Whether ``items`` is in the order JavaScript's sort() gives (UTF-16 code units)."""
-    if all(map(str.isascii, items)):  # the usual case: code point order is the same
-        return all(map(operator.le, items, items[1:]))
+    if "".join(items).isascii():  # the usual case: code point order is the same
+        return items == sorted(items)
     keys = [utf16_key(s) for s in items]
-    return all(map(operator.le, keys, keys[1:]))
+    return keys == sorted(keys)
 
 
 def parse_utc(value: Any) -> datetime | None:
@@ -133,7 +133,7 @@ class _Checker:
                      else "must be a boolean")
 
     def sorted_strings(self, rule: str, value: Any, path: str) -> list[str] | None:
-        if type(value) is not list or not set(map(type, value)) <= _STR:
+        if type(value) is not list or not _STR.issuperset(map(type, value)):
             self.bad(rule, path, "missing; it is required" if value is None
                      else "must be an array of strings")
             return None
@@ -175,7 +175,7 @@ def _rn1(c: _Checker) -> None:
 
 def _rn2(c: _Checker) -> None:
     rid = c.text("RN2", c.record, "runner_id", "$")
-    if rid is not None and not re.fullmatch(RUNNER_ID_PATTERN, rid):
+    if rid is not None and not RUNNER_ID_RE.fullmatch(rid):
         c.bad("RN2", "$.runner_id", f"{rid!r} does not match runner_YYYYMMDD_HHMMSS_<a-z0-9>")
     c.text("RN2", c.record, "runner_version", "$")
 
@@ -185,6 +185,8 @@ def _rn3(c: _Checker) -> None:
     if p is None:
         return
     for name, allowed in (("os", OSES), ("arch", ARCHES)):
+        if p.get(name) in allowed:  # a known name is a non-empty string too
+            continue
         value = c.text("RN3", p, name, "$.platform")
         if value is not None and value not in allowed:
             c.bad("RN3", f"$.platform.{name}", f"{value!r} is not one of {', '.join(allowed)}")
@@ -242,13 +244,14 @@ def _rn6(c: _Checker) -> None:
 def _rn7(c: _Checker) -> None:
     roots = c.sorted_strings("RN7", c.record.get("write_roots"), "$.write_roots")
     for i, root in enumerate(roots or []):
-        where = f"$.write_roots[{i}]"
         if not root:
-            c.bad("RN7", where, "must not be empty (use '.' for the working folder)")
+            c.bad("RN7", f"$.write_roots[{i}]",
+                  "must not be empty (use '.' for the working folder)")
         elif root.startswith(("/", "\\")) or (root[1:2] == ":" and root[0].isalpha()):
-            c.bad("RN7", where, f"{root!r} is absolute; only relative paths are allowed")
-        elif ".." in root.replace("\\", "/").split("/"):
-            c.bad("RN7", where, f"{root!r} contains path traversal ('..')")
+            c.bad("RN7", f"$.write_roots[{i}]",
+                  f"{root!r} is absolute; only relative paths are allowed")
+        elif ".." in root and ".." in root.replace("\\", "/").split("/"):
+            c.bad("RN7", f"$.write_roots[{i}]", f"{root!r} contains path traversal ('..')")
 
 
 def _rn8(c: _Checker) -> None:
@@ -259,7 +262,7 @@ def _rn8(c: _Checker) -> None:
         c.bad("RN8", "$.context.working_dir", "missing; it is required"
               if "working_dir" not in ctx else "must be '.'")
     names = c.sorted_strings("RN8", ctx.get("env_allowlist"), "$.context.env_allowlist")
-    forbidden = names and _FORBIDDEN_RE.search("\n".join(names))
+    forbidden = names and FORBIDDEN_RE.search("\n".join(names))
     for i, name in enumerate(names if forbidden else []):
         if name.upper().startswith(FORBIDDEN_ENV_PREFIXES):
             c.bad("RN8", f"$.context.env_allowlist[{i}]",
@@ -274,7 +277,7 @@ def _rn9(c: _Checker) -> None:
     t = c.obj("RN9", "timing")
     if t is None:
         return
-    start, end = (parse_utc(t.get(name)) for name in ("started_at", "completed_at"))
+    start, end = parse_utc(t.get("started_at")), parse_utc(t.get("completed_at"))
     for name, moment in (("started_at", start), ("completed_at", end)):
         if moment is None:
             c.bad("RN9", f"$.timing.{name}", "missing; it is required" if name not in t
@@ -331,7 +334,7 @@ def _rn10(c: _Checker) -> None:
 
 
 def _rn11(c: _Checker) -> None:
-    for key in c.record:
+    for key in () if KNOWN_FIELDS.issuperset(c.record) else c.record:
         if key not in KNOWN_FIELDS:
             c.bad("RN11", f"$.{key}", f"unknown field {key!r}: it is neither core nor "
                   "ephemeral, so the hash could not say whether it counts")
