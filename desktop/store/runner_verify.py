@@ -7,7 +7,8 @@ duplicate keys, bounded size and depth) or raises :class:`RunnerParseError`;
 with its rule id, a message, the path of the field (``$.limits.timeout_ms``) and,
 where the Motherlabs kernel's ``runner-verify`` reports a path for the same finding, that
 path too (``reference_path``: ``limits.timeout_ms``); :func:`check` does both for
-bytes, parsing a canonical record only once.
+bytes, parsing a canonical record only once (and a plainly valid one in a single strict
+parse and validation, :mod:`desktop.store.runner_fast`).
 
 RN12 accepts the canonical bytes alone or followed by exactly one ``\n`` (what the
 kernel's writer, and :func:`desktop.store.runner.write_runner`, emit); any other bytes
@@ -22,6 +23,7 @@ from typing import Any
 import orjson
 
 from desktop.store.runner import NEWLINE, CanonicalError, canonical, canonical_record, hash_of
+from desktop.store.runner_fast import accept
 from desktop.store.runner_rules import Violation, check_rules, kind_of
 
 __all__ = ["RunnerParseError", "Verification", "Violation", "check", "parse", "verify",
@@ -153,8 +155,14 @@ def _rule_number(rule_id: str) -> int:
 
 def check(raw: bytes) -> tuple[Any, Verification]:
     """Parse ``raw`` and verify it: the value and its verification; :class:`RunnerParseError`
-    when ``raw`` is not strict JSON. A canonical record is parsed once, the fast way."""
+    when ``raw`` is not strict JSON. A record that plainly keeps every rule is accepted in
+    one strict parse (:func:`desktop.store.runner_fast.accept`); any other canonical record
+    is parsed once by orjson and checked rule by rule."""
     _check_size(raw)
+    accepted = accept(raw)
+    if accepted is not None:
+        record, core_form = accepted
+        return record, Verification([], hash_of(core_form))
     try:
         value = orjson.loads(raw)
         result = verify(value, raw)
