@@ -48,7 +48,8 @@ def utc_now() -> str:
 class ContractModel(BaseModel):
     """Base of stored shapes: camelCase on the wire, unknown fields kept."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True, use_enum_values=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, use_enum_values=True,
+                              defer_build=True)
 
     def to_json_dict(self) -> dict:
         """The wire form: JSON-compatible, aliases applied, unset optionals left out."""

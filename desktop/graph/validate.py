@@ -4,7 +4,6 @@ import fnmatch
 import os
 from collections import Counter
 
-import networkx as nx
 from pydantic import ValidationError
 
 from desktop.contract.enums import CliPermissionsMode, EdgeType, Provider
@@ -18,7 +17,7 @@ from desktop.graph.fields import from_validation_error, locate
 from desktop.graph.isolation_check import check_isolation
 from desktop.graph.roles import role_names
 from desktop.graph.sourcemap import SourceMap
-from desktop.graph.topology import flow_graph
+from desktop.graph.topology import links, reachable
 from desktop.store.paths import data_dir
 from desktop.store.secret_names import user_patterns
 
@@ -112,28 +111,34 @@ def _check_reachability(doc: WorkflowDocument) -> list[Problem]:
     entry = doc.entry_node()
     if entry is None:
         return []
-    everything = flow_graph(doc)
-    reachable = nx.descendants(everything, entry.id) | {entry.id}
+    from_entry = reachable(links(doc), entry.id)
     out = [
         _warn(f"nodes[{i}]", f"node {n.id!r} cannot be reached from the entry node "
               f"{entry.id!r}", "connect it with an edge, or delete it")
-        for i, n in enumerate(doc.nodes) if n.id not in reachable
+        for i, n in enumerate(doc.nodes) if n.id not in from_entry
     ]
-    handoffs = flow_graph(doc, EdgeType.HANDOFF)
+    handoffs = links(doc, EdgeType.HANDOFF)
+    downstream: dict[str, set[str]] = {}  # one walk per start, however many report edges
+
+    def leads(start: str, end: str) -> bool:
+        if start not in downstream:
+            downstream[start] = reachable(handoffs, start)
+        return end in downstream[start]
+
     for i, edge in enumerate(doc.edges):
         if edge.type != EdgeType.REPORT or edge.from_ == edge.to:
             continue
         if edge.from_ not in handoffs or edge.to not in handoffs:
             continue
-        fed = nx.has_path(handoffs, edge.to, edge.from_)
+        fed = leads(edge.to, edge.from_)
         if edge.bidirectional:
-            fed = fed or nx.has_path(handoffs, edge.from_, edge.to)
+            fed = fed or leads(edge.from_, edge.to)
         if not fed:
             out.append(_warn(
                 f"edges[{i}]", f"report edge {edge.from_!r} -> {edge.to!r} leads nowhere: "
                 f"{edge.to!r} never hands work to {edge.from_!r}",
                 f"add a handoff path from {edge.to!r} to {edge.from_!r}, or make it a handoff"))
-        elif edge.from_ not in reachable:
+        elif edge.from_ not in from_entry:
             out.append(_warn(f"edges[{i}]", f"report edge source {edge.from_!r} is never "
                              "reached, so it never reports", "connect it to the entry node"))
     return out

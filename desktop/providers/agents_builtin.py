@@ -5,12 +5,17 @@ made: listing what can run here (``agent-canvas validate``, the editor's checks)
 pay for the ACP schema, aiohttp or the stream parsers.
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from desktop.contract.enums import Provider as Name
-from desktop.providers.base import Provider
-from desktop.providers.offline import OfflineSetup
+
+if TYPE_CHECKING:
+    from desktop.providers.base import Provider
+    from desktop.providers.offline import OfflineSetup
 
 CLI_AGENTS = (Name.CLAUDE, Name.CODEX, Name.GEMINI)
 """The names desktop/providers/cli_agents.py's providers have."""

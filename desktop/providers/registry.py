@@ -1,9 +1,18 @@
-"""Provider lookup by name."""
+"""Provider lookup by name.
+
+Built-in providers are registered as factories that import their module when a provider
+is made, so listing the names (``agent-canvas validate``) imports no provider at all.
+"""
+
+from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from desktop.contract.enums import Provider as ProviderName
-from desktop.providers.base import Provider
+
+if TYPE_CHECKING:
+    from desktop.providers.base import Provider
 
 _FACTORIES: dict[str, Callable[[], Provider]] = {}
 
@@ -38,12 +47,20 @@ def can_gate(name: str) -> bool:
 def _load_builtin() -> None:
     if _FACTORIES:
         return
-    from desktop.providers.command import CommandProvider
-    from desktop.providers.scripted.provider import ScriptedProvider
-
-    register(ProviderName.SCRIPTED.value, ScriptedProvider)
-    register(ProviderName.COMMAND.value, CommandProvider)
-    register(ProviderName.CUSTOM.value, CommandProvider)
     from desktop.providers.agents_builtin import register_agents
+
+    def scripted() -> Provider:
+        from desktop.providers.scripted.provider import ScriptedProvider
+
+        return ScriptedProvider()
+
+    def command() -> Provider:
+        from desktop.providers.command import CommandProvider
+
+        return CommandProvider()
+
+    register(ProviderName.SCRIPTED.value, scripted)
+    register(ProviderName.COMMAND.value, command)
+    register(ProviderName.CUSTOM.value, command)
 
     register_agents(register)
