@@ -28,6 +28,7 @@ from desktop.contract.commands import (
     PatchNode,
     Resolve,
     RunStatusIn,
+    SetBudget,
     Step,
 )
 from desktop.contract.enums import EdgeType
@@ -314,6 +315,13 @@ class ApiClient:
     async def chat(self, run_id: str, node: str, text: str) -> dict:
         """Send ``text`` to a node as the user; ``{"nodeId"}``."""
         return await self.send(run_id, Chat(node, text))
+
+    async def set_budget(self, run_id: str, node: str | None = None,
+                         max_tokens: int | None = None, max_cost_usd: float | None = None,
+                         max_wall_sec: float | None = None) -> dict:
+        """Change the run's budget (or ``node``'s) limits; ``{"nodeId"}`` (null: the run)."""
+        return await self.send(run_id, SetBudget(node, max_tokens, max_cost_usd,
+                                                 max_wall_sec))
 
     async def edit_inbox(self, run_id: str, node: str, item_id: str, text: str,
                          structured: dict[str, Any] | None = None) -> dict:

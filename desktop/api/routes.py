@@ -170,6 +170,12 @@ async def step(request: web.Request) -> web.Response:
     return _json({"nodeId": outcome.node_id}, status=202)
 
 
+async def set_budget(request: web.Request) -> web.Response:
+    body = await parse(request, m.SetBudgetRequest)
+    outcome = await _service(request).execute(_run_id(request), body.command())
+    return _json({"nodeId": outcome.node_id})
+
+
 async def edit_inbox(request: web.Request) -> web.Response:
     body = await parse(request, m.EditInbox)
     command = body.command(item_id=request.match_info["item_id"])
@@ -291,6 +297,9 @@ ROUTES: tuple[Route, ...] = (
           202, errors=(400, 404, 409, 422)),
     Route("POST", RUN + "/step", step, "INTERACTIVE: start the next (or a node's) turn",
           m.StepRequest, m.NodeRef, 202, errors=(400, 404, 409, 422)),
+    Route("PATCH", RUN + "/budget", set_budget, "Raise (or change) the run's budget or a "
+          "node's; resume goes on after run.budget_exceeded", m.SetBudgetRequest,
+          m.NodeRef, errors=(400, 404, 409, 422)),
     Route("POST", RUN + "/inbox/{item_id}", edit_inbox, "Change a queued inbox item",
           m.EditInbox, m.NodeRef, errors=(400, 404, 409, 422)),
     Route("POST", RUN + "/nodes", add_node, "Add a node to a live run", m.AddNode,

@@ -47,6 +47,7 @@ from desktop.store.snapshot import STATE_FILE
 from desktop.views.result import result_summary
 from desktop.views.runs import open_run
 from desktop.views.stall_text import stall_detail
+from desktop.views.usage import cost, exceeded_text, total_tokens
 
 log = logging.getLogger(__name__)
 Fingerprint = tuple[int, int, int, int]
@@ -138,7 +139,8 @@ def summary_row(state: RunState, live: bool, interrupted: bool,
     row: dict[str, Any] = {
         "id": state.id, "status": status, "workflowName": state.workflow_name,
         "createdAt": state.created_at, "updatedAt": state.updated_at, "live": live,
-        "tokens": dict(state.usage), "events": state.last_seq}
+        "tokens": dict(state.usage), "totalTokens": total_tokens(state.usage),
+        "costUsd": cost(state.usage), "events": state.last_seq}
     if state.forked_from is not None:
         row["forkedFrom"] = state.forked_from.to_json_dict()
     if status in LIVE_STATUSES and (waiting := waiting_on_you(state)):
@@ -152,14 +154,20 @@ def summary_row(state: RunState, live: bool, interrupted: bool,
 
 
 def waiting_on_you(state: RunState) -> list[dict[str, Any]]:
-    """What in a live run waits on a person besides its approvals: the stall that paused
-    it, and each node whose last turn failed (each with its node and the reason)."""
+    """What in a live run waits on a person besides its approvals: the stall or the budget
+    that paused it, and each node whose last turn failed (each with its node and the reason)."""
     out = []
     stall = state.stall or {}
     if str(state.status) == "paused" and stall:
         node = state.nodes.get(str(stall.get("nodeId") or ""))
         out.append({"kind": "stall", "nodeId": node.id if node else None,
                     "node": node.label if node else "", "reason": stall_detail(stall)})
+    found = state.budget_exceeded or {}
+    if str(state.status) == "paused" and found:
+        node = state.nodes.get(str(found.get("nodeId") or ""))
+        out.append({"kind": "budget", "nodeId": node.id if node else None,
+                    "node": node.label if node else "",
+                    "reason": exceeded_text(found, node.label if node else "the run")})
     for node in state.nodes.values():
         if str(node.status) == "failed":
             out.append({"kind": "failed", "nodeId": node.id, "node": node.label,

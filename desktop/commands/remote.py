@@ -24,6 +24,7 @@ from desktop.commands.server_args import RemoteError, client_for
 from desktop.contract.enums import RUN_ENDED
 from desktop.contract.state import PendingApproval, RunState
 from desktop.views.state import RunProjection
+from desktop.views.usage import cost_text, total_tokens
 
 EXIT = {"completed": 0, "failed": 1, "stopped": 4}
 EXIT_BAD_INPUT = 2
@@ -241,11 +242,14 @@ def list_remote(args: argparse.Namespace) -> int:
         if not runs:
             print(f"no runs in the service at {args.server}")
             return 0
-        table = Table("id", "workflow", "status", "started", "updated", "live")
+        table = Table("id", "workflow", "status", "started", "updated", "live", "tokens",
+                      "cost")
         for r in runs:
+            usage = r.get("tokens") or {}
             table.add_row(str(r.get("id", ""))[:8], r.get("workflowName") or "-",
                           str(r.get("status")), _when(r.get("createdAt")),
-                          _when(r.get("updatedAt")), "live" if r.get("live") else "")
+                          _when(r.get("updatedAt")), "live" if r.get("live") else "",
+                          f"{total_tokens(usage):,}", cost_text(usage))
         out_console().print(table)
         return 0
 

@@ -21,7 +21,16 @@ from typing import TYPE_CHECKING, Any
 from desktop.api.client import ApiError
 from desktop.commands.merge_words import CLAUSES, merge_choice, split_approval
 from desktop.commands.run_console import HELP, Decide, Local, MergeWords, parse
-from desktop.contract.commands import Chat, Pause, Resolve, Resume, SetMode, Step, Stop
+from desktop.contract.commands import (
+    Chat,
+    Pause,
+    Resolve,
+    Resume,
+    SetBudget,
+    SetMode,
+    Step,
+    Stop,
+)
 from desktop.contract.enums import RUN_ENDED
 from desktop.runtime.control import CommandError
 from desktop.views.node_ref import console_node
@@ -79,7 +88,7 @@ class RemoteConsole:
                 self.show_status()
             case Step(node=ref):
                 await self._step(self._node(ref) if ref else None)
-            case Chat(node=ref):
+            case Chat(node=ref) | SetBudget(node=str() as ref):
                 # the service takes exact ids and keys; the label or id prefix a person
                 # types is resolved here, where an ambiguous one can be shown
                 await self._client.send(run_id, replace(command, node=self._node(ref)))
@@ -89,7 +98,7 @@ class RemoteConsole:
                 await self._merge(command)
             case Stop():
                 await self.stop()
-            case Pause() | Resume() | SetMode():
+            case Pause() | Resume() | SetMode() | SetBudget():
                 await self._client.send(run_id, command)
             case _:
                 raise ValueError("not available through the service")

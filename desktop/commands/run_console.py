@@ -1,7 +1,8 @@
 """Terminal commands for a live run, typed or piped one per line on stdin.
 
 ``step [node]``, ``chat NODE TEXT``, ``approve [ID]``, ``deny [ID] [reason]``,
-``modify [ID] JSON``, ``merge [ID] ours|theirs [FILE...] | edit FILE[=FROM] | agent``
+``modify [ID] JSON``, ``budget [NODE] tokens=N cost=USD wall=SEC``,
+``merge [ID] ours|theirs [FILE...] | edit FILE[=FROM] | agent``
 (desktop/commands/merge_words.py), ``pause``, ``resume``, ``stop``, ``mode auto|
 interactive|planning|implementation``, ``status``, ``help``. Nodes are named by key,
 label or id prefix; approvals by a unique id prefix, or left out for the oldest.
@@ -36,6 +37,7 @@ from desktop.runtime.control import (
     Pause,
     Resolve,
     Resume,
+    SetBudget,
     SetMode,
     Step,
     Stop,
@@ -56,6 +58,8 @@ HELP = """commands:
   merge [ID] agent                   ... or hand the files to the node's agent
   deny [ID]              undo a merge that conflicts (then merge by hand and resume)
   pause | resume | stop  pause new turns, continue, or stop the run
+  budget [NODE] tokens=N cost=USD wall=SEC   raise the run's (or NODE's) budget;
+                         then `resume` after the run paused for it
   mode MODE              auto, interactive, planning or implementation
   status                 show the nodes and pending approvals
   help                   this text"""
@@ -126,6 +130,9 @@ class Local:
 
 
 Line = Command | Decide | MergeWords | Local
+BUDGET_USAGE = "usage: budget [NODE] tokens=N cost=USD wall=SEC (one or more limits)"
+_BUDGET_WORDS = {"tokens": ("max_tokens", int), "cost": ("max_cost_usd", float),
+                 "wall": ("max_wall_sec", float)}
 _MODES = {"AUTO": "mode", "INTERACTIVE": "mode", "PLANNING": "global", "IMPLEMENTATION": "global"}
 
 
@@ -169,12 +176,34 @@ def parse(line: str) -> Line | None:
             return Resume()
         case "stop":
             return Stop()
+        case "budget":
+            return _budget(rest)
         case "mode":
             value = rest[0].upper() if len(rest) == 1 else ""
             if value not in _MODES:
                 raise ValueError("usage: mode auto|interactive|planning|implementation")
             return SetMode(mode=value) if _MODES[value] == "mode" else SetMode(global_mode=value)
     raise ValueError(f"unknown command {name!r}; type `help`")
+
+
+def _budget(words: list[str]) -> SetBudget:
+    node = words[0] if words and "=" not in words[0] else None
+    limits: dict[str, float] = {}
+    for word in words[1 if node else 0:]:
+        key, _, value = word.partition("=")
+        if key.lower() not in _BUDGET_WORDS or not value:
+            raise ValueError(BUDGET_USAGE)
+        name, kind = _BUDGET_WORDS[key.lower()]
+        try:
+            number = kind(value.lstrip("$"))
+        except ValueError:
+            raise ValueError(f"{key}={value}: not a number; {BUDGET_USAGE}") from None
+        if number <= 0:
+            raise ValueError(f"{key}={value}: a limit is above 0")
+        limits[name] = number
+    if not limits:
+        raise ValueError(BUDGET_USAGE)
+    return SetBudget(node, **limits)
 
 
 class Console:
@@ -226,7 +255,7 @@ class Console:
             command: Command = self._decision(parsed)
         elif isinstance(parsed, MergeWords):
             command = self._merge(parsed)
-        elif isinstance(parsed, Step | Chat) and parsed.node:
+        elif isinstance(parsed, Step | Chat | SetBudget) and parsed.node:
             # the engine takes exact ids and keys; a label or id prefix is this console's
             command = replace(parsed, node=self._node(parsed.node))
         else:

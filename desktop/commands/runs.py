@@ -28,6 +28,14 @@ from desktop.views.reader import EventReader
 from desktop.views.result import ResultSummary, result_summary
 from desktop.views.runs import list_runs, open_run
 from desktop.views.tool_calls import RunNotes
+from desktop.views.usage import (
+    budget_text,
+    cost,
+    cost_text,
+    exceeded_text,
+    total_tokens,
+    usage_text,
+)
 from desktop.wording import plural
 
 DETAIL_WIDTH = 100
@@ -109,6 +117,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                       "status": r.display_status, "interrupted": r.interrupted,
                       "createdAt": r.created_at, "updatedAt": r.updated_at,
                       "events": r.events, **({"error": r.error} if r.error else {}),
+                      "tokens": total_tokens(r.usage or {}), "costUsd": cost(r.usage or {}),
                       **({"forkedFrom": {"runId": r.forked_from[0], "seq": r.forked_from[1]}}
                          if r.forked_from else {}),
                       **({"result": r.result.to_json()} if r.result else {})}
@@ -118,10 +127,11 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"no runs in {data_dir(args.data_dir)}")
         return 0
     # ids are shown by their first 8 characters, which `runs show` accepts as a prefix
-    table = Table("id", "workflow", "status", "started", "updated", "events")
+    table = Table("id", "workflow", "status", "started", "updated", "events", "tokens", "cost")
     for r in runs:
         table.add_row(r.id[:8], r.workflow or "-", r.display_status if not r.error else r.error,
-                      _when(r.created_at), _when(r.updated_at), str(r.events))
+                      _when(r.created_at), _when(r.updated_at), str(r.events),
+                      f"{total_tokens(r.usage or {}):,}", cost_text(r.usage or {}))
     out_console().print(table)
     return 0
 
@@ -150,6 +160,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         return fail(str(exc))
     if args.json:
         _print_json({**state.to_json_dict(), "displayStatus": display_status(state),
+                     "tokens": total_tokens(state.usage), "costUsd": cost(state.usage),
                      **({"result": result.to_json()} if result is not None else {})})
         return 0
     console = out_console()
@@ -187,8 +198,19 @@ def cmd_show(args: argparse.Namespace) -> int:
     if state.stall:
         console.print(f"[yellow]stalled[/]: {state.stall.get('reason')} "
                       f"{state.stall.get('evidence', {})}")
-    if state.usage:
-        console.print("usage: " + ", ".join(f"{k} {v:g}" for k, v in state.usage.items()))
+    console.print(f"usage: {usage_text(state.usage)}")
+    if state.budget is not None:
+        console.print(f"budget: {budget_text(state.budget.to_json_dict())}")
+    for nid, config in state.node_configs.items():
+        if config.budget is not None and nid in state.nodes:
+            console.print(f"budget of {escape(state.nodes[nid].label)}: "
+                          f"{budget_text(config.budget.to_json_dict())}; used "
+                          f"{usage_text(state.node_usage.get(nid, {}))}")
+    if state.budget_exceeded:
+        found = state.budget_exceeded
+        node = state.nodes.get(found.get("nodeId") or "")
+        console.print(f"[yellow]paused[/]: "
+                      f"{escape(exceeded_text(found, node.label if node else 'the run'))}")
     return 0
 
 

@@ -128,8 +128,10 @@ class RunResultRow(ResponseModel):
 class WaitingItem(ResponseModel):
     """Something in a live run that waits on a person, besides its approvals."""
 
-    kind: Literal["stall", "failed"] = Field(description="stall: stall detection paused the "
-                                             "run; failed: the node's last turn failed")
+    kind: Literal["stall", "failed", "budget"] = Field(
+        description="stall: stall detection paused the run; failed: the node's last turn "
+                    "failed; budget: usage reached a budget limit (nodeId: whose; none: the "
+                    "run's)")
     node_id: str | None = Field(alias="nodeId")
     node: str = Field(description="the node's label")
     reason: str
@@ -144,6 +146,11 @@ class RunSummary(ResponseModel):
     updated_at: str = Field(alias="updatedAt")
     live: bool = Field(description="an engine in this service runs it")
     tokens: dict[str, float] = Field(default_factory=dict, description="token use (usage)")
+    total_tokens: int = Field(0, alias="totalTokens", ge=0,
+                              description="input plus output tokens")
+    cost_usd: float | Literal["unknown"] = Field(
+        "unknown", alias="costUsd", description="USD spent; 'unknown' when no provider "
+                                                "reported a cost (never 0 for that)")
     events: int = Field(0, ge=0, description="how many events its log holds (its last seq)")
     forked_from: dict[str, Any] | None = Field(None, alias="forkedFrom",
                                                description="{runId, seq} of a fork's source")
@@ -180,6 +187,10 @@ class ChatRequest(body_model(c.Chat)):
 
 class StepRequest(body_model(c.Step)):
     """INTERACTIVE: start the next pending turn, or ``nodeId``'s (the Step command)."""
+
+
+class SetBudgetRequest(body_model(c.SetBudget)):
+    """New limits for the run's budget, or ``nodeId``'s (the SetBudget command)."""
 
 
 class NodeRef(ResponseModel):

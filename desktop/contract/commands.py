@@ -95,6 +95,26 @@ class SetMode:
     global_mode: Annotated[str | None, Body("globalMode", type=GlobalModeIn | None)] = None
 
 
+@dataclass(frozen=True)
+class SetBudget:
+    """Change the run's budget, or ``node``'s: each limit given replaces the old one (the
+    others stay); ``resume`` then goes on after a ``run.budget_exceeded``."""
+
+    endpoint: ClassVar[Endpoint] = Endpoint("PATCH", RUN + "/budget")
+
+    node: Annotated[str | None, Body("nodeId", min_length=1,
+                                     description="node id or key; none: the run's")] = None
+    max_tokens: Annotated[int | None, Body("maxTokens", gt=0)] = None
+    max_cost_usd: Annotated[float | None, Body("maxCostUsd", gt=0)] = None
+    max_wall_sec: Annotated[float | None, Body("maxWallSec", gt=0)] = None
+
+    def limits(self) -> dict[str, float]:
+        """The limits given, by their camelCase names."""
+        found = {"maxTokens": self.max_tokens, "maxCostUsd": self.max_cost_usd,
+                 "maxWallSec": self.max_wall_sec}
+        return {k: v for k, v in found.items() if v is not None}
+
+
 class MergeChoiceIn(RequestModel):
     """A merge approval's resolution: a side per file, edited contents, or the agent."""
 
@@ -203,8 +223,9 @@ class DeleteEdge:
     edge_id: Annotated[str, InPath("edge_id")]
 
 
-Command = (Pause | Resume | Stop | Step | Chat | SetMode | Resolve | UpdateNodeConfig
-           | EditInbox | AddNode | PatchNode | DeleteNode | AddEdge | DeleteEdge)
+Command = (Pause | Resume | Stop | Step | Chat | SetMode | SetBudget | Resolve
+           | UpdateNodeConfig | EditInbox | AddNode | PatchNode | DeleteNode | AddEdge
+           | DeleteEdge)
 
 COMMANDS: tuple[type, ...] = get_args(Command)
 """Every command class, in the order of :data:`Command`."""

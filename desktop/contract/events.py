@@ -6,6 +6,8 @@ the run lifecycle events the runtime writes:
 - ``run.created``   the run's starting graph (nodes, configs, edges), task, modes
 - ``run.started``, ``run.paused``, ``run.resumed``, ``run.stopped``,
   ``run.completed``, ``run.failed``  status changes with an optional reason
+- ``run.budget_exceeded``  a usage or wall-time limit (``budget``) was reached: the run
+  pauses and the spending turn is stopped
 - ``run.interrupted``  found on reopen: the engine died while the run was live
 - ``run.forked``    a fork's first own event, right after the events it copied from
   the run it was forked from (whose ``run.created`` then carries ``forkedFrom`` too)
@@ -37,6 +39,7 @@ from desktop.contract.isolation import Isolation
 from desktop.contract.merge import MergeChoice, MergeRequest
 from desktop.contract.state import (
     Artifact,
+    Budget,
     EdgeState,
     ForkedFrom,
     InboxItem,
@@ -77,6 +80,7 @@ class RunCreated(EventBase):
         None, alias="forkedFrom", description="Set in a fork: the run and seq it copied.")
     isolation: Isolation | None = Field(
         None, description="The workflow's isolation (worktree or shared), when it sets one.")
+    budget: Budget | None = Field(None, description="The workflow's budget, when it sets one.")
 
 
 class _RunStatusEvent(EventBase):
@@ -167,6 +171,18 @@ class RunStalled(EventBase):
     type: Literal["run.stalled"] = "run.stalled"
     reason: Literal["output", "diff", "verification", "silent"]
     evidence: dict[str, Any] = Field(default_factory=dict)
+
+
+class RunBudgetExceeded(EventBase):
+    """A ``budget`` limit was reached; the run is paused and the spending turn stopped.
+    ``nodeId`` names the node whose budget it was; without it, the run's."""
+
+    type: Literal["run.budget_exceeded"] = "run.budget_exceeded"
+    limit: Literal["maxTokens", "maxCostUsd", "maxWallSec"]
+    budget: float = Field(gt=0, description="the limit's value")
+    used: float = Field(ge=0, description="what was used when it was reached")
+    usage: dict[str, float] = Field(default_factory=dict,
+                                    description="the node's (or the run's) usage then")
 
 
 # --- nodes and edges ----------------------------------------------------------
@@ -376,8 +392,8 @@ class LogRecovered(EventBase):
 
 KNOWN_EVENTS: tuple[type[EventBase], ...] = (
     RunCreated, RunStarted, RunPaused, RunResumed, RunStopped, RunCompleted, RunFailed,
-    RunInterrupted, RunForked, RunPatch, RunMode, RunStalled, NodePatch, NodeProgress,
-    NodeHeartbeat, NodeLog, NodeDeleted, TurnStatusEvent, EdgeCreated, EdgeDeleted,
+    RunInterrupted, RunForked, RunPatch, RunMode, RunStalled, RunBudgetExceeded, NodePatch,
+    NodeProgress,    NodeHeartbeat, NodeLog, NodeDeleted, TurnStatusEvent, EdgeCreated, EdgeDeleted,
     InboxQueued, InboxEdited, HandoffSent,
     MessageUser, MessageAssistantDelta, MessageAssistantFinal, ThinkingDelta, ThinkingFinal,
     ToolProposed, ToolStarted, ToolCompleted, ApprovalRequested, ApprovalResolved,
@@ -408,6 +424,7 @@ Event = Annotated[
     | Annotated[RunPatch, Tag("run.patch")]
     | Annotated[RunMode, Tag("run.mode")]
     | Annotated[RunStalled, Tag("run.stalled")]
+    | Annotated[RunBudgetExceeded, Tag("run.budget_exceeded")]
     | Annotated[NodePatch, Tag("node.patch")]
     | Annotated[NodeProgress, Tag("node.progress")]
     | Annotated[NodeHeartbeat, Tag("node.heartbeat")]

@@ -62,6 +62,17 @@ class Limits(ContractModel):
     silence_sec: float | None = Field(None, alias="silenceSec", gt=0)
 
 
+class Budget(ContractModel):
+    """Spending limits of a run or a node; None means no limit. Reaching one pauses the run
+    (``run.budget_exceeded``) and stops the turn that spends."""
+
+    max_tokens: int | None = Field(None, alias="maxTokens", gt=0,
+                                   description="input plus output tokens")
+    max_cost_usd: float | None = Field(None, alias="maxCostUsd", gt=0)
+    max_wall_sec: float | None = Field(None, alias="maxWallSec", gt=0,
+                                       description="seconds spent running (a node: in turns)")
+
+
 class NodeConfig(ContractModel):
     """How a node's agent is launched and supervised."""
 
@@ -72,6 +83,7 @@ class NodeConfig(ContractModel):
     workspace: str | None = None
     env_allowlist: list[str] = Field(default_factory=list, alias="envAllowlist")
     limits: Limits = Field(default_factory=Limits)
+    budget: Budget | None = None
     verification: str | None = None
     stall_threshold: int = Field(3, alias="stallThreshold", ge=2)
     until_done: bool = Field(False, alias="untilDone")
@@ -224,5 +236,15 @@ class RunState(ContractModel):
     stall: dict[str, Any] | None = None
     interrupted: bool = False
     last_seq: int = Field(0, alias="lastSeq")
-    usage: dict[str, float] = Field(default_factory=dict)
+    usage: dict[str, float] = Field(
+        default_factory=dict, description="inputTokens, outputTokens, costUsd (absent: no "
+                                          "provider reported a cost) and wallSec of the run")
+    node_usage: dict[str, dict[str, float]] = Field(
+        default_factory=dict, alias="nodeUsage", description="The same, per node id.")
+    budget: Budget | None = Field(None, description="The run's limits (the workflow's).")
+    budget_exceeded: dict[str, Any] | None = Field(
+        None, alias="budgetExceeded", description="The limit that paused the run, until it "
+                                                   "resumes (a run.budget_exceeded event).")
+    running_since: UtcTimestamp | None = Field(
+        None, alias="runningSince", description="When the run last became running (wall time).")
     forked_from: ForkedFrom | None = Field(None, alias="forkedFrom")

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from desktop.contract.enums import EdgeType, GlobalMode, Mode, Provider
 from desktop.contract.executor import ExecutorSpec
 from desktop.contract.isolation import Isolation
-from desktop.contract.state import Capabilities, NodeConfig, Permissions
+from desktop.contract.state import Budget, Capabilities, NodeConfig, Permissions
 from desktop.graph.decorations import NodeGroup, StickyNote, duplicate_ids
 
 DOCUMENT_VERSION = 1
@@ -73,6 +73,9 @@ class WorkflowDocument(_DocModel):
         None, description="worktree: each node in its own git worktree and branch; shared: "
                           "nodes work in their workspace itself. Unset: worktree for nodes "
                           "whose workspace is a git repository. A node may override it.")
+    budget: Budget | None = Field(
+        None, description="The run's limits on tokens, cost and wall time; reaching one "
+                          "pauses the run. A node may have its own besides.")
     nodes: list[WorkflowNode] = Field(default_factory=list)
     node_configs: dict[str, NodeConfig] = Field(default_factory=dict, alias="nodeConfigs")
     edges: list[WorkflowEdge] = Field(default_factory=list)

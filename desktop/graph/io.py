@@ -158,6 +158,8 @@ def document_data(doc: WorkflowDocument) -> dict[str, Any]:
         data["executor"] = _tidy_numbers(executor_json(doc.executor))
     if doc.isolation is not None:
         data["isolation"] = str(doc.isolation)
+    if doc.budget is not None:
+        data["budget"] = _tidy_numbers(doc.budget.to_json_dict())
     data["nodes"] = [_node_data(n) for n in doc.nodes]
     if doc.node_configs:
         # Node order, not dict order: an undo that re-inserts a config must save the same bytes.

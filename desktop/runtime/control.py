@@ -42,6 +42,7 @@ from desktop.contract.commands import (
     Pause,
     Resolve,
     Resume,
+    SetBudget,
     SetMode,
     Step,
     Stop,
@@ -130,6 +131,14 @@ async def execute(engine: Engine, command: Command) -> Outcome:
             case SetMode(mode, global_mode):
                 _live(engine)
                 engine.set_mode(mode, global_mode)
+            case SetBudget(node):
+                _live(engine)
+                if not command.limits():
+                    raise Invalid("give at least one limit: maxTokens, maxCostUsd or "
+                                  "maxWallSec", "maxTokens")
+                node_id = _node(engine, node, "nodeId") if node else None
+                engine.set_budget(node_id, command.limits())
+                return Outcome(node_id=node_id)
             case Resolve():
                 return Outcome(resolution=_resolve(engine, command))
             case UpdateNodeConfig(node, patch):

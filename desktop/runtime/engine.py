@@ -15,6 +15,9 @@ Run-level rules:
   marked failed ("max turns reached") and the run fails; the input stays in
   its inbox, so raising the limit and resuming continues the run.
 - A stall (or a silent node) pauses the run; :meth:`resume` continues it.
+- ``budget`` (a node's or the run's): when usage reaches a limit the run pauses with
+  ``run.budget_exceeded`` and the spending turns are cancelled (their input goes back to
+  the inbox); :meth:`set_budget` raises the limit and resuming continues the run.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import Any
 
 from desktop.contract.enums import RUN_ENDED, GlobalMode, Mode, RunStatus
 from desktop.contract.state import NodeConfig, RunState
+from desktop.runtime import budget
 from desktop.runtime.approvals import ApprovalBroker
 from desktop.runtime.gate import NodeGate, NodeView
 from desktop.runtime.management import Manager
@@ -105,6 +109,7 @@ class Engine:
         self._halted = False
         self._stopping = False
         self._cancelling: set[str] = set()
+        self._over_budget: set[str | None] = set()  # node ids (None: the run) stopped
         self._closed = False
         self.recorder.listen(self._on_events)
 
@@ -195,6 +200,7 @@ class Engine:
                 self.recorder.emit({"type": "node.patch", "patch": {"status": "idle",
                                                                      "summary": ""}}, node_id)
         self._silenced.clear()
+        self._over_budget.clear()
         self.recorder.flush()
 
     async def stop(self, reason: str = "stopped by the user") -> None:
@@ -209,13 +215,17 @@ class Engine:
         self.recorder.emit({"type": "run.stopped", "reason": reason})
         self.recorder.flush()
 
-    async def cancel_turns(self, keep: str | None = None) -> None:
-        """Cancel running turns (but ``keep``'s); their inbox items go back for a restart."""
-        runners = [r for n, r in self.runners.items() if n != keep]
-        tasks = [t for n, t in self.tasks.items() if n != keep]
+    async def cancel_turns(self, keep: str | None = None, only: str | None = None) -> None:
+        """Cancel running turns (but ``keep``'s; or only ``only``'s); their inbox items go
+        back for a restart."""
+        def chosen(n: str) -> bool:
+            return n != keep and (only is None or n == only)
+
+        runners = [r for n, r in self.runners.items() if chosen(n)]
+        tasks = [t for n, t in self.tasks.items() if chosen(n)]
         # A turn task made but not yet running has no runner to cancel: it checks this
         # as it registers one (dispatch.run_turn) and takes no turn.
-        self._cancelling = {n for n in self.tasks if n != keep}
+        self._cancelling = {n for n in self.tasks if chosen(n)}
         try:
             await asyncio.gather(*(r.cancel() for r in runners), return_exceptions=True)
             if tasks:
@@ -266,6 +276,23 @@ class Engine:
         if global_mode:
             event["globalMode"] = GlobalMode(global_mode.upper()).value
         self.recorder.emit(event)
+        self.recorder.flush()
+
+    def set_budget(self, node: str | None, limits: dict[str, float | None]) -> None:
+        """Change the run's budget (or ``node``'s): the limits given replace the old ones
+        (None removes a limit); resume the run to go on after ``run.budget_exceeded``."""
+        if node is None:
+            merged = {**(self.state.budget.to_json_dict() if self.state.budget else {}),
+                      **limits}
+            self.recorder.emit({"type": "run.patch", "patch": {
+                "budget": {k: v for k, v in merged.items() if v is not None}}})
+        else:
+            node_id = self.find_node(node)
+            config = self.state.node_configs.get(node_id) or NodeConfig()
+            merged = {**(config.budget.to_json_dict() if config.budget else {}), **limits}
+            # node.patch merges configs key by key: a removed limit is written as None
+            self.recorder.emit({"type": "node.patch", "patch": {},
+                                "config": {"budget": merged}}, node_id)
         self.recorder.flush()
 
     def update_node_config(self, node: str, patch: dict[str, Any]) -> None:
@@ -332,6 +359,11 @@ class Engine:
             if limit is not None and state.turns.get(node_id, 0) >= limit:
                 self._max_turns(node_id, limit)
                 return
+            spent = budget.exceeded(self.recorder.state_dict or {}, node_id)
+            if spent is not None:  # resumed without raising the limit: pause again
+                self.recorder.emit(spent)
+                self.recorder.flush()
+                return
             task = asyncio.create_task(self._run_turn(self, node_id), name=f"turn-{node_id}")
             self.tasks[node_id] = task
             task.add_done_callback(lambda t, n=node_id: self._turn_done(n, t))
@@ -384,9 +416,12 @@ class Engine:
             self._wake.set()
 
     def _on_events(self, events: list[dict[str, Any]]) -> None:
+        spenders: set[str | None] = set()
         for event in events:
             kind = event.get("type")
-            if kind == "inbox.queued":
+            if kind == "telemetry.usage":
+                spenders.add(event.get("nodeId"))
+            elif kind == "inbox.queued":
                 self.scheduler.observe(event)
             elif kind == "turn.status":
                 node_id = event.get("nodeId")
@@ -402,6 +437,8 @@ class Engine:
                 if bucket is not None and art.get("kind") in _ARTIFACT_KINDS_ROUTED:
                     bucket.append({"type": art["kind"],
                                    "ref": f"artifact://{art['kind']}/{art.get('id')}"})
+        if spenders:  # not from inside the recorder's delivery: check once it is done
+            asyncio.get_running_loop().call_soon(self._check_budget, spenders)
         self._since_snapshot += len(events)
         if self._since_snapshot >= SNAPSHOT_EVERY and self.recorder.state_dict is not None:
             self._since_snapshot = 0
@@ -421,6 +458,7 @@ class Engine:
             try:
                 self.recorder.absorb()
                 self._check_silence()
+                self._check_budget(set(budget.with_nodes(self.recorder.state_dict or {})))
             except Exception:  # the watchdog must outlive a bad tick
                 log.exception("watchdog tick failed")
 
@@ -450,6 +488,26 @@ class Engine:
                                     "evidence": silent_evidence(node_id, silence, now - last,
                                                                 run)}, node_id)
                 self.recorder.flush()
+
+    def _check_budget(self, spenders: set[str | None]) -> None:
+        """Pause the run and stop the spending turns when a budget limit is reached."""
+        state = self.recorder.state_dict
+        if self._closed or state is None or state.get("status") not in ("running", "paused"):
+            return
+        for node_id in [*sorted(spenders - {None}), None]:
+            if node_id in self._over_budget or None in self._over_budget:
+                continue
+            event = budget.exceeded(state, node_id)
+            if event is None:
+                continue
+            whose = event.get("nodeId")
+            self._over_budget.add(whose)
+            self.recorder.emit(event)
+            self.recorder.flush()
+            self.cancel_reason = f"budget exceeded ({event['limit']})"
+            task = asyncio.ensure_future(self.cancel_turns(only=whose))
+            task.add_done_callback(lambda _t: self._poke())
+            return
 
     # --- shutdown ---------------------------------------------------------------------------
 

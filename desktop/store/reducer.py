@@ -9,6 +9,7 @@ whole state is validated once at the end.
 """
 
 from collections.abc import Callable, Iterable
+from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
@@ -68,15 +69,38 @@ def _run_created(s: State | None, e: dict) -> State | None:
     ts = e.get("ts")
     new = {"id": e.get("runId"), "status": "queued", "createdAt": ts, "updatedAt": ts}
     for key in ("mode", "globalMode", "workflowName", "workflowPath", "task", "nodes",
-                "nodeConfigs", "edges", "forkedFrom", "executor", "isolation"):
+                "nodeConfigs", "edges", "forkedFrom", "executor", "isolation", "budget"):
         if e.get(key) is not None:
             new[key] = e[key]
     return _checked(RunState, new)
 
 
+def _seconds(start: Any, end: Any) -> float:
+    """Seconds from one event time to another (0 when either is missing or malformed)."""
+    if type(start) is not str or type(end) is not str:
+        return 0.0
+    try:
+        return max(0.0, (datetime.fromisoformat(end) - datetime.fromisoformat(start))
+                   .total_seconds())
+    except ValueError:
+        return 0.0
+
+
+def _add_usage(usage: dict, key: str, value: float) -> None:
+    usage[key] = float(usage.get(key, 0.0)) + value
+
+
+def _stop_clock(s: State, until: Any) -> None:
+    """The run leaves ``running``: its time since ``runningSince`` counts as wall time."""
+    since = s.pop("runningSince", None)
+    if since is not None:
+        _add_usage(s["usage"], "wallSec", _seconds(since, until))
+
+
 def _status(value: str) -> Callable[[State, dict], State]:
     def handler(s: State, e: dict) -> State:
         s["status"] = value
+        _stop_clock(s, e.get("ts"))
         return s
     return handler
 
@@ -85,11 +109,28 @@ def _run_live(s: State, e: dict) -> State:
     s["status"] = "running"
     s["interrupted"] = False
     s.pop("stall", None)
+    s.pop("budgetExceeded", None)
+    if "runningSince" not in s and type(e.get("ts")) is str:
+        s["runningSince"] = e["ts"]
     return s
 
 
 def _run_interrupted(s: State, e: dict) -> State:
     s["interrupted"] = True
+    # The engine died some time after the last event it wrote: count until then.
+    _stop_clock(s, s.get("updatedAt"))
+    return s
+
+
+def _budget_exceeded(s: State, e: dict) -> State | None:
+    if e.get("limit") not in ("maxTokens", "maxCostUsd", "maxWallSec"):
+        return None
+    found = {"limit": e["limit"], "budget": e.get("budget"), "used": e.get("used")}
+    if type(e.get("nodeId")) is str:
+        found["nodeId"] = e["nodeId"]
+    s["status"] = "paused"
+    s["budgetExceeded"] = found
+    _stop_clock(s, e.get("ts"))
     return s
 
 
@@ -131,6 +172,7 @@ def _run_stalled(s: State, e: dict) -> State:
         stall["nodeId"] = e["nodeId"]
     s["status"] = "paused"
     s["stall"] = stall
+    _stop_clock(s, e.get("ts"))
     node = _node(s, e)
     if node is not None:
         node["status"] = "blocked"
@@ -210,6 +252,7 @@ def _turn_status(s: State, e: dict) -> State | None:
         return None
     node = s["nodes"].get(nid)
     running = s["runningTurns"]
+    turn_before = running.get(nid)
     if status == "started":
         ids = e.get("inboxItemIds") or []
         attempt = e.get("attempt", 1)
@@ -222,6 +265,8 @@ def _turn_status(s: State, e: dict) -> State | None:
         previous = running.get(nid)
         items = previous["items"] + taken if attempt > 1 and previous else taken
         turn = {"turnId": e.get("turnId"), "attempt": attempt, "items": items}
+        if type(e.get("ts")) is str:
+            turn["startedAt"] = e["ts"]
         if e.get("agentRunId") is not None:
             turn["agentRunId"] = e["agentRunId"]
         running[nid] = turn
@@ -250,6 +295,9 @@ def _turn_status(s: State, e: dict) -> State | None:
         return s
     else:
         return None
+    if status != "started" and turn_before is not None:
+        spent = _seconds(turn_before.get("startedAt"), e.get("ts"))
+        _add_usage(s.setdefault("nodeUsage", {}).setdefault(nid, {}), "wallSec", spent)
     if node is not None:
         node["status"] = new_status
     return s
@@ -305,11 +353,15 @@ def _artifact_created(s: State, e: dict) -> State | None:
 
 
 def _usage(s: State, e: dict) -> State:
-    usage = s["usage"]
+    nid = e.get("nodeId")
+    totals = [s["usage"]]
+    if type(nid) is str:
+        totals.append(s.setdefault("nodeUsage", {}).setdefault(nid, {}))
     for key in ("inputTokens", "outputTokens", "costUsd"):
         v = e.get(key)
         if type(v) in (int, float):
-            usage[key] = float(usage.get(key, 0.0)) + v
+            for usage in totals:
+                _add_usage(usage, key, v)
     return s
 
 
@@ -331,7 +383,8 @@ HANDLERS: dict[str, Callable[[State, dict], State | None]] = {
     "run.completed": _status("completed"), "run.failed": _status("failed"),
     "run.interrupted": _run_interrupted, "run.forked": _run_forked, "run.patch": _run_patch,
     "run.mode": _run_mode,
-    "run.stalled": _run_stalled, "node.patch": _node_patch, "node.progress": _node_progress,
+    "run.stalled": _run_stalled, "run.budget_exceeded": _budget_exceeded,
+    "node.patch": _node_patch, "node.progress": _node_progress,
     "node.deleted": _node_deleted, "inbox.queued": _inbox_queued,
     "inbox.edited": _inbox_edited, "turn.status": _turn_status,
     "edge.created": _edge_created, "edge.deleted": _edge_deleted,

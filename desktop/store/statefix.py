@@ -12,7 +12,8 @@ from pydantic import ValidationError
 from desktop.contract.state import RunState
 
 _COLLECTIONS = {"nodes", "nodeConfigs", "edges", "artifacts", "inboxes", "pendingApprovals",
-                "turns", "runningTurns", "lastAgentRun", "usage", "runnerHashes"}
+                "turns", "runningTurns", "lastAgentRun", "usage", "nodeUsage",
+                "runnerHashes"}
 _MAX_ROUNDS = 64
 
 

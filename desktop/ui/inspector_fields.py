@@ -64,6 +64,12 @@ NODE_SECTIONS: list[tuple[str, list[Field]]] = [
               tip="Identical turns in a row before the run is stopped as stalled"),
         Field(("config", "untilDone"), "Until done", "check"),
         Field(("config", "maxRestarts"), "Max restarts", "int"),
+        Field(("config", "budget", "maxTokens"), "Budget: tokens", "int",
+              placeholder="no limit", tip="Input plus output tokens; reaching it pauses the run"),
+        Field(("config", "budget", "maxCostUsd"), "Budget: cost (USD)", "float",
+              placeholder="no limit"),
+        Field(("config", "budget", "maxWallSec"), "Budget: time (s)", "float",
+              placeholder="no limit", tip="Time spent in this node's turns"),
     ]),
     ("Sandbox", [
         Field(("config", "sandbox", "backend"), "Backend", "combo", _enum(SandboxBackend),

@@ -48,6 +48,18 @@ class RunStalled:
 
 
 @dataclass(frozen=True)
+class BudgetExceeded:
+    """The run paused because usage reached a ``budget`` limit (``node_id`` '' for the
+    run's own budget); its spending turn was stopped."""
+
+    node_id: str
+    limit: str
+    """maxTokens, maxCostUsd or maxWallSec."""
+    budget: float
+    used: float
+
+
+@dataclass(frozen=True)
 class StallEnded:
     """The run resumed, started again or ended: a stall shown is over."""
 
@@ -100,10 +112,10 @@ class RunChanged:
     reason: str = ""
 
 
-Notice = (ApprovalOpened | ApprovalClosed | RunStalled | StallEnded | NodeFailed | DiffAdded
-          | HandoffSent | TurnChanged | RunChanged)
-N = TypeVar("N", ApprovalOpened, ApprovalClosed, RunStalled, StallEnded, NodeFailed,
-            DiffAdded, HandoffSent, TurnChanged, RunChanged)
+Notice = (ApprovalOpened | ApprovalClosed | RunStalled | BudgetExceeded | StallEnded
+          | NodeFailed | DiffAdded | HandoffSent | TurnChanged | RunChanged)
+N = TypeVar("N", ApprovalOpened, ApprovalClosed, RunStalled, BudgetExceeded, StallEnded,
+            NodeFailed, DiffAdded, HandoffSent, TurnChanged, RunChanged)
 
 
 def _text(value: Any) -> str:
@@ -148,6 +160,15 @@ def _handoff(event: dict[str, Any]) -> list[Notice]:
     return [HandoffSent(str(source), str(env.get("toNodeId") or ""), _text(env.get("kind")))]
 
 
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def _budget(event: dict[str, Any]) -> BudgetExceeded:
+    return BudgetExceeded(_text(event.get("nodeId")), _text(event.get("limit")),
+                          _number(event.get("budget")), _number(event.get("used")))
+
+
 def notices_of(events: Iterable[dict[str, Any]]) -> list[Notice]:
     """The notices in a batch of events, in their order."""
     out: list[Notice] = []
@@ -157,6 +178,8 @@ def notices_of(events: Iterable[dict[str, Any]]) -> list[Notice]:
             out += _approval(event, kind)
         elif kind == "run.stalled":
             out.append(RunStalled(event))
+        elif kind == "run.budget_exceeded":
+            out.append(_budget(event))
         elif kind in ("turn.status", "run.failed"):
             out += _failure(event, kind)
         elif kind == "artifact.created":
@@ -195,6 +218,7 @@ __all__ = [
     "STALL_ENDS",
     "ApprovalClosed",
     "ApprovalOpened",
+    "BudgetExceeded",
     "DiffAdded",
     "HandoffSent",
     "NodeFailed",

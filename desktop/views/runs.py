@@ -58,6 +58,8 @@ class RunSummary:
     """A fork's source run id and the seq it was forked at."""
     result: ResultSummary | None = None
     """Its result branch and where it was applied; None: no node worked in a worktree."""
+    usage: dict[str, float] | None = None
+    """Its usage (tokens, costUsd when reported, wallSec): desktop/views/usage.py."""
 
     @property
     def display_status(self) -> str:
@@ -83,6 +85,7 @@ def list_runs(data_dir: Path) -> list[RunSummary]:
         lineage = (st.forked_from.run_id, st.forked_from.seq) if st.forked_from else None
         out.append(RunSummary(st.id, folder, st.workflow_name, str(st.status), st.interrupted,
                               st.created_at, st.updated_at, st.last_seq,
-                              forked_from=lineage, result=result_summary(st, folder)))
+                              forked_from=lineage, result=result_summary(st, folder),
+                              usage=dict(st.usage)))
     out.sort(key=lambda r: (r.created_at, r.id), reverse=True)
     return out

@@ -58,6 +58,8 @@ def payloads(text: str = "hello") -> dict[str, dict[str, Any]]:
         "run.mode": {"mode": "INTERACTIVE", "globalMode": "IMPLEMENTATION"},
         "run.stalled": {"reason": "output", "evidence": {"hash": "abc", "repeats": 3},
                         "nodeId": NODE_ID},
+        "run.budget_exceeded": {"nodeId": NODE_ID, "limit": "maxTokens", "budget": 1000,
+                                "used": 1040, "usage": {"tokens": 1040, "wallSec": 3.5}},
         "node.patch": {"nodeId": NODE_ID, "patch": {"summary": text},
                        "config": {"model": "m"}},
         "node.progress": {"nodeId": NODE_ID, "message": text},

@@ -85,6 +85,7 @@ def _with(kind: str, **changes) -> dict:
         _with("turn.status", status="bogus"),
         _with("run.mode", mode="auto"),
         _with("run.stalled", reason="boredom"),
+        _with("run.budget_exceeded", limit="maxMoney"),
         _with("bus.message", busType="SHOUT"),
         _with("approval.resolved", resolution={"status": "maybe"}),
         _with("telemetry.usage", inputTokens=-1),

@@ -31,8 +31,10 @@ def test_runs_list(run, capsys):
     assert main(["runs", "list", "--json"]) == 0
     (row,) = out_json(capsys)
     assert row["id"] == RUN_ID and row["status"] == "interrupted" and row["events"] == 12
+    assert (row["tokens"], row["costUsd"]) == (15, 0.01)
     assert main(["runs", "list"]) == 0
-    assert "demo" in capsys.readouterr().out
+    listed = capsys.readouterr().out
+    assert "demo" in listed and "$0.0100" in listed
     assert main(["runs", "--data-dir", str(run.parent.parent), "list"]) == 0
 
 
@@ -48,6 +50,24 @@ def test_runs_show(run, capsys):
     assert main(["runs", "show", str(run), "--json"]) == 0
     data = out_json(capsys)
     assert data["displayStatus"] == "interrupted" and data["inboxes"][NODE_A][0]["id"] == "i2"
+
+
+def test_runs_show_says_a_cost_not_reported_is_unknown_and_what_budget_paused_it(
+        _private_data_dir, capsys):
+    folder = runs_dir(_private_data_dir) / RUN_ID
+    with EventLog.open(folder) as log:
+        for e in [created(budget={"maxTokens": 100}), ev("run.started"),
+                  ev("telemetry.usage", nodeId=NODE_A, inputTokens=90, outputTokens=20),
+                  ev("run.budget_exceeded", limit="maxTokens", budget=100, used=110)]:
+            log.append(e)
+        log.flush()
+    assert main(["runs", "show", RUN_ID]) == 0
+    text = capsys.readouterr().out
+    assert "110 tokens" in text and "cost unknown" in text and "$0" not in text
+    assert "budget: 100 tokens" in text and "budget of the run reached" in text
+    assert main(["runs", "list", "--json"]) == 0
+    (row,) = out_json(capsys)
+    assert (row["tokens"], row["costUsd"]) == (110, "unknown")
 
 
 def test_runs_events_paging(run, capsys):

@@ -99,3 +99,18 @@ def test_malformed_events_give_well_typed_notices_or_none(events: list[dict]) ->
             assert isinstance(notice.path, str) and notice.path
         elif isinstance(notice, HandoffSent):
             assert isinstance(notice.from_node, str) and isinstance(notice.to_node, str)
+
+
+def test_a_budget_pause_is_a_notice_of_its_own_and_a_run_change() -> None:
+    from desktop.views.notices import BudgetExceeded
+
+    events = [{"type": "run.budget_exceeded", "nodeId": "n1", "limit": "maxTokens",
+               "budget": 1000, "used": 1040},
+              {"type": "run.budget_exceeded", "limit": "maxCostUsd", "budget": 2,
+               "used": "garbage"}]
+    assert notices_of(events) == [
+        BudgetExceeded("n1", "maxTokens", 1000.0, 1040.0),
+        RunChanged("run.budget_exceeded"),
+        BudgetExceeded("", "maxCostUsd", 2.0, 0.0),
+        RunChanged("run.budget_exceeded"),
+    ]

@@ -192,7 +192,17 @@ class ScriptedAgent:
         self.out.flush()
 
     def _step_usage(self, usage: dict) -> None:
-        self.emit({"type": "telemetry.usage", **usage})
+        """One ``telemetry.usage`` event (``inputTokens``, ``outputTokens``, ``costUsd``,
+        ``model``), or ``repeat`` of them (0: without end) ``everySec`` apart: an agent
+        that keeps spending."""
+        fields = {k: v for k, v in usage.items() if k not in ("repeat", "everySec")}
+        repeat, every = int(usage.get("repeat", 1)), float(usage.get("everySec", 0))
+        done = 0
+        while repeat <= 0 or done < repeat:
+            self.emit({"type": "telemetry.usage", **fields})
+            done += 1
+            if every > 0:
+                time.sleep(every)
 
     # --- tool calls -------------------------------------------------------------
 

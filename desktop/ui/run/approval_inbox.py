@@ -208,7 +208,8 @@ class ApprovalInbox(QWidget):
         return item
 
     def _waiting_row(self, key: str, item: dict) -> QTreeWidgetItem:
-        what = "Stalled" if item.get("kind") == "stall" else "Turn failed"
+        what = {"stall": "Stalled", "budget": "Over budget"}.get(str(item.get("kind")),
+                                                                  "Turn failed")
         text = f"{what}: {item.get('reason') or 'no reason given'}"
         own = item.get("runId") == self.own_run
         run = "this run" if own else \
