@@ -438,7 +438,8 @@ class Engine:
                     bucket.append({"type": art["kind"],
                                    "ref": f"artifact://{art['kind']}/{art.get('id')}"})
         if spenders:  # not from inside the recorder's delivery: check once it is done
-            asyncio.get_running_loop().call_soon(self._check_budget, spenders)
+            with contextlib.suppress(RuntimeError):  # no loop: the engine is closing
+                asyncio.get_running_loop().call_soon(self._check_budget, spenders)
         self._since_snapshot += len(events)
         if self._since_snapshot >= SNAPSHOT_EVERY and self.recorder.state_dict is not None:
             self._since_snapshot = 0
