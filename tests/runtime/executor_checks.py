@@ -22,14 +22,23 @@ def example(path: Path, executor: Any = None):
     return doc
 
 
+OWN_CHANNEL = {"bus.message"}
+"""Events that reach the log by a channel of their own (the bus), so where they fall among
+the agent's stream events depends on timing; they are compared in their own order."""
+
+
 def per_node_types(events: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """Each node's event types in order (by node key; run-level events under '')."""
+    """Each node's event types in order (by node key; run-level events under ''), and the
+    events of another channel in their own order (under 'KEY bus.message')."""
     keys = {k: v.get("key") for k, v in events[0]["nodes"].items()}
     out: dict[str, list[str]] = {}
     for event in events:
         if event["type"] in TIMING:
             continue
-        out.setdefault(keys.get(event.get("nodeId"), "") or "", []).append(event["type"])
+        key = keys.get(event.get("nodeId"), "") or ""
+        if event["type"] in OWN_CHANNEL:
+            key = f"{key} {event['type']}"
+        out.setdefault(key, []).append(event["type"])
     return out
 
 
