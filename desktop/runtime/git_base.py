@@ -70,7 +70,9 @@ def capture(top: Path, message: str, exclude: list[Path] | None = None) -> str:
     with tempfile.TemporaryDirectory(prefix="agent-canvas-base-") as tmp:
         index = Path(tmp) / "index"
         if theirs.is_file():
-            shutil.copyfile(theirs, index)
+            # with its time: git rechecks an entry as new as its index ("racy git"); a
+            # newer copy would vouch for a change made in the same clock tick
+            shutil.copy2(theirs, index)
         tree = _tree(top, index, specs)
         if tree is None and head.ok:  # an index git cannot read as a copy (split index)
             index.unlink(missing_ok=True)

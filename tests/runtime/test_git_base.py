@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -121,3 +122,25 @@ def test_any_mix_of_changes_is_captured_exactly_and_nothing_of_theirs_moves(
             if name.endswith(".log") and name not in tracked:
                 del expected[name]
         assert tree_files(repo, base) == expected
+
+
+def test_a_change_in_the_clock_tick_of_their_index_is_captured(tmp_path: Path,
+                                                                no_git_config) -> None:
+    """A file changed (same size) in the tick their index was written looks unchanged
+    by its stat; git rechecks such a "racy" entry because it is as new as the index, so
+    the base must be made from a copy of the index that keeps the index's time."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    git(repo, "config", "core.trustctime", "false")  # ctime cannot be set; mtime can
+    (repo / "a.txt").write_bytes(b"first\n")
+    git(repo, "add", "a.txt")
+    git(repo, "commit", "-q", "-m", "start")
+    index = repo / ".git" / "index"
+    tick = (repo / "a.txt").stat().st_mtime_ns
+    os.utime(index, ns=(tick, tick))  # the index written in the file's tick
+    (repo / "a.txt").write_bytes(b"later\n")  # same size ...
+    os.utime(repo / "a.txt", ns=(tick, tick))  # ... and the same time: only content differs
+    base = ensure_base(repo, RUN)
+    assert tree_files(repo, base)["a.txt"] == b"later\n"
+    assert (repo / "a.txt").read_bytes() == b"later\n"
