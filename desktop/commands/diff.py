@@ -1,9 +1,16 @@
 """`agent-canvas diff OLD NEW [--json]`: what one workflow adds, removes and changes
 relative to another, layout left out. Exit 0 when the same, 1 when they differ, 2 when
-a file cannot be read (like ``diff``)."""
+a file cannot be read (like ``diff``).
+
+Either side may be a past version in git, written as git writes it: ``REV:PATH`` (for
+example ``HEAD~1:flows/review.flow.yaml``), read without touching the working tree."""
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from desktop.graph.document import WorkflowDocument
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -12,8 +19,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "diff", help="compare two workflows (exit 0 same, 1 different, 2 bad input)",
         description="List the nodes, edges and parameters NEW adds, removes or changes "
                     "relative to OLD. Positions, notes and groups (layout) are left out.")
-    p.add_argument("old", metavar="OLD", help="the workflow to compare from (*.flow.yaml)")
-    p.add_argument("new", metavar="NEW", help="the workflow to compare with it")
+    p.add_argument("old", metavar="OLD", help="the workflow to compare from (*.flow.yaml, "
+                                              "or REV:PATH for a version in git)")
+    p.add_argument("new", metavar="NEW", help="the workflow to compare with it (a file, "
+                                              "or REV:PATH)")
     p.add_argument("--json", action="store_true", help="print the differences as JSON")
     p.set_defaults(handler=run)
 
@@ -22,12 +31,11 @@ def run(args: argparse.Namespace) -> int:
     """Print the differences; 0 same, 1 different, 2 when a file cannot be loaded."""
     import orjson
 
-    from desktop.commands.workflow_arg import load_or_report
     from desktop.graph.flow_diff import diff_flows
     from desktop.graph.flow_diff_text import diff_lines
 
-    old = load_or_report(args.old)
-    new = load_or_report(args.new)
+    old = _load(args.old)
+    new = _load(args.new)
     if old is None or new is None:
         return 2
     diff = diff_flows(old, new)
@@ -38,3 +46,25 @@ def run(args: argparse.Namespace) -> int:
         for line in diff_lines(diff):
             print(line)
     return 0 if diff.same else 1
+
+
+def _load(arg: str) -> "WorkflowDocument | None":
+    """The workflow ``arg`` names: a file, or ``REV:PATH`` when no file has that name."""
+    from pathlib import Path
+
+    from desktop.commands.workflow_arg import load_or_report
+
+    rev, colon, file = arg.partition(":")
+    if not colon or not rev or not file or Path(arg).exists():
+        return load_or_report(arg)
+    from desktop.graph.errors import WorkflowLoadError
+    from desktop.graph.history import HistoryError, flow_at
+
+    try:
+        return flow_at(file, rev)
+    except WorkflowLoadError as exc:
+        for problem in exc.problems:
+            print(str(problem), file=sys.stderr)
+    except HistoryError as exc:
+        print(str(exc), file=sys.stderr)
+    return None

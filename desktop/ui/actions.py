@@ -36,6 +36,8 @@ ACTIONS: list[Spec | None] = [
     Spec("compare", "Compare &With…", "File", "file_compare",
          tip="Show on the canvas what this workflow adds, removes and changes relative "
              "to another workflow file"),
+    Spec("compare_commit", "Compare With Co&mmit…", "File", "file_compare_commit",
+         tip="Show on the canvas how this workflow changed between commits in git"),
     Spec("compare_stop", "Stop Comparin&g", "File", "file_compare_stop"),
     SEP,
     Spec("open_evaluation", "Open E&valuation…", "File", "file_open_evaluation",

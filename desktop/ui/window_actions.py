@@ -204,19 +204,34 @@ class WindowCommands:
         if path:
             self.compare_with(path)
 
+    def file_compare_commit(self) -> None:
+        from desktop.ui.compare_history import compare_with_commit
+
+        compare_with_commit(self)
+
+    def ask_commits(self, commits: list, name: str) -> list:
+        """Which of a workflow's commits to compare (tests answer for the dialog)."""
+        from desktop.ui.compare_history import ask_commits
+
+        return ask_commits(self, commits, name)
+
     def compare_with(self, path: str | Path) -> bool:
         """Draw on the canvas how this workflow differs from the one at ``path``."""
-        from desktop.graph.flow_diff_text import summary
         from desktop.graph.io import load_workflow
-        from desktop.ui.canvas.compare_overlay import CompareOverlay
 
         try:
             other = load_workflow(path)
         except WorkflowLoadError as exc:
             self.show_error("Cannot compare", "\n".join(str(p) for p in exc.problems))
             return False
+        return self.compare_with_document(other, Path(path).name)
+
+    def compare_with_document(self, other, name: str) -> bool:
+        """Draw on the canvas how this workflow differs from ``other`` (named ``name``)."""
+        from desktop.graph.flow_diff_text import summary
+        from desktop.ui.canvas.compare_overlay import CompareOverlay
+
         self.file_compare_stop()
-        name = Path(path).name
         self.compare_overlay = CompareOverlay(self.scene, self.inspector, other, name)
         self.actions_["compare_stop"].setEnabled(True)
         self.view.fit(self.compare_overlay.bounds())  # removed nodes in sight too

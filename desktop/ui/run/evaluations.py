@@ -38,9 +38,11 @@ def _delta(value: float, digits: int = 0) -> str:
 
 
 class EvaluationView(QDialog):
-    """The cases of one evaluation; ``openRunRequested(path)`` opens a case's run."""
+    """The cases of one evaluation; ``openRunRequested(path)`` opens a case's run, and
+    ``compareRequested(baseline, new)`` the two workflows' diff on the canvas."""
 
     openRunRequested = Signal(Path)
+    compareRequested = Signal(Path, Path)
 
     def __init__(self, table: EvaluationTable, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -81,6 +83,13 @@ class EvaluationView(QDialog):
             button.clicked.connect(lambda _c=False, s=side: self.open_side(s))
             buttons.addWidget(button)
             self.open_buttons[side] = button
+        flows = [table.root / "workflows" / f"{side}.flow.yaml" for side in ("baseline", "new")]
+        compare = QPushButton("Compare workflows")
+        compare.setToolTip("Draw on the canvas what the new workflow changes relative to "
+                           "the baseline")
+        compare.setEnabled(all(f.is_file() for f in flows))
+        compare.clicked.connect(lambda: self.compareRequested.emit(*flows))
+        buttons.addWidget(compare)
         report = QPushButton("Open HTML report")
         report.setEnabled((table.root / "report.html").is_file())
         report.clicked.connect(lambda: QDesktopServices.openUrl(
@@ -160,5 +169,26 @@ def open_evaluation(window: QWidget, folder: str | Path) -> EvaluationView | Non
     # shows it with that graph, in a tab of its own when it is not the window's
     opener = getattr(window, "show_run", None) or window.run_panels.open_run  # type: ignore
     view.openRunRequested.connect(opener)
+    view.compareRequested.connect(
+        lambda baseline, new: compare_evaluation(window, table.title, baseline, new))
     view.show()
     return view
+
+
+def compare_evaluation(window: QWidget, title: str, baseline: Path, new: Path) -> bool:
+    """The evaluation's new workflow in a tab of its own (untitled: it is the record's
+    copy), with the baseline's differences drawn over it."""
+    from desktop.graph.errors import WorkflowLoadError
+    from desktop.graph.io import load_workflow
+
+    try:
+        docs = [load_workflow(baseline), load_workflow(new)]
+    except WorkflowLoadError as exc:
+        window.show_error("Cannot compare",  # type: ignore[attr-defined]
+                          "\n".join(str(p) for p in exc.problems))
+        return False
+    target = window.document_window()  # type: ignore[attr-defined]
+    target.file.new(docs[1])
+    target.show()
+    target.message(f"The new workflow of the evaluation {title}: save it to keep it")
+    return target.compare_with_document(docs[0], f"the baseline of {title}")
