@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
+    QTreeWidget,
+    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -37,16 +37,22 @@ class CommitPicker(QDialog):
         super().__init__(parent)
         self.commits = commits
         self.setWindowTitle(f"Compare {name} With Commit")
-        self.resize(640, 420)
+        self.resize(760, 420)
         intro = QLabel(f"Pick one commit to compare the open <b>{name}</b> with it, or two "
                        "(Ctrl+click) to compare them with each other.")
         intro.setWordWrap(True)
-        self.list = QListWidget()
+        self.list = QTreeWidget()
+        self.list.setRootIsDecorated(False)
+        self.list.setAlternatingRowColors(True)
+        self.list.setHeaderLabels(["Commit", "Date", "Author", "Message", "File"])
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         for commit in commits:
-            item = QListWidgetItem(commit.title())
-            item.setToolTip(f"{commit.sha}\n{commit.author}, {commit.date}\n{commit.path}")
-            self.list.addItem(item)
+            item = QTreeWidgetItem([commit.short, commit.date[:16].replace("T", " "),
+                                    commit.author, commit.subject, commit.path])
+            item.setToolTip(0, commit.sha)
+            self.list.addTopLevelItem(item)
+        for column in range(4):
+            self.list.resizeColumnToContents(column)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                         | QDialogButtonBox.StandardButton.Cancel)
         self.compare = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
@@ -54,18 +60,18 @@ class CommitPicker(QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         self.list.itemSelectionChanged.connect(self._enable)
-        self.list.itemDoubleClicked.connect(lambda _i: self.accept())
+        self.list.itemDoubleClicked.connect(lambda _i, _c: self.accept())
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addWidget(self.list, 1)
         layout.addWidget(self.buttons)
         if commits:
-            self.list.setCurrentRow(0)
+            self.list.setCurrentItem(self.list.topLevelItem(0))
         self._enable()
 
     def picked(self) -> list[FlowCommit]:
         """The picked commits, newest first (the list's order)."""
-        rows = sorted(self.list.row(item) for item in self.list.selectedItems())
+        rows = sorted(self.list.indexOfTopLevelItem(item) for item in self.list.selectedItems())
         return [self.commits[r] for r in rows]
 
     def _enable(self) -> None:
@@ -108,10 +114,15 @@ def compare_with_commit(window: EditorWindow) -> bool:
                           "\n".join(str(p) for p in exc.problems))
         return False
     if len(picked) == 1:
-        return window.compare_with_document(docs[0], f"{path.name} at {picked[0].short}")
+        return window.compare_with_document(docs[0], _name(picked[0]))
     newer, older = picked
     target = window.document_window()
     target.file.new(docs[0])
     target.show()
     target.message(f"{path.name} as it was at {newer.short}: save it to keep it")
-    return target.compare_with_document(docs[1], f"{path.name} at {older.short}")
+    return target.compare_with_document(docs[1], _name(older))
+
+
+def _name(commit: FlowCommit) -> str:
+    """``review.flow.yaml at abc1234``: the name the file had at that commit."""
+    return f"{commit.path.rsplit('/', 1)[-1]} at {commit.short}"

@@ -106,9 +106,9 @@ def test_the_picker_takes_one_or_two_commits(qtbot, versions) -> None:
     assert picker.compare.isEnabled() and [c.subject for c in picker.picked()] == [
         "another model"]
     for row in range(3):
-        picker.list.item(row).setSelected(True)
+        picker.list.topLevelItem(row).setSelected(True)
     assert not picker.compare.isEnabled()
-    picker.list.item(1).setSelected(False)
+    picker.list.topLevelItem(1).setSelected(False)
     assert picker.compare.isEnabled()
     assert [c.subject for c in picker.picked()] == ["another model", "the example"]
 
