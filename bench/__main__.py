@@ -16,6 +16,8 @@ import traceback
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bench import summary
+
 HERE = Path(__file__).resolve().parent
 COLUMNS = ("name", "value", "unit", "reference", "ratio", "target", "ok")
 
@@ -121,6 +123,10 @@ def report(results: dict[str, tuple[list[dict], float]], quick: bool,
            f"- mode: {'quick' if quick else 'full'}", ""]
     if kept:
         out += ["Sections measured at another time say when (`--only ... --update`).", ""]
+    targets = summary.fresh(results, stamp, fmt) + summary.kept(
+        {k: v for k, v in (kept or {}).items() if k not in results})
+    out += ["## Targets", "", summary.counts(targets) + ", missed first.", "",
+            summary.table(targets), ""]
     done = {name: "\n".join([f"## {name}", "", table(rows), "",
                              f"({seconds:.1f} s; measured {stamp})" if kept
                              else f"({seconds:.1f} s)", ""])
@@ -157,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
         output.write_text(report(results, args.quick, kept, info) + "\n")
         print(f"wrote {output}")
     missed = [r for rows, _ in results.values() for r in rows if r.get("ok") is False]
+    stamp = f"{info['date']}, load average at start {info['load average at start']}"
+    print("\n".join(summary.lines(summary.fresh(results, stamp, fmt))), flush=True)
     if missed:
         print(f"{len(missed)} target(s) missed", file=sys.stderr)
     return 1 if args.strict and missed else 0
