@@ -1,13 +1,15 @@
-"""The Ray link: an AgentHost actor per agent run, placed by Ray on a worker node.
+"""The Ray link: an actor hosting each agent run, placed by Ray on a worker node.
 
 Imported only when a node's executor is ``kind: ray``; ``ray`` itself is imported
 inside :func:`connect`. One engine process works with one cluster (Ray keeps one
-connection per process). Each agent run gets its own actor, with the node's
+connection per process). An agent run is hosted by an actor placed with the node's
 ``resources`` and ``runtimeEnv``; the actor runs
 :class:`~desktop.runtime.worker_host.AgentHost`, which needs this project installed
 on the worker (the same version, e.g. through ``runtimeEnv: {pip: [...]}``).
-The actor is named after the agent run, so a resumed engine can find and end what
-its predecessor left (:func:`end_orphan`).
+Actors are reused: one that closed its agent run cleanly waits in the engine's pool
+(ray_pool.py) for the next, so most turns start no worker process. Each actor has a
+name (``host-...``) and says which agent run it hosts, so a resumed engine can find and
+end what its predecessor left (:func:`end_orphan`).
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ import asyncio
 import contextlib
 import logging
 import threading
+import uuid
 from typing import Any
 
 from desktop.contract.executor import INSTALL_FIX, RayExecutor
 from desktop.runtime.executor import ExecutorUnavailable, RemoteError
+from desktop.runtime.ray_pool import HostPool, pool_key
 
 log = logging.getLogger(__name__)
 NAMESPACE = "agent-canvas"
@@ -30,8 +34,13 @@ INIT_SEC = 150.0
 PLACE_SEC = 900.0
 """A feasible actor waits this long for room (a busy cluster, workers starting)."""
 PREPARE_SEC = 600.0
+REUSE_SEC = 30.0
+"""An idle actor answers this fast, or it is taken for dead."""
+ROOM_SEC = 2.0
+"""A new actor not placed by then may be waiting for room that idle actors hold."""
 _lock = threading.Lock()
 _connected: str | None = None
+_hosts: HostPool | None = None
 
 
 def _ray() -> Any:
@@ -41,10 +50,6 @@ def _ray() -> Any:
         raise ExecutorUnavailable(f"executor kind 'ray' needs Ray, which is not installed "
                                   f"here; {INSTALL_FIX}") from None
     return ray
-
-
-def actor_name(agent_run_id: str) -> str:
-    return f"agent-run-{agent_run_id}"
 
 
 async def _reachable(address: str) -> None:
@@ -140,14 +145,31 @@ def describe_loss(exc: BaseException) -> str:
 
 
 class _Host:
-    """The actor: an AgentHost in the worker's process (see worker_host.py)."""
+    """The actor: an AgentHost per agent run, in the worker's process (worker_host.py).
+
+    It outlives the agent run it hosts: cleanly closed, it goes back to the engine's
+    pool (ray_pool.py) for the next agent run with the same needs.
+    """
 
     def __init__(self) -> None:
         import ray
 
+        self.node_id = ray.get_runtime_context().get_node_id()
+        self.host: Any = None
+        self.agent_run_id = ""
+
+    async def begin(self, agent_run_id: str) -> None:
+        """Host ``agent_run_id`` from now on (a fresh AgentHost, nothing of the last)."""
         from desktop.runtime.worker_host import AgentHost
 
-        self.host = AgentHost(host_id=ray.get_runtime_context().get_node_id())
+        if self.host is not None:
+            raise RuntimeError(f"this actor still hosts {self.agent_run_id}")
+        self.host = AgentHost(host_id=self.node_id)
+        self.agent_run_id = agent_run_id
+
+    async def hosting(self) -> str:
+        """The agent run hosted now ("" when idle)."""
+        return self.agent_run_id
 
     async def prepare(self, job: dict[str, Any]) -> dict[str, Any]:
         return await self.host.prepare(job)
@@ -171,14 +193,17 @@ class _Host:
         return await self.host.collect()
 
     async def close(self) -> None:
-        await self.host.close()
+        """End the agent run's agent and remove its folders; the actor stays, idle."""
+        host, self.host, self.agent_run_id = self.host, None, ""
+        if host is not None:
+            await host.close()
 
 
-def _options(spec: RayExecutor, agent_run_id: str) -> dict[str, Any]:
+def _options(spec: RayExecutor) -> dict[str, Any]:
+    """How an actor for ``spec`` is placed (its name aside: see :func:`_place`)."""
     res = spec.resources
-    options: dict[str, Any] = {"num_cpus": res.num_cpus, "name": actor_name(agent_run_id),
-                               "namespace": NAMESPACE, "max_restarts": 0,
-                               "max_concurrency": 64}
+    options: dict[str, Any] = {"num_cpus": res.num_cpus, "namespace": NAMESPACE,
+                               "max_restarts": 0, "max_concurrency": 64}
     if res.memory_mb:
         options["memory"] = res.memory_mb * 1024 * 1024
     if res.num_gpus:
@@ -193,8 +218,8 @@ def _options(spec: RayExecutor, agent_run_id: str) -> dict[str, Any]:
 class RayLink:
     """Calls on one actor, awaited on the engine's loop."""
 
-    def __init__(self, actor: Any, ray: Any):
-        self.actor, self._ray = actor, ray
+    def __init__(self, actor: Any, ray: Any, key: str = ""):
+        self.actor, self._ray, self.key = actor, ray, key
 
     async def prepare(self, job: dict[str, Any]) -> dict[str, Any]:
         return await asyncio.wait_for(self.actor.prepare.remote(job), PREPARE_SEC)
@@ -218,11 +243,14 @@ class RayLink:
         return await self.actor.collect.remote()
 
     async def close(self) -> None:
+        """End the agent run on the actor; a clean actor goes back to the pool."""
         try:
             await asyncio.wait_for(self.actor.close.remote(), 20)
-        finally:
+        except BaseException:
             with contextlib.suppress(Exception):
                 self._ray.kill(self.actor)
+            raise
+        _pool().give(self.key, self.actor)
 
 
 def _wanted(spec: RayExecutor) -> dict[str, float]:
@@ -256,43 +284,105 @@ def _largest(nodes: list[dict[str, Any]], wanted: dict[str, float]) -> dict[str,
             for k in wanted}
 
 
-async def open_link(spec: RayExecutor, agent_run_id: str) -> RayLink:
-    """Place an AgentHost actor for this agent run; RemoteError when Ray cannot."""
-    await connect(spec)
+def _pool() -> HostPool:
+    global _hosts
+    with _lock:
+        if _hosts is None:
+            _hosts = HostPool(kill=_ray().kill)
+        return _hosts
+
+
+async def _reuse(key: str, agent_run_id: str) -> Any | None:
+    """An idle actor of the pool, now hosting ``agent_run_id``; None when none is left."""
+    pool = _pool()
+    while (actor := pool.take(key)) is not None:
+        try:
+            await asyncio.wait_for(actor.begin.remote(agent_run_id), REUSE_SEC)
+            return actor
+        except Exception as exc:  # it died while idle (its worker node went away)
+            log.info("an idle Ray actor could not be reused: %s", _first_line(exc))
+            with contextlib.suppress(Exception):
+                _ray().kill(actor)
+    return None
+
+
+async def _ready(actor: Any) -> None:
+    await actor.__ray_ready__.remote()
+
+
+async def _place(spec: RayExecutor, options: dict[str, Any], agent_run_id: str) -> Any:
+    """A new actor, placed and hosting ``agent_run_id``; RemoteError when Ray cannot."""
     ray = _ray()
-    problem = await asyncio.to_thread(_infeasible, ray, spec)
-    if problem is not None:
-        raise RemoteError(problem)
     try:
-        actor = ray.remote(_Host).options(**_options(spec, agent_run_id)).remote()
+        actor = ray.remote(_Host).options(name=f"host-{uuid.uuid4().hex}", **options).remote()
     except Exception as exc:
         raise RemoteError(f"Ray refused the agent's actor: {_first_line(exc)}") from None
-    link = RayLink(actor, ray)
+    ready = asyncio.ensure_future(_ready(actor))
     try:
-        await asyncio.wait_for(actor.__ray_ready__.remote(), PLACE_SEC)
+        done, _ = await asyncio.wait({ready}, timeout=ROOM_SEC)
+        if not done and _pool().release():
+            log.info("the cluster had no room for a new agent: idle actors ended")
+        await asyncio.wait_for(ready, PLACE_SEC)
+        await asyncio.wait_for(actor.begin.remote(agent_run_id), REUSE_SEC)
     except TimeoutError:
         with contextlib.suppress(Exception):
             ray.kill(actor)
         raise RemoteError(f"no Ray node could take the agent within {PLACE_SEC:g} s "
                           f"(it asks for {spec.resources.to_json_dict()}); lower "
                           "executor.resources or add nodes") from None
-    except Exception as exc:
+    except BaseException as exc:
+        ready.cancel()
         with contextlib.suppress(Exception):
             ray.kill(actor)
-        raise RemoteError(describe_loss(exc)) from None
-    return link
+        if isinstance(exc, Exception):
+            raise RemoteError(describe_loss(exc)) from None
+        raise
+    return actor
+
+
+async def open_link(spec: RayExecutor, agent_run_id: str) -> RayLink:
+    """An actor hosting this agent run: an idle one of the pool, else a new one placed
+    by Ray; RemoteError when Ray cannot."""
+    await connect(spec)
+    ray = _ray()
+    options = _options(spec)
+    key = pool_key(spec.address, options)
+    actor = await _reuse(key, agent_run_id)
+    if actor is None:
+        problem = await asyncio.to_thread(_infeasible, ray, spec)
+        if problem is not None:
+            raise RemoteError(problem)
+        actor = await _place(spec, options, agent_run_id)
+    return RayLink(actor, ray, key)
+
+
+def _named_hosts(ray: Any) -> list[Any]:
+    names = ray.util.list_named_actors()
+    return [ray.get_actor(n, namespace=NAMESPACE) for n in names
+            if isinstance(n, str) and n.startswith("host-")]
+
+
+async def find_host(agent_run_id: str) -> Any | None:
+    """The actor hosting ``agent_run_id`` on the connected cluster, or None."""
+    ray = _ray()
+    for actor in await asyncio.to_thread(_named_hosts, ray):
+        with contextlib.suppress(Exception):
+            if await asyncio.wait_for(actor.hosting.remote(), REUSE_SEC) == agent_run_id:
+                return actor
+    return None
 
 
 async def end_orphan(spec: RayExecutor, agent_run_id: str) -> bool:
     """End the agent a previous engine left running on the cluster; True if one was."""
     try:
         await connect(spec)
-        ray = _ray()
-        actor = ray.get_actor(actor_name(agent_run_id), namespace=NAMESPACE)
+        actor = await find_host(agent_run_id)
     except Exception:
+        return False
+    if actor is None:
         return False
     with contextlib.suppress(Exception):
         await asyncio.wait_for(actor.close.remote(), 20)
     with contextlib.suppress(Exception):
-        ray.kill(actor)
+        _ray().kill(actor)
     return True

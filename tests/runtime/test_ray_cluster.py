@@ -60,6 +60,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory):
 
             ray.shutdown()
             ray_exec._connected = None
+            ray_exec._hosts = None  # its idle actors were on the cluster just ended
             for key, value in saved.items():
                 if value is None:
                     os.environ.pop(key, None)
@@ -145,11 +146,32 @@ async def test_stop_mid_turn_leaves_no_process_on_the_worker(cluster: LocalClust
     await until(lambda: _worker_empty(cluster), 60)
 
 
+async def test_the_next_agent_run_reuses_the_actor_the_last_one_left(
+        cluster: LocalCluster, tmp_path: Path) -> None:
+    from desktop.runtime import ray_exec
+
+    doc = workflow({"a": {"script": [{"say": "hi"}]}}, executor=_ray(cluster))
+    ray_exec._pool().release()
+    actors = []
+    for attempt in range(2):
+        engine = create_run(doc, tmp_path / f"engine{attempt}")
+        try:
+            assert await asyncio.wait_for(engine.run(), 300) == "completed"
+        finally:
+            engine.close()
+        pool = ray_exec._pool()
+        assert pool.size() == 1  # closed cleanly: kept for the next agent run
+        [[(_, actor)]] = pool._idle.values()
+        actors.append(actor._actor_id)
+    assert actors[0] == actors[1]
+    assert _worker_empty(cluster)  # the agent runs' folders went with them
+
+
 async def test_a_worker_process_that_dies_fails_the_attempt_and_the_retry_completes(
         cluster: LocalCluster, tmp_path: Path) -> None:
     import ray
 
-    from desktop.runtime.ray_exec import NAMESPACE, actor_name
+    from desktop.runtime.ray_exec import find_host
 
     # the retry plays the same script: it waits a little, then finishes
     doc = workflow({"a": {"script": [{"say": "working"}, {"sleep": 15}, {"say": "finished"}],
@@ -159,7 +181,7 @@ async def test_a_worker_process_that_dies_fails_the_attempt_and_the_retry_comple
     task = asyncio.create_task(engine.run())
     await until(lambda: of_type(events_of(engine.run_dir), "message.assistant.final"), 300)
     first = next(iter(engine.state.running_turns.values()))["agentRunId"]
-    ray.kill(ray.get_actor(actor_name(first), namespace=NAMESPACE))  # the worker dies
+    ray.kill(await find_host(first))  # the worker dies
     assert await asyncio.wait_for(task, 300) == "completed"
     engine.close()
     events = events_of(engine.run_dir)
