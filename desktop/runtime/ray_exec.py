@@ -9,7 +9,9 @@ on the worker (the same version, e.g. through ``runtimeEnv: {pip: [...]}``).
 Actors are reused: one that closed its agent run cleanly waits in the engine's pool
 (ray_pool.py) for the next, so most turns start no worker process. Each actor has a
 name (``host-...``) and says which agent run it hosts, so a resumed engine can find and
-end what its predecessor left (:func:`end_orphan`).
+end what its predecessor left (:func:`end_orphan`). An engine renews a lease on each
+agent it runs every second; an engine killed outright stops, and its agents end within
+``LEASE_SEC``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+import time
 import uuid
 from typing import Any
 
@@ -34,6 +37,8 @@ INIT_SEC = 150.0
 PLACE_SEC = 900.0
 """A feasible actor waits this long for room (a busy cluster, workers starting)."""
 PREPARE_SEC = 600.0
+LEASE_SEC = 5.0
+"""An agent whose engine has not renewed its lease for this long is ended."""
 REUSE_SEC = 30.0
 """An idle actor answers this fast, or it is taken for dead."""
 ROOM_SEC = 2.0
@@ -157,6 +162,8 @@ class _Host:
         self.node_id = ray.get_runtime_context().get_node_id()
         self.host: Any = None
         self.agent_run_id = ""
+        self.lease_until = 0.0
+        self._watchdog: asyncio.Task[None] | None = None
 
     async def begin(self, agent_run_id: str) -> None:
         """Host ``agent_run_id`` from now on (a fresh AgentHost, nothing of the last)."""
@@ -166,6 +173,24 @@ class _Host:
             raise RuntimeError(f"this actor still hosts {self.agent_run_id}")
         self.host = AgentHost(host_id=self.node_id)
         self.agent_run_id = agent_run_id
+        await self.renew()
+        if self._watchdog is None:
+            self._watchdog = asyncio.create_task(self._watch())
+
+    async def renew(self) -> None:
+        """The engine is alive: keep its agent for another LEASE_SEC."""
+        self.lease_until = time.monotonic() + LEASE_SEC
+
+    async def _watch(self) -> None:
+        # An engine killed outright cannot end its agent; the lease it stops renewing
+        # does, so no agent works on (and spends) for an engine that is gone.
+        while True:
+            await asyncio.sleep(LEASE_SEC / 5)
+            if self.host is not None and time.monotonic() > self.lease_until:
+                log.warning("the engine of %s stopped renewing its lease: ending the agent",
+                            self.agent_run_id)
+                with contextlib.suppress(Exception):
+                    await self.close()
 
     async def hosting(self) -> str:
         """The agent run hosted now ("" when idle)."""
@@ -220,6 +245,17 @@ class RayLink:
 
     def __init__(self, actor: Any, ray: Any, key: str = ""):
         self.actor, self._ray, self.key = actor, ray, key
+        self._lease = asyncio.create_task(self._renew(), name="ray-lease")
+
+    async def _renew(self) -> None:
+        while True:
+            await asyncio.sleep(LEASE_SEC / 5)
+            try:
+                await asyncio.wait_for(self.actor.renew.remote(), LEASE_SEC)
+            except TimeoutError:
+                log.warning("renewing an agent's lease on the Ray cluster timed out")
+            except Exception:
+                return  # the actor is gone: the agent's calls say so
 
     async def prepare(self, job: dict[str, Any]) -> dict[str, Any]:
         return await asyncio.wait_for(self.actor.prepare.remote(job), PREPARE_SEC)
@@ -244,6 +280,8 @@ class RayLink:
 
     async def close(self) -> None:
         """End the agent run on the actor; a clean actor goes back to the pool."""
+        self._lease.cancel()
+        await asyncio.wait({self._lease})  # without taking a cancellation of our own
         try:
             await asyncio.wait_for(self.actor.close.remote(), 20)
         except BaseException:
