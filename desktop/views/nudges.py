@@ -1,0 +1,137 @@
+"""When a run needs its user: which notices become a desktop notification (a *nudge*),
+with what title, text and target.
+
+A nudge is made for what happens while the app watches a run, from the run's typed
+notices (desktop/views/notices.py): a request opens (tool call, merge, ...), the run
+pauses on its own (a stall, a budget reached, a merge that could not be made), or the
+run ends. Events replayed when a run is opened never reach here. Each item nudges once:
+a request by its id, a pause once until the run goes on again, an end once per run.
+Nothing is shown while the user looks at the app, and each kind can be turned off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from desktop.contract.commands import Pause
+from desktop.contract.enums import RUN_ENDED
+from desktop.views.approval_text import approval_text
+from desktop.views.notices import (
+    ApprovalOpened,
+    BudgetExceeded,
+    Notice,
+    RunChanged,
+    RunStalled,
+    StallEnded,
+)
+from desktop.views.stall_text import stall_detail
+
+NudgeKind = Literal["approvals", "pauses", "ends"]
+KINDS: tuple[NudgeKind, ...] = ("approvals", "pauses", "ends")
+"""The kinds a user can turn off one by one, in the order the settings list them."""
+KIND_TITLES: dict[NudgeKind, str] = {
+    "approvals": "A request waits for a decision (tool call, merge, …)",
+    "pauses": "The run paused by itself (stall, budget reached, merge conflict)",
+    "ends": "The run ended (completed, failed or stopped)",
+}
+USER_PAUSE = Pause().reason
+"""The reason of a pause the user asked for: they know, so it does not nudge."""
+
+Target = Literal["approval", "stall", "paused", "result"]
+ENDS = {"run.completed": "completed", "run.failed": "failed", "run.stopped": "was stopped"}
+
+
+@dataclass(frozen=True)
+class Nudge:
+    """One notification: what to say, and what a click on it brings forward."""
+
+    kind: NudgeKind
+    run_id: str
+    title: str
+    text: str
+    target: Target
+    """approval: the inbox entry ``item``; stall: the stall banner; paused: the run
+    controls (Resume); result: the run's result."""
+    item: str = ""
+
+
+@dataclass
+class Nudges:
+    """Decides the nudges of the runs an app watches; remembers what it already told."""
+
+    enabled: set[NudgeKind] = field(default_factory=lambda: set(KINDS))
+    _told: set[tuple[str, ...]] = field(default_factory=set)
+    _paused: set[str] = field(default_factory=set)
+
+    def decide(self, run_id: str, run_name: str, notices: Iterable[Notice], *,
+               watching: bool = False) -> list[Nudge]:
+        """The nudges of a batch of ``run_id``'s notices, in their order. ``watching``: the
+        user looks at the app, so nothing is shown (and the items count as told)."""
+        out: list[Nudge] = []
+        for notice in notices:
+            nudge = self._of(run_id, run_name or "A run", notice)
+            if nudge is not None and not watching and nudge.kind in self.enabled:
+                out.append(nudge)
+        return out
+
+    def _once(self, *key: str) -> bool:
+        """True the first time ``key`` is met."""
+        if key in self._told:
+            return False
+        self._told.add(key)
+        return True
+
+    def _pause(self, run_id: str) -> bool:
+        """True for the first pause notice of a pause (a stall comes as two notices)."""
+        if run_id in self._paused:
+            return False
+        self._paused.add(run_id)
+        return True
+
+    def _of(self, run_id: str, name: str, notice: Notice) -> Nudge | None:
+        match notice:
+            case ApprovalOpened(approval_id, request):
+                if not self._once("approval", run_id, approval_id):
+                    return None
+                what = "merge" if request.get("kind") == "merge" else "approval"
+                return Nudge("approvals", run_id, f"{name} waits for your {what}",
+                             approval_text(request), "approval", approval_id)
+            case StallEnded():
+                self._paused.discard(run_id)
+            case RunStalled(stall) if self._pause(run_id):
+                return Nudge("pauses", run_id, f"{name} stalled",
+                             f"Paused: {stall_detail(stall)}.", "stall")
+            case BudgetExceeded(node_id, limit, budget, used) if self._pause(run_id):
+                whose = "a node's" if node_id else "the run's"
+                return Nudge("pauses", run_id, f"{name} reached its budget",
+                             f"Paused: {whose} {limit} is {budget:g}, {used:g} used.",
+                             "paused")
+            case RunChanged("run.paused", reason) if reason != USER_PAUSE \
+                    and self._pause(run_id):
+                return Nudge("pauses", run_id, f"{name} paused",
+                             reason.removeprefix("paused: ") or "Paused.", "paused")
+            case RunChanged(kind, reason) if kind.removeprefix("run.") in RUN_ENDED:
+                if not self._once("end", run_id):
+                    return None
+                return Nudge("ends", run_id, f"{name} {ENDS[kind]}",
+                             reason or "Its result is ready to review.", "result")
+        return None
+
+
+def one_of(nudges: list[Nudge]) -> Nudge | None:
+    """The one notification a batch shows: its last nudge (the run's latest news), saying
+    how many more there are."""
+    if not nudges:
+        return None
+    last = nudges[-1]
+    if len(nudges) == 1:
+        return last
+    more = len(nudges) - 1
+    return Nudge(last.kind, last.run_id, last.title,
+                 f"{last.text} (and {more} more)", last.target, last.item)
+
+
+__all__ = ["KINDS", "KIND_TITLES", "USER_PAUSE", "Nudge", "NudgeKind", "Nudges", "Target",
+           "one_of"]

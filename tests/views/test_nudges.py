@@ -1,0 +1,122 @@
+"""Which notices nudge the user (requests, pauses the run took by itself, ends), once each,
+never while they look at the app, and never for a kind they turned off."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from desktop.views.notices import (
+    ApprovalClosed,
+    ApprovalOpened,
+    BudgetExceeded,
+    DiffAdded,
+    NodeFailed,
+    RunChanged,
+    RunStalled,
+    StallEnded,
+    TurnChanged,
+    notices_of,
+)
+from desktop.views.nudges import KINDS, USER_PAUSE, Nudges, one_of
+
+STALL = {"type": "run.stalled", "nodeId": "n1", "reason": "repeat",
+         "evidence": {"signal": "output", "count": 3, "threshold": 3}}
+TOOL = {"type": "approval.requested", "approvalId": "a1", "nodeId": "n1",
+        "tool": {"name": "Bash", "args": {"command": "rm -rf build"}}}
+
+
+def test_a_request_nudges_once_with_what_it_asks_and_where_it_waits():
+    rules = Nudges()
+    [nudge] = rules.decide("r1", "Review", notices_of([TOOL]))
+    assert nudge.kind == "approvals" and nudge.target == "approval" and nudge.item == "a1"
+    assert nudge.title == "Review waits for your approval" and "rm -rf build" in nudge.text
+    assert rules.decide("r1", "Review", notices_of([TOOL])) == []  # the same request again
+    assert len(rules.decide("r2", "Review", notices_of([TOOL]))) == 1  # another run's
+
+
+def test_a_merge_request_says_merge():
+    merge = {"type": "approval.requested", "approvalId": "m1", "kind": "merge",
+             "merge": {"source": "a", "target": "b", "files": [{"path": "x.txt"}]}}
+    [nudge] = Nudges().decide("r", "Flow", notices_of([merge]))
+    assert nudge.title == "Flow waits for your merge" and "x.txt" in nudge.text
+
+
+def test_a_stall_nudges_once_until_the_run_goes_on():
+    rules = Nudges()
+    stalled = notices_of([STALL])  # a RunStalled and a RunChanged("run.stalled")
+    [nudge] = rules.decide("r", "Flow", stalled)
+    assert (nudge.kind, nudge.target) == ("pauses", "stall")
+    assert "same output came back 3 times" in nudge.text
+    assert rules.decide("r", "Flow", stalled) == []
+    rules.decide("r", "Flow", notices_of([{"type": "run.resumed"}]))
+    assert len(rules.decide("r", "Flow", stalled)) == 1  # a new stall after the resume
+
+
+def test_pauses_the_run_took_by_itself_nudge_and_the_users_own_do_not():
+    budget = notices_of([{"type": "run.budget_exceeded", "limit": "maxTokens",
+                          "budget": 1000, "used": 1200}])
+    [nudge] = Nudges().decide("r", "Flow", budget)
+    assert nudge.target == "paused" and "maxTokens is 1000, 1200 used" in nudge.text
+    conflict = [RunChanged("run.paused", "paused: merge conflict with canvas/r/a")]
+    [nudge] = Nudges().decide("r", "Flow", conflict)
+    assert nudge.text == "merge conflict with canvas/r/a"
+    assert Nudges().decide("r", "Flow", [RunChanged("run.paused", USER_PAUSE)]) == []
+
+
+def test_a_run_end_nudges_once_and_points_at_the_result():
+    rules = Nudges()
+    [nudge] = rules.decide("r", "Flow", notices_of([{"type": "run.failed", "reason": "boom"}]))
+    assert (nudge.kind, nudge.target, nudge.title) == ("ends", "result", "Flow failed")
+    assert nudge.text == "boom"
+    assert rules.decide("r", "Flow", [RunChanged("run.failed", "boom")]) == []
+    [stopped] = Nudges().decide("r", "", [RunChanged("run.stopped")])
+    assert stopped.title == "A run was stopped"
+
+
+QUIET = [ApprovalClosed("a1", "approved"), StallEnded(), NodeFailed("n", "x"),
+         DiffAdded("n", "d.patch"), TurnChanged("n", "running"), RunChanged("run.started"),
+         RunChanged("run.resumed"), RunChanged("run.paused", USER_PAUSE)]
+LOUD = [ApprovalOpened("a1", TOOL), ApprovalOpened("a2", TOOL), RunStalled(STALL),
+        BudgetExceeded("", "maxCostUsd", 1.0, 1.5), RunChanged("run.paused", "paused: x"),
+        RunChanged("run.completed"), RunChanged("run.stopped")]
+notices = st.lists(st.sampled_from(QUIET + LOUD), max_size=12)
+
+
+@given(notices)
+def test_what_the_user_does_or_what_merely_moves_never_nudges(batch):
+    quiet = [n for n in batch if n in QUIET]
+    assert Nudges().decide("r", "Flow", quiet) == []
+
+
+@given(st.lists(notices, max_size=4))
+def test_no_item_nudges_twice_however_the_batches_fall(batches):
+    rules = Nudges()
+    told = [(n.run_id, n.target, n.item) for b in batches for n in rules.decide("r", "F", b)]
+    requests = [t for t in told if t[1] == "approval"]
+    assert len(requests) == len(set(requests))
+    assert sum(t[1] == "result" for t in told) <= 1  # a run ends once
+
+
+@given(notices, st.sets(st.sampled_from(KINDS)))
+def test_a_kind_turned_off_never_shows_and_the_others_are_untouched(batch, enabled):
+    every = Nudges().decide("r", "Flow", batch)
+    some = Nudges(set(enabled)).decide("r", "Flow", batch)
+    assert some == [n for n in every if n.kind in enabled]
+
+
+@given(notices)
+def test_nothing_shows_while_the_user_looks_and_what_they_saw_stays_told(batch):
+    rules = Nudges()
+    assert rules.decide("r", "Flow", batch, watching=True) == []
+    later = rules.decide("r", "Flow", batch)
+    assert not any(n.target in ("approval", "result") for n in later)
+
+
+def test_one_of_a_batch_is_its_latest_news_with_the_count_of_the_rest():
+    nudges = Nudges().decide("r", "Flow", [ApprovalOpened("a1", TOOL),
+                                           RunChanged("run.completed")])
+    shown = one_of(nudges)
+    assert shown is not None and shown.target == "result"
+    assert shown.text.endswith("(and 1 more)")
+    assert one_of([]) is None and one_of(nudges[:1]) == nudges[0]
