@@ -1,4 +1,5 @@
-"""Window settings (layout, recent files, theme) in an INI file in the data folder."""
+"""Window settings (layout, recent files, theme, notifications) in an INI file in the data
+folder (QSettings writes it through a temporary file renamed over the old one)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 
 from desktop.store.paths import data_dir
+from desktop.views.nudges import KINDS, NudgeKind
 
 MAX_RECENT = 10
 
@@ -29,3 +31,17 @@ def add_recent(path: str | Path) -> list[str]:
     files = [path] + [f for f in recent_files() if f != path]
     ui_settings().setValue("recentFiles", files[:MAX_RECENT])
     return files[:MAX_RECENT]
+
+
+def nudge_kinds() -> set[NudgeKind]:
+    """The kinds of desktop notification turned on (all, until the user turns one off)."""
+    settings = ui_settings()
+    return {kind for kind in KINDS
+            if str(settings.value(f"notifications/{kind}", "true")).lower() != "false"}
+
+
+def set_nudge_kind(kind: NudgeKind, on: bool) -> None:
+    """Turn one kind of desktop notification on or off (saved at once)."""
+    settings = ui_settings()
+    settings.setValue(f"notifications/{kind}", "true" if on else "false")
+    settings.sync()

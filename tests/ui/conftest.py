@@ -1,15 +1,45 @@
-"""Fixtures for editor tests: a shown EditorWindow with dialogs answered by the test."""
+"""Fixtures for editor tests: a shown EditorWindow with dialogs answered by the test, and
+desktop notifications caught by a recording tray."""
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QObject, QPointF, Signal
 from shiboken6 import isValid
 
 from desktop.graph.resources import examples_dir
+from desktop.ui.run.notifier import Notifier, set_app_notifier
 from desktop.ui.window import EditorWindow
 
 EXAMPLE = examples_dir() / "plan-implement-review.flow.yaml"
+
+
+class RecordingTray(QObject):
+    """Keeps every nudge it is asked to show, with the window it was shown for."""
+
+    clicked = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shown: list[tuple] = []
+
+    def show(self, nudge, window) -> None:
+        self.shown.append((nudge, window))
+
+
+@pytest.fixture(autouse=True)
+def tray(qapp) -> Iterator[RecordingTray]:
+    """The app's notifications go to a recording tray: nothing pops up on the desktop of
+    whoever runs the tests, and a test reads what would have shown."""
+    recording = RecordingTray()
+    notifier = Notifier(recording)
+    notifier.set_enabled({"approvals", "pauses", "ends"})
+    set_app_notifier(notifier)
+    yield recording
+    set_app_notifier(None)
+    notifier.deleteLater()
+    recording.deleteLater()
 
 
 @pytest.fixture

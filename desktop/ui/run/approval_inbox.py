@@ -247,6 +247,16 @@ class ApprovalInbox(QWidget):
         item = self.list.currentItem()
         return item.data(0, ID_ROLE) if item is not None else None
 
+    def select(self, approval_id: str) -> bool:
+        """Select and focus the row of ``approval_id`` (False when it waits no more)."""
+        for i in range(self.list.topLevelItemCount()):
+            item = self.list.topLevelItem(i)
+            if item.data(0, ID_ROLE) == approval_id:
+                self.list.setCurrentItem(item)
+                self.list.setFocus()
+                return True
+        return False
+
     def row_texts(self) -> list[str]:
         """Each row as one line, ``Node: request`` (what tests and screen readers read)."""
         out = []

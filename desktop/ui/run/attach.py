@@ -27,6 +27,7 @@ from desktop.ui.run.conversation_view import ConversationView
 from desktop.ui.run.diff_view import DiffView
 from desktop.ui.run.fork_actions import ForkActions
 from desktop.ui.run.history import RunHistory
+from desktop.ui.run.notifier import app_notifier
 from desktop.ui.run.panel_links import ModesAndChat
 from desktop.ui.run.preflight import Preflight
 from desktop.ui.run.record_view import RecordView
@@ -302,7 +303,8 @@ class RunPanels(ModesAndChat, QObject):
         if self.session is not None:  # the bridge folded the batch before it came here
             self._name_nodes(self.session.state)
         self.conversation.apply_events(events)
-        self.notices.publish(events)
+        notices = self.notices.publish(events)
+        app_notifier().observe(self, notices)  # a desktop notification when it needs the user
 
     def _on_state(self, state: dict | None) -> None:
         if self.replaying or self.session is None:
