@@ -1,4 +1,5 @@
-"""Settings: the theme (follow the system, or always light or dark) and provider API keys.
+"""Settings: the theme (follow the system, or always light or dark), which desktop
+notifications to show, and provider API keys.
 
 Keys go straight to the operating system's keyring (desktop/store/keychain.py); this
 dialog never shows a stored key and never writes one to a file. Agents get them by name
@@ -11,6 +12,7 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import (
     QButtonGroup,
+    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QGridLayout,
@@ -25,6 +27,9 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.store import keychain
+from desktop.ui.run.notifier import app_notifier
+from desktop.ui.settings import nudge_kinds, set_nudge_kind
+from desktop.views.nudges import KIND_TITLES, KINDS, NudgeKind
 
 THEMES = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"))
 PROVIDER_TITLES = {"claude": "Claude Code", "codex": "Codex (OpenAI)", "gemini": "Gemini CLI",
@@ -100,7 +105,7 @@ class KeyRow:
 
 
 class SettingsDialog(QDialog):
-    """Theme and API keys; changes apply at once."""
+    """Theme, notifications and API keys; changes apply at once."""
 
     def __init__(self, window: QWidget) -> None:
         super().__init__(window)
@@ -109,6 +114,7 @@ class SettingsDialog(QDialog):
         self.window_ = window
         layout = QVBoxLayout(self)
         layout.addWidget(self._theme_group())
+        layout.addWidget(self._notifications_group())
         layout.addWidget(self._keys_group(), 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
@@ -135,6 +141,29 @@ class SettingsDialog(QDialog):
         setter = getattr(self.window_, "set_theme_choice", None)
         if setter is not None:
             setter(THEMES[index][0])
+
+    def _notifications_group(self) -> QGroupBox:
+        box = QGroupBox("Notifications")
+        column = QVBoxLayout(box)
+        note = QLabel("A desktop notification when a run needs you while Agent Canvas is "
+                      "not the active window; clicking it brings the run up.")
+        note.setWordWrap(True)
+        note.setProperty("role", "muted")
+        column.addWidget(note)
+        on = nudge_kinds()
+        self.nudge_switches: dict[NudgeKind, QCheckBox] = {}
+        for kind in KINDS:
+            switch = QCheckBox(KIND_TITLES[kind])
+            switch.setObjectName(f"notify_{kind}")
+            switch.setChecked(kind in on)
+            switch.toggled.connect(lambda checked, k=kind: self._switch_nudges(k, checked))
+            self.nudge_switches[kind] = switch
+            column.addWidget(switch)
+        return box
+
+    def _switch_nudges(self, kind: NudgeKind, on: bool) -> None:
+        set_nudge_kind(kind, on)
+        app_notifier().set_enabled(nudge_kinds())
 
     def _keys_group(self) -> QGroupBox:
         box = QGroupBox("API keys")

@@ -107,3 +107,22 @@ def test_settings_is_a_menu_command_with_its_own_shortcut(editor_window) -> None
     assert action.shortcut().toString() == "Ctrl+,"
     others = [a.shortcut() for name, a in editor_window.actions_.items() if name != "settings"]
     assert action.shortcut() not in others
+
+
+def test_each_kind_of_notification_turns_off_on_its_own_and_stays_off(
+        editor_window, qtbot, tray) -> None:
+    from desktop.ui.run.notifier import app_notifier
+    from desktop.ui.settings import nudge_kinds
+
+    dialog = SettingsDialog(editor_window)
+    qtbot.addWidget(dialog)
+    switches = dialog.nudge_switches
+    assert all(s.isChecked() for s in switches.values())  # all on until turned off
+    switches["approvals"].click()
+    assert nudge_kinds() == {"pauses", "ends"}  # saved at once
+    assert app_notifier().rules.enabled == {"pauses", "ends"}  # and used at once
+    again = SettingsDialog(editor_window)
+    qtbot.addWidget(again)
+    assert [k for k, s in again.nudge_switches.items() if s.isChecked()] == ["pauses", "ends"]
+    again.nudge_switches["approvals"].click()
+    assert nudge_kinds() == {"approvals", "pauses", "ends"}
