@@ -126,8 +126,8 @@ soak: $(STAMP)
 	@./scripts/ensure-gui-libs --headless
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m bench.soak_gui --seconds $(SOAK_SECONDS)
 
-# The README's pictures: the editor, a live run, an approval, a stall, a replay and a run's
-# result, drawn by the app itself against its local service with the scripted agent. Starts
+# The README's pictures: the editor, a live run, an approval, a stall, a replay, a run's
+# result and the notification settings, drawn by the app itself against its local service with the scripted agent. Starts
 # its own Xvfb when there is no DISPLAY (Debian: apt-get install xvfb).
 screenshots: $(STAMP)
 	@QT_QPA_PLATFORM=xcb ./scripts/ensure-gui-libs --window

@@ -3,9 +3,10 @@ scripts/screenshots.py OUT``).
 
 Drives a real window under X11 against a real local service, with the scripted agent, so
 each picture shows what a user sees: the editor, compare mode, a live run, an approval, a
-stall, a replay and a run's result. Without a DISPLAY it starts its own Xvfb (and ends it). The
-window is 1600x1000 in the light theme, and the runs use a fresh data folder, so two
-renders show the same scenes (only clock times and run ids differ).
+stall, a replay, a run's result and the notification settings. Without a DISPLAY it
+starts its own Xvfb (and ends it). The window is 1600x1000 in the light theme, and the
+runs use a fresh data folder, so two renders show the same scenes (only clock times and
+run ids differ).
 """
 
 from __future__ import annotations
@@ -260,6 +261,25 @@ async def scenes(window, out: Path, work: Path) -> None:
     window.view.fit()
     await settle(1.0)
     shoot(window, out, "result-view")
+
+    # 7. notifications: the settings, run ends turned off (requests and pauses still nudge)
+    await notifications_scene(window, out)
+
+
+async def notifications_scene(window, out: Path) -> None:
+    """The settings dialog over the window, with one kind of notification turned off."""
+    from PySide6.QtCore import QPoint
+
+    from desktop.ui.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(window)
+    dialog.nudge_switches["ends"].setChecked(False)
+    dialog.move(window.geometry().topLeft() + QPoint(420, 140))
+    dialog.show()
+    await settle()
+    shoot(window, out, "notifications", dialog)
+    dialog.nudge_switches["ends"].setChecked(True)
+    dialog.close()
 
 
 def older_version(example: Path, work: Path) -> Path:
