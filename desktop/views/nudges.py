@@ -2,7 +2,8 @@
 with what title, text and target.
 
 A nudge is made for what happens while the app watches a run, from the run's typed
-notices (desktop/views/notices.py): a request opens (tool call, merge, ...), the run
+notices (desktop/views/notices.py), or, for a run no tab shows, from the service's list
+of pending requests (:func:`requests_by_run`): a request opens (tool call, merge, ...), the run
 pauses on its own (a stall, a budget reached, a merge that could not be made), or the
 run ends. Events replayed when a run is opened never reach here. Each item nudges once:
 a request by its id, a pause once until the run goes on again, an end once per run.
@@ -11,9 +12,9 @@ Nothing is shown while the user looks at the app, and each kind can be turned of
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from desktop.contract.commands import Pause
 from desktop.contract.enums import RUN_ENDED
@@ -120,6 +121,17 @@ class Nudges:
         return None
 
 
+def requests_by_run(items: Mapping[str, Mapping[str, Any]]) -> dict[str, list[Notice]]:
+    """The service's pending requests (approval id -> request with its ``runId``), as the
+    notices of each run they wait in."""
+    out: dict[str, list[Notice]] = {}
+    for approval_id, request in items.items():
+        run_id = str(request.get("runId") or "")
+        if run_id:
+            out.setdefault(run_id, []).append(ApprovalOpened(approval_id, dict(request)))
+    return out
+
+
 def one_of(nudges: list[Nudge]) -> Nudge | None:
     """The one notification a batch shows: its last nudge (the run's latest news), saying
     how many more there are."""
@@ -134,4 +146,4 @@ def one_of(nudges: list[Nudge]) -> Nudge | None:
 
 
 __all__ = ["KINDS", "KIND_TITLES", "USER_PAUSE", "Nudge", "NudgeKind", "Nudges", "Target",
-           "one_of"]
+           "one_of", "requests_by_run"]

@@ -120,3 +120,15 @@ def test_one_of_a_batch_is_its_latest_news_with_the_count_of_the_rest():
     assert shown is not None and shown.target == "result"
     assert shown.text.endswith("(and 1 more)")
     assert one_of([]) is None and one_of(nudges[:1]) == nudges[0]
+
+
+def test_the_services_pending_requests_become_each_runs_notices():
+    from desktop.views.nudges import requests_by_run
+
+    items = {"a1": {**TOOL, "runId": "r1"}, "a2": {**TOOL, "runId": "r2"},
+             "a3": {**TOOL, "runId": "r1"}, "odd": {"kind": "tool"}}
+    by_run = requests_by_run(items)
+    assert {run: [n.approval_id for n in notices] for run, notices in by_run.items()} == \
+        {"r1": ["a1", "a3"], "r2": ["a2"]}
+    rules = Nudges()
+    assert [n.item for n in rules.decide("r1", "Flow", by_run["r1"])] == ["a1", "a3"]

@@ -71,6 +71,7 @@ class ApprovalFeed(ServicePoll):
         self.waiting: dict[str, dict[str, Any]] = {}
         self.runs: dict[str, RunInfo] = {}
         self._runs_etag: str | None = None
+        self.answers = 0  # how many times the service answered (the first: what was there)
 
     async def _ask(self) -> Answer | None:
         return await self._asking_service(self._everything, ({}, {}))
@@ -94,6 +95,7 @@ class ApprovalFeed(ServicePoll):
 
     def _took(self, answer: Answer) -> None:
         items, waiting = answer
+        self.answers += 1
         if (items, waiting) != (self.items, self.waiting):
             self.items, self.waiting = items, waiting
             self.changed.emit()

@@ -86,6 +86,7 @@ class RunPanels(ModesAndChat, QObject):
             self.feed = ApprovalFeed(self._data_dir, window, self)
             self.approvals.follow(self.feed, self.feed.resolve)
             self.approvals.runRequested.connect(self._bring_up)
+            app_notifier().follow(self.feed, self)  # requests of runs no tab shows
         self.transcript = TranscriptView()
         self.conversation = ConversationView(theme=getattr(window, "theme", LIGHT))
         self.diffs = DiffView()

@@ -21,7 +21,7 @@ from shiboken6 import isValid
 from desktop.ui.run.nudge_tray import NudgeTray, system_tray
 from desktop.ui.settings import nudge_kinds
 from desktop.views.notices import Notice
-from desktop.views.nudges import Nudge, Nudges, one_of
+from desktop.views.nudges import Nudge, Nudges, one_of, requests_by_run
 
 _NOTIFIER: Notifier | None = None
 
@@ -47,13 +47,34 @@ class Notifier(QObject):
         name = str((session.state or {}).get("workflowName") or "")
         watching = QApplication.activeWindow() is not None
         nudge = one_of(self.rules.decide(session.run_id, name, notices, watching=watching))
-        if nudge is None:
-            return None
-        window = panels.window
-        self.last = (nudge, Path(session.run_dir), window)
+        if nudge is not None:
+            self._show(nudge, Path(session.run_dir), panels.window)
+        return nudge
+
+    def follow(self, feed: Any, panels: Any) -> None:
+        """Nudge for the requests of every live run of the service too, as ``feed`` (an
+        :class:`~desktop.ui.run.approval_feed.ApprovalFeed`) finds them: runs no tab shows
+        (a closed tab, a run the CLI started). What its first answer lists was there
+        before the app looked, so it is not news."""
+        feed.changed.connect(lambda: self._feed_changed(feed, panels))
+
+    def _feed_changed(self, feed: Any, panels: Any) -> None:
+        if not (isValid(self) and isValid(feed)):  # the feed can outlive a replaced notifier
+            return
+        watching = feed.answers <= 1 or QApplication.activeWindow() is not None
+        nudges = []
+        for run_id, notices in requests_by_run(feed.items).items():
+            info = feed.runs.get(run_id)
+            name = info.name if info is not None else ""
+            nudges += self.rules.decide(run_id, name, notices, watching=watching)
+        nudge = one_of(nudges)
+        if nudge is not None and isValid(panels):
+            self._show(nudge, panels._data_dir() / "runs" / nudge.run_id, panels.window)
+
+    def _show(self, nudge: Nudge, run_dir: Path, window: QWidget) -> None:
+        self.last = (nudge, run_dir, window)
         self.tray.show(nudge, window)
         self.shown.emit(nudge)
-        return nudge
 
     def set_enabled(self, kinds: set[Any]) -> None:
         """The kinds turned on (the settings dialog's switches)."""

@@ -173,3 +173,40 @@ def test_without_a_system_tray_the_window_asks_for_attention_in_its_status_bar(
                         "result"), editor_window)
     assert editor_window.statusBar().currentMessage() == \
         "Review completed: Its result is ready to review."
+
+
+def test_a_request_of_a_run_no_tab_shows_notifies_and_a_click_opens_it(
+        shell, tray, past_run, qtbot):
+    import os
+    import shutil
+
+    from desktop.ui.run.approval_feed import RunInfo
+
+    source = past_run(SINGLE, "single")
+    run_dir = Path(os.environ["AGENT_CANVAS_DATA_DIR"]) / "runs" / source.name
+    shutil.copytree(source, run_dir, ignore=shutil.ignore_patterns("worktrees"))
+    feed = shell.current().run_panels.feed
+    before = {"old": {"runId": "another-run", "kind": "tool", "tool": {"name": "Bash"}}}
+    feed._took((before, {}))  # the service's first answer: what waited before the app
+    look_away(qtbot)
+    feed._took((before, {}))
+    assert tray.shown == []
+    log = run_dir / "events.jsonl"
+    lines = log.read_text(encoding="utf-8").splitlines()
+    nodes = json.loads(lines[0])["nodes"]
+    request = {**approval(next(iter(nodes))), "id": str(uuid.uuid4()), "seq": len(lines) + 1,
+               "ts": "2026-01-01T00:00:00.000Z", "runId": run_dir.name}
+    with log.open("a", encoding="utf-8") as fh:  # the service writes it; no tab shows it
+        fh.write(json.dumps(request) + "\n")
+    feed.runs[run_dir.name] = RunInfo("Single agent")
+    feed._took(({**before, "ap-1": request}, {}))
+    [(nudge, _window)] = tray.shown
+    assert (nudge.run_id, nudge.item) == (run_dir.name, "ap-1")
+    assert nudge.title == "Single agent waits for your approval"
+    tabs = shell.tabs.count()
+    tray.clicked.emit()
+    assert shell.tabs.count() == tabs + 1
+    opened = shell.current()
+    assert opened.run_panels.session.run_dir == run_dir
+    assert opened.run_panels.approvals.current_id() == "ap-1"
+    qtbot.waitUntil(opened.run_panels.approvals.list.hasFocus)
