@@ -1,7 +1,8 @@
 """A node's run status on its card: a ring in the status colour, a pill with an icon, the
 status and how long ago the node was last active, the node's summary under it, and, for
 a node in a git worktree of its own, its branch and how many commits it is ahead of the
-run's base (``canvas/1a2b3c4d/impl  +3``).
+run's base (``canvas/1a2b3c4d/impl  +3``), and, once the node spends or has a budget, its
+budget meter (desktop/ui/canvas/usage_meter.py).
 
 The statuses are those of :func:`desktop.views.activity.shown_status`. Icons are drawn as
 paths (no font has to carry them); the pill's text is white on the status colour, so it
@@ -18,8 +19,10 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
+from desktop.ui.canvas.usage_meter import METER_H, paint_meter
 from desktop.views.activity import DONE, NEXT, NOT_RUN, STOPPED, WAITING
 from desktop.views.branches import BranchNote
+from desktop.views.budget_meter import Meter
 from desktop.views.tool_calls import AWAITING
 
 STATUS_COLORS = {"running": "#2f80ed", AWAITING: "#c2185b", DONE: "#27ae60",
@@ -31,7 +34,7 @@ PILL_H = 18.0
 PILL_GAP = 5.0
 SUMMARY_H = 14.0
 BRANCH_H = 14.0
-BELOW = PILL_GAP + PILL_H + 2 + SUMMARY_H + BRANCH_H  # what the badge draws under the card
+BELOW = PILL_GAP + PILL_H + 2 + SUMMARY_H + BRANCH_H  # under the card: edges keep clear
 
 
 def utc_now() -> datetime:
@@ -150,12 +153,14 @@ class StatusBadge(QGraphicsItem):
         self.phase = 0
         self.clock: Callable[[], datetime] | None = None  # replay: the replayed moment
         self.branch: BranchNote | None = None  # the node's own branch, if it has one
+        self.meter: Meter | None = None  # usage and budget share, once there is either
         self.text = self.caption()  # what the pill says now (kept current by refresh())
         self.setZValue(5)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
 
     def boundingRect(self) -> QRectF:
-        return self.node_bounds.adjusted(-6, -6, 6, BELOW + 2)
+        # the meter line is not in BELOW: edges route as they did before runs spent
+        return self.node_bounds.adjusted(-6, -6, 6, BELOW + METER_H + 2)
 
     def set_status(self, status: str, summary: str, activity: str | None) -> None:
         """Show ``status`` (see desktop.views.activity), the node's summary and last time."""
@@ -168,6 +173,12 @@ class StatusBadge(QGraphicsItem):
         """Show the node's branch and how far it is ahead (None: no line)."""
         if branch != self.branch:
             self.branch = branch
+            self.update()
+
+    def set_meter(self, meter: Meter | None) -> None:
+        """Show the node's budget meter (None: no meter line)."""
+        if meter != self.meter:
+            self.meter = meter
             self.update()
 
     def branch_text(self) -> str:
@@ -241,6 +252,10 @@ class StatusBadge(QGraphicsItem):
             top += SUMMARY_H
         if self.branch is not None:
             self._paint_branch(painter, QRectF(body.left(), top, body.width(), BRANCH_H))
+            top += BRANCH_H
+        if self.meter is not None:
+            paint_meter(painter, QRectF(body.left(), top, body.width(), METER_H), self.meter,
+                        self._muted())
 
     def _paint_branch(self, painter: QPainter, row: QRectF) -> None:
         """The branch line: a branch mark, the branch (elided at its start, so the node's

@@ -21,6 +21,8 @@ from shiboken6 import isValid
 from desktop.ui.close_dialog import stop_question
 from desktop.ui.run.approval_feed import ApprovalFeed
 from desktop.ui.run.approval_inbox import ApprovalInbox
+from desktop.ui.run.budget_banner import BudgetBanner
+from desktop.ui.run.budget_watch import BudgetWatch
 from desktop.ui.run.canvas_overlay import CanvasRunOverlay
 from desktop.ui.run.chat import ChatBox
 from desktop.ui.run.conversation_view import ConversationView
@@ -100,6 +102,7 @@ class RunPanels(ModesAndChat, QObject):
         self.timeline = TimelineScrubber()
         self.chat = ChatBox()
         self.stall = StallBanner()
+        self.budget = BudgetBanner()
         self.failure = FailureBanner()
         self.service = ServiceBanner()
         scene = getattr(window, "scene", None)
@@ -140,6 +143,7 @@ class RunPanels(ModesAndChat, QObject):
         window.resizeDocks([self.docks["transcript"]], [320], Qt.Orientation.Vertical)
         self._place_banners()
         self._wire()
+        self.budgets = BudgetWatch(self, self.budget)  # the toolbar's meter, the banner
         self.forks = ForkActions(self)  # Fork from here… (scrubber) and Compare (history)
         # the run's result: loaded when its tab is shown, again when the run ends
         self.results = ResultActions(self, self.result, self.docks["result"])
@@ -157,6 +161,7 @@ class RunPanels(ModesAndChat, QObject):
         layout = central.layout() if central is not None else None
         if isinstance(layout, QBoxLayout):
             layout.insertWidget(0, self.failure)
+            layout.insertWidget(0, self.budget)
             layout.insertWidget(0, self.stall)
             layout.insertWidget(0, self.service)
         else:
@@ -167,6 +172,7 @@ class RunPanels(ModesAndChat, QObject):
             box.setContentsMargins(0, 0, 0, 0)
             box.addWidget(self.service)
             box.addWidget(self.stall)
+            box.addWidget(self.budget)
             box.addWidget(self.failure)
             self.docks["banners"] = self._dock("Attention", holder,
                                                Qt.DockWidgetArea.TopDockWidgetArea)

@@ -1,6 +1,7 @@
 """Run status drawn over the canvas: node status rings, summaries, each node's git branch
-and how many commits it is ahead of the run's base, envelopes in flight, and nodes and
-edges added while the run goes (dashed, marked "run-time").
+and how many commits it is ahead of the run's base, each node's usage and budget meter,
+envelopes in flight, and nodes and edges added while the run goes (dashed, marked
+"run-time").
 
 The overlay adds its own items to the editor's scene and never changes the
 document: run-time additions belong to the run, not to the workflow.
@@ -19,6 +20,7 @@ from shiboken6 import isValid
 from desktop.ui.canvas.status_badge import STATUS_COLORS, StatusBadge
 from desktop.views.activity import StepOrder, node_activity
 from desktop.views.branches import branch_note
+from desktop.views.budget_meter import node_meter
 from desktop.views.notices import HandoffSent
 from desktop.views.tool_calls import AWAITING
 
@@ -170,6 +172,7 @@ class CanvasRunOverlay(QObject):
             badge.clock = self._clock_of(state)
             badge.set_status(now.shown_status, now.summary, now.last_activity)
             badge.set_branch(branch_note(node))
+            badge.set_meter(node_meter(state, node_id, badge.clock() if badge.clock else None))
             badge.refresh()
         for node_id in [n for n in self.runtime_nodes if n not in seen]:
             self.scene.removeItem(self.runtime_nodes.pop(node_id))
@@ -207,6 +210,11 @@ class CanvasRunOverlay(QObject):
             return
         for badge in self._badges():
             badge.refresh()
+        for node_id, badge in [*self.badges.items(), *((n, r.badge) for n, r in
+                                                       self.runtime_nodes.items())]:
+            if isValid(badge):  # a running turn's wall time moves its meter
+                badge.set_meter(node_meter(self.state, node_id,
+                                           badge.clock() if badge.clock else None))
 
     def _sync_runtime_edges(self, edges: dict) -> None:
         for edge_id, edge in edges.items():

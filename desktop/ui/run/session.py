@@ -32,6 +32,7 @@ from desktop.contract.commands import (
     Pause,
     Resolve,
     Resume,
+    SetBudget,
     SetMode,
     Step,
     Stop,
@@ -43,6 +44,10 @@ from desktop.views.reader import LogTail
 
 log = logging.getLogger(__name__)
 LIVE_LOOKING = ("queued", "running", "paused")
+
+
+def _whole(value: float | None) -> int | None:
+    return None if value is None else round(value)
 
 
 def _data_dir_of(run_dir: Path) -> Path:
@@ -307,6 +312,14 @@ class RunSession(QObject):
                  ) -> asyncio.Task | None:
         """Switch AUTO/INTERACTIVE and PLANNING/IMPLEMENTATION."""
         return self._send("Mode", lambda c: c.send(self.run_id, SetMode(mode, global_mode)))
+
+    def set_budget(self, node: str | None, limits: dict[str, float]) -> asyncio.Task | None:
+        """Replace the limits given (maxTokens, maxCostUsd, maxWallSec) of the run's budget,
+        or ``node``'s; the task's result is None when the service refused."""
+        command = SetBudget(node, max_tokens=_whole(limits.get("maxTokens")),
+                            max_cost_usd=limits.get("maxCostUsd"),
+                            max_wall_sec=limits.get("maxWallSec"))
+        return self._send("Budget", lambda c: c.send(self.run_id, command))
 
     def chat(self, node: str, text: str) -> asyncio.Task | None:
         """Send ``text`` to ``node`` as a user message."""
