@@ -3,10 +3,10 @@ scripts/screenshots.py OUT``).
 
 Drives a real window under X11 against a real local service, with the scripted agent, so
 each picture shows what a user sees: the editor, compare mode, a live run, an approval, a
-stall, a replay, a run's result and the notification settings. Without a DISPLAY it
-starts its own Xvfb (and ends it). The window is 1600x1000 in the light theme, and the
-runs use a fresh data folder, so two renders show the same scenes (only clock times and
-run ids differ).
+stall, a run paused over budget, a replay, a run's result and the notification settings.
+Without a DISPLAY it starts its own Xvfb (and ends it). The window is 1600x1000 in the
+light theme, and the runs use a fresh data folder, so two renders show the same scenes
+(only clock times and run ids differ).
 """
 
 from __future__ import annotations
@@ -101,6 +101,35 @@ def user_repository(work: Path) -> Path:
     (repo / "README.md").write_text("# project\n\nSmall utilities.\n")
     (repo / "NOTES.txt").write_text("my notes\n")
     return repo
+
+BUDGETED = """\
+version: 1
+name: Within budget
+task: Add a --dry-run flag to the sync command.
+budget: {maxCostUsd: 0.90}
+nodes:
+  - {id: planner, label: Planner, roleTemplate: planner, provider: scripted, entry: true,
+     position: {x: 0, y: 0}}
+  - {id: implementer, label: Implementer, roleTemplate: implementer, provider: scripted,
+     position: {x: 300, y: 0}}
+  - {id: reviewer, label: Reviewer, roleTemplate: reviewer, provider: scripted,
+     position: {x: 600, y: 0}}
+nodeConfigs:
+  planner:
+    budget: {maxTokens: 20000}
+    script:
+      - usage: {inputTokens: 9800, outputTokens: 2500, costUsd: 0.04}
+      - handoff: {to: implementer, message: "Add the flag; print what would change."}
+  implementer:
+    budget: {maxCostUsd: 0.60}
+    script:
+      - say: "Reading sync.py and its tests."
+      - usage: {inputTokens: 152000, outputTokens: 31000, costUsd: 0.72}
+      - hang: true
+edges:
+  - {from: planner, to: implementer, type: handoff, label: plan}
+  - {from: implementer, to: reviewer, type: handoff, label: review}
+"""
 
 
 def on_repository(example: Path, repo: Path):
@@ -231,6 +260,16 @@ async def scenes(window, out: Path, work: Path) -> None:
     shoot(window, out, "stall")
     await _done(panels.stop())
     await wait_for("the stalled run to stop", lambda: _status(panels) == "stopped")
+
+    # 4b. over budget: the implementer spent past its own limit, the run is paused
+    window.file.new(loads_workflow(BUDGETED))
+    window.view.fit()
+    await panels.run()
+    await wait_for("the budget banner", lambda: not panels.budget.isHidden())
+    await settle()
+    shoot(window, out, "budget")
+    await _done(panels.stop())
+    await wait_for("the run over budget to stop", lambda: _status(panels) == "stopped")
 
     # 5. a replay of the finished run, halfway through
     window.open_path(example)

@@ -101,6 +101,12 @@ class Meter:
         return f"{self.percent}% of the {LIMIT_WORDS.get(self.limit, self.limit)} budget"
 
 
+def _reported(usage: dict[str, Any]) -> bool:
+    """Whether any agent reported tokens or a cost (wall time alone is the run's own)."""
+    return bool(usage.get("inputTokens") or usage.get("outputTokens")
+                or usage.get("costUsd") is not None)
+
+
 def meter(usage: dict[str, Any], budget: Any, running_since: Any = None,
           now: datetime | None = None, exceeded: bool = False) -> Meter:
     """The meter of one ``usage`` fold against one ``budget`` (either may be empty)."""
@@ -119,11 +125,12 @@ def meter(usage: dict[str, Any], budget: Any, running_since: Any = None,
 
 def node_meter(state: dict[str, Any] | None, node_id: str,
                now: datetime | None = None) -> Meter | None:
-    """The meter of ``node_id``'s card: None while it has spent nothing and has no budget."""
+    """The meter of ``node_id``'s card: None while no agent reported usage for it and it
+    has no budget."""
     state = state or {}
     usage = (state.get("nodeUsage") or {}).get(node_id) or {}
     budget = ((state.get("nodeConfigs") or {}).get(node_id) or {}).get("budget")
-    if not usage and not budget:
+    if not _reported(usage) and not budget:
         return None
     turn = (state.get("runningTurns") or {}).get(node_id) or {}
     found = state.get("budgetExceeded") or {}
@@ -133,8 +140,8 @@ def node_meter(state: dict[str, Any] | None, node_id: str,
 
 def run_meter(state: dict[str, Any] | None, now: datetime | None = None) -> Meter | None:
     """The meter of the run's toolbar: its total usage against the run's budget (None
-    while it has spent nothing and has no budget)."""
-    if not state or not (state.get("usage") or state.get("budget")):
+    while no agent reported usage and the run has no budget)."""
+    if not state or not (_reported(state.get("usage") or {}) or state.get("budget")):
         return None
     found = state.get("budgetExceeded") or {}
     over = state.get("status") == "paused" and bool(found) and not found.get("nodeId")

@@ -83,3 +83,12 @@ def test_node_and_run_meters_come_from_the_fold() -> None:
     assert paused_on.usage_text == "4,100 tokens of 4,000 tokens"
     assert paused_on.suggested() > 4100
     assert overrun({**state, "status": "running"}) is None
+
+
+def test_wall_time_alone_shows_no_meter() -> None:
+    state = {"status": "completed", "usage": {"wallSec": 3.0},
+             "nodeUsage": {"n1": {"wallSec": 2.0}}, "nodeConfigs": {"n1": {}}}
+    assert node_meter(state, "n1") is None and run_meter(state) is None
+    state["budget"] = {"maxWallSec": 10}
+    run = run_meter(state)
+    assert run is not None and run.budget_text == "30% of the time budget"
