@@ -55,7 +55,7 @@ def limit_text(limit: str, value: float) -> str:
     return f"{value:,.0f}s"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Meter:
     """Usage of a node (or the run) and the share of its budget used."""
 
@@ -110,16 +110,19 @@ def _reported(usage: dict[str, Any]) -> bool:
 def meter(usage: dict[str, Any], budget: Any, running_since: Any = None,
           now: datetime | None = None, exceeded: bool = False) -> Meter:
     """The meter of one ``usage`` fold against one ``budget`` (either may be empty)."""
-    used = figures(usage or {}, running_since, now or datetime.now(UTC))
+    if not budget or type(budget) is not dict:  # usage only: no clock to read
+        tokens = float(usage.get("inputTokens", 0.0)) + float(usage.get("outputTokens", 0.0))
+        cost = usage.get("costUsd")
+        return Meter(tokens, None if cost is None else float(cost), None, None, exceeded)
+    used = figures(usage, running_since, now or datetime.now(UTC))
     share: float | None = None
     nearest: str | None = None
     for limit, figure in LIMITS:
-        value = budget.get(limit) if isinstance(budget, dict) else None
-        if type(value) not in (int, float) or value <= 0 or figure not in used:
-            continue
-        part = used[figure] / value
-        if share is None or part > share:
-            share, nearest = part, limit
+        value = budget.get(limit)
+        if type(value) in (int, float) and value > 0 and figure in used:
+            part = used[figure] / value
+            if share is None or part > share:
+                share, nearest = part, limit
     return Meter(used["tokens"], used.get("costUsd"), share, nearest, exceeded)
 
 
