@@ -1,6 +1,6 @@
 """The budget meters as drawn from a run's projection: the toolbar's label and a card's
 meter say the usage folded so far, never $0 for a cost nobody reported, and their level
-only climbs as the run spends."""
+only climbs as the run spends; the over-budget banner of the run's own budget."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from storekit import NODE_A, created, ev
 
 from desktop.ui.canvas.status_badge import StatusBadge
 from desktop.ui.canvas.usage_meter import LEVEL_COLORS
+from desktop.ui.run.budget_banner import BudgetBanner
 from desktop.ui.run.run_meter import RunMeter
 from desktop.views.budget_meter import LEVELS, OK, node_meter
 from desktop.views.state import RunProjection
@@ -82,3 +83,25 @@ def test_a_card_draws_its_meter_under_the_status(qtbot) -> None:
     amber = [image.pixelColor(x, y).name() for x in range(20, 240)
              for y in range(20 + 72, int(20 + below))]
     assert LEVEL_COLORS["near"] in amber, "the bar is drawn in amber"
+
+
+def test_the_banner_of_the_runs_own_budget_asks_for_its_new_limit(qtbot) -> None:
+    banner = BudgetBanner()
+    qtbot.addWidget(banner)
+    paused = {"status": "paused", "nodes": {}, "budgetExceeded": {
+        "limit": "maxCostUsd", "budget": 1.0, "used": 1.02}}
+    banner.set_state(paused, live=True)
+    assert not banner.isHidden()
+    assert "the run reached its cost budget" in banner.title.text()
+    assert "$1.02 of $1.00" in banner.title.text()
+    asked = []
+    banner.raiseRequested.connect(lambda *args: asked.append(args))
+    dialog = banner.raise_limit()
+    assert dialog is not None and dialog.value.value() >= 2.0
+    dialog.value.setValue(3.5)
+    dialog.accept()
+    assert asked == [(None, "maxCostUsd", 3.5)]
+    banner.set_state(paused, live=False)  # a replay says what happened, and acts on nothing
+    assert not banner.raise_button.isEnabled() and not banner.stop_button.isEnabled()
+    banner.set_state({**paused, "status": "running"})
+    assert banner.isHidden()
