@@ -141,6 +141,14 @@ def node_meter(state: dict[str, Any] | None, node_id: str,
     return meter(usage, budget, turn.get("startedAt"), now, over)
 
 
+def ticking(state: dict[str, Any] | None) -> list[str]:
+    """Nodes whose meter moves with the clock: a running turn and a wall-time limit."""
+    state = state or {}
+    configs = state.get("nodeConfigs") or {}
+    return [n for n in (state.get("runningTurns") or {})
+            if ((configs.get(n) or {}).get("budget") or {}).get("maxWallSec") is not None]
+
+
 def run_meter(state: dict[str, Any] | None, now: datetime | None = None) -> Meter | None:
     """The meter of the run's toolbar: its total usage against the run's budget (None
     while no agent reported usage and the run has no budget)."""

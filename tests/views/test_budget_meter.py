@@ -15,6 +15,7 @@ from desktop.views.budget_meter import (
     node_meter,
     overrun,
     run_meter,
+    ticking,
 )
 
 TOKENS = st.integers(min_value=0, max_value=10**9)
@@ -92,3 +93,11 @@ def test_wall_time_alone_shows_no_meter() -> None:
     state["budget"] = {"maxWallSec": 10}
     run = run_meter(state)
     assert run is not None and run.budget_text == "30% of the time budget"
+
+
+def test_only_running_turns_with_a_time_limit_tick() -> None:
+    state = {"runningTurns": {"n1": {}, "n2": {}},
+             "nodeConfigs": {"n1": {"budget": {"maxWallSec": 60}},
+                             "n2": {"budget": {"maxTokens": 10}},
+                             "n3": {"budget": {"maxWallSec": 60}}}}
+    assert ticking(state) == ["n1"]

@@ -17,10 +17,11 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 from shiboken6 import isValid
 
+from desktop.ui.canvas import status_badge
 from desktop.ui.canvas.status_badge import STATUS_COLORS, StatusBadge
 from desktop.views.activity import StepOrder, node_activity
 from desktop.views.branches import branch_note
-from desktop.views.budget_meter import node_meter
+from desktop.views.budget_meter import node_meter, ticking
 from desktop.views.notices import HandoffSent
 from desktop.views.tool_calls import AWAITING
 
@@ -35,6 +36,11 @@ def _card_of(item: QGraphicsItem) -> QRectF:
     """The card's own rectangle (without its ports and badges), in item coordinates."""
     body = getattr(item, "body_rect", None)
     return body() if callable(body) else item.boundingRect()
+
+
+def _now(badge: StatusBadge) -> datetime:
+    """The time a badge counts from: the replayed moment, else now."""
+    return badge.clock() if badge.clock else status_badge.utc_now()
 
 
 class RuntimeNodeItem(QGraphicsItem):
@@ -172,7 +178,7 @@ class CanvasRunOverlay(QObject):
             badge.clock = self._clock_of(state)
             badge.set_status(now.shown_status, now.summary, now.last_activity)
             badge.set_branch(branch_note(node))
-            badge.set_meter(node_meter(state, node_id, badge.clock() if badge.clock else None))
+            badge.set_meter(node_meter(state, node_id, _now(badge)))
             badge.refresh()
         for node_id in [n for n in self.runtime_nodes if n not in seen]:
             self.scene.removeItem(self.runtime_nodes.pop(node_id))
@@ -210,11 +216,11 @@ class CanvasRunOverlay(QObject):
             return
         for badge in self._badges():
             badge.refresh()
-        for node_id, badge in [*self.badges.items(), *((n, r.badge) for n, r in
-                                                       self.runtime_nodes.items())]:
-            if isValid(badge):  # a running turn's wall time moves its meter
-                badge.set_meter(node_meter(self.state, node_id,
-                                           badge.clock() if badge.clock else None))
+        for node_id in ticking(self.state):  # a running turn's wall time moves its meter
+            item = self.runtime_nodes.get(node_id)
+            badge = item.badge if item is not None else self.badges.get(node_id)
+            if badge is not None and isValid(badge):
+                badge.set_meter(node_meter(self.state, node_id, _now(badge)))
 
     def _sync_runtime_edges(self, edges: dict) -> None:
         for edge_id, edge in edges.items():

@@ -5,11 +5,13 @@ resume" sends SetBudget with the new limit, then resumes, and the run goes on.""
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime, timedelta
 
 import pytest
 
+from desktop.ui.canvas import status_badge
 from desktop.ui.canvas.usage_meter import METER_H
-from desktop.views.budget_meter import OK, OVER
+from desktop.views.budget_meter import NEAR_LIMIT, OK, OVER
 from desktop.views.reader import LogTail
 
 # The worker spends 150 tokens at once against a budget of 100, then works a while: the
@@ -39,14 +41,31 @@ edges:
 """
 
 
+# A turn that works on with ten minutes to do it: its meter counts the time.
+SLOW = """
+version: 1
+name: Timed
+task: go
+nodes:
+  - {id: worker, label: Worker, provider: scripted, entry: true, position: {x: 0, y: 0}}
+nodeConfigs:
+  worker:
+    budget: {maxWallSec: 600}
+    script: [{hang: true}]
+"""
+
+
 @pytest.fixture
 def open_flow(editor_window, tmp_path, service):
-    path = tmp_path / "budget.flow.yaml"
-    path.write_text(OVER_BUDGET)
-    assert editor_window.open_path(path)
+    def make(text: str):
+        path = tmp_path / "budget.flow.yaml"
+        path.write_text(text)
+        assert editor_window.open_path(path)
+        panels = editor_window.run_panels
+        panels.data_dir = service.data_dir
+        return panels
+    yield make
     panels = editor_window.run_panels
-    panels.data_dir = service.data_dir
-    yield panels
     if panels.session is not None:
         asyncio.get_event_loop().run_until_complete(panels.session.close())
         panels.session = None
@@ -63,7 +82,7 @@ def status(panels) -> str:
 
 def test_over_budget_pause_shows_meters_and_banner_and_raising_the_limit_goes_on(
         qloop, open_flow, until) -> None:
-    panels = open_flow
+    panels = open_flow(OVER_BUDGET)
 
     async def go() -> None:
         await panels.run()
@@ -107,3 +126,28 @@ def test_over_budget_pause_shows_meters_and_banner_and_raising_the_limit_goes_on
     assert resumed and raised[0]["seq"] < resumed[0], "the limit first, then resume"
     assert panels.overlay.badges[worker].meter.level == OK
     assert panels.overlay.badges[worker].meter.text.startswith("300 tok · $0.06 · 30%")
+
+
+def test_a_running_turns_meter_counts_its_time_without_new_events(
+        qloop, open_flow, until, qtbot, monkeypatch) -> None:
+    panels = open_flow(SLOW)
+
+    async def go() -> None:
+        await panels.run()
+        await until(lambda: bool((panels.session.state or {}).get("runningTurns")))
+
+    qloop.run_until_complete(go())
+    worker = node_id(panels, "worker")
+    started = datetime.fromisoformat(panels.session.state["runningTurns"][worker]["startedAt"])
+    card = panels.overlay.badges[worker]
+    monkeypatch.setattr(status_badge, "utc_now", lambda: started + timedelta(seconds=510))
+    qtbot.waitUntil(lambda: card.meter is not None and card.meter.level == NEAR_LIMIT,
+                    timeout=10000)
+    assert card.meter.percent == 85 and card.meter.limit == "maxWallSec"
+    assert status(panels) == "running", "the engine keeps its own clock"
+
+    async def stop() -> None:
+        await panels.stop()
+        await until(lambda: status(panels) == "stopped")
+
+    qloop.run_until_complete(stop())
