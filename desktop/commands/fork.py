@@ -62,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="make the fork and leave it paused (continue with `resume`)")
     edits = p.add_argument_group("edits (each --node starts the edits of one node)")
     edits.add_argument("--node", action=_NodeAction, metavar="NODE",
-                       help="key, label or id of the node the next options change")
+                       help="key or id of the node the next options change")
     edits.add_argument("--instructions", action=_NodeAction, metavar="TEXT")
     edits.add_argument("--instructions-file", action=_NodeAction, metavar="FILE",
                        help="read the instructions from FILE")

@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from desktop.views.node_ref import console_approval
+
 USAGE = ("usage: merge [ID] ours|theirs [FILE...] | edit FILE[=FROM]... | agent "
          "(clauses combine: merge ours a.txt theirs b.txt)")
 CLAUSES = ("ours", "theirs", "edit", "agent")
@@ -87,9 +89,9 @@ def merge_choice(words: list[str], request: Mapping[str, Any]) -> dict[str, Any]
 
 def split_approval(words: list[str], pending: list[str]) -> tuple[str | None, list[str]]:
     """(the pending approval a leading id prefix names, the words left); (None, words)
-    when the first word is a clause or names none."""
+    when the first word is a clause or names none. ValueError when it could name several."""
     if words and words[0].lower() not in CLAUSES:
-        hits = [approval for approval in pending if approval.startswith(words[0])]
-        if len(hits) == 1:
-            return hits[0], words[1:]
+        approval = console_approval(pending, words[0])
+        if approval is not None:
+            return approval, words[1:]
     return None, words

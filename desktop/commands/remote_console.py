@@ -33,7 +33,7 @@ from desktop.contract.commands import (
 )
 from desktop.contract.enums import RUN_ENDED
 from desktop.runtime.control import CommandError
-from desktop.views.node_ref import console_node
+from desktop.views.node_ref import console_approval, console_node
 
 if TYPE_CHECKING:
     from desktop.commands.remote import RemoteRun
@@ -175,9 +175,10 @@ class RemoteConsole:
         pending = list(self.run.state.pending_approvals) if self.run.state else []
         words = list(decide.words)
         if words:
-            hits = [a for a in pending if a.startswith(words[0])]
-            if len(hits) == 1:
-                return hits[0], words[1:]
+            # ValueError (an ambiguous prefix) is said at once; waiting would not settle it
+            approval = console_approval(pending, words[0])
+            if approval is not None:
+                return approval, words[1:]
             if not decide.words_are_reason:
                 raise NotYet(f"no pending approval matches {words[0]!r}")
         if not pending:

@@ -25,7 +25,6 @@ from dataclasses import dataclass, replace
 
 from desktop.commands.merge_words import CLAUSES, USAGE, merge_choice, split_approval
 from desktop.contract.enums import RUN_ENDED
-from desktop.runtime.approvals import ApprovalError
 from desktop.runtime.control import (
     Chat,
     Command,
@@ -45,7 +44,7 @@ from desktop.runtime.control import (
 )
 from desktop.runtime.engine import Engine
 from desktop.store.safe_json import loads as safe_loads
-from desktop.views.node_ref import console_node
+from desktop.views.node_ref import console_approval, console_node
 
 HELP = """commands:
   step [NODE]            run the next pending turn (or NODE's) in INTERACTIVE mode
@@ -273,7 +272,10 @@ class Console:
         oldest pending one."""
         merges = [p for p in self.engine.broker.pending() if p.merge is not None]
         words = list(parsed.words)
-        approval, words = split_approval(words, [p.approval_id for p in merges])
+        try:
+            approval, words = split_approval(words, [p.approval_id for p in merges])
+        except ValueError as exc:
+            raise Invalid(str(exc), "approvalId") from None
         if approval is None and words[0].lower() not in CLAUSES:
             raise NotFound(f"no pending merge approval matches {words[0]!r}")
         if approval is None:
@@ -292,12 +294,15 @@ class Console:
         words = list(decide.words)
         approval: str | None = None
         if words:
+            pending = [p.approval_id for p in self.engine.broker.pending()]
             try:
-                approval = self.engine.broker.match(words[0])
+                approval = console_approval(pending, words[0])
+            except ValueError as exc:
+                raise Invalid(str(exc), "approvalId") from None
+            if approval is not None:
                 words = words[1:]
-            except ApprovalError:
-                if not decide.words_are_reason:
-                    raise NotFound(f"no pending approval matches {words[0]!r}") from None
+            elif not decide.words_are_reason:
+                raise NotFound(f"no pending approval matches {words[0]!r}")
         if approval is None:
             pending = self.engine.broker.pending()
             if not pending:

@@ -279,7 +279,7 @@ class EdgeCreated(ResponseModel):
 class ForkNodeEdit(RequestModel):
     """New settings for one node of the fork; the fields left out stay as they were."""
 
-    node: str = Field(min_length=1, max_length=500, description="node key, label or id")
+    node: str = Field(min_length=1, max_length=500, description="node key or id")
     instructions: str | None = Field(None, max_length=200_000)
     model: str | None = Field(None, max_length=500, description='"" for the default model')
     provider: str | None = Field(None, max_length=100)

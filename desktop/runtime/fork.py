@@ -43,12 +43,12 @@ from desktop.runtime.fork_workspace import (
     restore_copy,
     restore_scratch,
 )
-from desktop.runtime.routing import find_node
 from desktop.runtime.workspace import workspace_path
 from desktop.store.fork_copy import ForkCopyError, copy_agent_folders, copy_log_prefix
 from desktop.store.paths import runs_dir
 from desktop.store.runs import engine_alive, hold_engine_lock
 from desktop.views.forks import DiffRecord, ForkScan, NoForkPoint, Snap, scan_run
+from desktop.views.node_ref import exact_node
 from desktop.views.reader import EventReader
 from desktop.views.state import RunProjection
 
@@ -154,11 +154,11 @@ def edit_events(plan: ForkPlan, request: ForkRequest) -> list[dict[str, Any]]:
     state = plan.state
     events: list[dict[str, Any]] = []
     for index, edit in enumerate(request.nodes):
-        node_id = find_node(state, edit.node)
+        node_id = exact_node(state, edit.node)
         if node_id is None:
-            keys = ", ".join(sorted(n.key or n.label for n in state.nodes.values()))
-            raise ForkError(f"node {edit.node!r}: no node of the run has that key, label or "
-                            f"id at seq {plan.seq} (nodes: {keys})", f"nodes.{index}.node")
+            keys = ", ".join(sorted(n.key or n.id for n in state.nodes.values()))
+            raise ForkError(f"node {edit.node!r}: no node of the run has that key or id"
+                            f" at seq {plan.seq} (nodes: {keys})", f"nodes.{index}.node")
         patch: dict[str, Any] = {}
         config: dict[str, Any] = {}
         if edit.provider is not None:

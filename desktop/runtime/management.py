@@ -2,9 +2,9 @@
 
 ``spawn_node`` args: ``key`` (or ``id``; a slug), ``label``, ``roleTemplate``,
 ``provider`` (default: the caller's), ``instructions``, ``script``,
-``capabilities``, ``permissions``, ``connectFrom`` (a node reference, or
+``capabilities``, ``permissions``, ``connectFrom`` (a node id or key, or
 ``"self"``; adds a handoff edge from it to the new node).
-``create_edge`` args: ``from``, ``to`` (node references; ``"self"`` is the
+``create_edge`` args: ``from``, ``to`` (node ids or keys; ``"self"`` is the
 caller), ``type`` (handoff | report), ``label``, ``bidirectional``.
 
 The gate calls :meth:`Manager.check` before asking for approval and
@@ -24,7 +24,7 @@ from desktop.contract.state import RunState, default_edge_label
 from desktop.graph.document import node_uuid
 from desktop.graph.gatekeeper import Graph, GraphChangeError, UnknownNode, check_edge, check_node
 from desktop.runtime.approvals import Emit
-from desktop.runtime.routing import find_node
+from desktop.views.node_ref import exact_node
 
 SPAWN_CONFIG_KEYS = ("instructions", "script", "model", "command", "args", "verification",
                      "limits", "untilDone", "maxRestarts", "commandBlocklist", "stallThreshold",
@@ -43,7 +43,7 @@ class Manager:
     def _ref(self, caller: str, ref: Any) -> str | None:
         if ref in (None, ""):
             return None
-        return caller if ref == "self" else find_node(self._state(), str(ref))
+        return caller if ref == "self" else exact_node(self._state(), str(ref))
 
     def check(self, caller: str, tool: ToolCall) -> str | None:
         """Why the call cannot be applied, or None when it can."""

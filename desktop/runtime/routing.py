@@ -8,8 +8,11 @@ Rules (the engine relies on them; the README of the runtime repeats them):
   report (the answer goes back where the work came from).
 - An agent may direct its output (``TurnResult.handoff``, one directive or a
   list; ``to`` may list several targets): then only those targets get it.
-  Each must be reachable by one of the routes above; otherwise a
-  ``bus.message`` ERROR is recorded and default routing applies.
+  A target is named exactly, by its node id or its key (labels and id
+  prefixes are a console's convenience, never an agent's). Each must be
+  reachable by one of the routes above; otherwise a ``bus.message`` ERROR
+  naming the directive, the name and the valid names is recorded and
+  default routing applies.
 - A turn whose agent wrote DONE (its work is finished), and a turn that
   consumed only reports, route along report routes only: results flow back
   up, and an orchestrator that hears back from its workers does not send them
@@ -25,6 +28,7 @@ from typing import Any
 from desktop.contract.base import new_id, utc_now
 from desktop.contract.enums import EdgeType
 from desktop.contract.state import RunState
+from desktop.views.node_ref import exact_node
 
 MAX_MESSAGE_CHARS = 20_000
 
@@ -55,24 +59,6 @@ def routes_from(state: RunState, node_id: str) -> list[Route]:
     return out
 
 
-def find_node(state: RunState, ref: str) -> str | None:
-    """The node ``ref`` names: an id, a key, a label, or a unique id prefix."""
-    if not ref:
-        return None
-    if ref in state.nodes:
-        return ref
-    for attr in ("key", "label"):
-        hits = [n.id for n in state.nodes.values() if getattr(n, attr) == ref]
-        if len(hits) == 1:
-            return hits[0]
-    lowered = ref.lower()
-    hits = [n.id for n in state.nodes.values() if (n.label or "").lower() == lowered]
-    if len(hits) == 1:
-        return hits[0]
-    hits = [nid for nid in state.nodes if nid.startswith(ref)]
-    return hits[0] if len(hits) == 1 else None
-
-
 def _directives(handoff: Any) -> list[dict[str, Any]]:
     """Handoff directives as a list: one dict per target reference."""
     raw = handoff if isinstance(handoff, list) else [handoff] if handoff else []
@@ -85,6 +71,22 @@ def _directives(handoff: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _name(state: RunState, node_id: str) -> str:
+    return state.nodes[node_id].key or node_id
+
+
+def _refused(state: RunState, routes: list[Route], number: int, count: int, ref: Any,
+             *, known: bool) -> str:
+    """Why handoff directive ``number`` of ``count`` cannot be followed, and the names that
+    would have been."""
+    valid = ", ".join(_name(state, r.target) for r in routes) or "none: it has no edges out"
+    why = ("is not connected to this node by an edge" if known else
+           "names no node of the run (a handoff names its target by key or id)")
+    return (f"handoff directive {number} of {count}: 'to' {str(ref)!r} {why}; the nodes "
+            f"this node can hand off to: {valid}. The output went along the node's edges "
+            "instead")
+
+
 def choose_routes(state: RunState, node_id: str, *, handoff: Any, done: bool,
                   consumed_kinds: set[str]
                   ) -> tuple[list[tuple[Route, dict[str, Any] | None]], str | None]:
@@ -94,12 +96,12 @@ def choose_routes(state: RunState, node_id: str, *, handoff: Any, done: bool,
     directives = _directives(handoff)
     if directives:
         chosen: list[tuple[Route, dict[str, Any] | None]] = []
-        for directive in directives:
-            target = find_node(state, str(directive["to"]))
+        for number, directive in enumerate(directives, 1):
+            target = exact_node(state, str(directive["to"]))
             route = next((r for r in routes if r.target == target), None)
             if route is None:
-                problem = (f"handoff target {directive['to']!r} is not connected to this node "
-                           "by an edge; the output went along the node's edges instead")
+                problem = _refused(state, routes, number, len(directives), directive["to"],
+                                   known=target is not None)
                 break
             chosen.append((route, directive))
         else:

@@ -1,4 +1,5 @@
-"""A node as a person types it at a console: its id, key or label, or the start of its id.
+"""A node or an approval as a person types it at a console: a node's id, key or label, or
+the start of its id; an approval's id or the start of it.
 
 Only the consoles (``agent-canvas run``'s stdin, and the same over the service) take these
 conveniences; every command that reaches an engine or the API names a node exactly, by
@@ -8,7 +9,7 @@ refused with the candidates listed, never guessed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from desktop.contract.state import NodeState, RunState
 
@@ -49,4 +50,17 @@ def console_node(state: RunState, ref: str) -> str:
     raise ValueError(f"no node matches {ref!r}; `status` lists the nodes")
 
 
-__all__ = ["console_node", "exact_node"]
+def console_approval(pending: Iterable[str], ref: str) -> str | None:
+    """The id of the one pending approval whose id is ``ref`` or starts with it; None when
+    none does. ValueError, listing them, when it starts more than one."""
+    ids = list(pending)
+    if ref in ids:
+        return ref
+    hits = [approval for approval in ids if ref and approval.startswith(ref)]
+    if len(hits) > 1:
+        raise ValueError(f"{ref!r} matches {len(hits)} pending approvals: {', '.join(hits)}; "
+                         "type more of the id")
+    return hits[0] if hits else None
+
+
+__all__ = ["console_approval", "console_node", "exact_node"]

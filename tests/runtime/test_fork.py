@@ -111,7 +111,7 @@ def test_edits_change_instructions_model_provider_and_a_queued_handoff(
     reviewer = next(p for p in scan.points if p.label == "Reviewer")
     fork = fork_run(source.run_dir, tmp_path, ForkRequest(at=reviewer.seq, nodes=[
         NodeEdit("reviewer", instructions="Review only greet.py, strictly.", model="big-1"),
-        NodeEdit("Planner", provider="command")]))
+        NodeEdit("planner", provider="command")]))
     queued = fork.plan.state.inboxes[reviewer.node_id][0]
     fork.engine.close()
     fork = fork_run(source.run_dir, tmp_path, ForkRequest(
