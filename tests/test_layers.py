@@ -142,3 +142,67 @@ def test_every_fold_goes_through_the_views_projection() -> None:
                if not c.startswith(("store/", "views/"))]
     assert outside == []
     assert any(c.startswith("views/state.py") for c in _fold_callers(DESKTOP))
+
+
+# --- no lookup of the window's or the engine's parts by name ------------------------------
+
+REFLECTION = {"getattr", "setattr", "hasattr"}
+WINDOW_OR_ENGINE = {"window", "window_", "_window", "engine", "_engine"}
+"""How the ui and the runtime name the window and the engine (``window``, ``self.window``,
+``self.panels.window``, ``engine``, ``self._engine``...)."""
+WINDOW_CLASSES = re.compile(r"Window$|^WindowCommands$|^Engine$")
+"""Classes whose ``self`` is the window or the engine."""
+
+
+def _named(target: ast.expr, owner: str | None) -> bool:
+    """Whether ``target`` is the window or the engine (``owner``: the enclosing class)."""
+    if isinstance(target, ast.Name) and target.id == "self":
+        return owner is not None and bool(WINDOW_CLASSES.search(owner))
+    last = target.attr if isinstance(target, ast.Attribute) else \
+        target.id if isinstance(target, ast.Name) else None
+    return last in WINDOW_OR_ENGINE
+
+
+def reflection_on_window_or_engine(source: str) -> list[int]:
+    """Lines where ``source`` calls getattr/setattr/hasattr on the window or the engine."""
+    found: list[int] = []
+
+    def visit(node: ast.AST, owner: str | None) -> None:
+        if isinstance(node, ast.ClassDef):
+            owner = node.name
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in REFLECTION and node.args
+                and _named(node.args[0], owner)):
+            found.append(node.lineno)
+        for child in ast.iter_child_nodes(node):
+            visit(child, owner)
+
+    visit(ast.parse(source), None)
+    return found
+
+
+def test_the_window_and_the_engine_are_reached_by_typed_references() -> None:
+    """Their parts are attributes, WindowParts fields and the action table's methods,
+    never names looked up at run time: a rename then fails where it breaks."""
+    offenders = [f"{_name(path)}:{line}"
+                 for root in (DESKTOP / "ui", DESKTOP / "runtime") for path in _modules(root)
+                 for line in reflection_on_window_or_engine(path.read_text(encoding="utf-8"))]
+    assert offenders == []
+
+
+def test_the_reflection_rule_finds_what_it_must() -> None:
+    hits = reflection_on_window_or_engine(
+        'a = getattr(window, spec.handler)\n'
+        'b = getattr(getattr(self.window, "editor", None), "model", None)\n'
+        'c = hasattr(self.panels.window, "theme")\n'
+        'setattr(engine, "x", 1)\n'
+        'class EditorWindow:\n'
+        '    def f(self):\n'
+        '        return getattr(self, "run_panels", None)\n')
+    assert hits == [1, 2, 3, 4, 7]
+    assert reflection_on_window_or_engine(
+        'a = getattr(runner, "current_agent_run_id", None)\n'
+        'b = getattr(theme, name)\n'
+        'class Theme:\n'
+        '    def f(self, name):\n'
+        '        return getattr(self, name)\n') == []

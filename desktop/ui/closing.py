@@ -21,7 +21,7 @@ Ask = Callable[[list[str], list[str]], "CloseAnswer | None"]
 
 def live_run(editor: Any) -> bool:
     """True when ``editor`` shows a run the service still drives (not ended)."""
-    session = getattr(getattr(editor, "run_panels", None), "session", None)
+    session = editor.run_panels.session
     return session is not None and bool(session.running)
 
 

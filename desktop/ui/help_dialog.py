@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QDialog,
@@ -11,11 +13,14 @@ from PySide6.QtWidgets import (
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
-    QWidget,
 )
 
 from desktop.ui.actions import shortcut_rows
 from desktop.ui.theme import ROOMY_ROWS
+
+if TYPE_CHECKING:
+    from desktop.ui.run.attach import RunPanels
+    from desktop.ui.window import EditorWindow
 
 
 def command_name(action: QAction) -> str:
@@ -23,27 +28,26 @@ def command_name(action: QAction) -> str:
     return str(action.property("command") or action.text().replace("&", "").strip("▶■ "))
 
 
-def run_actions(parent: QWidget | None) -> list[QAction]:
+def run_actions(panels: RunPanels) -> list[QAction]:
     """The run toolbar's commands, the Approvals badge and the scrubber's Fork from here
     (outside the menu table)."""
-    panels = getattr(parent, "run_panels", None)
-    if panels is None:
-        return []
     # the badge sits on the run toolbar too: each action once
     return list(dict.fromkeys([*panels.controls.actions(), panels.approvals.badge,
                                panels.timeline.fork_action]))
 
 
-def _toolbar_rows(parent: QWidget | None) -> list[tuple[str, str, str]]:
+def _toolbar_rows(window: EditorWindow | None) -> list[tuple[str, str, str]]:
     """Shortcuts of the run toolbar, which lives outside the menu table."""
+    if window is None:
+        return []
     return [("Run", command_name(a), a.shortcut().toString())
-            for a in run_actions(parent) if not a.shortcut().isEmpty()]
+            for a in run_actions(window.run_panels) if not a.shortcut().isEmpty()]
 
 
 class ShortcutsDialog(QDialog):
     """Every shortcut and canvas gesture, filterable."""
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: EditorWindow | None = None):
         super().__init__(parent)
         self.setWindowTitle("Keyboard Shortcuts")
         self.resize(620, 560)

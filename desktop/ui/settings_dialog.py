@@ -9,6 +9,7 @@ dialog never shows a stored key and never writes one to a file. Agents get them 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -23,13 +24,15 @@ from PySide6.QtWidgets import (
     QPushButton,
     QRadioButton,
     QVBoxLayout,
-    QWidget,
 )
 
 from desktop.store import keychain
 from desktop.ui.run.notifier import app_notifier
 from desktop.ui.settings import nudge_kinds, set_nudge_kind
 from desktop.views.nudges import KIND_TITLES, KINDS, NudgeKind
+
+if TYPE_CHECKING:
+    from desktop.ui.window import EditorWindow
 
 THEMES = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"))
 PROVIDER_TITLES = {"claude": "Claude Code", "codex": "Codex (OpenAI)", "gemini": "Gemini CLI",
@@ -107,7 +110,7 @@ class KeyRow:
 class SettingsDialog(QDialog):
     """Theme, notifications and API keys; changes apply at once."""
 
-    def __init__(self, window: QWidget) -> None:
+    def __init__(self, window: EditorWindow) -> None:
         super().__init__(window)
         self.setWindowTitle("Settings")
         self.setObjectName("settingsDialog")
@@ -126,7 +129,7 @@ class SettingsDialog(QDialog):
         box = QGroupBox("Theme")
         row = QHBoxLayout(box)
         self.themes = QButtonGroup(self)
-        current = getattr(self.window_, "theme_choice", "system")
+        current = self.window_.theme_choice
         for i, (choice, text) in enumerate(THEMES):
             button = QRadioButton(text)
             button.setObjectName(f"theme_{choice}")
@@ -138,9 +141,7 @@ class SettingsDialog(QDialog):
         return box
 
     def _pick_theme(self, index: int) -> None:
-        setter = getattr(self.window_, "set_theme_choice", None)
-        if setter is not None:
-            setter(THEMES[index][0])
+        self.window_.set_theme_choice(THEMES[index][0])
 
     def _notifications_group(self) -> QGroupBox:
         box = QGroupBox("Notifications")

@@ -36,7 +36,9 @@ from desktop.ui.palette import Palette
 from desktop.ui.popups import FilterPopup
 from desktop.ui.problems import ProblemsPanel
 from desktop.ui.run.attach import attach_run_panels
+from desktop.ui.run.bring_up import bring_up_run
 from desktop.ui.run.session import RunSession
+from desktop.ui.run.window_parts import WindowParts
 from desktop.ui.settings import recent_files, ui_settings
 from desktop.ui.window_actions import WindowCommands
 from desktop.ui.window_size import DockSizes, dock_sizes, initial_geometry
@@ -118,9 +120,9 @@ class EditorWindow(WindowCommands, QMainWindow):
         self._toolbar()
         self._status()
         self._wire()
-        self.apply_theme(self.theme)
+        self._apply_theme_here(self.theme)
         self._place_initially()
-        self.run_panels = attach_run_panels(self, follow_service=True)
+        self.run_panels = attach_run_panels(self, self._run_parts(), follow_service=True)
         self._close_confirmed = False
         self.run_choice = "keep"  # what closing does to a live run: "keep" it, or "stop" it
         self._default_docks = True
@@ -285,8 +287,24 @@ class EditorWindow(WindowCommands, QMainWindow):
         if node_ids:
             self.view.center_on_node(node_ids[0])
 
+    def _run_parts(self) -> WindowParts:
+        """What of this window the run panels use."""
+        return WindowParts(
+            document=lambda: self.editor.model.snapshot(), workflow_path=lambda: self.file.path,
+            theme=lambda: self.theme, editor=self.editor, scene=self.scene,
+            inspector=self.inspector, problems=self.problems,
+            problems_dock=self.docks["problems"], info=self.info,
+            message=self.message, show_run=self.show_run,
+            bring_up_run=lambda run_dir, approval: bring_up_run(self, run_dir, approval))
+
     # ---------------------------------------------------------------- theme and layout
     def apply_theme(self, theme: themes.Theme) -> None:
+        """Show the window, its canvas and its run panels in ``theme``."""
+        self._apply_theme_here(theme)
+        self.run_panels.conversation.set_theme(theme)
+
+    def _apply_theme_here(self, theme: themes.Theme) -> None:
+        # also before the run panels exist: they take the theme as they are made
         self.theme = theme
         app = QApplication.instance()
         if app is not None:
@@ -295,9 +313,6 @@ class EditorWindow(WindowCommands, QMainWindow):
         self.problems.theme = theme
         self.palette_panel.populate(theme)
         self.minimap.rebuild()
-        panels = getattr(self, "run_panels", None)
-        if panels is not None:
-            panels.conversation.set_theme(theme)
 
     def _on_system_scheme(self, *_: object) -> None:
         if self.theme_choice == "system":

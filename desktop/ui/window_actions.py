@@ -197,7 +197,9 @@ class WindowCommands:
         if folder:
             from desktop.ui.run.evaluations import open_evaluation
 
-            open_evaluation(self, folder)
+            # a case's run has its own graph (the baseline's or the new workflow's): it
+            # shows with that graph, in a tab of its own when it is not this window's
+            open_evaluation(self, folder, self.show_run, self.show_error)
 
     def file_compare(self) -> None:
         path = self.ask_open_path("Compare With Workflow")
@@ -333,6 +335,10 @@ class WindowCommands:
         if path and not path.endswith(suffix):
             path += suffix
         return path
+
+    def file_close(self) -> None:
+        """Close this workflow: its window, or its tab (the window's close asks first)."""
+        self.close()
 
     def app_quit(self) -> None:
         from desktop.ui.closing import settle
@@ -478,7 +484,7 @@ class WindowCommands:
 
         choices = []
         actions = [a for n, a in self.actions_.items() if n != "command_palette"]
-        for action in [*actions, *run_actions(self)]:
+        for action in [*actions, *run_actions(self.run_panels)]:
             if not action.isEnabled() or not command_name(action):
                 continue
             keys = ", ".join(s.toString() for s in action.shortcuts())

@@ -1,7 +1,7 @@
-"""Put the run panels into a main window: ``panels = attach_run_panels(window)``.
+"""Put the run panels into a main window: ``panels = attach_run_panels(window, parts)``.
 
-The window may offer (all optional): ``editor.model`` (the document model),
-``file.path`` (the workflow file) and ``scene`` (the canvas scene). Everything the
+The window hands over the parts the panels use (:class:`WindowParts`: its document, the
+workflow file, the canvas scene...). Everything the
 panels show comes from the current :class:`RunSession`'s events. Runs are started
 and steered through the local service (started on first use); closing the window
 leaves them running there.
@@ -42,7 +42,7 @@ from desktop.ui.run.session import RunSession
 from desktop.ui.run.stall_banner import FailureBanner, StallBanner
 from desktop.ui.run.timeline import TimelineScrubber
 from desktop.ui.run.transcript_view import TranscriptView
-from desktop.ui.theme import LIGHT
+from desktop.ui.run.window_parts import WindowParts
 from desktop.views.activity import StepOrder
 from desktop.views.notices import (
     ApprovalClosed,
@@ -67,10 +67,11 @@ class RunPanels(ModesAndChat, QObject):
 
     sessionChanged = Signal(object)  # RunSession or None
 
-    def __init__(self, window: QMainWindow, data_dir: Path | None = None,
+    def __init__(self, window: QMainWindow, parts: WindowParts, data_dir: Path | None = None,
                  follow_service: bool = False) -> None:
         super().__init__(window)
         self.window = window
+        self.parts = parts
         self.data_dir = data_dir
         self.session: RunSession | None = None
         self.replaying = False
@@ -90,7 +91,7 @@ class RunPanels(ModesAndChat, QObject):
             self.approvals.runRequested.connect(self._bring_up)
             app_notifier().follow(self.feed, self)  # requests of runs no tab shows
         self.transcript = TranscriptView()
-        self.conversation = ConversationView(theme=getattr(window, "theme", LIGHT))
+        self.conversation = ConversationView(theme=parts.theme())
         self.diffs = DiffView()
         self.record = RecordView()
         self.result = ResultView()
@@ -105,10 +106,10 @@ class RunPanels(ModesAndChat, QObject):
         self.budget = BudgetBanner()
         self.failure = FailureBanner()
         self.service = ServiceBanner()
-        scene = getattr(window, "scene", None)
+        scene = parts.scene
         self.overlay = CanvasRunOverlay(scene, self) if scene is not None else None
         self.order = StepOrder()  # when each input was queued: which node a step runs next
-        self.preflight = Preflight(window)
+        self.preflight = Preflight(window, parts)
         self.notices = self._subscribe()
         self.docks: dict[str, QDockWidget] = {}
         # the run as a conversation first; every event, filterable, in Transcript beside it
@@ -128,9 +129,8 @@ class RunPanels(ModesAndChat, QObject):
         # the toolbar badge and the approval dialog bring them forward when needed.
         self.docks["approvals"] = self._dock("Approvals", self.approvals, BOTTOM)
         self.docks["chat"] = self._dock("Chat", self.chat, BOTTOM)
-        problems = (getattr(window, "docks", None) or {}).get("problems")
-        if isinstance(problems, QDockWidget):
-            window.tabifyDockWidget(problems, self.docks["conversation"])
+        if parts.problems_dock is not None:
+            window.tabifyDockWidget(parts.problems_dock, self.docks["conversation"])
         window.tabifyDockWidget(self.docks["conversation"], self.docks["transcript"])
         window.tabifyDockWidget(self.docks["transcript"], self.docks["diffs"])
         window.tabifyDockWidget(self.docks["diffs"], self.docks["record"])
@@ -187,11 +187,10 @@ class RunPanels(ModesAndChat, QObject):
         c.modeRequested.connect(lambda m: self._each("set_mode", m, None))
         c.globalModeRequested.connect(lambda g: self._each("set_mode", None, g))
         c.documentModesRequested.connect(self._set_document_modes)
-        model = getattr(getattr(self.window, "editor", None), "model", None)
-        for name in ("metaChanged", "documentReset"):
-            signal = getattr(model, name, None)
-            if signal is not None:
-                signal.connect(self._sync_document_modes)
+        if self.parts.editor is not None:
+            model = self.parts.editor.model
+            model.metaChanged.connect(self._sync_document_modes)
+            model.documentReset.connect(self._sync_document_modes)
         self._sync_document_modes()
         self.stall.resumeRequested.connect(self.resume)
         self.stall.stopRequested.connect(self.ask_stop)
@@ -203,19 +202,17 @@ class RunPanels(ModesAndChat, QObject):
         self.history.replayRequested.connect(lambda p: self._from_history(p, replay=True))
         self.history.runAgainRequested.connect(self.run_again)
         self.timeline.stateAt.connect(self._replay_state)
-        scene = getattr(self.window, "scene", None)
-        if scene is not None:
-            scene.selectionChanged.connect(self._canvas_selection)
+        if self.parts.scene is not None:
+            self.parts.scene.selectionChanged.connect(self._canvas_selection)
 
     # --- sessions ---------------------------------------------------------------------------
 
     def _document(self) -> tuple[Any, str | None]:
-        editor = getattr(self.window, "editor", None)
-        model = getattr(editor, "model", None)
-        if model is None:
+        doc = self.parts.document()
+        if doc is None:
             return None, None
-        path = getattr(getattr(self.window, "file", None), "path", None)
-        return model.snapshot(), (str(path) if path else None)
+        path = self.parts.workflow_path()
+        return doc, (str(path) if path else None)
 
     def _data_dir(self) -> Path:
         from desktop.store.paths import data_dir
@@ -432,10 +429,9 @@ class RunPanels(ModesAndChat, QObject):
     def _bring_up(self, run_id: str, approval_id: str, open_it: bool) -> None:
         """Another run's request was acted on in the inbox: show that run (its tab, opened
         when there is none), and open the request's dialog there when asked to."""
-        from desktop.ui.run.bring_up import bring_up_run
-
-        bring_up_run(self.window, self._data_dir() / "runs" / run_id,
-                     approval_id if open_it else None)
+        if self.parts.bring_up_run is not None:
+            self.parts.bring_up_run(self._data_dir() / "runs" / run_id,
+                                    approval_id if open_it else None)
 
     def _new_instructions(self, node_id: str, text: str) -> None:
         session = self.session
@@ -459,9 +455,8 @@ class RunPanels(ModesAndChat, QObject):
     def _from_history(self, run_dir: Path, replay: bool) -> Any:
         """A run picked in Run history: the window decides where it shows (with its own
         graph); a window that does not say shows it here."""
-        show = getattr(self.window, "show_run", None)
-        if callable(show):
-            return show(run_dir, replay)
+        if self.parts.show_run is not None:
+            return self.parts.show_run(run_dir, replay)
         return self.replay(run_dir) if replay else self.open_run(run_dir)
 
     def open_run(self, run_dir: Path) -> RunSession:
@@ -527,12 +522,13 @@ class RunPanels(ModesAndChat, QObject):
         return self._start(doc, path, None)
 
 
-def attach_run_panels(window: QMainWindow, data_dir: Path | None = None,
-                      follow_service: bool = False) -> RunPanels:
+def attach_run_panels(window: QMainWindow, parts: WindowParts | None = None,
+                      data_dir: Path | None = None, follow_service: bool = False) -> RunPanels:
     """Add the run toolbar, docks (transcript, diffs, result, history, timeline, approvals,
     chat) and the stall/failure banners to ``window``; returns the object that drives them.
     ``follow_service``: the Approvals inbox also lists every other live run's requests, and
-    Run history follows the service's run list."""
-    panels = RunPanels(window, data_dir, follow_service)
+    Run history follows the service's run list. ``parts``: what of the window the panels
+    use (none of it when left out)."""
+    panels = RunPanels(window, parts or WindowParts(), data_dir, follow_service)
     window.run_panels = panels  # type: ignore[attr-defined]
     return panels

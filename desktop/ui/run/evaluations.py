@@ -7,6 +7,7 @@ run views (the same path as Run history's Open). The rows come from
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QUrl, Signal
@@ -153,22 +154,21 @@ class EvaluationView(QDialog):
             self.openRunRequested.emit(path)
 
 
-def open_evaluation(window: QWidget, folder: str | Path) -> EvaluationView | None:
-    """Show the evaluation in ``folder``; its cases' runs open in ``window``'s run views.
-    None (and an error shown through ``window.show_error``) when it holds no results."""
+def open_evaluation(window: QWidget, folder: str | Path, open_run: Callable[[Path], object],
+                    show_error: Callable[[str, str], None]) -> EvaluationView | None:
+    """Show the evaluation in ``folder`` over ``window``; a case's run opens through
+    ``open_run``. None (and an error shown through ``show_error``) when it holds no
+    results."""
     from desktop.eval.browse import load_evaluation
     from desktop.eval.reader import ResultsError
 
     try:
         table = load_evaluation(folder)
     except (ResultsError, OSError) as exc:
-        window.show_error("Cannot open evaluation", str(exc))  # type: ignore[attr-defined]
+        show_error("Cannot open evaluation", str(exc))
         return None
     view = EvaluationView(table, window)
-    # a case's run has its own graph (the baseline's or the new workflow's): the window
-    # shows it with that graph, in a tab of its own when it is not the window's
-    opener = getattr(window, "show_run", None) or window.run_panels.open_run  # type: ignore
-    view.openRunRequested.connect(opener)
+    view.openRunRequested.connect(open_run)
     view.compareRequested.connect(
         lambda baseline, new: compare_evaluation(window, table.title, baseline, new))
     view.show()

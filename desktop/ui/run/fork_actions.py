@@ -20,7 +20,6 @@ from shiboken6 import isValid
 from desktop.ui.run.compare_view import CompareView
 from desktop.ui.run.fork_dialog import ForkDialog
 from desktop.ui.run.session import RunSession
-from desktop.ui.theme import LIGHT
 
 if TYPE_CHECKING:
     from desktop.ui.run.attach import RunPanels
@@ -115,7 +114,7 @@ class ForkActions(QObject):
         except (OSError, ValueError) as exc:
             self._refuse("Cannot compare the runs", str(exc))
             return None
-        theme = getattr(self.panels.window, "theme", LIGHT)
+        theme = self.panels.parts.theme()
         view = CompareView(a, b, theme, self.panels.window)
         view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.compares = [v for v in self.compares if isValid(v)] + [view]

@@ -12,12 +12,14 @@ import asyncio
 from typing import Any
 
 from desktop.contract.enums import RUN_ENDED
+from desktop.ui.run.window_parts import WindowParts
 
 
 class ModesAndChat:
-    """Mode and chat wiring of RunPanels (uses its window, controls, chat and session)."""
+    """Mode and chat wiring of RunPanels (uses its window's parts, controls, chat and
+    session)."""
 
-    window: Any
+    parts: WindowParts
     controls: Any
     chat: Any
     transcript: Any
@@ -32,14 +34,13 @@ class ModesAndChat:
             self.controls.set_document_modes(str(doc.mode), str(doc.global_mode))
 
     def _set_document_modes(self, mode: str, global_mode: str) -> None:
-        editor = getattr(self.window, "editor", None)
-        if editor is not None and hasattr(editor, "set_meta"):
-            editor.set_meta(mode=mode, global_mode=global_mode)  # undoable, saved
+        if self.parts.editor is not None:
+            self.parts.editor.set_meta(mode=mode, global_mode=global_mode)  # undoable, saved
 
     def _show_run_modes(self, state: dict | None) -> None:
         """The inspector shows the modes in force: the running run's, else the workflow's."""
-        inspector = getattr(self.window, "inspector", None)
-        if inspector is None or not hasattr(inspector, "show_run_modes"):
+        inspector = self.parts.inspector
+        if inspector is None:
             return
         modes = None
         if self.controls.active and state is not None:
@@ -68,10 +69,9 @@ class ModesAndChat:
                                    and t.exception() is None and t.result() else None)
 
     def _canvas_selection(self) -> None:
-        scene = getattr(self.window, "scene", None)
-        if scene is None or not hasattr(scene, "selected_node_ids"):
+        if self.parts.scene is None:
             return
-        keys = scene.selected_node_ids()
+        keys = self.parts.scene.selected_node_ids()
         if len(keys) == 1:
             self.chat.select_key(keys[0])  # kept for this run and the next one
         if self.session is None:

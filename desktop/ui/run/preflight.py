@@ -1,10 +1,10 @@
 """Before a run starts: the workflow is checked by the validator the CLI and the service use,
 and a workflow with errors is refused here, with its problems shown and fixes offered.
 
-The window may offer (all optional): ``info`` (a bar with buttons above the canvas),
-``docks["problems"]`` and ``problems`` (the problems panel), ``editor`` (to remove
-edges to missing nodes, undoably) and ``_select_and_show`` (to select what a problem is
-about). Without them the refusal is a message box.
+The window's parts (:class:`WindowParts`) it uses when they are there: ``info`` (a bar
+with buttons above the canvas), ``problems`` and ``problems_dock`` (the problems panel),
+``editor`` (to remove edges to missing nodes, undoably) and ``message``. Without them the
+refusal is a message box.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QMainWindow, QMessageBox
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.errors import Problem
 from desktop.graph.validate import validate
+from desktop.ui.run.window_parts import WindowParts
 from desktop.wording import plural
 
 
@@ -34,32 +35,31 @@ def dangling_edge_keys(model: Any) -> list[str]:
 class Preflight:
     """Refuses a workflow with errors in ``window``, says why and offers the fixes."""
 
-    def __init__(self, window: QMainWindow) -> None:
+    def __init__(self, window: QMainWindow, parts: WindowParts) -> None:
         self.window = window
+        self.parts = parts
         self.refused: list[Problem] = []  # the errors of the last refusal
         self.box: QMessageBox | None = None
 
     def refuse(self, doc: WorkflowDocument) -> bool:
         """True (and the problems shown) when ``doc`` must not run."""
-        panel = getattr(self.window, "problems", None)
-        errors = [*getattr(panel, "left_out", []), *run_errors(doc)]
+        panel = self.parts.problems
+        errors = [*(panel.left_out if panel is not None else []), *run_errors(doc)]
         self.refused = errors
         if not errors:
             return False
         first = errors[0]
-        where = panel.describe(first.location) if hasattr(panel, "describe") else \
-            first.location
+        where = panel.describe(first.location) if panel is not None else first.location
         text = (f"Not started: the workflow has {plural(len(errors), 'error')}. "
                 f"{where}: {first.message}" + (f" — {first.hint}" if first.hint else ""))
         choices: list[tuple[str, object]] = [("Show Problems", self.show_problems)]
-        model = getattr(getattr(self.window, "editor", None), "model", None)
-        dangling = dangling_edge_keys(model) if model is not None else []
+        editor = self.parts.editor
+        dangling = dangling_edge_keys(editor.model) if editor is not None else []
         if dangling:
             choices.append((f"Remove {plural(len(dangling), 'Edge')} to Missing Nodes",
                             self.remove_dangling))
-        info = getattr(self.window, "info", None)
-        if info is not None and hasattr(info, "ask"):
-            info.ask(text, choices)
+        if self.parts.info is not None:
+            self.parts.info.ask(text, choices)
             self.show_problems()
         else:
             details = "\n".join(str(p) for p in errors)
@@ -71,13 +71,12 @@ class Preflight:
 
     def show_problems(self) -> None:
         """Bring the problems panel forward and select what the first error is about."""
-        docks = getattr(self.window, "docks", None) or {}
-        dock = docks.get("problems")
+        dock = self.parts.problems_dock
         if dock is not None:
             dock.show()
             dock.raise_()
-        panel = getattr(self.window, "problems", None)
-        if panel is None or not hasattr(panel, "refresh"):
+        panel = self.parts.problems
+        if panel is None:
             return
         panel.refresh()
         for row, problem in enumerate(panel.problems):
@@ -88,15 +87,14 @@ class Preflight:
 
     def remove_dangling(self) -> None:
         """Delete every edge to a missing node (one undoable step)."""
-        editor = getattr(self.window, "editor", None)
+        editor = self.parts.editor
         if editor is None:
             return
         keys = dangling_edge_keys(editor.model)
         if keys:
             editor.delete([], keys)
-        panel = getattr(self.window, "problems", None)
-        if panel is not None and hasattr(panel, "refresh"):
-            panel.refresh()
-        message = getattr(self.window, "message", None)
-        if callable(message):
-            message(f"Removed {plural(len(keys), 'edge')} to missing nodes (Ctrl+Z undoes it)")
+        if self.parts.problems is not None:
+            self.parts.problems.refresh()
+        if self.parts.message is not None:
+            self.parts.message(f"Removed {plural(len(keys), 'edge')} to missing nodes "
+                               "(Ctrl+Z undoes it)")

@@ -16,6 +16,7 @@ from service_process import ServeProcess
 from desktop.api.discovery import stop_spawned
 from desktop.ui.loop import new_event_loop
 from desktop.ui.run.attach import attach_run_panels
+from desktop.ui.run.window_parts import WindowParts
 
 
 @pytest.fixture(scope="session")
@@ -78,15 +79,7 @@ class Window(QMainWindow):
         central = QWidget()
         QVBoxLayout(central)
         self.setCentralWidget(central)
-
-        class _Model:
-            def snapshot(self):
-                return doc
-
-        class _Editor:
-            model = _Model()
-
-        self.editor = _Editor()
+        self.parts = WindowParts(document=lambda: doc)
 
 
 @pytest.fixture
@@ -106,7 +99,7 @@ def window_for(qloop, qtbot, service):
     def make(doc, data_dir=None):
         window = Window(doc)
         qtbot.addWidget(window, before_close_func=detach)
-        panels = attach_run_panels(window, data_dir or service.data_dir)
+        panels = attach_run_panels(window, window.parts, data_dir or service.data_dir)
         return window, panels
 
     return make

@@ -83,11 +83,7 @@ def test_open_in_editor_follows_a_configured_workspace(
     (project / "proj").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(project / "proj")], check=True)
     window, panels = window_for(loads_workflow(CONFIGURED))
-
-    class _File:
-        path = project / "flow.yaml"
-
-    window.file = _File()
+    window.parts.workflow_path = lambda: project / "flow.yaml"
     _run(qloop, panels, until)
     view = panels.diffs
     assert _files(view) == [("notes/todo.md", 2, 0)]
@@ -108,11 +104,7 @@ def test_open_in_editor_follows_a_shared_workspace(
     (project / "proj").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(project / "proj")], check=True)
     window, panels = window_for(loads_workflow(CONFIGURED + "isolation: shared\n"))
-
-    class _File:
-        path = project / "flow.yaml"
-
-    window.file = _File()
+    window.parts.workflow_path = lambda: project / "flow.yaml"
     _run(qloop, panels, until)
     opened: list[Path] = []
     monkeypatch.setattr(panels.diffs, "opener", opened.append)

@@ -24,13 +24,17 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _window(window_for):
     window, panels = window_for(load_workflow(EXAMPLE / "baseline.flow.yaml"))
     errors: list[str] = []
-    window.show_error = lambda _title, text: errors.append(text)  # type: ignore[attr-defined]
     return window, panels, errors
+
+
+def _open(window, panels, errors: list[str], folder: Path):
+    return open_evaluation(window, folder, panels.open_run,
+                           lambda _title, text: errors.append(text))
 
 
 async def test_table_filters_and_opens_each_side(qloop, window_for, results, until) -> None:
     window, panels, errors = _window(window_for)
-    view = open_evaluation(window, results)
+    view = _open(window, panels, errors, results)
     assert view is not None and not errors
     assert [r.case_id for r in view.rows] == ["clamp", "slugify", "readme"]
     assert [view.table.item(r, 1).text() for r in range(3)] == ["regressed", "fixed",
@@ -53,16 +57,14 @@ async def test_table_filters_and_opens_each_side(qloop, window_for, results, unt
 
 
 async def test_a_folder_without_results_is_an_error(qloop, window_for, tmp_path) -> None:
-    window, _panels, errors = _window(window_for)
-    assert open_evaluation(window, tmp_path) is None
+    window, panels, errors = _window(window_for)
+    assert _open(window, panels, errors, tmp_path) is None
     assert errors and "holds no baseline/<runId>/" in errors[0]
 
 
 def test_the_file_menu_offers_it() -> None:
     from desktop.ui.actions import ACTIONS
-
-    spec = next(s for s in ACTIONS if s is not None and s.name == "open_evaluation")
-    assert spec.menu == "File" and spec.handler == "file_open_evaluation"
     from desktop.ui.window_actions import WindowCommands
 
-    assert callable(WindowCommands.file_open_evaluation)
+    spec = next(s for s in ACTIONS if s is not None and s.name == "open_evaluation")
+    assert spec.menu == "File" and spec.handler is WindowCommands.file_open_evaluation
