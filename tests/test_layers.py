@@ -16,6 +16,8 @@ import ast
 import re
 from pathlib import Path
 
+import networkx as nx
+
 DESKTOP = Path(__file__).resolve().parents[1] / "desktop"
 QT = ("PySide6", "shiboken6", "qasync")
 BELOW_UI = ("runtime", "providers", "store")
@@ -206,3 +208,51 @@ def test_the_reflection_rule_finds_what_it_must() -> None:
         'class Theme:\n'
         '    def f(self, name):\n'
         '        return getattr(self, name)\n') == []
+
+
+# --- engine, dispatch and recovery: no circle -------------------------------------------
+
+UNTANGLED = ("desktop.runtime.engine", "desktop.runtime.dispatch", "desktop.runtime.recovery")
+
+
+def import_graph() -> nx.DiGraph:
+    """Every desktop module and the desktop modules it imports, anywhere in it (function
+    bodies and ``TYPE_CHECKING`` blocks included)."""
+    graph = nx.DiGraph()
+    for path in _modules(DESKTOP):
+        module = ".".join(("desktop", *path.relative_to(DESKTOP).with_suffix("").parts))
+        module = module.removesuffix(".__init__")
+        graph.add_node(module)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                # ``from desktop.runtime import engine`` imports the module engine
+                targets = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                continue
+            graph.add_edges_from((module, t) for t in targets if t.startswith("desktop."))
+    return graph
+
+
+def tangled(graph: nx.DiGraph, modules: tuple[str, ...]) -> list[set[str]]:
+    """The groups of ``modules`` that import each other, directly or through others."""
+    return [set(modules) & group for group in nx.strongly_connected_components(graph)
+            if len(set(modules) & group) > 1]
+
+
+def test_engine_dispatch_and_recovery_import_each_other_in_no_circle() -> None:
+    """Recovery builds the engine and hands it dispatch's turn runner; dispatch takes the
+    engine it is given. A circle among them (even through another module) would fail."""
+    graph = import_graph()
+    assert all(graph.has_node(m) for m in UNTANGLED)
+    assert tangled(graph, UNTANGLED) == []
+    engine, dispatch, recovery = UNTANGLED
+    assert not graph.has_edge(engine, dispatch) and not graph.has_edge(engine, recovery)
+
+
+def test_the_circle_rule_finds_a_circle_through_another_module() -> None:
+    graph = nx.DiGraph([("desktop.runtime.engine", "desktop.runtime.turn"),
+                        ("desktop.runtime.turn", "desktop.runtime.dispatch"),
+                        ("desktop.runtime.dispatch", "desktop.runtime.engine")])
+    assert tangled(graph, UNTANGLED) == [{"desktop.runtime.engine", "desktop.runtime.dispatch"}]
