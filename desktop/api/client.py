@@ -364,12 +364,14 @@ class ApiClient:
 
     async def resolve(self, approval: str, status: str,
                       modified_args: dict[str, Any] | None = None, reason: str | None = None,
-                      merge: dict[str, Any] | None = None) -> dict:
-        """Approve, deny or modify a pending tool call, or decide a merge (``merge``: a
-        side per file, contents, or the agent); 409 when already decided. The service
-        records the user as who decided."""
+                      merge: dict[str, Any] | None = None,
+                      choice: int | None = None) -> dict:
+        """Approve, deny or modify a pending tool call, decide a merge (``merge``: a
+        side per file, contents, or the agent), or pick the attempt that goes on
+        (``choice``); 409 when already decided. The service records the user as who
+        decided."""
         return await self.send(None, Resolve(approval, status, modified_args, reason,
-                                             merge=merge))
+                                             merge=merge, choice=choice))
 
     # --- events ----------------------------------------------------------------------------
 

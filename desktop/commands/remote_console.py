@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from desktop.api.client import ApiError
+from desktop.commands.choose_words import ChooseWords, pick
 from desktop.commands.merge_words import CLAUSES, merge_choice, split_approval
 from desktop.commands.run_console import HELP, Decide, Local, MergeWords, parse
 from desktop.contract.commands import (
@@ -96,6 +97,8 @@ class RemoteConsole:
                 await self._decide(command)
             case MergeWords():
                 await self._merge(command)
+            case ChooseWords():
+                await self._choose(command)
             case Stop():
                 await self.stop()
             case Pause() | Resume() | SetMode() | SetBudget():
@@ -217,6 +220,23 @@ class RemoteConsole:
         approval_id = await self._when_busy_wait(attempt)
         await self._until_closed(approval_id)
         self.say(f"merged: {approval_id[:8]}")
+
+    async def _choose(self, command: ChooseWords) -> None:
+        async def attempt() -> tuple[str, int]:
+            pending = self.run.state.pending_approvals if self.run.state else {}
+            choices = [a for a, p in pending.items() if p.choice is not None]
+            try:
+                approval, index = pick(command, choices)
+            except LookupError as exc:
+                raise NotYet(str(exc)) from None
+            if approval is None:
+                raise NotYet("no choice approval is pending")
+            await self._client.send(None, Resolve(approval, "approved", choice=index))
+            return approval, index
+
+        approval_id, index = await self._when_busy_wait(attempt)
+        await self._until_closed(approval_id)
+        self.say(f"chose attempt {index}: {approval_id[:8]}")
 
     async def stop(self, _reason: str = "stopped by the user") -> None:
         """Stop the run (``stop`` and Ctrl-C)."""

@@ -3,9 +3,10 @@
 ``step [node]``, ``chat NODE TEXT``, ``approve [ID]``, ``deny [ID] [reason]``,
 ``modify [ID] JSON``, ``budget [NODE] tokens=N cost=USD wall=SEC``,
 ``merge [ID] ours|theirs [FILE...] | edit FILE[=FROM] | agent``
-(desktop/commands/merge_words.py), ``pause``, ``resume``, ``stop``, ``mode auto|
-interactive|planning|implementation``, ``status``, ``help``. Nodes are named by key,
-label or id prefix; approvals by a unique id prefix, or left out for the oldest.
+(desktop/commands/merge_words.py), ``choose [ID] N`` (desktop/commands/choose_words.py),
+``pause``, ``resume``, ``stop``, ``mode auto|interactive|planning|implementation``,
+``status``, ``help``. Nodes are named by key, label or id prefix; approvals by a
+unique id prefix, or left out for the oldest.
 Commands that need something not there yet (a step while a turn still runs,
 an approval not yet requested) wait for it while the run is busy, so piped
 scripts behave the same however fast the agents are.
@@ -23,6 +24,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
+from desktop.commands.choose_words import ChooseWords, parse_choose, pick
 from desktop.commands.merge_words import CLAUSES, USAGE, merge_choice, split_approval
 from desktop.contract.enums import RUN_ENDED
 from desktop.runtime.control import (
@@ -56,6 +58,7 @@ HELP = """commands:
   merge [ID] edit FILE[=FROM]        ... FILE as edited in the worktree (or FROM's text)
   merge [ID] agent                   ... or hand the files to the node's agent
   deny [ID]              undo a merge that conflicts (then merge by hand and resume)
+  choose [ID] N          pick attempt N of a best-of-N turn to go on
   pause | resume | stop  pause new turns, continue, or stop the run
   budget [NODE] tokens=N cost=USD wall=SEC   raise the run's (or NODE's) budget;
                          then `resume` after the run paused for it
@@ -128,7 +131,7 @@ class Local:
     name: str
 
 
-Line = Command | Decide | MergeWords | Local
+Line = Command | Decide | MergeWords | ChooseWords | Local
 BUDGET_USAGE = "usage: budget [NODE] tokens=N cost=USD wall=SEC (one or more limits)"
 _BUDGET_WORDS = {"tokens": ("max_tokens", int), "cost": ("max_cost_usd", float),
                  "wall": ("max_wall_sec", float)}
@@ -161,6 +164,8 @@ def parse(line: str) -> Line | None:
             if not rest:
                 raise ValueError(USAGE)
             return MergeWords(tuple(rest))
+        case "choose":
+            return parse_choose(rest)
         case "modify":
             start = line.find("{")
             if start < 0:
@@ -245,15 +250,19 @@ class Console:
             self.say(f"step: {self.engine.state.nodes[outcome.node_id].label}")
         elif isinstance(command, Resolve):
             word = "merged" if command.merge is not None else command.status
+            if command.choice is not None:
+                word = f"chose attempt {command.choice}"
             self.say(f"{word}: {command.approval[:8]}")
 
-    async def _run(self, parsed: Command | Decide | MergeWords | None
+    async def _run(self, parsed: Command | Decide | MergeWords | ChooseWords | None
                    ) -> tuple[Command, Outcome]:
         assert parsed is not None  # blank lines have no words
         if isinstance(parsed, Decide):
             command: Command = self._decision(parsed)
         elif isinstance(parsed, MergeWords):
             command = self._merge(parsed)
+        elif isinstance(parsed, ChooseWords):
+            command = self._choose(parsed)
         elif isinstance(parsed, Step | Chat | SetBudget) and parsed.node:
             # the engine takes exact ids and keys; a label or id prefix is this console's
             command = replace(parsed, node=self._node(parsed.node))
@@ -288,6 +297,18 @@ class Console:
         except ValueError as exc:
             raise Invalid(str(exc)) from None
         return Resolve(approval, "approved", merge=choice, by=TERMINAL_WORD)
+
+    def _choose(self, parsed: ChooseWords) -> Resolve:
+        """The Resolve a ``choose`` line means now: its choice approval named, or the
+        oldest pending one."""
+        choices = [p.approval_id for p in self.engine.broker.pending() if p.choice is not None]
+        try:
+            approval, index = pick(parsed, choices)
+        except LookupError as exc:
+            raise NotFound(str(exc)) from None
+        if approval is None:
+            raise NotFound("no choice approval is pending")
+        return Resolve(approval, "approved", choice=index, by=TERMINAL_WORD)
 
     def _decision(self, decide: Decide) -> Resolve:
         """The Resolve a Decide means now: its approval named, or the oldest pending one."""

@@ -21,6 +21,7 @@ from pydantic import (
 )
 
 from desktop.contract import commands as c
+from desktop.contract.attempts import ChoiceRequest
 from desktop.contract.commands import RunStatusIn
 from desktop.contract.enums import ApprovalStatus
 from desktop.contract.merge import MergeRequest
@@ -221,11 +222,14 @@ class ApprovalOut(ResponseModel):
     approval_id: str = Field(alias="approvalId")
     run_id: str = Field(alias="runId")
     node_id: str | None = Field(None, alias="nodeId")
-    kind: Literal["tool", "merge"] = Field("tool", description="tool: a gated tool call; "
-                                           "merge: a merge that conflicts")
+    kind: Literal["tool", "merge", "choice"] = Field(
+        "tool", description="tool: a gated tool call; merge: a merge that conflicts; "
+                            "choice: which attempt of a best-of-N turn goes on")
     tool: dict[str, Any] = Field(default_factory=dict, description="kind tool: the call")
     merge: MergeRequest | None = Field(None, description="kind merge: the branches, files "
                                                          "and hunks")
+    choice: ChoiceRequest | None = Field(None, description="kind choice: the attempts, "
+                                                           "with their diffs and outputs")
     context: str | None = None
     requested_at: str | None = Field(None, alias="requestedAt")
 

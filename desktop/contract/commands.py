@@ -145,6 +145,10 @@ class Resolve:
     merge: Annotated[dict[str, Any] | None,
                      Body(type=MergeChoiceIn | None,
                           description="a merge approval, approved: how")] = None
+    choice: Annotated[int | None,
+                      Body(type=int | None, ge=1,
+                           description="a choice approval, approved: the index of the "
+                                       "attempt that goes on")] = None
 
 
 @dataclass(frozen=True)

@@ -68,10 +68,12 @@ class ArtifactKind(StrEnum):
 
 
 class ApprovalKind(StrEnum):
-    """What an approval asks: a gated tool call, or a merge that conflicts."""
+    """What an approval asks: a gated tool call, a merge that conflicts, or which attempt
+    of a best-of-N turn goes on."""
 
     TOOL = "tool"
     MERGE = "merge"
+    CHOICE = "choice"
 
 
 class ApprovalStatus(StrEnum):

@@ -16,6 +16,10 @@ the run lifecycle events the runtime writes:
 - ``bus.message``   a message-bus entry: agent posts and RUN_START/STOP/CRASH
 - ``verification.result``  a node's verification command ran after a turn
 - ``log.recovered`` the store cut a torn tail or skipped a corrupt line
+- ``attempt.started``, ``attempt.completed``  one attempt of a best-of-N turn
+  (desktop/contract/attempts.py) began or ended; the agent's own events of that attempt
+  carry its ``attemptIndex`` too
+- ``choice.made``   the judge picked the attempt whose work and output the node keeps
 
 Every event carries a per-run monotonic ``seq``, assigned by the log writer.
 An event of a type this version does not know is kept as :class:`GenericEvent`.
@@ -25,6 +29,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Discriminator, Field, Tag, TypeAdapter, model_validator
 
+from desktop.contract.attempts import AttemptSummary, ChoiceRequest
 from desktop.contract.base import ContractModel, UtcTimestamp, UUIDStr, new_id, utc_now
 from desktop.contract.enums import (
     ApprovalKind,
@@ -318,6 +323,8 @@ class Resolution(ContractModel):
     modified_args: dict[str, Any] | None = Field(None, alias="modifiedArgs")
     merge: MergeChoice | None = Field(None, description="A merge approval approved: each "
                                       "file's side or content, or the agent's turn.")
+    choice: int | None = Field(None, ge=1, description="A choice approval approved: the "
+                               "index of the attempt that goes on.")
     reason: str | None = None
     by: str | None = None
 
@@ -331,12 +338,15 @@ class ApprovalRequested(EventBase):
     kind: ApprovalKind = ApprovalKind.TOOL
     tool: ToolCall | None = None
     merge: MergeRequest | None = None
+    choice: ChoiceRequest | None = None
     context: str | None = None
 
     @model_validator(mode="after")
     def _what(self) -> "ApprovalRequested":
         if self.kind == ApprovalKind.MERGE and self.merge is None:
             raise ValueError("a merge approval names its merge")
+        if self.kind == ApprovalKind.CHOICE and self.choice is None:
+            raise ValueError("a choice approval lists its attempts")
         if self.kind == ApprovalKind.TOOL and self.tool is None:
             raise ValueError("a tool approval names its tool call")
         return self
@@ -346,6 +356,39 @@ class ApprovalResolved(EventBase):
     type: Literal["approval.resolved"] = "approval.resolved"
     approval_id: str = Field(alias="approvalId")
     resolution: Resolution
+
+
+class AttemptStarted(EventBase):
+    """One attempt of a best-of-N turn began its agent run, in its own branch."""
+
+    type: Literal["attempt.started"] = "attempt.started"
+    turn_id: str = Field(alias="turnId")
+    attempt_index: int = Field(alias="attemptIndex", ge=1)
+    agent_run_id: str | None = Field(None, alias="agentRunId")
+    branch: str | None = None
+    provider: str | None = None
+    model: str | None = None
+
+
+class AttemptCompleted(EventBase):
+    """One attempt of a best-of-N turn ended (``summary.ok`` false: it failed)."""
+
+    type: Literal["attempt.completed"] = "attempt.completed"
+    turn_id: str = Field(alias="turnId")
+    attempt_index: int = Field(alias="attemptIndex", ge=1)
+    summary: AttemptSummary
+
+
+class ChoiceMade(EventBase):
+    """The judge picked the attempt that goes on: the node's branch now points at its
+    commit and its output is the turn's output. The other attempts keep their branches."""
+
+    type: Literal["choice.made"] = "choice.made"
+    turn_id: str = Field(alias="turnId")
+    attempt_index: int = Field(alias="attemptIndex", ge=1)
+    agent_run_id: str | None = Field(None, alias="agentRunId")
+    commit: str | None = None
+    by: str = "user"
 
 
 class ArtifactCreated(EventBase):
@@ -398,6 +441,7 @@ KNOWN_EVENTS: tuple[type[EventBase], ...] = (
     MessageUser, MessageAssistantDelta, MessageAssistantFinal, ThinkingDelta, ThinkingFinal,
     ToolProposed, ToolStarted, ToolCompleted, ApprovalRequested, ApprovalResolved,
     ArtifactCreated, TelemetryUsage, BusMessage, VerificationResult, LogRecovered,
+    AttemptStarted, AttemptCompleted, ChoiceMade,
 )
 EVENT_TYPES: dict[str, type[EventBase]] = {
     cls.model_fields["type"].default: cls for cls in KNOWN_EVENTS
@@ -450,7 +494,10 @@ Event = Annotated[
     | Annotated[TelemetryUsage, Tag("telemetry.usage")]
     | Annotated[BusMessage, Tag("bus.message")]
     | Annotated[VerificationResult, Tag("verification.result")]
-    | Annotated[LogRecovered, Tag("log.recovered")],
+    | Annotated[LogRecovered, Tag("log.recovered")]
+    | Annotated[AttemptStarted, Tag("attempt.started")]
+    | Annotated[AttemptCompleted, Tag("attempt.completed")]
+    | Annotated[ChoiceMade, Tag("choice.made")],
     Discriminator(_event_tag),
 ]
 

@@ -4,10 +4,17 @@ The spec gives minimum fields; we add what the runtime needs to resume a run
 from its log alone: node inboxes, pending approvals, turn counts, the stall.
 """
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
+from desktop.contract.attempts import (
+    MAX_ATTEMPTS,
+    MIN_ATTEMPTS,
+    USER_JUDGE,
+    AttemptOverride,
+    ChoiceRequest,
+)
 from desktop.contract.base import CONTRACT_VERSION, ContractModel, UtcTimestamp, UUIDStr
 from desktop.contract.enums import (
     ApprovalKind,
@@ -97,6 +104,13 @@ class NodeConfig(ContractModel):
         None, description="worktree: the node works in its own git worktree and branch; "
                           "shared: in its workspace itself; None: the run's isolation, else "
                           "worktree when the configured workspace is a git repository.")
+    attempts: Annotated[int, Field(ge=MIN_ATTEMPTS, le=MAX_ATTEMPTS)] | Annotated[
+        list[AttemptOverride], Field(min_length=MIN_ATTEMPTS, max_length=MAX_ATTEMPTS)] | None = (
+        Field(None, description="Best-of-N: run each turn this many times at once, each in its "
+                                "own worktree (or one {provider, model} override per attempt); "
+                                "the judge picks the attempt that goes on."))
+    judge: str = Field(USER_JUDGE, description="Who picks the winning attempt: user (a "
+                                               "choice approval in the inbox).")
 
     @property
     def timeout_sec(self) -> float | None:
@@ -189,6 +203,7 @@ class PendingApproval(ContractModel):
                                "(``tool``); merge: a merge that conflicts (``merge``).")
     tool: dict[str, Any] = Field(default_factory=dict)
     merge: MergeRequest | None = None
+    choice: ChoiceRequest | None = None
     context: str | None = None
     requested_at: UtcTimestamp | None = Field(None, alias="requestedAt")
 

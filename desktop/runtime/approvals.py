@@ -6,7 +6,9 @@ it; each request and each resolution is an event in the run's log
 (``approval.requested`` / ``approval.resolved``), so a pending approval is
 visible to every client and survives in the record. A ``merge`` approval
 (desktop/contract/merge.py) is approved with a :class:`MergeChoice` that covers
-every conflicting file, or hands them to the agent; it is never ``modified``.
+every conflicting file, or hands them to the agent; it is never ``modified``. A
+``choice`` approval (desktop/contract/attempts.py) is approved with the index of the
+attempt that goes on; plain ``approved`` takes the first attempt that succeeded.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from desktop.contract.attempts import ChoiceRequest
 from desktop.contract.base import new_id, utc_now
 from desktop.contract.enums import ApprovalKind, ApprovalStatus
 from desktop.contract.events import Resolution, ToolCall
@@ -49,10 +52,14 @@ class PendingRequest:
     requested_at: str = field(default_factory=utc_now)
     merge: dict[str, Any] | None = None
     """Set for a ``merge`` approval: the MergeRequest (desktop/contract/merge.py)."""
+    choice: dict[str, Any] | None = None
+    """Set for a ``choice`` approval: the ChoiceRequest (desktop/contract/attempts.py)."""
 
     @property
     def kind(self) -> ApprovalKind:
-        return ApprovalKind.MERGE if self.merge is not None else ApprovalKind.TOOL
+        if self.merge is not None:
+            return ApprovalKind.MERGE
+        return ApprovalKind.CHOICE if self.choice is not None else ApprovalKind.TOOL
 
     def to_dict(self) -> dict[str, Any]:
         """Wire form, like ``PendingApproval`` in the run state."""
@@ -60,6 +67,8 @@ class PendingRequest:
                                "requestedAt": self.requested_at}
         if self.merge is not None:
             out.update(kind=ApprovalKind.MERGE.value, merge=self.merge)
+        elif self.choice is not None:
+            out.update(kind=ApprovalKind.CHOICE.value, choice=self.choice)
         else:
             out["tool"] = self.tool
         if self.context:
@@ -107,6 +116,28 @@ def check_merge_choice(request: dict[str, Any], status: ApprovalStatus,
     return made.to_json_dict()
 
 
+def check_choice(request: dict[str, Any], status: ApprovalStatus,
+                 choice: int | None) -> int | None:
+    """The attempt a ``choice`` approval's decision picks (None when denied); approved
+    without an index takes the first attempt that succeeded. ApprovalInvalid when the
+    index names no attempt that can win."""
+    if status is ApprovalStatus.DENIED:
+        return None
+    if status is ApprovalStatus.MODIFIED:
+        raise ApprovalInvalid("a choice is approved with the attempt that goes on "
+                              "(choice: its index) or denied, not modified", "status")
+    winners = ChoiceRequest.model_validate(request).choosable()
+    if choice is None:
+        if not winners:
+            raise ApprovalInvalid("no attempt succeeded; deny the choice", "choice")
+        return winners[0]
+    if type(choice) is not int or choice not in winners:
+        listing = ", ".join(str(i) for i in winners) or "none"
+        raise ApprovalInvalid(f"attempt {choice!r} cannot win; choose one of the attempts "
+                              f"that succeeded: {listing}", "choice")
+    return choice
+
+
 class ApprovalBroker:
     """Holds gated calls until :meth:`resolve`; tells subscribers about new requests."""
 
@@ -127,6 +158,12 @@ class ApprovalBroker:
         """Ask how to resolve a merge that conflicts (``merge``: a MergeRequest in wire
         form) and wait for the decision."""
         return await self._ask(PendingRequest(new_id(), node_id, {}, context, merge=merge))
+
+    async def request_choice(self, node_id: str | None, choice: dict[str, Any],
+                             context: str | None = None) -> Resolution:
+        """Ask which attempt of a best-of-N turn goes on (``choice``: a ChoiceRequest in
+        wire form) and wait for the decision."""
+        return await self._ask(PendingRequest(new_id(), node_id, {}, context, choice=choice))
 
     async def _ask(self, pending: PendingRequest) -> Resolution:
         approval_id, node_id = pending.approval_id, pending.node_id
@@ -164,12 +201,17 @@ class ApprovalBroker:
 
     def resolve(self, approval_id: str, status: ApprovalStatus | str,
                 modified_args: dict[str, Any] | None = None, reason: str | None = None,
-                by: str = "terminal", merge: dict[str, Any] | None = None) -> Resolution:
+                by: str = "terminal", merge: dict[str, Any] | None = None,
+                choice: int | None = None) -> Resolution:
         """Decide a pending call or merge: emit ``approval.resolved`` and release its
         waiter. ApprovalInvalid (nothing decided) when the decision does not fit."""
         approval_id = self.match(approval_id)
         status = ApprovalStatus(status)
         request = self._pending[approval_id]
+        if request.choice is not None:
+            choice = check_choice(request.choice, status, choice)
+        elif choice is not None:
+            raise ApprovalInvalid("choice only decides a choice approval", "choice")
         if request.merge is not None:
             merge = check_merge_choice(request.merge, status, merge)
         elif merge is not None:
@@ -179,7 +221,7 @@ class ApprovalBroker:
             raise ApprovalError("a modified call needs its new arguments as a JSON object")
         pending = self._pending.pop(approval_id)
         resolution = Resolution(status=status, modified_args=modified_args, merge=merge,
-                                reason=reason, by=by)
+                                choice=choice, reason=reason, by=by)
         self._emit(_resolved(approval_id, pending.node_id, resolution))
         future = self._futures.pop(approval_id)
         if not future.done():

@@ -195,7 +195,7 @@ def _resolve(engine: Engine, command: Resolve) -> Resolution:
         raise Invalid(f"status must be approved, denied or modified, not {command.status!r}",
                       "status") from None
     if status is ApprovalStatus.MODIFIED and not isinstance(command.modified_args, dict) \
-            and command.merge is None:
+            and command.merge is None and command.choice is None:
         raise Invalid("a modified call needs its new arguments as a JSON object",
                       "modifiedArgs")
     try:
@@ -204,7 +204,8 @@ def _resolve(engine: Engine, command: Resolve) -> Resolution:
         raise NotFound(str(exc), "approvalId") from None
     try:
         return engine.broker.resolve(approval_id, status, command.modified_args,
-                                     command.reason, by=command.by, merge=command.merge)
+                                     command.reason, by=command.by, merge=command.merge,
+                                     choice=command.choice)
     except ApprovalInvalid as exc:
         raise Invalid(str(exc), exc.field) from None
 

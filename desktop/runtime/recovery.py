@@ -26,7 +26,7 @@ from desktop.contract.enums import RunStatus
 from desktop.contract.executor import as_ray
 from desktop.graph.document import WorkflowDocument
 from desktop.providers.redact import Redactor
-from desktop.runtime.dispatch import run_turn
+from desktop.runtime.best_of import take_turn
 from desktop.runtime.engine import Engine, EngineError, EngineOptions
 from desktop.runtime.recorder import Recorder
 from desktop.runtime.run_setup import run_created_event, task_event
@@ -63,7 +63,7 @@ def create_run(doc: WorkflowDocument, data_dir: Path, mode: str | None = None,
         log = EventLog.open(run_dir, durability=options.durability)
         redactor = Redactor.from_env(keyring_env(), data_dir=data_dir)
         recorder = Recorder(log, run_id=run_id, redactor=redactor)
-        engine = Engine(run_dir, Path(data_dir), log, recorder, lock, options, run_turn)
+        engine = Engine(run_dir, Path(data_dir), log, recorder, lock, options, take_turn)
         recorder.emit(created)
         recorder.emit(task)
         recorder.flush()
@@ -119,7 +119,7 @@ def resume_engine(run_dir: Path, *, options: EngineOptions | None = None,
         if recorder.state_dict is None:
             raise EngineError(f"{run_dir} holds no run (no usable run.created event)")
         log.run_id = recorder.run_id = recorder.state.id
-        engine = Engine(run_dir, run_dir.parent.parent, log, recorder, lock, options, run_turn)
+        engine = Engine(run_dir, run_dir.parent.parent, log, recorder, lock, options, take_turn)
     except BaseException:
         lock.__exit__(None, None, None)
         raise

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from desktop.contract.attempts import ChoiceRequest
 from desktop.contract.events import EventBase
 from desktop.contract.merge import MergeRequest
 from desktop.contract.state import (
@@ -316,17 +317,21 @@ def _edge_deleted(s: State, e: dict) -> State:
     return s
 
 
+_ASKS: dict[str, type] = {"merge": MergeRequest, "choice": ChoiceRequest}
+"""Approval kinds other than a tool call, and the model of what each asks."""
+
+
 def _approval_requested(s: State, e: dict) -> State | None:
-    aid, tool, merge = e.get("approvalId"), e.get("tool"), e.get("merge")
-    merging = e.get("kind") == "merge"
-    if type(aid) is not str or type(merge if merging else tool) is not dict:
+    aid, tool, kind = e.get("approvalId"), e.get("tool"), e.get("kind")
+    asked = e.get(kind) if kind in _ASKS else tool
+    if type(aid) is not str or type(asked) is not dict:
         return None
     pending = {"approvalId": aid, "requestedAt": e.get("ts")}
-    if merging:
-        checked = _checked(MergeRequest, merge)
+    if kind in _ASKS:
+        checked = _checked(_ASKS[kind], asked)
         if checked is None:
             return None
-        pending.update(kind="merge", merge=checked)
+        pending.update({"kind": kind, kind: checked})
     else:
         pending["tool"] = copy_json(tool)
     for key in ("nodeId", "context"):
@@ -395,7 +400,8 @@ HANDLERS: dict[str, Callable[[State, dict], State | None]] = {
 for _kind in ("node.heartbeat", "node.log", "handoff.sent", "message.user",
               "message.assistant.delta", "message.assistant.thinking.delta",
               "message.assistant.thinking.final", "tool.proposed", "tool.started",
-              "tool.completed", "bus.message", "verification.result", "log.recovered"):
+              "tool.completed", "bus.message", "verification.result", "log.recovered",
+              "attempt.started", "attempt.completed", "choice.made"):
     HANDLERS[_kind] = _noop
 
 

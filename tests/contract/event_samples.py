@@ -103,6 +103,15 @@ def payloads(text: str = "hello") -> dict[str, dict[str, Any]]:
         "verification.result": {"nodeId": NODE_ID, "command": "pytest", "exitCode": 1,
                                 "ok": False, "outputTail": text},
         "log.recovered": {"problem": "torn_tail", "offset": 100, "length": 7, "detail": text},
+        "attempt.started": {"nodeId": NODE_ID, "turnId": "t1", "attemptIndex": 2,
+                            "agentRunId": "20260204-1830425690-12345",
+                            "branch": "canvas/1a2b3c4d/impl.t1.a2", "provider": "scripted",
+                            "model": "m"},
+        "attempt.completed": {"nodeId": NODE_ID, "turnId": "t1", "attemptIndex": 2,
+                              "summary": {"index": 2, "ok": True, "commit": "ab" * 20,
+                                          "diffstat": " a.txt | 1 +", "output": text}},
+        "choice.made": {"nodeId": NODE_ID, "turnId": "t1", "attemptIndex": 2,
+                        "commit": "ab" * 20, "by": "user"},
     }
 
 

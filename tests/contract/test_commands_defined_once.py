@@ -38,7 +38,7 @@ SAMPLES: dict[type, Any] = {
     c.SetBudget: c.SetBudget("a", 5000, 2.5, 600.0),
     c.Resolve: c.Resolve("ap-1", "modified", {"cmd": "ls"}, "looks wrong",
                          merge={"files": {"a.txt": "ours"}, "contents": {"b.txt": "x\n"},
-                                "agent": True}),
+                                "agent": True}, choice=2),
     c.EditInbox: c.EditInbox("a", "item-1", "new text", {"k": 1}),
     c.AddNode: c.AddNode("helper", "Helper", "implementer", "scripted",
                          {"instructions": "help"}, {"writeDocs": False},
@@ -305,3 +305,28 @@ def test_both_consoles_decide_with_the_same_words() -> None:
         c.Resolve("ap-1234", "denied", reason="too risky")
     with pytest.raises(runtime_control.Invalid, match="resolved with `merge`"):
         parse("approve").command("ap-1234", [], merge=True)
+
+
+CHOICE = {"approvalId": "ch-5678", "nodeId": NODE_A, "kind": "choice",
+          "choice": {"turnId": "t1", "attempts": [{"index": 1}, {"index": 2}]}}
+
+
+@pytest.mark.parametrize("line", ["choose 2", "choose ch-5 2"])
+async def test_both_consoles_choose_an_attempt_with_the_same_words(line: str) -> None:
+    """``choose [ID] N`` picks among pending choice approvals only (a tool call waiting
+    beside it is not the one meant), in the terminal and through the service alike."""
+    parsed = parse(line)
+    client = Recorder()
+    said: list[str] = []
+    run = SimpleNamespace(client=client, run_id=RUN_ID,
+                          state=_state({"ap-1234": TOOL, "ch-5678": CHOICE}),
+                          status="completed")
+    await RemoteConsole(run, said.append, lambda: None).execute(line)
+    assert client.sent == [(None, c.Resolve("ch-5678", "approved", choice=2))], said
+    assert parsed is not None
+
+
+@pytest.mark.parametrize("line", ["choose", "choose 0", "choose two", "choose a b 2"])
+def test_a_choose_line_without_one_attempt_index_is_refused(line: str) -> None:
+    with pytest.raises(ValueError, match="usage: choose"):
+        parse(line)

@@ -1,7 +1,8 @@
 """The scripted agent process (``agent-canvas _scripted-agent``, see desktop/selfcmd.py).
 
 Reads its script from $AGENT_CANVAS_SCRIPT, the turn from $AGENT_CANVAS_TURN,
-the restart attempt from $AGENT_CANVAS_ATTEMPT, the inbox from
+the restart attempt from $AGENT_CANVAS_ATTEMPT, the node's model from
+$AGENT_CANVAS_MODEL, the inbox from
 $AGENT_CANVAS_INBOX and its run folder from $RUN_FOLDER.
 """
 
@@ -31,7 +32,8 @@ def main(argv: list[str] | None = None) -> int:
         items = _load_json("AGENT_CANVAS_INBOX", [])
         turn = int(os.environ.get("AGENT_CANVAS_TURN", "1") or 1)
         attempt = int(os.environ.get("AGENT_CANVAS_ATTEMPT", "1") or 1)
-        steps = select_steps(script, turn, attempt, inbox_text(items))
+        steps = select_steps(script, turn, attempt, inbox_text(items),
+                             os.environ.get("AGENT_CANVAS_MODEL") or None)
     except (ScriptError, ValueError) as exc:
         sys.stderr.write(f"scripted agent: {exc}\n")
         return 2

@@ -7,6 +7,8 @@ Script forms (any of them may nest inside another):
 - ``{"attempts": [script, ...]}`` picks by restart attempt within a turn (untilDone);
 - ``{"when": [{"inboxContains": "text", "steps": script}, ...], "default": script}``
   picks the first entry whose text occurs in the inbox (case-insensitive);
+- ``{"models": {"name": script, ...}, "default": script}`` picks by the node's
+  ``model`` (a best-of-N attempt may name its own);
 - ``{"steps": script}``.
 
 Each step is a dict with one key; see :data:`STEP_KINDS`. The agent prints
@@ -37,8 +39,9 @@ class ScriptError(ValueError):
     """The script has a shape this agent does not understand."""
 
 
-def select_steps(script: Any, turn: int, attempt: int, inbox_text: str) -> list[dict]:
-    """The steps to play for this turn, attempt and inbox."""
+def select_steps(script: Any, turn: int, attempt: int, inbox_text: str,
+                 model: str | None = None) -> list[dict]:
+    """The steps to play for this turn, attempt, inbox and model."""
     if script is None:
         return []
     if isinstance(script, list):
@@ -51,17 +54,24 @@ def select_steps(script: Any, turn: int, attempt: int, inbox_text: str) -> list[
             if not isinstance(options, list) or not options:
                 raise ScriptError(f"'{key}' must be a non-empty list of scripts")
             return select_steps(options[min(max(index, 1), len(options)) - 1],
-                                turn, attempt, inbox_text)
+                                turn, attempt, inbox_text, model)
+    if "models" in script:
+        models = script["models"]
+        if not isinstance(models, dict):
+            raise ScriptError("'models' must map model names to scripts")
+        chosen = models[model] if model in models else script.get("default", [])
+        return select_steps(chosen, turn, attempt, inbox_text, model)
     if "when" in script:
         haystack = inbox_text.lower()
         for entry in script["when"] or []:
             needle = str(entry.get("inboxContains", "")).lower()
             if needle and needle in haystack:
-                return select_steps(entry.get("steps", []), turn, attempt, inbox_text)
-        return select_steps(script.get("default", []), turn, attempt, inbox_text)
+                return select_steps(entry.get("steps", []), turn, attempt, inbox_text, model)
+        return select_steps(script.get("default", []), turn, attempt, inbox_text, model)
     if "steps" in script:
-        return select_steps(script["steps"], turn, attempt, inbox_text)
-    raise ScriptError("a script mapping needs 'turns', 'attempts', 'when' or 'steps'")
+        return select_steps(script["steps"], turn, attempt, inbox_text, model)
+    raise ScriptError("a script mapping needs 'turns', 'attempts', 'models', 'when' or "
+                      "'steps'")
 
 
 def validate_script(script: Any, where: str = "script") -> list[str]:
@@ -84,6 +94,14 @@ def validate_script(script: Any, where: str = "script") -> list[str]:
                 return [f"{where}.{key}: must be a non-empty list of scripts"]
             return [p for i, o in enumerate(options)
                     for p in validate_script(o, f"{where}.{key}[{i}]")]
+    if "models" in script:
+        models = script["models"]
+        if not isinstance(models, dict) or not models:
+            return [f"{where}.models: must map model names to scripts"]
+        return [p for name, o in models.items()
+                for p in validate_script(o, f"{where}.models.{name}")] + (
+            validate_script(script["default"], f"{where}.default") if "default" in script
+            else [])
     if "when" in script:
         problems = []
         for i, entry in enumerate(script.get("when") or []):
@@ -94,7 +112,8 @@ def validate_script(script: Any, where: str = "script") -> list[str]:
         return problems + validate_script(script.get("default", []), f"{where}.default")
     if "steps" in script:
         return validate_script(script["steps"], f"{where}.steps")
-    return [f"{where}: a script mapping needs 'turns', 'attempts', 'when' or 'steps'"]
+    return [f"{where}: a script mapping needs 'turns', 'attempts', 'models', 'when' or "
+            "'steps'"]
 
 
 def inbox_text(items: list[dict]) -> str:

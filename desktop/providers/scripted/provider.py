@@ -48,6 +48,8 @@ class ScriptedProvider(ProcessProvider):
         env["AGENT_CANVAS_INBOX"] = str(inbox_path)
         env.setdefault("AGENT_CANVAS_TURN", str(request.turn_number))
         env.setdefault("AGENT_CANVAS_ATTEMPT", "1")
+        if request.config.model:
+            env["AGENT_CANVAS_MODEL"] = request.config.model
         return env, None
 
     def line_events(self, request: TurnRequest, line: str) -> list[dict[str, Any]] | None:

@@ -1,0 +1,109 @@
+"""Best-of-N: a node's turn runs as attempts in their own worktrees, and the judge's
+choice decides whose work and output go on; the losers' commits stay in the run."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from engine_helpers import events_of, of_type, workflow
+from gitkit import fingerprint, no_git_config, user_repo
+
+from desktop.contract.events import parse_event
+from desktop.runtime.approvals import PendingRequest
+from desktop.runtime.engine import Engine
+from desktop.runtime.recovery import create_run
+
+__all__ = ["no_git_config"]
+
+
+def two_ways(workspace: dict[str, Any]) -> Any:
+    """``impl`` tries twice (models a and b write different files); ``check`` lists the
+    files it then sees."""
+    return workflow({
+        "impl": {**workspace, "attempts": [{"model": "a"}, {"model": "b"}], "script": {
+            "models": {"a": [{"edit": {"path": "one.txt", "content": "first\n"}},
+                             {"say": "wrote one.txt"}],
+                       "b": [{"edit": {"path": "two.txt", "content": "second\n"}},
+                             {"say": "wrote two.txt"}]}}},
+        "check": {**workspace, "script": [{"shell": "ls > seen.txt"}, {"say": "checked"}]},
+    }, [{"from": "impl", "to": "check"}])
+
+
+async def run_choosing(doc: Any, data: Path, pick: int | None,
+                       status: str = "approved") -> tuple[Engine, list[dict]]:
+    """Run ``doc``, answering each choice approval with ``pick``; the engine and the
+    choice requests seen."""
+    engine = create_run(doc, data)
+    loop = asyncio.get_running_loop()
+    seen: list[dict] = []
+
+    def asked(pending: PendingRequest) -> None:
+        assert pending.choice is not None, pending
+        seen.append(pending.choice)
+        loop.call_soon(lambda: engine.broker.resolve(pending.approval_id, status,
+                                                     by="test", choice=pick))
+
+    engine.broker.subscribe(asked)
+    try:
+        await asyncio.wait_for(engine.run(), 60)
+    finally:
+        engine.close()
+    return engine, seen
+
+
+def git_out(folder: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=folder, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+async def test_the_chosen_attempt_goes_on_and_the_loser_stays(tmp_path: Path,
+                                                               no_git_config: None) -> None:
+    repo = user_repo(tmp_path / "repo")
+    before = fingerprint(repo)
+    engine, seen = await run_choosing(two_ways({"workspace": str(repo)}), tmp_path / "data",
+                                      pick=2)
+    events = events_of(engine.run_dir)
+    assert engine.state.status == "completed"
+    assert fingerprint(repo) == before
+    [request] = seen
+    assert [a["index"] for a in request["attempts"]] == [1, 2]
+    assert "one.txt" in request["attempts"][0]["diffstat"]
+    assert "two.txt" in request["attempts"][1]["diffstat"]
+    for event in events:
+        parse_event(event)  # every event, attempts and choice included, fits the contract
+    [made] = of_type(events, "choice.made")
+    assert made["attemptIndex"] == 2
+    # the next node sees attempt 2's work only
+    seen_files = (engine.run_dir / "worktrees" / "check" / "seen.txt").read_text().split()
+    assert "two.txt" in seen_files and "one.txt" not in seen_files
+    # the handoff carries the winner's output
+    [handoff] = of_type(events, "handoff.sent")
+    assert "wrote two.txt" in handoff["envelope"]["payload"]["message"]
+    # the agents' events say which attempt they belong to
+    finals = of_type(events, "message.assistant.final", nodeId=engine.find_node("impl"))
+    assert {e["text"]: e["attemptIndex"] for e in finals} == {"wrote one.txt": 1,
+                                                               "wrote two.txt": 2}
+    # the losing attempt's commit is still reachable from its branch (for fork)
+    loser = next(e["summary"] for e in of_type(events, "attempt.completed")
+                 if e["attemptIndex"] == 1)
+    assert git_out(repo, "rev-parse", loser["branch"]) == loser["commit"]
+    assert "one.txt" in git_out(repo, "show", "--stat", "--format=", loser["commit"])
+
+
+async def test_attempts_without_a_workspace_use_the_run_scratch(tmp_path: Path) -> None:
+    engine, _seen = await run_choosing(two_ways({}), tmp_path, pick=1)
+    assert engine.state.status == "completed"
+    scratch = sorted((engine.run_dir).glob("**/seen.txt"))
+    assert scratch, "check ran in the scratch folder"
+    listed = scratch[0].read_text().split()
+    assert "one.txt" in listed and "two.txt" not in listed
+
+
+async def test_a_denied_choice_fails_the_turn(tmp_path: Path) -> None:
+    engine, _seen = await run_choosing(two_ways({}), tmp_path, pick=None, status="denied")
+    assert engine.state.status == "failed"
+    [failed] = of_type(events_of(engine.run_dir), "turn.status", status="failed")
+    assert "no attempt was chosen" in failed["reason"]
