@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from desktop.contract.base import ContractModel
 from desktop.contract.enums import Provider
@@ -24,6 +24,8 @@ USER_JUDGE = "user"
 
 class AttemptOverride(ContractModel):
     """What one attempt runs with instead of the node's own provider and model."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt key must not pass unnoticed
 
     provider: Provider | None = None
     model: str | None = None

@@ -4,9 +4,9 @@ The spec gives minimum fields; we add what the runtime needs to resume a run
 from its log alone: node inboxes, pending approvals, turn counts, the stall.
 """
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from desktop.contract.attempts import (
     MAX_ATTEMPTS,
@@ -104,13 +104,35 @@ class NodeConfig(ContractModel):
         None, description="worktree: the node works in its own git worktree and branch; "
                           "shared: in its workspace itself; None: the run's isolation, else "
                           "worktree when the configured workspace is a git repository.")
-    attempts: Annotated[int, Field(ge=MIN_ATTEMPTS, le=MAX_ATTEMPTS)] | Annotated[
-        list[AttemptOverride], Field(min_length=MIN_ATTEMPTS, max_length=MAX_ATTEMPTS)] | None = (
+    attempts: int | list[AttemptOverride] | None = (
         Field(None, description="Best-of-N: run each turn this many times at once, each in its "
                                 "own worktree (or one {provider, model} override per attempt); "
                                 "the judge picks the attempt that goes on."))
     judge: str = Field(USER_JUDGE, description="Who picks the winning attempt: user (a "
                                                "choice approval in the inbox).")
+
+    @field_validator("attempts", mode="before")
+    @classmethod
+    def _attempts(cls, value: Any) -> Any:
+        # one clear message instead of pydantic's error per member of the union
+        if value is None:
+            return value
+        count = value if type(value) is int else len(value) if isinstance(value, list) else None
+        if count is None or not MIN_ATTEMPTS <= count <= MAX_ATTEMPTS:
+            raise ValueError(f"attempts is a number from {MIN_ATTEMPTS} to {MAX_ATTEMPTS}, or a "
+                             f"list of {MIN_ATTEMPTS} to {MAX_ATTEMPTS} overrides "
+                             "({provider, model}), not " + repr(value)[:60])
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                try:
+                    AttemptOverride.model_validate(item)
+                except ValidationError as exc:
+                    first = exc.errors()[0]
+                    where = ".".join(str(p) for p in first["loc"])
+                    raise ValueError(f"attempt {i + 1}: {where + ': ' if where else ''}"
+                                     f"{first['msg']} (an override names a provider "
+                                     "and/or a model)") from None
+        return value
 
     @property
     def timeout_sec(self) -> float | None:

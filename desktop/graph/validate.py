@@ -11,6 +11,7 @@ from desktop.contract.executor import INSTALL_FIX, as_ray
 from desktop.contract.sandbox import NETWORK_PROVIDERS, Sandbox
 from desktop.contract.secrets import is_secret_name
 from desktop.contract.state import NodeConfig
+from desktop.graph.attempts_check import check_attempts
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.errors import Problem
 from desktop.graph.fields import from_validation_error, locate
@@ -42,6 +43,7 @@ def validate(doc: WorkflowDocument, source: str | None = None,
     problems += _check_configs(doc)
     problems += _check_executors(doc)
     problems += check_isolation(doc, source)
+    problems += check_attempts(doc)
     return locate(problems, smap, source)
 
 
