@@ -76,7 +76,7 @@ def status_table(engine: Engine, activity: RecentActivity,
     parts: list[Any] = [table]
     for pending in engine.broker.pending():
         node = state.nodes.get(pending.node_id or "")
-        word = "MERGE" if pending.merge is not None else "APPROVAL"
+        word = {"merge": "MERGE", "choice": "CHOICE"}.get(pending.kind, "APPROVAL")
         where = f" in {pending.merge.get('worktree')}" if pending.merge is not None else ""
         parts.append(Text(f"{word} {pending.approval_id[:8]} "
                           f"({node.label if node else '?'}): "
@@ -95,6 +95,8 @@ def _hint(engine: Engine) -> str:
     if any(p.merge is not None for p in pending):
         return ("type: merge [ID] ours|theirs [FILE...] · merge [ID] edit FILE · "
                 "merge [ID] agent · deny [ID] · help")
+    if any(p.choice is not None for p in pending):
+        return "type: choose [ID] N · approve [ID] (the first attempt) · deny [ID] · help"
     if pending:
         return "type: approve [ID] · deny [ID] [REASON] · modify [ID] JSON · help"
     if state.mode == "INTERACTIVE" and any(state.inboxes.values()):
@@ -179,7 +181,7 @@ class PlainView:
 
     def _asked(self, opened: ApprovalOpened) -> None:
         request = opened.request
-        word = "MERGE" if request.get("kind") == "merge" else "APPROVAL"
+        word = {"merge": "MERGE", "choice": "CHOICE"}.get(request.get("kind"), "APPROVAL")
         self.say(f"[{self._label(request.get('nodeId'))}] {word} {opened.approval_id[:8]}: "
                  f"{approval_text(request)}")
 

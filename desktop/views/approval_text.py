@@ -1,5 +1,5 @@
-"""One line for a pending approval: a gated tool call, or a merge that conflicts (its
-branches and files)."""
+"""One line for a pending approval: a gated tool call, a merge that conflicts (its
+branches and files), or the choice among a best-of-N turn's attempts."""
 
 from __future__ import annotations
 
@@ -29,10 +29,28 @@ def merge_text(merge: Mapping[str, Any]) -> str:
     return f"merge {merge.get('source')} into {merge.get('target')}: conflicts in {files}"
 
 
+def attempt_line(attempt: Mapping[str, Any]) -> str:
+    """``2: 1 file changed, 3 insertions(+); "wrote two.txt"`` or ``1: failed (why)``."""
+    if not attempt.get("ok", True):
+        return f"{attempt.get('index')}: failed ({attempt.get('error') or '?'})"
+    stat = (attempt.get("diffstat") or "").strip().splitlines()
+    change = stat[-1].strip() if stat else "no change"
+    said = (attempt.get("output") or "").strip().split("\n", 1)[0][:80]
+    return f"{attempt.get('index')}: {change}" + (f'; "{said}"' if said else "")
+
+
+def choice_text(choice: Mapping[str, Any]) -> str:
+    """``choose the attempt that goes on: 1: ...; 2: ...``."""
+    attempts = "; ".join(attempt_line(a) for a in choice.get("attempts") or []) or "?"
+    return f"choose the attempt that goes on: {attempts}"
+
+
 def approval_text(approval: Mapping[str, Any]) -> str:
     """What a pending approval (or an ``approval.requested`` event) asks about."""
     if approval.get("kind") == "merge":
         return merge_text(approval.get("merge") or {})
+    if approval.get("kind") == "choice":
+        return choice_text(approval.get("choice") or {})
     return tool_text(approval.get("tool") or {})
 
 

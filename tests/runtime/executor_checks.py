@@ -29,13 +29,16 @@ the agent's stream events depends on timing; they are compared in their own orde
 
 def per_node_types(events: list[dict[str, Any]]) -> dict[str, list[str]]:
     """Each node's event types in order (by node key; run-level events under ''), and the
-    events of another channel in their own order (under 'KEY bus.message')."""
+    events of another channel in their own order (under 'KEY bus.message'); the attempts
+    of a best-of-N turn run at once, so each is a channel of its own ('KEY a2')."""
     keys = {k: v.get("key") for k, v in events[0]["nodes"].items()}
     out: dict[str, list[str]] = {}
     for event in events:
         if event["type"] in TIMING:
             continue
         key = keys.get(event.get("nodeId"), "") or ""
+        if event.get("attemptIndex") is not None:
+            key = f"{key} a{event['attemptIndex']}"
         if event["type"] in OWN_CHANNEL:
             key = f"{key} {event['type']}"
         out.setdefault(key, []).append(event["type"])
