@@ -69,6 +69,7 @@ async def test_the_openapi_document_describes_merge_approvals(api: Api) -> None:
     assert set(choice) == {"files", "contents", "agent"}
     assert choice["files"]["additionalProperties"]["enum"] == ["ours", "theirs"]
     listed = schemas["ApprovalOut"]["properties"]
-    assert listed["kind"]["enum"] == ["tool", "merge"] and "MergeRequest" in str(listed["merge"])
+    assert listed["kind"]["enum"] == ["tool", "merge", "choice"]
+    assert "MergeRequest" in str(listed["merge"])
     hunk = schemas["ConflictHunk"]["properties"]
     assert {"line", "ours", "theirs", "base"} <= set(hunk)

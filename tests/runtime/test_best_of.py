@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from engine_helpers import events_of, of_type, workflow
+from engine_helpers import events_of, of_type, until, workflow
 from gitkit import fingerprint, no_git_config, user_repo
 
 from desktop.contract.events import parse_event
@@ -107,3 +107,34 @@ async def test_a_denied_choice_fails_the_turn(tmp_path: Path) -> None:
     assert engine.state.status == "failed"
     [failed] = of_type(events_of(engine.run_dir), "turn.status", status="failed")
     assert "no attempt was chosen" in failed["reason"]
+
+
+async def test_the_console_chooses_when_the_choice_opens(tmp_path: Path) -> None:
+    """``choose 2`` typed before the attempts end waits for the choice, then picks."""
+    from desktop.commands.run_console import Console
+
+    engine = create_run(two_ways({}), tmp_path)
+    said: list[str] = []
+    run = asyncio.create_task(engine.run())
+    try:
+        await until(lambda: bool(engine.tasks))  # the attempts are under way
+        await Console(engine, said.append, lambda: None).execute("choose 2")
+        assert said and said[-1].startswith("chose attempt 2"), said
+        await asyncio.wait_for(run, 60)
+    finally:
+        engine.close()
+    assert engine.state.status == "completed"
+    [made] = of_type(events_of(engine.run_dir), "choice.made")
+    assert made["attemptIndex"] == 2 and made["by"] == "user"
+    [resolved] = of_type(events_of(engine.run_dir), "approval.resolved")
+    assert resolved["resolution"]["choice"] == 2 and resolved["resolution"]["by"] == "terminal"
+
+
+async def test_an_attempt_that_fails_cannot_win_and_none_winning_fails_the_turn(
+        tmp_path: Path) -> None:
+    doc = workflow({"impl": {"attempts": 2, "script": [{"fail": "broken"}]}})
+    engine, seen = await run_choosing(doc, tmp_path, pick=1)
+    assert seen == []  # nothing to choose from: no one is asked
+    assert engine.state.status == "failed"
+    [failed] = of_type(events_of(engine.run_dir), "turn.status", status="failed")
+    assert "none of the 2 attempts succeeded" in failed["reason"]
