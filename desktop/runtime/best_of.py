@@ -9,7 +9,9 @@ like this, with every step an event in the run's log:
    (desktop/runtime/attempt_trees.py) and runs the node's agent (with the attempt's
    provider or model, if it names one): ``attempt.started``, the agent's events tagged
    with ``attemptIndex``, ``attempt.completed`` with its diffstat and output.
-3. The judge picks: ``user`` answers a ``choice`` approval in the inbox.
+3. The judge picks: ``user`` answers a ``choice`` approval in the inbox; a node named
+   as judge gets a turn on the attempts' outputs and diffs and names the winner
+   (desktop/runtime/judge_node.py).
 4. ``choice.made``: the node's branch fast-forwards to the winner's commit, and the
    turn completes with the winner's output, routed along the node's edges.
 
@@ -25,12 +27,18 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from desktop.contract.attempts import AttemptOverride, AttemptSummary, ChoiceRequest, overrides
+from desktop.contract.attempts import (
+    USER_JUDGE,
+    AttemptOverride,
+    AttemptSummary,
+    ChoiceRequest,
+    overrides,
+)
 from desktop.contract.base import new_id
 from desktop.contract.enums import ApprovalStatus
 from desktop.contract.isolation import Isolation
 from desktop.contract.state import NodeConfig, NodeState
-from desktop.runtime import attempt_trees, isolation, worktrees
+from desktop.runtime import attempt_trees, isolation, judge_node, worktrees
 from desktop.runtime.attempt_trees import AttemptTree, Home
 from desktop.runtime.dispatch import finish_turn, run_turn
 from desktop.runtime.git_base import run8
@@ -39,6 +47,7 @@ from desktop.runtime.merge_gate import undo
 from desktop.runtime.turn import TurnContext, TurnResult, resolve_workspace
 from desktop.runtime.worktree_merge import MergeConflict
 from desktop.runtime.worktrees import NodeTree
+from desktop.views.node_ref import exact_node
 
 if TYPE_CHECKING:
     from desktop.runtime.engine import Engine
@@ -249,6 +258,8 @@ class BestOf:
         request = ChoiceRequest(turnId=self.turn_id, attempts=summaries)
         if not request.choosable():
             raise AttemptFailed(f"none of the {len(summaries)} attempts succeeded")
+        if self.config.judge != USER_JUDGE:
+            return await self._judge_node(request)
         self.emit({"type": "node.progress", "message": f"{len(summaries)} attempts done: "
                                                        "waiting for a choice"})
         resolution = await self.engine.broker.request_choice(
@@ -258,6 +269,20 @@ class BestOf:
             why = f" ({resolution.reason})" if resolution.reason else ""
             raise AttemptFailed(f"no attempt was chosen{why}")
         return resolution.choice
+
+    async def _judge_node(self, request: ChoiceRequest) -> int:
+        state = self.engine.state
+        judge = exact_node(state, self.config.judge)
+        if judge is None:
+            raise AttemptFailed(f"the judge {self.config.judge!r} is not a node of the run; "
+                                "set judge to user or a node's key")
+        node = state.nodes[self.node_id]
+        self.emit({"type": "node.progress", "message": f"{len(request.attempts)} attempts "
+                   f"done: {state.nodes[judge].label} judges them"})
+        try:
+            return await judge_node.ask(self.engine, judge, node.key or node.label, request)
+        except judge_node.JudgeFailed as exc:
+            raise AttemptFailed(str(exc)) from None
 
     def _context(self, node: NodeState, config: NodeConfig, emit: Callable[[dict], None],
                  on_agent_run: Callable[[str, int], Any] | None) -> TurnContext:

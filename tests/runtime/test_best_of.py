@@ -138,3 +138,40 @@ async def test_an_attempt_that_fails_cannot_win_and_none_winning_fails_the_turn(
     assert engine.state.status == "failed"
     [failed] = of_type(events_of(engine.run_dir), "turn.status", status="failed")
     assert "none of the 2 attempts succeeded" in failed["reason"]
+
+
+def judged(verdict: str) -> Any:
+    """``impl`` tries twice and ``referee`` judges, answering ``verdict``."""
+    doc = two_ways({})
+    data = doc.model_dump(by_alias=True, exclude_none=True)
+    data["nodes"].append({"id": "referee", "label": "Referee"})
+    data["nodeConfigs"]["impl"]["judge"] = "referee"
+    data["nodeConfigs"]["referee"] = {"script": [{"shell": "cat \"$AGENT_CANVAS_INBOX\" > "
+                                                           "asked.json"},
+                                                 {"say": verdict}]}
+    return type(doc).model_validate(data)
+
+
+async def test_a_judge_node_reads_the_attempts_and_its_answer_picks(tmp_path: Path) -> None:
+    engine, seen = await run_choosing(judged("Attempt 2 is better: it splits cleanly."),
+                                      tmp_path, pick=None)
+    events = events_of(engine.run_dir)
+    assert seen == []  # the node judged; no person was asked
+    assert engine.state.status == "completed"
+    [made] = of_type(events, "choice.made")
+    assert made["attemptIndex"] == 2 and made["by"] == "referee"
+    # the judge's turn held both attempts' outputs and diffs
+    [asked] = sorted(engine.run_dir.glob("**/asked.json"))
+    text = asked.read_text()
+    assert "wrote one.txt" in text and "wrote two.txt" in text
+    assert "+first" in text and "+second" in text
+    listed = next(engine.run_dir.glob("**/seen.txt")).read_text().split()
+    assert "two.txt" in listed and "one.txt" not in listed
+
+
+async def test_a_judge_that_names_no_attempt_fails_the_turn_saying_so(tmp_path: Path) -> None:
+    engine, _seen = await run_choosing(judged("Both are fine."), tmp_path, pick=None)
+    assert engine.state.status == "failed"
+    [failed] = of_type(events_of(engine.run_dir), "turn.status", status="failed",
+                       nodeId=engine.find_node("impl"))
+    assert "named no attempt" in failed["reason"] and "Both are fine" in failed["reason"]
