@@ -111,6 +111,11 @@ class NodeConfig(ContractModel):
     judge: str = Field(USER_JUDGE, description="Who picks the winning attempt: user (a "
                                                "choice approval in the inbox).")
 
+    @field_validator("judge", mode="before")
+    @classmethod
+    def _judge(cls, value: Any) -> Any:
+        return USER_JUDGE if value in (None, "") else value  # empty: the default judge
+
     @field_validator("attempts", mode="before")
     @classmethod
     def _attempts(cls, value: Any) -> Any:

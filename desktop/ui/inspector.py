@@ -36,11 +36,11 @@ from desktop.ui.inspector_fields import (
     EDGE_SECTIONS,
     NODE_SECTIONS,
     Field,
-    executor_text,
     field_for_location,
     from_text,
     get_path,
     set_path,
+    shown_text,
     to_text,
 )
 from desktop.ui.roles_cache import roles
@@ -333,7 +333,7 @@ class Inspector(QScrollArea):
             if widget.toPlainText() != (value or ""):
                 widget.setPlainText(value or "")
         else:
-            widget.setText(executor_text(value) if f.kind == "executor" else to_text(value))
+            widget.setText(shown_text(f.kind, value))
             widget.setCursorPosition(0)
         widget.blockSignals(False)
 

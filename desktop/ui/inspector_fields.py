@@ -22,7 +22,7 @@ class Field:
 
     path: tuple[str, ...]
     label: str
-    kind: str = "text"  # text optional multiline combo check int float list
+    kind: str = "text"  # text optional multiline combo check int float list executor attempts
     options: tuple[str, ...] = ()
     tip: str = ""
     placeholder: str = ""
@@ -70,6 +70,14 @@ NODE_SECTIONS: list[tuple[str, list[Field]]] = [
               placeholder="no limit"),
         Field(("config", "budget", "maxWallSec"), "Budget: time (s)", "float",
               placeholder="no limit", tip="Time spent in this node's turns"),
+    ]),
+    ("Best of N", [
+        Field(("config", "attempts"), "Attempts", "attempts", placeholder="one",
+              tip="Run each turn this many times at once (2 to 8), each in its own "
+                  "worktree; or one entry per attempt: model, or provider:model"),
+        Field(("config", "judge"), "Judge", "optional", placeholder="user",
+              tip="Who picks the attempt that goes on: user (you, in the inbox) or a "
+                  "node's id"),
     ]),
     ("Sandbox", [
         Field(("config", "sandbox", "backend"), "Backend", "combo", _enum(SandboxBackend),
@@ -150,6 +158,43 @@ def executor_text(value: Any) -> str:
     return address if address.startswith("ray://") else f"ray:{address}"
 
 
+def attempts_text(value: Any) -> str:
+    """How the inspector shows ``attempts``: the count, or one ``provider:model`` (or
+    ``model``) per attempt."""
+    if not isinstance(value, list):
+        return to_text(value)
+    entries = []
+    for entry in value:
+        entry = entry if isinstance(entry, dict) else {}
+        provider, model = entry.get("provider"), entry.get("model")
+        entries.append(f"{provider}:{model or ''}" if provider else str(model or ""))
+    return ", ".join(entries)
+
+
+def attempts_value(text: str) -> int | list[dict[str, str]] | None:
+    """What was typed for ``attempts``: a count, or one entry per attempt."""
+    if not text:
+        return None
+    if text.isdigit():
+        return int(text)
+    out = []
+    for part in (p.strip() for p in text.split(",")):
+        provider, colon, model = part.partition(":")
+        entry = {"provider": provider.strip(), "model": model.strip()} if colon \
+            else {"model": part}
+        out.append({k: v for k, v in entry.items() if v})
+    return out
+
+
+def shown_text(kind: str, value: Any) -> str:
+    """The text a line-edit field of ``kind`` shows for ``value``."""
+    if kind == "executor":
+        return executor_text(value)
+    if kind == "attempts":
+        return attempts_text(value)
+    return to_text(value)
+
+
 def to_text(value: Any) -> str:
     if value is None:
         return ""
@@ -171,6 +216,8 @@ def from_text(kind: str, text: str) -> Any:
         from desktop.contract.executor import executor_json, parse_executor_arg
 
         return executor_json(parse_executor_arg(text))
+    if kind == "attempts":
+        return attempts_value(text)
     if kind == "list":
         return [part.strip() for part in text.split(",") if part.strip()]
     if kind == "int":

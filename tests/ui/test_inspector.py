@@ -176,3 +176,22 @@ def test_executor_fields_for_the_workflow_and_a_node(example_window):
     assert win.editor.model.config("reviewer").executor is None  # back to the workflow's
     win.actions_["undo"].trigger()
     assert field(win, "config", "executor").text() == "local"
+
+
+def test_attempts_and_judge_fields(example_window):
+    win = example_window
+    win.scene.select(["implementer"])
+    type_into(field(win, "config", "attempts"), "3")
+    assert win.editor.model.config("implementer").attempts == 3
+    type_into(field(win, "config", "attempts"), "fast, scripted:big")
+    overrides = win.editor.model.config("implementer").attempts
+    assert [o.to_json_dict() for o in overrides] == [{"model": "fast"},
+                                                     {"provider": "scripted", "model": "big"}]
+    assert field(win, "config", "attempts").text() == "fast, scripted:big"
+    type_into(field(win, "config", "attempts"), "9")
+    assert "2 to 8" in error(win, "config", "attempts").text()
+    type_into(field(win, "config", "judge"), "reviewer")
+    assert win.editor.model.config("implementer").judge == "reviewer"
+    field(win, "config", "judge").clear()
+    type_into(field(win, "config", "judge"), "")
+    assert win.editor.model.config("implementer").judge == "user"  # empty: the default
