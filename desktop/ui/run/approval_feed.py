@@ -103,22 +103,25 @@ class ApprovalFeed(ServicePoll):
     # --- deciding ---------------------------------------------------------------------------
 
     def resolve(self, approval_id: str, status: str, args: dict | None = None,
-                reason: str | None = None, merge: dict | None = None) -> asyncio.Task:
+                reason: str | None = None, merge: dict | None = None,
+                choice: int | None = None) -> asyncio.Task:
         """Send a decision straight to the service (the run need not be open anywhere);
         the task's result is True when the service took it."""
-        task = asyncio.ensure_future(self._resolve(approval_id, status, args, reason, merge))
+        task = asyncio.ensure_future(self._resolve(approval_id, status, args, reason, merge,
+                                                   choice))
         self._keep(task)
         return task
 
     async def _resolve(self, approval_id: str, status: str, args: dict | None,
-                       reason: str | None, merge: dict | None) -> bool:
+                       reason: str | None, merge: dict | None,
+                       choice: int | None = None) -> bool:
         info = find_service(self._data_dir())
         if info is None:
             return False
         client = info.client(timeout=ASK_TIMEOUT)
         try:
             await client.resolve(approval_id, status, modified_args=args, reason=reason,
-                                 merge=merge)
+                                 merge=merge, choice=choice)
         except ApiError as exc:
             log.info("approval %s not resolved: %s", approval_id, exc)
             return False

@@ -1,4 +1,5 @@
-"""The inbox of everything that waits on you: pending gated calls and merges that conflict,
+"""The inbox of everything that waits on you: pending gated calls, merges that conflict and
+choices among a best-of-N turn's attempts,
 of the run this window shows and of every other live run of the service, and the runs
 that stall detection paused or whose node's turn failed.
 
@@ -35,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from desktop.ui.run.approval_feed import ApprovalFeed
 from desktop.ui.run.approvals import ApprovalDialog, Resolver
+from desktop.ui.run.choice_dialog import ChoiceDialog
 from desktop.ui.run.merge_dialog import MergeDialog
 from desktop.views.approval_text import approval_text
 from desktop.views.notices import ApprovalClosed, ApprovalOpened
@@ -88,7 +90,7 @@ class ApprovalInbox(QWidget):
         self.elsewhere: Callable[..., Any] | None = None  # decides another run's request
         # decisions seen in events, hidden at once though the feed's last answer lags
         self.resolved: set[str] = set()
-        self.dialog: ApprovalDialog | MergeDialog | None = None
+        self.dialog: ApprovalDialog | MergeDialog | ChoiceDialog | None = None
         self.list = QTreeWidget()
         self.list.setObjectName("approvalList")
         self.list.setHeaderLabels(list(COLUMNS))
@@ -267,7 +269,7 @@ class ApprovalInbox(QWidget):
 
     # --- deciding ---------------------------------------------------------------------------
 
-    def open_request(self, approval_id: str) -> ApprovalDialog | MergeDialog | None:
+    def open_request(self, approval_id: str) -> ApprovalDialog | MergeDialog | ChoiceDialog | None:
         """Show the dialog for one pending request (non-blocking). Another run's request
         is decided in that run's tab: the run is brought up and opens it there; so is
         another run's stall or failed turn (its banner there says what can be done)."""
@@ -283,13 +285,14 @@ class ApprovalInbox(QWidget):
         if self.dialog is not None:
             self.dialog.close()
         label = self.node_labels.get(req.get("nodeId") or "", "")
-        kind = MergeDialog if req.get("kind") == "merge" else ApprovalDialog
+        kind = {"merge": MergeDialog, "choice": ChoiceDialog}.get(str(req.get("kind")),
+                                                                  ApprovalDialog)
         self.dialog = kind(req, self.resolver, label, self)
         self.dialog.show()
         self.dialog.raise_()
         return self.dialog
 
-    def open_next(self) -> ApprovalDialog | MergeDialog | None:
+    def open_next(self) -> ApprovalDialog | MergeDialog | ChoiceDialog | None:
         """Open the oldest pending request (the top row)."""
         if not self.list.topLevelItemCount():
             return None
@@ -313,8 +316,9 @@ class ApprovalInbox(QWidget):
         req = self.pending.get(approval_id) or self.others().get(approval_id)
         if req is None:
             return None
-        if req.get("kind") == "merge" and status != "denied":
-            self.open_request(approval_id)  # a merge needs a decision per file: open it
+        if req.get("kind") in ("merge", "choice") and status != "denied":
+            # a merge needs a decision per file, a choice its attempt: open it
+            self.open_request(approval_id)
             return None
         if own:
             return self.resolver(approval_id, status, None, None)

@@ -420,10 +420,12 @@ class RunPanels(ModesAndChat, QObject):
         return task
 
     def _resolve(self, approval_id: str, status: str, args: dict | None,
-                 reason: str | None, merge: dict | None = None) -> Any:
+                 reason: str | None, merge: dict | None = None,
+                 choice: int | None = None) -> Any:
         if self.session is None:
             return False
-        task = self.session.resolve(approval_id, status, args, reason, merge=merge)
+        task = self.session.resolve(approval_id, status, args, reason, merge=merge,
+                                    choice=choice)
         return task if task is not None else False
 
     def _bring_up(self, run_id: str, approval_id: str, open_it: bool) -> None:

@@ -337,12 +337,13 @@ class RunSession(QObject):
                           lambda c: c.send(self.run_id, EditInbox(node, item_id, text)))
 
     def resolve(self, approval_id: str, status: str, modified_args: dict | None = None,
-                reason: str | None = None, merge: dict | None = None) -> asyncio.Task | None:
-        """Decide a pending approval (``merge``: a merge approval's choice); the task's
-        result is True when the service took it."""
+                reason: str | None = None, merge: dict | None = None,
+                choice: int | None = None) -> asyncio.Task | None:
+        """Decide a pending approval (``merge``: a merge approval's choice; ``choice``: the
+        attempt that goes on); the task's result is True when the service took it."""
         async def call(client: ApiClient) -> bool:
             await client.send(None, Resolve(approval_id, status, modified_args, reason,
-                                            merge=merge))
+                                            merge=merge, choice=choice))
             return True
 
         return self._send("Approval", call)

@@ -1,0 +1,142 @@
+"""Which attempt of a best-of-N turn goes on, decided in the app.
+
+The request is a ``choice`` approval's (desktop/contract/attempts.py). Each attempt is
+a row (its index, what it changed, whether it failed); the selected one's output and
+diffstat show beside the list. Choose sends the selected attempt; Deny fails the turn.
+The decision goes to a resolver callable (as the approval dialog's), which may answer
+later (an awaitable).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+from shiboken6 import isValid
+
+from desktop.views.approval_text import attempt_line
+
+
+def attempt_detail(attempt: dict[str, Any]) -> str:
+    """An attempt's output, diffstat and where its diff is, for reading."""
+    parts = []
+    if not attempt.get("ok", True):
+        parts.append(f"This attempt failed: {attempt.get('error') or '?'}. It cannot win.")
+    parts.append(f"Branch {attempt.get('branch') or '?'} at {str(attempt.get('commit'))[:12]}")
+    parts.append("Output:\n" + (attempt.get("output") or "(none)"))
+    parts.append("Changes:\n" + ((attempt.get("diffstat") or "").rstrip() or "(none)"))
+    if attempt.get("diffPath"):
+        parts.append(f"The whole diff: {attempt['diffPath']} in the run folder")
+    return "\n\n".join(parts)
+
+
+class ChoiceDialog(QDialog):
+    """One choice approval: pick the attempt that goes on (see the module)."""
+
+    decided = Signal(str, str)  # approval id, status
+
+    def __init__(self, request: dict, resolver: Any, node_label: str = "",
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.request = request
+        self.resolver = resolver
+        self.attempts: list[dict[str, Any]] = list((request.get("choice") or {})
+                                                   .get("attempts") or [])
+        self.setWindowTitle(f"Choose an attempt: {node_label or 'node'}")
+        self.setModal(False)
+        head = QLabel(f"{len(self.attempts)} attempts of {node_label or 'the node'}'s turn "
+                      "have ended. The one you choose goes on; the others stay in the run "
+                      "on their branches.")
+        head.setWordWrap(True)
+        self.list = QListWidget()
+        for attempt in self.attempts:
+            self.list.addItem(attempt_line(attempt))
+        self.detail = QPlainTextEdit()
+        self.detail.setReadOnly(True)
+        self.detail.setFont(QFont("monospace"))
+        split = QSplitter()
+        split.addWidget(self.list)
+        split.addWidget(self.detail)
+        split.setStretchFactor(1, 2)
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #d0021b")
+        self.error.setWordWrap(True)
+        self.choose_button = QPushButton("&Choose this attempt")
+        self.deny_button = QPushButton("&Deny (the turn fails)")
+        self.choose_button.clicked.connect(self.choose)
+        self.deny_button.clicked.connect(self.deny)
+        actions = QHBoxLayout()
+        actions.addWidget(self.choose_button)
+        actions.addWidget(self.deny_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(head)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.error)
+        layout.addLayout(actions)
+        self.list.currentRowChanged.connect(self._show)
+        first = next((i for i, a in enumerate(self.attempts) if a.get("ok", True)), 0)
+        self.list.setCurrentRow(first)
+        self.resize(900, 560)
+
+    @property
+    def approval_id(self) -> str:
+        return str(self.request.get("approvalId"))
+
+    def selected(self) -> dict[str, Any] | None:
+        row = self.list.currentRow()
+        return self.attempts[row] if 0 <= row < len(self.attempts) else None
+
+    def _show(self, _row: int) -> None:
+        attempt = self.selected()
+        self.detail.setPlainText(attempt_detail(attempt) if attempt else "")
+        self.choose_button.setEnabled(bool(attempt and attempt.get("ok", True)))
+
+    def choose(self) -> None:
+        """Send the selected attempt as the one that goes on."""
+        attempt = self.selected()
+        if attempt is not None:
+            self._send("approved", int(attempt.get("index") or 0))
+
+    def deny(self) -> None:
+        """Choose none: the turn fails."""
+        self._send("denied", None)
+
+    def _send(self, status: str, choice: int | None) -> None:
+        self.error.clear()
+        result = self.resolver(self.approval_id, status, None, None, choice=choice)
+        if inspect.isawaitable(result):
+            self.choose_button.setEnabled(False)
+            self.deny_button.setEnabled(False)
+            future = asyncio.ensure_future(result)
+            future.add_done_callback(lambda f: self._answered(status, f))
+            return
+        self._decided(status, bool(result))
+
+    def _answered(self, status: str, future: asyncio.Future) -> None:
+        if not isValid(self):
+            return
+        self.deny_button.setEnabled(True)
+        self._show(self.list.currentRow())
+        self._decided(status, not future.cancelled() and future.exception() is None
+                      and bool(future.result()))
+
+    def _decided(self, status: str, accepted: bool) -> None:
+        if accepted:
+            self.decided.emit(self.approval_id, status)
+            self.accept()
+        else:
+            self.error.setText("The choice could not be sent (it may be decided already).")

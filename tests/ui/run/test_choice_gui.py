@@ -1,0 +1,66 @@
+"""A best-of-N choice decided in the app's approval inbox: the attempts listed with what
+they changed, a failed one not choosable, the chosen index sent, or the choice denied."""
+
+from __future__ import annotations
+
+from desktop.ui.run.approval_inbox import ApprovalInbox
+from desktop.ui.run.choice_dialog import ChoiceDialog
+from desktop.views.notices import ApprovalClosed
+
+
+def request() -> dict:
+    return {"approvalId": "c1", "nodeId": "n1", "kind": "choice", "choice": {
+        "turnId": "t1", "attempts": [
+            {"index": 1, "ok": False, "error": "exit code 2", "diffstat": ""},
+            {"index": 2, "ok": True, "output": "used a regex", "commit": "ab" * 20,
+             "diffstat": " slug.py | 4 ++++\n 1 file changed, 4 insertions(+)\n"},
+            {"index": 3, "ok": True, "output": "split on spaces", "commit": "cd" * 20,
+             "diffstat": " slug.py | 2 ++\n 1 file changed, 2 insertions(+)\n"}]}}
+
+
+class Resolver:
+    """Takes every decision at once and keeps it."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def __call__(self, approval_id, status, args, reason, merge=None, choice=None) -> bool:
+        self.calls.append((approval_id, status, choice))
+        return True
+
+
+def test_the_dialog_shows_the_attempts_and_sends_the_one_chosen(qtbot) -> None:
+    resolver = Resolver()
+    dialog = ChoiceDialog(request(), resolver, "Implementer")
+    qtbot.addWidget(dialog)
+    assert dialog.list.count() == 3
+    assert dialog.list.currentRow() == 1  # the first that succeeded
+    assert "used a regex" in dialog.detail.toPlainText()
+    dialog.list.setCurrentRow(0)
+    assert not dialog.choose_button.isEnabled()  # a failed attempt cannot win
+    assert "cannot win" in dialog.detail.toPlainText()
+    dialog.list.setCurrentRow(2)
+    assert "split on spaces" in dialog.detail.toPlainText()
+    dialog.choose()
+    assert resolver.calls == [("c1", "approved", 3)]
+
+
+def test_deny_sends_no_attempt(qtbot) -> None:
+    resolver = Resolver()
+    dialog = ChoiceDialog(request(), resolver, "Implementer")
+    qtbot.addWidget(dialog)
+    dialog.deny()
+    assert resolver.calls == [("c1", "denied", None)]
+
+
+def test_the_inbox_lists_a_choice_and_opens_its_dialog(qtbot) -> None:
+    resolver = Resolver()
+    inbox = ApprovalInbox(resolver)
+    qtbot.addWidget(inbox)
+    inbox.set_state({"nodes": {"n1": {"label": "Implementer"}},
+                     "pendingApprovals": {"c1": request()}})
+    assert inbox.row_texts()[0].startswith("Implementer: choose the attempt that goes on")
+    inbox._quick("approved")  # A on a choice opens it: it needs an attempt
+    assert isinstance(inbox.dialog, ChoiceDialog) and resolver.calls == []
+    inbox.closed(ApprovalClosed("c1"))
+    assert inbox.pending == {} and not inbox.dialog.isVisible()
