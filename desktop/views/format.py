@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from desktop.views.approval_text import file_note, merge_text
+from desktop.views.approval_text import attempt_line, choice_text, file_note, merge_text
 from desktop.views.branches import ahead_text
 from desktop.views.tool_calls import status_text
 
@@ -46,7 +46,15 @@ def _args(args: Any) -> str:
 
 
 def preview(event: dict, tools: dict[str, dict] | None = None) -> str:
-    """One line for the list row."""
+    """One line for the list row; an attempt's events (best-of-N) say which attempt."""
+    line = _line(event, tools)
+    index = event.get("attemptIndex")
+    if type(index) is int and event.get("type") != "choice.made":
+        return f"[attempt {index}] {line}"
+    return line
+
+
+def _line(event: dict, tools: dict[str, dict] | None) -> str:
     kind = event.get("type", "")
     if kind in ("message.user", "message.assistant.final", "message.assistant.delta"):
         return _short(event.get("text", ""))
@@ -76,6 +84,16 @@ def preview(event: dict, tools: dict[str, dict] | None = None) -> str:
         return f"{mark} {name}{took}: {_short(body, 200)}"
     if kind == "approval.requested" and event.get("kind") == "merge":
         return f"decision needed: {_short(merge_text(event.get('merge') or {}), 240)}"
+    if kind == "approval.requested" and event.get("kind") == "choice":
+        return f"decision needed: {_short(choice_text(event.get('choice') or {}), 240)}"
+    if kind == "attempt.started":
+        model = f" ({event['model']})" if event.get("model") else ""
+        return f"started on {event.get('branch') or '?'}{model}"
+    if kind == "attempt.completed":
+        return attempt_line(event.get("summary") or {})
+    if kind == "choice.made":
+        return f"attempt {event.get('attemptIndex')} chosen by {event.get('by') or '?'}: it " \
+               "goes on"
     if kind == "approval.requested":
         tool = event.get("tool") or {}
         return f"approval needed: {tool.get('name', '?')} {_short(_args(tool.get('args')), 160)}"

@@ -270,6 +270,11 @@ class TranscriptRows:
             kind = event.get("type", "")
             node = event.get("nodeId") or ""
             stream = STREAM_OF.get(kind)
+            final = FINAL_OF.get(kind)
+            attempt = event.get("attemptIndex")
+            if attempt is not None:  # a best-of-N node's attempts stream side by side
+                stream = f"{stream}/a{attempt}" if stream is not None else None
+                final = f"{final}/a{attempt}" if final is not None else None
             if stream is not None:
                 started, grown = self.streams.delta(pos, event, (node, stream))
                 if started and self._node in (None, node) and not self._search:
@@ -277,7 +282,6 @@ class TranscriptRows:
                 if grown is not None:
                     changed.add(grown)
                 continue
-            final = FINAL_OF.get(kind)
             if final is not None:
                 ended = self.streams.end((node, final))
                 if ended is not None:

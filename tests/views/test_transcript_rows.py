@@ -65,6 +65,24 @@ def test_deltas_stream_into_one_row_replaced_by_the_final():
     assert shown(rows) == [1, 4]
 
 
+def test_the_attempts_of_one_node_stream_into_rows_of_their_own():
+    """Best-of-N: two attempts of n1 speak at once; neither's words join the other's."""
+    rows = TranscriptRows()
+    rows.ingest([ev(1, "message.assistant.delta", text="one ", attemptIndex=1),
+                 ev(2, "message.assistant.delta", text="two ", attemptIndex=2),
+                 ev(3, "message.assistant.delta", text="first", attemptIndex=1),
+                 ev(4, "message.assistant.delta", text="second", attemptIndex=2)])
+    assert [rows.display(r) for r in range(rows.count)] == ["[attempt 1] one first",
+                                                           "[attempt 2] two second"]
+    rows.ingest([ev(5, "message.assistant.final", text="two second", attemptIndex=2)])
+    assert shown(rows) == [1, 5]
+    rows.ingest([ev(6, "message.assistant.final", text="one first", attemptIndex=1),
+                 ev(7, "choice.made", attemptIndex=2, by="user")])
+    assert shown(rows) == [5, 6, 7]
+    assert rows.display(0) == "[attempt 2] two second"
+    assert rows.display(2) == "attempt 2 chosen by user: it goes on"
+
+
 def test_a_new_message_without_a_final_starts_a_new_row():
     rows = TranscriptRows()
     rows.ingest([ev(1, "message.assistant.delta", text="a", messageId="m1"),
