@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from engine_helpers import unconsumed_items
-from forkkit import EXAMPLES, Recorded, events_of, files_of, lineage_free, record, run_to_end
+from forkkit import EXAMPLES, ROOT, Recorded, events_of, files_of, lineage_free, record, run_to_end
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,7 +23,7 @@ from desktop.store.paths import runs_dir
 from desktop.views.forks import scan_run
 from desktop.views.runs import open_run
 
-IDS = [p.relative_to(EXAMPLES[0].parents[1]).as_posix() for p in EXAMPLES]
+IDS = [p.relative_to(ROOT / "resources" / "examples").as_posix() for p in EXAMPLES]
 
 
 @pytest.fixture(scope="module")
