@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -60,6 +60,9 @@ class DiffRecord:
     """The node's configured workspace when the diff was made (None: the run's scratch)."""
     commit: str | None = None
     """Set when the node worked in its own git worktree: the commit holding the change."""
+    attempt: int | None = None
+    """The attempt of a best-of-N turn that made it, until the choice: then the winner's
+    diff stays (as the node's) and the others' are dropped."""
 
 
 @dataclass(frozen=True)
@@ -194,6 +197,8 @@ class _Scanner:
             self.approvals.discard(e.get("approvalId"))
         elif kind == "artifact.created":
             self._artifact(seq, e)
+        elif kind == "choice.made" and type(node_id) is str:
+            self._chosen(node_id, e.get("attemptIndex"))
         busy = bool(self.running or self.approvals)
         if busy and self.busy_since is None:
             self.busy_since = seq
@@ -242,10 +247,19 @@ class _Scanner:
         node_id = art.get("nodeId") or e.get("nodeId")
         if isinstance(node_id, str):
             commit = art.get("commit") if isinstance(art.get("commit"), str) else None
+            attempt = e.get("attemptIndex") if type(e.get("attemptIndex")) is int else None
             self.scan.diffs.append(DiffRecord(seq, node_id, art["path"],
-                                              self.workspaces.get(node_id), commit))
+                                              self.workspaces.get(node_id), commit, attempt))
             if commit is not None:
                 self.scan.commits.append(CommitRecord(seq, node_id, commit))
+
+    def _chosen(self, node_id: str, winner: Any) -> None:
+        """A best-of-N turn of ``node_id`` chose ``winner``: the losing attempts' diffs
+        never reached the node's workspace, so a fork does not replay them."""
+        self.scan.diffs = [
+            replace(d, attempt=None) if d.attempt == winner else d
+            for d in self.scan.diffs
+            if not (d.node_id == node_id and d.attempt is not None and d.attempt != winner)]
 
     def finish(self) -> ForkScan:
         scan = self.scan

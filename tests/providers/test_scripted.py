@@ -145,16 +145,27 @@ scripts = st.recursive(
         st.builds(lambda xs: {"attempts": xs}, st.lists(inner, min_size=1, max_size=3)),
         st.builds(lambda w, d: {"when": [{"inboxContains": w, "steps": d}], "default": d},
                   st.text(min_size=1, max_size=3), inner),
+        st.builds(lambda ms, d: {"models": ms, "default": d},
+                  st.dictionaries(st.sampled_from(["a", "b"]), inner, min_size=1), inner),
     ),
     max_leaves=6,
 )
 
 
-@given(scripts, st.integers(1, 6), st.integers(1, 4), st.text(max_size=10))
-def test_any_valid_script_selects_a_step_list(script, turn, attempt, inbox):
+@given(scripts, st.integers(1, 6), st.integers(1, 4), st.text(max_size=10),
+       st.sampled_from([None, "a", "b", "c"]))
+def test_any_valid_script_selects_a_step_list(script, turn, attempt, inbox, model):
     assert validate_script(script) == []
-    steps = select_steps(script, turn, attempt, inbox)
+    steps = select_steps(script, turn, attempt, inbox, model)
     assert isinstance(steps, list) and all(isinstance(s, dict) for s in steps)
+
+
+def test_a_models_script_plays_the_steps_of_the_node_model() -> None:
+    script = {"models": {"big": [{"say": "big"}]}, "default": [{"say": "other"}]}
+    assert select_steps(script, 1, 1, "", "big") == [{"say": "big"}]
+    assert select_steps(script, 1, 1, "", "small") == [{"say": "other"}]
+    assert select_steps(script, 1, 1, "") == [{"say": "other"}]
+    assert "script.models.big[0]" in validate_script({"models": {"big": [{"fly": 1}]}})[0]
 
 
 def test_validate_script_names_the_bad_step():

@@ -107,3 +107,23 @@ def test_the_end_of_a_live_run_is_a_point_only_while_it_is_paused() -> None:
     assert [p.seq for p in scan_events(events, live=True).points] == [2]
     paused = [*events, {"type": "run.paused", "seq": 5}]
     assert [p.seq for p in scan_events(paused, live=True).points] == [2, 5]
+
+
+@given(winner=st.integers(1, 3), order=st.permutations([1, 2, 3]))
+def test_a_best_of_n_turn_keeps_only_the_winning_attempts_diff(winner: int,
+                                                               order: list[int]) -> None:
+    """The attempts' diffs come in any order; after the choice a fork replays only the
+    winner's, as the node's own diff."""
+    events: list[dict[str, Any]] = [
+        {"type": "run.created", "runId": RUN, "nodes": {"n1": {"label": "N1"}}},
+        {"type": "turn.status", "status": "started", "nodeId": "n1"}]
+    events += [{"type": "artifact.created", "nodeId": "n1", "attemptIndex": i,
+                "artifact": {"kind": "diff", "path": f"agents/a{i}/diff.patch"}}
+               for i in order]
+    events += [{"type": "choice.made", "nodeId": "n1", "attemptIndex": winner},
+               {"type": "turn.status", "status": "completed", "nodeId": "n1"}]
+    for seq, event in enumerate(events, start=1):
+        event["seq"] = seq
+    scan = scan_events(events)
+    assert [(d.path, d.attempt) for d in scan.diffs] == [
+        (f"agents/a{winner}/diff.patch", None)]
