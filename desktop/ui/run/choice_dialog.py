@@ -111,6 +111,11 @@ class ChoiceDialog(QDialog):
         if attempt is not None:
             self._send("approved", int(attempt.get("index") or 0))
 
+    def approve(self) -> None:
+        """As the approval dialog's approve: the selected attempt goes on (when the dialog
+        opens, the first that succeeded)."""
+        self.choose()
+
     def deny(self) -> None:
         """Choose none: the turn fails."""
         self._send("denied", None)
