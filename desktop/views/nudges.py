@@ -96,7 +96,8 @@ class Nudges:
             case ApprovalOpened(approval_id, request):
                 if not self._once("approval", run_id, approval_id):
                     return None
-                what = "merge" if request.get("kind") == "merge" else "approval"
+                what = {"merge": "merge", "choice": "choice"}.get(str(request.get("kind")),
+                                                                  "approval")
                 return Nudge("approvals", run_id, f"{name} waits for your {what}",
                              approval_text(request), "approval", approval_id)
             case StallEnded():
