@@ -279,10 +279,13 @@ class BestOf:
         node = state.nodes[self.node_id]
         self.emit({"type": "node.progress", "message": f"{len(request.attempts)} attempts "
                    f"done: {state.nodes[judge].label} judges them"})
+        self.engine.judged.add(self.node_id)
         try:
             return await judge_node.ask(self.engine, judge, node.key or node.label, request)
         except judge_node.JudgeFailed as exc:
             raise AttemptFailed(str(exc)) from None
+        finally:
+            self.engine.judged.discard(self.node_id)
 
     def _context(self, node: NodeState, config: NodeConfig, emit: Callable[[dict], None],
                  on_agent_run: Callable[[str, int], Any] | None) -> TurnContext:

@@ -93,6 +93,9 @@ class Engine:
         self._since_snapshot = 0
         self._snapshots = SnapshotWriter(self.run_dir)
         self.tasks: dict[str, asyncio.Task[None]] = {}
+        # Nodes whose turn waits for a judge node: they hold no turn slot meanwhile, or a
+        # run with one slot would wait for a judge that cannot start.
+        self.judged: set[str] = set()
         self.runners: dict[str, Any] = {}
         self.turn_artifacts: dict[str, list[dict[str, str]]] = {}
         # Last bus.message with handoffTo per agent run, until its turn picks it up.
@@ -354,7 +357,7 @@ class Engine:
                 log.info("ended agent run %s left on its cluster", agent_run_id)
 
     def _start_turns(self, state: RunState) -> None:
-        for node_id in self.scheduler.pick(state, self.busy()):
+        for node_id in self.scheduler.pick(state, self.busy(), waiting=self.judged):
             limit = (state.node_configs.get(node_id) or NodeConfig()).limits.max_turns
             if limit is not None and state.turns.get(node_id, 0) >= limit:
                 self._max_turns(node_id, limit)

@@ -3,8 +3,8 @@
 The attempts (each one's output and diff) reach the judge node as an inbox item; the
 scheduler gives it a turn like any other, so its turn is in the log, gated and
 budgeted as usual. Its answer names the winner by number: the first number in its
-output that is the index of an attempt that succeeded picks that attempt. The judge
-needs a free turn slot while the judged node waits (``concurrency`` of 2 or more).
+output that is the index of an attempt that succeeded picks that attempt. The judged
+node gives up its turn slot while it waits, so a run with one slot judges too.
 """
 
 from __future__ import annotations

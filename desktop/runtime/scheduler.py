@@ -75,11 +75,13 @@ class Scheduler:
         """Forget queued steps (the run stopped or switched to AUTO)."""
         self._steps.clear()
 
-    def pick(self, state: RunState, busy: set[str]) -> list[str]:
-        """Nodes to start now; consumes the step requests it satisfies."""
+    def pick(self, state: RunState, busy: set[str],
+             waiting: set[str] | frozenset[str] = frozenset()) -> list[str]:
+        """Nodes to start now; consumes the step requests it satisfies. Busy nodes that
+        are ``waiting`` on another node's turn hold no slot."""
         if state.status != RunStatus.RUNNING or state.stall:
             return []
-        slots = self.concurrency - len(busy)
+        slots = self.concurrency - len(busy - waiting)
         if slots <= 0:
             return []
         ready = self.ready(state, busy)

@@ -13,7 +13,7 @@ from gitkit import fingerprint, no_git_config, user_repo
 
 from desktop.contract.events import parse_event
 from desktop.runtime.approvals import PendingRequest
-from desktop.runtime.engine import Engine
+from desktop.runtime.engine import Engine, EngineOptions
 from desktop.runtime.recovery import create_run
 
 __all__ = ["no_git_config"]
@@ -33,10 +33,11 @@ def two_ways(workspace: dict[str, Any]) -> Any:
 
 
 async def run_choosing(doc: Any, data: Path, pick: int | None,
-                       status: str = "approved") -> tuple[Engine, list[dict]]:
+                       status: str = "approved",
+                       options: EngineOptions | None = None) -> tuple[Engine, list[dict]]:
     """Run ``doc``, answering each choice approval with ``pick``; the engine and the
     choice requests seen."""
-    engine = create_run(doc, data)
+    engine = create_run(doc, data, options=options)
     loop = asyncio.get_running_loop()
     seen: list[dict] = []
 
@@ -167,6 +168,14 @@ async def test_a_judge_node_reads_the_attempts_and_its_answer_picks(tmp_path: Pa
     assert "+first" in text and "+second" in text
     listed = next(engine.run_dir.glob("**/seen.txt")).read_text().split()
     assert "two.txt" in listed and "one.txt" not in listed
+
+
+async def test_a_node_waiting_for_its_judge_gives_up_its_turn_slot(tmp_path: Path) -> None:
+    engine, _seen = await run_choosing(judged("2"), tmp_path, pick=None,
+                                       options=EngineOptions(concurrency=1))
+    assert engine.state.status == "completed"  # with one slot, the judge still got a turn
+    [made] = of_type(events_of(engine.run_dir), "choice.made")
+    assert made["attemptIndex"] == 2 and not engine.judged
 
 
 async def test_a_judge_that_names_no_attempt_fails_the_turn_saying_so(tmp_path: Path) -> None:
