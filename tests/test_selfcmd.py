@@ -59,7 +59,8 @@ def test_from_a_venv_a_script_helper_runs_isolated():
 
 
 def test_the_bundle_does_not_point_agents_at_a_source_tree(frozen: Path, tmp_path: Path):
-    request = SimpleNamespace(agent_run_dir=tmp_path, config=SimpleNamespace(script=None, model=None),
+    config = SimpleNamespace(script=None, model=None)
+    request = SimpleNamespace(agent_run_dir=tmp_path, config=config,
                               inbox=[], env={"PATH": "/usr/bin"}, turn_number=1)
     env, _ = ScriptedProvider().prepare(request)  # type: ignore[arg-type]
     assert "PYTHONPATH" not in env
