@@ -52,6 +52,19 @@ def frames_of(events: list[dict[str, Any]]) -> list[tuple[bytes, int]]:
     Bytes, not str: a batch is encoded once and the same bytes go to every client.
     """
     out: list[tuple[bytes, int]] = []
+    for start in range(0, len(events), FRAME_EVENTS):
+        chunk = events[start:start + FRAME_EVENTS]
+        data = orjson.dumps(chunk)  # one call for the common case: small events
+        if len(data) <= FRAME_BYTES:
+            out.append((data, chunk[-1]["seq"]))
+        else:
+            out += _split(chunk)
+    return out
+
+
+def _split(events: list[dict[str, Any]]) -> list[tuple[bytes, int]]:
+    """Frames of ``events`` cut by size: each closed before it would pass FRAME_BYTES."""
+    out: list[tuple[bytes, int]] = []
     parts: list[bytes] = []
     size = last = 0
     for event in events:
