@@ -2,7 +2,7 @@
 
 import sys
 
-from desktop.selfcmd import restore_child_environment
+from desktop.cli.self_launch import restore_child_environment
 
 restore_child_environment()  # children (git, bwrap, agent CLIs) get the user's libraries
 

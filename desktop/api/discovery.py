@@ -20,7 +20,7 @@ from pathlib import Path
 import orjson
 
 from desktop.api.client import ApiClient, ApiError
-from desktop.selfcmd import self_command
+from desktop.cli.self_launch import self_command
 
 SERVER_FILE = "server.json"
 LOG_FILE = "service.log"

@@ -1,7 +1,7 @@
 """The commands of a live run: one frozen dataclass each, the one definition of them all.
 
 The engine carries them out (desktop/runtime/control.py: ``execute``, which re-exports
-them), the terminal console parses lines into them (desktop/commands/run_console.py), the
+them), the terminal console parses lines into them (desktop/cli/run_console.py), the
 service's request bodies are derived from them (desktop/contract/api.py through
 :func:`~desktop.contract.wire.body_model`), and the API client sends them
 (``ApiClient.send``, through :func:`~desktop.contract.wire.request_of`). Each field's

@@ -1,6 +1,6 @@
 """Posting to a run's message bus from an agent process (`agent-canvas bus post`).
 
-Kept out of desktop.commands so the scripted agent can post without loading
+Kept out of desktop.cli so the scripted agent can post without loading
 every subcommand. It finds the bus through the environment the runner
 injects (MESSAGE_BUS, JRUN_ID, RUN_FOLDER, AGENT_CANVAS_RUN_ID,
 AGENT_CANVAS_NODE_ID; conductor-loop's JRUN_MESSAGE_BUS, JRUN_RUN_FOLDER, JRUN_RUNS_DIR

@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from desktop.cli.self_launch import self_command
 from desktop.providers.base import TurnRequest
 from desktop.providers.gating.bridge import SOCKET_ENV, ApprovalBridge
 from desktop.providers.lines import log_event
@@ -31,7 +32,6 @@ from desktop.providers.offline import OfflineSetup, default_model
 from desktop.providers.parsers import parser_for
 from desktop.providers.parsers.common import StreamParser
 from desktop.providers.process_provider import ProcessProvider
-from desktop.selfcmd import self_command
 
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 MAX_ARGV_PROMPT = 100_000

@@ -18,8 +18,8 @@ import subprocess
 import threading
 from pathlib import Path
 
+from desktop.cli.self_launch import script_command
 from desktop.providers.pgroup import POSIX, process_start
-from desktop.selfcmd import script_command
 
 WATCHDOG = Path(__file__).with_name("watchdog.py")
 

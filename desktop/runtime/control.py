@@ -4,7 +4,7 @@ The commands themselves are defined once in desktop/contract/commands.py (below 
 runtime, so the service's request bodies and the API client derive from them too) and
 re-exported here with ``execute``.
 
-The terminal console (desktop/commands/run_console.py), the HTTP handlers
+The terminal console (desktop/cli/run_console.py), the HTTP handlers
 (desktop/api/) and the GUI all build these commands and hand them to
 :func:`execute`; nothing calls engine methods by name. Errors come back as
 :class:`CommandError` subclasses a client can map to its own terms:

@@ -23,8 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from desktop.cli.self_launch import self_command
 from desktop.contract.sandbox import NETWORK_PROVIDERS, Sandbox, SandboxBackend
-from desktop.selfcmd import self_command
 
 FIX_INSTALL = ("install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap; "
                "`make test` does it), or set the node's sandbox.backend to none")

@@ -26,7 +26,7 @@ from desktop.contract.state import (
     NodeState,
     RunState,
 )
-from desktop.store.statefix import validate_state
+from desktop.store.state_repair import validate_state
 
 State = dict[str, Any]
 SUMMARY_MAX = 120

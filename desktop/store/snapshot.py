@@ -15,7 +15,7 @@ from desktop.store.eventlog import EventLog
 from desktop.store.reducer import State, apply_event, state_dict
 from desktop.store.safe_json import loads as safe_loads
 from desktop.store.safe_open import read_bytes
-from desktop.store.statefix import validate_state
+from desktop.store.state_repair import validate_state
 
 STATE_FILE = "state.json"
 

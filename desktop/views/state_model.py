@@ -17,7 +17,7 @@ import orjson
 
 from desktop.contract.state import RunState
 from desktop.store.reducer import State, copy_json
-from desktop.store.statefix import validate_state
+from desktop.store.state_repair import validate_state
 
 # Top-level fields holding entries by id, each entry validated as a model (or a list of them).
 _KEYED = ("nodes", "nodeConfigs", "edges", "artifacts", "pendingApprovals", "inboxes")

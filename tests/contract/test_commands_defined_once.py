@@ -17,8 +17,8 @@ import pytest
 
 from desktop.api.client import ApiClient
 from desktop.api.routes import ROUTES
-from desktop.commands.remote_console import RemoteConsole
-from desktop.commands.run_console import Decide, parse
+from desktop.cli.remote_console import RemoteConsole
+from desktop.cli.run_console import Decide, parse
 from desktop.contract import commands as c
 from desktop.contract.state import RunState
 from desktop.contract.wire import Body, InPath, Internal, body_model, request_of, wire_fields

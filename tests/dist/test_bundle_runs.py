@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from desktop import __version__
-from desktop.selfcmd import INTERNAL_COMMANDS
+from desktop.cli.self_launch import INTERNAL_COMMANDS
 from tests.dist.harness import REPO, CleanRoom, stop
 
 pytestmark = pytest.mark.dist

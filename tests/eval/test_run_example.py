@@ -139,7 +139,7 @@ def test_a_copied_result_folder_evaluates_the_same(example_out: Path, tmp_path: 
 def test_exported_json_schemas_accept_the_files(example_out: Path) -> None:
     from jsonschema import Draft202012Validator
 
-    from desktop.commands.schema import all_sources
+    from desktop.cli.schema import all_sources
     from desktop.contract.schema import build_schemas
 
     schemas = build_schemas(all_sources())

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from desktop.commands.schema import all_sources
+from desktop.cli.schema import all_sources
 from desktop.contract.schema import build_schemas
 from desktop.graph.errors import WorkflowLoadError
 from desktop.graph.io import document_data, dumps_workflow, parse_workflow

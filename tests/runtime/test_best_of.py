@@ -112,7 +112,7 @@ async def test_a_denied_choice_fails_the_turn(tmp_path: Path) -> None:
 
 async def test_the_console_chooses_when_the_choice_opens(tmp_path: Path) -> None:
     """``choose 2`` typed before the attempts end waits for the choice, then picks."""
-    from desktop.commands.run_console import Console
+    from desktop.cli.run_console import Console
 
     engine = create_run(two_ways({}), tmp_path)
     said: list[str] = []

@@ -11,7 +11,7 @@ from engine_helpers import events_of, of_type, until, workflow
 from hypothesis import given
 from hypothesis import strategies as st
 
-from desktop.commands.run_console import Decide, Local, parse
+from desktop.cli.run_console import Decide, Local, parse
 from desktop.runtime import control as c
 from desktop.runtime.recovery import create_run
 
@@ -142,7 +142,7 @@ def test_console_parse_fails_only_with_a_message(line: str) -> None:
 
 async def test_commands_name_nodes_exactly_and_the_console_resolves_labels(
         tmp_path: Path) -> None:
-    from desktop.commands.run_console import Console
+    from desktop.cli.run_console import Console
 
     engine, task = await _live(tmp_path)
     said: list[str] = []

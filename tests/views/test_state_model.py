@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from storekit import NODE_A, created, ev, item, logs
 
 from desktop.store.reducer import apply_event, copy_json
-from desktop.store.statefix import validate_state
+from desktop.store.state_repair import validate_state
 from desktop.views.state_model import StateModels
 
 
@@ -50,6 +50,6 @@ def test_a_state_the_repair_has_to_fix_is_built_like_a_fresh_one():
     models = StateModels()
     s = apply_event(None, created())
     models.build(s)
-    s["nodes"][NODE_A]["lastActivityAt"] = "not a time"  # what statefix drops
+    s["nodes"][NODE_A]["lastActivityAt"] = "not a time"  # what state_repair drops
     assert models.build(s) == _fresh(s)
     assert NODE_A in s["nodes"]

@@ -1,4 +1,4 @@
-"""The scripted agent process (``agent-canvas _scripted-agent``, see desktop/selfcmd.py).
+"""The scripted agent process (``agent-canvas _scripted-agent``, see desktop/cli/self_launch.py).
 
 Reads its script from $AGENT_CANVAS_SCRIPT, the turn from $AGENT_CANVAS_TURN,
 the restart attempt from $AGENT_CANVAS_ATTEMPT, the node's model from

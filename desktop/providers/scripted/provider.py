@@ -7,11 +7,11 @@ from typing import Any
 
 import orjson
 
+from desktop.cli.self_launch import frozen, self_command
 from desktop.contract.events import Resolution, ToolCall
 from desktop.providers.base import TurnRequest
 from desktop.providers.lines import log_event, parse_event_line
 from desktop.providers.process_provider import ProcessProvider
-from desktop.selfcmd import frozen, self_command
 from desktop.store.atomic import atomic_write_json
 
 # The folder holding the `desktop` package, so the agent can import it anywhere.

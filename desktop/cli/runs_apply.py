@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from desktop.commands.server_args import RemoteError, add_server_options, client_for
+from desktop.cli.server_args import RemoteError, add_server_options, client_for
 from desktop.runtime.git_run import GitError
 from desktop.runtime.result_apply import apply_result
 from desktop.runtime.result_pr import open_pull_request, pull_request_blocker
@@ -70,7 +70,7 @@ def _print_json(obj: object) -> None:
 
 
 async def _remote(args: argparse.Namespace, call: str, **kwargs: Any) -> Any:
-    from desktop.commands.remote import find_run_id
+    from desktop.cli.remote import find_run_id
 
     async with client_for(args) as client:
         run_id = await find_run_id(client, args.run)

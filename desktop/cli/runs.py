@@ -1,5 +1,5 @@
 """``agent-canvas runs list|show|events|diff-env``: look at recorded runs (``result`` and
-``apply``: desktop/commands/runs_apply.py).
+``apply``: desktop/cli/runs_apply.py).
 
 Exit codes: 0 success, 2 a run reference or folder that cannot be used; ``diff-env``
 exits 1 when the two runs' environments differ.
@@ -15,9 +15,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from desktop.commands import runs_apply
-from desktop.commands.console_out import out_console
-from desktop.commands.server_args import add_server_options
+from desktop.cli import runs_apply
+from desktop.cli.console_out import out_console
+from desktop.cli.server_args import add_server_options
 from desktop.contract.state import RunState
 from desktop.store.paths import data_dir
 from desktop.store.runner_diff import AgentRunRecord, agent_records, pair_runs
@@ -108,7 +108,7 @@ def display_status(state: RunState) -> str:
 def cmd_list(args: argparse.Namespace) -> int:
     """Print the run table (or JSON)."""
     if args.server:
-        from desktop.commands.remote import list_remote
+        from desktop.cli.remote import list_remote
 
         return list_remote(args)
     runs = list_runs(data_dir(args.data_dir))
@@ -146,7 +146,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     result: ResultSummary | None = None
     try:
         if args.server:
-            from desktop.commands.remote import show_remote
+            from desktop.cli.remote import show_remote
 
             state = show_remote(args)
         else:

@@ -2,7 +2,7 @@
 
 import argparse
 
-from desktop.commands.workflow_arg import load_or_report
+from desktop.cli.workflow_arg import load_or_report
 from desktop.graph.io import save_workflow
 from desktop.graph.layout import auto_layout
 from desktop.wording import plural

@@ -1,7 +1,7 @@
 """`--server URL`: run, resume and list runs through a running `agent-canvas serve`.
 
 The token comes from ``--token``, else from the data folder's ``server.json``
-when its url is the one given. The terminal views (desktop/commands/run_view.py)
+when its url is the one given. The terminal views (desktop/cli/run_view.py)
 show a :class:`RemoteRun`: the run's state folded from the service's event
 stream, with the small surface of an engine those views read.
 """
@@ -19,8 +19,8 @@ from typing import Any
 
 from desktop.api.client import ApiClient, ApiError
 from desktop.api.follow import RunFollower
-from desktop.commands.console_out import out_console
-from desktop.commands.server_args import RemoteError, client_for
+from desktop.cli.console_out import out_console
+from desktop.cli.server_args import RemoteError, client_for
 from desktop.contract.enums import RUN_ENDED
 from desktop.contract.state import PendingApproval, RunState
 from desktop.views.state import RunProjection
@@ -121,9 +121,9 @@ async def drive_remote(client: ApiClient, run_id: str, args: argparse.Namespace,
     """Watch (and steer, from stdin) a run of the service until it ends; the exit code."""
     from rich.console import Console as RichConsole
 
-    from desktop.commands.remote_console import RemoteConsole
-    from desktop.commands.run_console import StdinLines
-    from desktop.commands.run_view import JsonView, LiveView, PlainView, stall_text, status_table
+    from desktop.cli.remote_console import RemoteConsole
+    from desktop.cli.run_console import StdinLines
+    from desktop.cli.run_view import JsonView, LiveView, PlainView, stall_text, status_table
 
     run = RemoteRun(client, run_id)
     # the views listen before the first event arrives, so they see the backlog too

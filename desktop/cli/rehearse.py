@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from desktop.commands import run as run_cmd
+from desktop.cli import run as run_cmd
 from desktop.store.paths import data_dir
 from desktop.wording import plural
 

@@ -74,7 +74,7 @@ def main() -> None:
         cases = json.load(fh)
     # Import what the commands need once, before forking.
     import desktop.cli  # noqa: F401
-    from desktop.commands import load
+    from desktop.cli import load
 
     for name in {argv[0] for argv in cases}:
         load(name)

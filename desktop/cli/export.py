@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from desktop.commands.workflow_arg import load_or_report
+from desktop.cli.workflow_arg import load_or_report
 from desktop.graph.export import FORMATS, export
 from desktop.store.atomic import atomic_write_text
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from desktop.commands.runs import add_data_dir, fail
+from desktop.cli.runs import add_data_dir, fail
 from desktop.store.paths import data_dir
 from desktop.store.runs import RunError, find_run
 from desktop.store.safe_json import json_kind

@@ -25,8 +25,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from desktop.commands.run import EXIT_BAD_INPUT, _options, drive
-from desktop.commands.server_args import add_server_options
+from desktop.cli.run import EXIT_BAD_INPUT, _options, drive
+from desktop.cli.server_args import add_server_options
 from desktop.store.paths import data_dir
 
 _HEAD = 70
@@ -149,8 +149,8 @@ def fork_command(args: argparse.Namespace) -> int:
 
 def fork_remote(args: argparse.Namespace) -> int:
     """`fork RUN --server URL`: the service makes the fork and runs it; follow it here."""
-    from desktop.commands.remote import _report, drive_remote, find_run_id
-    from desktop.commands.server_args import RemoteError, client_for
+    from desktop.cli.remote import _report, drive_remote, find_run_id
+    from desktop.cli.server_args import RemoteError, client_for
     from desktop.runtime.fork import ForkError
 
     async def go() -> int:

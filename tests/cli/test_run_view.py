@@ -4,7 +4,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from desktop.commands.run_view import status_table
+from desktop.cli.run_view import status_table
 from desktop.graph.document import WorkflowDocument
 from desktop.runtime.recovery import create_run
 from desktop.views.activity import RecentActivity
@@ -61,7 +61,7 @@ def test_the_plain_view_says_a_line_per_turn_request_decision_handoff_and_status
         tmp_path: Path) -> None:
     import io
 
-    from desktop.commands.run_view import PlainView
+    from desktop.cli.run_view import PlainView
 
     engine = create_run(_doc(), tmp_path)
     out = io.StringIO()

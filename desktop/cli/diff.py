@@ -52,7 +52,7 @@ def _load(arg: str) -> "WorkflowDocument | None":
     """The workflow ``arg`` names: a file, or ``REV:PATH`` when no file has that name."""
     from pathlib import Path
 
-    from desktop.commands.workflow_arg import load_or_report
+    from desktop.cli.workflow_arg import load_or_report
 
     rev, colon, file = arg.partition(":")
     if not colon or not rev or not file or Path(arg).exists():

@@ -3,7 +3,7 @@
 ``step [node]``, ``chat NODE TEXT``, ``approve [ID]``, ``deny [ID] [reason]``,
 ``modify [ID] JSON``, ``budget [NODE] tokens=N cost=USD wall=SEC``,
 ``merge [ID] ours|theirs [FILE...] | edit FILE[=FROM] | agent``
-(desktop/commands/merge_words.py), ``choose [ID] N`` (desktop/commands/choose_words.py),
+(desktop/cli/merge_words.py), ``choose [ID] N`` (desktop/cli/choose_words.py),
 ``pause``, ``resume``, ``stop``, ``mode auto|interactive|planning|implementation``,
 ``status``, ``help``. Nodes are named by key, label or id prefix; approvals by a
 unique id prefix, or left out for the oldest.
@@ -24,8 +24,8 @@ import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
-from desktop.commands.choose_words import ChooseWords, parse_choose, pick
-from desktop.commands.merge_words import CLAUSES, USAGE, merge_choice, split_approval
+from desktop.cli.choose_words import ChooseWords, parse_choose, pick
+from desktop.cli.merge_words import CLAUSES, USAGE, merge_choice, split_approval
 from desktop.contract.enums import RUN_ENDED
 from desktop.runtime.control import (
     Chat,
@@ -119,7 +119,7 @@ class Decide:
 
 @dataclass(frozen=True)
 class MergeWords:
-    """``merge [ID] CLAUSE...``: resolve a merge approval (desktop/commands/merge_words.py)."""
+    """``merge [ID] CLAUSE...``: resolve a merge approval (desktop/cli/merge_words.py)."""
 
     words: tuple[str, ...]
 

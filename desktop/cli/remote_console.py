@@ -1,6 +1,6 @@
 """The terminal's stdin commands for a run of the service (`run/resume --server URL`).
 
-Lines are parsed exactly as in-process (:func:`desktop.commands.run_console.parse`,
+Lines are parsed exactly as in-process (:func:`desktop.cli.run_console.parse`,
 the typed commands of :mod:`desktop.contract.commands`); each command is then sent as
 it is (``ApiClient.send``, its request derived from the command) instead of going into
 an engine. Nodes named by key, label or id prefix
@@ -19,9 +19,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from desktop.api.client import ApiError
-from desktop.commands.choose_words import ChooseWords, pick
-from desktop.commands.merge_words import CLAUSES, merge_choice, split_approval
-from desktop.commands.run_console import HELP, Decide, Local, MergeWords, parse
+from desktop.cli.choose_words import ChooseWords, pick
+from desktop.cli.merge_words import CLAUSES, merge_choice, split_approval
+from desktop.cli.run_console import HELP, Decide, Local, MergeWords, parse
 from desktop.contract.commands import (
     Chat,
     Pause,
@@ -37,7 +37,7 @@ from desktop.runtime.control import CommandError
 from desktop.views.node_ref import console_approval, console_node
 
 if TYPE_CHECKING:
-    from desktop.commands.remote import RemoteRun
+    from desktop.cli.remote import RemoteRun
     from desktop.contract.state import RunState
 
 POLL = 0.05

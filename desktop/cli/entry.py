@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from desktop import __version__
-from desktop.commands import COMMANDS, modules
-from desktop.selfcmd import INTERNAL_COMMANDS, run_internal
+from desktop.cli import COMMANDS, modules
+from desktop.cli.self_launch import INTERNAL_COMMANDS, run_internal
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -41,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"agent-canvas: {args_list[0]!r} is neither a command nor a workflow file\n"
                   f"  commands: {', '.join(sorted(known))}", file=sys.stderr)
             return 2
-        from desktop.commands.gui import open_gui
+        from desktop.cli.gui import open_gui
 
         return open_gui(args_list[0] if args_list else None)
     parser = build_parser(args_list[0] if args_list[0] in known else None)

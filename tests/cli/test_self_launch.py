@@ -10,17 +10,17 @@ from types import SimpleNamespace
 
 import pytest
 
-from desktop import cli
-from desktop.graph import resources
-from desktop.providers.reaper import WATCHDOG
-from desktop.providers.scripted.provider import ScriptedProvider
-from desktop.runtime import agent_env, sandbox
-from desktop.selfcmd import (
+from desktop.cli import entry as cli
+from desktop.cli.self_launch import (
     INTERNAL_COMMANDS,
     restore_child_environment,
     script_command,
     self_command,
 )
+from desktop.graph import resources
+from desktop.providers.reaper import WATCHDOG
+from desktop.providers.scripted.provider import ScriptedProvider
+from desktop.runtime import agent_env, sandbox
 
 
 @pytest.fixture

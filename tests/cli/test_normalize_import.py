@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.commands import import_run, normalize
+from desktop.cli import import_run, normalize
 from desktop.contract.events import parse_event
 from desktop.views.runs import open_run
 

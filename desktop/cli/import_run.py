@@ -10,8 +10,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from desktop.commands.normalize import add_provider_arg, normalize, read_lines, stream_problem
-from desktop.commands.runs import add_data_dir
+from desktop.cli.normalize import add_provider_arg, normalize, read_lines, stream_problem
+from desktop.cli.runs import add_data_dir
 from desktop.contract.base import new_id, utc_now
 from desktop.store.atomic import atomic_write_text
 from desktop.store.eventlog import EventLog

@@ -15,7 +15,7 @@ import yaml
 from service_process import ServeProcess
 
 from desktop.cli import main
-from desktop.commands.merge_words import merge_choice, split_approval
+from desktop.cli.merge_words import merge_choice, split_approval
 
 USER = ("-c", "user.name=The User", "-c", "user.email=user@example.com")
 RESOLVE = ("grep -q '^<<<<<<<' shared.txt && printf 'by the agent\\n' > shared.txt; true")

@@ -2,7 +2,7 @@
 
 Exit codes: 0 completed, 1 failed, 2 bad input, 3 paused (a stall, or the run
 waits for a person and no commands are left on stdin), 4 stopped (also on
-Ctrl-C). Commands (see desktop/commands/run_console.py) are read from stdin,
+Ctrl-C). Commands (see desktop/cli/run_console.py) are read from stdin,
 typed or piped; without them a stall or a pending approval leaves the run
 paused for `agent-canvas resume`.
 
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from rich.console import Console as RichConsole
 
-from desktop.commands.server_args import add_server_options
+from desktop.cli.server_args import add_server_options
 from desktop.contract.enums import RunStatus
 from desktop.store.paths import data_dir
 from desktop.wording import plural
@@ -102,7 +102,7 @@ def run_command(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return EXIT_BAD_INPUT
     if args.server:
-        from desktop.commands.remote import run_remote
+        from desktop.cli.remote import run_remote
 
         return run_remote(args, doc, path)
     try:
@@ -118,7 +118,7 @@ def run_command(args: argparse.Namespace) -> int:
 def resume_command(args: argparse.Namespace) -> int:
     """Resume RUN from its event log and drive it to the end."""
     if args.server:
-        from desktop.commands.remote import resume_remote
+        from desktop.cli.remote import resume_remote
 
         return resume_remote(args)
     from desktop.runtime.engine import EngineError
@@ -139,7 +139,7 @@ def resume_command(args: argparse.Namespace) -> int:
 
 
 def _view(engine, args: argparse.Namespace, after_seq: int):
-    from desktop.commands.run_view import JsonView, LiveView, PlainView
+    from desktop.cli.run_view import JsonView, LiveView, PlainView
 
     if args.json:
         return JsonView(engine, after_seq)
@@ -150,8 +150,8 @@ def _view(engine, args: argparse.Namespace, after_seq: int):
 
 async def drive(engine, args: argparse.Namespace, after_seq: int) -> int:
     """Run the engine with a view and stdin commands; the exit code."""
-    from desktop.commands.run_console import Console, StdinLines
-    from desktop.commands.run_view import LiveView, stall_text, status_table
+    from desktop.cli.run_console import Console, StdinLines
+    from desktop.cli.run_view import LiveView, stall_text, status_table
 
     loop = asyncio.get_running_loop()
     view = _view(engine, args, after_seq)

@@ -8,8 +8,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from desktop.commands.remote import RemoteRun
-from desktop.commands.remote_console import RemoteConsole
+from desktop.cli.remote import RemoteRun
+from desktop.cli.remote_console import RemoteConsole
 from desktop.graph.document import WorkflowDocument
 from desktop.runtime.recovery import create_run
 from desktop.views.reader import LogTail

@@ -1,4 +1,5 @@
-"""Subcommands of ``agent-canvas``; each module has ``register(subparsers)``.
+"""The ``agent-canvas`` command line: :func:`main` (desktop/cli/entry.py) and its
+subcommands, one module each with ``register(subparsers)``.
 
 A handler receives the parsed arguments and returns the exit code. Modules are
 imported only when their command is used, so ``agent-canvas bus post`` (run by
@@ -34,7 +35,7 @@ COMMANDS: dict[str, str] = {
 
 def load(command: str) -> ModuleType:
     """The module registering ``command``."""
-    return importlib.import_module(f"desktop.commands.{COMMANDS[command]}")
+    return importlib.import_module(f"desktop.cli.{COMMANDS[command]}")
 
 
 def modules(only: str | None = None) -> list[ModuleType]:
@@ -42,4 +43,11 @@ def modules(only: str | None = None) -> list[ModuleType]:
     if only is not None:
         return [load(only)]
     names = dict.fromkeys(COMMANDS.values())
-    return [importlib.import_module(f"desktop.commands.{name}") for name in names]
+    return [importlib.import_module(f"desktop.cli.{name}") for name in names]
+
+
+def main(argv: "list[str] | None" = None) -> int:
+    """Entry point of the console script (desktop/cli/entry.py); the exit code."""
+    from desktop.cli.entry import main as entry_main
+
+    return entry_main(argv)
