@@ -13,7 +13,6 @@ while the run is busy, as in-process.
 from __future__ import annotations
 
 import asyncio
-import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from desktop.api.client import ApiError
 from desktop.cli.choose_words import ChooseWords, pick
 from desktop.cli.merge_words import CLAUSES, merge_choice, split_approval
-from desktop.cli.run_console import HELP, Decide, Local, MergeWords, parse
+from desktop.cli.run_console import HELP, Decide, Local, MergeWords, parse_or_say
 from desktop.contract.commands import (
     Chat,
     Pause,
@@ -62,19 +61,10 @@ class RemoteConsole:
 
     async def execute(self, line: str) -> None:
         """Run one command line; problems are printed, never raised."""
-        try:
-            words = shlex.split(line)
-        except ValueError as exc:
-            self.say(f"cannot parse {line.strip()!r}: {exc}")
+        read = parse_or_say(line, self.say)
+        if read is None:
             return
-        if not words:
-            return
-        name = words[0].lower()
-        try:
-            command = parse(line)
-        except ValueError as exc:
-            self.say(str(exc) if str(exc).startswith("unknown command") else f"{name}: {exc}")
-            return
+        name, command = read
         try:
             await self._run(command)
         except (ApiError, NotYet, ValueError, CommandError) as exc:

@@ -138,6 +138,25 @@ _BUDGET_WORDS = {"tokens": ("max_tokens", int), "cost": ("max_cost_usd", float),
 _MODES = {"AUTO": "mode", "INTERACTIVE": "mode", "PLANNING": "global", "IMPLEMENTATION": "global"}
 
 
+def parse_or_say(line: str, say: Callable[[str], None]) -> tuple[str, Line] | None:
+    """The command word and the command a line asks for; None for a blank line, or after
+    saying through ``say`` why it cannot be read."""
+    try:
+        words = shlex.split(line)
+    except ValueError as exc:
+        say(f"cannot parse {line.strip()!r}: {exc}")
+        return None
+    if not words:
+        return None
+    name = words[0].lower()
+    try:
+        parsed = parse(line)
+    except ValueError as exc:
+        say(str(exc) if str(exc).startswith("unknown command") else f"{name}: {exc}")
+        return None
+    return (name, parsed) if parsed is not None else None
+
+
 def parse(line: str) -> Line | None:
     """The command a line asks for (None for a blank line); ValueError says what is wrong."""
     words = shlex.split(line)
@@ -221,20 +240,10 @@ class Console:
 
     async def execute(self, line: str) -> None:
         """Run one command line; problems are printed, never raised."""
-        try:
-            words = shlex.split(line)
-        except ValueError as exc:
-            self.say(f"cannot parse {line.strip()!r}: {exc}")
+        read = parse_or_say(line, self.say)
+        if read is None:
             return
-        if not words:
-            return
-        name = words[0].lower()
-        try:
-            parsed = parse(line)
-        except ValueError as exc:
-            unknown = str(exc).startswith("unknown command")
-            self.say(str(exc) if unknown else f"{name}: {exc}")
-            return
+        name, parsed = read
         if isinstance(parsed, Local):
             if parsed.name == "help":
                 self.say(HELP)
