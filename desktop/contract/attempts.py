@@ -42,6 +42,9 @@ class AttemptSummary(ContractModel):
     diffstat: str = ""
     diff_path: str | None = Field(None, alias="diffPath",
                                   description="the attempt's diff.patch, in the run folder")
+    diff_head: str = Field("", alias="diffHead",
+                           description="the head of the attempt's diff, to compare attempts "
+                                       "side by side without the run folder")
     output: str = Field("", description="the head of the attempt's output")
     error: str | None = None
 

@@ -25,6 +25,7 @@ import asyncio
 import dataclasses
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.contract.attempts import (
@@ -55,6 +56,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 OUTPUT_SHOWN = 2000
 """How much of an attempt's output the judge is shown (the whole is in its output.md)."""
+DIFF_HEAD = 6_000
+"""How much of an attempt's diff its choice request carries (the whole is its diff.patch)."""
 _ROUTED = frozenset({"diff", "report"})
 
 
@@ -232,6 +235,7 @@ class BestOf:
                                                             home.start),
             diffPath=diff.relative_to(engine.run_dir).as_posix()
             if result.agent_run_id and diff.is_file() else None,
+            diffHead=await asyncio.to_thread(_head, diff) if result.agent_run_id else "",
             output=(result.output_text or "")[:OUTPUT_SHOWN],
             error=None if ok else (result.error or f"exit code {result.exit_code}"))
         self.emit({"type": "attempt.completed", "turnId": self.turn_id,
@@ -315,3 +319,13 @@ def _parent_run(items: list[dict[str, Any]]) -> str | None:
 
 
 __all__ = ["AttemptFailed", "BestOf", "take_turn"]
+
+
+def _head(diff: Path) -> str:
+    """The first DIFF_HEAD characters of an attempt's diff ("" when it has none)."""
+    try:
+        with diff.open(encoding="utf-8", errors="replace") as fh:
+            text = fh.read(DIFF_HEAD + 1)
+    except OSError:
+        return ""
+    return text if len(text) <= DIFF_HEAD else text[:DIFF_HEAD] + "\n... (more in diff.patch)"

@@ -73,6 +73,9 @@ async def test_the_chosen_attempt_goes_on_and_the_loser_stays(tmp_path: Path,
     assert [a["index"] for a in request["attempts"]] == [1, 2]
     assert "one.txt" in request["attempts"][0]["diffstat"]
     assert "two.txt" in request["attempts"][1]["diffstat"]
+    # each attempt's diff travels with the request, to compare them side by side
+    assert "+++ b/one.txt" in request["attempts"][0]["diffHead"]
+    assert "+++ b/two.txt" in request["attempts"][1]["diffHead"]
     for event in events:
         parse_event(event)  # every event, attempts and choice included, fits the contract
     [made] = of_type(events, "choice.made")

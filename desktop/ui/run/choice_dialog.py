@@ -2,9 +2,10 @@
 
 The request is a ``choice`` approval's (desktop/contract/attempts.py). Each attempt is
 a row (its index, what it changed, whether it failed); the selected one's output and
-diffstat show beside the list. Choose sends the selected attempt; Deny fails the turn.
-The decision goes to a resolver callable (as the approval dialog's), which may answer
-later (an awaitable).
+diffstat show beside the list, and below, every attempt's diff side by side (the head
+the request carries; the whole is its diff.patch). Choose sends the selected attempt;
+Deny fails the turn. The decision goes to a resolver callable (as the approval
+dialog's), which may answer later (an awaitable).
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ import asyncio
 import inspect
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QDialog,
+    QGroupBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -44,6 +46,20 @@ def attempt_detail(attempt: dict[str, Any]) -> str:
     return "\n\n".join(parts)
 
 
+def _diff_pane(attempt: dict[str, Any]) -> QGroupBox:
+    """One attempt's diff, titled with its number (and whether it failed)."""
+    failed = "" if attempt.get("ok", True) else " (failed)"
+    group = QGroupBox(f"Attempt {attempt.get('index', '?')}{failed}")
+    text = QPlainTextEdit((attempt.get("diffHead") or "").rstrip() or "(no change)")
+    text.setReadOnly(True)
+    text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+    text.setFont(QFont("monospace"))
+    box = QVBoxLayout(group)
+    box.setContentsMargins(4, 4, 4, 4)
+    box.addWidget(text)
+    return group
+
+
 class ChoiceDialog(QDialog):
     """One choice approval: pick the attempt that goes on (see the module)."""
 
@@ -68,9 +84,19 @@ class ChoiceDialog(QDialog):
         self.detail = QPlainTextEdit()
         self.detail.setReadOnly(True)
         self.detail.setFont(QFont("monospace"))
-        split = QSplitter()
-        split.addWidget(self.list)
-        split.addWidget(self.detail)
+        top = QSplitter()
+        top.addWidget(self.list)
+        top.addWidget(self.detail)
+        top.setStretchFactor(1, 2)
+        self.diffs: list[QGroupBox] = []
+        side_by_side = QSplitter(Qt.Orientation.Horizontal)
+        for attempt in self.attempts:
+            group = _diff_pane(attempt)
+            self.diffs.append(group)
+            side_by_side.addWidget(group)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(top)
+        split.addWidget(side_by_side)
         split.setStretchFactor(1, 2)
         self.error = QLabel()
         self.error.setStyleSheet("color: #d0021b")
@@ -90,7 +116,7 @@ class ChoiceDialog(QDialog):
         self.list.currentRowChanged.connect(self._show)
         first = next((i for i, a in enumerate(self.attempts) if a.get("ok", True)), 0)
         self.list.setCurrentRow(first)
-        self.resize(900, 560)
+        self.resize(1100, 760)
 
     @property
     def approval_id(self) -> str:
@@ -103,6 +129,8 @@ class ChoiceDialog(QDialog):
     def _show(self, _row: int) -> None:
         attempt = self.selected()
         self.detail.setPlainText(attempt_detail(attempt) if attempt else "")
+        for row, group in enumerate(self.diffs):
+            group.setStyleSheet("QGroupBox { font-weight: bold; }" if row == _row else "")
         self.choose_button.setEnabled(bool(attempt and attempt.get("ok", True)))
 
     def choose(self) -> None:

@@ -13,6 +13,7 @@ def request() -> dict:
         "turnId": "t1", "attempts": [
             {"index": 1, "ok": False, "error": "exit code 2", "diffstat": ""},
             {"index": 2, "ok": True, "output": "used a regex", "commit": "ab" * 20,
+             "diffHead": "+++ b/slug.py\n+import re\n",
              "diffstat": " slug.py | 4 ++++\n 1 file changed, 4 insertions(+)\n"},
             {"index": 3, "ok": True, "output": "split on spaces", "commit": "cd" * 20,
              "diffstat": " slug.py | 2 ++\n 1 file changed, 2 insertions(+)\n"}]}}
@@ -43,6 +44,20 @@ def test_the_dialog_shows_the_attempts_and_sends_the_one_chosen(qtbot) -> None:
     assert "split on spaces" in dialog.detail.toPlainText()
     dialog.choose()
     assert resolver.calls == [("c1", "approved", 3)]
+
+
+def test_the_attempts_diffs_are_side_by_side(qtbot) -> None:
+    from PySide6.QtWidgets import QPlainTextEdit
+
+    dialog = ChoiceDialog(request(), Resolver(), "Implementer")
+    qtbot.addWidget(dialog)
+    titles = [group.title() for group in dialog.diffs]
+    assert titles == ["Attempt 1 (failed)", "Attempt 2", "Attempt 3"]
+    texts = [group.findChild(QPlainTextEdit).toPlainText() for group in dialog.diffs]
+    assert texts == ["(no change)", "+++ b/slug.py\n+import re", "(no change)"]
+    assert "bold" in dialog.diffs[1].styleSheet()  # the selected attempt's column
+    dialog.list.setCurrentRow(2)
+    assert "bold" in dialog.diffs[2].styleSheet() and not dialog.diffs[1].styleSheet()
 
 
 def test_deny_sends_no_attempt(qtbot) -> None:
