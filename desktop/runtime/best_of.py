@@ -160,6 +160,9 @@ class BestOf:
         self.emit({"type": "choice.made", "turnId": self.turn_id, "attemptIndex": winner,
                    "agentRunId": result.agent_run_id, "commit": summary.commit,
                    "by": self.config.judge})
+        said = (summary.output or "").strip().split("\n", 1)[0]
+        self.emit({"type": "node.progress",  # the card says what went on, not the wait
+                   "message": f"attempt {winner} chosen" + (f": {said}" if said else "")})
         if tree is not None:
             await isolation.record_ahead(tree, self.emit)
         chosen = dataclasses.replace(result, commit=commit if tree is not None else None)

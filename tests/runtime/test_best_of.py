@@ -80,6 +80,8 @@ async def test_the_chosen_attempt_goes_on_and_the_loser_stays(tmp_path: Path,
         parse_event(event)  # every event, attempts and choice included, fits the contract
     [made] = of_type(events, "choice.made")
     assert made["attemptIndex"] == 2
+    assert engine.state.nodes[engine.find_node("impl")].summary.startswith(
+        "attempt 2 chosen: wrote two.txt")  # the card no longer says it waits
     # the next node sees attempt 2's work only
     seen_files = (engine.run_dir / "worktrees" / "check" / "seen.txt").read_text().split()
     assert "two.txt" in seen_files and "one.txt" not in seen_files
