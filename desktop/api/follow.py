@@ -15,9 +15,12 @@ from collections.abc import Callable
 from typing import Any
 
 from desktop.api.client import ApiClient, ServiceUnavailable
+from desktop.contract.api import MAX_PAGE
 
 # how long a broken stream is retried before the service counts as gone
 RETRY_DELAYS = (0.05, 0.1, 0.2, 0.4, 0.8)
+PAGE_SIZE = MAX_PAGE
+"""Events per page when a run's past is taken over HTTP before the stream."""
 
 
 class RunFollower:
@@ -30,6 +33,8 @@ class RunFollower:
         self.last_seq = after
         self.on_events = on_events
         self.connections = 0  # how many times a stream was opened (tests, diagnostics)
+        self.pages = 0  # pages of the past taken by :meth:`catch_up`
+        self.caught_up = after  # the last seq of those pages: the stream starts after it
 
     def _deliver(self, batch: list[dict[str, Any]]) -> None:
         fresh = [e for e in batch if e["seq"] > self.last_seq]
@@ -37,6 +42,21 @@ class RunFollower:
             return
         self.last_seq = fresh[-1]["seq"]
         self.on_events(fresh)
+
+    async def catch_up(self, limit: int | None = None) -> int:
+        """Deliver the run's past in pages of ``GET .../events?after=<last seq>`` until the
+        service has no more; the stream then goes on after the last seq delivered.
+        Returns how many pages were taken."""
+        pages = 0
+        while True:
+            page = await self.client.events(self.run_id, limit=limit or PAGE_SIZE,
+                                            after=self.last_seq)
+            pages += 1
+            self._deliver(page["events"])
+            more = page.get("page") or {}
+            if not more.get("hasMore") or not page["events"]:
+                self.pages, self.caught_up = pages, self.last_seq
+                return pages
 
     async def run(self) -> None:
         """Follow until cancelled; raises when the service is gone or refuses the stream."""

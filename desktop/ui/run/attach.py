@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QBoxLayout, QDockWidget, QMainWindow, QMessageBox, QWidget
 from shiboken6 import isValid
 
+from desktop.api.discovery import ServerInfo
 from desktop.ui.close_dialog import stop_question
 from desktop.ui.run.approval_feed import ApprovalFeed
 from desktop.ui.run.approval_inbox import ApprovalInbox
@@ -74,6 +75,8 @@ class RunPanels(ModesAndChat, QObject):
         self.parts = parts
         self.data_dir = data_dir
         self.session: RunSession | None = None
+        self.remote: ServerInfo | None = None
+        """The service of another machine the window is a client of (None: this one's)."""
         self.replaying = False
         self._closing: set[asyncio.Future] = set()
         self._starting: asyncio.Task | None = None
@@ -463,7 +466,7 @@ class RunPanels(ModesAndChat, QObject):
 
     def open_run(self, run_dir: Path) -> RunSession:
         """Show a run from its folder: attached when the service runs it, else read-only."""
-        session = RunSession.open(Path(run_dir), self, self._data_dir())
+        session = RunSession.open(Path(run_dir), self, self._data_dir(), remote=self.remote)
         self.show_session(session)
         return session
 

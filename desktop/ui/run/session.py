@@ -6,9 +6,12 @@ run's events over the WebSocket (a :class:`RunFollower` task on the GUI thread's
 loop) into the :class:`RunBridge`. The GUI process runs no engine, no agent process and
 no worker thread. Closing a session leaves the run running in the service.
 
-The first events come from the run's log on disk (the service and the GUI share
-the data folder), then the stream continues after the last seq read, so nothing
-is missed or shown twice.
+The first events of a run the service holds come from the API, in pages of ``GET
+.../events`` after seq 0, then the stream continues after the last seq of the pages,
+so nothing is missed or shown twice, and the GUI needs no access to the service's
+disk. They reach the views through the bridge like live events; the transcript keeps
+them in memory. A run no service holds opens read-only from its folder, through the
+one reader of logs (desktop/views/reader.py).
 """
 
 from __future__ import annotations
@@ -71,13 +74,20 @@ class RunSession(QObject):
         self.data_dir = Path(data_dir) if data_dir else _data_dir_of(self.run_dir)
         self.client: ApiClient | None = service.client() if service else None
         self.in_service = False  # the service's engine drives the run
+        self.remote: ServerInfo | None = None  # the other machine's service that holds it
         self.lost: str | None = None  # why the service is gone, while it is
         self.lost_message = ""  # what the window says about it
         self.bridge = RunBridge(self)
-        self.model = TranscriptModel.open_file(self.run_dir / "events.jsonl", self)
-        tail = LogTail(self.run_dir)
-        self._past: list[dict] | None = tail.read_new()  # the one read of the log so far
-        self.bridge.projection.extend(self._past)
+        self._past: list[dict] | None = []
+        after = 0
+        if self.client is not None:  # the events come from the API, not the folder
+            self.model = TranscriptModel(parent=self)
+        else:
+            self.model = TranscriptModel.open_file(self.run_dir / "events.jsonl", self)
+            tail = LogTail(self.run_dir)
+            self._past = tail.read_new()  # the one read of the log so far
+            self.bridge.projection.extend(self._past)
+            after = tail.after
         self.bridge.events.connect(self.model.ingest)
         self.bridge.stateChanged.connect(self._watch_status)
         self._final = self._status() if self._status() in RUN_ENDED else None
@@ -87,19 +97,21 @@ class RunSession(QObject):
         self._closed = False
         self.follower: RunFollower | None = None
         if self.client is not None:
-            self._start_stream(tail.after)
+            self._start_stream(after, catch_up=True)
         elif follow:
-            self.bridge.follow_file(self.run_dir, after=tail.after)
+            self.bridge.follow_file(self.run_dir, after=after)
         elif self._status() in LIVE_LOOKING:  # no engine holds a run that looks live
             self.lost = "interrupted"
             self.lost_message = ("This run was interrupted: no engine runs it any more. It is "
                                  "saved in its log; the service can resume it.")
 
     def take_past(self) -> list[dict]:
-        """The events written before the session opened (the stream goes on after them):
-        handed over once, so the panels start from them without reading the log again."""
+        """The events read from the folder before the session opened (the log's tail goes
+        on after them), handed over once, so the panels start from them without reading
+        the log again. Empty for a run taken from the service: its past comes through the
+        bridge, like its live events."""
         past, self._past = self._past, None
-        return past if past is not None else LogTail(self.run_dir).read_new()
+        return past if past is not None else []
 
     # --- construction ---------------------------------------------------------------------
 
@@ -140,13 +152,20 @@ class RunSession(QObject):
 
     @classmethod
     def open(cls, run_dir: Path, parent: QObject | None = None,
-             data_dir: Path | None = None) -> RunSession:
+             data_dir: Path | None = None, *, remote: ServerInfo | None = None
+             ) -> RunSession:
         """A run from its folder: attached to the service when the service drives it,
-        else read-only (following the log while another process still writes it)."""
+        else read-only (following the log while another process still writes it).
+        ``remote``: the service of another machine, which holds the run; its folder
+        is never read (``run_dir`` only names the run)."""
         from desktop.store.runs import engine_alive
 
         run_dir = Path(run_dir)
         folder = Path(data_dir) if data_dir else _data_dir_of(run_dir)
+        if remote is not None:
+            session = cls(run_dir, parent, service=remote, data_dir=folder)
+            session.remote = remote
+            return session
         alive = engine_alive(run_dir)
         info = find_service(folder) if alive else None
         return cls(run_dir, parent, service=info, data_dir=folder, follow=alive)
@@ -181,23 +200,30 @@ class RunSession(QObject):
 
     # --- the event stream ----------------------------------------------------------------------
 
-    def _start_stream(self, after: int) -> None:
+    def _start_stream(self, after: int, catch_up: bool = False) -> None:
         assert self.client is not None
         self.follower = RunFollower(self.client, self.run_id, after, self.bridge.push)
-        self._stream = asyncio.ensure_future(self._follow(self.follower))
+        self._stream = asyncio.ensure_future(self._follow(self.follower, catch_up))
         self._stream.add_done_callback(self._stream_ended)
 
-    async def _follow(self, follower: RunFollower) -> None:
+    async def _follow(self, follower: RunFollower, catch_up: bool) -> None:
+        if catch_up:  # the past in pages; the stream goes on after their last seq
+            await follower.catch_up()
+            self.bridge.drain()  # the state is the past's before anything reads it
         runs = await follower.client.list_runs()
         self.in_service = any(r.get("id") == self.run_id and r.get("live") for r in runs)
         if not self.in_service and self._follow_file:
             # another process (e.g. `agent-canvas run`) writes this run: read its log
             await self._drop_client()
             self.bridge.follow_file(self.run_dir, after=follower.last_seq)
-            self.bridge.stateChanged.emit(self.bridge.state)
+            self._announce_state()
             return
-        self.bridge.stateChanged.emit(self.bridge.state)  # running/live changed
+        self._announce_state()  # running/live changed
         await follower.run()
+
+    def _announce_state(self) -> None:
+        if self.bridge.state is not None:
+            self.bridge.stateChanged.emit(self.bridge.state)
 
     def _stream_ended(self, task: asyncio.Task) -> None:
         if task.cancelled() or not isValid(self):
@@ -222,15 +248,15 @@ class RunSession(QObject):
         self.lost_message = (f"The Agent Canvas service stopped ({reason}). The run is saved "
                              "in its log; restart the service to continue it.")
         self.serviceLost.emit(self.lost_message)
-        self.bridge.stateChanged.emit(self.bridge.state)
+        self._announce_state()
 
     def restart_service(self) -> asyncio.Task:
         """Start (or find) the service again and let it resume the run from its log."""
         return asyncio.ensure_future(self._restart())
 
     async def _restart(self) -> bool:
-        try:
-            info = await ensure_service(self.data_dir)
+        try:  # another machine's service is reconnected to, never started from here
+            info = self.remote or await ensure_service(self.data_dir)
         except Exception as exc:  # the message (naming the log file) is for the user
             if not self._closed:
                 self.failed.emit(str(exc))

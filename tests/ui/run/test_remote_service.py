@@ -1,0 +1,78 @@
+"""The window as a pure client: a run of a service whose folders it cannot read (another
+data folder, as on another machine) opens through the API, a page of events, then the
+stream, and shows what the same run shows opened beside the service."""
+
+from __future__ import annotations
+
+from run_flows import gated
+
+import desktop.api.follow as follow
+from desktop.graph.io import loads_workflow
+from desktop.views.reader import LogTail
+
+GATED = gated("echo one", "echo two")
+ENDED = ("completed", "failed", "stopped")
+
+
+def state(panels) -> dict:
+    return (panels.session.state if panels.session else None) or {}
+
+
+def rows(model) -> list[str]:
+    return [str(model.data(model.index(r))) for r in range(model.rowCount())]
+
+
+def node_states(state: dict) -> dict[str, str]:
+    return {node_id: node["status"] for node_id, node in state["nodes"].items()}
+
+
+async def approve_until_done(panels, until) -> None:
+    while state(panels).get("status") not in ENDED:
+        await until(lambda: bool(panels.approvals.pending)
+                    or state(panels).get("status") in ENDED)
+        if panels.approvals.pending:
+            current = next(iter(panels.approvals.pending))
+            panels.approvals.open_next().approve()
+            await until(lambda c=current: c not in panels.approvals.pending)
+
+
+def test_a_run_whose_folder_the_window_cannot_read_opens_through_the_api(
+        qloop, window_for, until, own_service, tmp_path, monkeypatch):
+    monkeypatch.setattr(follow, "PAGE_SIZE", 3)  # a past of several pages
+    _first, starter = window_for(loads_workflow(GATED), own_service.data_dir)
+
+    async def start():
+        await starter.run()
+        await until(lambda: len(starter.approvals.pending) == 1)
+
+    qloop.run_until_complete(start())
+    run_id = starter.session.run_id
+    served = own_service.data_dir / "runs" / run_id
+    qloop.run_until_complete(starter.session.close())
+    starter.session = None
+
+    elsewhere = tmp_path / "another-machine"  # no server.json, no runs folder
+    _remote_window, remote = window_for(loads_workflow(GATED), elsewhere)
+    remote.remote = own_service.info
+    session = remote.open_run(elsewhere / "runs" / run_id)
+    seen: list[int] = []
+    session.bridge.events.connect(lambda batch: seen.extend(e["seq"] for e in batch))
+    qloop.run_until_complete(until(lambda: len(remote.approvals.pending) == 1))
+    assert session.live and session.follower.pages > 1
+    caught_up = session.follower.caught_up
+    qloop.run_until_complete(approve_until_done(remote, until))
+    assert state(remote)["status"] == "completed"
+
+    events = LogTail(served).read_new()
+    assert caught_up < len(events)  # the stream went on after the pages ...
+    assert seen == list(range(1, len(events) + 1))  # ... without a gap or a duplicate
+    assert not (elsewhere / "runs").exists()  # nothing was read, or made, in a folder
+    assert session.model.store.count == len(events)
+
+    _beside_window, beside = window_for(loads_workflow(GATED), own_service.data_dir)
+    local = beside.open_run(served)  # over now: read-only, from its folder
+    qloop.run_until_complete(until(lambda: not local.model.indexing))
+    assert not local.live
+    assert rows(session.model) == rows(local.model)
+    assert node_states(session.state) == node_states(local.state)
+    assert session.state["lastSeq"] == local.state["lastSeq"] == len(events)
