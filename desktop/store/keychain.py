@@ -129,3 +129,39 @@ def keyring_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
         if value:
             out[name] = value
     return out
+
+
+# --- the token of another machine's service ------------------------------------------------
+
+SERVICE_TOKEN = "service-token"
+"""The keyring entry of the token of the service the GUI attaches to on another machine."""
+SERVICE_TOKEN_ENV = "AGENT_CANVAS_SERVICE_TOKEN"
+"""Where that token comes from when no keyring is available (exported before the app)."""
+
+
+def set_service_token(value: str) -> None:
+    """Keep the remote service's token in the keyring (never in a file)."""
+    value = value.strip()
+    if not value or len(value) > MAX_KEY_LEN or any(ch in value for ch in "\r\n\0 "):
+        raise KeychainError("the service token is one word of at most "
+                            f"{MAX_KEY_LEN} characters; paste only the token")
+    try:
+        keyring.set_password(SERVICE, SERVICE_TOKEN, value)
+    except KeyringError as exc:
+        raise KeychainError(f"the keyring ({backend_name()}) did not store the service "
+                            f"token: {exc}. Unlock or install a keyring, or export "
+                            f"{SERVICE_TOKEN_ENV} before starting the app") from None
+
+
+def service_token(environ: Mapping[str, str] | None = None) -> str | None:
+    """The remote service's token: the exported variable first, else the keyring's."""
+    environ = os.environ if environ is None else environ
+    return environ.get(SERVICE_TOKEN_ENV) or _get(SERVICE_TOKEN)
+
+
+def service_token_source(environ: Mapping[str, str] | None = None) -> str | None:
+    """Where :func:`service_token` finds it ("environment", "keyring"), never the value."""
+    environ = os.environ if environ is None else environ
+    if environ.get(SERVICE_TOKEN_ENV):
+        return "environment"
+    return "keyring" if _get(SERVICE_TOKEN) is not None else None

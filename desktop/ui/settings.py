@@ -1,5 +1,6 @@
-"""Window settings (layout, recent files, theme, notifications) in an INI file in the data
-folder (QSettings writes it through a temporary file renamed over the old one)."""
+"""Window settings (layout, recent files, theme, notifications, the service's URL) in an
+INI file in the data folder (QSettings writes it through a temporary file renamed over the
+old one)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
+from desktop.api.discovery import ServerInfo
+from desktop.api.remote import remote_service
 from desktop.store.paths import data_dir
 from desktop.views.nudges import KINDS, NudgeKind
 
@@ -45,3 +48,26 @@ def set_nudge_kind(kind: NudgeKind, on: bool) -> None:
     settings = ui_settings()
     settings.setValue(f"notifications/{kind}", "true" if on else "false")
     settings.sync()
+
+
+def service_url() -> str | None:
+    """The URL of another machine's service the GUI is a client of (None: this machine's).
+    Its token is in the keychain, never here."""
+    value = ui_settings().value("service/url", "")
+    return str(value).strip() or None
+
+
+def set_service_url(url: str | None) -> None:
+    """Use another machine's service at ``url``, or this machine's (None); saved at once."""
+    settings = ui_settings()
+    if url:
+        settings.setValue("service/url", url)
+    else:
+        settings.remove("service/url")
+    settings.sync()
+
+
+def chosen_service() -> ServerInfo | None:
+    """Another machine's service as the settings name it (None: this machine's); raises
+    :class:`~desktop.api.remote.RemoteServiceError` when its URL or token is unusable."""
+    return remote_service(service_url())

@@ -1,9 +1,11 @@
 """Settings: the theme (follow the system, or always light or dark), which desktop
-notifications to show, and provider API keys.
+notifications to show, the service the GUI is a client of (this machine's, or another
+machine's through an SSH port forward), and provider API keys.
 
-Keys go straight to the operating system's keyring (desktop/store/keychain.py); this
-dialog never shows a stored key and never writes one to a file. Agents get them by name
-(``ANTHROPIC_API_KEY``, ...) when their turn starts, as if they had been exported.
+Keys and the service's token go straight to the operating system's keyring
+(desktop/store/keychain.py); this dialog never shows a stored one and never writes one to
+a file. Agents get keys by name (``ANTHROPIC_API_KEY``, ...) when their turn starts, as if
+they had been exported. The service's URL is in the settings file.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from desktop.store import keychain
 from desktop.ui.run.notifier import app_notifier
+from desktop.ui.service_settings import ServiceGroup
 from desktop.ui.settings import nudge_kinds, set_nudge_kind
 from desktop.views.nudges import KIND_TITLES, KINDS, NudgeKind
 
@@ -108,7 +111,7 @@ class KeyRow:
 
 
 class SettingsDialog(QDialog):
-    """Theme, notifications and API keys; changes apply at once."""
+    """Theme, notifications, the service and API keys; changes apply at once."""
 
     def __init__(self, window: EditorWindow) -> None:
         super().__init__(window)
@@ -118,6 +121,8 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self._theme_group())
         layout.addWidget(self._notifications_group())
+        self.service = ServiceGroup(window.use_chosen_service)
+        layout.addWidget(self.service)
         layout.addWidget(self._keys_group(), 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)

@@ -123,6 +123,7 @@ class EditorWindow(WindowCommands, QMainWindow):
         self._apply_theme_here(self.theme)
         self._place_initially()
         self.run_panels = attach_run_panels(self, self._run_parts(), follow_service=True)
+        self.use_chosen_service()
         self._close_confirmed = False
         self.run_choice = "keep"  # what closing does to a live run: "keep" it, or "stop" it
         self._default_docks = True
@@ -243,6 +244,19 @@ class EditorWindow(WindowCommands, QMainWindow):
         if self.run_origin is not None and self.file.path is None:
             return f"run {self.run_origin.name[:8]}"
         return self.file.display_name()
+
+    def use_chosen_service(self) -> None:
+        """Be a client of the service the settings name: this machine's, or another's."""
+        from desktop.api.remote import RemoteServiceError
+        from desktop.ui.settings import chosen_service
+
+        try:
+            remote = chosen_service()
+        except RemoteServiceError as exc:  # say why, and stay with this machine's
+            self.message(f"Settings: {exc}", 15000)
+            remote = None
+        if remote is not None or self.run_panels.remote is not None:
+            self.run_panels.set_remote(remote)
 
     def show_run(self, run_dir: Path, replay: bool = False):
         """Show a past or live run with its own graph: here when it is this document's,

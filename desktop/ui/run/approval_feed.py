@@ -24,7 +24,6 @@ from PySide6.QtWidgets import QWidget
 from shiboken6 import isValid
 
 from desktop.api.client import ApiClient, ApiError
-from desktop.api.discovery import find_service
 from desktop.ui.run.service_poll import ASK_TIMEOUT, POLL_MS, ServicePoll
 
 log = logging.getLogger(__name__)
@@ -115,7 +114,7 @@ class ApprovalFeed(ServicePoll):
     async def _resolve(self, approval_id: str, status: str, args: dict | None,
                        reason: str | None, merge: dict | None,
                        choice: int | None = None) -> bool:
-        info = find_service(self._data_dir())
+        info = self.service()
         if info is None:
             return False
         client = info.client(timeout=ASK_TIMEOUT)

@@ -217,6 +217,15 @@ class RunPanels(ModesAndChat, QObject):
         path = self.parts.workflow_path()
         return doc, (str(path) if path else None)
 
+    def set_remote(self, info: ServerInfo | None) -> None:
+        """Be a client of another machine's service (``info``), or of this machine's
+        (None): runs start there, Run history and Approvals list its runs."""
+        self.remote = info
+        for feed in (self.feed, self.runs_feed):
+            if feed is not None:
+                feed.remote = info
+        self.history.refresh()
+
     def _data_dir(self) -> Path:
         from desktop.store.paths import data_dir
 
@@ -358,7 +367,8 @@ class RunPanels(ModesAndChat, QObject):
         bar.showMessage(STARTING)
         try:
             session = await RunSession.create(doc, self._data_dir(), mode=mode,
-                                              workflow_path=path, parent=self)
+                                              workflow_path=path, parent=self,
+                                              remote=self.remote)
         except Exception as exc:  # a workflow or a service that cannot start: say why
             self._cannot_start(str(exc))
             return None

@@ -86,7 +86,7 @@ class ForkActions(QObject):
         self._status("Forking the run…")
         try:
             session, made = await RunSession.fork(run_dir, at, nodes=nodes, items=items,
-                                                  parent=panels)
+                                                  parent=panels, remote=panels.remote)
         except Exception as exc:  # the service said no, or could not start: say why
             log.info("fork refused: %s", exc)
             self._refuse("Cannot fork the run", str(exc))

@@ -1,7 +1,8 @@
 """A run opened from Run history is shown with its own graph: the one its first event
 (``run.created``) recorded. When that graph is the window's own, the run is shown there
 (its statuses over the same nodes); otherwise in a tab of its own (a window of its own
-when the window is not tabbed), whose name, counts and canvas are the run's.
+when the window is not tabbed), whose name, counts and canvas are the run's. A run of
+another machine's service has no folder here: it is shown in the window as it is.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ def show_run(window: Any, run_dir: Path, replay: bool = False) -> Any:
     tab or window with the run's graph; returns the session (None when the run's first
     event cannot be read)."""
     run_dir = Path(run_dir)
+    if window.run_panels.remote is not None:  # another machine's run: no folder to read
+        return window.run_panels.open_run(run_dir)
     try:
         doc, _workflow_path = document_of_run(run_dir)
     except (OSError, ValueError) as exc:

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QWidget
 from shiboken6 import isValid
 
 from desktop.api.client import ApiClient, ApiError
-from desktop.api.discovery import find_service
+from desktop.api.discovery import ServerInfo, find_service
 
 log = logging.getLogger(__name__)
 POLL_MS = 2000
@@ -42,6 +42,8 @@ class ServicePoll(QObject):
         self._tasks: set[asyncio.Future] = set()
         """Other requests of the feed's (decisions sent): waited for when it closes."""
         self._again = False  # a refresh was asked for while one was under way
+        self.remote: ServerInfo | None = None
+        """Another machine's service to ask instead of the data folder's (settings)."""
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self._tick)
@@ -51,11 +53,15 @@ class ServicePoll(QObject):
         """One request to the service; None when there is nothing new to take."""
         raise NotImplementedError
 
+    def service(self) -> ServerInfo | None:
+        """The service asked: another machine's when set, else the data folder's live one."""
+        return self.remote or find_service(self._data_dir())
+
     async def _asking_service(self, call: Callable[[ApiClient], Awaitable[Any]],
                               none_running: Any) -> Any:
         """``call`` with a client of the service the data folder names; ``none_running``
         when no service runs, None when it went away or refused (what was shown stays)."""
-        info = find_service(self._data_dir())
+        info = self.service()
         if info is None:
             return none_running
         client = info.client(timeout=ASK_TIMEOUT)
@@ -87,8 +93,7 @@ class ServicePoll(QObject):
             asyncio.get_running_loop()
         except RuntimeError:
             return False
-        return isValid(self) and self._timer.isActive() and \
-            find_service(self._data_dir()) is not None
+        return isValid(self) and self._timer.isActive() and self.service() is not None
 
     def refresh(self) -> None:
         """Ask the service now (once more after the request under way, if there is one)."""

@@ -118,11 +118,13 @@ class RunSession(QObject):
     @classmethod
     async def create(cls, doc: Any, data_dir: Path, *, mode: str | None = None,
                      global_mode: str | None = None, workflow_path: str | None = None,
-                     parent: QObject | None = None) -> RunSession:
-        """Start a run of workflow ``doc`` in the service (started first if needed)."""
+                     parent: QObject | None = None, remote: ServerInfo | None = None
+                     ) -> RunSession:
+        """Start a run of workflow ``doc`` in the service (started first if needed), or in
+        ``remote``, another machine's; the document travels in the request."""
         from desktop.graph.io import document_data
 
-        info = await ensure_service(Path(data_dir))
+        info = remote or await ensure_service(Path(data_dir))
         client = info.client()
         try:
             state = await client.create_run(workflow=document_data(doc),
@@ -130,17 +132,20 @@ class RunSession(QObject):
                                             global_mode=global_mode)
         finally:
             await client.close()
-        return cls(Path(data_dir) / "runs" / str(state["id"]), parent, service=info,
-                   data_dir=Path(data_dir))
+        session = cls(Path(data_dir) / "runs" / str(state["id"]), parent, service=info,
+                      data_dir=Path(data_dir))
+        session.remote = remote
+        return session
 
     @classmethod
     async def fork(cls, run_dir: Path, at: int, *, nodes: list[dict] | None = None,
-                   items: list[dict] | None = None, parent: QObject | None = None
-                   ) -> tuple[RunSession, dict]:
-        """Fork the run in ``run_dir`` at event ``at`` in the service (``POST .../fork``) and
-        follow the new run; the session and the service's answer (``point``, ``seq``)."""
+                   items: list[dict] | None = None, parent: QObject | None = None,
+                   remote: ServerInfo | None = None) -> tuple[RunSession, dict]:
+        """Fork the run in ``run_dir`` at event ``at`` in the service (``POST .../fork``),
+        or in ``remote``, and follow the new run; the session and the service's answer
+        (``point``, ``seq``)."""
         data_dir = _data_dir_of(Path(run_dir))
-        info = await ensure_service(data_dir)
+        info = remote or await ensure_service(data_dir)
         client = info.client()
         try:
             made = await client.fork(Path(run_dir).name, at, nodes=nodes, items=items)
@@ -148,6 +153,7 @@ class RunSession(QObject):
             await client.close()
         session = cls(data_dir / "runs" / str(made["run"]["id"]), parent, service=info,
                       data_dir=data_dir)
+        session.remote = remote
         return session, made
 
     @classmethod

@@ -4,14 +4,30 @@ stream, and shows what the same run shows opened beside the service."""
 
 from __future__ import annotations
 
+import asyncio
+
+from PySide6.QtWidgets import QMainWindow, QVBoxLayout, QWidget
 from run_flows import gated
 
 import desktop.api.follow as follow
 from desktop.graph.io import loads_workflow
+from desktop.ui.run.attach import attach_run_panels
+from desktop.ui.run.window_parts import WindowParts
 from desktop.views.reader import LogTail
 
 GATED = gated("echo one", "echo two")
 ENDED = ("completed", "failed", "stopped")
+
+
+class Window(QMainWindow):
+    """A window with a document and a central layout, for panels that follow a service."""
+
+    def __init__(self, doc) -> None:
+        super().__init__()
+        central = QWidget()
+        QVBoxLayout(central)
+        self.setCentralWidget(central)
+        self.parts = WindowParts(document=lambda: doc)
 
 
 def state(panels) -> dict:
@@ -76,3 +92,52 @@ def test_a_run_whose_folder_the_window_cannot_read_opens_through_the_api(
     assert rows(session.model) == rows(local.model)
     assert node_states(session.state) == node_states(local.state)
     assert session.state["lastSeq"] == local.state["lastSeq"] == len(events)
+
+
+def test_set_to_another_machine_the_window_runs_lists_and_opens_there(
+        qloop, qtbot, until, own_service, tmp_path):
+    """Run starts the workflow on that service (the document travels in the request), Run
+    history lists its runs, and Open takes the run through the API."""
+    elsewhere = tmp_path / "another-machine"
+    window = Window(loads_workflow(GATED))
+    panels = attach_run_panels(window, window.parts, elsewhere, follow_service=True)
+
+    def detach(_window) -> None:
+        if panels._starting is not None:
+            qloop.run_until_complete(asyncio.gather(panels._starting, return_exceptions=True))
+        if panels.session is not None:
+            qloop.run_until_complete(panels.session.close())
+            panels.session = None
+        panels.release()
+        qloop.run_until_complete(asyncio.gather(*(f.aclose() for f in (panels.feed,
+                                                                          panels.runs_feed))))
+
+    qtbot.addWidget(window, before_close_func=detach)
+    panels.set_remote(own_service.info)
+
+    async def run_it():
+        session = await panels.run()
+        await approve_until_done(panels, until)
+        return session
+
+    started = qloop.run_until_complete(run_it())
+    assert started is not None and state(panels)["status"] == "completed"
+    served = own_service.data_dir / "runs" / started.run_id
+    assert LogTail(served).read_new()[-1]["seq"] == state(panels)["lastSeq"]
+
+    def listed_done() -> bool:
+        if not any(r.run_id == started.run_id and r.status == "completed"
+                   for r in panels.history.rows):
+            panels.history.refresh()  # the list taken while it ran is replaced
+            return False
+        return True
+
+    qloop.run_until_complete(until(listed_done))
+    row = next(r for r in panels.history.rows if r.run_id == started.run_id)
+    assert not row.path.exists()
+    panels.history.openRequested.emit(row.path)
+    reopened = panels.session
+    assert reopened is not started and reopened.remote == own_service.info
+    qloop.run_until_complete(until(lambda: state(panels).get("status") == "completed"))
+    assert rows(reopened.model) and reopened.follower.pages >= 1
+    assert not (elsewhere / "runs").exists()
