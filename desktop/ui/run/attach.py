@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -216,6 +217,15 @@ class RunPanels(ModesAndChat, QObject):
             return None, None
         path = self.parts.workflow_path()
         return doc, (str(path) if path else None)
+
+    def when_loaded(self, call: Callable[[], object]) -> None:
+        """Call ``call`` once the open run's past is in (now, when it already is): a run
+        opened through the API gets its first events after a round trip."""
+        session = self.session
+        if session is None or session.has_past:
+            call()
+        else:
+            session.pastLoaded.connect(call, Qt.ConnectionType.SingleShotConnection)
 
     def set_remote(self, info: ServerInfo | None) -> None:
         """Be a client of another machine's service (``info``), or of this machine's

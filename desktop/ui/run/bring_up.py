@@ -57,5 +57,6 @@ def bring_up_run(window: EditorWindow, run_dir: Path, approval_id: str | None = 
             return None
     bring_forward(editor)
     if approval_id is not None:
-        editor.run_panels.approvals.open_request(approval_id)
+        approvals = editor.run_panels.approvals
+        editor.run_panels.when_loaded(lambda: approvals.open_request(approval_id))
     return editor

@@ -107,9 +107,10 @@ class ResultActions(QObject):
             log.error("result request failed", exc_info=task.exception())
 
     async def _call(self, call: Callable[[ApiClient], Awaitable[Any]]) -> Any:
-        """One request to the service of the run's data folder (started if it is not)."""
+        """One request to the service of the run's data folder (started if it is not), or
+        to another machine's when the window is its client."""
         assert self.data_dir is not None
-        info = await ensure_service(self.data_dir)
+        info = self.panels.remote or await ensure_service(self.data_dir)
         async with info.client() as client:
             return await call(client)
 

@@ -64,6 +64,7 @@ class RunSession(QObject):
     failed = Signal(str)  # an error message for the user
     serviceLost = Signal(str)  # the service went away while the run was live (why)
     serviceBack = Signal()  # the service is back and drives the run again
+    pastLoaded = Signal()  # the events before the session opened are in (API: the pages)
 
     def __init__(self, run_dir: Path, parent: QObject | None = None, *,
                  service: ServerInfo | None = None, data_dir: Path | None = None,
@@ -78,6 +79,8 @@ class RunSession(QObject):
         self.lost: str | None = None  # why the service is gone, while it is
         self.lost_message = ""  # what the window says about it
         self.bridge = RunBridge(self)
+        self.has_past = self.client is None  # a folder's past is read right here
+        self._past_in = asyncio.Event()
         self._past: list[dict] | None = []
         after = 0
         if self.client is not None:  # the events come from the API, not the folder
@@ -104,6 +107,17 @@ class RunSession(QObject):
             self.lost = "interrupted"
             self.lost_message = ("This run was interrupted: no engine runs it any more. It is "
                                  "saved in its log; the service can resume it.")
+
+    async def loaded(self) -> None:
+        """Wait until the past is in (at once for a folder), or the stream has ended."""
+        if self.has_past or self._stream is None:
+            return
+        waiting = asyncio.ensure_future(self._past_in.wait())
+        try:
+            await asyncio.wait({waiting, self._stream}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiting.cancel()
+            await asyncio.gather(waiting, return_exceptions=True)
 
     def take_past(self) -> list[dict]:
         """The events read from the folder before the session opened (the log's tail goes
@@ -135,6 +149,7 @@ class RunSession(QObject):
         session = cls(Path(data_dir) / "runs" / str(state["id"]), parent, service=info,
                       data_dir=Path(data_dir))
         session.remote = remote
+        await session.loaded()  # shown with its state, like a run opened from its folder
         return session
 
     @classmethod
@@ -154,6 +169,7 @@ class RunSession(QObject):
         session = cls(data_dir / "runs" / str(made["run"]["id"]), parent, service=info,
                       data_dir=data_dir)
         session.remote = remote
+        await session.loaded()
         return session, made
 
     @classmethod
@@ -216,6 +232,9 @@ class RunSession(QObject):
         if catch_up:  # the past in pages; the stream goes on after their last seq
             await follower.catch_up()
             self.bridge.drain()  # the state is the past's before anything reads it
+            self.has_past = True
+            self._past_in.set()
+            self.pastLoaded.emit()
         runs = await follower.client.list_runs()
         self.in_service = any(r.get("id") == self.run_id and r.get("live") for r in runs)
         if not self.in_service and self._follow_file:

@@ -134,8 +134,11 @@ def test_opening_another_runs_request_brings_its_run_up_with_the_dialog(
     assert shell.tabs.count() == 2
     brought = shell.current()
     assert brought is not other_tab
+    # the run opens through the API: its request shows once the first page is in
+    qloop.run_until_complete(until(lambda: brought.run_panels.approvals.dialog is not None,
+                                   30))
     dialog = brought.run_panels.approvals.dialog
-    assert dialog is not None and dialog.isVisible() and dialog.approval_id == approval_id
+    assert dialog.isVisible() and dialog.approval_id == approval_id
 
     async def deny() -> None:
         dialog.deny()
