@@ -43,20 +43,22 @@ class RunFollower:
         self.last_seq = fresh[-1]["seq"]
         self.on_events(fresh)
 
-    async def catch_up(self, limit: int | None = None) -> int:
-        """Deliver the run's past in pages of ``GET .../events?after=<last seq>`` until the
-        service has no more; the stream then goes on after the last seq delivered.
-        Returns how many pages were taken."""
-        pages = 0
+    async def catch_up(self, limit: int | None = None) -> list[dict[str, Any]]:
+        """The run's past, taken in pages of ``GET .../events?after=<last seq>`` until the
+        service has no more (not handed to ``on_events``: the caller shows it as the
+        run's history); :meth:`run` then streams after the last seq of the pages."""
+        past: list[dict[str, Any]] = []
         while True:
             page = await self.client.events(self.run_id, limit=limit or PAGE_SIZE,
                                             after=self.last_seq)
-            pages += 1
-            self._deliver(page["events"])
-            more = page.get("page") or {}
-            if not more.get("hasMore") or not page["events"]:
-                self.pages, self.caught_up = pages, self.last_seq
-                return pages
+            self.pages += 1
+            fresh = [e for e in page["events"] if e["seq"] > self.last_seq]
+            if fresh:
+                self.last_seq = fresh[-1]["seq"]
+                past.extend(fresh)
+            if not (page.get("page") or {}).get("hasMore") or not fresh:
+                self.caught_up = self.last_seq
+                return past
 
     async def run(self) -> None:
         """Follow until cancelled; raises when the service is gone or refuses the stream."""

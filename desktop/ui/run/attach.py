@@ -276,11 +276,13 @@ class RunPanels(ModesAndChat, QObject):
         session.serviceBack.connect(self.service.hide)
         if session.lost is not None:  # an interrupted run, opened from its folder
             self.service.show_lost(session.lost_message)
-        self._replay_history(session)
+        self.when_loaded(lambda: self._replay_history(session))
         self.sessionChanged.emit(session)
 
     def _replay_history(self, session: RunSession) -> None:
         """Bring every panel up to the events written before the session opened."""
+        if session is not self.session:  # another run was shown while its past came
+            return
         past = session.take_past()
         self.conversation.reset(past)
         self.order(past)

@@ -9,9 +9,8 @@ no worker thread. Closing a session leaves the run running in the service.
 The first events of a run the service holds come from the API, in pages of ``GET
 .../events`` after seq 0, then the stream continues after the last seq of the pages,
 so nothing is missed or shown twice, and the GUI needs no access to the service's
-disk. They reach the views through the bridge like live events; the transcript keeps
-them in memory. A run no service holds opens read-only from its folder, through the
-one reader of logs (desktop/views/reader.py).
+disk. The transcript keeps them in memory. A run no service holds opens read-only from
+its folder, through the one reader of logs (desktop/views/reader.py).
 """
 
 from __future__ import annotations
@@ -120,10 +119,9 @@ class RunSession(QObject):
             await asyncio.gather(waiting, return_exceptions=True)
 
     def take_past(self) -> list[dict]:
-        """The events read from the folder before the session opened (the log's tail goes
-        on after them), handed over once, so the panels start from them without reading
-        the log again. Empty for a run taken from the service: its past comes through the
-        bridge, like its live events."""
+        """The events before the session opened (read from the folder, or the API's
+        pages; the tail or the stream goes on after them), handed over once, so the panels
+        start from them without reading the log again (wait for :attr:`pastLoaded`)."""
         past, self._past = self._past, None
         return past if past is not None else []
 
@@ -230,11 +228,7 @@ class RunSession(QObject):
 
     async def _follow(self, follower: RunFollower, catch_up: bool) -> None:
         if catch_up:  # the past in pages; the stream goes on after their last seq
-            await follower.catch_up()
-            self.bridge.drain()  # the state is the past's before anything reads it
-            self.has_past = True
-            self._past_in.set()
-            self.pastLoaded.emit()
+            self._take_in(await follower.catch_up())
         runs = await follower.client.list_runs()
         self.in_service = any(r.get("id") == self.run_id and r.get("live") for r in runs)
         if not self.in_service and self._follow_file:
@@ -245,6 +239,17 @@ class RunSession(QObject):
             return
         self._announce_state()  # running/live changed
         await follower.run()
+
+    def _take_in(self, past: list[dict]) -> None:
+        """The past from the API: folded and in the transcript, then handed to the panels
+        (:meth:`take_past`) as a folder's past is."""
+        self.bridge.projection.extend(past)
+        self.model.ingest(past)
+        self._past = past
+        self._final = self._status() if self._status() in RUN_ENDED else None
+        self.has_past = True
+        self._past_in.set()
+        self.pastLoaded.emit()
 
     def _announce_state(self) -> None:
         if self.bridge.state is not None:
