@@ -12,6 +12,7 @@ from run_flows import gated
 import desktop.api.follow as follow
 from desktop.graph.io import loads_workflow
 from desktop.ui.run.attach import attach_run_panels
+from desktop.ui.run.session import RunSession
 from desktop.ui.run.window_parts import WindowParts
 from desktop.views.reader import LogTail
 
@@ -88,7 +89,9 @@ def test_a_run_whose_folder_the_window_cannot_read_opens_through_the_api(
     assert session.model.store.count == len(events)
 
     _beside_window, beside = window_for(loads_workflow(GATED), own_service.data_dir)
-    local = beside.open_run(served)  # over now: read-only, from its folder
+    # read-only from its folder (the service may hold the ended run a moment longer)
+    local = RunSession(served, beside, data_dir=own_service.data_dir)
+    beside.show_session(local)
     qloop.run_until_complete(until(lambda: not local.model.indexing))
     assert not local.live
     assert rows(session.model) == rows(local.model)
