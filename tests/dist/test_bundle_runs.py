@@ -58,8 +58,10 @@ def test_bundled_examples_validate(room: CleanRoom, name: Path):
 @pytest.mark.parametrize("name", EXAMPLES, ids=str)
 def test_bundled_examples_run_to_completion_with_the_scripted_agent(room: CleanRoom, name: Path):
     example = bundled_example(room.app, name)
-    # an example whose commands wait for a person gets them approved on stdin
-    approvals = "approve\n" * 20 if "gated" in example.read_text() else ""
+    # an example that waits for a person (gated commands, a best-of-N choice) gets its
+    # answers on stdin: `approve` (for a choice, the first attempt that succeeded)
+    text = example.read_text()
+    approvals = "approve\n" * 20 if "gated" in text or "attempts:" in text else ""
     result = room.app_run("run", "--data-dir", str(room.data), str(example),
                           stdin=approvals, timeout=180)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
