@@ -10,13 +10,12 @@ import asyncio
 from collections.abc import Callable, Iterator
 
 import pytest
-from PySide6.QtWidgets import QMainWindow, QVBoxLayout, QWidget
+from panel_window import Window
 from service_process import ServeProcess
 
 from desktop.api.discovery import stop_spawned
 from desktop.ui.loop import new_event_loop
 from desktop.ui.run.attach import attach_run_panels
-from desktop.ui.run.window_parts import WindowParts
 
 
 @pytest.fixture(scope="session")
@@ -69,17 +68,6 @@ async def wait_until(pred: Callable[[], bool], timeout: float = 90.0) -> None:
 def until() -> Callable[..., object]:
     """``await until(pred)``: run the loop until ``pred()`` holds."""
     return wait_until
-
-
-class Window(QMainWindow):
-    """The smallest window the panels attach to: a document and a central layout."""
-
-    def __init__(self, doc) -> None:
-        super().__init__()
-        central = QWidget()
-        QVBoxLayout(central)
-        self.setCentralWidget(central)
-        self.parts = WindowParts(document=lambda: doc)
 
 
 @pytest.fixture

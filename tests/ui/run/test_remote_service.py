@@ -6,31 +6,17 @@ from __future__ import annotations
 
 import asyncio
 
-from PySide6.QtWidgets import QMainWindow, QVBoxLayout, QWidget
+from panel_window import Window
 from run_flows import gated
 
 import desktop.api.follow as follow
+from desktop.contract.enums import RUN_ENDED
 from desktop.graph.io import loads_workflow
 from desktop.ui.run.attach import attach_run_panels
 from desktop.ui.run.session import RunSession
-from desktop.ui.run.window_parts import WindowParts
 from desktop.views.reader import LogTail
 
 GATED = gated("echo one", "echo two")
-ENDED = ("completed", "failed", "stopped")
-
-
-class Window(QMainWindow):
-    """A window with a document and a central layout, for panels that follow a service."""
-
-    def __init__(self, doc) -> None:
-        super().__init__()
-        central = QWidget()
-        QVBoxLayout(central)
-        self.setCentralWidget(central)
-        self.parts = WindowParts(document=lambda: doc)
-
-
 def state(panels) -> dict:
     return (panels.session.state if panels.session else None) or {}
 
@@ -44,9 +30,9 @@ def node_states(state: dict) -> dict[str, str]:
 
 
 async def approve_until_done(panels, until) -> None:
-    while state(panels).get("status") not in ENDED:
+    while state(panels).get("status") not in RUN_ENDED:
         await until(lambda: bool(panels.approvals.pending)
-                    or state(panels).get("status") in ENDED)
+                    or state(panels).get("status") in RUN_ENDED)
         if panels.approvals.pending:
             current = next(iter(panels.approvals.pending))
             panels.approvals.open_next().approve()

@@ -1,0 +1,18 @@
+"""The smallest window the run panels attach to, shared by the tests that attach them."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QMainWindow, QVBoxLayout, QWidget
+
+from desktop.ui.run.window_parts import WindowParts
+
+
+class Window(QMainWindow):
+    """The smallest window the panels attach to: a document and a central layout."""
+
+    def __init__(self, doc) -> None:
+        super().__init__()
+        central = QWidget()
+        QVBoxLayout(central)
+        self.setCentralWidget(central)
+        self.parts = WindowParts(document=lambda: doc)
