@@ -271,6 +271,12 @@ class ApiClient:
                                   params={"path": path})
         return str(body["patch"])
 
+    async def artifact(self, run_id: str, artifact_id: str) -> dict:
+        """Artifact ``artifact_id`` of the run with its file's ``text`` (cut at 8 MiB, then
+        ``truncated`` is set)."""
+        return await self.request(
+            "GET", f"/api/runs/{quote(run_id)}/artifacts/{quote(artifact_id, safe='')}")
+
     async def apply(self, run_id: str, *, files: list[str] | None = None,
                     branch: str | None = None, check: bool = False) -> dict:
         """Apply the run's result (``files``: the accepted ones) to the working tree, or

@@ -12,7 +12,7 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
 from desktop import __version__
-from desktop.api import forks, results
+from desktop.api import artifacts, forks, results
 from desktop.api.errors import ApiError, from_validation
 from desktop.api.runs import RunService
 from desktop.contract import api as m
@@ -142,6 +142,11 @@ async def run_result(request: web.Request) -> web.Response:
 async def run_result_diff(request: web.Request) -> web.Response:
     path = request.query.get("path")
     return _json(await results.result_diff(_service(request), _run_id(request), path))
+
+
+async def run_artifact(request: web.Request) -> web.Response:
+    artifact_id = request.match_info["artifact_id"]
+    return _json(await artifacts.artifact(_service(request), _run_id(request), artifact_id))
 
 
 async def apply_result(request: web.Request) -> web.Response:
@@ -286,6 +291,9 @@ ROUTES: tuple[Route, ...] = (
           "changes against the run's base", response=m.RunResultOut, errors=(404, 409)),
     Route("GET", RUN + "/result/diff", run_result_diff, "One changed file's diff against the "
           "run's base", response=m.ResultDiffOut, query=("path",), errors=(404, 409, 422)),
+    Route("GET", RUN + "/artifacts/{artifact_id}", run_artifact, "One artifact of the run "
+          "(a turn's diff, an agent's output) with its file's text, by the id its "
+          "artifact.created event gives", response=m.ArtifactOut, errors=(404,)),
     Route("POST", RUN + "/apply", apply_result, "Apply the result (or the accepted files) "
           "onto the user's working tree by a three-way merge, or as a new branch; a "
           "collision changes nothing (409, the files in error.problems)", m.ApplyResult,

@@ -430,6 +430,19 @@ class ResultDiffOut(ResponseModel):
     patch: str = Field(description="the file's unified diff against the run's base")
 
 
+class ArtifactOut(ResponseModel):
+    """One artifact of a run with its file's text (a turn's diff, an agent's output)."""
+
+    id: str
+    kind: str
+    path: str = Field(description="relative to the run's folder")
+    node_id: str | None = Field(None, alias="nodeId")
+    size: int = Field(description="the file's size in bytes")
+    truncated: bool = Field(description="the text stops short of the file's end (the "
+                                        "service sends at most 8 MiB)")
+    text: str = Field(description="the file as UTF-8, undecodable bytes replaced")
+
+
 class OpenPullRequest(RequestModel):
     """Push a branch made by applying the result and open a pull request with ``gh``."""
 

@@ -82,6 +82,8 @@ class DiffAdded:
     path: str
     """As the artifact gives it: relative to the run folder, or absolute."""
     created_at: str = ""
+    artifact_id: str = ""
+    """The artifact's id: how a client of the service asks for its text."""
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,7 @@ def _diff(event: dict[str, Any]) -> list[Notice]:
         return []
     node_id = art.get("nodeId") or event.get("nodeId")
     return [DiffAdded(str(node_id) if node_id else None, str(art["path"]),
-                      str(art.get("createdAt") or ""))]
+                      str(art.get("createdAt") or ""), str(art.get("id") or ""))]
 
 
 def _handoff(event: dict[str, Any]) -> list[Notice]:

@@ -268,6 +268,7 @@ class RunPanels(ModesAndChat, QObject):
         self.docks["conversation"].raise_()
         run_dir = session.run_dir
         self.stall.run_dir = self.failure.run_dir = run_dir
+        self.diffs.fetch = session.artifact_text if session.client is not None else None
         session.bridge.events.connect(self._on_events)
         session.bridge.stateChanged.connect(self._on_state)
         session.finished.connect(self._on_finished)
@@ -505,6 +506,7 @@ class RunPanels(ModesAndChat, QObject):
         window is closing. The session itself is detached before this (it is async)."""
         self.timeline.close_run()
         self.results.cancel()
+        self.diffs.cancel_fetch()
         for feed in (self.feed, self.runs_feed):
             if feed is not None:
                 feed.stop()

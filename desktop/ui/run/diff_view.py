@@ -2,13 +2,20 @@
 
 It follows the canvas selection like the Conversation tab (``set_node``: only that
 node's turns are offered), and its node list picks another node, or all of them.
+
+A run the service holds has its diffs fetched through the API by artifact id
+(:attr:`DiffView.fetch`), so the view works against a service on another machine; a run
+opened from its folder reads them from there.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shlex
 import subprocess
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QUrl, Signal
@@ -49,6 +56,18 @@ def open_in_editor(path: Path) -> bool:
     return QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
 
 
+@dataclass(frozen=True)
+class DiffEntry:
+    """One turn's diff on offer."""
+
+    title: str
+    path: Path
+    """The ``diff.patch`` in the run's folder (read when no :attr:`DiffView.fetch` is set)."""
+    base_dir: Path | None
+    node_id: str | None
+    artifact_id: str = ""
+
+
 class DiffView(QWidget):
     """Diffs of a run: pick a turn's diff, then a file; unified or side by side."""
 
@@ -58,8 +77,10 @@ class DiffView(QWidget):
         super().__init__(parent)
         self.base_dir: Path | None = None  # the workspace of the diff on show
         self.files: list[FileDiff] = []
-        # (title, diff.patch, workspace, node id)
-        self.diffs: list[tuple[str, Path, Path | None, str | None]] = []
+        self.diffs: list[DiffEntry] = []
+        # a diff's text by artifact id, from the service (None: read the run's folder)
+        self.fetch: Callable[[str], Awaitable[str]] | None = None
+        self._fetching: asyncio.Task[None] | None = None
         self.node: str | None = None  # whose turns are offered (None: every node's)
         self.opener = open_in_editor  # replaceable (tests, embedding)
         self.node_combo = node_combo("diffNode", 14)
@@ -92,14 +113,16 @@ class DiffView(QWidget):
         layout.addWidget(split, 1)
 
     def add_diff(self, title: str, path: Path, base_dir: Path | None = None,
-                 node_id: str | None = None) -> None:
+                 node_id: str | None = None, artifact_id: str = "") -> None:
         """Offer another diff (one turn of one node); its paths are relative to ``base_dir``."""
-        self.diffs.append((title, Path(path), base_dir, node_id))
+        self.diffs.append(DiffEntry(title, Path(path), base_dir, node_id, artifact_id))
         if self.node is None or node_id == self.node:
             self.source.addItem(title, len(self.diffs) - 1)
 
     def clear(self) -> None:
         """Forget every diff (another run is shown)."""
+        self.cancel_fetch()
+        self.fetch = None
         self.diffs.clear()
         self.files.clear()
         self.base_dir = None
@@ -137,9 +160,9 @@ class DiffView(QWidget):
         self.node = self.node_combo.currentData()
         self.source.blockSignals(True)
         self.source.clear()
-        for index, (title, _path, _base, node_id) in enumerate(self.diffs):
-            if self.node is None or node_id == self.node:
-                self.source.addItem(title, index)
+        for index, entry in enumerate(self.diffs):
+            if self.node is None or entry.node_id == self.node:
+                self.source.addItem(entry.title, index)
         self.source.blockSignals(False)
         if self.source.count():
             self.source.setCurrentIndex(self.source.count() - 1)
@@ -158,20 +181,52 @@ class DiffView(QWidget):
         path = path if path.is_absolute() else Path(run_dir) / path
         node = labels.get(diff.node_id or "", "")
         self.add_diff(f"{node} · {diff.created_at[11:19]} · {path.parent.name}", path,
-                      node_workspace(state, run_dir, diff.node_id), diff.node_id)
+                      node_workspace(state, run_dir, diff.node_id), diff.node_id,
+                      diff.artifact_id)
         if self.source.count() and (self.follow_latest or not self.files):
             self.source.setCurrentIndex(self.source.count() - 1)
 
     def _load_selected(self, index: int) -> None:
         picked = self.source.itemData(index) if index >= 0 else None
-        if isinstance(picked, int) and 0 <= picked < len(self.diffs):
-            self.base_dir = self.diffs[picked][2]
-            try:
-                text = self.diffs[picked][1].read_text(encoding="utf-8", errors="replace")
-            except OSError as exc:
-                text = ""
-                self.unified.setPlainText(f"cannot read the diff: {exc}")
+        if not (isinstance(picked, int) and 0 <= picked < len(self.diffs)):
+            return
+        entry = self.diffs[picked]
+        self.base_dir = entry.base_dir
+        self.cancel_fetch()
+        if self.fetch is not None and entry.artifact_id:
+            self.files = []
+            self.file_list.clear()
+            self.tabs.show_text("(fetching the diff from the service…)")
+            self._fetching = asyncio.ensure_future(self._fetch(entry, self.fetch))
+            return
+        try:
+            text = entry.path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            text = ""
+            self.unified.setPlainText(f"cannot read the diff: {exc}")
+        self.set_diff(text)
+
+    async def _fetch(self, entry: DiffEntry, fetch: Callable[[str], Awaitable[str]]) -> None:
+        try:
+            text = await fetch(entry.artifact_id)
+        except Exception as exc:  # the service is gone or refused: say so in place
+            self.tabs.show_text(f"cannot fetch the diff from the service: {exc}")
+            return
+        picked = self.source.currentData()
+        if isinstance(picked, int) and 0 <= picked < len(self.diffs) \
+                and self.diffs[picked] is entry:
             self.set_diff(text)
+
+    @property
+    def fetching(self) -> bool:
+        """A diff is on its way from the service."""
+        return self._fetching is not None and not self._fetching.done()
+
+    def cancel_fetch(self) -> None:
+        """Drop a fetch still under way (another diff or run is shown, or the view goes)."""
+        if self._fetching is not None and not self._fetching.done():
+            self._fetching.cancel()
+        self._fetching = None
 
     def set_diff(self, text: str, base_dir: Path | None = None) -> None:
         """Show a unified diff's files."""

@@ -118,6 +118,16 @@ class RunSession(QObject):
             waiting.cancel()
             await asyncio.gather(waiting, return_exceptions=True)
 
+    async def artifact_text(self, artifact_id: str) -> str:
+        """The text of one of the run's artifacts (a turn's diff), through the API."""
+        if self.client is None:
+            raise ServiceUnavailable(str(self.run_dir), "this run is read from its folder")
+        found = await self.client.artifact(self.run_id, artifact_id)
+        text = str(found.get("text") or "")
+        if found.get("truncated"):
+            text += f"\n... (cut: the file has {found.get('size')} bytes)\n"
+        return text
+
     def take_past(self) -> list[dict]:
         """The events before the session opened (read from the folder, or the API's
         pages; the tail or the stream goes on after them), handed over once, so the panels

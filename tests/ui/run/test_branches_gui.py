@@ -75,7 +75,8 @@ def test_cards_diffs_conversation_and_history_show_the_branches(
     labels = {n["label"]: n["key"] for n in state["nodes"].values()}
     seen: dict[str, set[str]] = {}
     for i in range(view.source.count()):
-        view.source.setCurrentIndex(i)
+        view.source.setCurrentIndex(i)  # the diff comes from the service, by artifact id
+        qloop.run_until_complete(until(lambda: not view.fetching))
         key = labels[view.source.itemText(i).split(" · ")[0]]
         seen.setdefault(key, set()).update(f.path for f in view.files)
     assert seen == OWN

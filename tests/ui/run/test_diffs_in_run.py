@@ -42,6 +42,14 @@ def _files(diffs) -> list[tuple[str, int, int]]:
     return [(f.path, f.added, f.removed) for f in diffs.files]
 
 
+def _shown(qloop, until, view, index: int | None = None) -> list[tuple[str, int, int]]:
+    """The files of the diff at ``index`` (else the one on show), once the service sent it."""
+    if index is not None:
+        view.source.setCurrentIndex(index)
+    qloop.run_until_complete(until(lambda: not view.fetching))
+    return _files(view)
+
+
 def test_diffs_panel_lists_each_turn_and_opens_files_in_the_workspace(
         qloop, window_for, until, monkeypatch):
     _window, panels = window_for(load_workflow(PIR))
@@ -52,10 +60,7 @@ def test_diffs_panel_lists_each_turn_and_opens_files_in_the_workspace(
     assert titles[0].startswith("Planner") and all(t.startswith("Implementer")
                                                    for t in titles[1:])
     assert view.source.currentIndex() == 2  # the newest turn's diff, as turns ended
-    seen = []
-    for i in range(view.source.count()):
-        view.source.setCurrentIndex(i)
-        seen.append(_files(view))
+    seen = [_shown(qloop, until, view, i) for i in range(view.source.count())]
     assert seen == [[("PLAN.md", 8, 0)], [("greet.py", 2, 0)],
                     [("greet.py", 4, 1), ("test_greet.py", 12, 0)]]
 
@@ -86,7 +91,7 @@ def test_open_in_editor_follows_a_configured_workspace(
     window.parts.workflow_path = lambda: project / "flow.yaml"
     _run(qloop, panels, until)
     view = panels.diffs
-    assert _files(view) == [("notes/todo.md", 2, 0)]
+    assert _shown(qloop, until, view) == [("notes/todo.md", 2, 0)]
     opened: list[Path] = []
     monkeypatch.setattr(view, "opener", opened.append)
     view.open_current()

@@ -1,6 +1,6 @@
 """The window as a pure client: a run of a service whose folders it cannot read (another
 data folder, as on another machine) opens through the API, a page of events, then the
-stream, and shows what the same run shows opened beside the service."""
+stream, and shows what the same run shows opened beside the service, its diffs included."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from desktop.ui.run.attach import attach_run_panels
 from desktop.ui.run.session import RunSession
 from desktop.views.reader import LogTail
 
-GATED = gated("echo one", "echo two")
+GATED = gated("echo one > one.txt", "echo two")
 def state(panels) -> dict:
     return (panels.session.state if panels.session else None) or {}
 
@@ -65,6 +65,11 @@ def test_a_run_whose_folder_the_window_cannot_read_opens_through_the_api(
     caught_up = session.follower.caught_up
     qloop.run_until_complete(approve_until_done(remote, until))
     assert state(remote)["status"] == "completed"
+
+    diffs = remote.diffs  # the turn's diff, fetched by artifact id: no folder to read here
+    qloop.run_until_complete(until(lambda: [f.path for f in diffs.files] == ["one.txt"]))
+    assert diffs.diffs and diffs.fetch is not None and not diffs.diffs[-1].path.exists()
+    assert "+one" in diffs.unified.toPlainText()
 
     events = LogTail(served).read_new()
     assert caught_up < len(events)  # the stream went on after the pages ...
