@@ -35,7 +35,18 @@ def document_from_created(created: dict) -> WorkflowDocument:
                             task=created.get("task", ""), mode=created.get("mode", "AUTO"),
                             globalMode=created.get("globalMode", "IMPLEMENTATION"),
                             isolation=created.get("isolation"),
+                            executor=created.get("executor") or "local",
+                            budget=created.get("budget"),
                             nodes=doc_nodes, nodeConfigs=doc_configs, edges=edges)
+
+
+def document_of_first(first: dict, where: str) -> tuple[WorkflowDocument, str | None]:
+    """The graph and workflow file path of a run whose first event is ``first`` (read from
+    its folder or a page of the API); ValueError naming ``where`` when it is no
+    ``run.created``."""
+    if first.get("type") != "run.created":
+        raise ValueError(f"{where}: the log does not start with run.created")
+    return document_from_created(first), first.get("workflowPath")
 
 
 def document_of_run(run_dir: Path) -> tuple[WorkflowDocument, str | None]:
@@ -45,6 +56,4 @@ def document_of_run(run_dir: Path) -> tuple[WorkflowDocument, str | None]:
         created = log.get(1) or {}
     finally:
         log.close()
-    if created.get("type") != "run.created":
-        raise ValueError(f"{run_dir}: the log does not start with run.created")
-    return document_from_created(created), created.get("workflowPath")
+    return document_of_first(created, str(run_dir))

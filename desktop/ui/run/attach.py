@@ -540,15 +540,38 @@ class RunPanels(ModesAndChat, QObject):
             self.overlay.apply_state(state)
 
     def run_again(self, run_dir: Path) -> asyncio.Task | None:
-        """Start a new run of the graph a past run started with."""
+        """Start a new run of the graph a past run started with: read from its folder, or
+        asked of the service on another machine that holds it."""
         from desktop.views.rerun import document_of_run
 
+        if self.remote is not None and not (Path(run_dir) / "events.jsonl").is_file():
+            if self._starting is not None and not self._starting.done():
+                self._on_failed("A run is being started.")
+                return None
+            self._starting = asyncio.ensure_future(self._again_remote(Path(run_dir).name))
+            return self._starting
         try:
             doc, path = document_of_run(Path(run_dir))
         except ValueError as exc:
             self._on_failed(str(exc))
             return None
         return self._start(doc, path, None)
+
+    async def _again_remote(self, run_id: str) -> RunSession | None:
+        from desktop.views.rerun import document_of_first
+
+        assert self.remote is not None
+        try:
+            async with self.remote.client() as client:
+                page = await client.events(run_id, limit=1, after=0)
+            first = (page.get("events") or [{}])[0]
+            doc, path = document_of_first(first, f"run {run_id} at {self.remote.url}")
+        except Exception as exc:  # the service refused or is gone: say why
+            self._on_failed(f"Cannot run it again: {exc}")
+            return None
+        if self.preflight.refuse(doc):
+            return None
+        return await self._create(doc, path, None)
 
 
 def attach_run_panels(window: QMainWindow, parts: WindowParts | None = None,

@@ -93,7 +93,8 @@ def test_a_run_whose_folder_the_window_cannot_read_opens_through_the_api(
 def test_set_to_another_machine_the_window_runs_lists_and_opens_there(
         qloop, qtbot, until, own_service, tmp_path):
     """Run starts the workflow on that service (the document travels in the request), Run
-    history lists its runs, and Open takes the run through the API."""
+    history lists its runs, Open takes the run through the API, and Run again starts the
+    graph the service recorded."""
     elsewhere = tmp_path / "another-machine"
     window = Window(loads_workflow(GATED))
     panels = attach_run_panels(window, window.parts, elsewhere, follow_service=True)
@@ -136,4 +137,15 @@ def test_set_to_another_machine_the_window_runs_lists_and_opens_there(
     assert reopened is not started and reopened.remote == own_service.info
     qloop.run_until_complete(until(lambda: state(panels).get("status") == "completed"))
     assert rows(reopened.model) and reopened.follower.pages >= 1
+    assert not (elsewhere / "runs").exists()
+
+    async def again():  # Run again: the graph comes from the service's first page
+        session = await panels.run_again(row.path)
+        await approve_until_done(panels, until)
+        return session
+
+    second = qloop.run_until_complete(again())
+    assert second is not None and second.run_id != started.run_id
+    assert state(panels)["status"] == "completed" and state(panels)["workflowName"] == "Gated"
+    assert (own_service.data_dir / "runs" / second.run_id).is_dir()
     assert not (elsewhere / "runs").exists()

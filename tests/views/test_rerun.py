@@ -1,0 +1,48 @@
+"""Run again rebuilds the workflow a run started with from its ``run.created``: every
+example, and a graph with a budget, an executor, attempts and isolation, starts the very
+run the original started (layout, notes and run-time additions left out)."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop.graph.document import WorkflowDocument
+from desktop.graph.io import load_workflow
+from desktop.graph.resources import examples_dir
+from desktop.runtime.run_setup import run_created_event
+from desktop.views.rerun import document_of_first
+
+RUN_ID = "0f0e0d0c-0b0a-4000-8000-000000000000"
+
+
+def _created(doc: WorkflowDocument, path: str | None = None) -> dict:
+    return run_created_event(doc, RUN_ID, mode=str(doc.mode).upper(),
+                             global_mode=str(doc.global_mode).upper(), workflow_path=path)
+
+
+@pytest.mark.parametrize("example", sorted(p.name for p in examples_dir().glob("*.flow.yaml")))
+def test_every_example_runs_again_as_it_started(example: str) -> None:
+    doc = load_workflow(examples_dir() / example)
+    first = _created(doc, f"/flows/{example}")
+    again, path = document_of_first(first, "test")
+    assert path == f"/flows/{example}"
+    assert _created(again, path) == first
+
+
+def test_budget_executor_attempts_and_isolation_are_kept() -> None:
+    doc = WorkflowDocument.model_validate({
+        "name": "kept", "task": "t", "isolation": "shared",
+        "executor": {"kind": "ray", "address": "ray://head:10001"},
+        "budget": {"maxTokens": 5000, "maxCostUsd": 1.5, "maxWallSec": 600},
+        "nodes": [{"id": "a", "entry": True}, {"id": "b"}],
+        "nodeConfigs": {"b": {"attempts": 2, "budget": {"maxTokens": 100}}},
+        "edges": [{"from": "a", "to": "b"}]})
+    first = _created(doc)
+    again, _ = document_of_first(first, "test")
+    assert _created(again) == first
+    assert again.budget == doc.budget and again.executor == doc.executor
+
+
+def test_a_log_that_does_not_start_with_run_created_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match=r"somewhere: the log does not start with run\.created"):
+        document_of_first({"type": "run.started"}, "somewhere")
