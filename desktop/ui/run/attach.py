@@ -57,6 +57,7 @@ from desktop.views.notices import (
     StallEnded,
     notices_of,
 )
+from desktop.views.replay import HeldEvents
 from desktop.views.state import node_labels
 
 log = logging.getLogger(__name__)
@@ -498,8 +499,15 @@ class RunPanels(ModesAndChat, QObject):
         session = self.open_run(run_dir)
         self.replaying = True
         self.docks["timeline"].show()
-        self.timeline.load(Path(run_dir))
+        if session.client is None:
+            self.timeline.load(Path(run_dir))
+        else:  # the events the API sent, held by the transcript: no folder is read
+            self.when_loaded(lambda: self._replay_held(session))
         return session
+
+    def _replay_held(self, session: RunSession) -> None:
+        if session is self.session and self.replaying:
+            self.timeline.load(HeldEvents(session.model.store.events))
 
     def release(self) -> None:
         """Let go of what the panels hold open outside a session (the replayed log); the

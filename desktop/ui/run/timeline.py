@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QSlider, QToolButton, QWidget
 
-from desktop.views.replay import ReplayState
+from desktop.views.replay import EventSource, ReplayState
 
 SLIDER_MIN_WIDTH = 240  # narrower, a horizontal slider reads as a checkbox
 LONGEST_TYPE = "message.assistant.thinking.final"  # the widest event type name
@@ -70,11 +70,11 @@ class TimelineScrubber(QWidget):
         self._player.timeout.connect(self._tick)
         self.current: int = 0
 
-    def load(self, run_dir: Path) -> None:
-        """Scrub over this run (opens at its last event)."""
+    def load(self, run: Path | EventSource) -> None:
+        """Scrub over this run, a folder or its events (opens at its last event)."""
         if self.replay is not None:
             self.replay.close()
-        self.replay = ReplayState(Path(run_dir))
+        self.replay = ReplayState(run)
         self._fit_label(self.replay.total)
         self.slider.setEnabled(True)
         self.fork_action.setEnabled(True)

@@ -1,6 +1,7 @@
 """The window as a pure client: a run of a service whose folders it cannot read (another
 data folder, as on another machine) opens through the API, a page of events, then the
-stream, and shows what the same run shows opened beside the service, its diffs included."""
+stream, and shows what the same run shows opened beside the service, its diffs included; the
+replay scrubber folds the events the API sent."""
 
 from __future__ import annotations
 
@@ -88,6 +89,17 @@ def test_a_run_whose_folder_the_window_cannot_read_opens_through_the_api(
     assert rows(session.model) == rows(local.model)
     assert node_states(session.state) == node_states(local.state)
     assert session.state["lastSeq"] == local.state["lastSeq"] == len(events)
+
+    replayed = remote.replay(elsewhere / "runs" / run_id)  # the scrubber, on the API's events
+    qloop.run_until_complete(until(lambda: remote.timeline.replay is not None))
+    assert replayed.run_id == run_id and remote.timeline.replay.total == len(events)
+    approved = next(e["seq"] for e in events if e["type"] == "approval.resolved")
+    before = remote.timeline.seek(approved - 1)
+    after = remote.timeline.seek(approved)
+    assert before["pendingApprovals"] and not after["pendingApprovals"]
+    assert remote.timeline.seek(len(events))["status"] == "completed"
+    remote.stop_replay()
+    qloop.run_until_complete(until(lambda: not session.live))  # the one it replaced
 
 
 def test_set_to_another_machine_the_window_runs_lists_and_opens_there(
