@@ -17,9 +17,11 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QMessageBox
 from shiboken6 import isValid
 
+from desktop.contract.enums import RUN_ENDED
 from desktop.ui.run.compare_view import CompareView
 from desktop.ui.run.fork_dialog import ForkDialog
 from desktop.ui.run.session import RunSession
+from desktop.views.replay import HeldEvents
 
 if TYPE_CHECKING:
     from desktop.ui.run.attach import RunPanels
@@ -53,16 +55,22 @@ class ForkActions(QObject):
 
     def fork_from(self, seq: int) -> ForkDialog | None:
         """Open the fork dialog for the replayed run at ``seq`` (snapped to a point)."""
-        from desktop.views.forks import NoForkPoint, scan_run
+        from desktop.views.forks import NoForkPoint, scan_events, scan_run
 
         panels = self.panels
         replay = panels.timeline.replay
-        if panels.session is None or replay is None:
+        session = panels.session
+        if session is None or replay is None:
             self._status("Replay a run first: Run history > Replay.")
             return None
-        run_dir = panels.session.run_dir
+        run_dir = session.run_dir
         try:
-            snap = scan_run(run_dir).snap(max(seq, 1))
+            if isinstance(replay.log, HeldEvents):  # the API's events: no folder to scan
+                live = (session.state or {}).get("status") not in RUN_ENDED
+                scan = scan_events(replay.log.events, live=live)
+            else:
+                scan = scan_run(run_dir)
+            snap = scan.snap(max(seq, 1))
         except NoForkPoint as exc:
             self._refuse("Cannot fork here", str(exc))
             return None

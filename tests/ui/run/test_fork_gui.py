@@ -148,7 +148,8 @@ def test_fork_from_the_scrubber_runs_the_fork_in_the_service(qloop, window_for, 
 
     qloop.run_until_complete(run_source())
     source = panels.session.run_dir
-    panels.replay(source)
+    panels.replay(source)  # from the API's events while the service still holds the run
+    qloop.run_until_complete(until(lambda: panels.timeline.replay is not None))
     reviewer = next(p for p in scan_run(source).points if p.label == "Reviewer")
     panels.timeline.seek(reviewer.seq + 3)
     dialog = panels.forks.fork_from(panels.timeline.current)

@@ -1,7 +1,7 @@
 """The window as a pure client: a run of a service whose folders it cannot read (another
 data folder, as on another machine) opens through the API, a page of events, then the
 stream, and shows what the same run shows opened beside the service, its diffs included; the
-replay scrubber folds the events the API sent."""
+replay scrubber folds the events the API sent, and forks from them."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from desktop.contract.enums import RUN_ENDED
 from desktop.graph.io import loads_workflow
 from desktop.ui.run.attach import attach_run_panels
 from desktop.ui.run.session import RunSession
+from desktop.views.forks import scan_events
 from desktop.views.reader import LogTail
 
 GATED = gated("echo one > one.txt", "echo two")
@@ -98,8 +99,20 @@ def test_a_run_whose_folder_the_window_cannot_read_opens_through_the_api(
     after = remote.timeline.seek(approved)
     assert before["pendingApprovals"] and not after["pendingApprovals"]
     assert remote.timeline.seek(len(events))["status"] == "completed"
-    remote.stop_replay()
     qloop.run_until_complete(until(lambda: not session.live))  # the one it replaced
+
+    point = scan_events(events).points[0]  # Fork from here…, on the API's events too
+    remote.timeline.seek(point.seq)
+    dialog = remote.forks.fork_from(point.seq)
+    assert dialog is not None and dialog.snap.point == point
+    dialog.accept()
+    qloop.run_until_complete(until(lambda: remote.session.run_id != run_id))
+    qloop.run_until_complete(approve_until_done(remote, until))
+    fork = remote.session.run_id
+    first = LogTail(own_service.data_dir / "runs" / fork).read_new()[0]
+    assert first["forkedFrom"] == {"runId": run_id, "seq": point.seq}
+    assert state(remote)["status"] == "completed" and not remote.replaying
+    assert not (elsewhere / "runs").exists()
 
 
 def test_set_to_another_machine_the_window_runs_lists_and_opens_there(
