@@ -16,7 +16,7 @@ from desktop.graph.io import load_workflow
 from desktop.runtime.engine import Engine, EngineOptions
 from desktop.runtime.recovery import create_run
 from desktop.runtime.turn import TurnContext, TurnResult, TurnRunner
-from desktop.runtime.workspace import workspace_path
+from desktop.views.node_folder import workspace_path
 from desktop.views.reader import EventReader
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -38,7 +38,6 @@ UI_DEBTS = {
     ("ui/run/history.py", "desktop.store.runs"),
     ("ui/run/history.py", "desktop.store.paths"),
     ("ui/run/session.py", "desktop.store.runs"),
-    ("ui/run/diff_view.py", "desktop.runtime.workspace"),
 }
 
 

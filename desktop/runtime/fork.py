@@ -43,11 +43,11 @@ from desktop.runtime.fork_workspace import (
     restore_copy,
     restore_scratch,
 )
-from desktop.runtime.workspace import workspace_path
 from desktop.store.fork_copy import ForkCopyError, copy_agent_folders, copy_log_prefix
 from desktop.store.paths import runs_dir
 from desktop.store.runs import engine_alive, hold_engine_lock
 from desktop.views.forks import DiffRecord, ForkScan, NoForkPoint, Snap, scan_run
+from desktop.views.node_folder import workspace_path
 from desktop.views.node_ref import exact_node
 from desktop.views.reader import EventReader
 from desktop.views.state import RunProjection

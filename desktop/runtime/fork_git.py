@@ -31,8 +31,8 @@ from desktop.contract.state import RunState
 from desktop.runtime import worktrees
 from desktop.runtime.git_base import base_ref, run8
 from desktop.runtime.git_run import GitError, git, must
-from desktop.runtime.workspace import workspace_path
 from desktop.views.forks import ForkScan
+from desktop.views.node_folder import workspace_path
 
 CHECKOUTS = 4
 """Worktrees checked out at once."""

@@ -19,8 +19,9 @@ from desktop.runtime import executor as executors
 from desktop.runtime import isolation, merge_gate
 from desktop.runtime.agent_run import AgentRun, AgentRunResult
 from desktop.runtime.verify import run_verification
-from desktop.runtime.workspace import init_scratch, workspace_path
+from desktop.runtime.workspace import init_scratch
 from desktop.store.keychain import keyring_env
+from desktop.views.node_folder import workspace_path
 from desktop.wording import plural
 
 

@@ -39,7 +39,7 @@ from desktop.views.notices import DiffAdded
 
 def node_workspace(state: dict | None, run_dir: Path, node_id: str | None) -> Path:
     """The folder node ``node_id`` of a run works in, by the runtime's own rule."""
-    from desktop.runtime.workspace import node_folder
+    from desktop.views.node_folder import node_folder
 
     return node_folder(state, Path(run_dir), node_id).resolve()
 

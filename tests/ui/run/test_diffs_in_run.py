@@ -111,6 +111,7 @@ def test_open_in_editor_follows_a_shared_workspace(
     window, panels = window_for(loads_workflow(CONFIGURED + "isolation: shared\n"))
     window.parts.workflow_path = lambda: project / "flow.yaml"
     _run(qloop, panels, until)
+    assert _shown(qloop, until, panels.diffs) == [("notes/todo.md", 2, 0)]
     opened: list[Path] = []
     monkeypatch.setattr(panels.diffs, "opener", opened.append)
     panels.diffs.open_current()
