@@ -3,11 +3,12 @@ with what title, text and target.
 
 A nudge is made for what happens while the app watches a run, from the run's typed
 notices (desktop/views/notices.py), or, for a run no tab shows, from the service's list
-of pending requests (:func:`requests_by_run`): a request opens (tool call, merge, ...), the run
-pauses on its own (a stall, a budget reached, a merge that could not be made), or the
-run ends. Events replayed when a run is opened never reach here. Each item nudges once:
-a request by its id, a pause once until the run goes on again, an end once per run.
-Nothing is shown while the user looks at the app, and each kind can be turned off.
+of pending requests (:func:`requests_by_run`) and its run list (:func:`list_notices`): a
+request opens (tool call, merge, ...), the run pauses on its own (a stall, a budget
+reached, a merge that could not be made), or the run ends. Events replayed when a run is
+opened never reach here. Each item nudges once: a request by its id, a pause once until
+the run goes on again, an end once per run, whichever source tells of it first. Nothing
+is shown while the user looks at the app, and each kind can be turned off.
 """
 
 from __future__ import annotations
@@ -133,6 +134,34 @@ def requests_by_run(items: Mapping[str, Mapping[str, Any]]) -> dict[str, list[No
     return out
 
 
+PAUSING = ("stall", "budget")
+"""The kinds of a run list's ``waiting`` entries that mean the run paused by itself."""
+
+
+def list_notices(before: Mapping[str, str], runs: Iterable[Mapping[str, Any]]
+                 ) -> dict[str, list[Notice]]:
+    """What the service's run list says of each run since it listed the statuses
+    ``before`` (run id -> status), as notices: a pause it took by itself (a stall or a
+    budget reached, from its ``waiting`` entries), the pause over, or its end."""
+    out: dict[str, list[Notice]] = {}
+    for run in runs:
+        run_id, status = str(run.get("id") or ""), str(run.get("status") or "")
+        notices: list[Notice] = []
+        pauses = [w for w in run.get("waiting") or () if w.get("kind") in PAUSING]
+        if pauses:
+            notices += [RunChanged("run.paused", f"{w.get('node') or 'The run'}: "
+                                                 f"{w.get('reason') or w.get('kind')}")
+                        for w in pauses]
+        elif status == "running":
+            notices.append(StallEnded())
+        was = before.get(run_id)
+        if was is not None and was not in RUN_ENDED and status in RUN_ENDED:
+            notices.append(RunChanged(f"run.{status}"))
+        if run_id and notices:
+            out[run_id] = notices
+    return out
+
+
 def one_of(nudges: list[Nudge]) -> Nudge | None:
     """The one notification a batch shows: its last nudge (the run's latest news), saying
     how many more there are."""
@@ -146,5 +175,5 @@ def one_of(nudges: list[Nudge]) -> Nudge | None:
                  f"{last.text} (and {more} more)", last.target, last.item)
 
 
-__all__ = ["KINDS", "KIND_TITLES", "USER_PAUSE", "Nudge", "NudgeKind", "Nudges", "Target",
-           "one_of", "requests_by_run"]
+__all__ = ["KINDS", "KIND_TITLES", "PAUSING", "USER_PAUSE", "Nudge", "NudgeKind", "Nudges",
+           "Target", "list_notices", "one_of", "requests_by_run"]

@@ -3,6 +3,8 @@ never while they look at the app, and never for a kind they turned off."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -132,3 +134,51 @@ def test_the_services_pending_requests_become_each_runs_notices():
         {"r1": ["a1", "a3"], "r2": ["a2"]}
     rules = Nudges()
     assert [n.item for n in rules.decide("r1", "Flow", by_run["r1"])] == ["a1", "a3"]
+
+
+def _listed(run_id: str, status: str, *waiting: dict) -> dict:
+    return {"id": run_id, "status": status, "workflowName": "Flow", "waiting": list(waiting)}
+
+
+LISTED_STALL = {"kind": "stall", "nodeId": "n1", "node": "Coder", "reason": "silent for 300 s"}
+LISTED_BUDGET = {"kind": "budget", "nodeId": None, "node": "", "reason": "maxTokens 1000 reached"}
+
+
+def test_the_run_list_tells_of_the_pauses_and_ends_of_runs_no_tab_shows():
+    from desktop.views.nudges import list_notices
+
+    rules = Nudges()
+    before = {"r1": "running", "r2": "running", "r3": "completed"}
+    runs = [_listed("r1", "paused", LISTED_STALL), _listed("r2", "completed"),
+            _listed("r3", "completed"), _listed("r4", "failed")]
+    by_run = list_notices(before, runs)
+    assert set(by_run) == {"r1", "r2"}  # r3 ended before; r4 was never seen live
+    [paused] = rules.decide("r1", "Flow", by_run["r1"])
+    assert (paused.kind, paused.target, paused.text) == \
+        ("pauses", "paused", "Coder: silent for 300 s")
+    [ended] = rules.decide("r2", "Flow", by_run["r2"])
+    assert (ended.kind, ended.title, ended.target) == ("ends", "Flow completed", "result")
+    again = list_notices({"r1": "paused", "r2": "completed"}, runs)
+    assert not rules.decide("r1", "Flow", again["r1"])  # the same pause: told already
+    going = list_notices({"r1": "paused"}, [_listed("r1", "running")])
+    assert not rules.decide("r1", "Flow", going["r1"])  # on again: the pause is over ...
+    budget = list_notices({"r1": "running"}, [_listed("r1", "paused", LISTED_BUDGET)])
+    [spent] = rules.decide("r1", "Flow", budget["r1"])  # ... so the next one nudges
+    assert spent.text == "The run: maxTokens 1000 reached"
+
+
+@given(st.lists(st.sampled_from(["queued", "running", "paused", "completed", "failed",
+                                 "stopped"]), min_size=1, max_size=8))
+def test_a_run_listed_many_times_ends_at_most_once(statuses: list[str]):
+    from desktop.views.nudges import list_notices
+
+    rules, seen, shown = Nudges(), {}, []
+    for status in statuses:
+        runs = [_listed("r", status)]
+        for notices in list_notices(seen, runs).values():
+            shown += [n for n in rules.decide("r", "Flow", notices) if n.kind == "ends"]
+        seen = {"r": status}
+    ended_after_live = any(a not in ("completed", "failed", "stopped")
+                           and b in ("completed", "failed", "stopped")
+                           for a, b in pairwise(statuses))
+    assert len(shown) == (1 if ended_after_live else 0)

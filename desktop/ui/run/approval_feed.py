@@ -37,8 +37,9 @@ class RunInfo:
         self.labels = labels or {}
 
 
-Answer = tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]
-"""What one asking takes: the pending approvals, and what else waits (both by key)."""
+Answer = tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]], list[dict[str, Any]]]
+"""What one asking takes: the pending approvals, what else waits (both by key), and the
+run list."""
 
 
 def waiting_items(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -68,19 +69,22 @@ class ApprovalFeed(ServicePoll):
         super().__init__(data_dir, window, parent, interval_ms)
         self.items: dict[str, dict[str, Any]] = {}
         self.waiting: dict[str, dict[str, Any]] = {}
+        self.listed: list[dict[str, Any]] = []  # the service's run list, as last answered
         self.runs: dict[str, RunInfo] = {}
         self._runs_etag: str | None = None
         self.answers = 0  # how many times the service answered (the first: what was there)
 
     async def _ask(self) -> Answer | None:
-        return await self._asking_service(self._everything, ({}, {}))
+        return await self._asking_service(self._everything, ({}, {}, []))
 
     async def _everything(self, client: ApiClient) -> Answer:
         items = {str(a["approvalId"]): a for a in await client.approvals()}
         for run_id in {str(a.get("runId")) for a in items.values()} - set(self.runs):
             self.runs[run_id] = await self._run_info(client, run_id)
         runs, self._runs_etag = await client.list_runs_since(self._runs_etag)
-        return items, self.waiting if runs is None else waiting_items(runs)
+        if runs is None:  # unchanged since the last answer
+            return items, self.waiting, self.listed
+        return items, waiting_items(runs), runs
 
     @staticmethod
     async def _run_info(client: ApiClient, run_id: str) -> RunInfo:
@@ -93,10 +97,10 @@ class ApprovalFeed(ServicePoll):
         return RunInfo(str(state.get("workflowName") or ""), labels)
 
     def _took(self, answer: Answer) -> None:
-        items, waiting = answer
+        items, waiting, listed = answer
         self.answers += 1
-        if (items, waiting) != (self.items, self.waiting):
-            self.items, self.waiting = items, waiting
+        if (items, waiting, listed) != (self.items, self.waiting, self.listed):
+            self.items, self.waiting, self.listed = items, waiting, listed
             self.changed.emit()
 
     # --- deciding ---------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from shiboken6 import isValid
 from desktop.ui.run.nudge_tray import NudgeTray, system_tray
 from desktop.ui.settings import nudge_kinds
 from desktop.views.notices import Notice
-from desktop.views.nudges import Nudge, Nudges, one_of, requests_by_run
+from desktop.views.nudges import Nudge, Nudges, list_notices, one_of, requests_by_run
 
 _NOTIFIER: Notifier | None = None
 
@@ -37,6 +37,7 @@ class Notifier(QObject):
         self.tray: NudgeTray = tray if tray is not None else system_tray(self)
         self.tray.clicked.connect(self.open_last)
         self.last: tuple[Nudge, Path, QWidget] | None = None
+        self._listed: dict[str, str] = {}  # run id -> status, in the service's last list
 
     def observe(self, panels: Any, notices: list[Notice]) -> Nudge | None:
         """A batch of notices of the run ``panels`` show: nudge when it needs the user and
@@ -52,20 +53,25 @@ class Notifier(QObject):
         return nudge
 
     def follow(self, feed: Any, panels: Any) -> None:
-        """Nudge for the requests of every live run of the service too, as ``feed`` (an
-        :class:`~desktop.ui.run.approval_feed.ApprovalFeed`) finds them: runs no tab shows
-        (a closed tab, a run the CLI started). What its first answer lists was there
-        before the app looked, so it is not news."""
+        """Nudge for every run of the service too, as ``feed`` (an
+        :class:`~desktop.ui.run.approval_feed.ApprovalFeed`) finds them: the requests, the
+        pauses and the ends of runs no tab shows (a closed tab, a run the CLI started).
+        What its first answer lists was there before the app looked, so it is not news."""
         feed.changed.connect(lambda: self._feed_changed(feed, panels))
 
     def _feed_changed(self, feed: Any, panels: Any) -> None:
         if not (isValid(self) and isValid(feed)):  # the feed can outlive a replaced notifier
             return
         watching = feed.answers <= 1 or QApplication.activeWindow() is not None
+        by_run = requests_by_run(feed.items)
+        for run_id, notices in list_notices(self._listed, feed.listed).items():
+            by_run.setdefault(run_id, []).extend(notices)
+        listed_names = {str(r.get("id")): str(r.get("workflowName") or "") for r in feed.listed}
+        self._listed = {str(r.get("id")): str(r.get("status") or "") for r in feed.listed}
         nudges = []
-        for run_id, notices in requests_by_run(feed.items).items():
+        for run_id, notices in by_run.items():
             info = feed.runs.get(run_id)
-            name = info.name if info is not None else ""
+            name = info.name if info is not None and info.name else listed_names.get(run_id, "")
             nudges += self.rules.decide(run_id, name, notices, watching=watching)
         nudge = one_of(nudges)
         if nudge is not None and isValid(panels):

@@ -187,9 +187,9 @@ def test_a_request_of_a_run_no_tab_shows_notifies_and_a_click_opens_it(
     shutil.copytree(source, run_dir, ignore=shutil.ignore_patterns("worktrees"))
     feed = shell.current().run_panels.feed
     before = {"old": {"runId": "another-run", "kind": "tool", "tool": {"name": "Bash"}}}
-    feed._took((before, {}))  # the service's first answer: what waited before the app
+    feed._took((before, {}, []))  # the service's first answer: what waited before the app
     look_away(qtbot)
-    feed._took((before, {}))
+    feed._took((before, {}, []))
     assert tray.shown == []
     log = run_dir / "events.jsonl"
     lines = log.read_text(encoding="utf-8").splitlines()
@@ -199,7 +199,7 @@ def test_a_request_of_a_run_no_tab_shows_notifies_and_a_click_opens_it(
     with log.open("a", encoding="utf-8") as fh:  # the service writes it; no tab shows it
         fh.write(json.dumps(request) + "\n")
     feed.runs[run_dir.name] = RunInfo("Single agent")
-    feed._took(({**before, "ap-1": request}, {}))
+    feed._took(({**before, "ap-1": request}, {}, []))
     [(nudge, _window)] = tray.shown
     assert (nudge.run_id, nudge.item) == (run_dir.name, "ap-1")
     assert nudge.title == "Single agent waits for your approval"
@@ -210,3 +210,39 @@ def test_a_request_of_a_run_no_tab_shows_notifies_and_a_click_opens_it(
     assert opened.run_panels.session.run_dir == run_dir
     assert opened.run_panels.approvals.current_id() == "ap-1"
     qtbot.waitUntil(opened.run_panels.approvals.list.hasFocus)
+
+
+def test_a_run_no_tab_shows_that_ends_notifies_and_a_click_opens_its_result(
+        qloop, shell, tray, past_run, qtbot):
+    import os
+    import shutil
+
+    source = past_run(SINGLE, "ended")
+    run_dir = Path(os.environ["AGENT_CANVAS_DATA_DIR"]) / "runs" / source.name
+    shutil.copytree(source, run_dir, ignore=shutil.ignore_patterns("worktrees"))
+    feed = shell.current().run_panels.feed
+
+    def listed(status: str, *waiting: dict) -> list[dict]:
+        return [{"id": run_dir.name, "status": status, "workflowName": "Single agent",
+                 "waiting": list(waiting)}]
+
+    feed._took(({}, {}, listed("running")))  # the first answer: it was running then
+    look_away(qtbot)
+    stall = {"kind": "stall", "nodeId": "n", "node": "Implementer", "reason": "silent"}
+    feed._took(({}, {}, listed("paused", stall)))
+    [(paused, _window)] = tray.shown
+    assert (paused.run_id, paused.kind, paused.title, paused.text) == \
+        (run_dir.name, "pauses", "Single agent paused", "Implementer: silent")
+    feed._took(({}, {}, listed("running")))
+    feed._took(({}, {}, listed("completed")))
+    (ended, _window) = tray.shown[-1]
+    assert (ended.run_id, ended.kind, ended.title) == \
+        (run_dir.name, "ends", "Single agent completed")
+    feed._took(({}, {}, listed("completed")))  # listed again: not news
+    assert len(tray.shown) == 2
+    tabs = shell.tabs.count()
+    tray.clicked.emit()
+    assert shell.tabs.count() == tabs + 1
+    opened = shell.current()
+    assert opened.run_panels.session.run_dir == run_dir
+    assert opened.run_panels.docks["result"].isVisible()
