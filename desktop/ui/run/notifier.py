@@ -118,6 +118,8 @@ def focus(panels: Any, nudge: Nudge) -> None:
         panels.docks["result"].show()
         panels.docks["result"].raise_()
         panels.result.files.setFocus()
+    elif nudge.target == "paused" and not panels.budget.isHidden():  # a budget reached
+        panels.budget.raise_button.setFocus()
     else:  # paused (or a stall already over): Resume is in the run controls
         resume = panels.controls.widgetForAction(panels.controls.resume_action)
         if resume is not None:

@@ -8,10 +8,13 @@ import asyncio
 from datetime import datetime, timedelta
 
 import pytest
+from PySide6.QtWidgets import QWidget
 
 from desktop.ui.canvas import status_badge
 from desktop.ui.canvas.usage_meter import METER_H
+from desktop.ui.run.notifier import focus
 from desktop.views.budget_meter import NEAR_LIMIT, OK, OVER
+from desktop.views.nudges import Nudge
 from desktop.views.reader import LogTail
 
 # The worker spends 150 tokens at once against a budget of 100, then works a while: the
@@ -81,7 +84,7 @@ def status(panels) -> str:
 
 
 def test_over_budget_pause_shows_meters_and_banner_and_raising_the_limit_goes_on(
-        qloop, open_flow, until) -> None:
+        qloop, open_flow, until, monkeypatch) -> None:
     panels = open_flow(OVER_BUDGET)
 
     async def go() -> None:
@@ -105,6 +108,12 @@ def test_over_budget_pause_shows_meters_and_banner_and_raising_the_limit_goes_on
     title = panels.budget.title.text()
     assert "Worker" in title and "tokens budget" in title
     assert "150 tokens of 100 tokens" in title
+    # the notification's click lands on the banner's own way on
+    nudged: list[QWidget] = []
+    monkeypatch.setattr(panels.budget.raise_button, "setFocus", lambda: nudged.append(
+        panels.budget.raise_button))
+    focus(panels, Nudge("pauses", panels.session.run_id, "over budget", "", "paused"))
+    assert nudged == [panels.budget.raise_button]
 
     dialog = panels.budget.raise_limit()
     assert dialog is not None and dialog.value.value() > 150
