@@ -149,6 +149,13 @@ def ticking(state: dict[str, Any] | None) -> list[str]:
             if ((configs.get(n) or {}).get("budget") or {}).get("maxWallSec") is not None]
 
 
+def run_ticking(state: dict[str, Any] | None) -> bool:
+    """The run's own meter moves with the clock: it runs against a wall-time limit."""
+    state = state or {}
+    return (state.get("status") == "running" and bool(state.get("runningSince"))
+            and ((state.get("budget") or {}).get("maxWallSec") is not None))
+
+
 def run_meter(state: dict[str, Any] | None, now: datetime | None = None) -> Meter | None:
     """The meter of the run's toolbar: its total usage against the run's budget (None
     while no agent reported usage and the run has no budget)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QWidget
 
+from desktop.ui.canvas import status_badge
 from desktop.ui.canvas.usage_meter import LEVEL_COLORS
 from desktop.views.budget_meter import OK, Meter, run_meter
 
@@ -28,7 +29,7 @@ class RunMeter(QLabel):
 
     def set_state(self, state: dict | None) -> None:
         """Show the usage of ``state`` (None: no run, nothing shown)."""
-        meter = run_meter(state)
+        meter = run_meter(state, status_badge.utc_now())  # the cards' clock
         if meter == self.meter and state is not None:
             return
         self.meter = meter

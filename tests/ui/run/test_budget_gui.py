@@ -160,3 +160,32 @@ def test_a_running_turns_meter_counts_its_time_without_new_events(
         await until(lambda: status(panels) == "stopped")
 
     qloop.run_until_complete(stop())
+
+
+RUN_TIMED = SLOW.replace("name: Timed\n", "name: Timed\nbudget: {maxWallSec: 600}\n").replace(
+    "    budget: {maxWallSec: 600}\n", "")
+
+
+def test_the_toolbar_meter_counts_a_run_time_limit_without_new_events(
+        qloop, open_flow, until, qtbot, monkeypatch) -> None:
+    panels = open_flow(RUN_TIMED)
+
+    async def go() -> None:
+        await panels.run()
+        await until(lambda: bool((panels.session.state or {}).get("runningTurns")))
+
+    qloop.run_until_complete(go())
+    started = datetime.fromisoformat(panels.session.state["runningSince"])
+    meter = panels.budgets.meter
+    monkeypatch.setattr(status_badge, "utc_now", lambda: started + timedelta(seconds=510))
+    qtbot.waitUntil(lambda: meter.meter is not None and meter.meter.level == NEAR_LIMIT,
+                    timeout=10000)
+    assert meter.meter.percent == 85 and "85% of the time budget" in meter.text()
+    assert panels.budgets.clock.isActive()
+
+    async def stop() -> None:
+        await panels.stop()
+        await until(lambda: status(panels) == "stopped")
+
+    qloop.run_until_complete(stop())
+    assert not panels.budgets.clock.isActive()  # nothing moves once it stopped
