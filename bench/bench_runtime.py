@@ -25,6 +25,10 @@ clock is shared by all processes on the machine). Measured:
 
 Reference, in the same run: the same agents writing into pipes that are only
 drained (no parsing, no log), timed from the same start line to the last byte.
+
+Where the paced tail comes from, measured in the same paced run: each ``fdatasync`` of
+the log's writer thread (an event is told to subscribers only after its batch's sync),
+and the asyncio loop's lag (a 5 ms sleep, late by how much), both at p50 / p99 / max.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from desktop.graph.document import WorkflowDocument
 from desktop.providers.process import AgentProcess
 from desktop.runtime.engine import EngineOptions
 from desktop.runtime.recovery import create_run
+from desktop.store import eventlog
 
 AGENT = r"""
 import os, sys, time, uuid
@@ -79,6 +84,36 @@ def _workflow(agents: int, deltas: int, go: Path, rate: float = 0.0) -> Workflow
         edges.append({"from": "start", "to": key})
     return WorkflowDocument.model_validate({"name": "bench", "task": "stream", "nodes": nodes,
                                             "nodeConfigs": configs, "edges": edges})
+
+
+class _Causes:
+    """The writer's fdatasync durations and the loop's lag during one engine run."""
+
+    def __init__(self) -> None:
+        self.syncs: list[float] = []
+        self.lags: list[float] = []
+        self._sync = eventlog._sync
+
+    def __enter__(self) -> _Causes:
+        original, syncs = self._sync, self.syncs
+
+        def timed(fd: int) -> None:
+            t0 = time.perf_counter()
+            original(fd)
+            syncs.append(time.perf_counter() - t0)
+
+        eventlog._sync = timed
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        eventlog._sync = self._sync
+
+    async def watch_loop(self) -> None:
+        """Until cancelled: how late a 5 ms sleep wakes."""
+        while True:
+            t0 = time.perf_counter()
+            await asyncio.sleep(0.005)
+            self.lags.append(time.perf_counter() - t0 - 0.005)
 
 
 class _ReadStamps:
@@ -117,8 +152,9 @@ class _ReadStamps:
         return [now - read_at[key] for key, now in zip(notified, at, strict=True)]
 
 
-async def _engine_run(agents: int, deltas: int, folder: Path,
-                      rate: float = 0.0) -> tuple[float, list[float], list[float]]:
+async def _engine_run(agents: int, deltas: int, folder: Path, rate: float = 0.0,
+                      causes: _Causes | None = None
+                      ) -> tuple[float, list[float], list[float]]:
     go = folder / f"go-{rate}"
     engine = create_run(_workflow(agents, deltas, go, rate), folder / f"data-{rate}",
                         options=EngineOptions(concurrency=agents + 1))
@@ -147,9 +183,15 @@ async def _engine_run(agents: int, deltas: int, folder: Path,
         while started < agents and not task.done():
             await asyncio.sleep(0.01)
         await asyncio.sleep(0.2)  # every agent is polling for the start line
+        watcher = asyncio.create_task(causes.watch_loop()) if causes else None
         t0 = time.monotonic()
         go.touch()
-        status = await asyncio.wait_for(task, 300)
+        try:
+            status = await asyncio.wait_for(task, 300)
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+                await asyncio.gather(watcher, return_exceptions=True)
         engine.close()
     if status != "completed" or len(latencies) != agents * deltas:
         raise RuntimeError(f"bench run ended {status} with {len(latencies)} deltas")
@@ -195,8 +237,9 @@ def run(quick: bool) -> list[dict]:
         rate, burst, burst_engine = asyncio.run(_engine_run(agents, deltas, folder))
         reference = asyncio.run(_pipe_run(agents, deltas, folder))
         paced_total = round(rate * PACED_SHARE, -3) or 1000.0
-        _, paced, paced_engine = asyncio.run(
-            _engine_run(agents, deltas, folder, paced_total / agents))
+        with _Causes() as causes:
+            _, paced, paced_engine = asyncio.run(
+                _engine_run(agents, deltas, folder, paced_total / agents, causes))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     label = f"{agents} agents x {deltas} deltas"
@@ -227,6 +270,15 @@ def run(quick: bool) -> list[dict]:
                          "reference": round(statistics.mean(values) * 1000, 2)
                          if q == 0.99 else None,
                          "ratio": None, "target": None, "ok": None})
+    for name, values in ((f"log writer's fdatasync, paced ({label})", causes.syncs),
+                         (f"asyncio loop lag, paced ({label})", causes.lags)):
+        if not values:
+            continue
+        rows.append({"name": f"{name}: p50 / p99 / max ({len(values)})",
+                     "value": round(_pct(values, 0.99) * 1000, 2), "unit": "ms p99",
+                     "reference": round(_pct(values, 0.50) * 1000, 2), "ratio": None,
+                     "target": f"max {max(values) * 1000:.1f} ms; reference: p50",
+                     "ok": None})
     return rows
 
 
