@@ -50,7 +50,7 @@ def test_text_reply_gives_final_message_and_usage(agent: str):
     assert [e["text"] for e in finals] == ["Hello from the fake model."]
     assert parser.final_text == "Hello from the fake model."
     usage = of_type(events, "telemetry.usage")
-    assert usage and usage[-1]["outputTokens"] > 0
+    assert usage and sum(e["outputTokens"] for e in usage) > 0
     assert parser.error is None
 
 
@@ -63,6 +63,45 @@ def test_claude_streams_deltas_thinking_and_cost():
     assert "".join(e["text"] for e in of_type(events, "message.assistant.thinking.delta")) == \
         "The user wants a greeting."
     assert of_type(events, "telemetry.usage")[-1]["costUsd"] > 0
+
+
+def test_claude_counts_each_model_reply_as_it_ends_and_the_result_adds_only_the_rest():
+    events, _ = parse("claude-tool")
+    usage = of_type(events, "telemetry.usage")
+    assert [(e["inputTokens"], e["outputTokens"]) for e in usage[:2]] == [(12, 2), (12, 9)]
+    # the first reply is counted before its tool runs, not at the end of the turn
+    assert events.index(usage[0]) < events.index(of_type(events, "tool.completed")[0])
+    assert (sum(e["inputTokens"] for e in usage), sum(e["outputTokens"] for e in usage)) \
+        == (24, 11)  # the result line's totals
+    assert usage[-1]["costUsd"] > 0
+
+
+def _claude_line(event: dict) -> bytes:
+    return json.dumps({"type": "stream_event", "event": event}).encode()
+
+
+@given(st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**5)), max_size=8),
+       st.integers(0, 10**6), st.integers(0, 10**5))
+def test_claude_usage_adds_up_to_the_larger_of_the_replies_and_the_result(
+        replies: list[tuple[int, int]], more_in: int, more_out: int):
+    parser = parser_for("claude", run_id=RUN_ID)
+    events: list[dict] = []
+    for tokens_in, tokens_out in replies:
+        events += parser.feed(_claude_line({"type": "message_start", "message": {
+            "id": "m", "usage": {"input_tokens": tokens_in, "output_tokens": 1}}}))
+        events += parser.feed(_claude_line({"type": "message_delta",
+                                            "usage": {"output_tokens": tokens_out}}))
+    total_in = sum(r[0] for r in replies)
+    total_out = sum(r[1] for r in replies)
+    told = (total_in + more_in) if more_in % 2 else max(total_in - more_in, 0)
+    events += parser.feed(json.dumps({"type": "result", "subtype": "success", "result": "ok",
+                                      "usage": {"input_tokens": told,
+                                                "output_tokens": total_out + more_out},
+                                      "total_cost_usd": 0.5}).encode())
+    usage = of_type(events, "telemetry.usage")
+    assert sum(e["inputTokens"] for e in usage) == max(told, total_in)
+    assert sum(e["outputTokens"] for e in usage) == total_out + more_out
+    assert sum(e.get("costUsd", 0) for e in usage) == 0.5
 
 
 def test_gemini_deltas_add_up_to_final():

@@ -4,6 +4,11 @@
 The turn's final text comes in an ``assistant`` message's text blocks, or only in the
 closing ``result`` event's ``result`` field (some streams carry no text block at all);
 either way it becomes a ``message.assistant.final`` event, and only once.
+
+Usage is counted per model reply, from the raw ``message_start`` / ``message_delta``
+events that ``--include-partial-messages`` passes on, so a budget sees a long run's
+tokens while it goes on; the ``result`` line then adds only what those did not count
+(and the cost, which only it gives).
 """
 
 import re
@@ -28,6 +33,8 @@ class ClaudeParser(StreamParser):
     _errored: bool = False
     _final_sent: bool = False
     _tool_names: dict[str, str] = field(default_factory=dict)
+    _reply_input: int = 0  # input tokens of the model reply streaming now
+    _counted: list[int] = field(default_factory=lambda: [0, 0])  # [in, out] sent this turn
 
     SHAPES: ClassVar[dict[str, dict[str, tuple[type, ...]]]] = {
         "system": {"subtype": (str,)},
@@ -63,8 +70,12 @@ class ClaudeParser(StreamParser):
     def _stream_event(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         kind = event.get("type")
         if kind == "message_start":
-            self._message_id = as_text(as_dict(event.get("message")).get("id")) or None
+            message = as_dict(event.get("message"))
+            self._message_id = as_text(message.get("id")) or None
+            self._reply_input = _input_tokens(as_dict(message.get("usage")))
             return []
+        if kind == "message_delta":
+            return self._reply_usage(as_dict(event.get("usage")))
         if kind != "content_block_delta":
             return []
         delta = as_dict(event.get("delta"))
@@ -75,6 +86,17 @@ class ClaudeParser(StreamParser):
             return [{"type": "message.assistant.thinking.delta",
                      "text": as_text(delta["thinking"])}]
         return []
+
+    def _reply_usage(self, usage: dict[str, Any]) -> list[dict[str, Any]]:
+        """``telemetry.usage`` of one finished model reply (its output count is final)."""
+        tokens_in = _input_tokens(usage) or self._reply_input
+        tokens_out = _count(usage.get("output_tokens"))
+        self._reply_input = 0
+        if not tokens_in and not tokens_out:
+            return []
+        self._counted[0] += tokens_in
+        self._counted[1] += tokens_out
+        return [self.usage_event(tokens_in, tokens_out)]
 
     def _assistant(self, data: dict[str, Any]) -> list[dict[str, Any]]:
         message = as_dict(data.get("message"))
@@ -127,15 +149,13 @@ class ClaudeParser(StreamParser):
 
     def _result(self, data: dict[str, Any]) -> list[dict[str, Any]]:
         usage = as_dict(data.get("usage"))
-        tokens_in = (usage.get("input_tokens") or 0)
         events: list[dict[str, Any]] = []
         if usage or data.get("total_cost_usd") is not None:
-            cached = sum(v for k, v in usage.items()
-                         if k in ("cache_creation_input_tokens", "cache_read_input_tokens")
-                         and isinstance(v, int) and not isinstance(v, bool))
-            events.append(self.usage_event(
-                (tokens_in if isinstance(tokens_in, int) else 0) + cached,
-                usage.get("output_tokens"), data.get("total_cost_usd")))
+            # the turn's totals, less what the replies' own usage already counted
+            rest_in = max(_input_tokens(usage) - self._counted[0], 0)
+            rest_out = max(_count(usage.get("output_tokens")) - self._counted[1], 0)
+            events.append(self.usage_event(rest_in, rest_out, data.get("total_cost_usd")))
+        self._counted = [0, 0]
         status = data.get("api_error_status")
         status = status if isinstance(status, int) and not isinstance(status, bool) else None
         if data.get("is_error") or (data.get("subtype") not in (None, "success")):
@@ -153,3 +173,13 @@ class ClaudeParser(StreamParser):
                                   else {})})
         self._final_sent = False  # a resumed session's next turn starts afresh
         return events
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _input_tokens(usage: dict[str, Any]) -> int:
+    """Input tokens with the cached ones (Anthropic counts those apart)."""
+    return sum(_count(usage.get(k)) for k in ("input_tokens", "cache_creation_input_tokens",
+                                              "cache_read_input_tokens"))
