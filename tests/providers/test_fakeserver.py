@@ -48,6 +48,16 @@ async def test_keys_replies_in_order_and_errors_stick():
     assert [r.key for r in server.model_requests()] == ["a", "a", "a", "b"]
 
 
+async def test_a_key_of_one_wire_plays_its_own_replies_beside_the_others():
+    script = Script.from_data({"agents": {"n:anthropic": ["from claude's list"],
+                                          "n": ["from the key's list"]}})
+    async with FakeModelServer(script) as server:
+        _, codex = await post(server.base_url("n") + "/v1/responses", {})
+        _, claude = await post(server.base_url("n") + "/v1/messages", {"stream": True})
+    assert "the key" in codex and "claude" not in codex
+    assert "claude" in claude
+
+
 async def test_tool_call_names_follow_the_wire():
     async with FakeModelServer(Script.from_data([{"shell": "ls"}] * 3)) as server:
         _, claude = await post(server.url + "/v1/messages", {"stream": True})

@@ -15,7 +15,10 @@ A reply is a dict with any of:
   answers every later request too, since agents retry and fall back)
 
 A file may be a list of replies, ``{replies: [...]}``, or ``{agents: {key: [...]}}``
-(with ``default`` as the key for requests without a prefix). When a key's
+(with ``default`` as the key for requests without a prefix). A key may name one wire,
+``<key>:<wire>`` (``anthropic``, ``responses``, ``gemini``, ``chat``): its replies go to
+that wire's requests only, so two agents under one key (best-of-N attempts of a node)
+each play their own. When a key's
 replies run out, the last text reply is repeated (``then`` overrides it).
 """
 

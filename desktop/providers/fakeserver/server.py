@@ -122,7 +122,7 @@ class FakeModelServer:
         if path.endswith("/count_tokens") or path.endswith(":countTokens"):
             self._log(entry)
             return web.json_response({"input_tokens": 10, "totalTokens": 10})
-        reply = self.script.next_reply(key)
+        reply = self.script.next_reply(wired_key(self.script, key, wire))
         entry.reply = reply
         self._log(entry)
         if "error" in reply:
@@ -186,6 +186,12 @@ class FakeModelServer:
                   "body": entry.body}
         with open(self.log_path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(record, default=str) + "\n")
+
+
+def wired_key(script: Script, key: str, wire: str) -> str:
+    """``key:wire`` when the script has replies for it (a node whose best-of-N attempts
+    run different agents, each on its own wire), else ``key``."""
+    return f"{key}:{wire}" if f"{key}:{wire}" in script.replies else key
 
 
 def _summary(body: dict[str, Any]) -> dict[str, Any]:
