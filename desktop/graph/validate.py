@@ -114,6 +114,9 @@ def _check_reachability(doc: WorkflowDocument) -> list[Problem]:
     if entry is None:
         return []
     from_entry = reachable(links(doc), entry.id)
+    # a judge of best-of-N attempts is reached through the attempts, not an edge
+    from_entry |= {n.id for n in doc.nodes
+                   if {n.id, n.label} & {c.judge for c in doc.node_configs.values()}}
     out = [
         _warn(f"nodes[{i}]", f"node {n.id!r} cannot be reached from the entry node "
               f"{entry.id!r}", "connect it with an edge, or delete it")

@@ -92,6 +92,15 @@ def test_a_user_judge_is_the_default_and_needs_no_check() -> None:
     assert doc.config("a").judge == "user"
 
 
+def test_a_judge_node_without_edges_is_not_called_unreachable() -> None:
+    text = BODY.format(a="    attempts: 2\n    judge: referee\n").replace(
+        "  - id: b\n", "  - id: b\n  - id: referee\n  - id: idle\n")
+    doc, smap = parse_workflow(text, "t.flow.yaml")
+    unreachable = [p.message for p in validate(doc, "t.flow.yaml", smap)
+                   if "cannot be reached" in p.message]
+    assert unreachable == ["node 'idle' cannot be reached from the entry node 'a'"]
+
+
 def test_the_workflow_schema_knows_attempts() -> None:
     schema = build_schemas(all_sources())["workflow-document.schema.json"]
     check = Draft202012Validator(json.loads(json.dumps(schema)))
