@@ -128,6 +128,13 @@ def print_summary(comparison: dict, out=None) -> None:
 
     print(f"{comparison.get('suite') or 'suite'}: {summary['cases']} case(s); pass rate "
           f"baseline {rate(rates['baseline'])}, new {rate(rates['new'])}", file=out)
+    if "head_to_head" in summary:  # a comparison.json written before it had one
+        from desktop.eval.head_to_head import describe
+
+        names = {s: ((comparison.get("workflows") or {}).get(s) or {}).get("name", s)
+                 for s in ("baseline", "new")}
+        print(f"  head to head, {names['new']} against {names['baseline']}: "
+              f"{describe(summary['head_to_head'])}", file=out)
     for title, key in (("regressions", "regressions"), ("fixes", "fixes"),
                        ("unchanged failures", "unchanged_failures"), ("flaky", "flaky"),
                        ("missing", "missing")):

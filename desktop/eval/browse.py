@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.eval.evaluate import evaluate_results
+from desktop.eval.head_to_head import describe
 from desktop.eval.reader import ResultFolder, read_results
 from desktop.eval.report_html import VERDICT_ORDER, VERDICT_TEXT
 from desktop.wording import plural
@@ -104,5 +105,7 @@ def load_evaluation(root: str | Path) -> EvaluationTable:
     subtitle = (f"{names[0]} → {names[1]}: pass rate {pct(rates['baseline'])} → "
                 f"{pct(rates['new'])}; {plural(summary['regressed'], 'regression')}, "
                 f"{plural(summary['fixed'], 'fix')}, {summary['unchanged_fail']} still failing")
+    if "head_to_head" in summary:
+        subtitle += f"; head to head {describe(summary['head_to_head'])}"
     return EvaluationTable(Path(root), str(comparison.get("suite") or Path(root).name),
                            subtitle, rows, comparison["problems"])

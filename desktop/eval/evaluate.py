@@ -4,7 +4,8 @@ Writes ``evaluation.json`` (``evaluation.v1``) into each version directory:
 each case's checks, whether it passed, its metrics, tools and risk. Then
 ``comparison.json`` (``comparison.v1``) in the result folder: per case both
 sides' pass rates over the repeats with their 95 % intervals, the verdict (see
-:mod:`desktop.eval.stats`), and what changed: tools called, risk, diff size,
+:mod:`desktop.eval.stats`), which side did better (:mod:`desktop.eval.head_to_head`:
+the summary's win rate of new against baseline), and what changed: tools called, risk, diff size,
 turns, tokens, cost and latency; plus the lists of regressions, fixes and
 unchanged failures. Event types v1 does not define are ignored.
 """
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.contract.base import utc_now
+from desktop.eval import head_to_head
 from desktop.eval.checks import count_turns, judge, parse_check, total_cost
 from desktop.eval.index import INDEX_FILE, SIDES
 from desktop.eval.reader import ResultFolder, VersionDir, load_json, read_results
@@ -183,7 +185,7 @@ def compare(results: ResultFolder, evaluations: dict[str, dict[str, Any]]) -> di
         row = {"case_id": case_id, **tasks.get(case_id, {"task": "", "tags": []}),
                "verdict": verdict(base["passes"], base["samples"], new["passes"],
                                   new["samples"]),
-               "baseline": base, "new": new}
+               "head_to_head": head_to_head.outcome(base, new), "baseline": base, "new": new}
         if base["samples"] and new["samples"]:
             row["changes"] = _changes(base, new)
         cases.append(row)
@@ -200,7 +202,8 @@ def compare(results: ResultFolder, evaluations: dict[str, dict[str, Any]]) -> di
         "versions": {side: [v.rel for v in results.side(side)] for side in SIDES},
         "confidence": 0.95, "interval": "wilson",
         "summary": {"cases": len(cases), "pass_rate": pass_rate,
-                    **{v: len(ids) for v, ids in by.items()}},
+                    **{v: len(ids) for v, ids in by.items()},
+                    "head_to_head": head_to_head.summary([c["head_to_head"] for c in cases])},
         "regressions": by["regressed"], "fixes": by["fixed"],
         "unchanged_failures": by["unchanged_fail"], "flaky": by["flaky"],
         "missing": by["missing"], "cases": cases,

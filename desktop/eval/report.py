@@ -24,6 +24,7 @@ from desktop.eval.report_html import (
     delta,
     diff_block,
     e,
+    outcome_badge,
     page,
     rate_cell,
     verdict_badge,
@@ -94,9 +95,29 @@ class Report:
                   f"{high['baseline']} → {high['new']}", "high-risk tool calls")]
         if s["missing"]:
             cards.append(("amber", s["missing"], "missing"))
-        return '<div class="cards">' + "".join(
+        return self.win_card() +  '<div class="cards">' + "".join(
             f'<div class="card {kind}"><div class="n">{e(n)}</div><div class="l">{e(label)}'
             "</div></div>" for kind, n, label in cards) + "</div>"
+
+    def win_card(self) -> str:
+        """The head to head of new against baseline: its win rate, wins, ties, losses."""
+        h2h = self.comparison["summary"].get("head_to_head")
+        if not h2h or not h2h["cases"]:
+            return ""
+        names = {s: ((self.comparison.get("workflows") or {}).get(s) or {}).get("name", s)
+                 for s in ("baseline", "new")}
+        lo, hi = h2h["ci95"]
+        kind = "green" if lo > 0.5 else "red" if hi < 0.5 else ""
+        return (f'<div class="cards h2h"><div class="card {kind}"><div class="n">'
+                f'{h2h["win_rate"]:.0%} <span class="ci">95% CI {lo:.0%}&ndash;{hi:.0%}'
+                f'</span></div><div class="l">win rate of {e(names["new"])} against '
+                f'{e(names["baseline"])}</div><div class="small">'
+                f'{badge(plural(h2h["wins"], "win"), "win" if h2h["wins"] else "tie")} '
+                f'{badge(plural(h2h["ties"], "tie"), "tie")} '
+                f'{badge(plural(h2h["losses"], "loss"), "loss" if h2h["losses"] else "tie")}'
+                ' · a case is won by the '
+                "higher pass rate, then the larger share of checks passed; a tie counts "
+                "half</div></div></div>")
 
     def problems(self) -> str:
         found = self.comparison["problems"]
@@ -106,7 +127,8 @@ class Report:
         return f'<h2>Problems reading the results</h2><div class="problems"><ul>{items}</ul></div>'
 
     def table(self) -> str:
-        head = ("<tr><th>Case</th><th>Verdict</th><th>Baseline</th><th>New</th>"
+        head = ("<tr><th>Case</th><th>Verdict</th><th>Head to head</th><th>Baseline</th>"
+                "<th>New</th>"
                 "<th>Risk</th><th>Turns</th><th>Tokens</th><th>Cost</th><th>Time</th>"
                 "<th>Diff lines</th></tr>")
         rows = []
@@ -115,6 +137,7 @@ class Report:
             tags = " ".join(badge(t, "tag") for t in row.get("tags", []))
             cells = [f'<td><a href="#case-{e(row["case_id"])}">{e(row["case_id"])}</a> {tags}'
                      "</td>", f"<td>{verdict_badge(row['verdict'])}</td>",
+                     f"<td>{outcome_badge(row.get('head_to_head'))}</td>",
                      f"<td>{rate_cell(row['baseline'])}</td>", f"<td>{rate_cell(row['new'])}</td>"]
             if ch:
                 m = ch["metrics"]

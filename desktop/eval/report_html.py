@@ -51,6 +51,11 @@ td.num { text-align:right; font-variant-numeric:tabular-nums; white-space:nowrap
 .b-unchanged_pass, .b-unchanged_fail, .b-missing, .b-unknown, .b-tag { background:var(--gray-bg);
   color:var(--muted); }
 .b-unchanged_fail { color:var(--red); }
+.b-win { background:var(--green-bg); color:var(--green); }
+.b-loss { background:var(--red-bg); color:var(--red); }
+.b-tie { background:var(--gray-bg); color:var(--muted); }
+.cards.h2h { margin-bottom:12px; grid-template-columns:1fr; }
+.cards.h2h .small { margin-top:6px; }
 .rate { display:flex; align-items:center; gap:8px; white-space:nowrap; }
 .bar { width:70px; height:8px; border-radius:4px; background:var(--red-bg); overflow:hidden; }
 .bar i { display:block; height:100%; background:var(--green); }
@@ -97,6 +102,11 @@ def badge(text: str, kind: str) -> str:
 
 def verdict_badge(verdict: str) -> str:
     return badge(VERDICT_TEXT.get(verdict, verdict), verdict)
+
+
+def outcome_badge(outcome: str | None) -> str:
+    """The new side's result on one case: win, tie or loss (a dash without one)."""
+    return badge(outcome, outcome) if outcome else '<span class="muted">&ndash;</span>'
 
 
 def rate_cell(side: dict[str, Any]) -> str:

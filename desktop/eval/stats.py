@@ -18,8 +18,9 @@ Z95 = 1.959963984540054
 VERDICTS = ("regressed", "fixed", "unchanged_pass", "unchanged_fail", "flaky", "missing")
 
 
-def wilson(passes: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of ``passes`` successes in ``n`` trials (``(0, 1)`` if n=0)."""
+def wilson(passes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of ``passes`` successes in ``n`` trials (``(0, 1)`` if n=0;
+    a half success counts a tie in a head-to-head)."""
     if n <= 0:
         return 0.0, 1.0
     passes = min(max(passes, 0), n)
