@@ -101,10 +101,12 @@ async def test_claude_and_codex_attempts_the_judge_picks_codex_and_only_its_work
 async def test_a_token_budget_stops_claude_code_looping_on_tool_calls(
         server, offline_registry, tmp_path: Path) -> None:
     # Usage arrives per model reply (250 tokens here), so the run stops one reply past the
-    # limit: 10 250 of 10 100, with room for one more reply already in the pipe.
+    # limit: 10 250 of 10 100, with room for one more reply already in the pipe. Each reply
+    # streams over about 0.15 s, as a model's would, not in one burst.
     per_reply, limit = 250, 10_100
     server.script = Script.from_data({"agents": {"looper": [
-        {"shell": "echo again", "usage": {"input": 200, "output": 50}, "times": 200}]}})
+        {"shell": "echo again", "usage": {"input": 200, "output": 50}, "delay": 0.03,
+         "times": 200}]}})
     doc = WorkflowDocument.model_validate({
         "name": "a loop", "task": "Keep going.",
         "nodes": [{"id": "looper", "label": "Looper", "provider": "claude", "entry": True}],
