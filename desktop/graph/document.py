@@ -10,6 +10,7 @@ are errors here, so a typo never goes unnoticed.
 
 import uuid
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -118,7 +119,8 @@ def new_edge_id(taken: Iterable[str | None], from_: str, to: str,
                 edge_type: EdgeType | str = EdgeType.HANDOFF) -> str:
     """A readable id for a new edge (``planner-to-coder``, ``coder-reports-to-planner``)
     that none of ``taken`` has (``-2``, ``-3``, ... when it would)."""
-    used = set(taken)
+    # a set is asked as it is: copying it for each of thousands of new edges is quadratic
+    used = taken if isinstance(taken, AbstractSet) else set(taken)
     verb = "reports-to" if str(edge_type) == EdgeType.REPORT else "to"
     base = f"{from_}-{verb}-{to}"
     candidate, n = base, 1

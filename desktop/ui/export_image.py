@@ -29,6 +29,7 @@ class _FullDetail:
 
 def content_rect(scene: CanvasScene) -> QRectF:
     """The area covered by nodes and edges, with a margin."""
+    scene.route_all()  # a route can reach further out than its edge claims until routed
     with _FullDetail(scene):
         return _content_rect(scene)
 

@@ -36,7 +36,7 @@ def card_with_status(win, node_id: str) -> QRectF:
 
 
 def path_points(edge) -> list:
-    path = edge._path
+    path = edge.path()
     return [path.pointAtPercent(i / 200) for i in range(201)]
 
 
@@ -89,6 +89,7 @@ def test_moving_a_node_into_an_edge_reroutes_that_edge(editor_window, tmp_path: 
     assert editor_window.open_path(path)
     win = editor_window
     edge = win.scene.edges[edge_key(win, "a", "c")]
+    edge.path()  # routed when first drawn or asked for
     assert edge.route.curved  # nothing in the way yet
     win.editor.move({"x": (420.0, 0.0)})  # right onto the edge
     area = card_with_status(win, "x")

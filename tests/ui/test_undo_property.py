@@ -35,9 +35,9 @@ def assert_scene_follows(scene: CanvasScene, editor: Editor) -> None:
         src, dst = scene.nodes[edge.from_], scene.nodes[edge.to]
         assert item.report == (edge.type == "report")
         assert item.bidirectional == edge.bidirectional
-        start = item._path.pointAtPercent(0)
+        start = item.path().pointAtPercent(0)
         assert abs(start.y() - (src.pos().y() + src.out_port().y())) < 1e-6
-        end = item._path.pointAtPercent(1)
+        end = item.path().pointAtPercent(1)
         assert abs(end.y() - (dst.pos().y() + dst.in_port().y())) < 1e-6
 
 

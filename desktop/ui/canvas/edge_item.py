@@ -4,11 +4,17 @@ The route comes from :mod:`desktop.ui.canvas.routing` (an S-curve when nothing i
 the way, else an orthogonal path with rounded corners); the label sits on it where no
 node covers it, on a background. The hit-test outline and the label box are built only
 when first asked for.
+
+Routing waits until an edge is first drawn (or its shape, route or path is asked for):
+building a big graph then costs no routing at all, and a view routes only what it
+shows. Until then the edge claims the area around its ends where routes are searched
+first, and draws nothing unrouted.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
@@ -22,7 +28,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from desktop.ui.canvas.look import Look
-from desktop.ui.canvas.routing import Box, Route, label_spot, route
+from desktop.ui.canvas.routing import Box, Point, Route, label_spot, route
 
 EDGE_TYPE = QGraphicsItem.UserType + 2
 ARROW = 9.0
@@ -90,6 +96,8 @@ class EdgeItem(QGraphicsItem):
         self._path = QPainterPath()
         self._bounds = QRectF()
         self._extras: tuple[list[QPolygonF], QRectF, QPainterPath] | None = None
+        self.pending = False  # routing put off until first needed (see defer)
+        self.router: Callable[[EdgeItem], None] | None = None  # routes a pending edge
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(-1)
 
@@ -109,6 +117,38 @@ class EdgeItem(QGraphicsItem):
             self.diff_mark = mark
             self.update()
 
+    def tips(self, a: tuple[float, float], b: tuple[float, float]) -> tuple[Point, Point]:
+        """Where the drawn edge starts and ends for output point ``a`` and input point ``b``:
+        the arrow heads stop at the ports' rims."""
+        return (a[0] + (PORT_GAP if self.bidirectional else 0), a[1]), (b[0] - PORT_GAP, b[1])
+
+    def defer(self, a: tuple[float, float], b: tuple[float, float], reach: QRectF) -> None:
+        """Put routing off until the edge is first needed; ``router`` then routes it.
+
+        Until then the edge claims ``reach`` (where its route is searched first), so a
+        view that shows any of it paints, and so routes, the edge.
+        """
+        self.prepareGeometryChange()
+        start, end = self.tips(a, b)
+        self._ends = (QPointF(*start), QPointF(*start), QPointF(*end), QPointF(*end))
+        self.route = None
+        self._path = QPainterPath()
+        self._bounds = reach
+        self._extras = None
+        self.pending = True
+
+    def ensure_routed(self) -> None:
+        """Route the edge now if its routing was put off."""
+        if self.pending:
+            self.pending = False
+            if self.router is not None:
+                self.router(self)
+
+    def path(self) -> QPainterPath:
+        """The drawn route (routed first if it was put off)."""
+        self.ensure_routed()
+        return self._path
+
     def set_ends(self, a: tuple[float, float], b: tuple[float, float],
                  obstacles: list[Box] | None = None, source: Box | None = None,
                  target: Box | None = None, taken: list | None = None) -> None:
@@ -116,8 +156,8 @@ class EdgeItem(QGraphicsItem):
         ``obstacles`` (other nodes' boxes) and its own ends' boxes ``source`` and
         ``target``, beside the ``taken`` segments of other edges."""
         self.prepareGeometryChange()
-        start = (a[0] + (PORT_GAP if self.bidirectional else 0), a[1])
-        end = (b[0] - PORT_GAP, b[1])
+        self.pending = False
+        start, end = self.tips(a, b)
         found = route(start, end, obstacles or [], source, target, taken)
         self.route = found
         self._keep_clear = (obstacles, source, target)  # for the label, built when drawn
@@ -145,6 +185,7 @@ class EdgeItem(QGraphicsItem):
 
     def _detail(self) -> tuple[list[QPolygonF], QRectF, QPainterPath]:
         """Arrow heads, label box and hit-test outline, built when first needed."""
+        self.ensure_routed()
         if self._extras is None:
             start, c1, c2, end = self._ends
             arrows = [arrow_head(end, c2 if c2 != end else start)]
@@ -180,6 +221,7 @@ class EdgeItem(QGraphicsItem):
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
+        self.ensure_routed()  # the scene routes what a view exposes; this catches the rest
         look = self.look
         kind = "selected" if self.isSelected() else ("report" if self.report else "handoff")
         lod = painter.worldTransform().m11()

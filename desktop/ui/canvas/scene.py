@@ -2,6 +2,10 @@
 
 Items never hold document state of their own; every gesture here becomes an
 Editor call (an undoable command), and the scene then follows the model.
+
+Edges are routed when first drawn, not when placed: a view routes the edges it is
+about to show before it looks up what to paint (``drawBackground``), so a route that
+leaves the area its edge first claimed is still drawn in that frame.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from desktop.ui.canvas.edge_item import EdgeItem, curve
 from desktop.ui.canvas.look import Look
 from desktop.ui.canvas.node_item import NODE_H, NODE_W, NodeItem
 from desktop.ui.canvas.overview import OVERVIEW_MIN_NODES, Overview
-from desktop.ui.canvas.routing import Box, BoxIndex, segments
+from desktop.ui.canvas.routing import Box, BoxIndex, Point, segments
 from desktop.ui.canvas.status_badge import BELOW
 from desktop.ui.editor import Editor, snap
 from desktop.ui.roles_cache import role_description, role_title
@@ -36,6 +40,14 @@ def card_box(item: NodeItem) -> Box:
     """A node's card with the room edges keep around it, in scene coordinates."""
     pos = item.pos()
     return box_at(pos.x(), pos.y())
+
+
+def ports(source: Box, target: Box) -> tuple[Point, Point]:
+    """The output port of the ``source`` card's box and the input port of ``target``'s
+    (from the boxes: asking Qt for positions costs more, thousands of times)."""
+    left, top, right, _bottom = CLEARANCE
+    return ((source.right - right, source.top + top + NODE_H / 2),
+            (target.left + left, target.top + top + NODE_H / 2))
 
 
 def box_at(x: float, y: float) -> Box:
@@ -63,6 +75,7 @@ class CanvasScene(QGraphicsScene):
         self._ends: dict[str, tuple[str, str]] = {}
         self.cards = BoxIndex()  # where each node's card is: what edges route around
         self._orthogonal: set[str] = set()  # edges routed around something (not S-curves)
+        self._pending: set[str] = set()  # edges placed but not routed yet
         self._drag: dict | None = None
         self._connect: dict | None = None
         self._rect_timer = QTimer(self, singleShot=True, interval=0)
@@ -92,6 +105,7 @@ class CanvasScene(QGraphicsScene):
         self.nodes, self.edges, self._touching, self._ends = {}, {}, {}, {}
         self.cards.clear()
         self._orthogonal.clear()
+        self._pending.clear()
         for node in self.model.doc.nodes:
             self._on_node_added(node.id)
         for key in self.model.edge_keys():
@@ -169,6 +183,7 @@ class CanvasScene(QGraphicsScene):
 
     def _on_edge_added(self, key: str) -> None:
         item = EdgeItem(key, self.look)
+        item.router = self._route_edge
         self.edges[key] = item
         self._link(key)
         self._content_edge(item)
@@ -179,6 +194,7 @@ class CanvasScene(QGraphicsScene):
         item = self.edges.pop(key, None)
         self._unlink(key)
         self._orthogonal.discard(key)
+        self._pending.discard(key)
         if item is not None:
             self.removeItem(item)
 
@@ -204,21 +220,56 @@ class CanvasScene(QGraphicsScene):
         item.set_content(edge.type == EdgeType.REPORT, edge.bidirectional, edge.label or "")
 
     def _place_edge(self, item: EdgeItem) -> None:
+        """Show the edge between its nodes; it is routed when first drawn."""
+        ends = self._end_boxes(item)
+        if ends is None:
+            return
+        (sx, sy), (ex, ey) = start, end = ports(*ends[2:])
+        x0, x1, y0, y1 = min(sx, ex), max(sx, ex), min(sy, ey), max(sy, ey)
+        item.defer(start, end, QRectF(x0 - NEAR[0], y0 - NEAR[1],
+                                      x1 - x0 + 2 * NEAR[0], y1 - y0 + 2 * NEAR[1]))
+        self._pending.add(item.key)
+
+    def _end_boxes(self, item: EdgeItem) -> tuple[NodeItem, NodeItem, Box, Box] | None:
+        """The edge's two nodes and their boxes; None (and the edge hidden) when one is
+        missing."""
         edge = self.model.edge(item.key)
         a, b = self.nodes.get(edge.from_), self.nodes.get(edge.to)
         item.dangling = a is None or b is None
         if item.dangling:  # an edge to a missing node in a hand-written file: nothing to draw
             item.setVisible(False)
-            return
+            return None
         item.setVisible(not self.overview_on)
         cards = self.cards.boxes
-        source = cards.get(a.node_id) or card_box(a)
-        target = cards.get(b.node_id) or card_box(b)
-        left, top, right, _bottom = CLEARANCE
-        # the ports, from the boxes (asking Qt for positions costs more, thousands of times)
-        sx, sy = source.right - right, source.top + top + NODE_H / 2
-        ex, ey = target.left + left, target.top + top + NODE_H / 2
-        start, end = (sx, sy), (ex, ey)
+        return a, b, cards.get(a.node_id) or card_box(a), cards.get(b.node_id) or card_box(b)
+
+    def route_in(self, rect: QRectF) -> None:
+        """Route the edges still waiting for it that may be drawn in ``rect``."""
+        if not self._pending:
+            return
+        for item in self.items(rect, Qt.ItemSelectionMode.IntersectsItemBoundingRect):
+            if isinstance(item, EdgeItem) and item.pending:
+                item.ensure_routed()
+
+    def route_all(self) -> None:
+        """Route every edge still waiting for it (before exporting the whole graph)."""
+        for key in list(self._pending):
+            self.edges[key].ensure_routed()
+
+    def _route_edge(self, item: EdgeItem) -> None:
+        """Route the edge around the nodes now in its way, beside other edges' lanes."""
+        self._pending.discard(item.key)
+        item.pending = False
+        claimed = item.boundingRect()
+        ends = self._end_boxes(item)
+        if ends is not None:
+            self._route(item, *ends)
+            if not claimed.contains(item.boundingRect()):
+                self._rect_timer.start()  # the route went further out than first claimed
+
+    def _route(self, item: EdgeItem, a: NodeItem, b: NodeItem, source: Box,
+               target: Box) -> None:
+        (sx, sy), (ex, ey) = start, end = ports(source, target)
         x0, x1, y0, y1 = min(sx, ex), max(sx, ex), min(sy, ey), max(sy, ey)
         if ex > sx:  # a plain S-curve when the nodes between allow it
             between = self.cards.near(Box(x0 - 1, y0 - 1, x1 + 1, y1 + 1))
@@ -299,6 +350,8 @@ class CanvasScene(QGraphicsScene):
 
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
         """The grid: 1 px lines, two batched calls, no antialiasing."""
+        if not self.overview_on:  # before Qt looks up what to paint: see the module's docstring
+            self.route_in(rect)
         painter.fillRect(rect, self.look.canvas_brush)
         scale = painter.worldTransform().m11()
         if scale >= 0.15:
