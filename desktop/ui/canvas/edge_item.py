@@ -5,7 +5,7 @@ the way, else an orthogonal path with rounded corners); the label sits on it whe
 node covers it, on a background. The hit-test outline and the label box are built only
 when first asked for.
 
-Routing waits until an edge is first drawn (or its shape, route or path is asked for):
+Routing waits until an edge is first drawn (or its shape or path is asked for):
 building a big graph then costs no routing at all, and a view routes only what it
 shows. Until then the edge claims the area around its ends where routes are searched
 first, and draws nothing unrouted.
