@@ -6,10 +6,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop.ui.canvas.routing import (
+    GAP,
     SPREAD,
+    STUB,
     Box,
     Lanes,
     Lines,
+    _simplify,
     crossings,
     label_spot,
     overlaps,
@@ -146,3 +149,42 @@ def test_a_flat_segment_ending_half_a_pixel_inside_counts_as_the_clipping_does()
     points = [(0.0, 10.0), (40.5, 10.0)]
     assert crossings(points, [box]) == crossings(points, Lines([box])) == int(
         box.hits(*points))
+
+
+@settings(max_examples=200, deadline=None)
+@given(cells=st.sets(st.tuples(st.integers(0, 4), st.integers(0, 3)), min_size=2,
+                     max_size=14),
+       spacing=st.sampled_from([(300.0, 200.0), (260.0, 140.0), (210.0, 120.0)]),
+       data=st.data())
+def test_a_route_says_how_many_nodes_it_crosses_and_no_lane_crosses_fewer(cells, spacing,
+                                                                          data):
+    """Lane candidates share their two stubs, whose crossings are counted once: the count a
+    route carries is still its own, ends' boxes included, and no other lane does better
+    (on grids too tight for a lane between rows, too, where every lane crosses some)."""
+    cells = sorted(cells)
+    src_cell = data.draw(st.sampled_from(cells))
+    dst_cell = data.draw(st.sampled_from([c for c in cells if c != src_cell]))
+    boxes = {cell: card(*cell, *spacing) for cell in cells}
+    others = [box for cell, box in boxes.items() if cell not in (src_cell, dst_cell)]
+    src, dst = boxes[src_cell], boxes[dst_cell]
+    start, end = ports(src, dst)
+    r = route(start, end, others, src, dst)
+    if r.curved:
+        return
+    assert r.crossings == _with_ends(r.points, others, src, dst)
+    lanes = {start[1], end[1]} | {y for b in [*others, src, dst]
+                                   for y in (b.top - GAP, b.bottom + GAP)}
+    out, into = (start[0] + STUB, start[1]), (end[0] - STUB, end[1])
+    fewest = min(_with_ends([start, *_simplify([out, (out[0], y), (into[0], y), into]), end],
+                            others, src, dst) for y in lanes)
+    assert r.crossings <= fewest
+
+
+def _with_ends(points, others, source: Box, target: Box) -> int:
+    """Crossings the plain way: the first segment may leave ``source``, the last may enter
+    ``target``, every other one counts against both."""
+    last = len(points) - 2
+    return sum(_plain_crossings([points[i], points[i + 1]], others)
+               + (i > 0 and source.hits(points[i], points[i + 1]))
+               + (i < last and target.hits(points[i], points[i + 1]))
+               for i in range(len(points) - 1))

@@ -104,13 +104,19 @@ def crossings(points: list[Point] | tuple[Point, ...], obstacles: list[Box] | Li
               limit: int | None = None) -> int:
     """How many (segment, obstacle) pairs cross; the first segment may leave ``source``
     and the last may enter ``target``. Counting stops past ``limit``."""
-    count = 0
     stop = (1 << 62) if limit is None else limit + 1
-    last = len(points) - 2
+    return _count(points, obstacles, source, target, stop, 1, len(points) - 2)
+
+
+def _count(points: list[Point] | tuple[Point, ...], obstacles: list[Box] | Lines,
+           source: Box | None, target: Box | None, stop: int, first: int, last: int) -> int:
+    """``crossings`` up to ``stop``, segment i counted against ``source`` from ``first`` on
+    and against ``target`` below ``last``."""
+    count = 0
     for i in range(len(points) - 1):
         a, b = points[i], points[i + 1]
         count += _through(a, b, obstacles, stop - count)
-        if source is not None and i > 0 and source.hits(a, b):
+        if source is not None and i >= first and source.hits(a, b):
             count += 1
         if target is not None and i < last and target.hits(a, b):
             count += 1
@@ -296,6 +302,7 @@ def route(a: Point, b: Point, obstacles: list[Box], source: Box | None = None,
     # the stubs stay segments of their own: only they may cross the source's and the
     # target's own boxes
     candidates = [(a, *_simplify([out, (out[0], y), (into[0], y), into]), b) for y in lanes]
+    stubbed = len(candidates)  # the lane candidates, which all start and end with the stubs
     if into[0] > out[0]:  # forward: a vertical channel between the two ports
         channels = {(out[0] + into[0]) / 2}
         for box in obstacles:
@@ -306,14 +313,23 @@ def route(a: Point, b: Point, obstacles: list[Box], source: Box | None = None,
         candidates += [_simplify([a, (x, a[1]), (x, b[1]), b]) for x in channels
                        if out[0] <= x <= into[0]]
     # shortest first: the first route that crosses nothing and overlaps nothing is the best
-    costed = sorted(((_length(p) + BEND_COST * (len(p) - 2), p) for p in candidates),
-                    key=lambda c: c[0])
+    costed = sorted(((_length(p) + BEND_COST * (len(p) - 2), i < stubbed, p)
+                     for i, p in enumerate(candidates)), key=lambda c: c[0])
     best: Route | None = None
     best_key: tuple[int, int, float] | None = None
     lines, lanes = Lines(obstacles), Lanes(taken)
-    for cost, points in costed:
-        hits = crossings(points, lines, source, target,
-                         None if best_key is None else best_key[0])
+    # what the two stubs cross, counted once for every lane candidate
+    stubs = (_count((a, out), lines, None, target, 1 << 62, 1, 1)
+             + _count((into, b), lines, source, None, 1 << 62, 0, 0))
+    for cost, lane, points in costed:
+        stop = (1 << 62) if best_key is None else best_key[0] + 1
+        if not lane:
+            hits = _count(points, lines, source, target, stop, 1, len(points) - 2)
+        elif stubs >= stop:
+            hits = stubs
+        else:  # the segments between the stubs, each counted against both end boxes
+            inner = points[1:-1]
+            hits = stubs + _count(inner, lines, source, target, stop - stubs, 0, len(inner))
         key = (hits, overlaps(points, lanes) if not hits else 0, cost)
         if best_key is None or key < best_key:
             best, best_key = Route(points, None, hits), key

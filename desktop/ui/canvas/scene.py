@@ -252,9 +252,11 @@ class CanvasScene(QGraphicsScene):
                 item.ensure_routed()
 
     def route_all(self) -> None:
-        """Route every edge still waiting for it (before exporting the whole graph)."""
-        for key in list(self._pending):
-            self.edges[key].ensure_routed()
+        """Route every edge still waiting for it (before exporting the whole graph), in
+        the document's order: a route keeps beside the edges routed before it."""
+        if self._pending:
+            for item in list(self.edges.values()):
+                item.ensure_routed()
 
     def _route_edge(self, item: EdgeItem) -> None:
         """Route the edge around the nodes now in its way, beside other edges' lanes."""
