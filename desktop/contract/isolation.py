@@ -8,7 +8,9 @@ In a workflow, ``isolation`` is set for the whole run and may be overridden per 
 
 Unset, a node whose configured ``workspace`` is a git repository gets ``worktree``;
 a node in a folder that is not a git repository, and a node in the run's scratch
-folder, work there directly (``shared``).
+folder, work there directly (``shared``). Asked for explicitly, ``worktree`` also
+applies to the scratch folder (a git repository the run makes in its own folder): each
+node then gets a worktree of it, as it would of the user's repository.
 
 With ``worktree`` a node works in ``runs/<runId>/worktrees/<node>`` on branch
 ``canvas/<first 8 of the run id>/<node>``; every node of the run starts from one base

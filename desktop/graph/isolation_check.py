@@ -1,9 +1,9 @@
 """Advice on ``isolation`` (worktree | shared): where a worktree cannot be made.
 
-A node gets its own git worktree only when its configured ``workspace`` is in a git
-repository; the run's scratch folder and folders outside git stay shared. Asking for
-``worktree`` where it cannot apply is a warning, not an error: the node still runs,
-in the folder itself, as it would with ``shared``.
+A node gets its own git worktree when its configured ``workspace`` is in a git
+repository, or, asked for, in the run's scratch repository (no workspace); folders
+outside git stay shared. Asking for ``worktree`` where it cannot apply is a warning, not
+an error: the node still runs, in the folder itself, as it would with ``shared``.
 """
 
 from __future__ import annotations
@@ -37,28 +37,17 @@ def _workspace(workspace: str, base: Path | None) -> Path | None:
 
 
 def check_isolation(doc: WorkflowDocument, source: str | None = None) -> list[Problem]:
-    """Warnings for ``isolation: worktree`` on nodes that cannot have a worktree: no
-    workspace (the shared scratch folder), or a workspace that is not a git repository
-    (checked when the workflow is a file, so relative paths resolve)."""
+    """Warnings for ``isolation: worktree`` on nodes that cannot have a worktree: a
+    workspace that is not a git repository (checked when the workflow is a file, so
+    relative paths resolve)."""
     out: list[Problem] = []
     base = _workflow_dir(source)
-    configured = [n.id for n in doc.nodes if doc.config(n.id).workspace]
-    if doc.isolation == WORKTREE and doc.nodes and not configured:
-        out.append(Problem(
-            "isolation", "no node has a workspace, so every node works in the run's shared "
-            "scratch folder and isolation: worktree has no effect",
-            "set nodeConfigs.<id>.workspace to a git repository", "warning"))
     for node in doc.nodes:
         cfg = doc.node_configs.get(node.id)
         if cfg is None or cfg.isolation != WORKTREE:
             continue
         where = f"nodeConfigs.{node.id}.isolation"
-        if not cfg.workspace:
-            out.append(Problem(
-                where, f"node {node.id!r} has no workspace: it works in the run's shared "
-                "scratch folder, where isolation: worktree has no effect",
-                f"set nodeConfigs.{node.id}.workspace to a git repository, or remove "
-                "isolation", "warning"))
+        if not cfg.workspace:  # a worktree of the run's scratch repository
             continue
         folder = _workspace(cfg.workspace, base)
         if folder is not None and folder.is_dir() and not in_git_repository(folder):

@@ -230,7 +230,7 @@ def prepare_fork(run_dir: Path, data_dir: Path, request: ForkRequest) -> Prepare
     lock.__enter__()
     published = False
     try:
-        restored, repoints = _build(plan, staging, final, git.isolated)
+        restored, repoints = _build(plan, staging, final, git)
         os.rename(staging, final)  # the lock stays held: it is on the file, not the name
         published = True
         fork_git.make(git, fork_id, plan.state.id, plan.seq, final)
@@ -275,24 +275,38 @@ def fork_run(run_dir: Path, data_dir: Path, request: ForkRequest,
     return open_fork(prepare_fork(run_dir, data_dir, request), options)
 
 
-def _build(plan: ForkPlan, staging: Path, final: Path, isolated: set[str]
+def _build(plan: ForkPlan, staging: Path, final: Path, git: GitFork
            ) -> tuple[list[Restored], list[dict[str, Any]]]:
     """Fill the staging folder: the log prefix, the agent folders, the workspaces."""
     copy_log_prefix(plan.source, staging, plan.seq, final.name)
     copy_agent_folders(plan.source, staging,
                        [run for seq, run in plan.scan.agent_runs if seq <= plan.seq])
-    return _restore(plan, staging, final, isolated)
+    return _restore(plan, staging, final, git)
 
 
-def _restore(plan: ForkPlan, staging: Path, final: Path, isolated: set[str]
+def _copy_scratch_repo(source: Path, dest: Path) -> Restored:
+    """The source's scratch repository, copied whole but for its record of the source's
+    worktrees: the fork's nodes get their worktrees of the copy, so the fork keeps its
+    commits when the source run is deleted."""
+    shutil.copytree(source / ".git", dest / ".git", symlinks=True,
+                    ignore=shutil.ignore_patterns("worktrees", "*.lock"))
+    return Restored(dest, source)
+
+
+def _restore(plan: ForkPlan, staging: Path, final: Path, git: GitFork
              ) -> tuple[list[Restored], list[dict[str, Any]]]:
-    """The scratch folder replayed, and a copy of each configured folder that nodes work
-    in directly; nodes in their own git worktrees (``isolated``) need neither."""
-    source, state = plan.source, plan.state
+    """The scratch folder replayed (or, when its nodes worked in worktrees of it, its
+    repository copied), and a copy of each configured folder that nodes work in
+    directly; nodes in their own git worktrees (``git.isolated``) need neither."""
+    source, state, isolated = plan.source, plan.state, git.isolated
     workflow_dir = Path(state.workflow_path).parent if state.workflow_path else None
     restored: list[Restored] = []
     scratch = [d for d in plan.scan.diffs if not d.workspace and d.seq <= plan.seq]
-    if scratch or (source / SCRATCH).is_dir():
+    scratch_repo = fork_git.scratch_plan(git, source)
+    if scratch_repo is not None:
+        restored.append(_copy_scratch_repo(source / SCRATCH, staging / SCRATCH))
+        fork_git.move_scratch(scratch_repo, final / SCRATCH)
+    elif scratch or (source / SCRATCH).is_dir():
         restored.append(restore_scratch(staging / SCRATCH, source / SCRATCH,
                                         _patches(plan, scratch)))
     # A configured folder: one copy per folder, and its nodes moved to the copy.

@@ -142,6 +142,21 @@ def plan_git(state: RunState, scan: ForkScan, seq: int, source: Path) -> GitFork
     return plan
 
 
+def scratch_plan(plan: GitFork, source: Path) -> RepoPlan | None:
+    """The repository plan of the source run's own scratch repository (its nodes asked for
+    ``worktree`` with no workspace), if any: the fork takes a copy of that repository."""
+    scratch = (source / "workspace").resolve()
+    return next((r for r in plan.repos if r.top.resolve() == scratch), None)
+
+
+def move_scratch(repo: RepoPlan, top: Path) -> None:
+    """Point ``repo``'s plan and its nodes' records at the fork's copy of the scratch
+    repository at ``top`` (where the fork's branches and worktrees are then made)."""
+    repo.top, repo.common_dir = top, top / ".git"
+    for node in repo.nodes:
+        node.record = {**node.record, "repo": str(top), "commonDir": str(top / ".git")}
+
+
 def _check(repo: RepoPlan, run_id: str) -> None:
     wanted = [("the base", repo.source_base)] + [
         (f"{node.name}'s commit", node.commit) for node in repo.nodes if node.commit]
@@ -228,4 +243,5 @@ def undo(plan: GitFork) -> None:
     plan.made.clear()
 
 
-__all__ = ["ForkGitError", "GitError", "GitFork", "make", "plan_git", "repoints", "undo"]
+__all__ = ["ForkGitError", "GitError", "GitFork", "make", "move_scratch", "plan_git",
+           "repoints", "scratch_plan", "undo"]

@@ -1,8 +1,11 @@
 """Whether a node works in its own git worktree, and that worktree made ready for a turn.
 
 The rule (desktop/contract/isolation.py): the node's ``isolation``, else the run's,
-else ``worktree`` when the node's configured workspace is in a git repository. The
-run's scratch folder, and folders outside git, stay shared.
+else ``worktree`` when the node's configured workspace is in a git repository. Folders
+outside git stay shared, and so does the run's scratch folder unless ``worktree`` is
+asked for: then each node works in a worktree of the scratch repository (the run's own,
+inside its folder), so an example without a workspace of the user's shows each node's
+own diff, and code travels along the edges as it does in the user's repository.
 
 Before each turn of an isolated node: what a dead engine left half done is put right
 (desktop/runtime/worktree_repair.py), changes made in the worktree since the last turn
@@ -59,7 +62,7 @@ async def prepare(ctx: TurnContext, workspace: Path, emit: Emit) -> Ready:
     senders' work merged (desktop/runtime/merge_gate.py). Raises MergeConflict when a
     merge was undone (refused, or git could not merge)."""
     asked = choice(ctx.config.isolation, ctx.isolation)
-    if not ctx.config.workspace or asked == Isolation.SHARED:
+    if asked == Isolation.SHARED or (not ctx.config.workspace and asked != Isolation.WORKTREE):
         return Ready(workspace)
     tree = await asyncio.to_thread(worktrees.open_tree, workspace, ctx.run_dir, ctx.run_id,
                                    ctx.node.key, ctx.node.id)

@@ -133,7 +133,8 @@ async def test_runs_show_and_the_run_list_give_the_branches_and_the_applied_resu
 
 async def test_a_run_without_worktrees_shows_no_branch_column_and_no_result(
         tmp_path: Path, capsys) -> None:
-    doc = load_workflow(examples_dir() / EXAMPLE)  # in the run's scratch folder: shared
+    doc = load_workflow(examples_dir() / EXAMPLE).model_copy(update={"isolation": None})
+    # unset, the nodes share the run's scratch folder
     engine = await run_doc(doc, tmp_path / "data")
     assert main(["runs", "show", engine.run_id[:8], "--data-dir", str(tmp_path / "data")]) == 0
     out = capsys.readouterr().out

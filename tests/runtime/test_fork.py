@@ -83,10 +83,14 @@ def test_a_fork_at_any_seq_snaps_to_a_point_and_matches_the_source(
 
 
 def test_the_workspace_of_concurrent_turns_is_rebuilt_from_their_overlapping_diffs(
-        recorded: dict[str, Recorded], tmp_path: Path) -> None:
-    # Both implementers work in one folder at once, so each one's diff may hold the
-    # other's files too; the point before the orchestrator's last turn needs both.
-    source = recorded["orchestrator-two-implementers.flow.yaml"]
+        tmp_path: Path) -> None:
+    # Both implementers work in one folder at once (isolation: shared), so each one's diff
+    # may hold the other's files too; the point before the orchestrator's last turn needs
+    # both.
+    example = ROOT / "resources" / "examples" / "orchestrator-two-implementers.flow.yaml"
+    flow = tmp_path / "shared.flow.yaml"
+    flow.write_text(example.read_text().replace("isolation: worktree", "isolation: shared"))
+    source = record(flow, tmp_path / "sources")
     last = scan_run(source.run_dir).points[-1].seq
     fork = fork_run(source.run_dir, tmp_path, ForkRequest(at=last))
     fork.engine.close()
@@ -169,3 +173,35 @@ def test_a_failed_restore_leaves_nothing_behind(recorded: dict[str, Recorded],
     with pytest.raises(ForkError, match="does not apply cleanly"):
         fork_run(copy, tmp_path / "data", ForkRequest(at=last))
     assert not any(runs_dir(tmp_path / "data").iterdir())
+
+
+def test_a_fork_of_a_run_isolated_in_its_scratch_repository_works_in_its_own_copy(
+        tmp_path: Path) -> None:
+    """The orchestrator example asks for worktrees without a workspace: its nodes work in
+    worktrees of the run's scratch repository. A fork takes a copy of that repository, so
+    its branches and worktrees are its own and outlive the source."""
+    source = record(ROOT / "resources" / "examples" / "orchestrator-two-implementers.flow.yaml",
+                    tmp_path / "own")  # its own: the test deletes the source's repository
+    both = {"text_utils.py", "test_text_utils.py", "num_utils.py", "test_num_utils.py"}
+    assert set(files_of(source.run_dir / "worktrees" / "orchestrator")) == both
+    assert set(files_of(source.run_dir / "worktrees" / "impl-num")) == \
+        {"num_utils.py", "test_num_utils.py"}  # each implementer's own files only
+    keys = {n["id"]: n["key"] for n in source.events[0]["nodes"].values()}
+    diffs = {keys[e["nodeId"]]: (source.run_dir / e["artifact"]["path"]).read_text()
+             for e in source.events if e["type"] == "artifact.created"
+             and e["artifact"]["kind"] == "diff" and keys[e["nodeId"]].startswith("impl")}
+    assert [line for line in diffs["impl-num"].splitlines() if line.startswith("+++")] == \
+        ["+++ b/num_utils.py", "+++ b/test_num_utils.py"]  # each diff: its own files
+    assert [line for line in diffs["impl-text"].splitlines() if line.startswith("+++")] == \
+        ["+++ b/test_text_utils.py", "+++ b/text_utils.py"]
+    last = scan_run(source.run_dir).points[-1].seq
+    fork = fork_run(source.run_dir, tmp_path, ForkRequest(at=last))
+    assert asyncio.run(run_to_end(fork.engine)) == "completed"
+    run_dir = fork.engine.run_dir
+    scratch = (run_dir / "workspace").resolve()
+    records = [n.git for n in open_run(run_dir).nodes.values()]
+    assert records and all(Path(g.repo).resolve() == scratch for g in records if g)
+    assert set(files_of(run_dir / "worktrees" / "orchestrator")) == both
+    shutil.rmtree(source.run_dir / "workspace")  # the source's repository gone ...
+    again = fork_run(run_dir, tmp_path, ForkRequest(at=last))  # ... the fork forks on
+    assert asyncio.run(run_to_end(again.engine)) == "completed"
