@@ -1,7 +1,7 @@
 """`--server URL`: run, resume and list runs through a running `agent-canvas serve`.
 
 The token comes from ``--token``, else from the data folder's ``server.json``
-when its url is the one given. The terminal views (desktop/cli/run_view.py)
+when its url is the one given. The terminal views (run_view.py, run_table.py)
 show a :class:`RemoteRun`: the run's state folded from the service's event
 stream, with the small surface of an engine those views read.
 """
@@ -123,7 +123,8 @@ async def drive_remote(client: ApiClient, run_id: str, args: argparse.Namespace,
 
     from desktop.cli.remote_console import RemoteConsole
     from desktop.cli.run_console import StdinLines
-    from desktop.cli.run_view import JsonView, LiveView, PlainView, stall_text, status_table
+    from desktop.cli.run_table import LiveView, status_table
+    from desktop.cli.run_view import JsonView, PlainView, stall_text
 
     run = RemoteRun(client, run_id)
     # the views listen before the first event arrives, so they see the backlog too

@@ -21,8 +21,6 @@ import signal
 import sys
 from pathlib import Path
 
-from rich.console import Console as RichConsole
-
 from desktop.cli.server_args import add_server_options
 from desktop.contract.enums import RunStatus
 from desktop.store.paths import data_dir
@@ -138,22 +136,30 @@ def resume_command(args: argparse.Namespace) -> int:
     return asyncio.run(drive(engine, args, after_seq=after))
 
 
-def _view(engine, args: argparse.Namespace, after_seq: int):
-    from desktop.cli.run_view import JsonView, LiveView, PlainView
+def _live(args: argparse.Namespace) -> bool:
+    """Whether the run is shown as the live table (a terminal), not as lines."""
+    return not args.json and sys.stdout.isatty()
 
-    if args.json:
-        return JsonView(engine, after_seq)
-    if sys.stdout.isatty():
+
+def _view(engine, args: argparse.Namespace, after_seq: int):
+    if _live(args):  # only the table needs rich
+        from rich.console import Console as RichConsole
+
+        from desktop.cli.run_table import LiveView
+
         return LiveView(engine, RichConsole())
-    return PlainView(engine)
+    from desktop.cli.run_view import JsonView, PlainView
+
+    return JsonView(engine, after_seq) if args.json else PlainView(engine)
 
 
 async def drive(engine, args: argparse.Namespace, after_seq: int) -> int:
     """Run the engine with a view and stdin commands; the exit code."""
     from desktop.cli.run_console import Console, StdinLines
-    from desktop.cli.run_view import LiveView, stall_text, status_table
+    from desktop.cli.run_view import stall_text
 
     loop = asyncio.get_running_loop()
+    live = _live(args)
     view = _view(engine, args, after_seq)
     engine_task = asyncio.create_task(engine.run())
     with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -163,14 +169,16 @@ async def drive(engine, args: argparse.Namespace, after_seq: int) -> int:
             engine.stop("terminated")))
 
     def show() -> None:
-        if isinstance(view, LiveView):
+        if live:
+            from desktop.cli.run_table import status_table
+
             view.say("")
             view.live.console.print(status_table(engine, view.activity, view.order))
         else:
             view.show_status()
 
     console = Console(engine, view.say, show)
-    typed = view.typed if isinstance(view, LiveView) else None
+    typed = view.typed if live else None
     lines = StdinLines(loop, on_line=typed) \
         if sys.stdin is not None and not sys.stdin.closed else None
     commands_done = asyncio.Event()
@@ -190,7 +198,7 @@ async def drive(engine, args: argparse.Namespace, after_seq: int) -> int:
         while not engine_task.done():
             await asyncio.wait({engine_task}, timeout=0.05)
             stall = stall_text(engine)
-            if stall and stall != shown_stall and not isinstance(view, LiveView):
+            if stall and stall != shown_stall and not live:
                 view.say(stall)
             shown_stall = stall
             if commands_done.is_set() and engine.waiting_for_input():

@@ -27,7 +27,7 @@ An event of a type this version does not know is kept as :class:`GenericEvent`.
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Discriminator, Field, Tag, TypeAdapter, model_validator
+from pydantic import ConfigDict, Discriminator, Field, Tag, TypeAdapter, model_validator
 
 from desktop.contract.attempts import AttemptSummary, ChoiceRequest
 from desktop.contract.base import ContractModel, UtcTimestamp, UUIDStr, new_id, utc_now
@@ -501,7 +501,8 @@ Event = Annotated[
     Discriminator(_event_tag),
 ]
 
-EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+# built on first use: a command that never parses a whole event does not pay for it
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event, config=ConfigDict(defer_build=True))
 
 
 def parse_event(data: dict[str, Any] | bytes | str) -> EventBase:

@@ -5,7 +5,7 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from desktop.contract.events import EVENT_TYPES, parse_event
+from desktop.contract.events import EVENT_TYPES
 from desktop.store.safe_json import loads as safe_loads
 
 # Fields the engine fills in; an agent cannot choose them.
@@ -35,11 +35,11 @@ def parse_event_line(line: str) -> tuple[dict[str, Any] | None, str | None]:
         event = {k: v for k, v in obj.items() if k not in _ENGINE_KEYS}
     if obj["type"] in _STREAMING and type(obj.get("text")) is str:
         return event, None  # the hot path of a streaming agent: nothing else to check
-    try:
-        parse_event({**event, "runId": _PLACEHOLDER_RUN})
+    try:  # the type's own model: only the types an agent sends get built
+        EVENT_TYPES[obj["type"]].model_validate({**event, "runId": _PLACEHOLDER_RUN})
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"][1:]) or "event"
+        where = ".".join(str(p) for p in first["loc"]) or "event"
         return None, f"invalid {obj['type']} event from agent: {where}: {first['msg']}"
     return event, None
 

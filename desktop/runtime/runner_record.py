@@ -36,6 +36,7 @@ from desktop.runtime.agent_env import API_KEY_BY_PROVIDER
 from desktop.store.runner import record_bytes, utf16_key, write_runner
 from desktop.store.runner_rules import LOCALE_RE
 from desktop.store.runner_verify import verify
+from desktop.store.safe_json import loads as safe_loads
 from desktop.wording import plural
 
 OS_NAMES = {"linux": "linux", "darwin": "darwin", "win32": "win32", "cygwin": "win32"}
@@ -60,11 +61,28 @@ def _version_of(program: str, *args: str) -> str | None:
     return match.group(0) if out.returncode == 0 and match else None
 
 
+@functools.cache
+def _npm_version(npm: str) -> str | None:
+    """npm's version from the package.json of the npm its command leads to, else from
+    ``npm --version``, which starts Node and loads all of npm (0.4 s here) to print it."""
+    package = Path(npm).resolve().parent.parent / "package.json"  # npm/bin/npm-cli.js
+    try:
+        meta = safe_loads(package.read_bytes())
+    except (OSError, ValueError):
+        meta = None
+    if isinstance(meta, dict) and meta.get("name") == "npm" \
+            and isinstance(meta.get("version"), str):
+        match = SEMVER_START.match(meta["version"])
+        if match:
+            return match.group(0)
+    return _version_of(npm, "--version")
+
+
 def node_versions(path: str | None) -> tuple[str, str, list[str]]:
     """The Node and npm versions found on the agent's ``PATH`` (cached per program)."""
     node, npm = shutil.which("node", path=path), shutil.which("npm", path=path)
     node_version = _version_of(node, "--version") if node else None
-    npm_version = _version_of(npm, "--version") if npm else None
+    npm_version = _npm_version(npm) if npm else None
     warnings = []
     if node_version is None:
         warnings.append("no Node runtime on the agent's PATH: node_version is v0.0.0")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pyte
 from rich.console import Console
 
-from desktop.cli.run_view import LiveView
+from desktop.cli.run_table import LiveView
 from desktop.graph.document import WorkflowDocument
 from desktop.runtime.recovery import create_run
 

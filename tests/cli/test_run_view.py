@@ -4,7 +4,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from desktop.cli.run_view import status_table
+from desktop.cli.run_table import status_table
 from desktop.graph.document import WorkflowDocument
 from desktop.runtime.recovery import create_run
 from desktop.views.activity import RecentActivity

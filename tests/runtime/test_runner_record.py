@@ -133,6 +133,30 @@ def test_node_versions_fall_back_with_a_warning(tmp_path: Path):
     assert runner_record.node_versions(str(fake)) == ("v20.1.2", "10.2.3", [])
 
 
+def test_npm_version_is_read_from_its_package_without_starting_it(tmp_path: Path):
+    package = tmp_path / "lib" / "node_modules" / "npm"
+    (package / "bin").mkdir(parents=True)
+    (package / "package.json").write_text('{"name": "npm", "version": "10.9.2"}')
+    cli = package / "bin" / "npm-cli.js"
+    cli.write_text("#!/bin/sh\necho 9.9.9\n")  # what starting it would say
+    cli.chmod(0o755)
+    node = tmp_path / "bin" / "node"
+    node.parent.mkdir()
+    node.write_text("#!/bin/sh\necho v20.1.2\n")
+    node.chmod(0o755)
+    (tmp_path / "bin" / "npm").symlink_to(cli)
+    assert runner_record.node_versions(str(tmp_path / "bin")) == ("v20.1.2", "10.9.2", [])
+
+
+def test_an_npm_of_another_package_is_asked_for_its_version(tmp_path: Path):
+    (tmp_path / "package.json").write_text('{"name": "wrapper", "version": "1.0.0"}')
+    (tmp_path / "bin").mkdir()
+    npm = tmp_path / "bin" / "npm"
+    npm.write_text("#!/bin/sh\necho 10.2.3\n")
+    npm.chmod(0o755)
+    assert runner_record.node_versions(str(tmp_path / "bin"))[1] == "10.2.3"
+
+
 def test_exit_codes_map_to_signals():
     def exit_of(code: int, **kw) -> dict:
         return runner_record._exit(code, isolated=kw.get("isolated", False),
