@@ -196,7 +196,7 @@ async def scenes(window, out: Path, work: Path) -> None:
     example.write_bytes((examples_dir() / example.name).read_bytes())
 
     # 1. the editor: a workflow with a group and a sticky note
-    window.open_path(example)
+    window.files.open_path(example)
     editor = window.editor
     editor.add_group(around=["implementer", "reviewer"], label="Review loop")
     editor.add_note((-60, 260), "The reviewer sends the change back once, then "
@@ -235,7 +235,7 @@ async def scenes(window, out: Path, work: Path) -> None:
     # 3. an approval: a shell command waits for a person
     gated = work / "approve-a-command.flow.yaml"
     gated.write_bytes((examples_dir() / "service" / gated.name).read_bytes())
-    window.open_path(gated)
+    window.files.open_path(gated)
     builder = window.scene.nodes[window.editor.model.doc.nodes[0].id]
     window.view.centerOn(builder.sceneBoundingRect().center() + QPointF(330, 60))
     await panels.run()
@@ -272,7 +272,7 @@ async def scenes(window, out: Path, work: Path) -> None:
     await wait_for("the run over budget to stop", lambda: _status(panels) == "stopped")
 
     # 5. a replay of the finished run, halfway through
-    window.open_path(example)
+    window.files.open_path(example)
     panels.replay(finished)
     total = len(_events(panels))
     panels.timeline.seek(total // 2)
@@ -340,11 +340,11 @@ def older_version(example: Path, work: Path) -> Path:
 
 async def compare_scene(window, out: Path, work: Path) -> None:
     """Compare mode: the open workflow against its older version, a changed node selected."""
-    window.compare_with(older_version(window.file.path, work))
+    window.compare.with_path(older_version(window.file.path, work))
     window.scene.select(["implementer"])
     await settle()
     shoot(window, out, "compare")
-    window.file_compare_stop()
+    window.compare.stop()
     window.scene.select([])
 
 

@@ -30,7 +30,7 @@ UI_DEBTS = {
     ("ui/recovery.py", "desktop.store.atomic"),
     ("ui/recovery.py", "desktop.store.paths"),
     ("ui/recovery.py", "desktop.store.safe_json"),
-    ("ui/window_actions.py", "desktop.store.atomic"),
+    ("ui/window_export.py", "desktop.store.atomic"),
     ("ui/canvas/scene.py", "desktop.store.safe_json"),
     ("ui/run/approvals.py", "desktop.store.safe_json"),
     ("ui/run/attach.py", "desktop.store.paths"),
@@ -152,7 +152,7 @@ REFLECTION = {"getattr", "setattr", "hasattr"}
 WINDOW_OR_ENGINE = {"window", "window_", "_window", "engine", "_engine"}
 """How the ui and the runtime name the window and the engine (``window``, ``self.window``,
 ``self.panels.window``, ``engine``, ``self._engine``...)."""
-WINDOW_CLASSES = re.compile(r"Window$|^WindowCommands$|^Engine$")
+WINDOW_CLASSES = re.compile(r"Window$|^Engine$")
 """Classes whose ``self`` is the window or the engine."""
 
 

@@ -2,8 +2,9 @@
 run: what to do with the run (keep it running in the background, or stop it), and,
 when several documents go at once, one question for all of them.
 
-They are plain modal dialogs; the windows call them through small ``ask_*`` methods so
-tests can answer instead (see desktop/ui/closing.py for what the answers do).
+They are plain modal dialogs; the windows call them through their ``ask`` part
+(desktop/ui/window_questions.py) so tests can answer instead (see desktop/ui/closing.py
+for what the answers do).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 question, so that Cancel leaves every tab open (nothing is closed half way).
 
 A window, a tab window or Quit gathers its editor windows and calls :func:`settle`.
-It asks once (``ask``: the editor's ``ask_closing``, which tests answer), saves what
+It asks once (``ask``: the editor's ``ask.closing``, which tests answer), saves what
 the user chose to save, and marks each editor as decided, with what its live run is
 to do (``keep`` in the service, or ``stop``). The editors' own close then goes
 through without asking again.
@@ -47,7 +47,7 @@ def settle(editors: Iterable[Any], ask: Ask) -> bool:
         ask([e.file.display_name() for e in unsaved], [run_name(e) for e in live])
     if answer is None:
         return False
-    if answer.save and not all(e.file_save() for e in unsaved):
+    if answer.save and not all(e.files.save() for e in unsaved):
         return False  # a Save As the user cancelled: nothing closes
     for editor in open_ones:
         editor._close_confirmed = True
@@ -58,7 +58,7 @@ def settle(editors: Iterable[Any], ask: Ask) -> bool:
 def _one(unsaved: list[Any], live: list[Any]) -> CloseAnswer | None:
     """One thing to settle: the editor's own, familiar question about it."""
     if unsaved:
-        reply = unsaved[0].ask_save_changes()
+        reply = unsaved[0].ask.save_changes()
         return None if reply == "cancel" else CloseAnswer(save=reply == "save")
-    reply = live[0].ask_live_run()
+    reply = live[0].ask.live_run()
     return None if reply == "cancel" else CloseAnswer(stop=reply == "stop")

@@ -104,7 +104,7 @@ def compare_with_commit(window: EditorWindow) -> bool:
                           f"{path.name} has no commits yet: commit it (git add, git commit) "
                           "to compare with its past versions.")
         return False
-    picked = window.ask_commits(commits, path.name)
+    picked = window.ask.commits(commits, path.name)
     if not picked:
         return False
     try:
@@ -114,13 +114,13 @@ def compare_with_commit(window: EditorWindow) -> bool:
                           "\n".join(str(p) for p in exc.problems))
         return False
     if len(picked) == 1:
-        return window.compare_with_document(docs[0], _name(picked[0]))
+        return window.compare.with_document(docs[0], _name(picked[0]))
     newer, older = picked
-    target = window.document_window()
+    target = window.files.document_window()
     target.file.new(docs[0])
     target.show()
     target.message(f"{path.name} as it was at {newer.short}: save it to keep it")
-    return target.compare_with_document(docs[1], _name(older))
+    return target.compare.with_document(docs[1], _name(older))
 
 
 def _name(commit: FlowCommit) -> str:

@@ -40,7 +40,7 @@ def restore_orphans(window: EditorWindow, orphans: list[Orphan]) -> list[EditorW
             doc = orphan.load()
         except (OSError, WorkflowLoadError):
             continue  # unreadable copy: leave it in place for a person to look at
-        target = window if window._is_blank() else window.document_window()
+        target = window if window.files.is_blank() else window.files.document_window()
         target.file.restore(doc, orphan.path)
         target.view.fit()
         target.message(f"Restored unsaved changes to {orphan.name}")

@@ -120,7 +120,7 @@ class TabbedWindow(QMainWindow):
         from desktop.ui.window import EditorWindow
 
         editor = EditorWindow()
-        if not editor.open_path(target):
+        if not editor.files.open_path(target):
             editor.file.close()
             editor.deleteLater()
             return None
@@ -207,7 +207,7 @@ class TabbedWindow(QMainWindow):
         current = self.current()
         # one question for every tab, before any tab closes (Cancel: all stay open)
         if current is not None and not settle(
-                self.editors(), lambda unsaved, live: current.ask_closing(unsaved, live, False)):
+                self.editors(), lambda unsaved, live: current.ask.closing(unsaved, live, False)):
             event.ignore()
             return
         self._closing = True

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMenu,
+    QMessageBox,
     QPushButton,
     QTabBar,
     QToolBar,
@@ -23,7 +24,6 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
-from desktop.graph.resources import examples_dir
 from desktop.ui import actions as action_table
 from desktop.ui import theme as themes
 from desktop.ui.canvas.minimap import Minimap
@@ -39,9 +39,17 @@ from desktop.ui.run.attach import attach_run_panels
 from desktop.ui.run.bring_up import bring_up_run
 from desktop.ui.run.session import RunSession
 from desktop.ui.run.window_parts import WindowParts
-from desktop.ui.settings import recent_files, ui_settings
-from desktop.ui.window_actions import WindowCommands
+from desktop.ui.settings import ui_settings
+from desktop.ui.window_arrange import ArrangeCommands
+from desktop.ui.window_compare import CompareCommands
+from desktop.ui.window_edit import EditCommands
+from desktop.ui.window_export import ExportCommands
+from desktop.ui.window_files import FileCommands
+from desktop.ui.window_help import HelpCommands
+from desktop.ui.window_pickers import Pickers
+from desktop.ui.window_questions import Questions
 from desktop.ui.window_size import DockSizes, dock_sizes, initial_geometry
+from desktop.ui.window_view import ViewCommands
 from desktop.wording import plural
 
 OPEN_WINDOWS: list[EditorWindow] = []
@@ -76,8 +84,13 @@ class InfoBar(QFrame):
         self.show()
 
 
-class EditorWindow(WindowCommands, QMainWindow):
-    """One workflow document, edited with the mouse and the keyboard."""
+class EditorWindow(QMainWindow):
+    """One workflow document, edited with the mouse and the keyboard.
+
+    Its commands are grouped by concern in the parts it owns: ``files``, ``exports``,
+    ``compare``, ``edit``, ``arrange``, ``viewing``, ``pickers`` and ``help``; the
+    dialogs' questions are ``ask``'s.
+    """
 
     def __init__(self, path: str | Path | None = None):
         super().__init__()
@@ -113,7 +126,15 @@ class EditorWindow(WindowCommands, QMainWindow):
                                    Qt.DockWidgetArea.BottomDockWidgetArea),
         }
         self.popup = FilterPopup(self)
-        self.compare_overlay = None  # compare mode's overlay while it is on
+        self.ask = Questions(self)
+        self.files = FileCommands(self)
+        self.exports = ExportCommands(self)
+        self.compare = CompareCommands(self)
+        self.edit = EditCommands(self)
+        self.arrange = ArrangeCommands(self)
+        self.viewing = ViewCommands(self)
+        self.pickers = Pickers(self)
+        self.help = HelpCommands(self)
         self.actions_ = action_table.build(self, self.view)
         self.actions_["compare_stop"].setEnabled(False)
         self._menus()
@@ -130,7 +151,7 @@ class EditorWindow(WindowCommands, QMainWindow):
         self._shown_once = False
         self._restore_layout()
         if path:
-            self.open_path(path)
+            self.files.open_path(path)
         self._update_title()
         self.view.setFocus()
 
@@ -157,10 +178,12 @@ class EditorWindow(WindowCommands, QMainWindow):
             menus[spec.menu].addAction(self.actions_[spec.name])
             if spec.name == "open":
                 self.recent_menu = QMenu("Open &Recent", self)
-                self.recent_menu.aboutToShow.connect(self._fill_recent)
+                self.recent_menu.aboutToShow.connect(
+                    lambda: self.files.fill_recent(self.recent_menu))
                 menus["File"].addMenu(self.recent_menu)
                 self.examples_menu = QMenu("Open E&xample", self)
-                self.examples_menu.aboutToShow.connect(self._fill_examples)
+                self.examples_menu.aboutToShow.connect(
+                    lambda: self.files.fill_examples(self.examples_menu))
                 menus["File"].addMenu(self.examples_menu)
         panels = menus["View"].addMenu("&Panels")
         for dock in self.docks.values():
@@ -214,16 +237,16 @@ class EditorWindow(WindowCommands, QMainWindow):
         self.scene.selectionChanged.connect(self._on_selection)
         self.scene.connectRefused.connect(lambda why: self.statusBar().showMessage(
             f"Not connected: {why}", 4000))
-        self.scene.emptyDoubleClicked.connect(self.show_quick_add_at)
-        self.scene.connectionDroppedOnEmpty.connect(self.quick_add_connected)
-        self.view.quickAddRequested.connect(self.show_quick_add_at)
+        self.scene.emptyDoubleClicked.connect(self.pickers.quick_add_at)
+        self.scene.connectionDroppedOnEmpty.connect(self.pickers.quick_add_connected)
+        self.view.quickAddRequested.connect(self.pickers.quick_add_at)
         self.view.zoomChanged.connect(lambda z: self.zoom_label.setText(f"{round(z * 100)}%"))
-        self.palette_panel.activated.connect(self._add_from_palette)
+        self.palette_panel.activated.connect(self.pickers.add_from_palette)
         self.problems.selectRequested.connect(self._select_and_show)
         self.problems.problemsChanged.connect(self._on_problems)
         self.file.modifiedChanged.connect(lambda _: self._update_title())
         self.file.pathChanged.connect(lambda _: self._update_title())
-        self.file.changedOnDisk.connect(self._on_changed_on_disk)
+        self.file.changedOnDisk.connect(self.files.changed_on_disk)
         self.file.leftOutChanged.connect(self.problems.set_left_out)
         m.changed.connect(self._update_counts)
         m.metaChanged.connect(self._update_title)
@@ -233,6 +256,15 @@ class EditorWindow(WindowCommands, QMainWindow):
             hints.colorSchemeChanged.connect(self._on_system_scheme)
         self._update_counts()
         self._on_problems(self.problems.problems)
+
+    # ---------------------------------------------------------------- telling the user
+    def message(self, text: str, ms: int = 4000) -> None:
+        """Show ``text`` in the status bar for ``ms`` milliseconds."""
+        self.statusBar().showMessage(text, ms)
+
+    def show_error(self, title: str, text: str) -> None:
+        """Say in a warning box why something could not be done."""
+        QMessageBox.warning(self, title, text)
 
     # ---------------------------------------------------------------- state display
     def _update_title(self) -> None:
@@ -440,21 +472,6 @@ class EditorWindow(WindowCommands, QMainWindow):
         self.set_panel_sizes(sizes)
         QTimer.singleShot(0, lambda: isValid(self) and self.set_panel_sizes(sizes))
 
-    def _fill_recent(self) -> None:
-        self.recent_menu.clear()
-        files = recent_files()
-        for path in files:
-            self.recent_menu.addAction(Path(path).name,
-                                       lambda p=path: self.open_in_window(p)).setToolTip(path)
-        if not files:
-            self.recent_menu.addAction("(none)").setEnabled(False)
-
-    def _fill_examples(self) -> None:
-        self.examples_menu.clear()
-        for path in sorted(examples_dir().glob("*.flow.yaml")):
-            self.examples_menu.addAction(path.name.removesuffix(".flow.yaml"),
-                                         lambda p=path: self.open_in_window(p))
-
     # ---------------------------------------------------------------- closing
     def keeps_unsaved_work(self) -> bool:
         """Whether a close was refused because the user kept unsaved changes."""
@@ -465,7 +482,7 @@ class EditorWindow(WindowCommands, QMainWindow):
         before anything happens); False when the user cancelled."""
         from desktop.ui.closing import settle
 
-        return settle([self], lambda unsaved, live: self.ask_closing(unsaved, live, False))
+        return settle([self], lambda unsaved, live: self.ask.closing(unsaved, live, False))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self._close_confirmed and not self._decide_close():

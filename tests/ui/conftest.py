@@ -46,7 +46,7 @@ def tray(qapp) -> Iterator[RecordingTray]:
 def editor_window(qtbot, monkeypatch) -> EditorWindow:
     win = EditorWindow()
     win.answers = {"save_changes": "discard"}  # type: ignore[attr-defined]
-    monkeypatch.setattr(win, "ask_save_changes", lambda: win.answers["save_changes"])
+    monkeypatch.setattr(win.ask, "save_changes", lambda: win.answers["save_changes"])
     monkeypatch.setattr(win, "show_error", lambda title, text: win.answers.setdefault(
         "errors", []).append(text))
     qtbot.addWidget(win)
@@ -62,7 +62,7 @@ def editor_window(qtbot, monkeypatch) -> EditorWindow:
 def example_window(editor_window: EditorWindow, tmp_path: Path) -> EditorWindow:
     path = tmp_path / EXAMPLE.name
     path.write_bytes(EXAMPLE.read_bytes())
-    assert editor_window.open_path(path)
+    assert editor_window.files.open_path(path)
     editor_window.view.reset_zoom()
     editor_window.view.centerOn(QPointF(400, 40))
     return editor_window

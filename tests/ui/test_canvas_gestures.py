@@ -170,7 +170,7 @@ def test_paste_between_windows(example_window, qtbot, monkeypatch):
     win.scene.select(["reviewer"])
     win.actions_["copy"].trigger()
     other = EditorWindow()
-    monkeypatch.setattr(other, "ask_save_changes", lambda: "discard")
+    monkeypatch.setattr(other.ask, "save_changes", lambda: "discard")
     qtbot.addWidget(other)
     other.actions_["paste"].trigger()
     assert other.editor.model.node_ids() == ["reviewer"]

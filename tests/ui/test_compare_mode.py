@@ -38,14 +38,14 @@ def test_compare_marks_the_canvas_and_leaves_it_as_it_was(example_window, other)
     win = example_window
     text, steps = dumps_workflow(win.editor.model.doc), win.editor.undo_stack.count()
     before = scene_items(win)
-    assert win.compare_with(other)
+    assert win.compare.with_path(other)
     nodes = win.scene.nodes
     assert nodes["reviewer"].diff_mark == "added"
     assert nodes["implementer"].diff_mark == "changed"
     assert nodes["planner"].diff_mark is None  # moved only: layout is no difference
     ghosts = [i for i in win.scene.items() if isinstance(i, GhostNode)]
     assert [(g.node_id, g.pos().x(), g.pos().y()) for g in ghosts] == [("tester", 300, 260)]
-    assert len(win.compare_overlay.ghost_edges) == 2  # implementer → tester: line and head
+    assert len(win.compare.overlay.ghost_edges) == 2  # implementer → tester: line and head
     marks = {win.editor.model.edge(k).id: i.diff_mark for k, i in win.scene.edges.items()}
     assert marks == {"planner-to-implementer": None, "implementer-to-reviewer": "added",
                      "reviewer-to-implementer": "added", "reviewer-reports-to-planner": "added"}
@@ -70,15 +70,15 @@ def test_compare_marks_the_canvas_and_leaves_it_as_it_was(example_window, other)
 
 def test_an_edit_while_comparing_is_compared_again(example_window, other) -> None:
     win = example_window
-    win.compare_with(other)
+    win.compare.with_path(other)
     win.editor.model.remove_node("reviewer")  # the document emits; the overlay follows
     assert "reviewer" not in win.scene.nodes
     assert win.scene.nodes["implementer"].diff_mark == "changed"
-    assert [n.id for n in win.compare_overlay.diff.added_nodes] == []
+    assert [n.id for n in win.compare.overlay.diff.added_nodes] == []
     win.editor.model.move_nodes({"implementer": (900.0, 900.0)})
-    assert win.compare_overlay.diff.changed_nodes[0].id == "implementer"
+    assert win.compare.overlay.diff.changed_nodes[0].id == "implementer"
     assert len([i for i in win.scene.items() if isinstance(i, GhostNode)]) == 1
-    win.file_compare_stop()
+    win.compare.stop()
     assert not [i for i in win.scene.items() if isinstance(i, GhostNode)]
 
 
@@ -86,6 +86,6 @@ def test_a_broken_file_to_compare_with_is_refused(example_window, tmp_path: Path
     win = example_window
     bad = tmp_path / "bad.flow.yaml"
     bad.write_text("name: x\nnodes:\n  - id: a\n    provider: gpt\n", encoding="utf-8")
-    assert not win.compare_with(bad)
-    assert win.compare_overlay is None
+    assert not win.compare.with_path(bad)
+    assert win.compare.overlay is None
     assert "nodes[0].provider: unknown provider 'gpt'" in win.answers["errors"][0]

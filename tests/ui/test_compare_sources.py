@@ -64,7 +64,7 @@ def others(qtbot):
 
 
 def pick(win, *subjects: str) -> None:
-    win.ask_commits = lambda commits, name: [c for c in commits if c.subject in subjects]
+    win.ask.commits = lambda commits, name: [c for c in commits if c.subject in subjects]
 
 
 def marks(win) -> dict[str, str | None]:
@@ -73,29 +73,29 @@ def marks(win) -> dict[str, str | None]:
 
 def test_one_commit_is_compared_with_the_open_workflow(editor_window, versions) -> None:
     win = editor_window
-    assert win.open_path(versions)
+    assert win.files.open_path(versions)
     text = dumps_workflow(win.editor.model.doc)
     pick(win, "the example")
     assert compare_with_commit(win)
     assert marks(win) == {"tester": "added", "implementer": "changed"}
-    ghosts = win.compare_overlay.ghosts
+    ghosts = win.compare.overlay.ghosts
     assert list(ghosts) == ["reviewer"]  # removed since: drawn faint, where it was
-    assert win.compare_overlay.other_name.startswith("review.flow.yaml at ")
+    assert win.compare.overlay.other_name.startswith("review.flow.yaml at ")
     assert dumps_workflow(win.editor.model.doc) == text and not win.file.is_modified()
 
 
 def test_two_commits_open_the_newer_with_the_older_drawn_over_it(editor_window, versions,
                                                                   others) -> None:
     win = editor_window
-    assert win.open_path(versions)
+    assert win.files.open_path(versions)
     pick(win, "the example", "another model")
     assert compare_with_commit(win)
     [newer] = others()
     assert newer.file.path is None  # a past version: saving it asks where
     assert newer.editor.model.doc.node_configs["implementer"].model == "gpt-5"
     assert marks(newer) == {"tester": "added", "implementer": "changed"}
-    assert not newer.compare_overlay.ghosts
-    assert win.compare_overlay is None  # the open file's own canvas is left alone
+    assert not newer.compare.overlay.ghosts
+    assert win.compare.overlay is None  # the open file's own canvas is left alone
 
 
 def test_the_picker_takes_one_or_two_commits(qtbot, versions) -> None:
@@ -120,7 +120,7 @@ def test_an_unsaved_or_untracked_workflow_says_what_to_do(editor_window, tmp_pat
     loose = tmp_path / "loose"
     loose.mkdir()
     (loose / "w.flow.yaml").write_bytes(EXAMPLE.read_bytes())
-    assert win.open_path(loose / "w.flow.yaml")
+    assert win.files.open_path(loose / "w.flow.yaml")
     assert not compare_with_commit(win)
     assert "must be inside a git repository" in win.answers["errors"][-1]
     git(loose, "init", "-q")
@@ -140,7 +140,7 @@ def test_an_evaluation_compares_its_new_workflow_with_its_baseline(editor_window
                               flows / "new.flow.yaml")
     [new] = others()
     assert marks(new) == {"reviewer": "changed"}
-    assert new.compare_overlay.other_name == "the baseline of smoke"
+    assert new.compare.overlay.other_name == "the baseline of smoke"
     (flows / "new.flow.yaml").write_text("nodes: [", encoding="utf-8")
     assert not compare_evaluation(editor_window, "smoke", flows / "baseline.flow.yaml",
                                   flows / "new.flow.yaml")

@@ -48,7 +48,7 @@ def edge_key(win, a: str, b: str) -> str:
 def test_edges_go_around_nodes_and_labels_stay_readable(editor_window, tmp_path: Path):
     path = tmp_path / "row.flow.yaml"
     path.write_text(ROW)
-    assert editor_window.open_path(path)
+    assert editor_window.files.open_path(path)
     win = editor_window
     for key, edge in win.scene.edges.items():
         ends = {win.editor.model.edge(key).from_, win.editor.model.edge(key).to}
@@ -86,7 +86,7 @@ edges:
 def test_moving_a_node_into_an_edge_reroutes_that_edge(editor_window, tmp_path: Path):
     path = tmp_path / "apart.flow.yaml"
     path.write_text(APART)
-    assert editor_window.open_path(path)
+    assert editor_window.files.open_path(path)
     win = editor_window
     edge = win.scene.edges[edge_key(win, "a", "c")]
     edge.path()  # routed when first drawn or asked for

@@ -31,8 +31,8 @@ def test_draw_save_reopen_round_trip(editor_window, tmp_path, qtbot, monkeypatch
     win.inspector.show_selection([], [])
     ed.set_meta(name="Drawn by hand", task="Do the thing")
     target = tmp_path / "drawn.flow.yaml"
-    monkeypatch.setattr(win, "ask_save_path", lambda *a: str(target))
-    assert win.file_save()
+    monkeypatch.setattr(win.ask, "save_path", lambda *a: str(target))
+    assert win.files.save()
     assert not win.file.is_modified()
     assert "[*]" in win.windowTitle() and not win.isWindowModified()
     saved = load_workflow(target)
@@ -48,8 +48,8 @@ def test_draw_save_reopen_round_trip(editor_window, tmp_path, qtbot, monkeypatch
 def test_open_and_save_example_unchanged(editor_window, tmp_path, example):
     path = tmp_path / example.name
     path.write_bytes(example.read_bytes())
-    assert editor_window.open_path(path)
-    editor_window.file_save()
+    assert editor_window.files.open_path(path)
+    editor_window.files.save()
     assert load_workflow(path) == load_workflow(example)
 
 
@@ -58,7 +58,7 @@ def test_bad_file_reports_problems_and_keeps_document(editor_window, tmp_path):
     win.editor.add_node("planner")
     bad = tmp_path / "bad.flow.yaml"
     bad.write_text("nodes:\n  - id: a\n    colour: [red\n")  # not YAML: nothing to open
-    assert not win.open_path(bad)
+    assert not win.files.open_path(bad)
     assert "bad.flow.yaml" in win.answers["errors"][-1]
     assert win.editor.model.node_ids() == ["planner"]
 
@@ -82,7 +82,7 @@ def test_wrong_fields_open_marked_refuse_to_run_and_are_fixed_by_saving(editor_w
     win = editor_window
     path = tmp_path / "wrong.flow.yaml"
     path.write_text(WRONG_FIELDS)
-    assert win.open_path(path)
+    assert win.files.open_path(path)
     assert win.editor.model.node_ids() == ["a", "b"]
     listed = [(win.problems.describe(p.location), p.line) for p in win.problems.problems]
     assert listed == [("a · colour", 5), ("b · provder", 6), ("a · instrucitons", 8),
@@ -95,7 +95,7 @@ def test_wrong_fields_open_marked_refuse_to_run_and_are_fixed_by_saving(editor_w
     model = win.editor.model  # the fix, made as the inspector makes it
     win.editor.edit_node(model.node("a"),
                          model.config("a").model_copy(update={"instructions": "plan it"}))
-    assert win.file_save()
+    assert win.files.save()
     assert win.problems.problems == []
     assert load_workflow(path).node_configs["a"].instructions == "plan it"
     assert not win.run_panels.preflight.refuse(win.editor.model.doc)
@@ -134,7 +134,7 @@ def test_autosave_writes_recovery_copy_and_save_removes_it(example_window, qtbot
     qtbot.waitUntil(copy.exists, timeout=10000)  # the timer fires on its own
     assert "tester" in [n.id for n in load_workflow(copy).nodes]
     assert find_orphans() == []  # this window is alive: its copy is not an orphan
-    win.file_save()
+    win.files.save()
     assert not copy.exists()
 
 
@@ -156,7 +156,7 @@ def test_own_save_is_not_reported_as_outside_change(example_window, qtbot):
     reports: list[str] = []
     win.file.changedOnDisk.connect(reports.append)
     win.editor.set_meta(name="Mine")
-    win.file_save()
+    win.files.save()
     assert not win.file.check_disk()
     # the watcher delivers in order: once it tells of a touch made after the save, it has
     # told of anything the save itself caused
@@ -203,14 +203,14 @@ def test_recovery_after_kill_9(tmp_path, qtbot, monkeypatch):
     monkeypatch.setattr(startup, "ask_restore", lambda parent, found: "restore")
     win = startup.open_editor()
     qtbot.addWidget(win)
-    monkeypatch.setattr(win, "ask_save_changes", lambda: "discard")
+    monkeypatch.setattr(win.ask, "save_changes", lambda: "discard")
     doc = win.editor.model.doc
     assert doc.name == "Unsaved work"
     assert "tester" in [n.id for n in doc.nodes]
     assert win.file.path == path and win.file.is_modified()
     assert find_orphans() == []  # restored: the old copy is gone, the new one is live
     assert (recovery_dir() / f"{win.file.recovery.id}.flow.yaml").exists()
-    win.file_save()
+    win.files.save()
     assert load_workflow(path).name == "Unsaved work"
 
 

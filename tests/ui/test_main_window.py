@@ -37,7 +37,7 @@ edges:
 def test_shows_nodes_and_edges(editor_window: EditorWindow, tmp_path: Path) -> None:
     path = tmp_path / "tiny.flow.yaml"
     path.write_text(FLOW)
-    assert editor_window.open_path(path)
+    assert editor_window.files.open_path(path)
     assert "Tiny flow" in editor_window.windowTitle()
     scene = editor_window.scene
     assert [scene.nodes[i].label for i in ("planner", "coder")] == ["Planner", "Coder"]
@@ -51,7 +51,7 @@ def test_shows_nodes_and_edges(editor_window: EditorWindow, tmp_path: Path) -> N
 def test_validation_problems_listed(editor_window: EditorWindow, tmp_path: Path) -> None:
     path = tmp_path / "dangling.flow.yaml"
     path.write_text(FLOW + "  - from: coder\n    to: ghost\n")
-    assert editor_window.open_path(path)
+    assert editor_window.files.open_path(path)
     editor_window.problems.refresh()
     assert any("ghost" in p.message for p in editor_window.problems.problems)
     assert "error" in editor_window.problems_label.text()
@@ -66,17 +66,17 @@ def test_bad_file_shows_message_not_crash(editor_window: EditorWindow, tmp_path:
                                           content: str) -> None:
     good = tmp_path / "good.flow.yaml"
     good.write_text(FLOW)
-    editor_window.open_path(good)
+    editor_window.files.open_path(good)
     bad = tmp_path / "bad.flow.yaml"
     bad.write_bytes(content.encode("latin-1"))
-    assert not editor_window.open_path(bad)
+    assert not editor_window.files.open_path(bad)
     assert "bad.flow.yaml" in editor_window.answers["errors"][-1]
     assert editor_window.editor.model.node_ids() == ["planner", "coder"]  # previous kept
     assert editor_window.file.path == good.resolve()
 
 
 def test_missing_file(editor_window: EditorWindow, tmp_path: Path) -> None:
-    assert not editor_window.open_path(tmp_path / "nope.flow.yaml")
+    assert not editor_window.files.open_path(tmp_path / "nope.flow.yaml")
     assert "not found" in editor_window.answers["errors"][-1]
 
 
@@ -84,7 +84,7 @@ def test_open_action_uses_chosen_file(editor_window: EditorWindow, tmp_path: Pat
                                       monkeypatch) -> None:
     path = tmp_path / "tiny.flow.yaml"
     path.write_text(FLOW)
-    monkeypatch.setattr(editor_window, "ask_open_path", lambda *a: str(path))
+    monkeypatch.setattr(editor_window.ask, "open_path", lambda *a: str(path))
     editor_window.actions_["open"].trigger()
     assert editor_window.file.path == path.resolve()
 
@@ -92,7 +92,7 @@ def test_open_action_uses_chosen_file(editor_window: EditorWindow, tmp_path: Pat
 @pytest.mark.skipif(not EXAMPLES, reason="no example workflows yet")
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
 def test_opens_each_example(editor_window: EditorWindow, example: Path) -> None:
-    assert editor_window.open_path(example), editor_window.answers.get("errors")
+    assert editor_window.files.open_path(example), editor_window.answers.get("errors")
     doc = load_workflow(example)
     assert editor_window.editor.model.node_ids() == [n.id for n in doc.nodes]
     assert len(editor_window.scene.edges) == len(doc.edges)
@@ -140,7 +140,7 @@ def test_status_bar_counts_read_in_the_singular(editor_window: EditorWindow,
                                                tmp_path: Path) -> None:
     path = tmp_path / "one.flow.yaml"
     path.write_text(ONE_OF_EACH)
-    assert editor_window.open_path(path)
+    assert editor_window.files.open_path(path)
     editor_window.problems.refresh()
     assert editor_window.counts_label.text() == "1 node · 1 edge"
     assert "● 1 error " in editor_window.problems_label.text() + " "

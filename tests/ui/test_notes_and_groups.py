@@ -45,7 +45,7 @@ def test_a_note_is_written_in_place_saved_and_read_back(example_window, tmp_path
     win.file.save(win.file.path)
     saved = load_workflow(win.file.path)
     assert [(n.id, n.text) for n in saved.notes] == [(key[1], "Ship it\nafter review")]
-    win.open_path(win.file.path)  # read back: the note is on the canvas again
+    win.files.open_path(win.file.path)  # read back: the note is on the canvas again
     assert win.scene.decorations.items[key].text == "Ship it\nafter review"
 
 

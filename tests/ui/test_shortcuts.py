@@ -31,7 +31,7 @@ def test_no_two_actions_of_the_window_share_a_shortcut(editor_window: EditorWind
 
 
 def test_the_command_palette_lists_each_shortcut_once(editor_window: EditorWindow) -> None:
-    choices = editor_window.command_choices()
+    choices = editor_window.pickers.command_choices()
     names = [c.text for c in choices]
     assert "Approvals" in names and "Run" in names and "Run interactively" in names
     keys = [k for c in choices for k in c.detail.split(", ") if k]
@@ -59,16 +59,16 @@ def test_f1_filter_hides_groups_with_nothing_left(editor_window) -> None:
 
 def test_the_command_palette_offers_fork_while_a_run_is_replayed(editor_window) -> None:
     fork = editor_window.run_panels.timeline.fork_action
-    assert "Fork from here" not in [c.text for c in editor_window.command_choices()]
+    assert "Fork from here" not in [c.text for c in editor_window.pickers.command_choices()]
     fork.setEnabled(True)  # what loading a run into the scrubber does
-    choices = {c.text: c.payload for c in editor_window.command_choices()}
+    choices = {c.text: c.payload for c in editor_window.pickers.command_choices()}
     assert choices["Fork from here"] is fork
 
 
 def test_a_search_that_matches_nothing_says_so_and_picks_nothing(editor_window, qtbot) -> None:
     picked = []
     popup = editor_window.popup
-    popup.open("Commands", editor_window.command_choices(), editor_window.pos(),
+    popup.open("Commands", editor_window.pickers.command_choices(), editor_window.pos(),
                picked.append, "Type a command")
     qtbot.keyClicks(popup.edit, "zzqqxx")
     assert popup.list.count() == 1 and popup.list.item(0).text() == "No matches"

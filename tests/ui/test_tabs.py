@@ -38,8 +38,8 @@ def shell(qtbot, monkeypatch, tmp_path):
     def patch(editor):
         from desktop.ui.close_dialog import CloseAnswer
 
-        monkeypatch.setattr(editor, "ask_save_changes", lambda: answers["save"])
-        monkeypatch.setattr(editor, "ask_closing", lambda *_a: None if answers["save"] ==
+        monkeypatch.setattr(editor.ask, "save_changes", lambda: answers["save"])
+        monkeypatch.setattr(editor.ask, "closing", lambda *_a: None if answers["save"] ==
                             "cancel" else CloseAnswer(save=answers["save"] == "save"))
         monkeypatch.setattr(editor, "show_error", lambda *a: None)
 
@@ -58,8 +58,8 @@ def shell(qtbot, monkeypatch, tmp_path):
 def test_open_adds_a_tab_and_each_tab_keeps_its_own_state(shell, tmp_path, monkeypatch):
     first = shell.current()
     second_path = _copy(SINGLE, tmp_path)
-    monkeypatch.setattr(first, "ask_open_path", lambda *a: str(second_path))
-    first.file_open()
+    monkeypatch.setattr(first.ask, "open_path", lambda *a: str(second_path))
+    first.files.open()
     assert shell.tabs.count() == 2 and len(TAB_WINDOWS) >= 1
     second = shell.current()
     shell.patch(second)
@@ -77,15 +77,15 @@ def test_open_adds_a_tab_and_each_tab_keeps_its_own_state(shell, tmp_path, monke
     # the window's menus are the current tab's: their shortcuts act on that tab only
     assert [m for m in shell.menuBar().actions()] == [
         m.menuAction() for m in first.menus.values()]
-    monkeypatch.setattr(first, "ask_open_path", lambda *a: str(second_path))
-    first.file_open()  # a file already open is shown, not opened twice
+    monkeypatch.setattr(first.ask, "open_path", lambda *a: str(second_path))
+    first.files.open()  # a file already open is shown, not opened twice
     assert shell.tabs.count() == 2 and shell.current() is second
 
 
 def test_closing_tabs_asks_for_unsaved_work_and_the_last_tab_closes_the_window(
         shell, qtbot):
     first = shell.current()
-    first.file_new()
+    first.files.new()
     second = shell.current()
     shell.patch(second)
     assert second is not first and shell.tabs.count() == 2
@@ -124,10 +124,10 @@ def test_quit_asks_once_before_closing_anything_and_cancel_closes_nothing(
         assert shell.tabs.count() == 7  # asked before any tab closed
         return None
 
-    monkeypatch.setattr(first, "ask_closing", cancel)
+    monkeypatch.setattr(first.ask, "closing", cancel)
     for editor in editors:  # no tab may ask on its own: the one question covers them all
-        monkeypatch.setattr(editor, "ask_save_changes", lambda: pytest.fail("asked twice"))
-    first.app_quit()
+        monkeypatch.setattr(editor.ask, "save_changes", lambda: pytest.fail("asked twice"))
+    first.files.quit()
     assert len(asked) == 1 and len(asked[0][0]) == 2 and asked[0][2] is True
     assert shell.tabs.count() == 7 and shell.isVisible()  # Cancel changed nothing
     assert all(isValid(e) and e.file.is_modified() == (i in (4, 6))
@@ -140,13 +140,13 @@ def test_closing_the_window_asks_once_for_every_tab(shell, tmp_path, monkeypatch
     editors = _seven_tabs(shell, tmp_path, unsaved=(2, 5))
     asked: list[list[str]] = []
     for editor in editors:
-        monkeypatch.setattr(editor, "ask_save_changes", lambda: pytest.fail("asked twice"))
+        monkeypatch.setattr(editor.ask, "save_changes", lambda: pytest.fail("asked twice"))
     current = shell.current()
-    monkeypatch.setattr(current, "ask_closing", lambda unsaved, live, quitting: (
+    monkeypatch.setattr(current.ask, "closing", lambda unsaved, live, quitting: (
         asked.append(unsaved), None)[1])
     shell.close()
     assert len(asked) == 1 and shell.tabs.count() == 7  # Cancel: every tab stays
-    monkeypatch.setattr(current, "ask_closing", lambda unsaved, live, quitting: (
+    monkeypatch.setattr(current.ask, "closing", lambda unsaved, live, quitting: (
         asked.append(unsaved), CloseAnswer(save=False))[1])
     shell.close()
     qtbot.waitUntil(lambda: not isValid(shell) or not shell.isVisible(), timeout=5000)
@@ -157,9 +157,9 @@ def test_open_in_new_window_gives_the_file_a_window_of_its_own(shell, tmp_path, 
                                                               qtbot):
     first = shell.current()
     path = _copy(SINGLE, tmp_path)
-    monkeypatch.setattr(first, "ask_open_path", lambda *a: str(path))
+    monkeypatch.setattr(first.ask, "open_path", lambda *a: str(path))
     before = list(TAB_WINDOWS)
-    first.file_open_new_window()
+    first.files.open_new_window()
     new = [w for w in TAB_WINDOWS if w not in before]
     assert len(new) == 1 and new[0] is not shell
     shell.others.append(new[0])
@@ -199,7 +199,7 @@ def test_only_the_front_tabs_shortcuts_are_live(shell, qtbot):
     from PySide6.QtGui import QAction
 
     first = shell.current()
-    first.file_new()
+    first.files.new()
     second = shell.current()
     shell.patch(second)
     live: dict[str, list[str]] = {}
@@ -217,7 +217,7 @@ def test_only_the_front_tabs_shortcuts_are_live(shell, qtbot):
 
 def test_ctrl_tab_steps_through_the_tabs(shell):
     first = shell.current()
-    first.file_new()
+    first.files.new()
     second = shell.current()
     shell.patch(second)
     step = next(a for a in shell.actions() if a.objectName() == "next_tab")

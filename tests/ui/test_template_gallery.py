@@ -71,7 +71,7 @@ def test_search_narrows_the_gallery(qtbot) -> None:
 def test_a_starter_opens_as_a_new_untitled_workflow(editor_window, qtbot, monkeypatch) -> None:
     template = next(t for t in list_templates() if t.key == "starter/plan-implement-test")
     before = template.path.read_bytes()
-    monkeypatch.setattr(editor_window, "ask_template", lambda: template)
+    monkeypatch.setattr(editor_window.ask, "template", lambda: template)
     editor_window.actions_["new_from_template"].trigger()
     doc = editor_window.editor.model.doc
     assert editor_window.file.path is None  # Save asks where: the template stays as it is
@@ -84,7 +84,7 @@ def test_a_starter_opens_as_a_new_untitled_workflow(editor_window, qtbot, monkey
     # a window that already holds work opens the next template in a new window
     count = len(OPEN_WINDOWS)
     example = next(t for t in list_templates() if t.kind == EXAMPLE)
-    editor_window.open_template(example)
+    editor_window.files.open_template(example)
     assert len(OPEN_WINDOWS) == count + 1
     other = OPEN_WINDOWS[-1]
     qtbot.addWidget(other)

@@ -50,8 +50,8 @@ def bring_up_run(window: EditorWindow, run_dir: Path, approval_id: str | None = 
     editor = window_showing(Path(run_dir).name)
     if editor is None:
         # never over the window's own run: a run it shows stays where it is
-        blank = window._is_blank() and window.run_panels.session is None
-        editor = window if blank else window.document_window()
+        blank = window.files.is_blank() and window.run_panels.session is None
+        editor = window if blank else window.files.document_window()
         editor.run_panels.data_dir = window.run_panels.data_dir
         if show_run(editor, Path(run_dir)) is None:
             return None

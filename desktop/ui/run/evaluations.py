@@ -187,8 +187,8 @@ def compare_evaluation(window: QWidget, title: str, baseline: Path, new: Path) -
         window.show_error("Cannot compare",  # type: ignore[attr-defined]
                           "\n".join(str(p) for p in exc.problems))
         return False
-    target = window.document_window()  # type: ignore[attr-defined]
+    target = window.files.document_window()  # type: ignore[attr-defined]
     target.file.new(docs[1])
     target.show()
     target.message(f"The new workflow of the evaluation {title}: save it to keep it")
-    return target.compare_with_document(docs[0], f"the baseline of {title}")
+    return target.compare.with_document(docs[0], f"the baseline of {title}")

@@ -40,9 +40,9 @@ def show_run(window: Any, run_dir: Path, replay: bool = False) -> Any:
         window.message(f"Cannot open the run: {exc}", 10000)
         return None
     target = window
-    if window._is_blank() or not same_graph(doc, window.editor.model.doc):
-        if not window._is_blank():
-            target = window.document_window()
+    if window.files.is_blank() or not same_graph(doc, window.editor.model.doc):
+        if not window.files.is_blank():
+            target = window.files.document_window()
         target.file.new(fill_missing_positions(doc))
         target.run_origin = run_dir
         target._update_title()

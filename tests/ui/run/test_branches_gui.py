@@ -44,7 +44,7 @@ def test_cards_diffs_conversation_and_history_show_the_branches(
     path = tmp_path / "flows" / "branches.flow.yaml"
     path.parent.mkdir()
     save_workflow(doc, path)
-    assert editor_window.open_path(path)
+    assert editor_window.files.open_path(path)
     panels = editor_window.run_panels
     panels.data_dir = service.data_dir
 

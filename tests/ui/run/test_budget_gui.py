@@ -63,7 +63,7 @@ def open_flow(editor_window, tmp_path, service):
     def make(text: str):
         path = tmp_path / "budget.flow.yaml"
         path.write_text(text)
-        assert editor_window.open_path(path)
+        assert editor_window.files.open_path(path)
         panels = editor_window.run_panels
         panels.data_dir = service.data_dir
         return panels

@@ -62,9 +62,9 @@ async def test_a_folder_without_results_is_an_error(qloop, window_for, tmp_path)
     assert errors and "holds no baseline/<runId>/" in errors[0]
 
 
-def test_the_file_menu_offers_it() -> None:
+def test_the_file_menu_offers_it(editor_window) -> None:
     from desktop.ui.actions import ACTIONS
-    from desktop.ui.window_actions import WindowCommands
 
     spec = next(s for s in ACTIONS if s is not None and s.name == "open_evaluation")
-    assert spec.menu == "File" and spec.handler is WindowCommands.file_open_evaluation
+    assert spec.menu == "File"
+    assert spec.handler(editor_window) == editor_window.files.open_evaluation

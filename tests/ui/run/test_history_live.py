@@ -13,6 +13,7 @@ from desktop.graph.io import document_data, loads_workflow
 from desktop.graph.resources import examples_dir
 from desktop.ui.run.history import COLUMNS
 from desktop.ui.window import EditorWindow
+from desktop.ui.window_questions import Questions
 
 GATED = gated("echo history-follows")
 SINGLE = examples_dir() / "single-agent.flow.yaml"
@@ -20,8 +21,8 @@ SINGLE = examples_dir() / "single-agent.flow.yaml"
 
 @pytest.fixture
 def window(qloop, qtbot, own_service, monkeypatch, tmp_path):
-    monkeypatch.setattr(EditorWindow, "ask_save_changes", lambda self: "discard")
-    monkeypatch.setattr(EditorWindow, "ask_live_run", lambda self: "keep")
+    monkeypatch.setattr(Questions, "save_changes", lambda self: "discard")
+    monkeypatch.setattr(Questions, "live_run", lambda self: "keep")
     path = tmp_path / "gated.flow.yaml"
     path.write_text(GATED)
     editor = EditorWindow(str(path))

@@ -14,6 +14,7 @@ from shiboken6 import isValid
 from desktop.graph.resources import examples_dir
 from desktop.ui.tabs import TabbedWindow
 from desktop.ui.window import EditorWindow
+from desktop.ui.window_questions import Questions
 
 SINGLE = examples_dir() / "single-agent.flow.yaml"
 GATED = gated("echo waiting-on-you")
@@ -29,8 +30,8 @@ def _editor(path: Path, data_dir: Path) -> EditorWindow:
 def two_tabs(qloop, qtbot, tmp_path, service, monkeypatch):
     """A tabbed window: a gated workflow's tab, then a single-agent workflow's tab."""
     # the questions closing asks, of tabs the test opens too: discard, keep running
-    monkeypatch.setattr(EditorWindow, "ask_save_changes", lambda self: "discard")
-    monkeypatch.setattr(EditorWindow, "ask_live_run", lambda self: "keep")
+    monkeypatch.setattr(Questions, "save_changes", lambda self: "discard")
+    monkeypatch.setattr(Questions, "live_run", lambda self: "keep")
     gated_path = tmp_path / "gated.flow.yaml"
     gated_path.write_text(GATED)
     other_path = tmp_path / SINGLE.name
@@ -70,7 +71,7 @@ def test_a_closed_tabs_run_stays_in_the_inbox_and_is_decided_from_there(
         asked.append("live run")
         return "keep"
 
-    gated_tab.ask_live_run = keep  # type: ignore[method-assign]
+    gated_tab.ask.live_run = keep  # type: ignore[method-assign]
 
     async def start() -> None:
         await gated_tab.run_panels.run()
@@ -117,7 +118,7 @@ def test_a_closed_tabs_run_stays_in_the_inbox_and_is_decided_from_there(
 def test_opening_another_runs_request_brings_its_run_up_with_the_dialog(
         two_tabs, qloop, until):
     shell, gated_tab, other_tab = two_tabs
-    gated_tab.ask_live_run = lambda: "keep"  # type: ignore[method-assign]
+    gated_tab.ask.live_run = lambda: "keep"  # type: ignore[method-assign]
 
     async def start_then_close() -> None:
         await gated_tab.run_panels.run()
@@ -151,7 +152,7 @@ def test_closing_a_tab_with_a_live_run_can_stop_it_or_cancel(two_tabs, qloop, un
                                                               service):
     shell, gated_tab, _other = two_tabs
     answers = iter(["cancel", "stop"])
-    gated_tab.ask_live_run = lambda: next(answers)  # type: ignore[method-assign]
+    gated_tab.ask.live_run = lambda: next(answers)  # type: ignore[method-assign]
 
     async def start() -> None:
         await gated_tab.run_panels.run()

@@ -9,6 +9,7 @@ import pytest
 
 from desktop.graph.io import document_data, loads_workflow
 from desktop.ui.window import EditorWindow
+from desktop.ui.window_questions import Questions
 
 LOOP = """
 version: 1
@@ -28,7 +29,7 @@ edges:
 
 @pytest.fixture
 def window(qloop, qtbot, own_service, monkeypatch):
-    monkeypatch.setattr(EditorWindow, "ask_save_changes", lambda self: "discard")
+    monkeypatch.setattr(Questions, "save_changes", lambda self: "discard")
     editor = EditorWindow()
     qtbot.addWidget(editor)
     panels = editor.run_panels

@@ -28,7 +28,7 @@ def test_the_gui_refuses_what_the_cli_refuses_and_offers_the_fix(qloop, editor_w
     path = tmp_path / "bad.flow.yaml"
     path.write_text(BAD)
     assert main(["run", str(path), "--data-dir", str(tmp_path / "cli")]) == 2
-    assert editor_window.open_path(path)
+    assert editor_window.files.open_path(path)
     panels = editor_window.run_panels
     panels.data_dir = service.data_dir
     before = _runs(service.data_dir)

@@ -11,6 +11,7 @@ import pytest
 from desktop.graph.resources import examples_dir
 from desktop.ui.run.fork_dialog import ForkDialog
 from desktop.ui.window import EditorWindow
+from desktop.ui.window_questions import Questions
 from desktop.views.forks import scan_run
 from desktop.views.reader import LogTail
 from desktop.views.replay import ReplayState
@@ -25,7 +26,7 @@ SIZES = [(1280, 800), (1920, 1080)]
 @pytest.fixture
 def ran(qloop, qtbot, own_service, monkeypatch, tmp_path, until):
     """A window that ran the plan-implement-review example to its end."""
-    monkeypatch.setattr(EditorWindow, "ask_save_changes", lambda self: "discard")
+    monkeypatch.setattr(Questions, "save_changes", lambda self: "discard")
     path = tmp_path / PIR.name
     path.write_bytes(PIR.read_bytes())
     editor = EditorWindow(str(path))

@@ -29,7 +29,7 @@ def shell(qtbot, monkeypatch, tmp_path):
     path = tmp_path / PIR.name
     path.write_bytes(PIR.read_bytes())
     first = EditorWindow()
-    assert first.open_path(path)
+    assert first.files.open_path(path)
     window.add(first)
     window.resize(1280, 800)
     window.show()
@@ -40,7 +40,7 @@ def shell(qtbot, monkeypatch, tmp_path):
         if session is not None:
             asyncio.run(session.close())
             editor.run_panels.session = None
-        monkeypatch.setattr(editor, "ask_save_changes", lambda: "discard")
+        monkeypatch.setattr(editor.ask, "save_changes", lambda: "discard")
 
 
 @pytest.fixture
@@ -145,7 +145,7 @@ def test_a_click_reopens_the_runs_tab_when_it_was_closed(shell, tray, run_copy, 
     look_away(qtbot)
     happen(run_tab, run_copy, approval(node_of(run_tab)))
     assert len(tray.shown) == 1
-    monkeypatch.setattr(run_tab, "ask_save_changes", lambda: "discard")
+    monkeypatch.setattr(run_tab.ask, "save_changes", lambda: "discard")
     tabs = shell.tabs.count()
     assert shell.close_tab(run_tab)
     assert shell.tabs.count() == tabs - 1

@@ -19,7 +19,7 @@ def test_a_node_waiting_for_approval_is_marked_on_the_canvas(
         qloop, editor_window, until, tmp_path, service):
     path = tmp_path / "gated.flow.yaml"
     path.write_text(GATED)
-    assert editor_window.open_path(path)
+    assert editor_window.files.open_path(path)
     panels = editor_window.run_panels
     panels.data_dir = service.data_dir
     overlay = panels.overlay

@@ -23,7 +23,7 @@ def tabbed_window(qtbot, monkeypatch, tmp_path):
     path = tmp_path / PIR.name
     path.write_bytes(PIR.read_bytes())
     first = EditorWindow()
-    assert first.open_path(path)
+    assert first.files.open_path(path)
     shell.add(first)
     shell.resize(1280, 800)
     shell.show()
@@ -34,7 +34,7 @@ def tabbed_window(qtbot, monkeypatch, tmp_path):
         if session is not None:
             asyncio.run(session.close())
             editor.run_panels.session = None
-        monkeypatch.setattr(editor, "ask_save_changes", lambda: "discard")
+        monkeypatch.setattr(editor.ask, "save_changes", lambda: "discard")
 
 
 def test_a_run_of_another_workflow_opens_with_its_own_graph_in_a_tab(tabbed_window, past_run):
@@ -71,7 +71,7 @@ def test_a_run_of_the_windows_own_graph_is_shown_over_it(tabbed_window, past_run
 
 
 def test_without_tabs_the_run_gets_a_window_of_its_own(editor_window, past_run, qtbot):
-    editor_window.open_path(PIR)
+    editor_window.files.open_path(PIR)
     count = len(OPEN_WINDOWS)
     editor_window.run_panels.history.openRequested.emit(past_run(SINGLE, "single"))
     assert len(OPEN_WINDOWS) == count + 1

@@ -51,7 +51,7 @@ def test_closing_the_window_leaves_the_run_running_and_a_new_window_sees_every_e
     path = tmp_path / "gated.flow.yaml"
     path.write_text(GATED)
     editor_window = EditorWindow(str(path))  # closed (and deleted) by the test itself
-    editor_window.ask_live_run = lambda: "keep"  # the question closing asks: keep it running
+    editor_window.ask.live_run = lambda: "keep"  # the question closing asks: keep it running
     editor_window.show()
     first = editor_window.run_panels
     first.data_dir = service.data_dir
@@ -98,7 +98,7 @@ def test_the_app_outlives_its_last_window_while_another_opens_and_ends_after_tha
     path = tmp_path / "gated.flow.yaml"
     path.write_text(GATED)
     first = EditorWindow(str(path))
-    first.ask_live_run = lambda: "keep"  # closing over the live run: it keeps running
+    first.ask.live_run = lambda: "keep"  # closing over the live run: it keeps running
     first.show()
     first.run_panels.data_dir = service.data_dir
 
