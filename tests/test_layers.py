@@ -30,7 +30,6 @@ UI_DEBTS = {
     ("ui/recovery.py", "desktop.store.atomic"),
     ("ui/recovery.py", "desktop.store.paths"),
     ("ui/recovery.py", "desktop.store.safe_json"),
-    ("ui/window_export.py", "desktop.store.atomic"),
     ("ui/canvas/scene.py", "desktop.store.safe_json"),
     ("ui/run/approvals.py", "desktop.store.safe_json"),
     ("ui/run/attach.py", "desktop.store.paths"),

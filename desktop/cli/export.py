@@ -4,8 +4,7 @@ import argparse
 import sys
 
 from desktop.cli.workflow_arg import load_or_report
-from desktop.graph.export import FORMATS, export
-from desktop.store.atomic import atomic_write_text
+from desktop.graph.export import FORMATS, export, write_export
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,9 +23,8 @@ def run(args: argparse.Namespace) -> int:
     doc = load_or_report(args.file)
     if doc is None:
         return 2
-    text = export(doc, args.format)
     if args.output:
-        atomic_write_text(args.output, text)
+        write_export(doc, args.format, args.output)
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(export(doc, args.format))
     return 0

@@ -1,10 +1,13 @@
 """Export a workflow as Mermaid or Graphviz DOT text."""
 
+import os
+
 from desktop.contract.enums import EdgeType
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.mermaid import from_mermaid, to_mermaid
+from desktop.store.atomic import atomic_write_text
 
-__all__ = ["FORMATS", "export", "from_mermaid", "to_dot", "to_mermaid"]
+__all__ = ["FORMATS", "export", "from_mermaid", "to_dot", "to_mermaid", "write_export"]
 
 
 def dot_quote(text: str) -> str:
@@ -47,3 +50,9 @@ def export(doc: WorkflowDocument, fmt: str) -> str:
         return FORMATS[fmt](doc)
     except KeyError:
         raise ValueError(f"unknown format {fmt!r}; use one of: {', '.join(FORMATS)}") from None
+
+
+def write_export(doc: WorkflowDocument, fmt: str, path: str | os.PathLike[str]) -> None:
+    """Write the document in format ``fmt`` to ``path`` (atomically: a reader never sees
+    half a file); ValueError for an unknown format, OSError when it cannot be written."""
+    atomic_write_text(path, export(doc, fmt))

@@ -5,11 +5,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.graph.io import WORKFLOW_SUFFIX
-from desktop.store.atomic import atomic_write_text
 from desktop.ui.window_files import slug
 
 if TYPE_CHECKING:
@@ -40,36 +40,40 @@ class ExportCommands:
 
     def export_mermaid(self) -> None:
         """Write the workflow as a Mermaid flowchart."""
-        from desktop.graph.mermaid import to_mermaid
+        from desktop.graph.export import write_export
 
-        path = self._export_path("Export Mermaid", ".mmd", "Mermaid (*.mmd)")
-        if path:
-            atomic_write_text(path, to_mermaid(self.window.editor.model.doc))
-            self.window.message(f"Exported {path}")
+        self._export("Export Mermaid", ".mmd", "Mermaid (*.mmd)",
+                     lambda path: write_export(self.window.editor.model.doc, "mermaid", path))
 
     def export_png(self) -> None:
         """Write the canvas as a PNG image."""
         from desktop.ui.export_image import export_png
 
-        path = self._export_path("Export PNG", ".png", "PNG image (*.png)")
-        if path:
-            export_png(self.window.scene, path)
-            self.window.message(f"Exported {path}")
+        self._export("Export PNG", ".png", "PNG image (*.png)",
+                     lambda path: export_png(self.window.scene, path))
 
     def export_svg(self) -> None:
         """Write the canvas as an SVG image."""
         from desktop.ui.export_image import export_svg
 
-        path = self._export_path("Export SVG", ".svg", "SVG image (*.svg)")
-        if path:
-            export_svg(self.window.scene, path, self.window.editor.model.doc.name)
-            self.window.message(f"Exported {path}")
+        self._export("Export SVG", ".svg", "SVG image (*.svg)",
+                     lambda path: export_svg(self.window.scene, path,
+                                             self.window.editor.model.doc.name))
 
-    def _export_path(self, caption: str, suffix: str, filters: str) -> str:
+    def _export(self, caption: str, suffix: str, filters: str,
+                write: Callable[[str], object]) -> None:
+        """Ask where (the file name ends in ``suffix``), then ``write`` there."""
         w = self.window
         stem = (w.file.path.name.removesuffix(WORKFLOW_SUFFIX) if w.file.path
                 else slug(w.editor.model.doc.name))
         path = w.ask.save_path(caption, stem + suffix, filters)
-        if path and not path.endswith(suffix):
+        if not path:
+            return
+        if not path.endswith(suffix):
             path += suffix
-        return path
+        try:
+            write(path)
+        except OSError as exc:
+            w.show_error(f"Cannot {caption.lower()}", f"{path}: {exc.strerror or exc}")
+            return
+        w.message(f"Exported {path}")
