@@ -27,6 +27,13 @@ _PAGE = 2000
 """Events read at a time when the log is searched from its end."""
 
 
+def in_scratch(result: Mapping[str, Any]) -> bool:
+    """The result (``GET .../result``) is in the run's own scratch repository (its nodes
+    asked for worktrees with no workspace), not in a repository of the user's."""
+    repo = Path(str(result.get("repo") or ""))
+    return repo.name == "workspace" and repo.parent.name == str(result.get("runId") or "")
+
+
 def _in_worktrees(state: RunState) -> dict[str, NodeState]:
     return {node.id: node for node in state.nodes.values() if node.git is not None}
 

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from desktop.ui.run.diff_parse import parse_diff
 from desktop.ui.run.patch_view import PatchView
 from desktop.ui.run.result_text import applied_line, default_branch, outcome_text
+from desktop.views.result import in_scratch
 
 # a banner per kind of note: background, border (light, like the diff colours)
 _NOTE = {"ok": ("#e6ffec", "#4ac26b"), "collision": ("#ffebe9", "#cf222e"),
@@ -162,8 +163,14 @@ class ResultView(QWidget):
         files = result.get("files") or []
         self.title.setText(f"Result: branch {result['branch']}, from node "
                            f"{node_label or result['node']}")
-        self.detail.setText(f"in {result['repo']} · against the run's base "
+        scratch = in_scratch(result)
+        where = "in the run's own scratch repository (no workspace was set)" if scratch \
+            else f"in {result['repo']}"
+        self.detail.setText(f"{where} · against the run's base "
                             f"{str(result['base'])[:12]} · {len(files)} file(s) changed")
+        self.detail.setToolTip(str(result["repo"]))
+        self.apply_button.setText("Apply to the run's workspace" if scratch
+                                  else "Apply to my working tree")
         self.detail.show()
         self.files.blockSignals(True)
         self.files.clear()

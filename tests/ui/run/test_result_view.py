@@ -186,6 +186,25 @@ def test_a_run_without_worktrees_says_so_in_one_line(qloop, window_for, until):
                 if isinstance(w, QMessageBox) and w.isVisible()]  # no error dialog
 
 
+def test_a_result_in_the_runs_own_scratch_repository_says_where_it_applies(
+        qloop, window_for, until):
+    flow = two_implementers(None).replace("task: write both halves\n",
+                                          "task: write both halves\nisolation: worktree\n")
+    window, panels = window_for(loads_workflow(flow))
+    view = panels.result
+
+    async def go():
+        await run_to_the_end(panels, until)
+        show_result_tab(window, panels)
+        await until(lambda: view.title.text().startswith("Result: branch"))
+        await settled(panels, until)
+
+    qloop.run_until_complete(go())
+    assert view.detail.text().startswith("in the run's own scratch repository")
+    assert view.apply_button.text() == "Apply to the run's workspace"
+    assert sorted(view._paths()) == ["left.txt", "right.txt"]
+
+
 @pytest.fixture
 def gh_service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServeProcess]:
     """A service whose PATH has a stand-in ``gh`` that records its arguments."""
