@@ -21,6 +21,7 @@ import orjson
 
 from desktop.contract.artifacts import RunLimits
 from desktop.contract.enums import RUN_ENDED
+from desktop.contract.isolation import Isolation
 from desktop.eval import workspace as ws
 from desktop.eval.assets import AssetStore
 from desktop.eval.checks import check_spec, run_workspace_check
@@ -35,10 +36,13 @@ POLL_SEC = 0.1
 
 
 def case_document(doc: WorkflowDocument, case: Case) -> WorkflowDocument:
-    """``doc`` with the case's task, every node in the run's scratch workspace."""
+    """``doc`` with the case's task, every node in the run's scratch workspace itself
+    (``isolation: shared``: the case's diff and checks are of that one folder, even for a
+    workflow that asks for worktrees)."""
     copy = doc.model_copy(deep=True)
     copy.task = case.task
-    copy.node_configs = {key: cfg.model_copy(update={"workspace": None})
+    copy.isolation = Isolation.SHARED
+    copy.node_configs = {key: cfg.model_copy(update={"workspace": None, "isolation": None})
                          for key, cfg in doc.node_configs.items()}
     return copy
 
