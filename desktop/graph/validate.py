@@ -18,6 +18,7 @@ from desktop.graph.fields import from_validation_error, locate
 from desktop.graph.isolation_check import check_isolation
 from desktop.graph.roles import role_names
 from desktop.graph.sourcemap import SourceMap
+from desktop.graph.subflows import check_subflows, has_subflows
 from desktop.graph.topology import links, reachable
 from desktop.store.paths import data_dir
 from desktop.store.secret_names import user_patterns
@@ -379,4 +380,7 @@ def check_file(path: str) -> tuple[WorkflowDocument | None, list[Problem]]:
         doc, smap = read_workflow(path)
     except WorkflowLoadError as exc:
         return None, exc.problems
-    return doc, validate(doc, str(path), smap)
+    problems = validate(doc, str(path), smap)
+    if has_subflows(doc):
+        problems += check_subflows(doc, path)
+    return doc, problems
