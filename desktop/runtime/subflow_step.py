@@ -41,25 +41,26 @@ def enter_events(state: RunState, node_id: str) -> list[dict[str, Any]]:
     ]
 
 
-def inner_nodes(state: RunState, node_id: str) -> list[str]:
-    """The nodes directly inside subflow node ``node_id``."""
-    return [nid for nid, node in state.nodes.items() if node.parent == node_id]
-
-
-def quiet(state: RunState, node_id: str, busy: set[str]) -> bool:
-    """True when no node inside ``node_id`` (at any depth) has work running or waiting."""
-    waiting = {p.node_id for p in state.pending_approvals.values()}
-    for inner in inner_nodes(state, node_id):
-        if (inner in busy or inner in state.running_turns or inner in waiting
-                or state.inboxes.get(inner)):
-            return False
-    return True
-
-
 def finishing(state: RunState, busy: set[str]) -> list[str]:
-    """Subflow nodes whose step is running and whose inside is quiet, innermost first."""
-    ready = [nid for nid in state.running_turns
-             if is_subflow(state, nid) and quiet(state, nid, busy)]
+    """Subflow nodes whose step is running and whose inside (at any depth: a nested step
+    that runs counts) has no turn running, approval pending or input waiting, innermost
+    first."""
+    steps = [nid for nid in state.running_turns if is_subflow(state, nid)]
+    if not steps:
+        return []
+    # Few nodes are active at once: walk up from each instead of down every subflow.
+    waiting = {p.node_id for p in state.pending_approvals.values()}
+    active = busy | set(state.running_turns) | waiting | {
+        nid for nid, items in state.inboxes.items() if items}
+    held: set[str] = set()
+    for nid in active:
+        node = state.nodes.get(nid)
+        parent = node.parent if node is not None else None
+        while parent is not None and parent not in held:
+            held.add(parent)
+            above = state.nodes.get(parent)
+            parent = above.parent if above is not None else None
+    ready = [step for step in steps if step not in held]
     return sorted(ready, key=lambda nid: -(state.nodes[nid].key or "").count("/"))
 
 

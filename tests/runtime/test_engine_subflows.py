@@ -128,3 +128,40 @@ async def test_resume_after_a_kill_uses_the_recorded_subflow_not_the_file(tmp_pa
     assert [e["status"] for e in review] == ["started", "completed"]  # one step, not two
     sent = [e for e in of_type(events, "handoff.sent") if key[e["nodeId"]] == "review"]
     assert sent[0]["envelope"]["payload"]["message"].startswith("APPROVE.")
+
+
+def _write(path: Path, nodes: dict[str, dict], edges: list[tuple[str, str, str]]) -> Path:
+    """A workflow file: ``nodes`` by id ({"say": ...} or {"flow": ...}); the first is the
+    entry; ``edges`` as (from, to, type)."""
+    doc: dict = {"version": 1, "name": path.stem, "task": "t", "nodes": [], "nodeConfigs": {},
+                 "edges": [{"from": a, "to": b, "type": t} for a, b, t in edges]}
+    for i, (key, spec) in enumerate(nodes.items()):
+        node: dict = {"id": key, "entry": i == 0}
+        if "flow" in spec:
+            node.update(kind="subflow", flow=spec["flow"])
+        else:
+            doc["nodeConfigs"][key] = {"script": {"turns": [[{"say": s}] for s in spec["say"]]}}
+        doc["nodes"].append(node)
+    path.write_text(orjson.dumps(doc).decode())
+    return path
+
+
+async def test_nested_subflows_run_inside_out_and_hand_their_output_up(tmp_path):
+    _write(tmp_path / "leaf.flow.yaml", {"x": {"say": ["x works"]}, "y": {"say": ["y checks"]}},
+           [("x", "y", "handoff")])
+    _write(tmp_path / "middle.flow.yaml",
+           {"m": {"say": ["m starts", "m heard back"]}, "inner": {"flow": "leaf.flow.yaml"}},
+           [("m", "inner", "handoff"), ("inner", "m", "report")])
+    top = _write(tmp_path / "top.flow.yaml",
+                 {"a": {"say": ["a starts", "a is done"]}, "b": {"flow": "middle.flow.yaml"}},
+                 [("a", "b", "handoff"), ("b", "a", "report")])
+    engine = await run_doc(load_workflow(top), tmp_path / "data")
+    events = events_of(engine.run_dir)
+    assert engine.state.status == "completed" and unconsumed_items(events) == set()
+    key = keyed(events)
+    ends = [key[e["nodeId"]] for e in of_type(events, "turn.status", status="completed")]
+    assert ends == ["a", "b/m", "b/inner/x", "b/inner/y", "b/inner", "b/m", "b", "a"]
+    up = [e["envelope"] for e in of_type(events, "handoff.sent")
+          if key[e["nodeId"]] in ("b", "b/inner")]
+    assert [(key[e["toNodeId"]], e["payload"]["message"]) for e in up] == \
+        [("b/m", "x works"), ("a", "m heard back")]
