@@ -3,6 +3,7 @@
 import fnmatch
 import os
 from collections import Counter
+from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -382,5 +383,8 @@ def check_file(path: str) -> tuple[WorkflowDocument | None, list[Problem]]:
         return None, exc.problems
     problems = validate(doc, str(path), smap)
     if has_subflows(doc):
-        problems += check_subflows(doc, path)
+        here = str(Path(path).resolve())
+        # A missing file or a cycle is this file's problem: point at its line.
+        problems += [locate([p], smap, str(path))[0] if p.file == here else p
+                     for p in check_subflows(doc, path)]
     return doc, problems

@@ -107,7 +107,7 @@ def test_a_missing_subflow_file_is_refused_naming_the_field_and_the_file(tmp_pat
     errors = [p for p in problems if p.is_error]
     assert [p.location for p in errors] == ["nodes[1].flow"]
     assert "'nowhere.flow.yaml' not found" in str(errors[0])
-    assert errors[0].file == str(a)
+    assert errors[0].file == str(a) and errors[0].line == 9  # the `flow:` line
 
 
 def test_a_problem_inside_a_subflow_file_names_that_file(tmp_path: Path):
