@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from desktop.contract.state import RunState
+
 _BY_URGENCY = ("failed", "blocked", "running")
 
 
@@ -61,3 +63,10 @@ def local_key(state: dict[str, Any] | None, node_id: str) -> str:
     parent = _nodes(state).get(node.get("parent") or "")
     prefix = f"{parent.get('key')}/" if parent else ""
     return key.removeprefix(prefix)
+
+
+def agent_turns(state: RunState) -> list[str]:
+    """Nodes with an agent's turn running. A subflow node's step is none: it lasts while
+    the nodes inside it work, and waits like them for a person's step or approval."""
+    return [nid for nid in state.running_turns
+            if nid not in state.nodes or state.nodes[nid].subflow is None]

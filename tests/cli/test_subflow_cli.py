@@ -44,3 +44,30 @@ def test_the_example_and_its_subflow_each_run_from_the_command_line(
     assert main(["validate", str(EXAMPLES / name)]) == 0
     assert main(["run", "--data-dir", str(tmp_path), str(EXAMPLES / name)]) == 0
     assert "run.completed" in capsys.readouterr().out
+
+
+def test_a_remote_console_waits_for_a_step_while_a_subflow_step_runs():
+    from desktop.cli.remote import RemoteRun
+    from desktop.graph.io import load_workflow
+    from desktop.graph.subflows import resolve_subflows
+    from desktop.runtime.run_setup import run_created_event
+    from desktop.runtime.subflow_step import enter_events
+
+    example = EXAMPLES / "subflow-review.flow.yaml"
+    doc = load_workflow(example)
+    run_id = "11111111-2222-3333-4444-555555555555"
+    created = run_created_event(doc, run_id, mode="INTERACTIVE", global_mode="IMPLEMENTATION",
+                                workflow_path=str(example),
+                                subflows=resolve_subflows(doc, example))
+    review = next(nid for nid, n in created["nodes"].items() if n["key"] == "review")
+    run = RemoteRun(None, run_id)  # type: ignore[arg-type]  # no call reaches the service
+    stamp = {"ts": "2026-01-01T00:00:00.000Z"}
+    run.apply([{**created, **stamp, "seq": 1}, {"type": "run.started", **stamp, "seq": 2},
+               {"type": "inbox.queued", "nodeId": review, **stamp, "seq": 3, "item": {
+                   "id": "i1", "kind": "handoff", "text": "review it",
+                   "queuedAt": stamp["ts"]}}])
+    assert run.state is not None
+    run.apply([{**e, **stamp, "seq": 4 + i} for i, e in enumerate(enter_events(run.state,
+                                                                              review))])
+    assert review in run.state.running_turns  # the review node's step runs...
+    assert run.waiting_for_input()  # ...and the reviewer inside waits for a step

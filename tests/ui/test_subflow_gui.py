@@ -58,6 +58,18 @@ def test_double_click_opens_the_subflow_and_the_breadcrumb_goes_back(
     assert not pane.isVisible() and view.isVisible() and pane.level is None
 
 
+def test_the_open_subflow_command_opens_the_selected_one(editor_window: EditorWindow):
+    assert editor_window.open_path(EXAMPLE)
+    editor_window.actions_["open_subflow"].trigger()
+    assert "Select one subflow node" in editor_window.statusBar().currentMessage()
+    editor_window.scene.select(["review"])
+    editor_window.actions_["open_subflow"].trigger()
+    assert editor_window.subflows.isVisible()
+    assert list(editor_window.subflows.level.view.canvas().nodes) == ["reviewer", "tester"]
+    editor_window.subflows.back_to(0)
+    assert editor_window.view.isVisible()
+
+
 def test_a_subflow_without_a_saved_file_says_why_it_cannot_open(editor_window: EditorWindow):
     editor_window.editor.model.reset(load_workflow(EXAMPLE).model_copy())
     assert editor_window.file.path is None
