@@ -316,7 +316,7 @@ async def subflow_scene(window, out: Path, work: Path) -> None:
     panels = window.run_panels
     for name in ("subflow-review.flow.yaml", "review.flow.yaml"):
         (work / name).write_bytes((examples_dir() / name).read_bytes())
-    window.open_path(work / "subflow-review.flow.yaml")
+    window.files.open_path(work / "subflow-review.flow.yaml")
     window.view.fit()
     await panels.run(interactive=True)
     await wait_for("the subflow run to start", lambda: bool(panels.session.state))

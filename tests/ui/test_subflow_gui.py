@@ -34,14 +34,14 @@ def node_id_of(state: dict, key: str) -> str:
 
 
 def test_a_subflow_card_names_its_file(editor_window: EditorWindow):
-    assert editor_window.open_path(EXAMPLE)
+    assert editor_window.files.open_path(EXAMPLE)
     label, kind, file, hint, _role = editor_window.scene.nodes["review"].raw
     assert (label, kind, file, hint) == ("Review", "Subflow", "review.flow.yaml", SUBFLOW_HINT)
 
 
 def test_double_click_opens_the_subflow_and_the_breadcrumb_goes_back(
         editor_window: EditorWindow, qtbot):
-    assert editor_window.open_path(EXAMPLE)
+    assert editor_window.files.open_path(EXAMPLE)
     view = editor_window.view
     card = editor_window.scene.nodes["review"]
     at = view.mapFromScene(card.sceneBoundingRect().center())
@@ -59,7 +59,7 @@ def test_double_click_opens_the_subflow_and_the_breadcrumb_goes_back(
 
 
 def test_the_open_subflow_command_opens_the_selected_one(editor_window: EditorWindow):
-    assert editor_window.open_path(EXAMPLE)
+    assert editor_window.files.open_path(EXAMPLE)
     editor_window.actions_["open_subflow"].trigger()
     assert "Select one subflow node" in editor_window.statusBar().currentMessage()
     editor_window.scene.select(["review"])
@@ -82,7 +82,7 @@ def test_in_a_run_the_inner_cards_follow_the_run_and_the_top_shows_none_of_them(
     state = run_state()
     review, tester = node_id_of(state, "review"), node_id_of(state, "review/tester")
     top = CanvasRunOverlay(editor_window.scene, editor_window)
-    editor_window.open_path(EXAMPLE)
+    editor_window.files.open_path(EXAMPLE)
     top.apply_state(state)
     assert set(top.badges) == {node_id_of(state, "writer"), review}
     assert top.runtime_nodes == {}  # the inner nodes are not drawn as run-time additions
