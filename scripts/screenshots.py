@@ -304,6 +304,37 @@ async def scenes(window, out: Path, work: Path) -> None:
     # 7. notifications: the settings, run ends turned off (requests and pauses still nudge)
     await notifications_scene(window, out)
 
+    # 8. a subflow node opened while its run is inside it
+    await subflow_scene(window, out, work)
+
+
+async def subflow_scene(window, out: Path, work: Path) -> None:
+    """The review subflow opened in a stepped run: its inner graph, live, and the
+    breadcrumb back to the workflow that uses it."""
+    from desktop.graph.resources import examples_dir
+
+    panels = window.run_panels
+    for name in ("subflow-review.flow.yaml", "review.flow.yaml"):
+        (work / name).write_bytes((examples_dir() / name).read_bytes())
+    window.files.open_path(work / "subflow-review.flow.yaml")
+    window.view.fit()
+    await panels.run(interactive=True)
+    await wait_for("the subflow run to start", lambda: bool(panels.session.state))
+    for turns in (1, 1, 2):  # the writer; the review node's step (no turn); the reviewer
+        await wait_for("a step to be pending", lambda: panels.order.next_node(
+            panels.session.state) is not None)
+        await _done(panels.step())
+        await wait_for("the step to be taken", lambda t=turns: _turns_done(panels) >= t and
+                       panels.order.next_node(panels.session.state) is not None)
+    window.open_subflow("review")
+    window.subflows.level.view.fit()
+    panels.docks["conversation"].raise_()
+    await settle(1.0)
+    shoot(window, out, "subflow")
+    window.subflows.back_to(0)
+    await _done(panels.stop())
+    await wait_for("the subflow run to stop", lambda: _status(panels) == "stopped")
+
 
 async def notifications_scene(window, out: Path) -> None:
     """The settings dialog over the window, with one kind of notification turned off."""

@@ -93,7 +93,14 @@ class Recorded:
             return self.final
         started = following[0]
         assert started["type"] == "turn.status" and started["status"] == "started", started
-        return self.before_turn[frozenset(started["inboxItemIds"])]
+        # A subflow node's step runs no agent and changes no file: the workspace is the
+        # one the next agent turn found.
+        for event in self.events[seq:]:
+            if event["type"] == "turn.status" and event["status"] == "started":
+                key = frozenset(event["inboxItemIds"])
+                if key in self.before_turn:
+                    return self.before_turn[key]
+        return self.final
 
 
 def approve_everything(engine: Engine) -> None:

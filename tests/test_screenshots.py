@@ -1,4 +1,4 @@
-"""`make screenshots` draws the nine README pictures from a real window and service."""
+"""`make screenshots` draws the ten README pictures from a real window and service."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from PySide6.QtGui import QImage
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = ("editor", "compare", "live-run", "approval", "stall", "budget", "replay",
-         "result-view", "notifications")
+         "result-view", "notifications", "subflow")
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
-def test_the_nine_pictures_are_drawn(tmp_path: Path, qapp) -> None:
+def test_the_ten_pictures_are_drawn(tmp_path: Path, qapp) -> None:
     env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
     done = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "screenshots.py"), str(tmp_path), "--offscreen"],

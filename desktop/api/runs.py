@@ -126,6 +126,7 @@ class RunService:
     async def create(self, request: CreateRun) -> dict[str, Any]:
         """A new run of the requested workflow, started at once."""
         from desktop.graph.document import WorkflowDocument
+        from desktop.graph.errors import WorkflowLoadError
         from desktop.graph.validate import check_file, validate
         from desktop.runtime.recovery import create_run
         from desktop.runtime.run_setup import SetupError
@@ -156,7 +157,7 @@ class RunService:
             engine = create_run(doc, self.data_dir, mode=request.mode,
                                 global_mode=request.global_mode, workflow_path=workflow_path,
                                 options=self.options())
-        except (SetupError, ValueError) as exc:
+        except (SetupError, ValueError, WorkflowLoadError) as exc:
             raise ApiError(422, "invalid_workflow", str(exc), "workflow") from None
         self.host(engine)
         return engine.state.to_json_dict()

@@ -24,6 +24,7 @@ from desktop.cli.server_args import RemoteError, client_for
 from desktop.contract.enums import RUN_ENDED
 from desktop.contract.state import PendingApproval, RunState
 from desktop.views.state import RunProjection
+from desktop.views.subflows import agent_turns
 from desktop.views.usage import cost_text, total_tokens
 
 EXIT = {"completed": 0, "failed": 1, "stopped": 4}
@@ -94,7 +95,7 @@ class RemoteRun:
             return False
         if state.pending_approvals:
             return True
-        if state.running_turns:
+        if agent_turns(state):
             return False
         if self.status == "paused":
             return True

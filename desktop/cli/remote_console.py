@@ -34,6 +34,7 @@ from desktop.contract.commands import (
 from desktop.contract.enums import RUN_ENDED
 from desktop.runtime.control import CommandError
 from desktop.views.node_ref import console_approval, console_node
+from desktop.views.subflows import agent_turns
 
 if TYPE_CHECKING:
     from desktop.cli.remote import RemoteRun
@@ -103,7 +104,7 @@ class RemoteConsole:
         state = self.run.state
         if state is None or self.run.status in RUN_ENDED:
             return False
-        return bool(state.running_turns) or (
+        return bool(agent_turns(state)) or (
             self.run.status == "running" and str(state.mode) == "AUTO"
             and any(state.inboxes.values()))
 

@@ -176,6 +176,12 @@ class NodeState(ContractModel):
     added_at_runtime: bool = Field(False, alias="addedAtRuntime")
     git: NodeGit | None = Field(None, description="The node's worktree and branch, once it "
                                                   "works in one (isolation: worktree).")
+    subflow: str | None = Field(None, description="A subflow node's workflow file, as its "
+                                                  "`flow:` names it; None for an agent node.")
+    subflow_entry: str | None = Field(None, alias="subflowEntry",
+                                      description="The node id a subflow node's input goes to.")
+    parent: str | None = Field(None, description="The subflow node this node runs inside, "
+                                                 "or None at the top of the run.")
 
 
 def default_edge_label(edge_type: EdgeType | str) -> str:

@@ -11,9 +11,9 @@ are errors here, so a typo never goes unnoticed.
 import uuid
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from desktop.contract.enums import EdgeType, GlobalMode, Mode, Provider
 from desktop.contract.executor import ExecutorSpec
@@ -46,11 +46,24 @@ class WorkflowNode(_DocModel):
     permissions: Permissions | None = None
     position: Position | None = None
     entry: bool = False
+    kind: Literal["agent", "subflow"] = Field(
+        "agent", description="agent: one agent takes the node's turns; subflow: another "
+                             "workflow file (`flow`) runs as the node's one step.")
+    flow: str | None = Field(
+        None, description="The subflow's *.flow.yaml, relative to this workflow's file.")
 
     @field_validator("label")
     @classmethod
     def _strip(cls, value: str) -> str:
         return value.strip()
+
+    @model_validator(mode="after")
+    def _flow_matches_kind(self) -> "WorkflowNode":
+        if self.kind == "subflow" and not self.flow:
+            raise ValueError("a subflow node needs `flow:`, the path of its *.flow.yaml")
+        if self.kind == "agent" and self.flow:
+            raise ValueError("`flow:` is for subflow nodes: add `kind: subflow` or remove it")
+        return self
 
 
 class WorkflowEdge(_DocModel):
@@ -83,6 +96,21 @@ class WorkflowDocument(_DocModel):
     notes: list[StickyNote] = Field(default_factory=list, description="Sticky notes.")
     groups: list[NodeGroup] = Field(default_factory=list, description="Titled frames.")
     extra: dict[str, Any] = Field(default_factory=dict, description="Free-form user metadata.")
+    # The file it was read from (desktop.graph.io): where its subflows' paths start.
+    _source: str | None = PrivateAttr(None)
+
+    def __eq__(self, other: object) -> bool:
+        # Where a document was read from is no part of what it says.
+        if not isinstance(other, WorkflowDocument):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as every model
+
+    @property
+    def source(self) -> str | None:
+        """The file this document was read from, or None (made in code or in the editor)."""
+        return self._source
 
     @model_validator(mode="after")
     def _edge_ids(self) -> "WorkflowDocument":

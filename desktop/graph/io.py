@@ -59,7 +59,9 @@ def read_workflow(path: str | os.PathLike[str]) -> tuple[WorkflowDocument, Sourc
             file=file)]) from None
     except YamlError as exc:
         raise WorkflowLoadError([_yaml_problem(exc)]) from None
-    return parse_workflow(text, file)
+    doc, smap = parse_workflow(text, file)
+    doc._source = str(target.resolve())
+    return doc, smap
 
 
 def parse_workflow(text: str, source: str = "<string>") -> tuple[WorkflowDocument, SourceMap]:
@@ -198,6 +200,9 @@ def _node_data(node: Any) -> dict[str, Any]:
                            "roleTemplate": node.role_template, "provider": str(node.provider)}
     if node.entry:
         out["entry"] = True
+    if node.kind != "agent":
+        out["kind"] = node.kind
+        out["flow"] = node.flow
     for key, model in (("capabilities", node.capabilities), ("permissions", node.permissions)):
         if model is not None:
             out[key] = model.model_dump(mode="json", by_alias=True, exclude_defaults=True)

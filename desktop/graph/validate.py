@@ -3,6 +3,7 @@
 import fnmatch
 import os
 from collections import Counter
+from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -18,6 +19,7 @@ from desktop.graph.fields import from_validation_error, locate
 from desktop.graph.isolation_check import check_isolation
 from desktop.graph.roles import role_names
 from desktop.graph.sourcemap import SourceMap
+from desktop.graph.subflows import check_subflows, has_subflows
 from desktop.graph.topology import links, reachable
 from desktop.store.paths import data_dir
 from desktop.store.secret_names import user_patterns
@@ -379,4 +381,10 @@ def check_file(path: str) -> tuple[WorkflowDocument | None, list[Problem]]:
         doc, smap = read_workflow(path)
     except WorkflowLoadError as exc:
         return None, exc.problems
-    return doc, validate(doc, str(path), smap)
+    problems = validate(doc, str(path), smap)
+    if has_subflows(doc):
+        here = str(Path(path).resolve())
+        # A missing file or a cycle is this file's problem: point at its line.
+        problems += [locate([p], smap, str(path))[0] if p.file == here else p
+                     for p in check_subflows(doc, path)]
+    return doc, problems

@@ -14,6 +14,9 @@ Run-level rules:
 - ``limits.maxTurns``: a node that has used its turns and still has input is
   marked failed ("max turns reached") and the run fails; the input stays in
   its inbox, so raising the limit and resuming continues the run.
+- A subflow node takes no turn: its input starts the subflow, and its step ends,
+  routing the subflow's output, once nothing inside it runs or waits
+  (:mod:`desktop.runtime.subflow_step`).
 - A stall (or a silent node) pauses the run; :meth:`resume` continues it.
 - ``budget`` (a node's or the run's): when usage reaches a limit the run pauses with
   ``run.budget_exceeded`` and the spending turns are cancelled (their input goes back to
@@ -41,6 +44,7 @@ from desktop.runtime.recorder import Recorder
 from desktop.runtime.scheduler import DEFAULT_CONCURRENCY, Scheduler, StepError
 from desktop.runtime.snapshots import SnapshotWriter
 from desktop.runtime.stall import StallDetector, silent_evidence
+from desktop.runtime.subflow_step import enter_events, finish_events, finishing, is_subflow
 from desktop.runtime.turn import TurnRunner
 from desktop.store.eventlog import Durability, EventLog
 from desktop.views.node_ref import exact_node
@@ -327,6 +331,8 @@ class Engine:
                 settling = self._failing is not None or self._stopping
                 if not settling:
                     self._start_turns(state)
+                if not settling and self._finish_subflow():
+                    continue
                 if not settling and self._finished():
                     self.recorder.emit({"type": "run.completed"})
                     self.recorder.flush()
@@ -358,6 +364,11 @@ class Engine:
 
     def _start_turns(self, state: RunState) -> None:
         for node_id in self.scheduler.pick(state, self.busy(), waiting=self.judged):
+            if is_subflow(state, node_id):  # no agent: its input goes to the subflow
+                for event in enter_events(self.state, node_id):
+                    self.recorder.emit(event)
+                self.recorder.flush()
+                continue
             limit = (state.node_configs.get(node_id) or NodeConfig()).limits.max_turns
             if limit is not None and state.turns.get(node_id, 0) >= limit:
                 self._max_turns(node_id, limit)
@@ -370,6 +381,20 @@ class Engine:
             task = asyncio.create_task(self._run_turn(self, node_id), name=f"turn-{node_id}")
             self.tasks[node_id] = task
             task.add_done_callback(lambda t, n=node_id: self._turn_done(n, t))
+
+    def _finish_subflow(self) -> bool:
+        """End the step of one subflow node whose inside is quiet; True if one ended (its
+        output may wake the subflow around it, so the loop looks again)."""
+        state = self.state
+        if state.status != RunStatus.RUNNING:
+            return False
+        ready = finishing(state, self.busy())
+        if not ready:
+            return False
+        for event in finish_events(state, self.run_dir, ready[0]):
+            self.recorder.emit(event)
+        self.recorder.flush()
+        return True
 
     def _turn_done(self, node_id: str, task: asyncio.Task[None]) -> None:
         if self.tasks.get(node_id) is task:

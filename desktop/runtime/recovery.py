@@ -25,11 +25,13 @@ from typing import Any
 from desktop.contract.enums import RunStatus
 from desktop.contract.executor import as_ray
 from desktop.graph.document import WorkflowDocument
+from desktop.graph.subflows import has_subflows, resolve_subflows
 from desktop.providers.redact import Redactor
 from desktop.runtime.best_of import take_turn
 from desktop.runtime.engine import Engine, EngineError, EngineOptions
 from desktop.runtime.recorder import Recorder
 from desktop.runtime.run_setup import run_created_event, task_event
+from desktop.runtime.subflow_step import is_subflow
 from desktop.store.eventlog import EventLog
 from desktop.store.keychain import keyring_env
 from desktop.store.paths import runs_dir
@@ -46,14 +48,21 @@ _INDEXED = frozenset({"inbox.queued", "turn.status", "run.stalled", "node.patch"
 def create_run(doc: WorkflowDocument, data_dir: Path, mode: str | None = None,
                global_mode: str | None = None, workflow_path: str | None = None,
                options: EngineOptions | None = None) -> Engine:
-    """A new run folder for ``doc`` with its ``run.created`` and task written; not started."""
+    """A new run folder for ``doc`` with its ``run.created`` and task written; not started.
+
+    The subflow files ``doc`` uses are read now, relative to ``workflow_path`` (else
+    the file ``doc`` was read from); WorkflowLoadError when one is missing or they
+    form a cycle.
+    """
     from desktop.contract.base import new_id
 
     options = options or EngineOptions()
     run_id = new_id()
+    home = workflow_path or doc.source
+    subflows = resolve_subflows(doc, home) if home and has_subflows(doc) else None
     created = run_created_event(doc, run_id, mode=(mode or str(doc.mode)).upper(),
                                 global_mode=(global_mode or str(doc.global_mode)).upper(),
-                                workflow_path=workflow_path)
+                                workflow_path=workflow_path, subflows=subflows)
     task = task_event(doc, run_id)
     run_dir = runs_dir(Path(data_dir)) / run_id
     run_dir.mkdir(parents=True)
@@ -148,6 +157,8 @@ def settle(engine: Engine, groups: dict[str, int], mode: str | None,
         raise EngineError(f"run {state.id} is completed; there is nothing to resume")
     emit = engine.recorder.emit
     for node_id, turn in state.running_turns.items():
+        if is_subflow(state, node_id):
+            continue  # its step goes on while its inner nodes' turns restart
         agent_run = turn.get("agentRunId")
         config = state.node_configs.get(node_id)
         remote = as_ray(config.executor if config and config.executor is not None

@@ -9,7 +9,8 @@ Rules (the engine relies on them; the README of the runtime repeats them):
 - An agent may direct its output (``TurnResult.handoff``, one directive or a
   list; ``to`` may list several targets): then only those targets get it.
   A target is named exactly, by its node id or its key (labels and id
-  prefixes are a console's convenience, never an agent's). Each must be
+  prefixes are a console's convenience, never an agent's); inside a subflow,
+  the key its own file gives comes first (``reviewer`` is ``review/reviewer``). Each must be
   reachable by one of the routes above; otherwise a ``bus.message`` ERROR
   naming the directive, the name and the valid names is recorded and
   default routing applies.
@@ -28,6 +29,7 @@ from typing import Any
 from desktop.contract.base import new_id, utc_now
 from desktop.contract.enums import EdgeType
 from desktop.contract.state import RunState
+from desktop.graph.subflows import scope_of, scoped_key
 from desktop.views.node_ref import exact_node
 
 MAX_MESSAGE_CHARS = 20_000
@@ -71,6 +73,13 @@ def _directives(handoff: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _target(state: RunState, node_id: str, ref: str) -> str | None:
+    """The node ``ref`` names for ``node_id``: inside a subflow, a key of the subflow's
+    own file (``reviewer``) first names the node of the same subflow."""
+    scope = scope_of(state.nodes[node_id].key or "")
+    return (scope and exact_node(state, scoped_key(scope, ref))) or exact_node(state, ref)
+
+
 def _name(state: RunState, node_id: str) -> str:
     return state.nodes[node_id].key or node_id
 
@@ -97,7 +106,7 @@ def choose_routes(state: RunState, node_id: str, *, handoff: Any, done: bool,
     if directives:
         chosen: list[tuple[Route, dict[str, Any] | None]] = []
         for number, directive in enumerate(directives, 1):
-            target = exact_node(state, str(directive["to"]))
+            target = _target(state, node_id, str(directive["to"]))
             route = next((r for r in routes if r.target == target), None)
             if route is None:
                 problem = _refused(state, routes, number, len(directives), directive["to"],

@@ -2,51 +2,106 @@
 
 Node ids become UUIDs (:func:`desktop.graph.document.node_uuid`), the slug is
 kept as the node's ``key``; edge ids come from
-:func:`desktop.graph.document.edge_uuid`.
+:func:`desktop.graph.document.edge_uuid`. The nodes and edges of each subflow
+are part of the graph, with keys and edge ids scoped by their subflow node
+(``review/implementer``), so the run never reads a subflow file again.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from desktop.contract.base import new_id, utc_now
 from desktop.contract.enums import EdgeType
 from desktop.contract.executor import executor_json
 from desktop.contract.state import Capabilities, EdgeState, NodeState, Permissions
-from desktop.graph.document import WorkflowDocument, edge_uuid, node_uuid
+from desktop.graph.document import WorkflowDocument, WorkflowNode, edge_uuid, node_uuid
+from desktop.graph.subflows import Subflow, scoped_key
 
 
 class SetupError(ValueError):
     """A document that cannot start a run (no nodes, no entry node)."""
 
 
-def run_created_event(doc: WorkflowDocument, run_id: str, *, mode: str, global_mode: str,
-                      workflow_path: str | None) -> dict[str, Any]:
-    """The ``run.created`` event of a new run of ``doc``."""
+def _node_state(run_id: str, wn: WorkflowNode, key: str, parent: str | None,
+                sub: Subflow | None) -> NodeState:
+    node = NodeState(
+        id=node_uuid(run_id, key), run_id=run_id, key=key, label=wn.label or wn.id,
+        role_template=wn.role_template, provider=wn.provider,
+        capabilities=wn.capabilities or Capabilities(),
+        permissions=wn.permissions or Permissions(),
+        position=(wn.position.x, wn.position.y) if wn.position else None,
+        entry=wn.entry and parent is None, parent=parent,
+    )
+    if sub is not None:
+        entry = sub.doc.entry_node()
+        if entry is None:
+            raise SetupError(f"subflow {sub.path} has no entry node: mark one `entry: true`")
+        node.subflow = wn.flow
+        node.subflow_entry = node_uuid(run_id, scoped_key(key, entry.id))
+    return node
+
+
+def _config(doc: WorkflowDocument, node_id: str, folder: str) -> dict[str, Any]:
+    """The node's config; a relative workspace rebased from the folder of its own file
+    (``folder``, relative to the top workflow's) to the top workflow's folder, which the
+    run resolves it against."""
+    config = doc.config(node_id)
+    workspace = config.workspace
+    if folder and workspace and not os.path.isabs(workspace) and \
+            not workspace.startswith("~"):
+        config = config.model_copy(update={
+            "workspace": os.path.normpath(os.path.join(folder, workspace))})
+    return config.to_json_dict()
+
+
+def graph_of(doc: WorkflowDocument, run_id: str, subflows: dict[str, Subflow],
+             scope: str = "", parent: str | None = None, folder: str = ""
+             ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """The run's nodes, node configs and edges (wire form, by id) for ``doc`` and the
+    subflows it uses, keys scoped by ``scope``; ``folder``: where ``doc``'s file is,
+    relative to the top workflow's folder."""
     nodes: dict[str, Any] = {}
     configs: dict[str, Any] = {}
-    for wn in doc.nodes:
-        node_id = node_uuid(run_id, wn.id)
-        node = NodeState(
-            id=node_id, run_id=run_id, key=wn.id, label=wn.label or wn.id,
-            role_template=wn.role_template, provider=wn.provider,
-            capabilities=wn.capabilities or Capabilities(),
-            permissions=wn.permissions or Permissions(),
-            position=(wn.position.x, wn.position.y) if wn.position else None,
-            entry=wn.entry,
-        )
-        nodes[node_id] = node.to_json_dict()
-        configs[node_id] = doc.config(wn.id).to_json_dict()
     edges: dict[str, Any] = {}
+    for wn in doc.nodes:
+        key = scoped_key(scope, wn.id)
+        sub = subflows.get(wn.id) if wn.kind == "subflow" else None
+        node = _node_state(run_id, wn, key, parent, sub)
+        nodes[node.id] = node.to_json_dict()
+        configs[node.id] = _config(doc, wn.id, folder)
+        if sub is not None:
+            inner_folder = os.path.normpath(os.path.join(folder, os.path.dirname(wn.flow or "")))
+            inner = graph_of(sub.doc, run_id, sub.inner, key, node.id,
+                             "" if inner_folder == "." else inner_folder)
+            for mine, theirs in zip((nodes, configs, edges), inner, strict=True):
+                mine.update(theirs)
     for index, we in enumerate(doc.edges):
-        edge_id = edge_uuid(run_id, index, we)
+        scoped = we if not scope else we.model_copy(
+            update={"id": scoped_key(scope, we.id or f"{index}:{we.from_}->{we.to}")})
+        edge_id = edge_uuid(run_id, index, scoped)
         kind = EdgeType(we.type)
         edge = EdgeState(
-            id=edge_id, from_=node_uuid(run_id, we.from_), to=node_uuid(run_id, we.to),
+            id=edge_id, from_=node_uuid(run_id, scoped_key(scope, we.from_)),
+            to=node_uuid(run_id, scoped_key(scope, we.to)),
             bidirectional=we.bidirectional, type=kind,
             label=we.label or ("report" if kind is EdgeType.REPORT else "task"),
         )
         edges[edge_id] = edge.to_json_dict()
+    return nodes, configs, edges
+
+
+def run_created_event(doc: WorkflowDocument, run_id: str, *, mode: str, global_mode: str,
+                      workflow_path: str | None,
+                      subflows: dict[str, Subflow] | None = None) -> dict[str, Any]:
+    """The ``run.created`` event of a new run of ``doc`` (``subflows``: what its subflow
+    nodes run, from :func:`desktop.graph.subflows.resolve_subflows`)."""
+    missing = [n.id for n in doc.nodes if n.kind == "subflow" and n.id not in (subflows or {})]
+    if missing:
+        raise SetupError(f"subflow node {missing[0]!r} has no workflow read for it: run the "
+                         "workflow from its file, so `flow:` can be found")
+    nodes, configs, edges = graph_of(doc, run_id, subflows or {})
     event: dict[str, Any] = {
         "type": "run.created", "runId": run_id, "workflowName": doc.name,
         "task": doc.task, "mode": mode, "globalMode": global_mode,

@@ -97,6 +97,8 @@ ACTIONS: list[Spec | None] = [
     Spec("zoom_reset", "&Actual Size", "View", lambda w: w.viewing.zoom_reset, ("Ctrl+0",)),
     Spec("fit", "&Fit to Window", "View", lambda w: w.viewing.fit, ("Ctrl+1",)),
     Spec("fit_selection", "Fit &Selection", "View", lambda w: w.viewing.fit_selection, ("Ctrl+2",)),
+    Spec("open_subflow", "Open Su&bflow", "View", lambda w: w.viewing.open_subflow,
+         tip="Show the graph inside the selected subflow node (or double-click it)"),
     SEP,
     Spec("minimap", "&Minimap", "View", lambda w: w.viewing.toggle_minimap,
          ("Ctrl+M",), checkable=True),

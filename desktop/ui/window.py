@@ -40,6 +40,8 @@ from desktop.ui.run.bring_up import bring_up_run
 from desktop.ui.run.session import RunSession
 from desktop.ui.run.window_parts import WindowParts
 from desktop.ui.settings import ui_settings
+from desktop.ui.subflow_open import open_subflow
+from desktop.ui.subflow_pane import SubflowPane
 from desktop.ui.window_arrange import ArrangeCommands
 from desktop.ui.window_compare import CompareCommands
 from desktop.ui.window_edit import EditCommands
@@ -113,6 +115,8 @@ class EditorWindow(QMainWindow):
         box.setSpacing(0)
         box.addWidget(self.info)
         box.addWidget(self.view, 1)
+        self.subflows = SubflowPane(self.theme, lambda: self.editor.model.doc.name or "Workflow")
+        box.addWidget(self.subflows, 1)
         self.setCentralWidget(center)
         self.palette_panel = Palette(self.theme)
         self.inspector = Inspector(self.editor)
@@ -238,6 +242,8 @@ class EditorWindow(QMainWindow):
         self.scene.connectRefused.connect(lambda why: self.statusBar().showMessage(
             f"Not connected: {why}", 4000))
         self.scene.emptyDoubleClicked.connect(self.pickers.quick_add_at)
+        self.scene.subflowOpened.connect(self.open_subflow)
+        self.subflows.closed.connect(self.view.show)
         self.scene.connectionDroppedOnEmpty.connect(self.pickers.quick_add_connected)
         self.view.quickAddRequested.connect(self.pickers.quick_add_at)
         self.view.zoomChanged.connect(lambda z: self.zoom_label.setText(f"{round(z * 100)}%"))
@@ -251,6 +257,7 @@ class EditorWindow(QMainWindow):
         m.changed.connect(self._update_counts)
         m.metaChanged.connect(self._update_title)
         m.documentReset.connect(self._update_title)
+        m.documentReset.connect(lambda: self.subflows.back_to(0))  # another graph now
         hints = QGuiApplication.styleHints()
         if hasattr(hints, "colorSchemeChanged"):
             hints.colorSchemeChanged.connect(self._on_system_scheme)
@@ -265,6 +272,10 @@ class EditorWindow(QMainWindow):
     def show_error(self, title: str, text: str) -> None:
         """Say in a warning box why something could not be done."""
         QMessageBox.warning(self, title, text)
+
+    def open_subflow(self, node_id: str) -> bool:
+        """Show the graph inside subflow node ``node_id``, with a breadcrumb back."""
+        return open_subflow(self, node_id)
 
     # ---------------------------------------------------------------- state display
     def _update_title(self) -> None:
@@ -341,6 +352,7 @@ class EditorWindow(QMainWindow):
             inspector=self.inspector, problems=self.problems,
             problems_dock=self.docks["problems"], info=self.info,
             message=self.message, show_run=self.show_run,
+            follow_state=self.subflows.apply_state,
             bring_up_run=lambda run_dir, approval: bring_up_run(self, run_dir, approval))
 
     # ---------------------------------------------------------------- theme and layout

@@ -1,4 +1,5 @@
-"""The editor window's View commands: zoom, fit, the minimap, snapping and the theme.
+"""The editor window's View commands: zoom, fit, opening a subflow, the minimap, snapping
+and the theme.
 
 :class:`ViewCommands` is ``window.viewing`` (``window.view`` is the canvas view itself).
 """
@@ -41,6 +42,16 @@ class ViewCommands:
             r = scene.nodes[node_id].sceneBoundingRect()
             rect = r if rect is None else rect.united(r)
         self.window.view.fit(rect)
+
+    def open_subflow(self) -> None:
+        """Show the graph inside the one selected subflow node."""
+        window = self.window
+        chosen = [n for n in window.scene.selected_node_ids()
+                  if (node := window.editor.model.node(n)) is not None and node.kind == "subflow"]
+        if len(chosen) != 1:
+            window.message("Select one subflow node to open it.")
+            return
+        window.open_subflow(chosen[0])
 
     def toggle_minimap(self) -> None:
         """Show or hide the minimap, as its menu item is checked."""

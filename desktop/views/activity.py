@@ -29,6 +29,7 @@ from typing import Any
 import orjson
 
 from desktop.contract.enums import RUN_ENDED
+from desktop.views.subflows import subflow_status
 from desktop.views.tool_calls import AWAITING
 
 NEXT = "next"
@@ -158,7 +159,8 @@ def node_activity(state: dict | None, recent: RecentActivity | None = None,
     out: dict[str, NodeActivity] = {}
     for node_id, node in (state.get("nodes") or {}).items():
         summary = str(node.get("summary") or "")
-        status = str(node.get("status", "idle"))
+        status = (subflow_status(state, node_id) if node.get("subflow")
+                  else str(node.get("status", "idle")))
         waiting = len(inboxes.get(node_id) or ())
         done = int(turns.get(node_id, 0))
         out[node_id] = NodeActivity(

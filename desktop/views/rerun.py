@@ -8,29 +8,39 @@ from desktop.graph.document import Position, WorkflowDocument, WorkflowEdge, Wor
 from desktop.views.logfile import LogFile
 
 
-def document_from_created(created: dict) -> WorkflowDocument:
-    """Rebuild the document from a ``run.created`` event (run-time additions left out)."""
-    nodes = created.get("nodes") or {}
+def document_from_created(created: dict, scope: str | None = None) -> WorkflowDocument:
+    """Rebuild the document from a ``run.created`` event (run-time additions left out).
+
+    ``scope``: the id of a subflow node, for the graph inside it (keys as its own file
+    gives them); None for the run's own graph. The nodes inside subflows are left out.
+    """
+    every = created.get("nodes") or {}
+    nodes = {nid: n for nid, n in every.items() if n.get("parent") == scope}
     configs = created.get("nodeConfigs") or {}
-    key_of = {nid: n.get("key") or nid for nid, n in nodes.items()}
+    prefix = f"{every[scope].get('key')}/" if scope in every else ""
+    key_of = {nid: (n.get("key") or nid).removeprefix(prefix) for nid, n in nodes.items()}
     doc_nodes, doc_configs = [], {}
     for nid, n in nodes.items():
         if n.get("addedAtRuntime"):
             continue
         pos = n.get("position")
-        doc_nodes.append(WorkflowNode(
+        sub = {"kind": "subflow", "flow": n["subflow"]} if n.get("subflow") else {}
+        entry = bool(n.get("entry")) or (scope in every and
+                                         every[scope].get("subflowEntry") == nid)
+        doc_nodes.append(WorkflowNode(**sub,
             id=key_of[nid], label=n.get("label", ""), roleTemplate=n.get("roleTemplate",
                                                                          "implementer"),
             provider=n.get("provider", "scripted"), capabilities=n.get("capabilities"),
-            permissions=n.get("permissions"), entry=bool(n.get("entry")),
+            permissions=n.get("permissions"), entry=entry,
             position=Position(x=pos[0], y=pos[1]) if pos else None))
         if nid in configs:
             doc_configs[key_of[nid]] = configs[nid]
-    edges = [WorkflowEdge(**{"from": key_of.get(e.get("from"), e.get("from")),
-                             "to": key_of.get(e.get("to"), e.get("to")),
+    edges = [WorkflowEdge(**{"from": key_of[e["from"]], "to": key_of[e["to"]],
                              "type": e.get("type", "handoff"), "label": e.get("label"),
                              "bidirectional": bool(e.get("bidirectional"))})
-             for e in (created.get("edges") or {}).values() if not e.get("addedAtRuntime")]
+             for e in (created.get("edges") or {}).values()
+             if not e.get("addedAtRuntime") and e.get("from") in key_of
+             and e.get("to") in key_of]
     return WorkflowDocument(name=created.get("workflowName") or "Workflow",
                             task=created.get("task", ""), mode=created.get("mode", "AUTO"),
                             globalMode=created.get("globalMode", "IMPLEMENTATION"),

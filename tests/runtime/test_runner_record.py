@@ -184,6 +184,8 @@ async def test_every_example_writes_records_that_verify(example: Path, boxed: bo
                                                         tmp_path: Path):
     doc = load_workflow(example)
     if boxed:
+        if any(node.kind == "subflow" for node in doc.nodes):
+            pytest.skip("the nodes inside a subflow take their sandbox from its own file")
         if (problem := sandbox.bwrap_problem()) is not None:
             pytest.skip(f"bubblewrap cannot run here: {problem}")
         for node in doc.nodes:

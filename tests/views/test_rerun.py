@@ -9,24 +9,28 @@ import pytest
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.io import load_workflow
 from desktop.graph.resources import examples_dir
+from desktop.graph.subflows import Subflow, resolve_subflows
 from desktop.runtime.run_setup import run_created_event
 from desktop.views.rerun import document_of_first
 
 RUN_ID = "0f0e0d0c-0b0a-4000-8000-000000000000"
 
 
-def _created(doc: WorkflowDocument, path: str | None = None) -> dict:
+def _created(doc: WorkflowDocument, path: str | None = None,
+             subflows: dict[str, Subflow] | None = None) -> dict:
     return run_created_event(doc, RUN_ID, mode=str(doc.mode).upper(),
-                             global_mode=str(doc.global_mode).upper(), workflow_path=path)
+                             global_mode=str(doc.global_mode).upper(), workflow_path=path,
+                             subflows=subflows)
 
 
 @pytest.mark.parametrize("example", sorted(p.name for p in examples_dir().glob("*.flow.yaml")))
 def test_every_example_runs_again_as_it_started(example: str) -> None:
     doc = load_workflow(examples_dir() / example)
-    first = _created(doc, f"/flows/{example}")
+    subflows = resolve_subflows(doc, examples_dir() / example)  # the files, read once
+    first = _created(doc, f"/flows/{example}", subflows)
     again, path = document_of_first(first, "test")
     assert path == f"/flows/{example}"
-    assert _created(again, path) == first
+    assert _created(again, path, subflows) == first
 
 
 def test_budget_executor_attempts_and_isolation_are_kept() -> None:

@@ -27,6 +27,8 @@ from desktop.ui.editor import Editor, snap
 from desktop.ui.roles_cache import role_description, role_title
 from desktop.ui.theme import LIGHT, Theme
 
+SUBFLOW_HINT = "Double-click to open the subflow"
+
 TEMPLATE_MIME = "application/x-agent-canvas-template"
 SCENE_MARGIN = 2000.0
 GRID_MAJOR = 100
@@ -61,6 +63,7 @@ class CanvasScene(QGraphicsScene):
 
     connectRefused = Signal(str)  # why a connection was not made
     emptyDoubleClicked = Signal(QPointF)
+    subflowOpened = Signal(str)  # a subflow node was double-clicked: show its inside
     connectionDroppedOnEmpty = Signal(str, QPointF)  # source node, scene point
 
     def __init__(self, editor: Editor, theme: Theme = LIGHT, parent=None):
@@ -173,8 +176,13 @@ class CanvasScene(QGraphicsScene):
         config = self.model.config(item.node_id)
         summary = (config.instructions.strip().split("\n", 1)[0] if config and
                    config.instructions.strip() else role_description(node.role_template))
-        item.set_content(node.label or node.id, node.role_template,
-                         role_title(node.role_template), str(node.provider), summary, node.entry)
+        if node.kind == "subflow":  # its file stands where an agent's provider would
+            item.set_content(node.label or node.id, node.role_template, "Subflow",
+                             node.flow or "", SUBFLOW_HINT, node.entry)
+        else:
+            item.set_content(node.label or node.id, node.role_template,
+                             role_title(node.role_template), str(node.provider), summary,
+                             node.entry)
         pos = node.position
         if pos is not None and (item.pos().x() != pos.x or item.pos().y() != pos.y):
             item.setPos(pos.x, pos.y)
@@ -437,7 +445,19 @@ class CanvasScene(QGraphicsScene):
         if self.itemAt(event.scenePos(), QTransform()) is None:
             self.emptyDoubleClicked.emit(event.scenePos())
             return
+        subflow = self.subflow_at(event.scenePos())
+        if subflow is not None:
+            self.subflowOpened.emit(subflow)
+            return
         super().mouseDoubleClickEvent(event)
+
+    def subflow_at(self, pos: QPointF) -> str | None:
+        """The id of the subflow node whose card is at ``pos`` (its badges included)."""
+        item = self.itemAt(pos, QTransform())
+        while item is not None and not isinstance(item, NodeItem):
+            item = item.parentItem()
+        node = self.model.node(item.node_id) if item is not None else None
+        return node.id if node is not None and node.kind == "subflow" else None
 
     def _drag_to(self, pos: QPointF, modifiers) -> None:
         d = self._drag

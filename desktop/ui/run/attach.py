@@ -347,6 +347,8 @@ class RunPanels(ModesAndChat, QObject):
         self.record.update_run(self.session.run_dir, state)
         if self.overlay is not None:
             self.overlay.apply_state(state)
+        if self.parts.follow_state is not None:
+            self.parts.follow_state(state)
 
     def _on_finished(self, status: str) -> None:
         if self.session is not None:
@@ -546,6 +548,8 @@ class RunPanels(ModesAndChat, QObject):
         if self.overlay is not None:
             self.overlay.replay_at(True)
             self.overlay.apply_state(state)
+        if self.parts.follow_state is not None:
+            self.parts.follow_state(state)
 
     def run_again(self, run_dir: Path) -> asyncio.Task | None:
         """Start a new run of the graph a past run started with: read from its folder, or

@@ -23,6 +23,7 @@ from desktop.views.activity import StepOrder, node_activity
 from desktop.views.branches import branch_note
 from desktop.views.budget_meter import node_meter, ticking
 from desktop.views.notices import HandoffSent
+from desktop.views.subflows import local_key
 from desktop.views.tool_calls import AWAITING
 
 __all__ = ["AWAITING", "STATUS_COLORS", "CanvasRunOverlay", "StatusBadge"]
@@ -105,6 +106,7 @@ class CanvasRunOverlay(QObject):
         self.runtime_edges: dict[str, LineItem] = {}
         self.flights: list[tuple[LineItem, float]] = []
         self.state: dict | None = None
+        self.scope: str | None = None  # the subflow node whose inside is shown; None: the top
         self.order = StepOrder()  # when inputs were queued (fed by the run panels)
         self.replaying = False  # times count from the replayed moment, not from now
         self._clock = QTimer(self)
@@ -123,7 +125,9 @@ class CanvasRunOverlay(QObject):
     def item_for(self, node_id: str) -> QGraphicsItem | None:
         """The canvas item showing run node ``node_id`` (document node or run-time one)."""
         node = ((self.state or {}).get("nodes") or {}).get(node_id) or {}
-        item = self._doc_items().get(node.get("key") or "")
+        if node.get("parent") != self.scope:
+            return None  # inside another subflow than the one shown
+        item = self._doc_items().get(local_key(self.state, node_id))
         return item if item is not None else self.runtime_nodes.get(node_id)
 
     def _center(self, node_id: str, side: str) -> QPointF | None:
@@ -156,8 +160,10 @@ class CanvasRunOverlay(QObject):
         activity = node_activity(state, order=self.order)
         seen = set()
         for node_id, node in nodes.items():
+            if node.get("parent") != self.scope:
+                continue  # drawn when its subflow is opened
             seen.add(node_id)
-            item = self._doc_items().get(node.get("key") or "")
+            item = self._doc_items().get(local_key(state, node_id))
             if item is None or node.get("addedAtRuntime"):
                 rt = self.runtime_nodes.get(node_id)
                 if rt is None:

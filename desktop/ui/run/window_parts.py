@@ -62,6 +62,8 @@ class WindowParts:
     """A short note in the status bar."""
     show_run: Callable[[Path, bool], object] | None = None
     """Where the window shows a run picked in Run history (with its own graph)."""
+    follow_state: Callable[[dict | None], None] | None = None
+    """Other views of the run's graph that follow its state (a subflow opened inside it)."""
     bring_up_run: Callable[[Path, str | None], object] | None = None
     """Show another run (its tab, or a new one) and open one of its requests there; a
     window without tabs cannot."""

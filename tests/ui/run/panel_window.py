@@ -15,4 +15,4 @@ class Window(QMainWindow):
         central = QWidget()
         QVBoxLayout(central)
         self.setCentralWidget(central)
-        self.parts = WindowParts(document=lambda: doc)
+        self.parts = WindowParts(document=lambda: doc, workflow_path=lambda: doc.source)

@@ -82,6 +82,18 @@ def test_the_status_bar_stops_saying_starting_once_the_run_is_made(qloop, window
     assert window.statusBar().currentMessage() != STARTING
 
 
+
+def waiting_nodes(state: dict) -> set[str]:
+    """Nodes with something in their inbox."""
+    return {n for n, items in (state.get("inboxes") or {}).items() if items}
+
+
+def agent_turns(state: dict) -> list[str]:
+    """Running turns of agents (a subflow node's step lasts while its inside works)."""
+    nodes = state.get("nodes") or {}
+    return [n for n in state.get("runningTurns") or {}
+            if not (nodes.get(n) or {}).get("subflow")]
+
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
 def test_examples_run_to_completion_in_auto_mode(qloop, window_for, until, example):
     _window, panels = window_for(load_workflow(example))
@@ -112,12 +124,13 @@ def test_examples_step_through_in_interactive_mode(qloop, window_for, until, exa
                 return
             approve_what_waits(panels, approved)
             state = panels.session.state
-            if any(state.get("inboxes", {}).values()) and not state.get("runningTurns"):
+            if any(state.get("inboxes", {}).values()) and not agent_turns(state):
                 assert panels.controls.step_action.isEnabled()
+                waiting = waiting_nodes(state)
                 panels.controls.step_action.trigger()
-                await until(lambda: not any(
-                    (panels.session.state.get("inboxes") or {}).values())
-                    or panels.session.state.get("runningTurns"))
+                # a turn starts, or a subflow node hands its input to the node inside
+                await until(lambda w=waiting: agent_turns(panels.session.state)
+                            or waiting_nodes(panels.session.state) != w)
             await asyncio.sleep(0.05)
 
     qloop.run_until_complete(go())
