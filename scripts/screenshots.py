@@ -307,6 +307,35 @@ async def scenes(window, out: Path, work: Path) -> None:
     # 8. a subflow node opened while its run is inside it
     await subflow_scene(window, out, work)
 
+    # 9. best-of-N: two attempts ended, the choice with their diffs side by side
+    await best_of_scene(window, out, work)
+
+
+async def best_of_scene(window, out: Path, work: Path) -> None:
+    """The best-of-N example waiting for the user's choice: the choice dialog with each
+    attempt's output and diff side by side."""
+    from PySide6.QtCore import QPoint
+
+    from desktop.graph.resources import examples_dir
+
+    panels = window.run_panels
+    example = work / "best-of-n.flow.yaml"
+    example.write_bytes((examples_dir() / example.name).read_bytes())
+    window.files.open_path(example)
+    window.view.fit()
+    await panels.run()
+    await wait_for("the choice between the attempts", lambda: bool(panels.approvals.pending))
+    await settle()
+    dialog = panels.approvals.open_request(next(iter(panels.approvals.pending)))
+    dialog.resize(1100, 640)
+    dialog.move(window.geometry().topLeft() + QPoint(60, 80))
+    await settle()
+    shoot(window, out, "best-of-n", dialog)
+    dialog.reject()
+    await _done(panels.stop())
+    await wait_for("the best-of-N run to stop", lambda: _status(panels) in ("stopped",
+                                                                            "completed"))
+
 
 async def subflow_scene(window, out: Path, work: Path) -> None:
     """The review subflow opened in a stepped run: its inner graph, live, and the

@@ -79,6 +79,8 @@ class ChoiceDialog(QDialog):
                       "on their branches.")
         head.setWordWrap(True)
         self.list = QListWidget()
+        self.list.setWordWrap(True)  # an attempt's line is whole, not cut by a scroll bar
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         for attempt in self.attempts:
             self.list.addItem(attempt_line(attempt))
         self.detail = QPlainTextEdit()
@@ -88,6 +90,7 @@ class ChoiceDialog(QDialog):
         top.addWidget(self.list)
         top.addWidget(self.detail)
         top.setStretchFactor(1, 2)
+        top.setSizes([380, 700])
         self.diffs: list[QGroupBox] = []
         side_by_side = QSplitter(Qt.Orientation.Horizontal)
         for attempt in self.attempts:
