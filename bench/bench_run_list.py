@@ -38,7 +38,7 @@ import aiohttp
 import orjson
 
 from bench.measure import serve
-from desktop.store.paths import runs_dir
+from desktop.disk.paths import runs_dir
 from desktop.views.runs import open_run
 
 TARGET_P99_MS = 50.0

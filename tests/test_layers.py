@@ -23,19 +23,8 @@ QT = ("PySide6", "shiboken6", "qasync")
 BELOW_UI = ("runtime", "providers", "store")
 
 UI_DEBTS = {
-    # generic file helpers that live in store/ for now: atomic writes, safe JSON, the
-    # data folder and the keychain
-    ("ui/settings_dialog.py", "desktop.store"),
-    ("ui/settings.py", "desktop.store.paths"),
-    ("ui/recovery.py", "desktop.store.atomic"),
-    ("ui/recovery.py", "desktop.store.paths"),
-    ("ui/recovery.py", "desktop.store.safe_json"),
-    ("ui/canvas/scene.py", "desktop.store.safe_json"),
-    ("ui/run/approvals.py", "desktop.store.safe_json"),
-    ("ui/run/attach.py", "desktop.store.paths"),
     # run folders read beside the service (issue 22, item 2: through the API instead)
     ("ui/run/history.py", "desktop.store.runs"),
-    ("ui/run/history.py", "desktop.store.paths"),
     ("ui/run/session.py", "desktop.store.runs"),
 }
 
@@ -255,3 +244,11 @@ def test_the_circle_rule_finds_a_circle_through_another_module() -> None:
                         ("desktop.runtime.turn", "desktop.runtime.dispatch"),
                         ("desktop.runtime.dispatch", "desktop.runtime.engine")])
     assert tangled(graph, UNTANGLED) == [{"desktop.runtime.engine", "desktop.runtime.dispatch"}]
+
+
+def test_disk_helpers_know_no_other_layer() -> None:
+    """desktop/disk/ is below every layer (the app's included): it imports none of them."""
+    offenders = [f"{_name(path)}: {module}" for path in _modules(DESKTOP / "disk")
+                 for module in imports(path)
+                 if module.startswith("desktop.") and not module.startswith("desktop.disk")]
+    assert offenders == []

@@ -12,7 +12,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from desktop.api.discovery import ServerInfo
-from desktop.store import keychain
+from desktop.disk import keychain
 
 
 class RemoteServiceError(ValueError):

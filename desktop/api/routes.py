@@ -17,9 +17,9 @@ from desktop.api.errors import ApiError, from_validation
 from desktop.api.runs import RunService
 from desktop.contract import api as m
 from desktop.contract.state import RunState
+from desktop.disk.safe_json import JSONDecodeError
+from desktop.disk.safe_json import loads as safe_loads
 from desktop.runtime import control as c
-from desktop.store.safe_json import JSONDecodeError
-from desktop.store.safe_json import loads as safe_loads
 
 SERVICE: web.AppKey[RunService] = web.AppKey("service", RunService)
 Model = TypeVar("Model", bound=BaseModel)

@@ -30,11 +30,11 @@ from desktop.api.stream import CLOSE_UNKNOWN_RUN, Feeds
 from desktop.contract.api import CreateRun, PatchRun
 from desktop.contract.enums import RUN_ENDED
 from desktop.contract.state import RunState
+from desktop.disk.paths import runs_dir
 from desktop.runtime.control import Command, CommandError, Outcome, Resolve, execute
 from desktop.runtime.engine import Engine, EngineError, EngineOptions
 from desktop.runtime.recovery import resume_engine
 from desktop.runtime.worktree_cleanup import remove_run_worktrees
-from desktop.store.paths import runs_dir
 from desktop.store.runs import EngineBusy, RunError, engine_alive
 from desktop.views.reader import EventReader, Page
 from desktop.views.runs import open_run

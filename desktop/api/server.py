@@ -32,9 +32,9 @@ from desktop.api.connections import GuardedRunner
 from desktop.api.paths import AllowedRoots
 from desktop.api.runs import RunService
 from desktop.contract.api import ServerInfo
+from desktop.disk.atomic import atomic_write_json
 from desktop.runtime.engine import EngineOptions
 from desktop.runtime.scheduler import DEFAULT_CONCURRENCY
-from desktop.store.atomic import atomic_write_json
 
 SERVER_FILE = "server.json"
 LOCK_FILE = "server.lock"

@@ -27,7 +27,7 @@ from typing import Any
 
 from desktop.cli.run import EXIT_BAD_INPUT, _options, drive
 from desktop.cli.server_args import add_server_options
-from desktop.store.paths import data_dir
+from desktop.disk.paths import data_dir
 
 _HEAD = 70
 

@@ -13,9 +13,9 @@ from pathlib import Path
 from desktop.cli.normalize import add_provider_arg, normalize, read_lines, stream_problem
 from desktop.cli.runs import add_data_dir
 from desktop.contract.base import new_id, utc_now
-from desktop.store.atomic import atomic_write_text
+from desktop.disk.atomic import atomic_write_text
+from desktop.disk.paths import data_dir, runs_dir
 from desktop.store.eventlog import EventLog
-from desktop.store.paths import data_dir, runs_dir
 from desktop.store.snapshot import write_snapshot
 from desktop.views.state import RunProjection
 

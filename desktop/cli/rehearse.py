@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from desktop.cli import run as run_cmd
-from desktop.store.paths import data_dir
+from desktop.disk.paths import data_dir
 from desktop.wording import plural
 
 PROJECT_BIN = Path(__file__).resolve().parents[2] / ".agents-cache" / "node_modules" / ".bin"

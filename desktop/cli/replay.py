@@ -11,9 +11,9 @@ from typing import Any
 import orjson
 
 from desktop.cli.runs import add_data_dir, fail
-from desktop.store.paths import data_dir
+from desktop.disk.paths import data_dir
+from desktop.disk.safe_json import json_kind
 from desktop.store.runs import RunError, find_run
-from desktop.store.safe_json import json_kind
 from desktop.store.snapshot import STATE_FILE, read_snapshot
 from desktop.views.reader import EventReader
 from desktop.views.state import RunProjection

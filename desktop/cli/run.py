@@ -23,7 +23,7 @@ from pathlib import Path
 
 from desktop.cli.server_args import add_server_options
 from desktop.contract.enums import RunStatus
-from desktop.store.paths import data_dir
+from desktop.disk.paths import data_dir
 from desktop.wording import plural
 
 EXIT = {RunStatus.COMPLETED: 0, RunStatus.FAILED: 1, RunStatus.STOPPED: 4}

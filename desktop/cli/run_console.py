@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from desktop.cli.choose_words import ChooseWords, parse_choose, pick
 from desktop.cli.merge_words import CLAUSES, USAGE, merge_choice, split_approval
 from desktop.contract.enums import RUN_ENDED
+from desktop.disk.safe_json import loads as safe_loads
 from desktop.runtime.control import (
     Chat,
     Command,
@@ -45,7 +46,6 @@ from desktop.runtime.control import (
     execute,
 )
 from desktop.runtime.engine import Engine
-from desktop.store.safe_json import loads as safe_loads
 from desktop.views.node_ref import console_approval, console_node
 
 HELP = """commands:

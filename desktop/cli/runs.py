@@ -19,7 +19,7 @@ from desktop.cli import runs_apply
 from desktop.cli.console_out import out_console
 from desktop.cli.server_args import add_server_options
 from desktop.contract.state import RunState
-from desktop.store.paths import data_dir
+from desktop.disk.paths import data_dir
 from desktop.store.runner_diff import AgentRunRecord, agent_records, pair_runs
 from desktop.store.runs import LIVE_STATUSES, RunError, find_run, log_problem
 from desktop.views.activity import node_activity, short

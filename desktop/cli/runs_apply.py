@@ -25,11 +25,11 @@ from typing import Any
 import orjson
 
 from desktop.cli.server_args import RemoteError, add_server_options, client_for
+from desktop.disk.paths import data_dir
 from desktop.runtime.git_run import GitError
 from desktop.runtime.result_apply import apply_result
 from desktop.runtime.result_pr import open_pull_request, pull_request_blocker
 from desktop.runtime.run_result import ResultError, file_patch, find_result
-from desktop.store.paths import data_dir
 from desktop.store.runs import RunError, find_run
 
 

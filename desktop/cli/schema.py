@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 from desktop.contract.schema import SUFFIX, SchemaSource, build_schemas, contract_sources
-from desktop.store.atomic import atomic_write_json
+from desktop.disk.atomic import atomic_write_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from desktop.store.paths import data_dir
+from desktop.disk.paths import data_dir
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -27,7 +27,7 @@ def client_for(args: argparse.Namespace) -> ApiClient:
     """The client for ``--server``, with its token; raises :class:`RemoteError`."""
     from desktop.api.client import ApiClient
     from desktop.api.discovery import read_server_file
-    from desktop.store.paths import data_dir
+    from desktop.disk.paths import data_dir
 
     url = str(args.server).rstrip("/")
     if not url.startswith(("http://", "https://")):

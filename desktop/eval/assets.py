@@ -16,8 +16,8 @@ import orjson
 
 from desktop.contract.artifacts import AssetsManifest, ManifestItem
 from desktop.contract.base import utc_now
+from desktop.disk.atomic import atomic_write_bytes, atomic_write_json
 from desktop.eval.portable import Scrubber
-from desktop.store.atomic import atomic_write_bytes, atomic_write_json
 
 ASSETS = "assets"
 MANIFEST = "manifest.json"

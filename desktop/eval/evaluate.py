@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from desktop.contract.base import utc_now
+from desktop.disk.atomic import atomic_write_json
 from desktop.eval import head_to_head
 from desktop.eval.checks import count_turns, judge, parse_check, total_cost
 from desktop.eval.index import INDEX_FILE, SIDES
 from desktop.eval.reader import ResultFolder, VersionDir, load_json, read_results
 from desktop.eval.risk import LEVEL_RANK, max_level
 from desktop.eval.stats import VERDICTS, verdict, wilson
-from desktop.store.atomic import atomic_write_json
 
 EVALUATION_FILE = "evaluation.json"
 COMPARISON_FILE = "comparison.json"

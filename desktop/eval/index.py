@@ -15,9 +15,9 @@ from typing import Any
 import orjson
 
 from desktop.contract.base import utc_now
+from desktop.disk.atomic import atomic_write_json
 from desktop.eval.assets import AssetStore
 from desktop.eval.portable import Scrubber
-from desktop.store.atomic import atomic_write_json
 
 INDEX_FILE = "eval.json"
 INDEX_SCHEMA = "eval-index.v1"

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from desktop.store.atomic import atomic_write_bytes
+from desktop.disk.atomic import atomic_write_bytes
 
 MARK = "<eval>"
 CACHE_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.contract.base import utc_now
+from desktop.disk.atomic import atomic_write_text
 from desktop.eval.evaluate import evaluate_all
 from desktop.eval.reader import ResultFolder, VersionDir, read_results
 from desktop.eval.report_html import (
@@ -29,7 +30,6 @@ from desktop.eval.report_html import (
     rate_cell,
     verdict_badge,
 )
-from desktop.store.atomic import atomic_write_text
 from desktop.wording import plural
 
 REPORT_FILE = "report.html"

@@ -32,12 +32,12 @@ from pydantic import TypeAdapter, ValidationError
 from desktop import __version__
 from desktop.contract.artifacts import CaseArtifact, RunLimits
 from desktop.contract.base import utc_now
+from desktop.disk.atomic import atomic_write_json
 from desktop.eval.case_run import Attempt, case_body, ok_fields, run_attempt
 from desktop.eval.failures import Failure, runner_failure
 from desktop.eval.index import EvalIndex, VersionRun, read_case_status
 from desktop.eval.inputs import EvalPlan
 from desktop.eval.portable import Scrubber
-from desktop.store.atomic import atomic_write_json
 from desktop.wording import plural
 
 DEFAULT_LIMITS = RunLimits(max_body_bytes=10 * 1024 * 1024, max_inline_snippet_bytes=2048,

@@ -3,9 +3,9 @@
 import os
 
 from desktop.contract.enums import EdgeType
+from desktop.disk.atomic import atomic_write_text
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.mermaid import from_mermaid, to_mermaid
-from desktop.store.atomic import atomic_write_text
 
 __all__ = ["FORMATS", "export", "from_mermaid", "to_dot", "to_mermaid", "write_export"]
 

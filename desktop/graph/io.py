@@ -8,11 +8,11 @@ import yaml
 from pydantic import ValidationError
 
 from desktop.contract.executor import executor_json
+from desktop.disk.atomic import atomic_write_text
 from desktop.graph.document import DOCUMENT_VERSION, WorkflowDocument, assign_edge_ids
 from desktop.graph.errors import Problem, WorkflowLoadError
 from desktop.graph.fields import from_validation_error, locate, unknown_fields
 from desktop.graph.sourcemap import SourceMap, map_lines
-from desktop.store.atomic import atomic_write_text
 from desktop.store.safe_yaml import (
     MAX_YAML_BYTES,
     YamlError,

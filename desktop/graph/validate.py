@@ -12,6 +12,7 @@ from desktop.contract.executor import INSTALL_FIX, as_ray
 from desktop.contract.sandbox import NETWORK_PROVIDERS, Sandbox
 from desktop.contract.secrets import is_secret_name
 from desktop.contract.state import NodeConfig
+from desktop.disk.paths import data_dir
 from desktop.graph.attempts_check import check_attempts
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.errors import Problem
@@ -21,7 +22,6 @@ from desktop.graph.roles import role_names
 from desktop.graph.sourcemap import SourceMap
 from desktop.graph.subflows import check_subflows, has_subflows
 from desktop.graph.topology import links, reachable
-from desktop.store.paths import data_dir
 from desktop.store.secret_names import user_patterns
 
 COMMAND_PROVIDERS = {Provider.COMMAND.value, Provider.CUSTOM.value}

@@ -30,12 +30,12 @@ from acp.schema import (
 )
 
 from desktop.contract.events import ToolCall
+from desktop.disk.atomic import atomic_write_text
+from desktop.disk.safe_json import loads as safe_loads
 from desktop.providers.acp_mapping import AcpMapper, tool_args, tool_name
 from desktop.providers.base import Gate
 from desktop.providers.lines import log_event
 from desktop.providers.process import AgentProcess
-from desktop.store.atomic import atomic_write_text
-from desktop.store.safe_json import loads as safe_loads
 
 Emit = Callable[[dict[str, Any]], None]
 MODIFIED_NOTE = ("the approval modified the tool's arguments, which ACP cannot pass to the "

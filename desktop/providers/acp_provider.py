@@ -32,6 +32,7 @@ from acp import PROTOCOL_VERSION, RequestError, connect_to_agent
 from acp.client.connection import ClientSideConnection
 from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation, TextContentBlock
 
+from desktop.disk.atomic import atomic_write_text
 from desktop.providers.acp_client import ProcessTransport, WorkspaceClient
 from desktop.providers.acp_mapping import AcpMapper
 from desktop.providers.acp_presets import (
@@ -47,7 +48,6 @@ from desktop.providers.offline import OfflineSetup, default_model
 from desktop.providers.parsers.common import classify_error
 from desktop.providers.process import AgentProcess
 from desktop.providers.redact import Redactor
-from desktop.store.atomic import atomic_write_text
 
 DIFF_FOLDER = "acp-diffs"
 REPLAY_BARRIER = "agent-canvas/replayed"

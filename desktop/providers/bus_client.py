@@ -18,8 +18,8 @@ import urllib.request
 from pathlib import Path
 
 from desktop.contract.protocol_env import protocol_value
+from desktop.disk.safe_json import loads as safe_loads
 from desktop.providers.redact import Redactor
-from desktop.store.safe_json import loads as safe_loads
 
 POST_TYPES = ("PROGRESS", "FACT", "ERROR", "DECISION", "QUESTION")
 

@@ -6,7 +6,7 @@ import orjson
 from pydantic import ValidationError
 
 from desktop.contract.events import EVENT_TYPES
-from desktop.store.safe_json import loads as safe_loads
+from desktop.disk.safe_json import loads as safe_loads
 
 # Fields the engine fills in; an agent cannot choose them.
 ENGINE_FIELDS = ("id", "runId", "ts", "nodeId", "seq")

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop.store.atomic import atomic_write_text
+from desktop.disk.atomic import atomic_write_text
 
 PLACEHOLDER_KEY = "rehearsal-key-not-secret"
 """The API key value the fake server accepts; it is not a secret."""

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.contract.secrets import is_secret_name
-from desktop.store.atomic import atomic_write_bytes
+from desktop.disk.atomic import atomic_write_bytes
 from desktop.store.secret_names import user_patterns
 
 MIN_SECRET_LEN = 8

@@ -14,9 +14,9 @@ from typing import Any
 
 import aiohttp
 
+from desktop.disk.safe_json import loads as safe_loads
 from desktop.providers.base import Provider, TurnOutcome, TurnRequest
 from desktop.providers.parsers.common import as_dict, as_text, classify_error
-from desktop.store.safe_json import loads as safe_loads
 
 MAX_ERROR_BODY = 10 * 1024 * 1024
 ERROR_BODY_FILE = "http-error-body.txt"

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from desktop.cli.self_launch import frozen, self_command
 from desktop.contract.protocol_env import JRUN_NAMES, protocol_value, with_newer_names
-from desktop.store.keychain import API_KEY_BY_PROVIDER
+from desktop.disk.keychain import API_KEY_BY_PROVIDER
 
 __all__ = ["API_KEY_BY_PROVIDER", "JRUN_NAMES", "build_env", "bus_command", "key_provider",
            "protocol_value", "protocol_vars"]

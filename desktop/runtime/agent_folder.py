@@ -11,9 +11,9 @@ from typing import Any
 import orjson
 
 from desktop.contract.run_info import new_agent_run_id
+from desktop.disk.atomic import atomic_write_json, atomic_write_text
+from desktop.disk.safe_json import loads as safe_loads
 from desktop.runtime.prompt import PromptBlock, blocks_json, render
-from desktop.store.atomic import atomic_write_json, atomic_write_text
-from desktop.store.safe_json import loads as safe_loads
 from desktop.store.safe_open import RunFileError, open_file, read_bytes
 
 AGENTS = "agents"

@@ -17,8 +17,8 @@ import os
 import threading
 from pathlib import Path
 
+from desktop.disk.atomic import atomic_write_text
 from desktop.runtime.git_run import git
-from desktop.store.atomic import atomic_write_text
 
 PATTERNS = ("__pycache__/", "*.py[cod]", ".pytest_cache/", ".mypy_cache/", ".ruff_cache/",
             ".DS_Store")

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from desktop.contract.base import new_id, utc_now
 from desktop.contract.run_info import RunInfo
 from desktop.contract.sandbox import Sandbox
+from desktop.disk.atomic import atomic_write_bytes
 from desktop.providers.base import Provider, TurnOutcome, TurnRequest
 from desktop.providers.redact import Redactor
 from desktop.runtime import agent_folder as af
@@ -27,7 +28,6 @@ from desktop.runtime import isolation, memory_watch, runner_record, sandbox, wor
 from desktop.runtime.agent_env import build_env, bus_command, key_provider, protocol_vars
 from desktop.runtime.git_run import GitError
 from desktop.runtime.prompt import build_blocks, merge_block, preamble
-from desktop.store.atomic import atomic_write_bytes
 from desktop.store.run_info import validate_at_completion, validate_at_creation, write_run_info
 from desktop.store.runner import RUNNER_JSON
 from desktop.store.secret_names import user_patterns

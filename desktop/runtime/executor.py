@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from desktop.contract.executor import RayExecutor, as_ray
+from desktop.disk.atomic import atomic_write_bytes
 from desktop.providers.bus_client import POST_TYPES
 from desktop.providers.process import AgentProcess
 from desktop.runtime import workspace_ship
 from desktop.runtime.remote_process import RemoteProcess
-from desktop.store.atomic import atomic_write_bytes
 
 LinkFactory = Callable[[RayExecutor, str], Awaitable[Any]]
 Connector = Callable[[RayExecutor], Awaitable[None]]

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from desktop.contract.base import new_id
 from desktop.contract.enums import Provider
 from desktop.contract.state import RunState
+from desktop.disk.paths import runs_dir
 from desktop.runtime import fork_git
 from desktop.runtime.fork_git import ForkGitError, GitFork
 from desktop.runtime.fork_workspace import (
@@ -44,7 +45,6 @@ from desktop.runtime.fork_workspace import (
     restore_scratch,
 )
 from desktop.store.fork_copy import ForkCopyError, copy_agent_folders, copy_log_prefix
-from desktop.store.paths import runs_dir
 from desktop.store.runs import engine_alive, hold_engine_lock
 from desktop.views.forks import DiffRecord, ForkScan, NoForkPoint, Snap, scan_run
 from desktop.views.node_folder import workspace_path

@@ -24,6 +24,8 @@ from typing import Any
 
 from desktop.contract.enums import RunStatus
 from desktop.contract.executor import as_ray
+from desktop.disk.keychain import keyring_env
+from desktop.disk.paths import runs_dir
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.subflows import has_subflows, resolve_subflows
 from desktop.providers.redact import Redactor
@@ -33,8 +35,6 @@ from desktop.runtime.recorder import Recorder
 from desktop.runtime.run_setup import run_created_event, task_event
 from desktop.runtime.subflow_step import is_subflow
 from desktop.store.eventlog import EventLog
-from desktop.store.keychain import keyring_env
-from desktop.store.paths import runs_dir
 from desktop.store.runs import hold_engine_lock, log_problem
 from desktop.store.safe_open import RunFileError, check_run_folder
 from desktop.store.snapshot import read_snapshot

@@ -32,11 +32,11 @@ from desktop.contract.runner import (
 from desktop.contract.sandbox import DEFAULT_MAX_OUTPUT_FILES, Sandbox
 from desktop.contract.secrets import is_secret_name
 from desktop.contract.state import NodeConfig
+from desktop.disk.safe_json import loads as safe_loads
 from desktop.runtime.agent_env import API_KEY_BY_PROVIDER
 from desktop.store.runner import record_bytes, utf16_key, write_runner
 from desktop.store.runner_rules import LOCALE_RE
 from desktop.store.runner_verify import verify
-from desktop.store.safe_json import loads as safe_loads
 from desktop.wording import plural
 
 OS_NAMES = {"linux": "linux", "darwin": "darwin", "win32": "win32", "cygwin": "win32"}

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.contract.state import NodeConfig, NodeState
+from desktop.disk.keychain import keyring_env
 from desktop.providers import registry
 from desktop.providers.base import Gate, Provider
 from desktop.providers.redact import Redactor
@@ -20,7 +21,6 @@ from desktop.runtime import isolation, merge_gate
 from desktop.runtime.agent_run import AgentRun, AgentRunResult
 from desktop.runtime.verify import run_verification
 from desktop.runtime.workspace import init_scratch
-from desktop.store.keychain import keyring_env
 from desktop.views.node_folder import workspace_path
 from desktop.wording import plural
 

@@ -26,9 +26,9 @@ import contextlib
 import os
 from pathlib import Path
 
+from desktop.disk.atomic import atomic_write_bytes
 from desktop.runtime.git_run import git, must
 from desktop.runtime.worktrees import NodeTree
-from desktop.store.atomic import atomic_write_bytes
 
 
 def merging_mark(worktree: Path) -> Path:

@@ -13,8 +13,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from desktop.store.atomic import atomic_write_json
-from desktop.store.safe_json import JSONDecodeError, load_file
+from desktop.disk.atomic import atomic_write_json
+from desktop.disk.safe_json import JSONDecodeError, load_file
 
 APPLIED_FILE = "applied.json"
 _guard = threading.Lock()

@@ -13,9 +13,9 @@ from typing import BinaryIO
 
 import orjson
 
-from desktop.store.atomic import atomic_write_bytes
+from desktop.disk.atomic import atomic_write_bytes
+from desktop.disk.safe_json import loads as safe_loads
 from desktop.store.jsonl import CHUNK, decode_line, read_at
-from desktop.store.safe_json import loads as safe_loads
 from desktop.store.safe_open import read_bytes
 
 INDEX_FILE = "events.idx"

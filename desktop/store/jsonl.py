@@ -12,7 +12,7 @@ from typing import BinaryIO
 
 import orjson
 
-from desktop.store.safe_json import loads as safe_loads
+from desktop.disk.safe_json import loads as safe_loads
 
 EVENTS_FILE = "events.jsonl"
 LOCK_SUFFIX = ".lock"

@@ -24,7 +24,7 @@ from desktop.contract.run_info import (
     new_agent_run_id,
     run_id_problem,
 )
-from desktop.store.atomic import atomic_write_text
+from desktop.disk.atomic import atomic_write_text
 from desktop.store.safe_yaml import YamlError, compose_yaml, construct_yaml, read_yaml_text
 
 __all__ = [

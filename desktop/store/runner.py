@@ -18,7 +18,7 @@ import orjson
 import rfc8785
 
 from desktop.contract.runner import CORE_EXCLUDED
-from desktop.store.atomic import atomic_write_bytes
+from desktop.disk.atomic import atomic_write_bytes
 
 RUNNER_JSON = "runner.json"
 NEWLINE = b"\n"

@@ -5,8 +5,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from desktop.disk.paths import runs_dir
 from desktop.store.jsonl import EVENTS_FILE, complete_end, file_size, last_event
-from desktop.store.paths import runs_dir
 from desktop.store.safe_open import RunFileError, check_run_folder, open_fd, open_file
 from desktop.store.snapshot import STATE_FILE
 

@@ -10,10 +10,10 @@ import orjson
 from pydantic import ValidationError
 
 from desktop.contract.state import RunState
-from desktop.store.atomic import atomic_write_json
+from desktop.disk.atomic import atomic_write_json
+from desktop.disk.safe_json import loads as safe_loads
 from desktop.store.eventlog import EventLog
 from desktop.store.reducer import State, apply_event, state_dict
-from desktop.store.safe_json import loads as safe_loads
 from desktop.store.safe_open import read_bytes
 from desktop.store.state_repair import validate_state
 

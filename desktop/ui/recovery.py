@@ -17,12 +17,12 @@ import orjson
 from filelock import FileLock, Timeout
 
 from desktop.contract.base import utc_now
+from desktop.disk.atomic import atomic_write_json, atomic_write_text
+from desktop.disk.paths import data_dir
+from desktop.disk.safe_json import loads as safe_loads
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.errors import WorkflowLoadError
 from desktop.graph.io import dumps_workflow, loads_workflow
-from desktop.store.atomic import atomic_write_json, atomic_write_text
-from desktop.store.paths import data_dir
-from desktop.store.safe_json import loads as safe_loads
 
 DOC_SUFFIX = ".flow.yaml"
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import QSettings
 
 from desktop.api.discovery import ServerInfo
 from desktop.api.remote import remote_service
-from desktop.store.paths import data_dir
+from desktop.disk.paths import data_dir
 from desktop.views.nudges import KINDS, NudgeKind
 
 MAX_RECENT = 10

@@ -3,7 +3,7 @@ notifications to show, the service the GUI is a client of (this machine's, or an
 machine's through an SSH port forward), and provider API keys.
 
 Keys and the service's token go straight to the operating system's keyring
-(desktop/store/keychain.py); this dialog never shows a stored one and never writes one to
+(desktop/disk/keychain.py); this dialog never shows a stored one and never writes one to
 a file. Agents get keys by name (``ANTHROPIC_API_KEY``, ...) when their turn starts, as if
 they had been exported. The service's URL is in the settings file.
 """
@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from desktop.store import keychain
+from desktop.disk import keychain
 from desktop.ui.run.notifier import app_notifier
 from desktop.ui.service_settings import ServiceGroup
 from desktop.ui.settings import nudge_kinds, set_nudge_kind

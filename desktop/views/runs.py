@@ -5,8 +5,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.contract.state import RunState
+from desktop.disk.paths import runs_dir
 from desktop.store.jsonl import EVENTS_FILE
-from desktop.store.paths import runs_dir
 from desktop.store.runs import LIVE_STATUSES, RunError, engine_alive
 from desktop.store.snapshot import STATE_FILE, read_snapshot
 from desktop.views.reader import EventReader

@@ -9,7 +9,7 @@ import pytest
 from api_helpers import Api, gated_shell
 from forkkit import ROOT, events_of, lineage_free
 
-from desktop.store.paths import runs_dir
+from desktop.disk.paths import runs_dir
 
 FLOW = str(ROOT / "resources" / "examples" / "plan-implement-review.flow.yaml")
 SMALL = str(ROOT / "resources" / "examples" / "single-agent.flow.yaml")

@@ -13,8 +13,8 @@ from pathlib import Path
 import orjson
 
 from desktop.api.run_index import RunIndex
+from desktop.disk.paths import runs_dir
 from desktop.runtime.recovery import create_run
-from desktop.store.paths import runs_dir
 from desktop.store.runs import hold_engine_lock
 from tests.api.api_helpers import Api, workflow
 

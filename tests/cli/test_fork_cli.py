@@ -12,7 +12,7 @@ import pytest
 from forkkit import ROOT, Recorded, events_of, record
 
 from desktop.cli import main
-from desktop.store.paths import runs_dir
+from desktop.disk.paths import runs_dir
 from desktop.views.forks import scan_run
 from desktop.views.runs import open_run
 

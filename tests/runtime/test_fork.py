@@ -18,8 +18,8 @@ from forkkit import EXAMPLES, ROOT, Recorded, events_of, files_of, lineage_free,
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from desktop.disk.paths import runs_dir
 from desktop.runtime.fork import ForkError, ForkRequest, ItemEdit, NodeEdit, fork_run
-from desktop.store.paths import runs_dir
 from desktop.views.forks import scan_run
 from desktop.views.runs import open_run
 

@@ -11,11 +11,11 @@ import pytest
 from engine_helpers import events_of, of_type, run_doc, workflow
 from gitkit import fingerprint, git, no_git_config, node_git, tree_files, user_repo
 
+from desktop.disk.paths import runs_dir
 from desktop.runtime.engine import Engine
 from desktop.runtime.fork import ForkError, ForkRequest, fork_run, prepare_fork
 from desktop.runtime.recovery import create_run
 from desktop.runtime.worktree_cleanup import remove_run_worktrees
-from desktop.store.paths import runs_dir
 from desktop.views.forks import scan_run
 
 __all__ = ["no_git_config"]

@@ -6,8 +6,8 @@ import pytest
 from storekit import NODE_A, RUN_ID, created, ev, story
 
 from desktop.cli import main
+from desktop.disk.paths import runs_dir
 from desktop.store.eventlog import EventLog
-from desktop.store.paths import runs_dir
 from desktop.store.snapshot import Snapshotter
 
 

@@ -17,9 +17,9 @@ from keyring.backends import fail
 from desktop.contract.base import new_id
 from desktop.contract.events import Resolution
 from desktop.contract.state import NodeConfig, NodeState
+from desktop.disk import keychain
 from desktop.providers import registry
 from desktop.runtime.turn import TurnContext, TurnRunner
-from desktop.store import keychain
 
 KEY = "sk-ant-keyring-canary-0123456789"
 

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from desktop.disk.safe_json import MAX_JSON_DEPTH, JSONDecodeError, loads, too_deep
 from desktop.providers.lines import parse_event_line
 from desktop.providers.parsers import parser_for
 from desktop.runtime.agent_folder import read_handoff
 from desktop.store.jsonl import decode_line
-from desktop.store.safe_json import MAX_JSON_DEPTH, JSONDecodeError, loads, too_deep
 from desktop.store.snapshot import read_snapshot
 
 HOSTILE = Path(__file__).parents[1] / "data" / "hostile"

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from storekit import NODE_A, RUN_ID, created, ev, logs, story
 
+from desktop.disk.paths import runs_dir
 from desktop.store.artifacts import artifact_path, relative_artifact_path
 from desktop.store.eventlog import EventLog
-from desktop.store.paths import runs_dir
 from desktop.store.reducer import fold_events
 from desktop.store.runs import (
     EngineBusy,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from desktop.store import keychain
+from desktop.disk import keychain
 from desktop.ui.settings import service_url, ui_settings
 from desktop.ui.settings_dialog import SettingsDialog
 

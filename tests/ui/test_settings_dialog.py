@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel, QLineEdit
 
-from desktop.store import keychain
+from desktop.disk import keychain
 from desktop.ui import theme as themes
 from desktop.ui.settings import ui_settings
 from desktop.ui.settings_dialog import SettingsDialog

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from desktop.store.safe_json import loads as safe_loads
+from desktop.disk.safe_json import loads as safe_loads
 from desktop.store.safe_yaml import load_yaml, read_yaml_text
 
 DEFAULT_KEY = "default"

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from desktop.contract.events import ToolCall
+from desktop.disk.safe_json import loads as safe_loads
 from desktop.providers.base import Gate
-from desktop.store.safe_json import loads as safe_loads
 
 SOCKET_ENV = "AGENT_CANVAS_APPROVAL_SOCKET"
 

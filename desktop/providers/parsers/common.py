@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from desktop.contract.base import new_id, utc_now
-from desktop.store.safe_json import JSON_KINDS as _KINDS
-from desktop.store.safe_json import json_kind
-from desktop.store.safe_json import loads as safe_loads
+from desktop.disk.safe_json import JSON_KINDS as _KINDS
+from desktop.disk.safe_json import json_kind
+from desktop.disk.safe_json import loads as safe_loads
 
 MAX_TEXT = 64_000
 """Longest text kept from one tool output or unparsed line (the rest is cut)."""

@@ -11,8 +11,8 @@ import os
 import sys
 from pathlib import Path
 
+from desktop.disk.safe_json import loads as safe_loads
 from desktop.providers.scripted.agent import ScriptedAgent, ScriptError, inbox_text, select_steps
-from desktop.store.safe_json import loads as safe_loads
 
 
 def _load_json(env_name: str, default):

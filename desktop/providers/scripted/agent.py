@@ -25,7 +25,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from desktop.store.safe_json import loads as safe_loads
+from desktop.disk.safe_json import loads as safe_loads
 
 STEP_KINDS = (
     "say", "think", "shell", "edit", "bus", "handoff", "spawn_node", "create_edge", "fail",

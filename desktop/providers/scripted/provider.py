@@ -9,10 +9,10 @@ import orjson
 
 from desktop.cli.self_launch import frozen, self_command
 from desktop.contract.events import Resolution, ToolCall
+from desktop.disk.atomic import atomic_write_json
 from desktop.providers.base import TurnRequest
 from desktop.providers.lines import log_event, parse_event_line
 from desktop.providers.process_provider import ProcessProvider
-from desktop.store.atomic import atomic_write_json
 
 # The folder holding the `desktop` package, so the agent can import it anywhere.
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[3])

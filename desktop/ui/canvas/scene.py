@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor, QPainter, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene, QGraphicsSceneMouseEvent
 
 from desktop.contract.enums import EdgeType
-from desktop.store.safe_json import loads as safe_loads
+from desktop.disk.safe_json import loads as safe_loads
 from desktop.ui.canvas.decorations import DecorationLayer
 from desktop.ui.canvas.edge_item import EdgeItem, curve
 from desktop.ui.canvas.look import Look

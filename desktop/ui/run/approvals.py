@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
-from desktop.store.safe_json import loads as safe_loads
+from desktop.disk.safe_json import loads as safe_loads
 
 # (approval id, status, modified args, reason, merge=None: a merge approval's choice) ->
 # accepted? (now, or once the service answers)

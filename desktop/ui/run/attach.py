@@ -238,7 +238,7 @@ class RunPanels(ModesAndChat, QObject):
         self.history.refresh()
 
     def _data_dir(self) -> Path:
-        from desktop.store.paths import data_dir
+        from desktop.disk.paths import data_dir
 
         return self.data_dir or data_dir(None)
 

@@ -107,7 +107,7 @@ def _as_tree(rows: list[HistoryRow]) -> list[HistoryRow]:
 def rows_from_service(runs: list[dict[str, Any]], data_dir: Path) -> list[HistoryRow]:
     """History rows of the service's run list (``GET /api/runs``), in the same order and
     tree as :func:`load_history` gives from the folders."""
-    from desktop.store.paths import runs_dir
+    from desktop.disk.paths import runs_dir
 
     root = runs_dir(Path(data_dir))
     rows = []
@@ -226,7 +226,7 @@ class RunHistory(QWidget):
 
     def folder(self) -> Path:
         """The data folder whose runs are listed."""
-        from desktop.store.paths import data_dir
+        from desktop.disk.paths import data_dir
 
         return Path(self.data_dir or data_dir(None))
 
