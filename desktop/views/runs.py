@@ -89,3 +89,6 @@ def list_runs(data_dir: Path) -> list[RunSummary]:
                               usage=dict(st.usage)))
     out.sort(key=lambda r: (r.created_at, r.id), reverse=True)
     return out
+
+
+__all__ = ["RunError", "engine_alive", "list_runs", "open_run", "runs_dir"]

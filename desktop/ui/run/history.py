@@ -71,8 +71,7 @@ def _seconds(a: str, b: str) -> float | None:
 def load_history(data_dir: Path) -> list[HistoryRow]:
     """The runs under ``data_dir``, newest first, each fork right under its source (deeper
     forks under theirs), with token use and cost."""
-    from desktop.store.runs import RunError, engine_alive
-    from desktop.views.runs import list_runs, open_run
+    from desktop.views.runs import RunError, engine_alive, list_runs, open_run
 
     rows = []
     for summary in list_runs(Path(data_dir)):

@@ -188,7 +188,7 @@ class RunSession(QObject):
         else read-only (following the log while another process still writes it).
         ``remote``: the service of another machine, which holds the run; its folder
         is never read (``run_dir`` only names the run)."""
-        from desktop.store.runs import engine_alive
+        from desktop.views.runs import engine_alive
 
         run_dir = Path(run_dir)
         folder = Path(data_dir) if data_dir else _data_dir_of(run_dir)
