@@ -119,17 +119,23 @@ def test_a_node_moved_onto_a_drawn_edge_is_gone_around_at_the_next_paint(canvas)
     assert_drawn(view, edge, image)
 
 
-def test_a_route_that_leaves_the_area_first_claimed_is_drawn_in_the_first_paint(qtbot):
-    """In a chain laid out in rows too close for a lane between them, the edge from a row's
-    end to the next row's start runs above every row, far outside the area it claims
-    before routing; the paint that routes it still draws it where it goes."""
-    count, columns = 32, 4
+def chain(count: int, columns: int, step_y: int) -> str:
+    """A chain of ``count`` nodes laid out in rows of ``columns``, 260 apart across and
+    ``step_y`` apart down (a workflow file's text)."""
     nodes = "\n".join(f"  - {{id: n{i}, label: N{i}, provider: scripted, "
-                      f"position: {{x: {(i % columns) * 260}, y: {(i // columns) * 140}}}}}"
+                      f"position: {{x: {(i % columns) * 260}, y: {(i // columns) * step_y}}}}}"
                       for i in range(count))
     edges = "\n".join(f"  - {{from: n{i}, to: n{i + 1}}}" for i in range(count - 1))
-    doc = loads_workflow(f"version: 1\nname: Chain\ntask: go\nnodes:\n{nodes}\n"
-                         f"edges:\n{edges}\n")
+    return f"version: 1\nname: Chain\ntask: go\nnodes:\n{nodes}\nedges:\n{edges}\n"
+
+
+def test_a_route_that_leaves_the_area_first_claimed_is_drawn_in_the_first_paint(qtbot):
+    """In a chain laid out in rows so close that their status lines reach the next row's
+    cards, the edge from a row's end to the next row's start runs above every row, far
+    outside the area it claims before routing; the paint that routes it still draws it
+    where it goes."""
+    count, columns = 32, 4
+    doc = loads_workflow(chain(count, columns, 120))
     scene, view = shown(doc, qtbot)
     view.fit()
     back = next(e for k, e in scene.edges.items()
@@ -142,3 +148,25 @@ def test_a_route_that_leaves_the_area_first_claimed_is_drawn_in_the_first_paint(
             assert not crossing(back, card_of(scene, f"n{i}")), f"crosses n{i}"
     assert not claimed.contains(back.boundingRect())  # it did leave the claimed area
     assert_drawn(view, back, first)
+
+
+def test_the_edges_wrapping_from_row_to_row_of_a_long_chain_cross_no_node(qtbot):
+    """Rows 140 apart leave less than two lanes' room between one row's status lines and
+    the next row's cards: each edge from a row's end to the next row's start still runs
+    between the two rows, crossing no node and staying in the area it first claimed."""
+    count, columns = 60, 3
+    scene, view = shown(loads_workflow(chain(count, columns, 140)), qtbot)
+    wraps = {k: e for k, e in scene.edges.items()
+             if int(scene.editor.model.edge(k).to[1:]) % columns == 0}
+    claimed = {k: e.boundingRect() for k, e in wraps.items()}
+    view.fit()
+    view.grab()
+    scene.route_all()
+    assert len(wraps) == count // columns - 1
+    for key, edge in wraps.items():
+        ends = scene.editor.model.edge(key)
+        for i in range(count):
+            if f"n{i}" not in (ends.from_, ends.to):
+                assert not crossing(edge, card_of(scene, f"n{i}")), f"{key} crosses n{i}"
+    for key, edge in wraps.items():
+        assert claimed[key].contains(edge.boundingRect()), key

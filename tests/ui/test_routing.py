@@ -188,3 +188,21 @@ def _with_ends(points, others, source: Box, target: Box) -> int:
                + (i > 0 and source.hits(points[i], points[i + 1]))
                + (i < last and target.hits(points[i], points[i + 1]))
                for i in range(len(points) - 1))
+
+
+@settings(max_examples=150, deadline=None)
+@given(columns=st.integers(2, 6), rows=st.integers(2, 5), dx=st.floats(230.0, 320.0),
+       dy=st.floats(H + GROW[1] + GROW[3] + 1, 200.0), data=st.data())
+def test_an_edge_from_a_rows_end_to_the_next_rows_start_runs_between_the_two_rows(
+        columns, rows, dx, dy, data):
+    """However little room the rows leave between them (less than two GAPs, too), the edge
+    wrapping from one row's last node to the next row's first keeps between those two rows
+    and crosses no node."""
+    row = data.draw(st.integers(0, rows - 2))
+    boxes = {(c, r): card(c, r, dx, dy) for c in range(columns) for r in range(rows)}
+    src, dst = boxes[(columns - 1, row)], boxes[(0, row + 1)]
+    others = [b for cell, b in boxes.items() if cell not in ((columns - 1, row), (0, row + 1))]
+    start, end = ports(src, dst)
+    r = route(start, end, others, src, dst)
+    assert r.crossings == 0 == _with_ends(r.points, others, src, dst)
+    assert all(src.top <= y <= dst.bottom for _x, y in r.points)

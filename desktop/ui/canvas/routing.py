@@ -155,22 +155,34 @@ class Lines:
     instead of by looking at every obstacle: an orthogonal route's candidates are all
     such segments, and a long edge has hundreds of obstacles around it."""
 
+    SCANS = 8  # segments looked up by scanning every obstacle before an axis is indexed
+
     def __init__(self, obstacles: list[Box]) -> None:
         self.everything = obstacles
-        self._rows: _Slabs | None = None  # each built when first asked
-        self._columns: _Slabs | None = None
+        self._rows: _Slabs | None = None  # each built when asked for the SCANS-th time:
+        self._columns: _Slabs | None = None  # a route found at once needs no index
+        self._asked = [0, 0]
 
     def along(self, a: Point, b: Point) -> list[Box]:
         """A superset of the obstacles the segment a-b passes through."""
         if a[1] == b[1]:
             if self._rows is None:
+                if self._ask(0):
+                    return self.everything
                 self._rows = _Slabs(self.everything, 1, 3)
             return self._rows.at(a[1])
         if a[0] == b[0]:
             if self._columns is None:
+                if self._ask(1):
+                    return self.everything
                 self._columns = _Slabs(self.everything, 0, 2)
             return self._columns.at(a[0])
         return self.everything
+
+    def _ask(self, axis: int) -> bool:
+        """Count a look-up on ``axis``; True while a scan still costs less than an index."""
+        self._asked[axis] += 1
+        return self._asked[axis] < self.SCANS
 
 
 class _Slabs:
@@ -277,6 +289,28 @@ def segments(r: Route) -> list[tuple[Point, Point]]:
     return [(r.points[i], r.points[i + 1]) for i in range(len(r.points) - 1)]
 
 
+def occupied(boxes: list[Box], x0: float, x1: float) -> list[tuple[float, float]]:
+    """The heights ``(top, bottom)``, sorted and merged, that the ``boxes`` reaching into
+    the span from ``x0`` to ``x1`` cover: a horizontal line across the whole span touches
+    a box's inside only at such a height."""
+    left, right = min(x0, x1), max(x0, x1)
+    merged: list[tuple[float, float]] = []
+    for top, bottom in sorted((b.top, b.bottom) for b in boxes
+                              if b.left < right and left < b.right):
+        if merged and top < merged[-1][1]:
+            if bottom > merged[-1][1]:
+                merged[-1] = (merged[-1][0], bottom)
+        else:
+            merged.append((top, bottom))
+    return merged
+
+
+def _free(y: float, covered: list[tuple[float, float]], tops: list[float]) -> bool:
+    """Whether height ``y`` is inside none of the ``covered`` spans (``tops``: theirs)."""
+    i = bisect_left(tops, y) - 1
+    return i < 0 or covered[i][1] <= y
+
+
 def route(a: Point, b: Point, obstacles: list[Box], source: Box | None = None,
           target: Box | None = None, taken: list[tuple[Point, Point]] | None = None) -> Route:
     """The route from output port ``a`` to input port ``b`` around ``obstacles`` (other
@@ -299,9 +333,16 @@ def route(a: Point, b: Point, obstacles: list[Box], source: Box | None = None,
     for (_x0, y0), (_x1, y1) in taken:  # beside another edge's lane
         if abs(y0 - y1) < 0.5:
             lanes.update((y0 - SPREAD, y0 + SPREAD))
+    # rows closer than two GAPs leave no lane GAP away from both: the middle of the gap
+    covered = occupied(everything, out[0], into[0])
+    lanes.update((covered[i][1] + covered[i + 1][0]) / 2 for i in range(len(covered) - 1)
+                 if covered[i + 1][0] - covered[i][1] < 2 * GAP)
+    tops = [top for top, _bottom in covered]
     # the stubs stay segments of their own: only they may cross the source's and the
     # target's own boxes
-    candidates = [(a, *_simplify([out, (out[0], y), (into[0], y), into]), b) for y in lanes]
+    # a lane over no box is tried before a lane as long over some
+    candidates = [(a, *_simplify([out, (out[0], y), (into[0], y), into]), b)
+                  for y in sorted(lanes, key=lambda y: not _free(y, covered, tops))]
     stubbed = len(candidates)  # the lane candidates, which all start and end with the stubs
     if into[0] > out[0]:  # forward: a vertical channel between the two ports
         channels = {(out[0] + into[0]) / 2}
