@@ -168,8 +168,9 @@ class EdgeItem(QGraphicsItem):
             path = QPainterPath(p0)
             path.cubicTo(c1, c2, p1)
             self._ends = (p0, c1, c2, p1)
-            xs = (start[0], c1x, c2x, end[0])
-            ys = (start[1], c1y, c2y, end[1])
+            # the controls pull out level with the ends: two of the four points bound each
+            xs = (min(start[0], c2x), max(c1x, end[0]))
+            ys = (start[1], end[1])
         else:
             points = [QPointF(*p) for p in found.points]
             path = QPainterPath(points[0])
