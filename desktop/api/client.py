@@ -17,6 +17,7 @@ from urllib.parse import quote
 import aiohttp
 import orjson
 
+from desktop.api.client_errors import ApiError, ServiceUnavailable
 from desktop.contract.commands import (
     AddEdge,
     AddNode,
@@ -43,33 +44,6 @@ CLOSE_TOO_SLOW = 4008
 CLOSE_GOING_AWAY = 1001
 # the connection dropped without a close frame (aiohttp reports 1006) or the service went away
 CLOSE_LOST = frozenset({None, CLOSE_GOING_AWAY, 1006})
-
-
-class ApiError(Exception):
-    """The service refused a request: HTTP ``status``, snake_case ``code``, ``message``."""
-
-    def __init__(self, status: int, code: str, message: str, field: str | None = None,
-                 problems: list[str] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.field = field
-        self.problems = problems or []
-        """The items at fault, when the service listed them (e.g. colliding files)."""
-
-    def __str__(self) -> str:
-        where = f" ({self.field})" if self.field else ""
-        return f"{self.message}{where}"
-
-
-class ServiceUnavailable(ApiError):
-    """The service could not be reached (not running, crashed, or the connection broke)."""
-
-    def __init__(self, url: str, reason: str) -> None:
-        super().__init__(0, "service_unavailable",
-                         f"the Agent Canvas service at {url} is not reachable ({reason})")
-        self.reason = reason
 
 
 def _reason(exc: BaseException) -> str:

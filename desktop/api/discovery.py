@@ -16,11 +16,15 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
-from desktop.api.client import ApiClient, ApiError
+from desktop.api.client_errors import ApiError
 from desktop.cli.self_launch import self_command
+
+if TYPE_CHECKING:
+    from desktop.api.client import ApiClient
 
 SERVER_FILE = "server.json"
 LOG_FILE = "service.log"
@@ -46,6 +50,8 @@ class ServerInfo:
 
     def client(self, **kwargs: float) -> ApiClient:
         """An :class:`ApiClient` for this service."""
+        from desktop.api.client import ApiClient  # the HTTP library loads on first use
+
         return ApiClient(self.url, self.token, **kwargs)
 
 

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from desktop.api.client import ApiClient, ServiceUnavailable
+from desktop.api.client_errors import ServiceUnavailable
 from desktop.contract.api import MAX_PAGE
+
+if TYPE_CHECKING:
+    from desktop.api.client import ApiClient
 
 # how long a broken stream is retried before the service counts as gone
 RETRY_DELAYS = (0.05, 0.1, 0.2, 0.4, 0.8)

@@ -5,13 +5,15 @@ old one)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings
 
-from desktop.api.discovery import ServerInfo
-from desktop.api.remote import remote_service
 from desktop.disk.paths import data_dir
 from desktop.views.nudges import KINDS, NudgeKind
+
+if TYPE_CHECKING:
+    from desktop.api.discovery import ServerInfo
 
 MAX_RECENT = 10
 
@@ -70,4 +72,9 @@ def set_service_url(url: str | None) -> None:
 def chosen_service() -> ServerInfo | None:
     """Another machine's service as the settings name it (None: this machine's); raises
     :class:`~desktop.api.remote.RemoteServiceError` when its URL or token is unusable."""
-    return remote_service(service_url())
+    url = service_url()
+    if url is None:
+        return None  # this machine's: the keyring is not needed (nor loaded)
+    from desktop.api.remote import remote_service
+
+    return remote_service(url)

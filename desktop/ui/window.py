@@ -290,6 +290,10 @@ class EditorWindow(QMainWindow):
 
     def use_chosen_service(self) -> None:
         """Be a client of the service the settings name: this machine's, or another's."""
+        from desktop.ui.settings import service_url
+
+        if service_url() is None and self.run_panels.remote is None:
+            return  # this machine's, as before: the keyring and its checks stay unloaded
         from desktop.api.remote import RemoteServiceError
         from desktop.ui.settings import chosen_service
 

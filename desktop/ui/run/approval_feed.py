@@ -17,14 +17,17 @@ import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 from shiboken6 import isValid
 
-from desktop.api.client import ApiClient, ApiError
+from desktop.api.client_errors import ApiError
 from desktop.ui.run.service_poll import ASK_TIMEOUT, POLL_MS, ServicePoll
+
+if TYPE_CHECKING:
+    from desktop.api.client import ApiClient
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from markdown_it import MarkdownIt
 from PySide6.QtCore import QTimer, QUrl
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QVBoxLayout, QWidget
@@ -21,17 +21,27 @@ from desktop.ui.run.node_picker import node_combo, pin_button
 from desktop.ui.theme import LIGHT, Theme
 from desktop.views.conversation import Conversation, Entry
 
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
 MAX_RESULT_CHARS = 20_000
 MAX_SHOWN = 300
 """Most recent entries drawn at once (a long run's page would take the window's time)."""
 STATUS_COLORS = {"completed": "ok", "approved": "ok", "running": "accent", "failed": "error",
                  "denied": "error", "awaiting approval": "warning", "proposed": "muted"}
-_MD = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+
+
+@cache
+def _markdown() -> MarkdownIt:
+    """The renderer, made on first use: the first window shows before markdown-it loads."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
 
 
 def markdown_html(text: str) -> str:
     """Markdown to HTML (raw HTML in the text is escaped, not rendered)."""
-    return _MD.render(text)
+    return _markdown().render(text)
 
 
 def _short(value: Any, limit: int = 90) -> str:

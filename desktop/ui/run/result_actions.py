@@ -20,12 +20,13 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QDockWidget
 from shiboken6 import isValid
 
-from desktop.api.client import ApiClient, ApiError
+from desktop.api.client_errors import ApiError
 from desktop.api.discovery import ensure_service
 from desktop.ui.run.result_text import pull_request_text
 from desktop.ui.run.result_view import ResultView
 
 if TYPE_CHECKING:
+    from desktop.api.client import ApiClient
     from desktop.ui.run.attach import RunPanels
     from desktop.ui.run.session import RunSession
 

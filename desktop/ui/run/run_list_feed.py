@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
-from desktop.api.client import ApiClient
 from desktop.ui.run.service_poll import POLL_MS, ServicePoll
+
+if TYPE_CHECKING:
+    from desktop.api.client import ApiClient
 
 NO_SERVICE: list[dict[str, Any]] = []
 """What :meth:`RunListFeed._ask` answers when no service runs (told apart by identity)."""

@@ -14,14 +14,17 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QWidget
 from shiboken6 import isValid
 
-from desktop.api.client import ApiClient, ApiError
+from desktop.api.client_errors import ApiError
 from desktop.api.discovery import ServerInfo, find_service
+
+if TYPE_CHECKING:
+    from desktop.api.client import ApiClient
 
 log = logging.getLogger(__name__)
 POLL_MS = 2000

@@ -19,12 +19,12 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 from shiboken6 import isValid
 
-from desktop.api.client import ApiClient, ApiError, ServiceUnavailable
+from desktop.api.client_errors import ApiError, ServiceUnavailable
 from desktop.api.discovery import ServerInfo, ensure_service, find_service
 from desktop.api.follow import RunFollower
 from desktop.contract.commands import (
@@ -43,6 +43,9 @@ from desktop.contract.enums import RUN_ENDED
 from desktop.ui.run.bridge import RunBridge
 from desktop.ui.run.transcript_model import TranscriptModel
 from desktop.views.reader import LogTail
+
+if TYPE_CHECKING:
+    from desktop.api.client import ApiClient
 
 log = logging.getLogger(__name__)
 LIVE_LOOKING = ("queued", "running", "paused")
