@@ -26,7 +26,6 @@ from shiboken6 import isValid
 
 from desktop.api.client_errors import ApiError, ServiceUnavailable
 from desktop.api.discovery import ServerInfo, ensure_service, find_service
-from desktop.api.follow import RunFollower
 from desktop.contract.commands import (
     Chat,
     EditInbox,
@@ -46,6 +45,7 @@ from desktop.views.reader import LogTail
 
 if TYPE_CHECKING:
     from desktop.api.client import ApiClient
+    from desktop.api.follow import RunFollower
 
 log = logging.getLogger(__name__)
 LIVE_LOOKING = ("queued", "running", "paused")
@@ -235,6 +235,8 @@ class RunSession(QObject):
 
     def _start_stream(self, after: int, catch_up: bool = False) -> None:
         assert self.client is not None
+        from desktop.api.follow import RunFollower  # with the HTTP client: on first follow
+
         self.follower = RunFollower(self.client, self.run_id, after, self.bridge.push)
         self._stream = asyncio.ensure_future(self._follow(self.follower, catch_up))
         self._stream.add_done_callback(self._stream_ended)
