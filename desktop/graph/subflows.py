@@ -53,6 +53,21 @@ def subflow_path(parent_file: str | os.PathLike[str], flow: str) -> Path:
     return (Path(parent_file).resolve().parent / flow).resolve()
 
 
+def flow_reference(target: str | os.PathLike[str],
+                   parent_file: str | os.PathLike[str] | None) -> str:
+    """What ``flow:`` says for subflow file ``target``: its path relative to the folder of
+    the workflow file that names it, or absolute while that workflow has no file yet
+    (:func:`subflow_path` reads both back to ``target``)."""
+    chosen = Path(target).resolve()
+    if parent_file is None:
+        return chosen.as_posix()
+    folder = Path(parent_file).resolve().parent
+    try:
+        return Path(os.path.relpath(chosen, folder)).as_posix()
+    except ValueError:  # another drive (Windows): no relative path leads there
+        return chosen.as_posix()
+
+
 def resolve_subflows(doc: WorkflowDocument, path: str | os.PathLike[str],
                      _chain: tuple[Path, ...] = ()) -> dict[str, Subflow]:
     """The subflows ``doc`` (read from ``path``) uses, by node id, each with its own.

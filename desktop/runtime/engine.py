@@ -44,7 +44,13 @@ from desktop.runtime.recorder import Recorder
 from desktop.runtime.scheduler import DEFAULT_CONCURRENCY, Scheduler, StepError
 from desktop.runtime.snapshots import SnapshotWriter
 from desktop.runtime.stall import StallDetector, silent_evidence
-from desktop.runtime.subflow_step import enter_events, finish_events, finishing, is_subflow
+from desktop.runtime.subflow_step import (
+    enter_events,
+    entry_commit,
+    finish_events,
+    finishing,
+    is_subflow,
+)
 from desktop.runtime.turn import TurnRunner
 from desktop.store.eventlog import Durability, EventLog
 from desktop.views.node_ref import exact_node
@@ -331,7 +337,7 @@ class Engine:
                 settling = self._failing is not None or self._stopping
                 if not settling:
                     self._start_turns(state)
-                if not settling and self._finish_subflow():
+                if not settling and await self._finish_subflow():
                     continue
                 if not settling and self._finished():
                     self.recorder.emit({"type": "run.completed"})
@@ -382,16 +388,20 @@ class Engine:
             self.tasks[node_id] = task
             task.add_done_callback(lambda t, n=node_id: self._turn_done(n, t))
 
-    def _finish_subflow(self) -> bool:
+    async def _finish_subflow(self) -> bool:
         """End the step of one subflow node whose inside is quiet; True if one ended (its
         output may wake the subflow around it, so the loop looks again)."""
-        state = self.state
-        if state.status != RunStatus.RUNNING:
+        if self.state.status != RunStatus.RUNNING:
             return False
-        ready = finishing(state, self.busy())
+        ready = finishing(self.state, self.busy())
         if not ready:
             return False
-        for event in finish_events(state, self.run_dir, ready[0]):
+        commit = await asyncio.to_thread(entry_commit, self.state, ready[0])
+        state = self.state
+        # while git answered, a message may have woken its inside: then it is not over
+        if state.status != RunStatus.RUNNING or ready[0] not in finishing(state, self.busy()):
+            return True
+        for event in finish_events(state, self.run_dir, ready[0], commit):
             self.recorder.emit(event)
         self.recorder.flush()
         return True

@@ -62,17 +62,29 @@ class Merged:
     sender: str
 
 
+def _worker(peers: Mapping[str, Any], sender: Any) -> Any:
+    """The node whose branch holds what ``sender`` sent: the sender itself, or for a
+    subflow node the entry node its output comes from (through nested subflows)."""
+    node = peers.get(sender) if isinstance(sender, str) else None
+    seen: set[str] = set()
+    while node is not None and getattr(node, "subflow_entry", None) and node.id not in seen:
+        seen.add(node.id)
+        node = peers.get(node.subflow_entry)
+    return node
+
+
 def inbox_sources(items: Iterable[Mapping[str, Any]], peers: Mapping[str, Any],
                   tree: NodeTree) -> list[Source]:
-    """The senders of the handoffs and reports in ``items`` that work in the same
-    repository as ``tree``, in inbox order, once each with the commit of its last
-    envelope (``peers``: node id -> ``NodeState`` of the run)."""
+    """The senders of the handoffs and reports in ``items`` (and of the envelopes a
+    subflow's tasks came in) that work in the same repository as ``tree``, in inbox
+    order, once each with the commit of its last envelope (``peers``: node id ->
+    ``NodeState`` of the run; a subflow node sends what its entry node's branch holds)."""
     found: dict[str, Source] = {}
     for item in items:
         envelope = item.get("envelope") or {}
-        sender = envelope.get("fromNodeId") if item.get("kind") in ("handoff", "report") \
-            else None
-        node = peers.get(sender) if isinstance(sender, str) else None
+        sender = envelope.get("fromNodeId") if item.get("kind") in ("handoff", "report",
+                                                                    "task") else None
+        node = _worker(peers, sender)
         record = getattr(node, "git", None)
         if record is None or record.branch == tree.branch:
             continue

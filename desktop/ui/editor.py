@@ -6,12 +6,20 @@ these methods, so every gesture has exactly one implementation and one test.
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
 from desktop.contract.enums import EdgeType
 from desktop.contract.state import NodeConfig
-from desktop.graph.document import Position, WorkflowDocument, WorkflowEdge, WorkflowNode
+from desktop.graph.document import (
+    SLUG_PATTERN,
+    Position,
+    WorkflowDocument,
+    WorkflowEdge,
+    WorkflowNode,
+)
 from desktop.graph.errors import WorkflowLoadError
 from desktop.graph.gatekeeper import Graph, GraphChangeError, check_edge
 from desktop.graph.io import dumps_workflow, loads_workflow
@@ -61,6 +69,28 @@ class Editor(DecorationEdits, QObject):
         self.push(c.AddItems(self.model, [c.NodeBundle(node)], text=f"Add {node.label}"))
         self.selectRequested.emit([node_id], [])
         return node_id
+
+    def add_subflow(self, flow: str, label: str, at: tuple[float, float] = (0.0, 0.0),
+                    key: str = "subflow") -> str:
+        """Add a subflow node running workflow file ``flow`` (as ``flow:`` says it) at
+        scene point ``at``, its id like ``key``; returns its id."""
+        x, y = at[0] - NODE_W / 2, at[1] - NODE_H / 2
+        if self.snap_to_grid:
+            x, y = snap(x), snap(y)
+        node_id = self.model.unique_id(key if re.fullmatch(SLUG_PATTERN, key) else "subflow")
+        node = WorkflowNode(id=node_id, label=self._unique_label(label), kind="subflow",
+                            flow=flow, position=Position(x=x, y=y),
+                            entry=not self.model.doc.nodes)
+        self.push(c.AddItems(self.model, [c.NodeBundle(node)], text=f"Add {node.label}"))
+        self.selectRequested.emit([node_id], [])
+        return node_id
+
+    def set_flow(self, node_id: str, flow: str) -> None:
+        """Point subflow node ``node_id`` at another workflow file."""
+        node = self.model.node(node_id)
+        if node is not None and node.kind == "subflow" and node.flow != flow:
+            self.edit_node(node.model_copy(update={"flow": flow}),
+                           self.model.config(node_id), f"Change subflow of {node_id}")
 
     def _unique_label(self, base: str) -> str:
         labels = {n.label for n in self.model.doc.nodes}

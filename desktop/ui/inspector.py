@@ -43,6 +43,7 @@ from desktop.ui.inspector_fields import (
     shown_text,
     to_text,
 )
+from desktop.ui.inspector_subflow import SubflowSection
 from desktop.ui.roles_cache import roles
 from desktop.wording import plural
 
@@ -63,8 +64,15 @@ def _first_error(exc: ValidationError) -> str:
     return msg.removeprefix("Value error, ")
 
 
+# what an agent node has and a subflow node has not: the node's other sections, and these
+AGENT_ONLY = (("node", "roleTemplate"), ("node", "provider"))
+
+
 class Inspector(QScrollArea):
     """Shows one form at a time: workflow, node, edge, or a multi-selection summary."""
+
+    flowChangeRequested = Signal(str)  # the subflow node whose file is to be chosen again
+    subflowOpenRequested = Signal(str)  # the subflow node whose inside is to be shown
 
     def __init__(self, editor: Editor, parent: QWidget | None = None):
         super().__init__(parent)
@@ -94,6 +102,11 @@ class Inspector(QScrollArea):
                   self.compare_lines):
             self.layout_.addWidget(w)
         self.widgets: dict[tuple[str, ...], tuple[Field, QWidget, QLabel]] = {}
+        self.rows: dict[tuple[str, ...], tuple[QFormLayout, QLabel]] = {}
+        self.sections: dict[str, QWidget] = {}  # the node page's, by title
+        self.subflow = SubflowSection()
+        self.subflow.changeClicked.connect(lambda: self.flowChangeRequested.emit(self.target))
+        self.subflow.openClicked.connect(lambda: self.subflowOpenRequested.emit(self.target))
         self.pages = {name: self._build_page(sections) for name, sections in (
             ("doc", DOC_SECTIONS), ("node", NODE_SECTIONS), ("edge", EDGE_SECTIONS))}
         self.layout_.addStretch(1)
@@ -114,9 +127,12 @@ class Inspector(QScrollArea):
         outer = QVBoxLayout(page)
         outer.setContentsMargins(0, 0, 0, 0)
         for title, fields in sections:
+            section = QWidget()
+            column = QVBoxLayout(section)
+            column.setContentsMargins(0, 0, 0, 0)
             header = QLabel(title.upper())
             header.setProperty("role", "section")
-            outer.addWidget(header)
+            column.addWidget(header)
             form = QFormLayout()
             form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -135,7 +151,13 @@ class Inspector(QScrollArea):
                 label.setToolTip(f.tip)
                 form.addRow(label, box)
                 self.widgets[f.path] = (f, widget, error)
-            outer.addLayout(form)
+                self.rows[f.path] = (form, label)
+            column.addLayout(form)
+            outer.addWidget(section)
+            if sections is NODE_SECTIONS:
+                self.sections[title] = section
+                if len(self.sections) == 1:  # a subflow's file comes after its name
+                    outer.addWidget(self.subflow)
         self.layout_.addWidget(page)
         return page
 
@@ -250,6 +272,7 @@ class Inspector(QScrollArea):
                 widget.setProperty("invalid", False)
                 widget.style().polish(widget)
         self._titles()
+        self._show_subflow()
         self._show_problems()
         self._show_run_modes()
         self._show_compare()
@@ -279,12 +302,27 @@ class Inspector(QScrollArea):
                 f"The open run's {f.label.lower()}: switch it in the run toolbar. New runs "
                 f"start in the workflow's own: {default}." if running else f.tip)
 
+    def _show_subflow(self) -> None:
+        """A subflow node: its file in place of the agent's sections and fields."""
+        node = self.model.node(self.target) if self.kind == "node" else None
+        flow = node.flow if node is not None and node.kind == "subflow" else None
+        self.subflow.setVisible(flow is not None)
+        self.subflow.show_flow(flow or "")
+        for index, section in enumerate(self.sections.values()):
+            section.setVisible(flow is None or index == 0)
+        for path in AGENT_ONLY:
+            form, label = self.rows[path]
+            form.setRowVisible(label, flow is None)
+
     def _titles(self) -> None:
         if self.kind == "node":
             node = self.model.node(self.target)
             self.title.setText(node.label or node.id)
             role = roles().get(node.role_template)
-            self.subtitle.setText(role.description if role else node.role_template)
+            self.subtitle.setText(
+                "A subflow: another workflow file run as this node's one step."
+                if node.kind == "subflow" else role.description if role
+                else node.role_template)
         elif self.kind == "edge":
             e = self.model.edge(self.target)
             self.title.setText(f"{e.from_}  →  {e.to}")

@@ -1,4 +1,5 @@
-"""The palette: role templates and providers to drag onto the canvas."""
+"""The palette: role templates, providers, notes, groups and subflows to drag onto the
+canvas."""
 
 from __future__ import annotations
 
@@ -26,7 +27,9 @@ def entries() -> list[dict]:
     out += [{"kind": "note", "name": "note", "title": "Sticky note",
              "detail": "a note on the canvas; double-click it to write"},
             {"kind": "group", "name": "group", "title": "Group",
-             "detail": "a titled frame; what lies inside moves with it"}]
+             "detail": "a titled frame; what lies inside moves with it"},
+            {"kind": "subflow", "name": "subflow", "title": "Subflow\u2026",
+             "detail": "another workflow file (*.flow.yaml) run as one step"}]
     return out
 
 
@@ -79,7 +82,7 @@ class Palette(QWidget):
         self.tree.clear()
         canvas = QTreeWidgetItem(["CANVAS"])
         groups = {"role": QTreeWidgetItem(["ROLES"]), "provider": QTreeWidgetItem(["PROVIDERS"]),
-                  "note": canvas, "group": canvas}
+                  "note": canvas, "group": canvas, "subflow": canvas}
         for group in dict.fromkeys(groups.values()):
             group.setFlags(Qt.ItemFlag.ItemIsEnabled)
             font = group.font(0)
@@ -95,6 +98,7 @@ class Palette(QWidget):
             color = (theme.role_color(spec["name"]) if spec["kind"] == "role"
                      else QColor(NOTE_DEFAULT) if spec["kind"] == "note"
                      else QColor(GROUP_DEFAULT) if spec["kind"] == "group"
+                     else QColor(theme.muted) if spec["kind"] == "subflow"
                      else theme.provider_color(spec["name"]))
             item.setIcon(0, swatch(color))
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable

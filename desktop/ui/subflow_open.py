@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.graph.errors import WorkflowLoadError
@@ -41,10 +42,10 @@ def open_subflow(window: EditorWindow, node_id: str) -> bool:
     else:
         scope = None
         base = level.file if level is not None else window.file.path
-        if base is None:
+        if base is None and not Path(node.flow).is_absolute():
             window.message("Save the workflow first: the subflow's path is relative to it.")
             return False
-        file = subflow_path(base, node.flow)
+        file = subflow_path(base, node.flow) if base is not None else Path(node.flow)
         try:
             doc = load_workflow(file)
         except WorkflowLoadError as exc:

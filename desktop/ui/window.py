@@ -42,6 +42,7 @@ from desktop.ui.run.window_parts import WindowParts
 from desktop.ui.settings import ui_settings
 from desktop.ui.subflow_open import open_subflow
 from desktop.ui.subflow_pane import SubflowPane
+from desktop.ui.subflow_pick import SubflowPicker
 from desktop.ui.window_arrange import ArrangeCommands
 from desktop.ui.window_compare import CompareCommands
 from desktop.ui.window_edit import EditCommands
@@ -138,6 +139,7 @@ class EditorWindow(QMainWindow):
         self.arrange = ArrangeCommands(self)
         self.viewing = ViewCommands(self)
         self.pickers = Pickers(self)
+        self.subflow_pick = SubflowPicker(self)
         self.help = HelpCommands(self)
         self.actions_ = action_table.build(self, self.view)
         self.actions_["compare_stop"].setEnabled(False)
@@ -243,6 +245,9 @@ class EditorWindow(QMainWindow):
             f"Not connected: {why}", 4000))
         self.scene.emptyDoubleClicked.connect(self.pickers.quick_add_at)
         self.scene.subflowOpened.connect(self.open_subflow)
+        self.scene.subflowAsked.connect(self.subflow_pick.add_at)
+        self.inspector.flowChangeRequested.connect(self.subflow_pick.change)
+        self.inspector.subflowOpenRequested.connect(self.open_subflow)
         self.subflows.closed.connect(self.view.show)
         self.scene.connectionDroppedOnEmpty.connect(self.pickers.quick_add_connected)
         self.view.quickAddRequested.connect(self.pickers.quick_add_at)

@@ -38,9 +38,12 @@ class Pickers:
         choices = [Choice(e["title"], e["kind"], e) for e in entries()]
 
         def add(spec: dict[str, Any]) -> None:
-            node_id = self.window.scene.drop_template(
-                {"kind": "role", "name": "implementer", "provider": spec["name"]}
-                if spec["kind"] == "provider" else spec, scene_point)
+            if spec["kind"] == "subflow":  # asks for its file first
+                node_id = self.window.subflow_pick.add_at(scene_point)
+            else:
+                node_id = self.window.scene.drop_template(
+                    {"kind": "role", "name": "implementer", "provider": spec["name"]}
+                    if spec["kind"] == "provider" else spec, scene_point)
             if then and node_id:
                 then(node_id)
 

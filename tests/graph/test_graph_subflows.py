@@ -9,7 +9,13 @@ from hypothesis import strategies as st
 from desktop.graph.document import SLUG_PATTERN, WorkflowNode, node_uuid
 from desktop.graph.errors import WorkflowLoadError
 from desktop.graph.io import dumps_workflow, load_workflow, loads_workflow
-from desktop.graph.subflows import resolve_subflows, scope_of, scoped_key
+from desktop.graph.subflows import (
+    flow_reference,
+    resolve_subflows,
+    scope_of,
+    scoped_key,
+    subflow_path,
+)
 from desktop.graph.validate import check_file
 from desktop.runtime.run_setup import run_created_event
 
@@ -148,3 +154,20 @@ def test_a_relative_workspace_inside_a_subflow_stays_where_its_file_says(tmp_pat
     event = created(parent)
     ids = keys(event)
     assert event["nodeConfigs"][ids["review/reviewer"]]["workspace"] == "sub/work"
+
+
+_part = st.text("abcxyz-_", min_size=1, max_size=6)
+
+
+@given(parent_dirs=st.lists(_part, max_size=3), target_dirs=st.lists(_part, max_size=3),
+       saved=st.booleans())
+def test_flow_reference_reads_back_to_the_file_chosen(tmp_path_factory, parent_dirs,
+                                                      target_dirs, saved):
+    root = tmp_path_factory.getbasetemp().resolve() / "refs"
+    parent = root.joinpath(*parent_dirs, "top.flow.yaml")
+    target = root.joinpath(*target_dirs, "sub.flow.yaml")
+    reference = flow_reference(target, parent if saved else None)
+    assert Path(reference).is_absolute() is not saved
+    assert subflow_path(parent, reference) == target
+    if saved and parent_dirs == target_dirs:
+        assert reference == "sub.flow.yaml"

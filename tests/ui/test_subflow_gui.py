@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -97,3 +98,114 @@ def test_in_a_run_the_inner_cards_follow_the_run_and_the_top_shows_none_of_them(
     assert top.badges[review].status == "running"  # derived from the inside
     pane.back_to(0)
     top.clear()
+
+
+def saved_example(folder: Path) -> Path:
+    """The subflow example and its review file, copied to ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("subflow-review.flow.yaml", "review.flow.yaml"):
+        shutil.copy(examples_dir() / name, folder / name)
+    return folder / "subflow-review.flow.yaml"
+
+
+def palette_item(window: EditorWindow, title: str):
+    tree = window.palette_panel.tree
+    for group in (tree.topLevelItem(i) for i in range(tree.topLevelItemCount())):
+        for item in (group.child(j) for j in range(group.childCount())):
+            if item.text(0) == title:
+                return item
+    raise AssertionError(f"the palette has no {title!r}")
+
+
+def answer_open(window: EditorWindow, monkeypatch, path: Path | str) -> list[str]:
+    """Answer the window's "open a file" question with ``path``; the captions asked."""
+    asked: list[str] = []
+
+    def open_path(caption: str = "", *_args: object) -> str:
+        asked.append(caption)
+        return str(path)
+
+    monkeypatch.setattr(window.ask, "open_path", open_path)
+    return asked
+
+
+def test_the_palettes_subflow_entry_adds_a_node_whose_file_is_relative_to_the_workflow(
+        editor_window: EditorWindow, monkeypatch, tmp_path: Path):
+    parent = saved_example(tmp_path / "flows")
+    assert editor_window.files.open_path(parent)
+    other = tmp_path / "flows" / "more" / "checks.flow.yaml"
+    other.parent.mkdir()
+    shutil.copy(examples_dir() / "review.flow.yaml", other)
+    asked = answer_open(editor_window, monkeypatch, other)
+    before = editor_window.editor.model.doc.model_copy(deep=True)
+    tree = editor_window.palette_panel.tree
+    tree.itemActivated.emit(palette_item(editor_window, "Subflow\u2026"), 0)
+    assert asked == ["Choose Subflow"]
+    node = editor_window.editor.model.node("checks")
+    assert node is not None and (node.kind, node.flow) == ("subflow", "more/checks.flow.yaml")
+    assert editor_window.inspector.target == "checks"  # selected, shown in the inspector
+    editor_window.editor.undo_stack.undo()
+    assert editor_window.editor.model.doc == before
+    editor_window.editor.undo_stack.redo()
+    assert editor_window.editor.model.node("checks").flow == "more/checks.flow.yaml"
+    assert editor_window.open_subflow("checks")  # the path reads back to the file chosen
+    assert editor_window.subflows.level.file == other.resolve()
+
+
+def test_an_unsaved_workflow_names_its_subflow_by_absolute_path_and_a_cancel_adds_none(
+        editor_window: EditorWindow, monkeypatch, tmp_path: Path):
+    answer_open(editor_window, monkeypatch, "")
+    editor_window.pickers.add_from_palette({"kind": "subflow", "name": "subflow"})
+    assert editor_window.editor.model.doc.nodes == []
+    chosen = saved_example(tmp_path).parent / "review.flow.yaml"
+    answer_open(editor_window, monkeypatch, chosen)
+    editor_window.pickers.add_from_palette({"kind": "subflow", "name": "subflow"})
+    [node] = editor_window.editor.model.doc.nodes
+    assert (node.id, node.label, node.flow) == ("review", "Review", chosen.resolve().as_posix())
+    assert node.entry  # the first node, as for any node
+    assert editor_window.open_subflow("review")  # no file of its own needed to open it
+
+
+def test_the_inspector_shows_a_subflows_file_instead_of_the_agent_fields(
+        editor_window: EditorWindow, monkeypatch, qtbot, tmp_path: Path):
+    parent = saved_example(tmp_path / "flows")
+    assert editor_window.files.open_path(parent)
+    inspector = editor_window.inspector
+    agent_only = [inspector.widgets[("node", "provider")][1],
+                  inspector.widgets[("config", "instructions")][1],
+                  inspector.widgets[("config", "model")][1]]
+    editor_window.scene.select(["writer"])
+    assert inspector.subflow.isHidden()
+    assert all(w.isVisibleTo(inspector) for w in agent_only)
+    editor_window.scene.select(["review"])
+    assert not inspector.subflow.isHidden()
+    assert inspector.subflow.file.text() == "review.flow.yaml"
+    assert not any(w.isVisibleTo(inspector) for w in agent_only)
+    assert inspector.widgets[("node", "label")][1].isVisibleTo(inspector)
+
+    renamed = tmp_path / "flows" / "second-review.flow.yaml"
+    shutil.copy(tmp_path / "flows" / "review.flow.yaml", renamed)
+    answer_open(editor_window, monkeypatch, renamed)
+    qtbot.mouseClick(inspector.subflow.change, Qt.MouseButton.LeftButton)
+    assert editor_window.editor.model.node("review").flow == "second-review.flow.yaml"
+    assert inspector.subflow.file.text() == "second-review.flow.yaml"
+    assert editor_window.editor.undo_stack.undoText() == "Change subflow of review"
+    editor_window.editor.undo_stack.undo()
+    assert editor_window.editor.model.node("review").flow == "review.flow.yaml"
+    assert inspector.subflow.file.text() == "review.flow.yaml"
+
+    qtbot.mouseClick(inspector.subflow.open, Qt.MouseButton.LeftButton)
+    assert editor_window.subflows.isVisible()
+    assert editor_window.subflows.level.file == (tmp_path / "flows" / "review.flow.yaml")
+    editor_window.subflows.back_to(0)
+
+
+def test_a_workflow_cannot_choose_itself_as_its_subflow(
+        editor_window: EditorWindow, monkeypatch, tmp_path: Path):
+    parent = saved_example(tmp_path / "flows")
+    assert editor_window.files.open_path(parent)
+    answer_open(editor_window, monkeypatch, parent)
+    editor_window.scene.select(["review"])
+    editor_window.inspector.subflow.change.click()
+    assert editor_window.editor.model.node("review").flow == "review.flow.yaml"
+    assert "cannot run itself" in editor_window.statusBar().currentMessage()

@@ -64,6 +64,7 @@ class CanvasScene(QGraphicsScene):
     connectRefused = Signal(str)  # why a connection was not made
     emptyDoubleClicked = Signal(QPointF)
     subflowOpened = Signal(str)  # a subflow node was double-clicked: show its inside
+    subflowAsked = Signal(QPointF)  # "Subflow…" dropped here: ask for its file
     connectionDroppedOnEmpty = Signal(str, QPointF)  # source node, scene point
 
     def __init__(self, editor: Editor, theme: Theme = LIGHT, parent=None):
@@ -557,6 +558,9 @@ class CanvasScene(QGraphicsScene):
             return self.editor.add_note((pos.x(), pos.y()))
         if spec.get("kind") == "group":
             return self.editor.add_group((pos.x(), pos.y()))
+        if spec.get("kind") == "subflow":  # its file is asked for, then the node added
+            self.subflowAsked.emit(pos)
+            return None
         if spec.get("kind") == "provider":
             target = self.node_at(pos)
             if target is not None:
