@@ -53,6 +53,26 @@ def subflow_path(parent_file: str | os.PathLike[str], flow: str) -> Path:
     return (Path(parent_file).resolve().parent / flow).resolve()
 
 
+def rebase_subflows(doc: WorkflowDocument, old_file: str | os.PathLike[str] | None,
+                    new_file: str | os.PathLike[str]) -> list[str]:
+    """Point each subflow node's ``flow:`` of ``doc`` (saved so far as ``old_file``, None
+    when it had no file) at the same file from ``new_file``'s folder, in place, so Save As
+    elsewhere keeps the references working; the ids of the nodes changed."""
+    changed = []
+    for node in doc.nodes:
+        if node.kind != "subflow" or not node.flow:
+            continue
+        if old_file is None and not Path(node.flow).is_absolute():
+            continue  # relative to no file yet: nothing says where it pointed
+        target = subflow_path(old_file, node.flow) if old_file is not None \
+            else Path(node.flow)
+        again = flow_reference(target, new_file)
+        if again != node.flow:
+            node.flow = again
+            changed.append(node.id)
+    return changed
+
+
 def flow_reference(target: str | os.PathLike[str],
                    parent_file: str | os.PathLike[str] | None) -> str:
     """What ``flow:`` says for subflow file ``target``: its path relative to the folder of

@@ -12,6 +12,7 @@ from desktop.graph.document import WorkflowDocument
 from desktop.graph.errors import Problem
 from desktop.graph.io import dumps_workflow, save_workflow
 from desktop.graph.lenient import open_workflow
+from desktop.graph.subflows import rebase_subflows
 from desktop.ui.editor import Editor, fill_missing_positions
 from desktop.ui.recovery import RecoverySession
 
@@ -114,6 +115,8 @@ class WorkflowFile(QObject):
         target = Path(path).expanduser().resolve() if path else self.path
         if target is None:
             raise ValueError("the document has no file yet; give a path (Save As)")
+        if target != self.path:  # Save As elsewhere: subflow paths follow the file
+            rebase_subflows(self.editor.model.doc, self.path, target)
         text = dumps_workflow(self.editor.model.doc)
         save_workflow(self.editor.model.doc, target)
         self._disk_digest = _digest(text.encode("utf-8"))

@@ -171,3 +171,27 @@ def test_flow_reference_reads_back_to_the_file_chosen(tmp_path_factory, parent_d
     assert subflow_path(parent, reference) == target
     if saved and parent_dirs == target_dirs:
         assert reference == "sub.flow.yaml"
+
+
+@given(st.lists(st.sampled_from(["a", "b", "c"]), max_size=3),
+       st.lists(st.sampled_from(["a", "b", "c"]), max_size=3),
+       st.lists(st.sampled_from(["a", "b", "c"]), max_size=3))
+def test_rebased_subflows_name_the_same_file_from_the_new_folder(
+        old: list[str], new: list[str], target: list[str]) -> None:
+    from desktop.graph.document import WorkflowDocument
+    from desktop.graph.subflows import rebase_subflows
+
+    root = Path("/tmp/rebase-root")
+    old_file = root.joinpath(*old, "parent.flow.yaml")
+    new_file = root.joinpath(*new, "moved.flow.yaml")
+    sub = root.joinpath(*target, "sub.flow.yaml")
+    doc = WorkflowDocument.model_validate({"nodes": [
+        {"id": "w", "entry": True},
+        {"id": "s", "kind": "subflow", "flow": flow_reference(sub, old_file)}]})
+    rebase_subflows(doc, old_file, new_file)
+    assert subflow_path(new_file, doc.nodes[1].flow) == sub.resolve()
+    unsaved = WorkflowDocument.model_validate({"nodes": [
+        {"id": "w", "entry": True}, {"id": "s", "kind": "subflow", "flow": str(sub)}]})
+    rebase_subflows(unsaved, None, new_file)  # an absolute path becomes relative
+    assert subflow_path(new_file, unsaved.nodes[1].flow) == sub.resolve()
+    assert not Path(unsaved.nodes[1].flow).is_absolute()

@@ -209,3 +209,21 @@ def test_a_workflow_cannot_choose_itself_as_its_subflow(
     editor_window.inspector.subflow.change.click()
     assert editor_window.editor.model.node("review").flow == "review.flow.yaml"
     assert "cannot run itself" in editor_window.statusBar().currentMessage()
+
+
+def test_save_as_in_another_folder_keeps_the_subflow_reference_working(
+        editor_window: EditorWindow, tmp_path: Path):
+    source = tmp_path / "here"
+    source.mkdir()
+    for name in ("subflow-review.flow.yaml", "review.flow.yaml"):
+        shutil.copy(examples_dir() / name, source / name)
+    assert editor_window.files.open_path(source / "subflow-review.flow.yaml")
+    elsewhere = tmp_path / "there" / "deeper" / "copy.flow.yaml"
+    elsewhere.parent.mkdir(parents=True)
+    editor_window.file.save(elsewhere)
+    saved = load_workflow(elsewhere)
+    [review] = [n for n in saved.nodes if n.kind == "subflow"]
+    assert review.flow == "../../here/review.flow.yaml"
+    assert resolve_subflows(saved, elsewhere)  # the file it names is found from there
+    editor_window.file.save(elsewhere)  # saved again in place: nothing moves
+    assert load_workflow(elsewhere).nodes[1].flow == "../../here/review.flow.yaml"
