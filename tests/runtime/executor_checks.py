@@ -15,8 +15,13 @@ TIMING = {"inbox.queued"}
 
 
 def example(path: Path, executor: Any = None):
-    """The example's document, with ``executor`` for the whole run when given."""
+    """The example's document, with ``executor`` for the whole run when given, its nodes
+    sharing one scratch folder: the local and remote runs are compared event for event,
+    and parallel implementers each in a worktree report back in either order (the
+    orchestrator may then take their reports in one turn or two). Worktrees on an
+    executor: tests/runtime/test_worktree_executor.py."""
     doc, _ = read_workflow(str(path))
+    doc.isolation = None
     if executor is not None:
         doc.executor = executor
     return doc
