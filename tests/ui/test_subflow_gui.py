@@ -5,7 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QToolButton
 
 from desktop.graph.io import load_workflow
@@ -227,3 +228,20 @@ def test_save_as_in_another_folder_keeps_the_subflow_reference_working(
     assert resolve_subflows(saved, elsewhere)  # the file it names is found from there
     editor_window.file.save(elsewhere)  # saved again in place: nothing moves
     assert load_workflow(elsewhere).nodes[1].flow == "../../here/review.flow.yaml"
+
+
+def test_a_connection_dropped_on_empty_canvas_can_add_a_subflow_connected(
+        editor_window: EditorWindow, monkeypatch, tmp_path: Path):
+    assert editor_window.files.open_path(saved_example(tmp_path / "flows"))
+    other = tmp_path / "flows" / "checks.flow.yaml"
+    shutil.copy(examples_dir() / "review.flow.yaml", other)
+    answer_open(editor_window, monkeypatch, other)
+    model = editor_window.editor.model
+    edges = len(model.doc.edges)
+    editor_window.pickers.quick_add_connected("writer", QPointF(900, 900))
+    QTest.keyClicks(editor_window.popup.edit, "subflow")
+    QTest.keyClick(editor_window.popup.edit, Qt.Key.Key_Return)
+    assert model.node("checks").flow == "checks.flow.yaml"
+    [edge] = model.doc.edges[edges:]
+    assert (edge.from_, edge.to, edge.type) == ("writer", "checks", "handoff")
+    assert model.edge_keys()[-1] in editor_window.scene.edges  # drawn on the canvas too
