@@ -28,12 +28,14 @@ drained (no parsing, no log), timed from the same start line to the last byte.
 
 Where the paced tail comes from, measured in the same paced run: each ``fdatasync`` of
 the log's writer thread (an event is told to subscribers only after its batch's sync),
-and the asyncio loop's lag (a 5 ms sleep, late by how much), both at p50 / p99 / max.
+the asyncio loop's lag (a 5 ms sleep, late by how much), both at p50 / p99 / max, and
+the garbage collector's pauses per generation (count, wall and CPU max and sum).
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import shutil
 import statistics
@@ -86,12 +88,56 @@ def _workflow(agents: int, deltas: int, go: Path, rate: float = 0.0) -> Workflow
                                             "nodeConfigs": configs, "edges": edges})
 
 
+class _GcLog:
+    """Every garbage collection while installed: its generation, wall and CPU pause.
+
+    CPU is the collecting thread's (``time.thread_time``), so a wall pause far above
+    its CPU means the process was descheduled during the collection, not that the
+    collection had that much work.
+    """
+
+    def __init__(self) -> None:
+        self.pauses: dict[int, list[tuple[float, float]]] = {0: [], 1: [], 2: []}
+        self._started = (0.0, 0.0)
+
+    def __call__(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._started = (time.perf_counter(), time.thread_time())
+            return
+        wall, cpu = self._started
+        self.pauses[info["generation"]].append(
+            (time.perf_counter() - wall, time.thread_time() - cpu))
+
+    def install(self) -> None:
+        gc.callbacks.append(self)
+
+    def remove(self) -> None:
+        gc.callbacks.remove(self)
+
+    def rows(self, label: str) -> list[dict]:
+        """One row per generation: wall pause max (value), CPU max (reference), sums."""
+        rows = []
+        for generation, pauses in self.pauses.items():
+            walls = [w * 1000 for w, _ in pauses] or [0.0]
+            cpus = [c * 1000 for _, c in pauses] or [0.0]
+            rows.append({
+                "name": f"garbage collector, generation {generation}, paced ({label}): "
+                        f"{len(pauses)} collections",
+                "value": round(max(walls), 2), "unit": "ms max wall",
+                "reference": round(max(cpus), 2), "ratio": None,
+                "target": f"sum {sum(walls):.1f} ms wall, {sum(cpus):.1f} ms CPU; "
+                          f"reference: CPU max", "ok": None})
+        return rows
+
+
 class _Causes:
-    """The writer's fdatasync durations and the loop's lag during one engine run."""
+    """The writer's fdatasync durations, the loop's lag and the garbage collections
+    during one engine run."""
 
     def __init__(self) -> None:
         self.syncs: list[float] = []
         self.lags: list[float] = []
+        self.gc = _GcLog()
         self._sync = eventlog._sync
 
     def __enter__(self) -> _Causes:
@@ -183,13 +229,17 @@ async def _engine_run(agents: int, deltas: int, folder: Path, rate: float = 0.0,
         while started < agents and not task.done():
             await asyncio.sleep(0.01)
         await asyncio.sleep(0.2)  # every agent is polling for the start line
-        watcher = asyncio.create_task(causes.watch_loop()) if causes else None
+        watcher = None
+        if causes is not None:  # from the start line on: the run's set-up is not measured
+            watcher = asyncio.create_task(causes.watch_loop())
+            causes.gc.install()
         t0 = time.monotonic()
         go.touch()
         try:
             status = await asyncio.wait_for(task, 300)
         finally:
-            if watcher is not None:
+            if causes is not None and watcher is not None:
+                causes.gc.remove()
                 watcher.cancel()
                 await asyncio.gather(watcher, return_exceptions=True)
         engine.close()
@@ -279,6 +329,7 @@ def run(quick: bool) -> list[dict]:
                      "reference": round(_pct(values, 0.50) * 1000, 2), "ratio": None,
                      "target": f"max {max(values) * 1000:.1f} ms; reference: p50",
                      "ok": None})
+    rows += causes.gc.rows(label)
     return rows
 
 
