@@ -48,6 +48,7 @@ import orjson
 
 from desktop.graph.document import WorkflowDocument
 from desktop.providers.process import AgentProcess
+from desktop.runtime import heap
 from desktop.runtime.engine import EngineOptions
 from desktop.runtime.recovery import create_run
 from desktop.store import eventlog
@@ -224,6 +225,7 @@ async def _engine_run(agents: int, deltas: int, folder: Path, rate: float = 0.0,
                 started += 1
 
     engine.recorder.listen(listen)
+    heap.settle()  # as `agent-canvas run` does before its engine starts
     with _ReadStamps() as stamps:
         task = asyncio.create_task(engine.run())
         while started < agents and not task.done():

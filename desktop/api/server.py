@@ -33,6 +33,7 @@ from desktop.api.paths import AllowedRoots
 from desktop.api.runs import RunService
 from desktop.contract.api import ServerInfo
 from desktop.disk.atomic import atomic_write_json
+from desktop.runtime import heap
 from desktop.runtime.engine import EngineOptions
 from desktop.runtime.scheduler import DEFAULT_CONCURRENCY
 
@@ -132,6 +133,7 @@ async def serve(config: ServeConfig, ready: Callable[[str], None] | None = None)
         info = ServerInfo(url=url, token=token, pid=os.getpid(), version=__version__)
         atomic_write_json(info_path, info.to_json_dict())  # mkstemp makes it 0600
         os.chmod(info_path, 0o600)
+        heap.settle()  # the service as built lives until it stops; runs come and go after
         (ready or _print_ready)(url)
         await stop.wait()
     finally:

@@ -157,10 +157,12 @@ async def drive(engine, args: argparse.Namespace, after_seq: int) -> int:
     """Run the engine with a view and stdin commands; the exit code."""
     from desktop.cli.run_console import Console, StdinLines
     from desktop.cli.run_view import stall_text
+    from desktop.runtime import heap
 
     loop = asyncio.get_running_loop()
     live = _live(args)
     view = _view(engine, args, after_seq)
+    heap.settle()  # what is built so far lives as long as the run: out of the collector's way
     engine_task = asyncio.create_task(engine.run())
     with contextlib.suppress(NotImplementedError, RuntimeError):
         loop.add_signal_handler(signal.SIGINT, lambda: asyncio.ensure_future(
