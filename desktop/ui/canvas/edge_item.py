@@ -27,7 +27,12 @@ from PySide6.QtGui import (
     QPainterPathStroker,
     QPolygonF,
 )
-from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsRectItem,
+    QStyleOptionGraphicsItem,
+    QWidget,
+)
 
 from desktop.ui.canvas.look import Look
 from desktop.ui.canvas.routing import Box, Point, Route, clear_curve, label_spot, route
@@ -90,8 +95,13 @@ def arrow_head(tip: QPointF, towards: QPointF) -> QPolygonF:
     ])
 
 
-class EdgeItem(QGraphicsItem):
-    """Draws one edge between the ports of two nodes."""
+class EdgeItem(QGraphicsRectItem):
+    """Draws one edge between the ports of two nodes.
+
+    Its bounds are the rectangle of a QGraphicsRectItem (which draws nothing of its own
+    here): Qt asks for an item's bounds several times a frame, and this way it asks C++,
+    not Python, thousands of edges at a time.
+    """
 
     def __init__(self, key: str, look: Look):
         super().__init__()
@@ -107,7 +117,7 @@ class EdgeItem(QGraphicsItem):
         self.route: Route | None = None
         self._keep_clear: tuple = (None, None, None)  # what the label must not cover
         self._path: QPainterPath | None = QPainterPath()  # None: an S-curve not built yet
-        self._bounds = QRectF()
+        self.setPen(Qt.PenStyle.NoPen)  # the bounds are the rectangle, no pen around it
         self._extras: tuple[list[QPolygonF], QRectF, QPainterPath] | None = None
         self.pending = False  # routing put off until first needed (see defer)
         self.router: Callable[[EdgeItem], None] | None = None  # routes a pending edge
@@ -141,12 +151,11 @@ class EdgeItem(QGraphicsItem):
         Until then the edge claims ``reach`` (where its route is searched first), so a
         view that shows any of it paints, and so routes, the edge.
         """
-        self.prepareGeometryChange()
         start, end = self.tips(a, b)
         self._ends = (start, start, end, end)
         self.route = None
         self._path = QPainterPath()
-        self._bounds = reach
+        self.setRect(reach)
         self._extras = None
         self.pending = True
 
@@ -197,7 +206,6 @@ class EdgeItem(QGraphicsItem):
 
     def _take(self, found: Route, keep_clear: tuple) -> None:
         """Draw ``found``, keeping the label off the boxes in ``keep_clear``."""
-        self.prepareGeometryChange()
         self.pending = False
         self.route = found
         self._keep_clear = keep_clear  # for the label, built when drawn
@@ -219,8 +227,8 @@ class EdgeItem(QGraphicsItem):
             xs, ys = [p[0] for p in ps], [p[1] for p in ps]
             left, right, top, bottom = min(xs), max(xs), min(ys), max(ys)
         # the route lies inside its points' hull; the label box is added when built
-        self._bounds = QRectF(left - ARROW, top - ARROW - 10, right - left + 2 * ARROW,
-                              bottom - top + 2 * ARROW + 20)
+        self.setRect(left - ARROW, top - ARROW - 10, right - left + 2 * ARROW,
+                     bottom - top + 2 * ARROW + 20)
         self._extras = None
 
     def _detail(self) -> tuple[list[QPolygonF], QRectF, QPainterPath]:
@@ -248,14 +256,11 @@ class EdgeItem(QGraphicsItem):
             shape = stroker.createStroke(path)
             if not rect.isNull():
                 shape.addRect(rect)
-                if not self._bounds.contains(rect):
-                    self.prepareGeometryChange()
-                    self._bounds = self._bounds.united(rect)
+                bounds = self.rect()
+                if not bounds.contains(rect):
+                    self.setRect(bounds.united(rect))
             self._extras = (arrows, rect, shape)
         return self._extras
-
-    def boundingRect(self) -> QRectF:
-        return self._bounds
 
     def shape(self) -> QPainterPath:
         return self._detail()[2]
