@@ -3,7 +3,8 @@
 The route comes from :mod:`desktop.ui.canvas.routing` (an S-curve when nothing is in
 the way, else an orthogonal path with rounded corners); the label sits on it where no
 node covers it, on a background. The hit-test outline and the label box are built only
-when first asked for.
+when first asked for, and so is an S-curve's Qt path: routing thousands of edges then
+builds no Qt objects but their bounds.
 
 Routing waits until an edge is first drawn (or its shape or path is asked for):
 building a big graph then costs no routing at all, and a view routes only what it
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import lru_cache
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
@@ -25,10 +27,15 @@ from PySide6.QtGui import (
     QPainterPathStroker,
     QPolygonF,
 )
-from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsRectItem,
+    QStyleOptionGraphicsItem,
+    QWidget,
+)
 
 from desktop.ui.canvas.look import Look
-from desktop.ui.canvas.routing import Box, Point, Route, label_spot, route
+from desktop.ui.canvas.routing import Box, Point, Route, clear_curve, label_spot, route
 
 EDGE_TYPE = QGraphicsItem.UserType + 2
 ARROW = 9.0
@@ -67,6 +74,16 @@ def curve(a: QPointF, b: QPointF, up: bool = False) -> QPainterPath:
     return path
 
 
+@lru_cache(maxsize=4096)
+def s_curve(c1: Point, c2: Point, end: Point) -> QPainterPath:
+    """The cubic from (0, 0) through controls ``c1`` and ``c2`` to ``end``: edges of the same
+    shape (a row of nodes evenly apart) share it, moved to where each starts."""
+    path = QPainterPath()
+    path.moveTo(0.0, 0.0)
+    path.cubicTo(*c1, *c2, *end)
+    return path
+
+
 def arrow_head(tip: QPointF, towards: QPointF) -> QPolygonF:
     """A filled triangle with its point at ``tip``, coming from direction ``towards``."""
     angle = math.atan2(tip.y() - towards.y(), tip.x() - towards.x())
@@ -78,8 +95,13 @@ def arrow_head(tip: QPointF, towards: QPointF) -> QPolygonF:
     ])
 
 
-class EdgeItem(QGraphicsItem):
-    """Draws one edge between the ports of two nodes."""
+class EdgeItem(QGraphicsRectItem):
+    """Draws one edge between the ports of two nodes.
+
+    Its bounds are the rectangle of a QGraphicsRectItem (which draws nothing of its own
+    here): Qt asks for an item's bounds several times a frame, and this way it asks C++,
+    not Python, thousands of edges at a time.
+    """
 
     def __init__(self, key: str, look: Look):
         super().__init__()
@@ -90,11 +112,12 @@ class EdgeItem(QGraphicsItem):
         self.label = ""
         self.dangling = False
         self.diff_mark: str | None = None  # compare mode: "added" or "changed"
-        self._ends = (QPointF(), QPointF(), QPointF(), QPointF())
+        # start, the control leaving it, the control coming into the end, end (scene x, y)
+        self._ends: tuple[Point, Point, Point, Point] = ((0.0, 0.0),) * 4
         self.route: Route | None = None
         self._keep_clear: tuple = (None, None, None)  # what the label must not cover
-        self._path = QPainterPath()
-        self._bounds = QRectF()
+        self._path: QPainterPath | None = QPainterPath()  # None: an S-curve not built yet
+        self.setPen(Qt.PenStyle.NoPen)  # the bounds are the rectangle, no pen around it
         self._extras: tuple[list[QPolygonF], QRectF, QPainterPath] | None = None
         self.pending = False  # routing put off until first needed (see defer)
         self.router: Callable[[EdgeItem], None] | None = None  # routes a pending edge
@@ -128,12 +151,11 @@ class EdgeItem(QGraphicsItem):
         Until then the edge claims ``reach`` (where its route is searched first), so a
         view that shows any of it paints, and so routes, the edge.
         """
-        self.prepareGeometryChange()
         start, end = self.tips(a, b)
-        self._ends = (QPointF(*start), QPointF(*start), QPointF(*end), QPointF(*end))
+        self._ends = (start, start, end, end)
         self.route = None
         self._path = QPainterPath()
-        self._bounds = reach
+        self.setRect(reach)
         self._extras = None
         self.pending = True
 
@@ -144,9 +166,21 @@ class EdgeItem(QGraphicsItem):
             if self.router is not None:
                 self.router(self)
 
+    def ends(self) -> tuple[Point, Point]:
+        """Where the drawn edge starts and ends (scene x, y), routed or not."""
+        return self._ends[0], self._ends[3]
+
     def path(self) -> QPainterPath:
         """The drawn route (routed first if it was put off)."""
         self.ensure_routed()
+        return self._drawn()
+
+    def _drawn(self) -> QPainterPath:
+        """The route's Qt path, an S-curve's built on first use."""
+        if self._path is None:
+            (x, y), (c1x, c1y), (c2x, c2y), (ex, ey) = self._ends
+            self._path = s_curve((c1x - x, c1y - y), (c2x - x, c2y - y),
+                                 (ex - x, ey - y)).translated(x, y)
         return self._path
 
     def set_ends(self, a: tuple[float, float], b: tuple[float, float],
@@ -155,43 +189,57 @@ class EdgeItem(QGraphicsItem):
         """Route the edge from output point ``a`` to input point ``b`` (scene x, y) around
         ``obstacles`` (other nodes' boxes) and its own ends' boxes ``source`` and
         ``target``, beside the ``taken`` segments of other edges."""
-        self.prepareGeometryChange()
-        self.pending = False
         start, end = self.tips(a, b)
-        found = route(start, end, obstacles or [], source, target, taken)
+        self._take(route(start, end, obstacles or [], source, target, taken),
+                   (obstacles, source, target))
+
+    def set_curve(self, a: tuple[float, float], b: tuple[float, float], obstacles: list[Box],
+                  source: Box, target: Box) -> bool:
+        """Draw the edge as a plain S-curve from output point ``a`` to input point ``b`` if
+        that crosses none of ``obstacles``; False (and nothing changed) if it would."""
+        start, end = self.tips(a, b)
+        found = clear_curve(start, end, obstacles)
+        if found is None:
+            return False
+        self._take(found, (obstacles, source, target))
+        return True
+
+    def _take(self, found: Route, keep_clear: tuple) -> None:
+        """Draw ``found``, keeping the label off the boxes in ``keep_clear``."""
+        self.pending = False
         self.route = found
-        self._keep_clear = (obstacles, source, target)  # for the label, built when drawn
+        self._keep_clear = keep_clear  # for the label, built when drawn
+        start, end = found.points[0], found.points[-1]
         if found.controls is not None:
-            (c1x, c1y), (c2x, c2y) = found.controls
-            p0, c1, c2, p1 = QPointF(*start), QPointF(c1x, c1y), QPointF(c2x, c2y), \
-                QPointF(*end)
-            path = QPainterPath(p0)
-            path.cubicTo(c1, c2, p1)
-            self._ends = (p0, c1, c2, p1)
+            c1, c2 = found.controls
+            self._ends = (start, c1, c2, end)
+            self._path = None  # built when first drawn
             # the controls pull out level with the ends: two of the four points bound each
-            xs = (min(start[0], c2x), max(c1x, end[0]))
-            ys = (start[1], end[1])
+            left, right = min(start[0], c2[0]), max(c1[0], end[0])
+            top, bottom = (start[1], end[1]) if start[1] <= end[1] else (end[1], start[1])
         else:
             points = [QPointF(*p) for p in found.points]
             path = QPainterPath(points[0])
             _rounded(path, points)
-            self._ends = (points[0], points[1], points[-2], points[-1])
-            xs = [p[0] for p in found.points]
-            ys = [p[1] for p in found.points]
-        self._path = path
+            ps = found.points
+            self._ends = (ps[0], ps[1], ps[-2], ps[-1])
+            self._path = path
+            xs, ys = [p[0] for p in ps], [p[1] for p in ps]
+            left, right, top, bottom = min(xs), max(xs), min(ys), max(ys)
         # the route lies inside its points' hull; the label box is added when built
-        self._bounds = QRectF(min(xs) - ARROW, min(ys) - ARROW - 10,
-                              max(xs) - min(xs) + 2 * ARROW, max(ys) - min(ys) + 2 * ARROW + 20)
+        self.setRect(left - ARROW, top - ARROW - 10, right - left + 2 * ARROW,
+                     bottom - top + 2 * ARROW + 20)
         self._extras = None
 
     def _detail(self) -> tuple[list[QPolygonF], QRectF, QPainterPath]:
         """Arrow heads, label box and hit-test outline, built when first needed."""
         self.ensure_routed()
         if self._extras is None:
-            start, c1, c2, end = self._ends
+            start, c1, c2, end = (QPointF(*p) for p in self._ends)
             arrows = [arrow_head(end, c2 if c2 != end else start)]
             if self.bidirectional:
                 arrows.append(arrow_head(start, c1 if c1 != start else end))
+            path = self._drawn()
             rect = QRectF()
             if self.label:
                 width = QFontMetricsF(_label_font()).horizontalAdvance(self.label) + 14
@@ -201,21 +249,18 @@ class EdgeItem(QGraphicsItem):
                     x, y = label_spot(self.route, (width, 18), clear)
                     mid = QPointF(x, y)
                 else:
-                    mid = self._path.pointAtPercent(0.5)
+                    mid = path.pointAtPercent(0.5)
                 rect = QRectF(mid.x() - width / 2, mid.y() - 9, width, 18)
             stroker = QPainterPathStroker()
             stroker.setWidth(10)
-            shape = stroker.createStroke(self._path)
+            shape = stroker.createStroke(path)
             if not rect.isNull():
                 shape.addRect(rect)
-                if not self._bounds.contains(rect):
-                    self.prepareGeometryChange()
-                    self._bounds = self._bounds.united(rect)
+                bounds = self.rect()
+                if not bounds.contains(rect):
+                    self.setRect(bounds.united(rect))
             self._extras = (arrows, rect, shape)
         return self._extras
-
-    def boundingRect(self) -> QRectF:
-        return self._bounds
 
     def shape(self) -> QPainterPath:
         return self._detail()[2]
@@ -228,7 +273,7 @@ class EdgeItem(QGraphicsItem):
         lod = painter.worldTransform().m11()
         if lod < 0.35:
             painter.setPen(look.edge[(kind, self.report, True)])
-            painter.drawPath(self._path)
+            painter.drawPath(self._drawn())
             return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         pen, brush = look.edge[(kind, self.report, False)], look.edge_brush[kind]
@@ -237,7 +282,7 @@ class EdgeItem(QGraphicsItem):
                 look.diff_brush[self.diff_mark]
         painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawPath(self._path)
+        painter.drawPath(self._drawn())
         arrows, rect, _ = self._detail()
         painter.setPen(look.no_pen)
         painter.setBrush(brush)

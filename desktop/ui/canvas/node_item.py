@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPainterPath, QStaticText, QTransform
-from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsRectItem,
+    QStyleOptionGraphicsItem,
+    QWidget,
+)
 
 from desktop.ui.canvas.look import Look
 
@@ -61,13 +66,18 @@ def _elide(metrics: QFontMetricsF, text: str, width: float) -> str:
     return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
 
 
-class NodeItem(QGraphicsItem):
-    """Draws one node from the document; holds only strings derived from it for painting."""
+class NodeItem(QGraphicsRectItem):
+    """Draws one node from the document; holds only strings derived from it for painting.
+
+    Its bounds are the rectangle of a QGraphicsRectItem (which draws nothing of its own
+    here), so that Qt, asking for them several times a frame, asks C++ and not Python.
+    """
 
     look: Look  # set by the scene; shared painting resources of the theme
 
     def __init__(self, node_id: str, look: Look):
-        super().__init__()
+        super().__init__(_BOUNDS)
+        self.setPen(Qt.PenStyle.NoPen)  # the bounds are the rectangle, no pen around it
         self.node_id = node_id
         self.look = look
         self.raw = ("", "", "", "", "")  # label, role title, provider, summary, role
@@ -135,9 +145,6 @@ class NodeItem(QGraphicsItem):
             self.update()
 
     # ---------------------------------------------------------------- geometry
-    def boundingRect(self) -> QRectF:
-        return _BOUNDS
-
     def shape(self) -> QPainterPath:
         return _Fonts.shape_path()
 

@@ -43,8 +43,8 @@ class Overview:
         edges: dict[bool, list[QLineF]] = {False: [], True: []}
         for item in self.scene.edges.values():
             if not item.dangling:
-                start, _, _, end = item._ends
-                edges[item.report].append(QLineF(start, end))
+                (x0, y0), (x1, y1) = item.ends()
+                edges[item.report].append(QLineF(x0, y0, x1, y1))
         self.roles, self.edges, self.dirty = roles, edges, False
 
     def draw(self, painter: QPainter, rect: QRectF) -> None:

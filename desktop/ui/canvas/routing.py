@@ -311,25 +311,34 @@ def _free(y: float, covered: list[tuple[float, float]], tops: list[float]) -> bo
     return i < 0 or covered[i][1] <= y
 
 
+def clear_curve(a: Point, b: Point, obstacles: list[Box]) -> Route | None:
+    """The S-curve from output port ``a`` to input port ``b`` if it runs forward far enough
+    and crosses none of ``obstacles``, else None."""
+    if b[0] - a[0] < 2 * STUB:
+        return None
+    c1, c2 = s_controls(a, b)
+    if obstacles:
+        top, bottom = (a[1], b[1]) if a[1] <= b[1] else (b[1], a[1])
+        hull = Box(a[0], top, b[0], bottom)  # holds the whole curve
+        near = [o for o in obstacles if o.overlaps(hull)]
+        if near and crossings(_curve_samples(a, c1, c2, b), near) != 0:
+            return None
+    return Route((a, b), (c1, c2))
+
+
 def route(a: Point, b: Point, obstacles: list[Box], source: Box | None = None,
           target: Box | None = None, taken: list[tuple[Point, Point]] | None = None) -> Route:
     """The route from output port ``a`` to input port ``b`` around ``obstacles`` (other
     nodes' boxes) and around the source's and target's own boxes, beside (not on) the
     ``taken`` segments of other edges."""
     taken = taken or []
-    if b[0] - a[0] >= 2 * STUB:
-        c1, c2 = s_controls(a, b)
-        if not obstacles:
-            return Route((a, b), (c1, c2))
-        hull = Box(a[0], min(a[1], b[1]), b[0], max(a[1], b[1]))  # holds the whole curve
-        near = [o for o in obstacles if o.overlaps(hull)]
-        if not near or crossings(_curve_samples(a, c1, c2, b), near) == 0:
-            return Route((a, b), (c1, c2))
+    curve = clear_curve(a, b, obstacles)
+    if curve is not None:
+        return curve
     out, into = (a[0] + STUB, a[1]), (b[0] - STUB, b[1])
     everything = [*obstacles, *(x for x in (source, target) if x is not None)]
-    lanes = {a[1], b[1]}
-    for box in everything:
-        lanes.update((box.top - GAP, box.bottom + GAP))
+    lanes = {a[1], b[1], *(box.top - GAP for box in everything),
+             *(box.bottom + GAP for box in everything)}
     for (_x0, y0), (_x1, y1) in taken:  # beside another edge's lane
         if abs(y0 - y1) < 0.5:
             lanes.update((y0 - SPREAD, y0 + SPREAD))
@@ -356,26 +365,41 @@ def route(a: Point, b: Point, obstacles: list[Box], source: Box | None = None,
     # shortest first: the first route that crosses nothing and overlaps nothing is the best
     costed = sorted(((_length(p) + BEND_COST * (len(p) - 2), i < stubbed, p)
                      for i, p in enumerate(candidates)), key=lambda c: c[0])
+    lines, lanes = Lines(obstacles), Lanes(taken)
+    stubs: list[int] = []  # what the two stubs cross, counted once for every lane candidate
+
+    def hits(lane: bool, points: tuple[Point, ...], stop: int) -> int:
+        """The crossings of a candidate, counted up to ``stop``."""
+        if not lane:
+            return _count(points, lines, source, target, stop, 1, len(points) - 2)
+        if not stubs:
+            stubs.append(_count((a, out), lines, None, target, 1 << 62, 1, 1)
+                         + _count((into, b), lines, source, None, 1 << 62, 0, 0))
+        if stubs[0] >= stop:
+            return stubs[0]
+        inner = points[1:-1]  # the segments between the stubs, each against both end boxes
+        return stubs[0] + _count(inner, lines, source, target, stop - stubs[0], 0, len(inner))
+
+    # the first candidate (cheapest first) that crosses nothing and runs along no other
+    # edge is the best; whether one crosses anything is known at its first crossing, so the
+    # lanes through a row of nodes cost one look each instead of a count of the whole row
+    clear: dict[int, int] = {}  # candidate -> its overlaps, for those crossing nothing
+    for i, (_cost, lane, points) in enumerate(costed):
+        if hits(lane, points, 1) == 0:
+            clear[i] = overlaps(points, lanes)
+            if not clear[i]:
+                return Route(points, None, 0)
+    # each one crosses a node or runs along an edge: the fewest crossings, then overlaps
     best: Route | None = None
     best_key: tuple[int, int, float] | None = None
-    lines, lanes = Lines(obstacles), Lanes(taken)
-    # what the two stubs cross, counted once for every lane candidate
-    stubs = (_count((a, out), lines, None, target, 1 << 62, 1, 1)
-             + _count((into, b), lines, source, None, 1 << 62, 0, 0))
-    for cost, lane, points in costed:
-        stop = (1 << 62) if best_key is None else best_key[0] + 1
-        if not lane:
-            hits = _count(points, lines, source, target, stop, 1, len(points) - 2)
-        elif stubs >= stop:
-            hits = stubs
-        else:  # the segments between the stubs, each counted against both end boxes
-            inner = points[1:-1]
-            hits = stubs + _count(inner, lines, source, target, stop - stubs, 0, len(inner))
-        key = (hits, overlaps(points, lanes) if not hits else 0, cost)
+    for i, (cost, lane, points) in enumerate(costed):
+        if i in clear:
+            key = (0, clear[i], cost)
+        else:
+            key = (hits(lane, points, (1 << 62) if best_key is None else best_key[0] + 1), 0,
+                   cost)
         if best_key is None or key < best_key:
-            best, best_key = Route(points, None, hits), key
-        if key[:2] == (0, 0):
-            break
+            best, best_key = Route(points, None, key[0]), key
     assert best is not None
     return best
 
@@ -416,7 +440,7 @@ class BoxIndex:
     def __init__(self, cell: float = 400.0) -> None:
         self.cell = cell
         self.boxes: dict[str, Box] = {}
-        self._cells: dict[tuple[int, int], set[str]] = {}
+        self._cells: dict[tuple[int, int], dict[str, Box]] = {}
 
     def _span(self, box: Box) -> list[tuple[int, int]]:
         c = self.cell
@@ -430,7 +454,7 @@ class BoxIndex:
         self.remove(key)
         self.boxes[key] = box
         for cell in self._span(box):
-            self._cells.setdefault(cell, set()).add(key)
+            self._cells.setdefault(cell, {})[key] = box
 
     def remove(self, key: str) -> None:
         """Forget ``key``."""
@@ -440,7 +464,7 @@ class BoxIndex:
         for cell in self._span(box):
             keys = self._cells.get(cell)
             if keys is not None:
-                keys.discard(key)
+                keys.pop(key, None)
                 if not keys:
                     del self._cells[cell]
 
@@ -452,20 +476,17 @@ class BoxIndex:
     def near(self, area: Box) -> dict[str, Box]:
         """The boxes that overlap ``area``."""
         c = self.cell
-        i0, i1 = math.floor(area.left / c), math.floor(area.right / c)
-        j0, j1 = math.floor(area.top / c), math.floor(area.bottom / c)
-        if i0 == i1 and j0 == j1:  # the usual case: one cell
-            found: set[str] = self._cells.get((i0, j0)) or set()
-        else:
-            found = set()
-            for i in range(i0, i1 + 1):
-                for j in range(j0, j1 + 1):
-                    found |= self._cells.get((i, j)) or set()
-        boxes = self.boxes
         left, top, right, bottom = area
-        out = {}
-        for k in found:
-            b = boxes[k]
-            if b.left < right and left < b.right and b.top < bottom and top < b.bottom:
-                out[k] = b
+        i0, i1 = math.floor(left / c), math.floor(right / c)
+        j0, j1 = math.floor(top / c), math.floor(bottom / c)
+        cells = self._cells
+        if i0 == i1 and j0 == j1:  # the usual case: one cell
+            return {k: b for k, b in (cells.get((i0, j0)) or {}).items() if b.left < right
+                    and left < b.right and b.top < bottom and top < b.bottom}
+        out: dict[str, Box] = {}
+        for i in range(i0, i1 + 1):
+            for j in range(j0, j1 + 1):
+                for k, b in (cells.get((i, j)) or {}).items():  # kept once if in several
+                    if b.left < right and left < b.right and b.top < bottom and top < b.bottom:
+                        out[k] = b
         return out

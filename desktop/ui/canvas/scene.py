@@ -78,7 +78,8 @@ class CanvasScene(QGraphicsScene):
         self._touching: dict[str, set[str]] = {}
         self._ends: dict[str, tuple[str, str]] = {}
         self.cards = BoxIndex()  # where each node's card is: what edges route around
-        self._orthogonal: set[str] = set()  # edges routed around something (not S-curves)
+        # edges routed around something (not S-curves): where each reaches, and its segments
+        self._orthogonal: dict[str, tuple[QRectF, list]] = {}
         self._pending: set[str] = set()  # edges placed but not routed yet
         self._drag: dict | None = None
         self._connect: dict | None = None
@@ -202,7 +203,7 @@ class CanvasScene(QGraphicsScene):
     def _on_edge_removed(self, key: str) -> None:
         item = self.edges.pop(key, None)
         self._unlink(key)
-        self._orthogonal.discard(key)
+        self._orthogonal.pop(key, None)
         self._pending.discard(key)
         if item is not None:
             self.removeItem(item)
@@ -238,6 +239,7 @@ class CanvasScene(QGraphicsScene):
         item.defer(start, end, QRectF(x0 - NEAR[0], y0 - NEAR[1],
                                       x1 - x0 + 2 * NEAR[0], y1 - y0 + 2 * NEAR[1]))
         self._pending.add(item.key)
+        self._orthogonal.pop(item.key, None)  # its route is gone until it is drawn again
 
     def _end_boxes(self, item: EdgeItem) -> tuple[NodeItem, NodeItem, Box, Box] | None:
         """The edge's two nodes and their boxes; None (and the edge hidden) when one is
@@ -268,33 +270,42 @@ class CanvasScene(QGraphicsScene):
                 item.ensure_routed()
 
     def _route_edge(self, item: EdgeItem) -> None:
-        """Route the edge around the nodes now in its way, beside other edges' lanes."""
-        self._pending.discard(item.key)
-        item.pending = False
-        claimed = item.boundingRect()
-        ends = self._end_boxes(item)
-        if ends is not None:
-            self._route(item, *ends)
-            if not claimed.contains(item.boundingRect()):
-                self._rect_timer.start()  # the route went further out than first claimed
+        """Route the edge around the nodes now in its way, beside other edges' lanes.
 
-    def _route(self, item: EdgeItem, a: NodeItem, b: NodeItem, source: Box,
+        Most edges are plain S-curves, routed thousands at a time by the first paint: their
+        ends come from the scene's own records (not the model, not Qt), and an S-curve
+        stays inside the area its edge claimed, so only other routes are checked for that.
+        """
+        key = item.key
+        self._pending.discard(key)
+        source_id, target_id = self._ends[key]
+        boxes = self.cards.boxes
+        source, target = boxes.get(source_id), boxes.get(target_id)
+        if source is None or target is None:
+            self._end_boxes(item)  # an end is missing: hides the edge
+            return
+        (sx, sy), (ex, ey) = start, end = ports(source, target)
+        if ex > sx:  # a plain S-curve when the nodes between allow it
+            top, bottom = (sy, ey) if sy <= ey else (ey, sy)
+            between = self.cards.near(Box(sx - 1, top - 1, ex + 1, bottom + 1))
+            between.pop(source_id, None)
+            between.pop(target_id, None)
+            if item.set_curve(start, end, list(between.values()), source, target):
+                self._orthogonal.pop(key, None)
+                return
+        claimed = item.boundingRect()
+        self._route(item, source_id, target_id, source, target)
+        if not claimed.contains(item.boundingRect()):
+            self._rect_timer.start()  # the route went further out than first claimed
+
+    def _route(self, item: EdgeItem, source_id: str, target_id: str, source: Box,
                target: Box) -> None:
+        """Route the edge orthogonally around the nodes near it, beside other routes."""
         (sx, sy), (ex, ey) = start, end = ports(source, target)
         x0, x1, y0, y1 = min(sx, ex), max(sx, ex), min(sy, ey), max(sy, ey)
-        if ex > sx:  # a plain S-curve when the nodes between allow it
-            between = self.cards.near(Box(x0 - 1, y0 - 1, x1 + 1, y1 + 1))
-            if between:
-                between.pop(a.node_id, None)
-                between.pop(b.node_id, None)
-            item.set_ends(start, end, list(between.values()), source, target)
-            if item.route is not None and item.route.controls is not None:
-                self._orthogonal.discard(item.key)
-                return
-        self._orthogonal.add(item.key)
         region = QRectF(x0 - NEAR[0], y0 - NEAR[1], x1 - x0 + 2 * NEAR[0],
                         y1 - y0 + 2 * NEAR[1])
-        obstacles = self._cards_in(region, (a, b))
+        obstacles = self._cards_in(region, (source_id, target_id))
         taken = self._segments_in(region, item)
         for _ in range(3):  # a route that leaves the region may meet more nodes
             item.set_ends(start, end, list(obstacles.values()), source, target, taken)
@@ -302,27 +313,23 @@ class CanvasScene(QGraphicsScene):
             if region.contains(reach):
                 break
             region = region.united(reach.adjusted(-60, -60, 60, 60))
-            more = self._cards_in(region, (a, b))
+            more = self._cards_in(region, (source_id, target_id))
             if more.keys() <= obstacles.keys():
                 break
             obstacles = more
+        self._orthogonal[item.key] = (item.boundingRect(), segments(item.route))
 
-    def _cards_in(self, rect: QRectF, skip: tuple[NodeItem, ...]) -> dict[str, Box]:
-        """The boxes edges keep clear of, of the nodes in ``rect`` but ``skip``."""
+    def _cards_in(self, rect: QRectF, skip: tuple[str, ...]) -> dict[str, Box]:
+        """The boxes edges keep clear of, of the nodes in ``rect`` but those in ``skip``."""
         area = Box(rect.left(), rect.top(), rect.right(), rect.bottom())
-        ends = {n.node_id for n in skip}
-        return {k: b for k, b in self.cards.near(area).items() if k not in ends}
+        return {k: b for k, b in self.cards.near(area).items() if k not in skip}
 
     def _segments_in(self, rect: QRectF, item: EdgeItem) -> list:
         """The straight segments of other edges' orthogonal routes that pass ``rect``."""
         out = []
-        for key in self._orthogonal:
-            other = self.edges.get(key)
-            r = other.route if other is not None else None
-            if r is None or r.controls is not None or other is item:
-                continue
-            if other.boundingRect().intersects(rect):
-                out += segments(r)
+        for key, (reach, lines) in self._orthogonal.items():
+            if key != item.key and reach.intersects(rect):
+                out += lines
         return out
 
     def edges_near(self, node_ids: list[str]) -> set[str]:
