@@ -18,7 +18,8 @@ empty one). While it catches up from the log an overflow
 just empties the queue (the log has those events); once live, an overflow means
 the client can not keep up, and it is closed with 4008 and reconnects with
 ``after=<last seq>``. Publishing never waits on a client, so neither the engine
-nor the other clients slow down.
+nor the other clients slow down. :mod:`desktop.api.feeds` hands the batches out,
+gathered so that a client gets a few frames per tick rather than one per batch.
 """
 
 from __future__ import annotations
@@ -26,9 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import threading
 from collections import deque
-from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -209,53 +208,3 @@ class StreamClient:
         # the peer to drain it, so it counts as sent even if that wait is cancelled.
         self.last_seq = last
         await self.ws.send_frame(data, WSMsgType.TEXT)
-
-
-class Feeds:
-    """Fans each run's durable batches out to its stream clients."""
-
-    def __init__(self) -> None:
-        self._clients: dict[str, set[StreamClient]] = {}
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: int | None = None
-
-    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-        self._thread = threading.get_ident()
-
-    def join(self, run_id: str, client: StreamClient) -> Callable[[], None]:
-        """Add ``client`` to ``run_id``'s feed; returns the function that removes it."""
-        self._clients.setdefault(run_id, set()).add(client)
-
-        def leave() -> None:
-            clients = self._clients.get(run_id)
-            if clients is not None:
-                clients.discard(client)
-                if not clients:
-                    del self._clients[run_id]
-
-        return leave
-
-    def publish(self, run_id: str, events: list[dict[str, Any]]) -> None:
-        """Hand a batch to every client of ``run_id``; callable from any thread."""
-        if self._thread is not None and threading.get_ident() != self._thread:
-            assert self._loop is not None
-            # another thread (a log writer): hop to the loop; FIFO keeps batches in order
-            self._loop.call_soon_threadsafe(self.publish, run_id, events)
-            return
-        clients = self._clients.get(run_id)
-        if clients and events:
-            batch = Batch(events)
-            for client in list(clients):
-                client.offer(batch)
-
-    def count(self, run_id: str) -> int:
-        return len(self._clients.get(run_id, ()))
-
-    def close_run(self, run_id: str, code: int, message: str) -> None:
-        for client in list(self._clients.get(run_id, ())):
-            client.close(code, message)
-
-    def close_all(self, code: int, message: str) -> None:
-        for run_id in list(self._clients):
-            self.close_run(run_id, code, message)

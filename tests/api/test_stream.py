@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp import WSMsgType
+from aiohttp import WSCloseCode, WSMsgType
 from api_helpers import TOKEN, Api, make_api_parts, workflow
 
 from desktop.views.reader import EventReader
@@ -192,7 +192,8 @@ async def test_deleting_a_run_closes_its_streams_with_4004(api: Api) -> None:
 
 
 async def test_batches_published_from_another_thread_arrive_in_order() -> None:
-    from desktop.api.stream import Batch, Feeds
+    from desktop.api.feeds import Feeds
+    from desktop.api.stream import Batch
 
     feeds = Feeds()
     feeds.bind(asyncio.get_running_loop())
@@ -226,3 +227,17 @@ def test_frames_keep_order_and_bounds() -> None:
     assert all(len(frame) <= FRAME_EVENTS for frame in decoded)
     assert all(len(text) <= FRAME_BYTES + 2 or len(json.loads(text)) == 1
                for text, _last in frames)
+
+
+async def test_stopping_the_service_closes_every_stream_and_leaves_no_feed(api: Api) -> None:
+    run_id = (await api.start(workflow({"a": {"script": [{"deltas": 200}, {"sleep": 30}]}})))["id"]
+    feeds = api.service.feeds
+    async with api.client.ws_connect(f"/api/runs/{run_id}/stream") as ws:
+        await collect(ws, stop=lambda events: sum(
+            e["type"] == "message.assistant.delta" for e in events) >= 200)
+        assert feeds.count(run_id) == 1
+        await api.client.server.close()  # the app's shutdown, while the run is live
+        while (message := await asyncio.wait_for(ws.receive(), 30)).type == WSMsgType.TEXT:
+            pass
+        assert (message.type, message.data) == (WSMsgType.CLOSE, WSCloseCode.GOING_AWAY)
+    assert feeds.count(run_id) == 0 and feeds.pending == 0
