@@ -8,7 +8,9 @@ last hand-out are gathered and handed out together, as one :class:`Batch` encode
 for all its clients. A quiet stream is not held back: the first batch after a pause goes
 out on the loop's next turn. Order is kept (batches are gathered in the order they are
 published), and a client's rules about holes and overlaps (desktop/api/stream.py) apply
-to a gathered batch as to any other.
+to a gathered batch as to any other. The frames handed out stay in the run's
+:class:`~desktop.api.history.FrameHistory` while it has clients, so a client that falls
+behind or reconnects is sent them again without encoding them again.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from desktop.api.history import FrameHistory
 from desktop.api.stream import Batch, StreamClient
 
 HAND_OUT_EVERY = 0.005
@@ -37,6 +40,7 @@ class Feeds:
         self._gathered: dict[str, list[list[dict[str, Any]]]] = {}
         self._timers: dict[str, asyncio.Handle] = {}
         self._handed: dict[str, float] = {}
+        self._history: dict[str, FrameHistory] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: int | None = None
 
@@ -91,16 +95,28 @@ class Feeds:
         events = gathered[0] if len(gathered) == 1 else list(
             itertools.chain.from_iterable(gathered))
         batch = Batch(events)
+        history = self._history.get(run_id)
+        if history is None:
+            history = self._history[run_id] = FrameHistory()
+        history.add(batch)  # encodes it: its clients need the frames anyway
         for client in list(clients):
             client.offer(batch)
 
     def _drop(self, run_id: str) -> None:
-        """Forget ``run_id``'s gathered batches and its timer (it has no client left)."""
+        """Forget ``run_id``'s gathered batches, its timer and its frames (it has no
+        client left)."""
         timer = self._timers.pop(run_id, None)
         if timer is not None:
             timer.cancel()
         self._gathered.pop(run_id, None)
         self._handed.pop(run_id, None)
+        self._history.pop(run_id, None)
+
+    def kept(self, run_id: str, seq: int) -> tuple[bytes, int] | None:
+        """The frame of ``run_id`` handed out lately that starts just after ``seq``, and
+        the seq it ends with; None when it is not kept."""
+        history = self._history.get(run_id)
+        return history.after(seq) if history is not None else None
 
     @property
     def pending(self) -> int:

@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -100,6 +101,10 @@ class Batch:
         if self._frames is None:
             self._frames = frames_of(self.events)
         return self._frames
+
+
+Kept = Callable[[int], tuple[bytes, int] | None]
+"""A run's frame already encoded that starts after a seq, and the seq it ends with."""
 CLOSE_TOO_SLOW = 4008
 CLOSE_UNKNOWN_RUN = 4004
 CLOSE_TIMEOUT = 5.0
@@ -117,6 +122,7 @@ class StreamClient:
         self._queued = 0
         self._wake = asyncio.Event()
         self._pump: asyncio.Task[None] | None = None
+        self._kept: Kept = lambda seq: None
         self._closing: asyncio.Task[None] | None = None
 
     # --- called by the feed (on the loop) ------------------------------------------------
@@ -154,7 +160,11 @@ class StreamClient:
 
     # --- the sender ----------------------------------------------------------------------
 
-    def start(self, reader: EventReader, after: int) -> asyncio.Task[None]:
+    def start(self, reader: EventReader, after: int, kept: Kept = lambda seq: None
+              ) -> asyncio.Task[None]:
+        """Send from ``after`` on; ``kept(seq)`` is a frame already encoded that starts
+        after ``seq`` (and the seq it ends with), sent instead of reading the log."""
+        self._kept = kept
         self._pump = asyncio.create_task(self._run(reader, after), name="ws-stream")
         return self._pump
 
@@ -193,6 +203,10 @@ class StreamClient:
     async def _send_log(self, reader: EventReader, before: int | None) -> None:
         """Send every logged event after ``last_seq`` (and below ``before``)."""
         while True:
+            kept = self._kept(self.last_seq)
+            while kept is not None and (before is None or kept[1] < before):
+                await self._send_frame(*kept)
+                kept = self._kept(self.last_seq)
             page = await asyncio.to_thread(reader.page, FRAME_EVENTS, before, self.last_seq)
             if page.events:
                 await self._send(page.events)

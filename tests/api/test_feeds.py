@@ -1,16 +1,19 @@
-"""A run's feed: batches gathered between hand-outs, in order, and nothing left behind."""
+"""A run's feed: batches gathered between hand-outs, in order, the frames it keeps, and
+nothing left behind."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop.api.feeds import Feeds
-from desktop.api.stream import Batch
+from desktop.api.history import FrameHistory
+from desktop.api.stream import FRAME_EVENTS, Batch
 
 
 class Client:
@@ -118,3 +121,46 @@ async def test_a_run_nobody_follows_gathers_nothing() -> None:
     feeds.bind(asyncio.get_running_loop())
     feeds.publish("run", events(1, 5))
     assert feeds.pending == 0
+
+
+def batch(first: int, count: int) -> Batch:
+    return Batch(events(first, count))
+
+
+def test_history_finds_each_kept_frame_by_the_seq_before_it() -> None:
+    history = FrameHistory()
+    history.add(batch(1, 3))
+    history.add(batch(4, 1200))  # three frames of at most FRAME_EVENTS
+    starts = [0, 3, 3 + FRAME_EVENTS, 3 + 2 * FRAME_EVENTS]
+    for seq, end in zip(starts, [*starts[1:], 1203], strict=True):
+        kept = history.after(seq)
+        assert kept is not None and kept[1] == end
+        assert [e["seq"] for e in json.loads(kept[0])] == list(range(seq + 1, end + 1))
+    assert history.after(1) is None and history.after(1203) is None  # not a frame's start
+
+
+def test_history_starts_over_after_a_gap_and_keeps_its_newest_bytes() -> None:
+    history = FrameHistory()
+    history.add(batch(1, 10))
+    history.add(batch(20, 5))  # seqs 11..19 were never handed out here
+    assert history.after(0) is None and history.after(19) is not None
+    history.add(Batch([{"seq": 25}, {"seq": 27}]))  # not consecutive: nothing is kept
+    assert history.after(19) is None and history.size == 0
+
+    small = FrameHistory(limit=300)
+    for first in range(1, 200, 10):
+        small.add(batch(first, 10))
+        assert small.size <= 300
+    assert small.after(190) is not None and small.after(0) is None
+
+
+async def test_the_feed_keeps_what_it_handed_out_while_the_run_has_clients() -> None:
+    feeds = Feeds(every=0.0)
+    feeds.bind(asyncio.get_running_loop())
+    leave = feeds.join("run", Client())  # type: ignore[arg-type]
+    feeds.publish("run", events(1, 4))
+    await asyncio.sleep(0)
+    kept = feeds.kept("run", 0)
+    assert kept is not None and kept[1] == 4
+    leave()
+    assert feeds.kept("run", 0) is None

@@ -241,3 +241,32 @@ async def test_stopping_the_service_closes_every_stream_and_leaves_no_feed(api: 
             pass
         assert (message.type, message.data) == (WSMsgType.CLOSE, WSCloseCode.GOING_AWAY)
     assert feeds.count(run_id) == 0 and feeds.pending == 0
+
+
+async def test_a_client_resuming_at_a_frame_it_was_sent_gets_kept_frames_not_the_log(
+        api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the deltas wait a second, so that `first` follows them live, not from the log
+    doc = workflow({"a": {"script": [{"sleep": 1.0}, {"deltas": 3000}]}})
+    run_id = (await api.start(doc))["id"]
+    async with api.client.ws_connect(f"/api/runs/{run_id}/stream") as first:
+        frames: list[list[dict[str, Any]]] = []
+        while not any(e["type"] in END for frame in frames for e in frame):
+            message = await asyncio.wait_for(first.receive(), 60)
+            frames.append(json.loads(message.data))
+        every = [e for frame in frames for e in frame]
+        deltas = [i for i, frame in enumerate(frames)
+                  if frame[-1]["type"] == "message.assistant.delta"]
+        resume = frames[deltas[len(deltas) // 2]][-1]["seq"]  # where a dropped one resumes
+        from_log: list[int] = []
+        page = EventReader.page
+
+        def counted(self: EventReader, *args: Any) -> Any:
+            result = page(self, *args)
+            from_log.extend(e["seq"] for e in result.events)
+            return result
+
+        monkeypatch.setattr(EventReader, "page", counted)
+        async with api.client.ws_connect(f"/api/runs/{run_id}/stream?after={resume}") as again:
+            received = await collect(again)
+    assert_exact(received, [e for e in every if e["seq"] > resume])
+    assert not [seq for seq in from_log if seq > resume]  # all of it was kept
