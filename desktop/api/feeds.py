@@ -27,6 +27,25 @@ from desktop.api.stream import Batch, StreamClient
 
 HAND_OUT_EVERY = 0.005
 """Seconds between two hand-outs of one run's batches, at the least."""
+KEEP_FOR = 10.0
+"""Seconds a run's kept frames outlast its last client (when a burst leaves every client
+behind, all are closed as too slow at once and reconnect within a moment)."""
+
+
+class RunFrames:
+    """One run's kept frames, looked up afresh each time (they may be dropped)."""
+
+    def __init__(self, histories: dict[str, FrameHistory], run_id: str) -> None:
+        self._histories = histories
+        self._run_id = run_id
+
+    def after(self, seq: int) -> tuple[bytes, int] | None:
+        history = self._histories.get(self._run_id)
+        return history.after(seq) if history is not None else None
+
+    def next_start(self, seq: int) -> int | None:
+        history = self._histories.get(self._run_id)
+        return history.next_start(seq) if history is not None else None
 
 
 class Feeds:
@@ -41,6 +60,8 @@ class Feeds:
         self._timers: dict[str, asyncio.Handle] = {}
         self._handed: dict[str, float] = {}
         self._history: dict[str, FrameHistory] = {}
+        self._forget: dict[str, asyncio.TimerHandle] = {}
+        self._closed = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: int | None = None
 
@@ -52,6 +73,9 @@ class Feeds:
     def join(self, run_id: str, client: StreamClient) -> Callable[[], None]:
         """Add ``client`` to ``run_id``'s feed; returns the function that removes it."""
         self._clients.setdefault(run_id, set()).add(client)
+        forget = self._forget.pop(run_id, None)
+        if forget is not None:
+            forget.cancel()
 
         def leave() -> None:
             clients = self._clients.get(run_id)
@@ -59,7 +83,7 @@ class Feeds:
                 clients.discard(client)
                 if not clients:
                     del self._clients[run_id]
-                    self._drop(run_id)
+                    self._drop(run_id, keep_frames=True)
 
         return leave
 
@@ -102,26 +126,41 @@ class Feeds:
         for client in list(clients):
             client.offer(batch)
 
-    def _drop(self, run_id: str) -> None:
-        """Forget ``run_id``'s gathered batches, its timer and its frames (it has no
-        client left)."""
+    def _drop(self, run_id: str, keep_frames: bool = False) -> None:
+        """Forget ``run_id``'s gathered batches and its timer (it has no client left), and
+        its kept frames now or, with ``keep_frames``, after :data:`KEEP_FOR`."""
         timer = self._timers.pop(run_id, None)
         if timer is not None:
             timer.cancel()
         self._gathered.pop(run_id, None)
         self._handed.pop(run_id, None)
+        forget = self._forget.pop(run_id, None)
+        if forget is not None:
+            forget.cancel()
+        if keep_frames and run_id in self._history and self._loop is not None \
+                and not self._closed:
+            self._forget[run_id] = self._loop.call_later(KEEP_FOR, self._forget_frames,
+                                                         run_id)
+        else:
+            self._history.pop(run_id, None)
+
+    def _forget_frames(self, run_id: str) -> None:
+        self._forget.pop(run_id, None)
         self._history.pop(run_id, None)
 
-    def kept(self, run_id: str, seq: int) -> tuple[bytes, int] | None:
-        """The frame of ``run_id`` handed out lately that starts just after ``seq``, and
-        the seq it ends with; None when it is not kept."""
-        history = self._history.get(run_id)
-        return history.after(seq) if history is not None else None
+    def kept(self, run_id: str) -> RunFrames:
+        """The frames of ``run_id`` handed out lately, as its clients look them up."""
+        return RunFrames(self._history, run_id)
 
     @property
     def pending(self) -> int:
         """Runs with batches gathered and not yet handed out (tests, diagnostics)."""
         return len(self._timers)
+
+    @property
+    def kept_runs(self) -> int:
+        """Runs whose handed-out frames are kept (tests, diagnostics)."""
+        return len(self._history)
 
     def count(self, run_id: str) -> int:
         return len(self._clients.get(run_id, ()))
@@ -133,6 +172,9 @@ class Feeds:
             client.close(code, message)
 
     def close_all(self, code: int, message: str) -> None:
-        """Close every stream (the service is stopping)."""
+        """Close every stream (the service is stopping) and forget every kept frame."""
+        self._closed = True
         for run_id in list(self._clients):
             self.close_run(run_id, code, message)
+        for run_id in list(self._forget):
+            self._drop(run_id)

@@ -10,6 +10,7 @@ usually still here, encoded once for everyone, and it is sent as it is.
 
 from __future__ import annotations
 
+import bisect
 from collections import deque
 
 from desktop.api.stream import Batch
@@ -52,6 +53,13 @@ class FrameHistory:
     def after(self, seq: int) -> tuple[bytes, int] | None:
         """The frame that starts just after ``seq`` and the seq it ends with, if kept."""
         return self._frames.get(seq + 1)
+
+    def next_start(self, seq: int) -> int | None:
+        """Where the oldest kept frame starting after ``seq + 1`` starts: a client served
+        from the log up to there is in step with the kept frames again."""
+        order = self._order
+        at = bisect.bisect_right(order, seq + 1)
+        return order[at] if at < len(order) else None
 
     def clear(self) -> None:
         self._frames.clear()

@@ -28,8 +28,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 from aiohttp import WSCloseCode, WSMsgType, web
@@ -103,8 +102,26 @@ class Batch:
         return self._frames
 
 
-Kept = Callable[[int], tuple[bytes, int] | None]
-"""A run's frame already encoded that starts after a seq, and the seq it ends with."""
+class Kept(Protocol):
+    """A run's frames already encoded (desktop/api/history.py)."""
+
+    def after(self, seq: int) -> tuple[bytes, int] | None:
+        """The frame that starts just after ``seq``, and the seq it ends with."""
+
+    def next_start(self, seq: int) -> int | None:
+        """Where the oldest frame starting after ``seq + 1`` starts."""
+
+
+class NothingKept:
+    """No frames kept: everything comes from the log."""
+
+    def after(self, seq: int) -> tuple[bytes, int] | None:
+        return None
+
+    def next_start(self, seq: int) -> int | None:
+        return None
+
+
 CLOSE_TOO_SLOW = 4008
 CLOSE_UNKNOWN_RUN = 4004
 CLOSE_TIMEOUT = 5.0
@@ -122,7 +139,7 @@ class StreamClient:
         self._queued = 0
         self._wake = asyncio.Event()
         self._pump: asyncio.Task[None] | None = None
-        self._kept: Kept = lambda seq: None
+        self._kept: Kept = NothingKept()
         self._closing: asyncio.Task[None] | None = None
 
     # --- called by the feed (on the loop) ------------------------------------------------
@@ -160,11 +177,11 @@ class StreamClient:
 
     # --- the sender ----------------------------------------------------------------------
 
-    def start(self, reader: EventReader, after: int, kept: Kept = lambda seq: None
+    def start(self, reader: EventReader, after: int, kept: Kept | None = None
               ) -> asyncio.Task[None]:
-        """Send from ``after`` on; ``kept(seq)`` is a frame already encoded that starts
-        after ``seq`` (and the seq it ends with), sent instead of reading the log."""
-        self._kept = kept
+        """Send from ``after`` on; a frame in ``kept`` is sent as it is instead of reading
+        its events from the log."""
+        self._kept = kept or NothingKept()
         self._pump = asyncio.create_task(self._run(reader, after), name="ws-stream")
         return self._pump
 
@@ -202,15 +219,22 @@ class StreamClient:
 
     async def _send_log(self, reader: EventReader, before: int | None) -> None:
         """Send every logged event after ``last_seq`` (and below ``before``)."""
+        resync = True
         while True:
-            kept = self._kept(self.last_seq)
-            while kept is not None and (before is None or kept[1] < before):
+            kept = self._kept.after(self.last_seq)
+            if kept is not None and (before is None or kept[1] < before):
                 await self._send_frame(*kept)
-                kept = self._kept(self.last_seq)
-            page = await asyncio.to_thread(reader.page, FRAME_EVENTS, before, self.last_seq)
+                continue
+            # from the log only up to where the kept frames take over again
+            start = self._kept.next_start(self.last_seq) if resync else None
+            upto = before if start is None or (before is not None and before <= start) \
+                else start
+            page = await asyncio.to_thread(reader.page, FRAME_EVENTS, upto, self.last_seq)
             if page.events:
                 await self._send(page.events)
-            if not page.has_more:
+            elif upto != before:
+                resync = False  # the log lacks what comes before `start`: read it all
+            if not page.has_more and upto == before:
                 return
 
     async def _send(self, events: list[dict[str, Any]]) -> None:

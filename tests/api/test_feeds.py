@@ -8,9 +8,11 @@ import itertools
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from desktop.api import feeds as feeds_module
 from desktop.api.feeds import Feeds
 from desktop.api.history import FrameHistory
 from desktop.api.stream import FRAME_EVENTS, Batch
@@ -108,10 +110,11 @@ async def test_closing_cancels_the_timer_and_closes_every_client() -> None:
         feeds.publish(run_id, events(2, 1))  # gathered: a timer per run
     assert feeds.pending == 2
 
-    leave_c()  # the last client of "two" leaves: its timer goes with it
-    assert feeds.pending == 1
+    leave_c()  # the last client of "two" leaves: its timer goes with it (its frames
+    assert feeds.pending == 1  # stay a while, for a client that reconnects)
+    assert feeds.kept("two").after(0) is not None
     feeds.close_all(1001, "the service is shutting down")
-    assert feeds.pending == 0
+    assert feeds.pending == 0 and feeds.kept_runs == 0
     assert a.closed == b.closed == (1001, "the service is shutting down")
     assert c.closed is None and a.seqs == [1] and c.seqs == [1]
 
@@ -137,6 +140,8 @@ def test_history_finds_each_kept_frame_by_the_seq_before_it() -> None:
         assert kept is not None and kept[1] == end
         assert [e["seq"] for e in json.loads(kept[0])] == list(range(seq + 1, end + 1))
     assert history.after(1) is None and history.after(1203) is None  # not a frame's start
+    assert [history.next_start(seq) for seq in (-1, 0, 1, 3, 1000, 1202)] == [
+        1, 4, 4, 4 + FRAME_EVENTS, 4 + 2 * FRAME_EVENTS, None]
 
 
 def test_history_starts_over_after_a_gap_and_keeps_its_newest_bytes() -> None:
@@ -154,13 +159,20 @@ def test_history_starts_over_after_a_gap_and_keeps_its_newest_bytes() -> None:
     assert small.after(190) is not None and small.after(0) is None
 
 
-async def test_the_feed_keeps_what_it_handed_out_while_the_run_has_clients() -> None:
+async def test_kept_frames_outlast_the_last_client_for_a_reconnect_then_go(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(feeds_module, "KEEP_FOR", 0.01)
     feeds = Feeds(every=0.0)
     feeds.bind(asyncio.get_running_loop())
     leave = feeds.join("run", Client())  # type: ignore[arg-type]
     feeds.publish("run", events(1, 4))
     await asyncio.sleep(0)
-    kept = feeds.kept("run", 0)
+    kept = feeds.kept("run").after(0)
     assert kept is not None and kept[1] == 4
     leave()
-    assert feeds.kept("run", 0) is None
+    leave = feeds.join("run", Client())  # type: ignore[arg-type]  # back at once
+    leave()
+    assert feeds.kept("run").after(0) == kept
+    while feeds.kept_runs:  # then nobody comes back
+        await asyncio.sleep(0.01)
+    assert feeds.kept("run").after(0) is None

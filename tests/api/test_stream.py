@@ -240,7 +240,7 @@ async def test_stopping_the_service_closes_every_stream_and_leaves_no_feed(api: 
         while (message := await asyncio.wait_for(ws.receive(), 30)).type == WSMsgType.TEXT:
             pass
         assert (message.type, message.data) == (WSMsgType.CLOSE, WSCloseCode.GOING_AWAY)
-    assert feeds.count(run_id) == 0 and feeds.pending == 0
+    assert feeds.count(run_id) == 0 and feeds.pending == 0 and feeds.kept_runs == 0
 
 
 async def test_a_client_resuming_at_a_frame_it_was_sent_gets_kept_frames_not_the_log(
@@ -268,5 +268,13 @@ async def test_a_client_resuming_at_a_frame_it_was_sent_gets_kept_frames_not_the
         monkeypatch.setattr(EventReader, "page", counted)
         async with api.client.ws_connect(f"/api/runs/{run_id}/stream?after={resume}") as again:
             received = await collect(again)
-    assert_exact(received, [e for e in every if e["seq"] > resume])
-    assert not [seq for seq in from_log if seq > resume]  # all of it was kept
+        assert_exact(received, [e for e in every if e["seq"] > resume])
+        assert not [seq for seq in from_log if seq > resume]  # all of it was kept
+
+        # mid-frame: the log up to where the next kept frame starts, then kept frames
+        boundary = frames[deltas[len(deltas) // 2] + 1][-1]["seq"]
+        async with api.client.ws_connect(
+                f"/api/runs/{run_id}/stream?after={resume + 1}") as mid:
+            received = await collect(mid)
+        assert_exact(received, [e for e in every if e["seq"] > resume + 1])
+        assert from_log and max(from_log) <= boundary
