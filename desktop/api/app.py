@@ -65,7 +65,7 @@ async def stream(request: web.Request) -> web.WebSocketResponse:
         return ws
     client = StreamClient(ws, request.app[QUEUE])
     leave = service.feeds.join(run_id, client)  # before the log is read: see stream.py
-    pump = client.start(EventReader(folder), after)
+    pump = client.start(EventReader(folder), after, service.feeds.kept(run_id))
     try:
         async for _message in ws:
             pass  # clients have nothing to say; their frames are read and dropped

@@ -24,9 +24,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from desktop.api.errors import ApiError, from_command, from_validation
+from desktop.api.feeds import Feeds
 from desktop.api.paths import AllowedRoots
 from desktop.api.run_index import Encoded, RunIndex
-from desktop.api.stream import CLOSE_UNKNOWN_RUN, Feeds
+from desktop.api.stream import CLOSE_UNKNOWN_RUN
 from desktop.contract.api import CreateRun, PatchRun
 from desktop.contract.enums import RUN_ENDED
 from desktop.contract.state import RunState

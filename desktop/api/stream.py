@@ -18,7 +18,8 @@ empty one). While it catches up from the log an overflow
 just empties the queue (the log has those events); once live, an overflow means
 the client can not keep up, and it is closed with 4008 and reconnects with
 ``after=<last seq>``. Publishing never waits on a client, so neither the engine
-nor the other clients slow down.
+nor the other clients slow down. :mod:`desktop.api.feeds` hands the batches out,
+gathered so that a client gets a few frames per tick rather than one per batch.
 """
 
 from __future__ import annotations
@@ -26,10 +27,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import threading
 from collections import deque
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 from aiohttp import WSCloseCode, WSMsgType, web
@@ -101,6 +100,28 @@ class Batch:
         if self._frames is None:
             self._frames = frames_of(self.events)
         return self._frames
+
+
+class Kept(Protocol):
+    """A run's frames already encoded (desktop/api/history.py)."""
+
+    def after(self, seq: int) -> tuple[bytes, int] | None:
+        """The frame that starts just after ``seq``, and the seq it ends with."""
+
+    def next_start(self, seq: int) -> int | None:
+        """Where the oldest frame starting after ``seq + 1`` starts."""
+
+
+class NothingKept:
+    """No frames kept: everything comes from the log."""
+
+    def after(self, seq: int) -> tuple[bytes, int] | None:
+        return None
+
+    def next_start(self, seq: int) -> int | None:
+        return None
+
+
 CLOSE_TOO_SLOW = 4008
 CLOSE_UNKNOWN_RUN = 4004
 CLOSE_TIMEOUT = 5.0
@@ -118,6 +139,7 @@ class StreamClient:
         self._queued = 0
         self._wake = asyncio.Event()
         self._pump: asyncio.Task[None] | None = None
+        self._kept: Kept = NothingKept()
         self._closing: asyncio.Task[None] | None = None
 
     # --- called by the feed (on the loop) ------------------------------------------------
@@ -155,7 +177,11 @@ class StreamClient:
 
     # --- the sender ----------------------------------------------------------------------
 
-    def start(self, reader: EventReader, after: int) -> asyncio.Task[None]:
+    def start(self, reader: EventReader, after: int, kept: Kept | None = None
+              ) -> asyncio.Task[None]:
+        """Send from ``after`` on; a frame in ``kept`` is sent as it is instead of reading
+        its events from the log."""
+        self._kept = kept or NothingKept()
         self._pump = asyncio.create_task(self._run(reader, after), name="ws-stream")
         return self._pump
 
@@ -193,11 +219,22 @@ class StreamClient:
 
     async def _send_log(self, reader: EventReader, before: int | None) -> None:
         """Send every logged event after ``last_seq`` (and below ``before``)."""
+        resync = True
         while True:
-            page = await asyncio.to_thread(reader.page, FRAME_EVENTS, before, self.last_seq)
+            kept = self._kept.after(self.last_seq)
+            if kept is not None and (before is None or kept[1] < before):
+                await self._send_frame(*kept)
+                continue
+            # from the log only up to where the kept frames take over again
+            start = self._kept.next_start(self.last_seq) if resync else None
+            upto = before if start is None or (before is not None and before <= start) \
+                else start
+            page = await asyncio.to_thread(reader.page, FRAME_EVENTS, upto, self.last_seq)
             if page.events:
                 await self._send(page.events)
-            if not page.has_more:
+            elif upto != before:
+                resync = False  # the log lacks what comes before `start`: read it all
+            if not page.has_more and upto == before:
                 return
 
     async def _send(self, events: list[dict[str, Any]]) -> None:
@@ -209,53 +246,3 @@ class StreamClient:
         # the peer to drain it, so it counts as sent even if that wait is cancelled.
         self.last_seq = last
         await self.ws.send_frame(data, WSMsgType.TEXT)
-
-
-class Feeds:
-    """Fans each run's durable batches out to its stream clients."""
-
-    def __init__(self) -> None:
-        self._clients: dict[str, set[StreamClient]] = {}
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: int | None = None
-
-    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-        self._thread = threading.get_ident()
-
-    def join(self, run_id: str, client: StreamClient) -> Callable[[], None]:
-        """Add ``client`` to ``run_id``'s feed; returns the function that removes it."""
-        self._clients.setdefault(run_id, set()).add(client)
-
-        def leave() -> None:
-            clients = self._clients.get(run_id)
-            if clients is not None:
-                clients.discard(client)
-                if not clients:
-                    del self._clients[run_id]
-
-        return leave
-
-    def publish(self, run_id: str, events: list[dict[str, Any]]) -> None:
-        """Hand a batch to every client of ``run_id``; callable from any thread."""
-        if self._thread is not None and threading.get_ident() != self._thread:
-            assert self._loop is not None
-            # another thread (a log writer): hop to the loop; FIFO keeps batches in order
-            self._loop.call_soon_threadsafe(self.publish, run_id, events)
-            return
-        clients = self._clients.get(run_id)
-        if clients and events:
-            batch = Batch(events)
-            for client in list(clients):
-                client.offer(batch)
-
-    def count(self, run_id: str) -> int:
-        return len(self._clients.get(run_id, ()))
-
-    def close_run(self, run_id: str, code: int, message: str) -> None:
-        for client in list(self._clients.get(run_id, ())):
-            client.close(code, message)
-
-    def close_all(self, code: int, message: str) -> None:
-        for run_id in list(self._clients):
-            self.close_run(run_id, code, message)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp import WSMsgType
+from aiohttp import WSCloseCode, WSMsgType
 from api_helpers import TOKEN, Api, make_api_parts, workflow
 
 from desktop.views.reader import EventReader
@@ -192,7 +192,8 @@ async def test_deleting_a_run_closes_its_streams_with_4004(api: Api) -> None:
 
 
 async def test_batches_published_from_another_thread_arrive_in_order() -> None:
-    from desktop.api.stream import Batch, Feeds
+    from desktop.api.feeds import Feeds
+    from desktop.api.stream import Batch
 
     feeds = Feeds()
     feeds.bind(asyncio.get_running_loop())
@@ -226,3 +227,54 @@ def test_frames_keep_order_and_bounds() -> None:
     assert all(len(frame) <= FRAME_EVENTS for frame in decoded)
     assert all(len(text) <= FRAME_BYTES + 2 or len(json.loads(text)) == 1
                for text, _last in frames)
+
+
+async def test_stopping_the_service_closes_every_stream_and_leaves_no_feed(api: Api) -> None:
+    run_id = (await api.start(workflow({"a": {"script": [{"deltas": 200}, {"sleep": 30}]}})))["id"]
+    feeds = api.service.feeds
+    async with api.client.ws_connect(f"/api/runs/{run_id}/stream") as ws:
+        await collect(ws, stop=lambda events: sum(
+            e["type"] == "message.assistant.delta" for e in events) >= 200)
+        assert feeds.count(run_id) == 1
+        await api.client.server.close()  # the app's shutdown, while the run is live
+        while (message := await asyncio.wait_for(ws.receive(), 30)).type == WSMsgType.TEXT:
+            pass
+        assert (message.type, message.data) == (WSMsgType.CLOSE, WSCloseCode.GOING_AWAY)
+    assert feeds.count(run_id) == 0 and feeds.pending == 0 and feeds.kept_runs == 0
+
+
+async def test_a_client_resuming_at_a_frame_it_was_sent_gets_kept_frames_not_the_log(
+        api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the deltas wait a second, so that `first` follows them live, not from the log
+    doc = workflow({"a": {"script": [{"sleep": 1.0}, {"deltas": 3000}]}})
+    run_id = (await api.start(doc))["id"]
+    async with api.client.ws_connect(f"/api/runs/{run_id}/stream") as first:
+        frames: list[list[dict[str, Any]]] = []
+        while not any(e["type"] in END for frame in frames for e in frame):
+            message = await asyncio.wait_for(first.receive(), 60)
+            frames.append(json.loads(message.data))
+        every = [e for frame in frames for e in frame]
+        deltas = [i for i, frame in enumerate(frames)
+                  if frame[-1]["type"] == "message.assistant.delta"]
+        resume = frames[deltas[len(deltas) // 2]][-1]["seq"]  # where a dropped one resumes
+        from_log: list[int] = []
+        page = EventReader.page
+
+        def counted(self: EventReader, *args: Any) -> Any:
+            result = page(self, *args)
+            from_log.extend(e["seq"] for e in result.events)
+            return result
+
+        monkeypatch.setattr(EventReader, "page", counted)
+        async with api.client.ws_connect(f"/api/runs/{run_id}/stream?after={resume}") as again:
+            received = await collect(again)
+        assert_exact(received, [e for e in every if e["seq"] > resume])
+        assert not [seq for seq in from_log if seq > resume]  # all of it was kept
+
+        # mid-frame: the log up to where the next kept frame starts, then kept frames
+        boundary = frames[deltas[len(deltas) // 2] + 1][-1]["seq"]
+        async with api.client.ws_connect(
+                f"/api/runs/{run_id}/stream?after={resume + 1}") as mid:
+            received = await collect(mid)
+        assert_exact(received, [e for e in every if e["seq"] > resume + 1])
+        assert from_log and max(from_log) <= boundary
