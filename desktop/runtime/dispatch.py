@@ -116,6 +116,7 @@ async def run_turn(engine: Engine, node_id: str) -> None:
             executor=config.executor if config.executor is not None else state.executor,
             isolation=state.isolation, nodes=dict(state.nodes),
             ask_merge=lambda request: engine.broker.request_merge(node_id, request),
+            worktree_ready=lambda: engine.prefetch_worktrees(node_id),
         )
         runner = engine.new_runner()
         if engine.turn_cancelled(node_id):  # cancelled before this task first ran

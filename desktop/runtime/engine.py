@@ -36,7 +36,7 @@ from typing import Any
 
 from desktop.contract.enums import RUN_ENDED, GlobalMode, Mode, RunStatus
 from desktop.contract.state import NodeConfig, RunState
-from desktop.runtime import budget
+from desktop.runtime import budget, worktree_prefetch
 from desktop.runtime.approvals import ApprovalBroker
 from desktop.runtime.gate import NodeGate, NodeView
 from desktop.runtime.management import Manager
@@ -124,6 +124,7 @@ class Engine:
         self._cancelling: set[str] = set()
         self._over_budget: set[str | None] = set()  # node ids (None: the run) stopped
         self._closed = False
+        self._prefetch: worktree_prefetch.Prefetch | None = None
         self.recorder.listen(self._on_events)
 
     # --- construction ---------------------------------------------------------------
@@ -223,6 +224,7 @@ class Engine:
         self.cancel_reason = reason
         self._stopping = True  # no turn may start while the others are being cancelled
         self.scheduler.clear_steps()
+        await self._stop_prefetch()
         self.broker.abort_all("the run was stopped")  # releases turns waiting at the gate
         await self.cancel_turns()
         self.recorder.emit({"type": "run.stopped", "reason": reason})
@@ -350,10 +352,28 @@ class Engine:
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
+            await self._stop_prefetch()
             self.recorder.flush()
             self.write_snapshot()
             self._wake = None  # no loop looks any more: nothing is woken
         return RunStatus(self.state.status)
+
+    def prefetch_worktrees(self, node_id: str) -> None:
+        """Node ``node_id`` has its worktree (so the run has its base commit): prepare the
+        other nodes' worktrees in the background (desktop/runtime/worktree_prefetch.py),
+        once per run of this loop."""
+        if self._stopping or self._halted or self._closed or self._wake is None:
+            return
+        if self._prefetch is None:
+            self._prefetch = worktree_prefetch.Prefetch(self.run_dir, self.run_id)
+        if not self._prefetch.started:
+            self._prefetch.start(worktree_prefetch.jobs(
+                self.state, self.run_dir, self.workflow_dir(), skip=[node_id, *self.tasks]))
+
+    async def _stop_prefetch(self) -> None:
+        prefetch, self._prefetch = self._prefetch, None
+        if prefetch is not None:
+            await prefetch.stop()
 
     async def _end_remote_orphans(self) -> None:
         from desktop.runtime import executor as executors
@@ -579,6 +599,7 @@ class Engine:
         self.cancel_reason = "the engine detached"
         self._stopping = True
         self.broker.abort_all("the engine detached")
+        await self._stop_prefetch()
         await self.cancel_turns()
         self.close()
 
@@ -587,6 +608,8 @@ class Engine:
         if self._closed:
             return
         self._closed = True
+        if self._prefetch is not None:  # the loop is gone: kill its git, wait for nothing
+            self._prefetch.cancel()
         self.recorder.close()
         self.write_snapshot()
         self._snapshots.close()

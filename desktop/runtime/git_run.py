@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,12 +72,53 @@ def git_env(index: str | None = None) -> dict[str, str]:
     return env
 
 
+class Stopped(GitError):
+    """Work given a :class:`Stopper` was stopped: the git command running was killed."""
+
+
+class Stopper:
+    """Lets another thread stop the git commands run with it: :meth:`stop` kills the one
+    running and refuses the next, so work on a worker thread ends at once."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._running: subprocess.Popen[bytes] | None = None
+        self.stopped = False
+
+    def stop(self) -> None:
+        """Kill the command running now, and every later one before it starts."""
+        with self._guard:
+            self.stopped = True
+            if self._running is not None:
+                self._running.kill()
+
+    def run(self, argv: list[str], cwd: Path, env: dict[str, str]) -> GitResult:
+        """Run ``argv`` to its end, or until :meth:`stop`; Stopped when stopped."""
+        with self._guard:
+            if self.stopped:
+                raise Stopped("stopped before git started")
+            proc = subprocess.Popen(argv, cwd=str(cwd), env=env, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            self._running = proc
+        try:
+            out, err = proc.communicate()  # returns when git ends, or is killed
+        finally:
+            with self._guard:
+                self._running = None
+        if self.stopped:
+            raise Stopped("stopped: the git command at work was killed")
+        return GitResult(proc.returncode, out, err)
+
+
 def git(cwd: Path, *args: str, index: str | None = None,
-        stdin: bytes | None = None) -> GitResult:
+        stdin: bytes | None = None, stop: Stopper | None = None) -> GitResult:
     """Run ``git args`` in ``cwd`` (``stdin``: its input); never raises for a failing
-    command."""
+    command (only Stopped, when ``stop`` was stopped)."""
+    argv = ["git", *SAFE_CONFIG, *args]
     try:
-        proc = subprocess.run(["git", *SAFE_CONFIG, *args], cwd=str(cwd), env=git_env(index),
+        if stop is not None:
+            return stop.run(argv, cwd, git_env(index))
+        proc = subprocess.run(argv, cwd=str(cwd), env=git_env(index),
                               input=stdin if stdin is not None else b"",
                               capture_output=True, check=False)
     except OSError as exc:
@@ -84,9 +126,10 @@ def git(cwd: Path, *args: str, index: str | None = None,
     return GitResult(proc.returncode, proc.stdout, proc.stderr)
 
 
-def must(cwd: Path, *args: str, index: str | None = None, stdin: bytes | None = None) -> str:
+def must(cwd: Path, *args: str, index: str | None = None, stdin: bytes | None = None,
+         stop: Stopper | None = None) -> str:
     """Run ``git args`` in ``cwd``; its stdout as text, or GitError saying why not."""
-    result = git(cwd, *args, index=index, stdin=stdin)
+    result = git(cwd, *args, index=index, stdin=stdin, stop=stop)
     if not result.ok:
         raise GitError(f"git {args[0]} in {cwd} failed: {result.reason()}")
     return result.text

@@ -13,6 +13,8 @@ Before each turn of an isolated node: what a dead engine left half done is put r
 are committed on their own, and the commits the senders of its inbox's handoffs and
 reports sent are merged in (desktop/runtime/merge_gate.py: a conflict waits on a
 person's ``merge`` approval, or goes to the agent, whose commit concludes the merge).
+Once a node has its worktree, and so the run its base commit, the engine prepares the
+other nodes' worktrees in the background (desktop/runtime/worktree_prefetch.py).
 """
 
 from __future__ import annotations
@@ -72,6 +74,8 @@ async def prepare(ctx: TurnContext, workspace: Path, emit: Emit) -> Ready:
                   f"isolation: worktree has no effect: {workspace} is not in a git "
                   "repository, so the node works in the folder itself"})
         return Ready(workspace)
+    if ctx.worktree_ready is not None:
+        ctx.worktree_ready()
     for text in await asyncio.to_thread(_settle, ctx, tree):
         emit({"type": "node.progress", "message": text})
     try:

@@ -68,6 +68,9 @@ class TurnContext:
     ask_merge: Callable[[dict[str, Any]], Awaitable[Any]] | None = None
     """Put a merge that conflicts to a person (a ``merge`` approval); the resolution.
     None: a conflict is undone and the turn raises MergeConflict."""
+    worktree_ready: Callable[[], None] | None = None
+    """Called once the node's own worktree is ready (the run's base commit exists): the
+    engine then prepares the other nodes' worktrees (desktop/runtime/worktree_prefetch.py)."""
 
 
 @dataclass

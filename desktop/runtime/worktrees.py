@@ -7,9 +7,11 @@ inside the worktree. Every node of the run starts from the run's one base commit
 (:mod:`desktop.runtime.git_base`). A worktree that a deleted run left in the pool is
 taken before a new one is made (:mod:`desktop.runtime.worktree_pool`).
 
-The blocking functions here run on a worker thread. Making the base and a worktree
-holds a lock per repository, so the nodes of a run that start together agree on one
-base and git's worktree bookkeeping sees one change at a time.
+The blocking functions here run on a worker thread. Making the base and registering a
+worktree hold a lock per repository, so the nodes of a run that start together agree on
+one base and git's worktree bookkeeping sees one change at a time; writing the
+worktree's files holds only its own path's lock, so the worktrees prepared ahead of
+their nodes' turns (desktop/runtime/worktree_prefetch.py) hold up no other node.
 """
 
 from __future__ import annotations
@@ -24,13 +26,14 @@ from typing import Any
 from desktop.runtime import worktree_pool
 from desktop.runtime.agent_ignore import excludes_for
 from desktop.runtime.git_base import base_ref, ensure_base, run8
-from desktop.runtime.git_run import GitError, git, must
+from desktop.runtime.git_run import GitError, Stopper, git, must
 
 WORKTREES = "worktrees"
 """The run folder's folder of node worktrees."""
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$")
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
+_path_locks: dict[str, threading.Lock] = {}
 
 
 def branch_component(key: str | None, node_id: str) -> str:
@@ -95,6 +98,14 @@ def repo_lock(common_dir: Path) -> threading.Lock:
         return _locks.setdefault(str(common_dir), threading.Lock())
 
 
+def path_lock(path: Path) -> threading.Lock:
+    """The lock held while the worktree at ``path`` is made: a node whose turn comes while
+    its worktree is being prepared waits for that preparation instead of making its own.
+    Taken before the repository's lock, never while holding it."""
+    with _locks_guard:
+        return _path_locks.setdefault(str(path), threading.Lock())
+
+
 def head(folder: Path) -> str:
     """The commit checked out in ``folder``."""
     return must(folder, "rev-parse", "--verify", "HEAD^{commit}")
@@ -129,18 +140,25 @@ def _discard(repo: Repo, path: Path) -> None:
     git(repo.top, "worktree", "prune")
 
 
-def _add(repo: Repo, path: Path, branch: str, base: str, pool: Path) -> None:
-    """Make the worktree: from the pool when one waits there (desktop/runtime/
-    worktree_pool.py), else with ``git worktree add``, which writes every file."""
+def _register(repo: Repo, path: Path, branch: str, base: str, pool: Path) -> bool:
+    """Give ``path`` a worktree of the node's branch: one from the pool when one waits
+    there (desktop/runtime/worktree_pool.py, its files written: True), else a new one
+    with no file checked out yet (False: :func:`_check_out` writes them)."""
     _discard(repo, path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    mark = adding_mark(path)
-    mark.touch()
+    adding_mark(path).touch()
     exists = git(repo.top, "rev-parse", "--verify", "-q", f"refs/heads/{branch}").ok
-    if not worktree_pool.take(repo.common_dir, pool, path, branch, base, exists):
-        where = [str(path), branch] if exists else ["-b", branch, str(path), base]
-        must(repo.top, "worktree", "add", "--quiet", *where)
-    mark.unlink()
+    if worktree_pool.take(repo.common_dir, pool, path, branch, base, exists):
+        return True
+    where = [str(path), branch] if exists else ["-b", branch, str(path), base]
+    must(repo.top, "worktree", "add", "--quiet", "--no-checkout", *where)
+    return False
+
+
+def _check_out(path: Path, stop: Stopper | None) -> None:
+    """Write every file of a new worktree (what ``git worktree add`` would have), outside
+    the repository's lock: git writes only this worktree's index and files."""
+    must(path, "reset", "--quiet", "--hard", stop=stop)
 
 
 def _stale_ref_locks(repo: Repo, refs: list[str]) -> None:
@@ -151,20 +169,31 @@ def _stale_ref_locks(repo: Repo, refs: list[str]) -> None:
 
 
 def open_tree(workspace: Path, run_dir: Path, run_id: str, key: str | None,
-              node_id: str) -> NodeTree | None:
+              node_id: str, stop: Stopper | None = None) -> NodeTree | None:
     """The node's worktree of the repository ``workspace`` is in, made on first use
-    (with the run's base commit); None when ``workspace`` is in no repository."""
+    (with the run's base commit); None when ``workspace`` is in no repository.
+
+    The repository's lock is held while the worktree is registered, not while its files
+    are written, so one node's checkout does not hold up the others'. Until the files
+    are all written the worktree's adding mark stays: work killed half way (``stop``,
+    or the engine's death) is made again by the next call.
+    """
     repo = repo_of(workspace)
     if repo is None:
         return None
     component = branch_component(key, node_id)
     path = (run_dir / WORKTREES / component).absolute()
     branch = branch_name(run_id, component)
-    with repo_lock(repo.common_dir):
-        _stale_ref_locks(repo, [f"refs/heads/{branch}", base_ref(run_id)])
-        base = ensure_base(repo.top, run_id, exclude=[run_dir])
-        if adding_mark(path).exists() or not _is_worktree(path):
-            _add(repo, path, branch, base, worktree_pool.pool_dir(run_dir))
+    with path_lock(path):
+        with repo_lock(repo.common_dir):
+            _stale_ref_locks(repo, [f"refs/heads/{branch}", base_ref(run_id)])
+            base = ensure_base(repo.top, run_id, exclude=[run_dir])
+            making = adding_mark(path).exists() or not _is_worktree(path)
+            written = _register(repo, path, branch, base, worktree_pool.pool_dir(run_dir)) \
+                if making else True
+        if not written:
+            _check_out(path, stop)
+        adding_mark(path).unlink(missing_ok=True)
     tree = NodeTree(repo, path, branch, base)
     tree.workdir.mkdir(parents=True, exist_ok=True)
     return tree
@@ -220,6 +249,7 @@ __all__ = [
     "commit_all",
     "head",
     "open_tree",
+    "path_lock",
     "repo_lock",
     "repo_of",
     "turn_message",

@@ -26,8 +26,10 @@ from engine_helpers import events_of, unconsumed_items, workflow
 from gitkit import fingerprint, git, no_git_config, tree_files, user_repo
 
 from desktop.graph.io import dumps_workflow
+from desktop.runtime import worktree_pool
 from desktop.runtime.engine import Engine
 from desktop.runtime.recovery import resume_engine
+from desktop.runtime.worktree_cleanup import remove_run_worktrees
 from desktop.runtime.worktree_repair import merging_mark
 from desktop.runtime.worktrees import adding_mark
 from desktop.store.runs import ENGINE_LOCK, engine_alive
@@ -185,7 +187,20 @@ async def crash_and_resume(tmp_path: Path, kill_at: int, how: str, what: str = W
                           capture_output=True, text=True)
     assert fsck.returncode == 0, fsck.stdout + fsck.stderr
     assert fingerprint(repo) == before
+    deleted(repo, run_dir, engine)
     return killed
+
+
+def deleted(repo: Path, run_dir: Path, engine: Engine) -> None:
+    """Deleting the run leaves no worktree in use and no ref of it: what is not pooled
+    (cleaned, detached, outside every run) is gone, and git knows of nothing broken."""
+    remove_run_worktrees(run_dir, engine.run_id, engine.state.to_json_dict())
+    pool = worktree_pool.pool_dir(run_dir)
+    listed = git(repo, "worktree", "list", "--porcelain").split("\n\n")
+    for record in listed[1:]:
+        assert Path(record.splitlines()[0].split(" ", 1)[1]).is_relative_to(pool), record
+        assert "detached" in record.splitlines() and "prunable" not in record, record
+    assert git(repo, "for-each-ref", "refs/heads/canvas/", "refs/canvas/") == ""
 
 
 @pytest.mark.parametrize("seed", range(1, int(os.environ.get("CRASH_SEEDS", "8")) + 1))
@@ -202,6 +217,16 @@ async def test_kill_9_in_a_merge_then_resume_undoes_or_keeps_it_and_ends_alike(
         tmp_path: Path, no_git_config, nth: int, how: str) -> None:
     killed = await crash_and_resume(tmp_path, nth, how, what="merge")
     assert " merge " in killed  # the lead's first or second merge (left's, right's branch)
+
+
+@pytest.mark.parametrize(("nth", "how"), [(2, "before"), (2, "during"), (2, "after"),
+                                         (3, "during")])
+async def test_kill_9_while_the_next_nodes_worktrees_are_prepared_then_resume_makes_them(
+        tmp_path: Path, no_git_config, nth: int, how: str) -> None:
+    """The first checkout is the lead's own worktree; the next ones are the worktrees of
+    left and right, written in the background while the lead works."""
+    killed = await crash_and_resume(tmp_path, nth, how, what="reset")
+    assert " reset --quiet --hard" in killed
 
 
 async def test_kill_9_while_a_merge_waits_for_a_person_then_resume_asks_again(
