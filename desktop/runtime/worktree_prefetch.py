@@ -6,8 +6,9 @@ base commit exists, the worktrees of the run's other nodes are made in the backg
 one at a time, directly in their places in the run folder (``worktrees/<node>``), while
 the first node's agent works. When a node's turn comes its worktree is there; a node
 whose turn comes while its own is being made waits for that one preparation
-(:func:`desktop.runtime.worktrees.path_lock`), and one not reached yet is made by the
-turn itself, as without preparation.
+(:func:`desktop.runtime.worktrees.path_lock`); one whose turn comes before the
+preparation reaches it makes its own, as without preparation, and the preparation,
+finding it being made, leaves it to the turn.
 
 Made in the run folder, the worktrees are the run's own: another run cannot take them
 (it takes only pooled ones), and deleting the run removes them with its other worktrees
@@ -92,14 +93,16 @@ class Prefetch:
             if self._stopper.stopped:
                 return
             try:
-                await asyncio.to_thread(worktrees.open_tree, job.workspace, self.run_dir,
-                                        self.run_id, job.key, job.node_id, self._stopper)
+                tree = await asyncio.to_thread(worktrees.open_tree, job.workspace,
+                                               self.run_dir, self.run_id, job.key,
+                                               job.node_id, self._stopper)
             except Stopped:
                 return
             except Exception as exc:  # the node's turn makes it, and says what went wrong
                 log.warning("could not prepare the worktree of node %s: %s", job.node_id, exc)
                 continue
-            self.prepared.append(job.node_id)
+            if tree is not None:  # else the node's turn is making it
+                self.prepared.append(job.node_id)
 
     async def wait(self) -> None:
         """Until every worktree is prepared, or the preparation stopped."""

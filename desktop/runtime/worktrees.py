@@ -176,27 +176,39 @@ def open_tree(workspace: Path, run_dir: Path, run_id: str, key: str | None,
     The repository's lock is held while the worktree is registered, not while its files
     are written, so one node's checkout does not hold up the others'. Until the files
     are all written the worktree's adding mark stays: work killed half way (``stop``,
-    or the engine's death) is made again by the next call.
+    or the engine's death) is made again by the next call. With ``stop`` (a preparation
+    ahead of the node's turn), a worktree being made by the turn itself is left to it:
+    None then too.
     """
     repo = repo_of(workspace)
     if repo is None:
         return None
     component = branch_component(key, node_id)
     path = (run_dir / WORKTREES / component).absolute()
-    branch = branch_name(run_id, component)
-    with path_lock(path):
-        with repo_lock(repo.common_dir):
-            _stale_ref_locks(repo, [f"refs/heads/{branch}", base_ref(run_id)])
-            base = ensure_base(repo.top, run_id, exclude=[run_dir])
-            making = adding_mark(path).exists() or not _is_worktree(path)
-            written = _register(repo, path, branch, base, worktree_pool.pool_dir(run_dir)) \
-                if making else True
-        if not written:
-            _check_out(path, stop)
-        adding_mark(path).unlink(missing_ok=True)
-    tree = NodeTree(repo, path, branch, base)
+    lock = path_lock(path)
+    if not lock.acquire(blocking=stop is None):
+        return None
+    try:
+        tree = _made(repo, path, run_dir, run_id, branch_name(run_id, component), stop)
+    finally:
+        lock.release()
     tree.workdir.mkdir(parents=True, exist_ok=True)
     return tree
+
+
+def _made(repo: Repo, path: Path, run_dir: Path, run_id: str, branch: str,
+          stop: Stopper | None) -> NodeTree:
+    """The worktree at ``path`` as :func:`open_tree` says, its path's lock held."""
+    with repo_lock(repo.common_dir):
+        _stale_ref_locks(repo, [f"refs/heads/{branch}", base_ref(run_id)])
+        base = ensure_base(repo.top, run_id, exclude=[run_dir])
+        making = adding_mark(path).exists() or not _is_worktree(path)
+        written = _register(repo, path, branch, base, worktree_pool.pool_dir(run_dir)) \
+            if making else True
+    if not written:
+        _check_out(path, stop)
+    adding_mark(path).unlink(missing_ok=True)
+    return NodeTree(repo, path, branch, base)
 
 
 def commit_all(tree: NodeTree, message: str) -> str | None:

@@ -19,7 +19,7 @@ from desktop.runtime.git_run import Stopped, Stopper
 from desktop.runtime.recovery import create_run
 from desktop.runtime.worktree_cleanup import remove_run_worktrees
 from desktop.runtime.worktree_prefetch import Job, Prefetch
-from desktop.runtime.worktrees import adding_mark, open_tree
+from desktop.runtime.worktrees import adding_mark, open_tree, path_lock
 
 __all__ = ["no_git_config"]
 RUN_A = "aaaa1111-0000-4000-8000-000000000000"
@@ -67,6 +67,17 @@ async def test_prepared_worktrees_hold_the_base_and_their_turn_takes_them_as_the
         (path / "kept.txt").write_text("a file the turn must find\n")
     tree = await asyncio.to_thread(open_tree, repo, run_dir, RUN_A, "left", "left")
     assert tree is not None and (tree.path / "kept.txt").exists()  # taken, not made again
+
+
+async def test_a_worktree_its_turn_is_making_is_left_to_the_turn(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "project")
+    run_dir = tmp_path / "runs" / RUN_A
+    path = (run_dir / "worktrees" / "left").absolute()
+    with path_lock(path):  # the node's turn is making it
+        prefetch = await _prepare(repo, run_dir, RUN_A, ["left", "right"])
+    assert prefetch.prepared == ["right"]
+    assert not path.exists() and not adding_mark(path).exists()
 
 
 async def test_another_run_does_not_take_them_and_deleting_the_run_removes_them(
