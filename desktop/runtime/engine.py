@@ -608,7 +608,7 @@ class Engine:
         if self._closed:
             return
         self._closed = True
-        if self._prefetch is not None:  # the loop is gone: kill its git, wait for nothing
+        if self._prefetch is not None:  # not async: its git is killed, its thread ends alone
             self._prefetch.cancel()
         self.recorder.close()
         self.write_snapshot()

@@ -60,9 +60,13 @@ async def run_noting_worktrees(doc, data: Path) -> tuple[Engine, dict[int, dict]
         for event in events:
             if event["type"] == "turn.status" and event["status"] == "started":
                 folder = engine.run_dir / "worktrees"
-                # the node worktrees (a folder each; agent_ignore's excludes file beside them)
+                # the worktrees of the nodes that have started a turn (a folder each;
+                # agent_ignore's excludes file beside them): the others' are prepared ahead
+                # of their turns, and not on record yet
+                started = {n.key for n in engine.state.nodes.values() if n.git is not None}
                 seen[event["seq"] - 1] = {tree.name: files(tree) for tree in
-                                          sorted(folder.iterdir()) if tree.is_dir()
+                                          sorted(folder.iterdir())
+                                          if tree.is_dir() and tree.name in started
                                           } if folder.is_dir() else {}
 
     engine.recorder.listen(note)
