@@ -13,12 +13,11 @@ from typing import Any
 from desktop.api.errors import ApiError
 from desktop.api.runs import RunService
 from desktop.contract.api import ApplyResult, OpenPullRequest
+from desktop.contract.enums import RUN_WORKING
 from desktop.runtime.git_run import GitError
 from desktop.runtime.result_apply import apply_result
 from desktop.runtime.result_pr import open_pull_request, pull_request_blocker
 from desktop.runtime.run_result import ResultError, RunResult, file_patch, find_result
-
-_WORKING = ("queued", "running")
 
 
 async def _result(service: RunService, run_id: str) -> RunResult:
@@ -33,7 +32,7 @@ async def _result(service: RunService, run_id: str) -> RunResult:
 
 def _settled(service: RunService, run_id: str) -> None:
     status = service.state(run_id).get("status")
-    if status in _WORKING:
+    if status in RUN_WORKING:
         raise ApiError(409, "run_working", f"run {run_id[:8]} is {status}; apply its result "
                                            "once it has ended (or pause it)")
 

@@ -38,7 +38,7 @@ from desktop.contract.commands import (
     Step,
     Stop,
 )
-from desktop.contract.enums import RUN_ENDED
+from desktop.contract.enums import RUN_ENDED, RUN_LIVE
 from desktop.ui.run.bridge import RunBridge
 from desktop.ui.run.transcript_model import TranscriptModel
 from desktop.views.reader import LogTail
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
     from desktop.api.follow import RunFollower
 
 log = logging.getLogger(__name__)
-LIVE_LOOKING = ("queued", "running", "paused")
 
 
 def _whole(value: float | None) -> int | None:
@@ -105,7 +104,7 @@ class RunSession(QObject):
             self._start_stream(after, catch_up=True)
         elif follow:
             self.bridge.follow_file(self.run_dir, after=after)
-        elif self._status() in LIVE_LOOKING:  # no engine holds a run that looks live
+        elif self._status() in RUN_LIVE:  # no engine holds a run that looks live
             self.lost = "interrupted"
             self.lost_message = ("This run was interrupted: no engine runs it any more. It is "
                                  "saved in its log; the service can resume it.")
