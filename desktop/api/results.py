@@ -30,8 +30,8 @@ async def _result(service: RunService, run_id: str) -> RunResult:
         raise ApiError(409, "git_failed", str(exc)) from None
 
 
-def _settled(service: RunService, run_id: str) -> None:
-    status = service.state(run_id).get("status")
+async def _settled(service: RunService, run_id: str) -> None:
+    status = (await service.state(run_id)).get("status")
     if status in RUN_WORKING:
         raise ApiError(409, "run_working", f"run {run_id[:8]} is {status}; apply its result "
                                            "once it has ended (or pause it)")
@@ -58,7 +58,7 @@ async def result_diff(service: RunService, run_id: str, path: str | None) -> dic
 
 async def apply(service: RunService, run_id: str, body: ApplyResult) -> dict[str, Any]:
     """Apply the run's result; 409 naming the files when it collides (nothing changed)."""
-    _settled(service, run_id)
+    await _settled(service, run_id)
     found = await _result(service, run_id)
     try:
         outcome = await asyncio.to_thread(apply_result, found, files=body.files,
