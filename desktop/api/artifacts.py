@@ -31,7 +31,7 @@ async def artifact(service: RunService, run_id: str, artifact_id: str) -> dict[s
     """Artifact ``artifact_id`` of run ``run_id`` with its text: 404 when the run has no
     such artifact or its file is gone."""
     folder = service.run_dir(run_id).resolve()
-    found = (service.state(run_id).get("artifacts") or {}).get(artifact_id)
+    found = ((await service.state(run_id)).get("artifacts") or {}).get(artifact_id)
     if not isinstance(found, dict):
         raise ApiError(404, "artifact_not_found",
                        f"run {run_id} has no artifact {artifact_id!r}", "artifactId")

@@ -13,12 +13,11 @@ from typing import Any
 from desktop.api.errors import ApiError
 from desktop.api.runs import RunService
 from desktop.contract.api import ApplyResult, OpenPullRequest
+from desktop.contract.enums import RUN_WORKING
 from desktop.runtime.git_run import GitError
 from desktop.runtime.result_apply import apply_result
 from desktop.runtime.result_pr import open_pull_request, pull_request_blocker
 from desktop.runtime.run_result import ResultError, RunResult, file_patch, find_result
-
-_WORKING = ("queued", "running")
 
 
 async def _result(service: RunService, run_id: str) -> RunResult:
@@ -31,9 +30,9 @@ async def _result(service: RunService, run_id: str) -> RunResult:
         raise ApiError(409, "git_failed", str(exc)) from None
 
 
-def _settled(service: RunService, run_id: str) -> None:
-    status = service.state(run_id).get("status")
-    if status in _WORKING:
+async def _settled(service: RunService, run_id: str) -> None:
+    status = (await service.state(run_id)).get("status")
+    if status in RUN_WORKING:
         raise ApiError(409, "run_working", f"run {run_id[:8]} is {status}; apply its result "
                                            "once it has ended (or pause it)")
 
@@ -59,7 +58,7 @@ async def result_diff(service: RunService, run_id: str, path: str | None) -> dic
 
 async def apply(service: RunService, run_id: str, body: ApplyResult) -> dict[str, Any]:
     """Apply the run's result; 409 naming the files when it collides (nothing changed)."""
-    _settled(service, run_id)
+    await _settled(service, run_id)
     found = await _result(service, run_id)
     try:
         outcome = await asyncio.to_thread(apply_result, found, files=body.files,

@@ -99,7 +99,7 @@ def _etags(header: str) -> set[str]:
 
 
 async def get_run(request: web.Request) -> web.Response:
-    return _json(_service(request).state(_run_id(request)))
+    return _json(await _service(request).state(_run_id(request)))
 
 
 async def patch_run(request: web.Request) -> web.Response:

@@ -25,6 +25,7 @@ from pydantic import ValidationError
 
 from desktop.api.errors import ApiError, from_command, from_validation
 from desktop.api.feeds import Feeds
+from desktop.api.folded import FoldedRuns
 from desktop.api.paths import AllowedRoots
 from desktop.api.run_index import Encoded, RunIndex
 from desktop.api.stream import CLOSE_UNKNOWN_RUN
@@ -38,7 +39,6 @@ from desktop.runtime.recovery import resume_engine
 from desktop.runtime.worktree_cleanup import remove_run_worktrees
 from desktop.store.runs import EngineBusy, RunError, engine_alive
 from desktop.views.reader import EventReader, Page
-from desktop.views.runs import open_run
 from desktop.wording import plural
 
 log = logging.getLogger(__name__)
@@ -71,6 +71,7 @@ class RunService:
         self._run_locks: dict[str, asyncio.Lock] = {}
         self.closing = False
         self.index = RunIndex(runs_dir(self.data_dir))
+        self.folded = FoldedRuns()
 
     # --- finding runs --------------------------------------------------------------------
 
@@ -96,16 +97,18 @@ class RunService:
                            "PATCH it with {\"status\": \"running\"} to resume it first")
         return hosted.engine
 
-    def state(self, run_id: str) -> dict[str, Any]:
-        """The run's state in wire form (the live fold, or the folder's)."""
+    async def state(self, run_id: str) -> dict[str, Any]:
+        """The run's state in wire form (the live fold, or the folder's, folded on a worker
+        thread: a long log never holds the loop)."""
         folder = self.run_dir(run_id)
         hosted = self.hosted.get(run_id)
         if hosted is not None and hosted.engine.recorder.state_dict is not None:
             return hosted.engine.state.to_json_dict()
         try:
-            return open_run(folder).to_json_dict()
+            state = await self.folded.state(folder)
         except RunError as exc:
             raise ApiError(422, "run_unreadable", str(exc)) from None
+        return state.to_json_dict()
 
     async def run_list(self) -> Encoded:
         """``{"runs": [...]}``: every run, newest first, with its status, names, times and
@@ -239,7 +242,7 @@ class RunService:
             self.run_dir(run_id)
             hosted = self.hosted.get(run_id)
             if hosted is None:
-                self._finished_or_not(run_id, request)
+                await self._finished_or_not(run_id, request)
                 engine = await self.take_over(run_id, request.mode, request.global_mode)
                 if request.status == "stopped":
                     await self.execute(run_id, Stop())
@@ -252,13 +255,13 @@ class RunService:
                 await self.execute(run_id, Resume())
             elif request.status == "stopped":
                 await self.execute(run_id, Stop())
-            return self.state(run_id)
+            return await self.state(run_id)
 
-    def _finished_or_not(self, run_id: str, request: PatchRun) -> None:
+    async def _finished_or_not(self, run_id: str, request: PatchRun) -> None:
         """A run no engine holds can be resumed (unless completed) or stopped (unless ended)."""
         if request.status == "running":
             return  # resume_engine refuses a completed run itself
-        state = RunState.model_validate(self.state(run_id))
+        state = RunState.model_validate(await self.state(run_id))
         if request.status == "stopped" and state.status in RUN_ENDED:
             raise ApiError(409, "run_finished", f"run {run_id} is already {state.status}")
         if request.status != "stopped":
@@ -283,18 +286,19 @@ class RunService:
                 await hosted.done.wait()
             elif engine_alive(folder):
                 raise ApiError(409, "run_busy", f"run {run_id} is held by another engine")
-            state = self._state_or_none(run_id)
+            state = await self._state_or_none(run_id)
             self.feeds.close_run(run_id, CLOSE_UNKNOWN_RUN, "the run was deleted")
             self._readers.pop(run_id, None)
             cleanup = await asyncio.to_thread(remove_run_worktrees, folder, run_id, state)
             for note in cleanup.kept:
                 log.warning("deleting run %s: %s", run_id, note)
             await asyncio.to_thread(shutil.rmtree, folder)
+            self.folded.forget(folder)
 
-    def _state_or_none(self, run_id: str) -> dict[str, Any] | None:
+    async def _state_or_none(self, run_id: str) -> dict[str, Any] | None:
         """The run's state, or None when its folder cannot be read (it is deleted anyway)."""
         try:
-            return self.state(run_id)
+            return await self.state(run_id)
         except ApiError:
             return None
 

@@ -21,11 +21,10 @@ from desktop.api.client import ApiClient, ApiError
 from desktop.api.follow import RunFollower
 from desktop.cli.console_out import out_console
 from desktop.cli.server_args import RemoteError, client_for
-from desktop.contract.enums import RUN_ENDED
+from desktop.contract.enums import RUN_ENDED, RunStatus
 from desktop.contract.state import PendingApproval, RunState
 from desktop.views.state import RunProjection
 from desktop.views.subflows import agent_turns
-from desktop.views.usage import cost_text, total_tokens
 
 EXIT = {"completed": 0, "failed": 1, "stopped": 4}
 EXIT_BAD_INPUT = 2
@@ -222,7 +221,7 @@ def resume_remote(args: argparse.Namespace) -> int:
             if args.mode or args.global_mode:
                 await client.patch_run(run_id, mode=args.mode and args.mode.upper(),
                                        global_mode=args.global_mode and args.global_mode.upper())
-            if str(before.get("status")) not in ("completed", "failed"):
+            if str(before.get("status")) != RunStatus.COMPLETED:  # as resume_engine says
                 await client.patch_run(run_id, status="running")
             return await drive_remote(client, run_id, args,
                                       after_seq=int(before.get("lastSeq") or 0))
@@ -233,7 +232,8 @@ def resume_remote(args: argparse.Namespace) -> int:
 def list_remote(args: argparse.Namespace) -> int:
     """`runs list --server URL`: the service's runs, newest first."""
     import orjson
-    from rich.table import Table
+
+    from desktop.cli.runs import run_table
 
     async def go() -> int:
         async with client_for(args) as client:
@@ -244,15 +244,7 @@ def list_remote(args: argparse.Namespace) -> int:
         if not runs:
             print(f"no runs in the service at {args.server}")
             return 0
-        table = Table("id", "workflow", "status", "started", "updated", "live", "tokens",
-                      "cost")
-        for r in runs:
-            usage = r.get("tokens") or {}
-            table.add_row(str(r.get("id", ""))[:8], r.get("workflowName") or "-",
-                          str(r.get("status")), _when(r.get("createdAt")),
-                          _when(r.get("updatedAt")), "live" if r.get("live") else "",
-                          f"{total_tokens(usage):,}", cost_text(usage))
-        out_console().print(table)
+        out_console().print(run_table(runs, live=True))
         return 0
 
     return _report(go, "runs list")
@@ -271,10 +263,6 @@ def show_remote(args: argparse.Namespace) -> RunState:
         return asyncio.run(go())
     except (RemoteError, ApiError) as exc:
         raise RunError(str(exc)) from None
-
-
-def _when(ts: object) -> str:
-    return str(ts or "")[:19].replace("T", " ")
 
 
 def _report(go: Callable[[], Any], what: str) -> int:

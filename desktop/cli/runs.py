@@ -9,6 +9,7 @@ import argparse
 import sys
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import orjson
 from rich.console import Console
@@ -18,15 +19,17 @@ from rich.table import Table
 from desktop.cli import runs_apply
 from desktop.cli.console_out import out_console
 from desktop.cli.server_args import add_server_options
+from desktop.contract.enums import shown_status
 from desktop.contract.state import RunState
-from desktop.disk.paths import data_dir
+from desktop.disk.paths import data_dir, runs_dir
 from desktop.store.runner_diff import AgentRunRecord, agent_records, pair_runs
-from desktop.store.runs import LIVE_STATUSES, RunError, find_run, log_problem
+from desktop.store.runs import RunError, find_run, log_problem
 from desktop.views.activity import node_activity, short
 from desktop.views.format import preview
 from desktop.views.reader import EventReader
 from desktop.views.result import ResultSummary, result_summary
-from desktop.views.runs import list_runs, open_run
+from desktop.views.run_list import list_rows
+from desktop.views.runs import open_run
 from desktop.views.tool_calls import RunNotes
 from desktop.views.usage import (
     budget_text,
@@ -101,38 +104,41 @@ def fail(message: str) -> int:
 
 def display_status(state: RunState) -> str:
     """The status word a user sees ("interrupted" for a dead live-looking run)."""
-    status = str(state.status)
-    return "interrupted" if state.interrupted and status in LIVE_STATUSES else status
+    return shown_status(state.status, state.interrupted)
+
+
+def run_table(rows: list[dict[str, Any]], *, live: bool = False) -> Table:
+    """The table of the run list's rows (``live``: with a column saying which run the
+    service drives)."""
+    table = Table("id", "workflow", "status", "started", "updated",
+                  *(("live",) if live else ()), "events", "tokens", "cost")
+    for r in rows:
+        usage = r.get("tokens") or {}
+        # ids are shown by their first 8 characters, which `runs show` accepts as a prefix
+        table.add_row(str(r["id"])[:8], r.get("workflowName") or "-",
+                      r.get("error") or str(r["status"]), _when(str(r.get("createdAt"))),
+                      _when(str(r.get("updatedAt"))),
+                      *(("live" if r.get("live") else "",) if live else ()),
+                      str(r.get("events", 0)), f"{total_tokens(usage):,}", cost_text(usage))
+    return table
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    """Print the run table (or JSON)."""
+    """Print the run table (or JSON: the rows of ``GET /api/runs``, each with its path)."""
     if args.server:
         from desktop.cli.remote import list_remote
 
         return list_remote(args)
-    runs = list_runs(data_dir(args.data_dir))
+    folder = data_dir(args.data_dir)
+    rows = list_rows(folder)
     if args.json:
-        _print_json([{"id": r.id, "path": str(r.path), "workflow": r.workflow,
-                      "status": r.display_status, "interrupted": r.interrupted,
-                      "createdAt": r.created_at, "updatedAt": r.updated_at,
-                      "events": r.events, **({"error": r.error} if r.error else {}),
-                      "tokens": total_tokens(r.usage or {}), "costUsd": cost(r.usage or {}),
-                      **({"forkedFrom": {"runId": r.forked_from[0], "seq": r.forked_from[1]}}
-                         if r.forked_from else {}),
-                      **({"result": r.result.to_json()} if r.result else {})}
-                     for r in runs])
+        root = runs_dir(folder)
+        _print_json([{**r, "path": str(root / str(r["id"]))} for r in rows])
         return 0
-    if not runs:
-        print(f"no runs in {data_dir(args.data_dir)}")
+    if not rows:
+        print(f"no runs in {folder}")
         return 0
-    # ids are shown by their first 8 characters, which `runs show` accepts as a prefix
-    table = Table("id", "workflow", "status", "started", "updated", "events", "tokens", "cost")
-    for r in runs:
-        table.add_row(r.id[:8], r.workflow or "-", r.display_status if not r.error else r.error,
-                      _when(r.created_at), _when(r.updated_at), str(r.events),
-                      f"{total_tokens(r.usage or {}):,}", cost_text(r.usage or {}))
-    out_console().print(table)
+    out_console().print(run_table(rows))
     return 0
 
 

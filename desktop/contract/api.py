@@ -139,9 +139,13 @@ class WaitingItem(ResponseModel):
 
 
 class RunSummary(ResponseModel):
-    id: str
-    status: str = Field(description="the run's status, or 'interrupted' when no engine holds "
-                                     "a run that looks live")
+    """One run of the run list (desktop/views/run_list.py makes every one)."""
+
+    id: str = Field(description="the run's id (a folder that holds no readable run: its "
+                                "folder's name)")
+    status: str = Field(description="the run's status, 'interrupted' when no engine holds "
+                                     "a run that looks live, or 'unreadable' when its "
+                                     "folder holds no readable run")
     workflow_name: str = Field(alias="workflowName")
     created_at: str = Field(alias="createdAt")
     updated_at: str = Field(alias="updatedAt")
@@ -160,6 +164,8 @@ class RunSummary(ResponseModel):
     result: RunResultRow | None = Field(None, description="its result branch and where it "
                                         "was applied; absent when no node worked in a git "
                                         "worktree, or while the service runs it")
+    error: str | None = Field(None, description="why the folder holds no readable run "
+                                                "(status 'unreadable' only)")
 
 
 class RunList(ResponseModel):

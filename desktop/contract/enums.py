@@ -15,6 +15,18 @@ class RunStatus(StrEnum):
 RUN_ENDED = frozenset({RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.STOPPED})
 """The statuses a run ends in (plain strings match too): the one rule of the engine, the
 service, the clients and every view."""
+RUN_LIVE = frozenset(RunStatus) - RUN_ENDED
+"""The statuses of a run that has not ended (queued, running, paused)."""
+RUN_WORKING = RUN_LIVE - {RunStatus.PAUSED}
+"""The statuses of a run whose agents may still change its result (queued, running)."""
+INTERRUPTED = "interrupted"
+"""The status a user sees of a run that looks live while no engine holds it."""
+
+
+def shown_status(status: str, interrupted: bool) -> str:
+    """The status word a user sees: :data:`INTERRUPTED` for a live-looking run that no
+    engine holds, else ``status``."""
+    return INTERRUPTED if interrupted and status in RUN_LIVE else str(status)
 
 
 class Mode(StrEnum):
@@ -97,6 +109,14 @@ class TurnStatus(StrEnum):
     FAILED = "failed"
     CANCELLED = "cancelled"
     INTERRUPTED = "interrupted"
+
+
+TURN_ENDED = frozenset({TurnStatus.COMPLETED, TurnStatus.FAILED, TurnStatus.CANCELLED,
+                        TurnStatus.INTERRUPTED})
+"""The statuses a turn ends in (plain strings match too)."""
+TURN_CUT_SHORT = frozenset({TurnStatus.CANCELLED, TurnStatus.INTERRUPTED})
+"""The statuses of a turn that ended before its agent finished: its inbox is given back,
+and the next turn restarts from its agent run."""
 
 
 class BusType(StrEnum):

@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from desktop.contract.enums import TURN_ENDED
 from desktop.eval.assets import AssetStore
 from desktop.eval.risk import classify
 
@@ -180,7 +181,7 @@ class Digester:
         node = event.get("nodeId") or ""
         if status == "started" and event.get("agentRunId"):
             d.current_run[node] = str(event["agentRunId"])
-        if status not in ("completed", "failed", "cancelled", "interrupted"):
+        if status not in TURN_ENDED:
             return
         turn_id = str(event.get("turnId") or "")
         if turn_id and turn_id not in self._seen_turns:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop.contract.enums import RUN_ENDED, GlobalMode, Mode, RunStatus
+from desktop.contract.enums import RUN_ENDED, RUN_LIVE, TURN_CUT_SHORT, GlobalMode, Mode, RunStatus
 from desktop.contract.state import NodeConfig, RunState
 from desktop.runtime import budget, worktree_prefetch
 from desktop.runtime.approvals import ApprovalBroker
@@ -483,7 +483,7 @@ class Engine:
                 self.scheduler.observe(event)
             elif kind == "turn.status":
                 node_id = event.get("nodeId")
-                if event.get("status") in ("cancelled", "interrupted") and \
+                if event.get("status") in TURN_CUT_SHORT and \
                         event.get("agentRunId"):
                     self.restart_from[node_id] = event["agentRunId"]
             elif kind == "bus.message":
@@ -551,7 +551,7 @@ class Engine:
     def _check_budget(self, spenders: set[str | None]) -> None:
         """Pause the run and stop the spending turns when a budget limit is reached."""
         state = self.recorder.state_dict
-        if self._closed or state is None or state.get("status") not in ("running", "paused"):
+        if self._closed or state is None or state.get("status") not in RUN_LIVE:
             return
         for node_id in [*sorted(spenders - {None}), None]:
             if node_id in self._over_budget or None in self._over_budget:

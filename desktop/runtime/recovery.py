@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from desktop.contract.enums import RunStatus
+from desktop.contract.enums import TURN_CUT_SHORT, RunStatus
 from desktop.contract.executor import as_ray
 from desktop.disk.keychain import keyring_env
 from desktop.disk.paths import runs_dir
@@ -136,8 +136,8 @@ def resume_engine(run_dir: Path, *, options: EngineOptions | None = None,
     for event in indexed:
         engine.scheduler.observe(event)
         engine.stall.observe_event(event)
-        if event.get("type") == "turn.status" and event.get("status") in (
-                "cancelled", "interrupted") and event.get("agentRunId"):
+        if event.get("type") == "turn.status" and event.get("status") in TURN_CUT_SHORT \
+                and event.get("agentRunId"):
             engine.restart_from[event["nodeId"]] = event["agentRunId"]
     try:
         if prelude is not None:

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from desktop.contract.attempts import ChoiceRequest
+from desktop.contract.enums import TURN_CUT_SHORT
 from desktop.contract.events import EventBase
 from desktop.contract.merge import MergeRequest
 from desktop.contract.state import (
@@ -286,7 +287,7 @@ def _turn_status(s: State, e: dict) -> State | None:
         if node is not None:
             node["summary"] = e.get("reason") or ""
         new_status = "failed"
-    elif status in ("cancelled", "interrupted"):
+    elif status in TURN_CUT_SHORT:
         turn = running.pop(nid, None)
         if turn and turn.get("items"):
             back = [{**it, "restart": True} for it in turn["items"]]

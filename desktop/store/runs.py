@@ -17,7 +17,6 @@ except ImportError:  # pragma: no cover - Windows
     import msvcrt
 
 ENGINE_LOCK = "engine.lock"
-LIVE_STATUSES = ("running", "paused", "queued")
 
 
 class RunError(Exception):

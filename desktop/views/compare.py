@@ -16,10 +16,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from desktop.contract.enums import TURN_ENDED
 from desktop.views.reader import EventReader
 from desktop.views.runs import open_run
-
-_ENDED = ("completed", "failed", "cancelled", "interrupted")
 
 
 @dataclass
@@ -185,7 +184,7 @@ def _turn_event(event: dict[str, Any], nid: str, keys: dict[str, str], labels: d
         return
     if isinstance(event.get("agentRunId"), str):
         turn.agent_run_id = event["agentRunId"]
-    if status in _ENDED:
+    if status in TURN_ENDED:
         turn.status, turn.ended = str(status), event.get("ts")
         current.pop(nid, None)
 

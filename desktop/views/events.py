@@ -91,6 +91,15 @@ class FileEvents:
         self._count = max(self._count, self.log.indexed)
         return done
 
+    def read_all(self) -> list[dict]:
+        """Index the whole log now and return its events in seq order: the one read of a
+        log that gives both the transcript its index and a projection its events."""
+        events: list[dict] = []
+        while not self.log.index_step(into=events):
+            pass
+        self._count = max(self._count, self.log.indexed)
+        return events
+
     def ingest(self, events: list[dict]) -> None:
         """Note live events already written to the log (kept for cheap reads)."""
         for event in events:

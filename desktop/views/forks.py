@@ -24,13 +24,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from desktop.contract.enums import TURN_ENDED
 from desktop.views.reader import EventReader
 
 _STATUS = {"run.created": "queued", "run.started": "running", "run.resumed": "running",
            "run.paused": "paused", "run.stalled": "paused", "run.stopped": "stopped",
            "run.completed": "completed", "run.failed": "failed"}
 T = TypeVar("T")
-_ENDED = frozenset({"completed", "failed", "cancelled", "interrupted"})
 
 
 class NoForkPoint(ValueError):
@@ -234,7 +234,7 @@ class _Scanner:
             self.running.add(node_id)
             if isinstance(e.get("agentRunId"), str):
                 self.scan.agent_runs.append((seq, e["agentRunId"]))
-        elif status in _ENDED:
+        elif status in TURN_ENDED:
             self.running.discard(node_id)
             if status == "completed":
                 self.completed[node_id] = self.completed.get(node_id, 0) + 1

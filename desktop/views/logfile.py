@@ -258,8 +258,15 @@ class LogFile:
             at = chunk.find(needle, line_end + 1)
         return hits, start + cut, start + cut >= end
 
-    def index_step(self, budget: int = 4 << 20) -> bool:
-        """Index up to ``budget`` more bytes; True once the whole current file is indexed."""
+    @property
+    def scanned(self) -> int:
+        """The byte offset up to which the file is indexed (just past a complete line)."""
+        return self._scan_pos
+
+    def index_step(self, budget: int = 4 << 20, into: list[dict] | None = None) -> bool:
+        """Index up to ``budget`` more bytes; True once the whole current file is indexed.
+        With ``into``, each event indexed is appended to it as well (so one read of the log
+        can feed a projection too)."""
         end = self._complete_end()
         if self._scan_pos >= end:
             return True
@@ -282,6 +289,8 @@ class LogFile:
                         types.append(0)
                         nodes.append(0)
                 offsets.append(pos)
+                if into is not None:
+                    into.append(event)
                 if seq > len(types):  # live events may have been coded already
                     types.append(tcode(_text(event.get("type"))))
                     nodes.append(ncode(_text(event.get("nodeId"))))

@@ -204,12 +204,14 @@ class LogTail:
     up again after that seq.
     """
 
-    def __init__(self, run_dir: Path, after: int = 0, *, reader: EventReader | None = None
-                 ) -> None:
+    def __init__(self, run_dir: Path, after: int = 0, *, reader: EventReader | None = None,
+                 offset: int | None = None) -> None:
+        """``offset``: where the line after seq ``after`` starts, when the caller read up
+        to there (else it is found from the log's offset index)."""
         self.reader = reader or EventReader(run_dir)
         self.path = self.reader.path
         self.after = after  # the seq of the last event returned
-        self._offset: int | None = 0 if after <= 0 else None
+        self._offset: int | None = offset if offset is not None else 0 if after <= 0 else None
 
     def read_new(self) -> list[dict]:
         """New complete events with seq above :attr:`after`, in order."""

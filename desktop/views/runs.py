@@ -1,16 +1,14 @@
-"""A run folder's state (its snapshot plus the events after it) and the list of runs, each
-with its result branch and whether it was applied (desktop/views/result.py)."""
+"""A run folder's state: its snapshot plus the events after it (the list of runs:
+desktop/views/run_list.py)."""
 
-from dataclasses import dataclass
 from pathlib import Path
 
+from desktop.contract.enums import RUN_LIVE
 from desktop.contract.state import RunState
-from desktop.disk.paths import runs_dir
 from desktop.store.jsonl import EVENTS_FILE
-from desktop.store.runs import LIVE_STATUSES, RunError, engine_alive
+from desktop.store.runs import RunError, engine_alive
 from desktop.store.snapshot import STATE_FILE, read_snapshot
 from desktop.views.reader import EventReader
-from desktop.views.result import ResultSummary, result_summary
 from desktop.views.state import RunProjection
 
 
@@ -23,72 +21,36 @@ def project_run(run_dir: Path) -> RunProjection:
     return projection
 
 
-def open_run(run_dir: Path) -> RunState:
-    """The run's current state: snapshot plus the events after it.
-
-    A run that looks live (queued, running, paused) while no engine holds it is returned
-    with ``interrupted=True``. Raises RunError when the folder holds no run.
-    """
+def fold_run(run_dir: Path) -> RunState:
+    """The run's state as its files tell it (snapshot plus the events after it), without
+    asking whether an engine holds it. Raises RunError when the folder holds no run."""
     run_dir = Path(run_dir)
     if not (run_dir / EVENTS_FILE).exists() and not (run_dir / STATE_FILE).exists():
         raise RunError(f"{run_dir} is not a run folder (no {EVENTS_FILE} or {STATE_FILE})")
     try:
-        state = project_run(run_dir).model(with_clock=True)
+        return project_run(run_dir).model(with_clock=True)
     except ValueError as exc:
         raise RunError(f"{run_dir}: {exc}") from None
-    if state.status in LIVE_STATUSES and not state.interrupted and not engine_alive(run_dir):
-        state = state.model_copy(update={"interrupted": True})
+
+
+def marked_interrupted(state: RunState, run_dir: Path) -> RunState:
+    """``state`` with ``interrupted=True`` when it looks live (queued, running, paused)
+    while no engine holds the run in ``run_dir``."""
+    if state.status in RUN_LIVE and not state.interrupted and not engine_alive(run_dir):
+        return state.model_copy(update={"interrupted": True})
     return state
 
 
-@dataclass
-class RunSummary:
-    """One line of the run list."""
+def open_run(run_dir: Path, *, look_for_engine: bool = True) -> RunState:
+    """The run's current state: snapshot plus the events after it.
 
-    id: str
-    path: Path
-    workflow: str
-    status: str
-    interrupted: bool
-    created_at: str
-    updated_at: str
-    events: int
-    error: str | None = None
-    forked_from: tuple[str, int] | None = None
-    """A fork's source run id and the seq it was forked at."""
-    result: ResultSummary | None = None
-    """Its result branch and where it was applied; None: no node worked in a worktree."""
-    usage: dict[str, float] | None = None
-    """Its usage (tokens, costUsd when reported, wallSec): desktop/views/usage.py."""
-
-    @property
-    def display_status(self) -> str:
-        """The status, or "interrupted" for a live-looking run without an engine."""
-        return "interrupted" if self.interrupted and self.status in LIVE_STATUSES else self.status
+    A run that looks live (queued, running, paused) while no engine holds it is returned
+    with ``interrupted=True`` (unless ``look_for_engine`` is False). Raises RunError when
+    the folder holds no run.
+    """
+    state = fold_run(run_dir)
+    return marked_interrupted(state, Path(run_dir)) if look_for_engine else state
 
 
-def list_runs(data_dir: Path) -> list[RunSummary]:
-    """Every run under ``data_dir``, newest first; unreadable ones carry ``error``."""
-    root = runs_dir(Path(data_dir))
-    out: list[RunSummary] = []
-    if not root.is_dir():
-        return out
-    for folder in root.iterdir():
-        if not folder.is_dir() or folder.name.startswith("."):
-            continue
-        try:
-            st = open_run(folder)
-        except RunError as exc:
-            out.append(RunSummary(folder.name, folder, "", "unreadable", False, "", "", 0,
-                                  str(exc)))
-            continue
-        lineage = (st.forked_from.run_id, st.forked_from.seq) if st.forked_from else None
-        out.append(RunSummary(st.id, folder, st.workflow_name, str(st.status), st.interrupted,
-                              st.created_at, st.updated_at, st.last_seq,
-                              forked_from=lineage, result=result_summary(st, folder),
-                              usage=dict(st.usage)))
-    out.sort(key=lambda r: (r.created_at, r.id), reverse=True)
-    return out
-
-
-__all__ = ["RunError", "engine_alive", "list_runs", "open_run", "runs_dir"]
+__all__ = ["RunError", "engine_alive", "fold_run", "marked_interrupted", "open_run",
+           "project_run"]

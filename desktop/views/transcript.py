@@ -83,7 +83,12 @@ class TranscriptRows:
     @classmethod
     def open_file(cls, path: Path, sink: RowSink | None = None) -> TranscriptRows:
         """Rows over an existing log, readable before it is indexed."""
-        rows = cls(FileEvents(Path(path)), sink)
+        return cls.over_file(FileEvents(Path(path)), sink)
+
+    @classmethod
+    def over_file(cls, store: FileEvents, sink: RowSink | None = None) -> TranscriptRows:
+        """Rows over a log already open (indexed, or to be indexed in slices)."""
+        rows = cls(store, sink)
         first = rows.store.get(0)
         if first is not None:
             rows.learn(0, first)

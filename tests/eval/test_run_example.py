@@ -35,7 +35,7 @@ def test_every_artifact_validates_against_the_contract(example_out: Path) -> Non
 
 
 def test_each_case_is_a_run_the_run_views_can_open(example_out: Path) -> None:
-    from desktop.views.runs import list_runs
+    from desktop.views.run_list import list_runs
 
     case = case_file(example_out, "new", "clamp")
     [version] = version_dirs(example_out, "new")

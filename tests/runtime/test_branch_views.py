@@ -18,7 +18,8 @@ from desktop.runtime.run_result import find_result
 from desktop.views.conversation import Conversation
 from desktop.views.format import preview
 from desktop.views.result import latest_result_node, result_node
-from desktop.views.runs import list_runs, open_run
+from desktop.views.run_list import list_runs
+from desktop.views.runs import open_run
 
 __all__ = ["no_git_config"]
 EXAMPLE = "orchestrator-two-implementers.flow.yaml"
@@ -110,7 +111,7 @@ async def test_runs_show_and_the_run_list_give_the_branches_and_the_applied_resu
     assert f"result: branch {lead.branch} (node orchestrator), not applied" in out
     [summary] = list_runs(tmp_path / "data")
     assert summary.result is not None and summary.result.branch == lead.branch
-    assert summary.result.applied_where() == "not applied"
+    assert summary.result.applied == []
 
     outcome = apply_result(find_result(engine.run_dir), branch="from-the-run")
     assert outcome.applied
@@ -125,7 +126,8 @@ async def test_runs_show_and_the_run_list_give_the_branches_and_the_applied_resu
         [("branch", "from-the-run")]
     [summary] = list_runs(tmp_path / "data")
     assert summary.result is not None
-    assert summary.result.applied_where() == "branch from-the-run"
+    assert summary.result.applied[-1]["target"] == "branch"
+    assert summary.result.applied[-1]["branch"] == "from-the-run"
     assert main(["runs", "list", "--json", "--data-dir", data]) == 0
     [listed] = json.loads(capsys.readouterr().out)
     assert listed["result"]["branch"] == lead.branch

@@ -31,7 +31,7 @@ def test_runs_list(run, capsys):
     assert main(["runs", "list", "--json"]) == 0
     (row,) = out_json(capsys)
     assert row["id"] == RUN_ID and row["status"] == "interrupted" and row["events"] == 12
-    assert (row["tokens"], row["costUsd"]) == (15, 0.01)
+    assert (row["totalTokens"], row["costUsd"]) == (15, 0.01)
     assert main(["runs", "list"]) == 0
     listed = capsys.readouterr().out
     assert "demo" in listed and "$0.0100" in listed
@@ -67,7 +67,7 @@ def test_runs_show_says_a_cost_not_reported_is_unknown_and_what_budget_paused_it
     assert "budget: 100 tokens" in text and "budget of the run reached" in text
     assert main(["runs", "list", "--json"]) == 0
     (row,) = out_json(capsys)
-    assert (row["tokens"], row["costUsd"]) == (110, "unknown")
+    assert (row["totalTokens"], row["costUsd"]) == (110, "unknown")
 
 
 def test_runs_events_paging(run, capsys):

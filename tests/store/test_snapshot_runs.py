@@ -24,7 +24,8 @@ from desktop.store.runs import (
 )
 from desktop.store.snapshot import Snapshotter, read_snapshot, write_snapshot
 from desktop.views.reader import EventReader
-from desktop.views.runs import list_runs, open_run
+from desktop.views.run_list import list_runs
+from desktop.views.runs import open_run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -109,7 +110,7 @@ def test_list_and_find_runs(tmp_path):
     assert {r.id for r in runs if not r.error} == {a.name, a.name.replace("1111", "2222")}
     assert next(r for r in runs if r.error).status == "unreadable"
     good = next(r for r in runs if not r.error)
-    assert good.display_status == "interrupted" and good.events == len(story())
+    assert good.status == "interrupted" and good.events == len(story())
     assert find_run(tmp_path, "aaaa1") == a
     assert find_run(tmp_path, a.name) == a
     assert find_run(tmp_path, str(a)) == a.resolve()

@@ -42,12 +42,14 @@ class RunBridge(QObject):
 
     # --- sources --------------------------------------------------------------------------
 
-    def follow_file(self, run_dir: Path, after: int = 0, poll_ms: int = 100) -> None:
-        """Tail a run written by another process (e.g. ``agent-canvas run``)."""
+    def follow_file(self, run_dir: Path, after: int = 0, poll_ms: int = 100,
+                    offset: int | None = None) -> None:
+        """Tail a run written by another process (e.g. ``agent-canvas run``), from the
+        event after seq ``after`` (whose line starts at byte ``offset``, when known)."""
         from desktop.views.reader import LogTail
 
         self.detach()
-        tail = LogTail(Path(run_dir), after)
+        tail = LogTail(Path(run_dir), after, offset=offset)
         self._follow_timer = QTimer(self)
         self._follow_timer.setInterval(poll_ms)
         self._follow_timer.timeout.connect(lambda: self.push(tail.read_new()))

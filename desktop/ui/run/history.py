@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.contract.enums import RUN_LIVE
 from desktop.ui.run.history_filter import HistoryFilterBar, row_matches
 from desktop.ui.run.run_list_feed import RunListFeed
 from desktop.views.result import ResultSummary
@@ -34,7 +35,6 @@ from desktop.views.result import ResultSummary
 COLUMNS = ("Workflow", "Status", "Started", "Duration", "Tokens", "Cost", "Events", "Fork of",
            "Result")
 NUMBERS = frozenset({"Duration", "Tokens", "Cost", "Events"})  # right-aligned
-COUNTING = frozenset({"queued", "running", "paused"})  # a live run's duration counts up
 
 
 @dataclass
@@ -69,27 +69,16 @@ def _seconds(a: str, b: str) -> float | None:
 
 
 def load_history(data_dir: Path) -> list[HistoryRow]:
-    """The runs under ``data_dir``, newest first, each fork right under its source (deeper
-    forks under theirs), with token use and cost."""
-    from desktop.views.runs import RunError, engine_alive, list_runs, open_run
+    """The runs under ``data_dir`` (the one run list, desktop/views/run_list.py), newest
+    first, each fork right under its source (deeper forks under theirs), with token use
+    and cost; a run some engine holds is live (one that looks live while none holds it
+    is listed as interrupted)."""
+    from desktop.views.run_list import list_rows
 
-    rows = []
-    for summary in list_runs(Path(data_dir)):
-        usage: dict = {}
-        if summary.error is None:
-            try:
-                usage = open_run(summary.path).usage or {}
-            except RunError:
-                usage = {}
-        tokens = int(usage.get("inputTokens", 0) + usage.get("outputTokens", 0))
-        rows.append(HistoryRow(
-            path=summary.path, workflow=summary.workflow or summary.id[:8],
-            status="unreadable" if summary.error else summary.display_status,
-            started=summary.created_at, duration=_seconds(summary.created_at, summary.updated_at),
-            tokens=tokens, cost=usage.get("costUsd"), events=summary.events,
-            live=summary.error is None and engine_alive(summary.path),
-            forked_from=summary.forked_from, result=summary.result))
-    return _as_tree(rows)
+    rows = rows_from_service(list_rows(Path(data_dir)), data_dir)
+    for row in rows:
+        row.live = row.status in RUN_LIVE
+    return rows
 
 
 def _as_tree(rows: list[HistoryRow]) -> list[HistoryRow]:
@@ -131,7 +120,7 @@ def rows_from_service(runs: list[dict[str, Any]], data_dir: Path) -> list[Histor
 def shown_duration(row: HistoryRow, now: datetime | None = None) -> float | None:
     """How long the run took, or, while a service holds it and it has not ended, how
     long it has been going (its last event may be a while ago: it waits on someone)."""
-    if row.live and row.status in COUNTING:
+    if row.live and row.status in RUN_LIVE:
         return _seconds(row.started, (now or datetime.now(UTC)).isoformat())
     return row.duration
 
@@ -297,7 +286,7 @@ class RunHistory(QWidget):
             return
         column = COLUMNS.index("Duration")
         for r, row in enumerate(self.rows):
-            if row.live and row.status in COUNTING and (item := self.table.item(r, column)):
+            if row.live and row.status in RUN_LIVE and (item := self.table.item(r, column)):
                 item.setText(_duration(shown_duration(row)))
 
     def apply_filter(self) -> None:

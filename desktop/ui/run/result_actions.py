@@ -22,6 +22,7 @@ from shiboken6 import isValid
 
 from desktop.api.client_errors import ApiError
 from desktop.api.discovery import ensure_service
+from desktop.contract.enums import RUN_WORKING
 from desktop.ui.run.result_text import pull_request_text
 from desktop.ui.run.result_view import ResultView
 
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     from desktop.ui.run.session import RunSession
 
 log = logging.getLogger(__name__)
-WORKING = ("queued", "running")
 STILL_WORKING = ("The run is still working: its result is ready when it ends (or when "
                  "you pause it).")
 
@@ -122,7 +122,7 @@ class ResultActions(QObject):
         """Load the result of the run on show (a line saying why not, when it has none)."""
         if self.run_id is None:
             return None
-        if self._status() in WORKING:
+        if self._status() in RUN_WORKING:
             self.stale = True
             self.view.show_message(STILL_WORKING)
             return None

@@ -38,17 +38,16 @@ from desktop.contract.commands import (
     Step,
     Stop,
 )
-from desktop.contract.enums import RUN_ENDED
+from desktop.contract.enums import RUN_ENDED, RUN_LIVE
 from desktop.ui.run.bridge import RunBridge
 from desktop.ui.run.transcript_model import TranscriptModel
-from desktop.views.reader import LogTail
+from desktop.views.events import FileEvents
 
 if TYPE_CHECKING:
     from desktop.api.client import ApiClient
     from desktop.api.follow import RunFollower
 
 log = logging.getLogger(__name__)
-LIVE_LOOKING = ("queued", "running", "paused")
 
 
 def _whole(value: float | None) -> int | None:
@@ -84,15 +83,16 @@ class RunSession(QObject):
         self.has_past = self.client is None  # a folder's past is read right here
         self._past_in = asyncio.Event()
         self._past: list[dict] | None = []
-        after = 0
+        after, offset = 0, None
         if self.client is not None:  # the events come from the API, not the folder
             self.model = TranscriptModel(parent=self)
         else:
-            self.model = TranscriptModel.open_file(self.run_dir / "events.jsonl", self)
-            tail = LogTail(self.run_dir)
-            self._past = tail.read_new()  # the one read of the log so far
+            store = FileEvents(self.run_dir / "events.jsonl")
+            # the one read of the log: it indexes the transcript and feeds the projection
+            self._past = store.read_all()
+            self.model = TranscriptModel.over_file(store, self)
             self.bridge.projection.extend(self._past)
-            after = tail.after
+            after, offset = (self._past[-1]["seq"] if self._past else 0), store.log.scanned
         self.bridge.events.connect(self.model.ingest)
         self.bridge.stateChanged.connect(self._watch_status)
         self._final = self._status() if self._status() in RUN_ENDED else None
@@ -104,8 +104,8 @@ class RunSession(QObject):
         if self.client is not None:
             self._start_stream(after, catch_up=True)
         elif follow:
-            self.bridge.follow_file(self.run_dir, after=after)
-        elif self._status() in LIVE_LOOKING:  # no engine holds a run that looks live
+            self.bridge.follow_file(self.run_dir, after=after, offset=offset)
+        elif self._status() in RUN_LIVE:  # no engine holds a run that looks live
             self.lost = "interrupted"
             self.lost_message = ("This run was interrupted: no engine runs it any more. It is "
                                  "saved in its log; the service can resume it.")

@@ -91,6 +91,11 @@ class TranscriptModel(QAbstractListModel):
         """A model over an existing log, on screen before it is indexed."""
         return cls(parent=parent, rows=TranscriptRows.open_file(Path(path)))
 
+    @classmethod
+    def over_file(cls, store: FileEvents, parent: QObject | None = None) -> TranscriptModel:
+        """A model over a log already open (and perhaps indexed: then no slices are left)."""
+        return cls(parent=parent, rows=TranscriptRows.over_file(store))
+
     # --- what the views read ------------------------------------------------------------------
 
     @property

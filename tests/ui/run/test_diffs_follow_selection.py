@@ -88,18 +88,24 @@ def test_the_record_tab_lists_the_selected_nodes_agent_runs(qloop, example_windo
 
 
 def test_opening_a_run_reads_its_log_once(example_window, past_run, monkeypatch):
+    from desktop.views.events import FileEvents
     from desktop.views.reader import LogTail
 
     run_dir = past_run(PIR, "once")
-    readers: list[object] = []
-    made = LogTail.__init__
+    reads: list[str] = []
+    whole, tail = FileEvents.read_all, LogTail.__init__
 
-    def counted(self, *args, **kwargs):
-        readers.append(self)
-        made(self, *args, **kwargs)
+    def read_all(self):
+        reads.append("whole log")
+        return whole(self)
 
-    monkeypatch.setattr(LogTail, "__init__", counted)
+    def tailed(self, *args, **kwargs):
+        reads.append("tail")
+        tail(self, *args, **kwargs)
+
+    monkeypatch.setattr(FileEvents, "read_all", read_all)
+    monkeypatch.setattr(LogTail, "__init__", tailed)
     session = example_window.show_run(run_dir)
     assert session is not None and session.state["status"] == "completed"
-    assert len(readers) == 1  # the fold and every panel start from the same read
+    assert reads == ["whole log"]  # the fold, the transcript and every panel share it
     assert len(example_window.run_panels.diffs.diffs) == 3  # and the panels have it all
