@@ -9,7 +9,6 @@ import importlib
 import os
 import pkgutil
 import platform
-import re
 import sys
 import time
 import traceback
@@ -17,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import summary
+from bench.sections import note, sections
 
 HERE = Path(__file__).resolve().parent
 COLUMNS = ("name", "value", "unit", "reference", "ratio", "target", "ok")
@@ -95,26 +95,11 @@ def run_module(name: str, quick: bool) -> tuple[list[dict], float]:
     return rows, time.perf_counter() - start
 
 
-def sections(text: str) -> dict[str, str]:
-    """The ``## bench_x`` sections of an existing RESULTS.md, by module name, each saying
-    when it was measured (the file's date when the section itself does not)."""
-    date = re.search(r"^- date: (.*)$", text, flags=re.M)
-    load = re.search(r"^- load average at start: (.*)$", text, flags=re.M)
-    when = f"; measured {date[1]}, load average at start {load[1] if load else 'n/a'})" \
-        if date else ")"
-    found: dict[str, str] = {}
-    parts = re.split(r"^## (bench_\w+)[ \t]*$", text, flags=re.M)
-    for name, body in zip(parts[1::2], parts[2::2], strict=True):
-        body = body.strip()
-        if "measured" not in body.rsplit("\n", 1)[-1]:
-            body = re.sub(r"\(([\d.]+ s)\)$", lambda m: f"({m[1]}{when}", body)
-        found[name] = f"## {name}\n\n{body}\n"
-    return found
-
-
 def report(results: dict[str, tuple[list[dict], float]], quick: bool,
-           kept: dict[str, str] | None = None, info: dict[str, str] | None = None) -> str:
-    """The whole RESULTS.md text; ``kept`` sections (from an earlier run) stay as they were."""
+           kept: dict[str, str] | None = None, info: dict[str, str] | None = None,
+           notes: dict[str, str] | None = None) -> str:
+    """The whole RESULTS.md text; ``kept`` sections (from an earlier run) stay as they were,
+    and the benches just run keep their ``notes`` below their new tables."""
     info = info or machine()
     stamp = f"{info['date']}, load average at start {info['load average at start']}"
     out = ["# Benchmark results", "",
@@ -127,13 +112,25 @@ def report(results: dict[str, tuple[list[dict], float]], quick: bool,
         {k: v for k, v in (kept or {}).items() if k not in results})
     out += ["## Targets", "", summary.counts(targets) + ", missed first.", "",
             summary.table(targets), ""]
-    done = {name: "\n".join([f"## {name}", "", table(rows), "",
-                             f"({seconds:.1f} s; measured {stamp})" if kept
-                             else f"({seconds:.1f} s)", ""])
-            for name, (rows, seconds) in results.items()}
+    done = {}
+    for name, (rows, seconds) in results.items():
+        timing = f"({seconds:.1f} s; measured {stamp})" if kept else f"({seconds:.1f} s)"
+        kept_note = (notes or {}).get(name)
+        done[name] = "\n".join([f"## {name}", "", table(rows), "", timing, "",
+                                 *([kept_note, ""] if kept_note else [])])
     for name in sorted({*done, *(kept or {})}):
         out.append(done.get(name) or (kept or {})[name])
     return "\n".join(out)
+
+
+def update(text: str, results: dict[str, tuple[list[dict], float]], quick: bool,
+           info: dict[str, str]) -> str:
+    """An existing RESULTS.md ``text`` with the sections of ``results`` rewritten: their
+    tables replaced, the notes written below them kept, every other section left as it was."""
+    old = sections(text)
+    kept = {k: v for k, v in old.items() if k not in results}
+    notes = {k: note(v) for k, v in old.items() if k in results}
+    return report(results, quick, kept, info, notes)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -157,10 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     default = HERE / "RESULTS.md"
     output = args.output or (None if args.only and not args.update else default)
     if output is not None:
-        kept = None
         if args.only and args.update and output.exists():
-            kept = {k: v for k, v in sections(output.read_text()).items() if k not in results}
-        output.write_text(report(results, args.quick, kept, info) + "\n")
+            text = update(output.read_text(), results, args.quick, info)
+        else:
+            text = report(results, args.quick, None, info)
+        output.write_text(text + "\n")
         print(f"wrote {output}")
     missed = [r for rows, _ in results.values() for r in rows if r.get("ok") is False]
     stamp = f"{info['date']}, load average at start {info['load average at start']}"

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bench.sections import figures
+
 
 @dataclass(frozen=True)
 class Target:
@@ -42,7 +44,8 @@ def fresh(results: dict[str, tuple[list[dict], float]], when: str, fmt) -> list[
 def kept(sections: dict[str, str]) -> list[Target]:
     """The targets in sections of RESULTS.md kept from an earlier run."""
     found = []
-    for name, body in sections.items():
+    for name, section in sections.items():
+        body = figures(section)  # a note written below the table is prose, not targets
         stamp = re.search(r"measured ([^;)]*)", body)
         when = stamp[1].strip() if stamp else "earlier"
         for line in body.splitlines():
