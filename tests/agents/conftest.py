@@ -11,12 +11,15 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from desktop.contract.base import new_id
 from desktop.contract.state import NodeConfig, NodeState, Permissions
+from desktop.providers import registry
+from desktop.providers.agents_builtin import register_agents
 from desktop.providers.base import TurnRequest
 from desktop.providers.fakeserver import FakeModelServer, Script
 from desktop.providers.offline import OfflineSetup
@@ -117,6 +120,24 @@ async def server():
 @pytest.fixture
 def offline(server: FakeModelServer, tmp_path: Path) -> OfflineSetup:
     return OfflineSetup(server.url, tmp_path / "home").prepare()
+
+
+@pytest.fixture
+def restore_registry() -> Iterator[None]:
+    """The provider registry as it was before the test, whatever the test registers."""
+    registry.available()
+    saved = dict(registry._FACTORIES)
+    yield
+    registry._FACTORIES.clear()
+    registry._FACTORIES.update(saved)
+
+
+@pytest.fixture
+def offline_registry(restore_registry: None, offline: OfflineSetup,
+                     agents_bin: Path) -> OfflineSetup:
+    """claude, codex and gemini pointed at the fake server for the test's duration."""
+    register_agents(registry.register, offline=offline, bin_dir=agents_bin)
+    return offline
 
 
 def make_request(tmp_path: Path, agent: str, prompt: str = "Do the task.", *,

@@ -3,47 +3,23 @@ with Codex in the user's git repository and a judge node keeps one attempt; a to
 budget stops a Claude Code run that the model keeps in a loop of tool calls."""
 
 import asyncio
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from desktop.graph.document import WorkflowDocument
-from desktop.providers import registry
-from desktop.providers.agents_builtin import register_agents
 from desktop.providers.fakeserver import Script
 from desktop.runtime.engine import EngineOptions
 from desktop.runtime.recovery import create_run
 from desktop.views.reader import EventReader
+from tests.agents.git_helpers import committed_project, git
 
 pytestmark = pytest.mark.timeout(300)
-USER = ("-c", "user.name=The User", "-c", "user.email=user@example.com")
-
-
-@pytest.fixture
-def offline_registry(offline, agents_bin):
-    """claude and codex pointed at the fake server for the test's duration."""
-    registry.available()
-    saved = dict(registry._FACTORIES)
-    register_agents(registry.register, offline=offline, bin_dir=agents_bin)
-    yield
-    registry._FACTORIES.clear()
-    registry._FACTORIES.update(saved)
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *USER, *args], cwd=repo, capture_output=True, text=True,
-                          check=True).stdout
 
 
 def user_repo(tmp_path: Path) -> Path:
     """A repository with one commit and an uncommitted change of the user's."""
-    repo = tmp_path / "project"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    (repo / "README.md").write_text("the user's project\n")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "start")
+    repo = committed_project(tmp_path)
     (repo / "README.md").write_text("the user's project\nwith an uncommitted line\n")
     return repo
 

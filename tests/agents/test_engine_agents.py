@@ -7,8 +7,6 @@ from pathlib import Path
 import pytest
 
 from desktop.graph.document import WorkflowDocument
-from desktop.providers import registry
-from desktop.providers.agents_builtin import register_agents
 from desktop.providers.fakeserver import Script
 from desktop.providers.process import group_members
 from desktop.runtime.engine import Engine, EngineOptions
@@ -16,17 +14,6 @@ from desktop.runtime.recovery import create_run
 from desktop.views.reader import EventReader
 
 pytestmark = pytest.mark.timeout(300)
-
-
-@pytest.fixture
-def offline_registry(offline, agents_bin):
-    """claude, codex and gemini pointed at the fake server for the test's duration."""
-    registry.available()
-    saved = dict(registry._FACTORIES)
-    register_agents(registry.register, offline=offline, bin_dir=agents_bin)
-    yield
-    registry._FACTORIES.clear()
-    registry._FACTORIES.update(saved)
 
 
 def three_agents() -> WorkflowDocument:

@@ -8,22 +8,10 @@ import pytest
 
 from desktop.eval.conformance import check_artifacts
 from desktop.eval.evaluate import evaluate
-from desktop.providers import registry
-from desktop.providers.agents_builtin import register_agents
 from desktop.providers.fakeserver import Script
 from tests.eval.evalkit import run, suite, version_dirs, write_yaml
 
 pytestmark = pytest.mark.timeout(300)
-
-
-@pytest.fixture
-def offline_registry(offline, agents_bin):
-    registry.available()
-    saved = dict(registry._FACTORIES)
-    register_agents(registry.register, offline=offline, bin_dir=agents_bin)
-    yield offline
-    registry._FACTORIES.clear()
-    registry._FACTORIES.update(saved)
 
 
 def claude_flow(path: Path, key: str) -> Path:

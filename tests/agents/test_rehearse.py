@@ -6,7 +6,6 @@ from pathlib import Path
 import pytest
 
 from desktop.cli import main
-from desktop.providers import registry
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -25,15 +24,6 @@ agents:
   coder: [{shell: "echo done > proof.txt"}, {text: "Wrote proof.txt."}]
   reviewer: [{text: "Looks right."}]
 """
-
-
-@pytest.fixture
-def restore_registry():
-    registry.available()
-    saved = dict(registry._FACTORIES)
-    yield
-    registry._FACTORIES.clear()
-    registry._FACTORIES.update(saved)
 
 
 def test_rehearse_runs_the_workflow_on_scripted_replies(agents_bin, tmp_path: Path, capsys,

@@ -13,12 +13,12 @@ from desktop.runtime.engine import EngineOptions
 from desktop.runtime.recovery import create_run
 from desktop.store.runner import runner_hash
 from desktop.store.runner_verify import check
-from tests.agents.test_engine_agents import events_of, offline_registry, three_agents  # noqa: F401
+from tests.agents.test_engine_agents import events_of, three_agents
 
 pytestmark = pytest.mark.timeout(300)
 
 
-async def test_three_cli_agents_run_sandboxed(server, offline_registry, tmp_path: Path):  # noqa: F811
+async def test_three_cli_agents_run_sandboxed(server, offline_registry, tmp_path: Path):
     if (problem := sandbox.bwrap_problem()) is not None:
         pytest.skip(f"bubblewrap cannot run here: {problem}")
     server.script = Script.from_data({"agents": {
