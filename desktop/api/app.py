@@ -6,8 +6,8 @@ import asyncio
 
 from aiohttp import WSCloseCode, web
 
+from desktop.api.api_error import ApiError
 from desktop.api.connections import LIMITS, Limits
-from desktop.api.errors import ApiError
 from desktop.api.routes import ROUTES, SERVICE, int_query
 from desktop.api.runs import RunService
 from desktop.api.security import STREAM_ROUTE, guard, host_names, json_errors

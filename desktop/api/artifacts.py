@@ -13,7 +13,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from desktop.api.errors import ApiError
+from desktop.api.api_error import ApiError
 from desktop.api.runs import RunService
 
 MAX_ARTIFACT_BYTES = 8 * 1024 * 1024

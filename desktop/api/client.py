@@ -17,7 +17,8 @@ from urllib.parse import quote
 import aiohttp
 import orjson
 
-from desktop.api.client_errors import ApiError, ServiceUnavailable
+from desktop.api.api_error import ApiError
+from desktop.api.client_errors import ServiceUnavailable
 from desktop.contract.commands import (
     AddEdge,
     AddNode,

@@ -1,5 +1,5 @@
-"""The errors of the service's client: :class:`ApiError` (the service said no) and
-:class:`ServiceUnavailable` (the service is gone).
+"""The client's own error, :class:`ServiceUnavailable` (the service is gone); the service
+saying no is :class:`desktop.api.api_error.ApiError`, the class it raised itself.
 
 Kept apart from the client itself so that code which only catches them does not load
 the HTTP library (the GUI's first window shows before it is needed).
@@ -7,23 +7,7 @@ the HTTP library (the GUI's first window shows before it is needed).
 
 from __future__ import annotations
 
-
-class ApiError(Exception):
-    """The service refused a request: HTTP ``status``, snake_case ``code``, ``message``."""
-
-    def __init__(self, status: int, code: str, message: str, field: str | None = None,
-                 problems: list[str] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.field = field
-        self.problems = problems or []
-        """The items at fault, when the service listed them (e.g. colliding files)."""
-
-    def __str__(self) -> str:
-        where = f" ({self.field})" if self.field else ""
-        return f"{self.message}{where}"
+from desktop.api.api_error import ApiError
 
 
 class ServiceUnavailable(ApiError):

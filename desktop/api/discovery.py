@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from desktop.api.client_errors import ApiError
+from desktop.api.api_error import ApiError
 from desktop.cli.self_launch import self_command
 
 if TYPE_CHECKING:

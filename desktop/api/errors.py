@@ -1,4 +1,6 @@
-"""API errors: one exception type, one JSON shape ``{"error": {code, message, field?}}``."""
+"""The service's error answers: one JSON shape ``{"error": {code, message, field?,
+problems?}}``, from an :class:`ApiError` a handler raised, a validation error or a
+refused engine command."""
 
 from __future__ import annotations
 
@@ -7,24 +9,14 @@ from typing import Any
 from aiohttp import web
 from pydantic import ValidationError
 
+from desktop.api.api_error import ApiError
 from desktop.contract.api import ErrorDetail, ErrorResponse
 from desktop.runtime.control import CommandError, Conflict, Invalid, NotFound
 
 
-class ApiError(Exception):
-    """An error answer: HTTP ``status`` with a snake_case ``code`` and a message for people."""
-
-    def __init__(self, status: int, code: str, message: str, field: str | None = None,
-                 problems: list[str] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.field = field
-        self.problems = problems
-
-    def response(self) -> web.Response:
-        return error_response(self.status, self.code, self.message, self.field, self.problems)
+def answer(exc: ApiError) -> web.Response:
+    """The JSON answer to a request a handler refused with ``exc``."""
+    return error_response(exc.status, exc.code, exc.message, exc.field, exc.problems or None)
 
 
 def error_body(code: str, message: str, field: str | None = None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from desktop.api.errors import ApiError
+from desktop.api.api_error import ApiError
 from desktop.api.runs import RunService
 from desktop.contract.api import ForkPointOut, ForkRun
 from desktop.runtime.engine import EngineError

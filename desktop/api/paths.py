@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desktop.api.errors import ApiError
+from desktop.api.api_error import ApiError
 
 
 class AllowedRoots:

@@ -13,7 +13,8 @@ from pydantic import BaseModel, ValidationError
 
 from desktop import __version__
 from desktop.api import artifacts, forks, results
-from desktop.api.errors import ApiError, from_validation
+from desktop.api.api_error import ApiError
+from desktop.api.errors import from_validation
 from desktop.api.runs import RunService
 from desktop.contract import api as m
 from desktop.contract.state import RunState

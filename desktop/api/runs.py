@@ -23,7 +23,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from desktop.api.errors import ApiError, from_command, from_validation
+from desktop.api.api_error import ApiError
+from desktop.api.errors import from_command, from_validation
 from desktop.api.feeds import Feeds
 from desktop.api.folded import FoldedRuns
 from desktop.api.paths import AllowedRoots

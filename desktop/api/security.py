@@ -26,8 +26,9 @@ from collections.abc import Awaitable, Callable, Iterable
 
 from aiohttp import web
 
+from desktop.api.api_error import ApiError
 from desktop.api.connections import BODY_TIMEOUT, read_body
-from desktop.api.errors import ApiError, error_response
+from desktop.api.errors import answer, error_response
 from desktop.contract.api import MAX_BODY_BYTES
 
 log = logging.getLogger(__name__)
@@ -67,7 +68,7 @@ async def json_errors(request: web.Request, handler: Handler) -> web.StreamRespo
     try:
         return await handler(request)
     except ApiError as exc:
-        return exc.response()
+        return answer(exc)
     except web.HTTPException as exc:
         if exc.status < 400:
             raise

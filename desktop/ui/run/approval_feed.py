@@ -23,7 +23,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 from shiboken6 import isValid
 
-from desktop.api.client_errors import ApiError
+from desktop.api.api_error import ApiError
 from desktop.ui.run.service_poll import ASK_TIMEOUT, POLL_MS, ServicePoll
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QDockWidget
 from shiboken6 import isValid
 
-from desktop.api.client_errors import ApiError
+from desktop.api.api_error import ApiError
 from desktop.api.discovery import ensure_service
 from desktop.contract.enums import RUN_WORKING
 from desktop.ui.run.result_text import pull_request_text

@@ -20,7 +20,7 @@ from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QWidget
 from shiboken6 import isValid
 
-from desktop.api.client_errors import ApiError
+from desktop.api.api_error import ApiError
 from desktop.api.discovery import ServerInfo, find_service
 
 if TYPE_CHECKING:

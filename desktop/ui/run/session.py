@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 from shiboken6 import isValid
 
-from desktop.api.client_errors import ApiError, ServiceUnavailable
+from desktop.api.api_error import ApiError
+from desktop.api.client_errors import ServiceUnavailable
 from desktop.api.discovery import ServerInfo, ensure_service, find_service
 from desktop.contract.commands import (
     Chat,
