@@ -9,8 +9,6 @@ build/bundle) and, for the window rows, Xvfb and xwininfo.
 
 from __future__ import annotations
 
-import os
-import shutil
 import statistics
 import subprocess
 import tempfile
@@ -18,6 +16,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from bench import xvfb
 from desktop import __version__
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,26 +37,6 @@ def _wall(argv: Sequence[str], env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
-def _first_window(argv: Sequence[str], env: dict[str, str], display: str) -> float:
-    """Seconds from spawn until a window titled with the example is on the screen."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, env={**env, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb"},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    try:
-        while time.perf_counter() - start < 120:
-            tree = subprocess.run(["xwininfo", "-root", "-tree"],
-                                  env={"DISPLAY": display, "LANG": "C.UTF-8"},
-                                  capture_output=True, text=True, timeout=20).stdout
-            if EXAMPLE in tree:
-                return time.perf_counter() - start
-            time.sleep(0.02)
-        raise RuntimeError("no window within 120 s")
-    finally:
-        os.killpg(proc.pid, 15)
-        proc.wait(30)
-
-
 def _pair(runs: int, measure, bundle_argv, venv_argv) -> tuple[float, float]:
     """Medians of bundle and venv, measured A B A B ... after one warm-up each."""
     measure(bundle_argv), measure(venv_argv)
@@ -72,18 +51,6 @@ def _row(name: str, ours: float, theirs: float, target: str | None = None,
          ok: bool | None = None) -> dict:
     return {"name": name, "value": round(ours, 3), "unit": "s", "reference": round(theirs, 3),
             "ratio": round(ours / theirs, 2) if theirs else None, "target": target, "ok": ok}
-
-
-def _xvfb() -> tuple[subprocess.Popen, str] | None:
-    if not (shutil.which("Xvfb") and shutil.which("xwininfo")):
-        return None
-    read_end, write_end = os.pipe()
-    server = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0",
-                               "1600x1000x24", "-nolisten", "tcp"], pass_fds=(write_end,),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write_end)
-    with os.fdopen(read_end) as pipe:
-        return server, ":" + pipe.readline().strip()
 
 
 def _size_mb(path: Path) -> float:
@@ -114,19 +81,14 @@ def run(quick: bool) -> list[dict]:
                              [str(VENV_APP), "validate", str(example)])
         rows.append(_row("`agent-canvas validate` an example (bundle vs venv)", ours, theirs,
                          "< 0.5 s", ours < 0.5))
-        xvfb = _xvfb()
-        if xvfb is not None:
-            server, display = xvfb
-            try:
+        if xvfb.available():
+            with xvfb.xvfb() as display:
                 def window(argv):
-                    return _first_window(argv, _env(home, AGENT_CANVAS_DATA_DIR=scratch),
-                                         display)
+                    return xvfb.first_window(argv, _env(home, AGENT_CANVAS_DATA_DIR=scratch),
+                                             display, EXAMPLE)
 
                 ours, theirs = _pair(max(1, runs // 2), window, [str(app), str(example)],
                                      [str(VENV_APP), str(example)])
-            finally:
-                server.terminate()
-                server.wait(10)
             rows.append(_row("cold start to the first window (bundle vs venv)", ours, theirs,
                              "no slower than the venv", ours <= theirs * 1.05))
     sizes = [("bundle, unpacked", BUNDLE),

@@ -10,14 +10,12 @@ xwininfo; without them it reports a skip.
 from __future__ import annotations
 
 import os
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Sequence
 from pathlib import Path
+
+from bench import xvfb
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = Path(sys.executable).parent / "agent-canvas"
@@ -39,59 +37,28 @@ def _skip(why: str) -> list[dict]:
              "target": None, "ok": None}]
 
 
-def _xvfb() -> tuple[subprocess.Popen, str]:
-    read_end, write_end = os.pipe()
-    server = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0",
-                               "1600x1000x24", "-nolisten", "tcp"], pass_fds=(write_end,),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write_end)
-    with os.fdopen(read_end) as pipe:
-        return server, ":" + pipe.readline().strip()
-
-
-def _first_window(argv: Sequence[str], env: dict[str, str], display: str) -> float:
-    """Seconds from spawn until a window titled with the example's name is mapped."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, env={**env, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb"},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    try:
-        while time.perf_counter() - start < 120:
-            tree = subprocess.run(["xwininfo", "-root", "-tree"],
-                                  env={"DISPLAY": display, "LANG": "C.UTF-8"},
-                                  capture_output=True, text=True, timeout=20).stdout
-            if SINGLE.name in tree:
-                return time.perf_counter() - start
-            time.sleep(0.01)
-        raise RuntimeError("no window within 120 s")
-    finally:
-        os.killpg(proc.pid, 15)
-        proc.wait(30)
-
-
 def run(quick: bool) -> list[dict]:
     if not APP.is_file():
         return _skip(f"no console script at {APP}: run `make venv`")
-    if not (shutil.which("Xvfb") and shutil.which("xwininfo")):
+    if not xvfb.available():
         return _skip("no Xvfb or xwininfo: the window rows need both")
     runs = 2 if quick else 7
-    server, display = _xvfb()
-    try:
-        with tempfile.TemporaryDirectory() as scratch:
-            home = Path(scratch)
-            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
-                   "LANG": "C.UTF-8", "AGENT_CANVAS_DATA_DIR": str(home / "data"),
-                   "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
-            app = [str(APP), str(SINGLE)]
-            bare = [sys.executable, "-c", BARE, SINGLE.name]
-            _first_window(app, env, display), _first_window(bare, env, display)  # bytecode
-            ours, theirs = [], []
-            for _ in range(runs):
-                ours.append(_first_window(app, env, display))
-                theirs.append(_first_window(bare, env, display))
-    finally:
-        server.terminate()
-        server.wait(10)
+    with xvfb.xvfb() as display, tempfile.TemporaryDirectory() as scratch:
+        home = Path(scratch)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
+               "LANG": "C.UTF-8", "AGENT_CANVAS_DATA_DIR": str(home / "data"),
+               "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
+        app = [str(APP), str(SINGLE)]
+        bare = [sys.executable, "-c", BARE, SINGLE.name]
+
+        def window(argv: list[str]) -> float:
+            return xvfb.first_window(argv, env, display, SINGLE.name)
+
+        window(app), window(bare)  # bytecode
+        ours, theirs = [], []
+        for _ in range(runs):
+            ours.append(window(app))
+            theirs.append(window(bare))
     value, reference = statistics.median(ours), statistics.median(theirs)
     return [{"name": "GUI cold start to the first window (venv) vs a bare QGraphicsView",
              "value": round(value, 3), "unit": "s", "reference": round(reference, 3),
