@@ -3,12 +3,14 @@
 Whole-process wall times, the median of several runs, each command alternating with
 its reference so drift on a shared machine hits both: ``--version``, ``validate`` of
 an example, and the GUI's cold start to its first window under Xvfb (spawn until the
-window is mapped, polled with ``xwininfo``). Needs ``make dist`` first (the bundle in
-build/bundle) and, for the window rows, Xvfb and xwininfo.
+window is mapped, polled with ``xwininfo``); then the CPU time of ``--version`` and
+``validate``, which a busy machine skews less than their wall time. Needs ``make dist``
+first (the bundle in build/bundle) and, for the window rows, Xvfb and xwininfo.
 """
 
 from __future__ import annotations
 
+import resource
 import statistics
 import subprocess
 import tempfile
@@ -35,6 +37,16 @@ def _wall(argv: Sequence[str], env: dict[str, str]) -> float:
     subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                    check=True, timeout=120)
     return time.perf_counter() - start
+
+
+def _cpu(argv: Sequence[str], env: dict[str, str]) -> float:
+    """User and system CPU seconds of one run: on a loaded machine the wall time mostly
+    says how long the process waited for a core, this what it did."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   check=True, timeout=120)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def _pair(runs: int, measure, bundle_argv, venv_argv) -> tuple[float, float]:
@@ -75,12 +87,22 @@ def run(quick: bool) -> list[dict]:
         def wall(argv):
             return _wall(argv, env)
 
-        ours, theirs = _pair(runs, wall, [str(app), "--version"], [str(VENV_APP), "--version"])
+        def cpu(argv):
+            return _cpu(argv, env)
+
+        version = [str(app), "--version"], [str(VENV_APP), "--version"]
+        validate = ([str(app), "validate", str(example)],
+                    [str(VENV_APP), "validate", str(example)])
+        ours, theirs = _pair(runs, wall, *version)
         rows.append(_row("`agent-canvas --version` (bundle vs venv)", ours, theirs))
-        ours, theirs = _pair(runs, wall, [str(app), "validate", str(example)],
-                             [str(VENV_APP), "validate", str(example)])
+        ours, theirs = _pair(runs, wall, *validate)
         rows.append(_row("`agent-canvas validate` an example (bundle vs venv)", ours, theirs,
                          "< 0.5 s", ours < 0.5))
+        ours, theirs = _pair(runs, cpu, *version)
+        rows.append(_row("`agent-canvas --version`, CPU (bundle vs venv)", ours, theirs))
+        ours, theirs = _pair(runs, cpu, *validate)
+        rows.append(_row("`agent-canvas validate` an example, CPU (bundle vs venv)", ours,
+                         theirs))
         if xvfb.available():
             with xvfb.xvfb() as display:
                 def window(argv):

@@ -42,6 +42,18 @@ def test_version_is_printed(room: CleanRoom):
     assert result.stdout.strip() == f"agent-canvas {__version__}"
 
 
+def test_the_bundle_carries_no_build_tools_to_import_at_every_start(room: CleanRoom):
+    """With setuptools in the bundle, PyInstaller adds a runtime hook that imports it when
+    any process of the app starts: about 0.2 s of CPU before ``--version`` prints."""
+    from PyInstaller.archive.readers import CArchiveReader
+
+    archive = CArchiveReader(str(room.app))
+    modules = [*archive.toc, *archive.open_embedded_archive("PYZ.pyz").toc]
+    build_tools = ("setuptools", "pyi_rth_setuptools", "pkg_resources", "_distutils_hack",
+                   "distutils")
+    assert [m for m in modules if m.split(".")[0] in build_tools] == []
+
+
 def test_help_lists_commands_but_not_internal_ones(room: CleanRoom):
     result = room.app_run("--help")
     assert result.returncode == 0 and "validate" in result.stdout and "serve" in result.stdout
