@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QWidget
 from shiboken6 import isValid
 
+from desktop.ui.run.approval_badge import approvals_badge
 from desktop.ui.run.on_demand import Built, after_first_paint
 from desktop.ui.run.panel_links import ModesAndChat
 from desktop.ui.run.run_controls import RunControls
@@ -115,6 +116,9 @@ class RunPanels(ModesAndChat, QObject):
         self.controls = RunControls(window)
         window.addToolBarBreak()  # a row of its own: the run controls never overflow
         window.addToolBar(self.controls)
+        self.badge = approvals_badge(self)  # its shortcut works before the inbox is made
+        self.badge.triggered.connect(lambda _checked=False: self.approvals.open_next())
+        self.controls.addAction(self.badge)
         # the docks come first, each holding an empty page until build() fills it: the
         # window's tabs and a saved layout need them, the first paint not their contents
         self.docks: dict[str, QDockWidget] = {

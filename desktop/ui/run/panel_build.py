@@ -52,8 +52,7 @@ if TYPE_CHECKING:
 def build_panels(panels: RunPanels) -> None:
     """Make ``panels``' widgets, put them in its docks and banners, and wire them."""
     window, parts = panels.window, panels.parts
-    approvals = panels.approvals = ApprovalInbox(panels._resolve)
-    panels.controls.addAction(approvals.badge)
+    approvals = panels.approvals = ApprovalInbox(panels._resolve, badge=panels.badge)
     panels.feed = panels.runs_feed = None
     if panels.follow_service:  # every live run's approvals, not only the open run's
         panels.feed = ApprovalFeed(panels._data_dir, window, panels)
