@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QSettings
 
 from desktop.disk.paths import data_dir
-from desktop.views.nudges import KINDS, NudgeKind
 
 if TYPE_CHECKING:
     from desktop.api.discovery import ServerInfo
+    from desktop.views.nudges import NudgeKind
 
 MAX_RECENT = 10
 
@@ -40,6 +40,8 @@ def add_recent(path: str | Path) -> list[str]:
 
 def nudge_kinds() -> set[NudgeKind]:
     """The kinds of desktop notification turned on (all, until the user turns one off)."""
+    from desktop.views.nudges import KINDS  # with the run panels: the first window needs none
+
     settings = ui_settings()
     return {kind for kind in KINDS
             if str(settings.value(f"notifications/{kind}", "true")).lower() != "false"}

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QMouseEvent
@@ -20,8 +21,10 @@ from desktop.graph.document import WorkflowDocument
 from desktop.ui.canvas.scene import CanvasScene
 from desktop.ui.canvas.view import CanvasView
 from desktop.ui.editor import Editor
-from desktop.ui.run.canvas_overlay import CanvasRunOverlay
 from desktop.ui.theme import Theme
+
+if TYPE_CHECKING:  # loaded with the first run shown inside a subflow
+    from desktop.ui.run.canvas_overlay import CanvasRunOverlay
 
 SEPARATOR = "\u203a"  # a single right-pointing angle quotation mark
 
@@ -131,6 +134,8 @@ class SubflowPane(QWidget):
         view.setObjectName("subflowCanvas")
         overlay = None
         if scope is not None:
+            from desktop.ui.run.canvas_overlay import CanvasRunOverlay
+
             overlay = CanvasRunOverlay(scene, view)
             overlay.scope = scope
             overlay.apply_state(state)

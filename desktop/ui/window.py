@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QGuiApplication
@@ -37,7 +38,6 @@ from desktop.ui.popups import FilterPopup
 from desktop.ui.problems import ProblemsPanel
 from desktop.ui.run.attach import attach_run_panels
 from desktop.ui.run.bring_up import bring_up_run
-from desktop.ui.run.session import RunSession
 from desktop.ui.run.window_parts import WindowParts
 from desktop.ui.settings import ui_settings
 from desktop.ui.subflow_open import open_subflow
@@ -54,6 +54,9 @@ from desktop.ui.window_questions import Questions
 from desktop.ui.window_size import DockSizes, dock_sizes, initial_geometry
 from desktop.ui.window_view import ViewCommands
 from desktop.wording import plural
+
+if TYPE_CHECKING:
+    from desktop.ui.run.session import RunSession
 
 OPEN_WINDOWS: list[EditorWindow] = []
 TOOLBAR = ["new", "open", "save", None, "undo", "redo", None, "add_node", "auto_layout",
@@ -368,7 +371,7 @@ class EditorWindow(QMainWindow):
     def apply_theme(self, theme: themes.Theme) -> None:
         """Show the window, its canvas and its run panels in ``theme``."""
         self._apply_theme_here(theme)
-        self.run_panels.conversation.set_theme(theme)
+        self.run_panels.set_theme(theme)
 
     def _apply_theme_here(self, theme: themes.Theme) -> None:
         # also before the run panels exist: they take the theme as they are made

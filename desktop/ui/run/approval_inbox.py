@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPainter, QPixmap
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.ui.run.approval_badge import approvals_badge, badge_icon
 from desktop.ui.run.approval_feed import ApprovalFeed
 from desktop.ui.run.approvals import ApprovalDialog, Resolver
 from desktop.ui.run.choice_dialog import ChoiceDialog
@@ -43,25 +44,6 @@ from desktop.views.notices import ApprovalClosed, ApprovalOpened
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 COLUMNS = ("Waiting for", "Node", "Run", "Since")
-
-
-def badge_icon(count: int) -> QIcon:
-    """A round badge showing ``count`` (grey when zero)."""
-    pix = QPixmap(28, 28)
-    pix.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pix)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setBrush(QColor("#eb5757" if count else "#9e9e9e"))
-    painter.setPen(Qt.PenStyle.NoPen)
-    painter.drawEllipse(2, 2, 24, 24)
-    painter.setPen(QColor("white"))
-    font = painter.font()
-    font.setBold(True)
-    font.setPixelSize(13)
-    painter.setFont(font)
-    painter.drawText(pix.rect(), Qt.AlignmentFlag.AlignCenter, str(min(count, 99)))
-    painter.end()
-    return QIcon(pix)
 
 
 def _since(request: dict[str, Any]) -> str:
@@ -80,7 +62,8 @@ class ApprovalInbox(QWidget):
     # whether to open the request's dialog there)
     runRequested = Signal(str, str, bool)
 
-    def __init__(self, resolver: Resolver | None = None, parent: QWidget | None = None):
+    def __init__(self, resolver: Resolver | None = None, parent: QWidget | None = None,
+                 badge: QAction | None = None):
         super().__init__(parent)
         self.resolver: Resolver = resolver or (lambda *_a: False)
         self.node_labels: dict[str, str] = {}
@@ -119,13 +102,10 @@ class ApprovalInbox(QWidget):
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(self.stack, 1)
         layout.addWidget(self.hint)
-        self.badge = QAction(badge_icon(0), "Approvals", self)
-        self.badge.setObjectName("approvals")
-        self.badge.setProperty("command", "Approvals")  # the text also carries the count
-        self.badge.setToolTip("What waits on you in every live run: approvals, merges, "
-                              "stalls and failed turns")
-        self.badge.setShortcut(QKeySequence("Ctrl+Shift+A"))
-        self.badge.triggered.connect(self.open_next)
+        if badge is None:  # an inbox of its own; a window's badge is made with the window
+            badge = approvals_badge(self)
+            badge.triggered.connect(self.open_next)
+        self.badge = badge
         for key, status in (("A", "approved"), ("D", "denied")):
             act = QAction(self.list)
             act.setShortcut(QKeySequence(key))

@@ -12,56 +12,57 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QBoxLayout, QDockWidget, QMainWindow, QMessageBox, QWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QWidget
 from shiboken6 import isValid
 
-from desktop.api.discovery import ServerInfo
-from desktop.ui.close_dialog import stop_question
-from desktop.ui.run.approval_feed import ApprovalFeed
-from desktop.ui.run.approval_inbox import ApprovalInbox
-from desktop.ui.run.budget_banner import BudgetBanner
-from desktop.ui.run.budget_watch import BudgetWatch
-from desktop.ui.run.canvas_overlay import CanvasRunOverlay
-from desktop.ui.run.chat import ChatBox
-from desktop.ui.run.conversation_view import ConversationView
-from desktop.ui.run.diff_view import DiffView
-from desktop.ui.run.fork_actions import ForkActions
-from desktop.ui.run.history import RunHistory
-from desktop.ui.run.notifier import app_notifier
+from desktop.ui.run.approval_badge import approvals_badge
+from desktop.ui.run.on_demand import Built, after_first_paint
 from desktop.ui.run.panel_links import ModesAndChat
-from desktop.ui.run.preflight import Preflight
-from desktop.ui.run.record_view import RecordView
-from desktop.ui.run.result_actions import ResultActions
-from desktop.ui.run.result_view import ResultView
 from desktop.ui.run.run_controls import RunControls
-from desktop.ui.run.run_list_feed import RunListFeed
-from desktop.ui.run.service_banner import ServiceBanner
-from desktop.ui.run.session import RunSession
-from desktop.ui.run.stall_banner import FailureBanner, StallBanner
-from desktop.ui.run.timeline import TimelineScrubber
-from desktop.ui.run.transcript_view import TranscriptView
 from desktop.ui.run.window_parts import WindowParts
-from desktop.views.activity import StepOrder
-from desktop.views.notices import (
-    ApprovalClosed,
-    ApprovalOpened,
-    DiffAdded,
-    HandoffSent,
-    NodeFailed,
-    RunNotices,
-    RunStalled,
-    StallEnded,
-    notices_of,
-)
-from desktop.views.replay import HeldEvents
-from desktop.views.state import node_labels
+
+if TYPE_CHECKING:  # the panels' modules load with them: see desktop/ui/run/panel_build.py
+    from desktop.api.discovery import ServerInfo
+    from desktop.ui.run.approval_feed import ApprovalFeed
+    from desktop.ui.run.approval_inbox import ApprovalInbox
+    from desktop.ui.run.budget_banner import BudgetBanner
+    from desktop.ui.run.budget_watch import BudgetWatch
+    from desktop.ui.run.canvas_overlay import CanvasRunOverlay
+    from desktop.ui.run.chat import ChatBox
+    from desktop.ui.run.conversation_view import ConversationView
+    from desktop.ui.run.diff_view import DiffView
+    from desktop.ui.run.fork_actions import ForkActions
+    from desktop.ui.run.history import RunHistory
+    from desktop.ui.run.preflight import Preflight
+    from desktop.ui.run.record_view import RecordView
+    from desktop.ui.run.result_actions import ResultActions
+    from desktop.ui.run.result_view import ResultView
+    from desktop.ui.run.run_list_feed import RunListFeed
+    from desktop.ui.run.service_banner import ServiceBanner
+    from desktop.ui.run.session import RunSession
+    from desktop.ui.run.stall_banner import FailureBanner, StallBanner
+    from desktop.ui.run.timeline import TimelineScrubber
+    from desktop.ui.run.transcript_view import TranscriptView
+    from desktop.ui.theme import Theme
+    from desktop.views.activity import StepOrder
+    from desktop.views.notices import ApprovalOpened, DiffAdded, RunNotices
 
 log = logging.getLogger(__name__)
 BOTTOM = Qt.DockWidgetArea.BottomDockWidgetArea
+TOP = Qt.DockWidgetArea.TopDockWidgetArea
+# the run docks (key, title, area), made in this order; the bottom ones share one set of
+# tabs: the run as a conversation first, every event, filterable, in Transcript beside it
+DOCKS = (("conversation", "Conversation", BOTTOM), ("transcript", "Transcript", BOTTOM),
+         ("diffs", "Diffs", BOTTOM), ("record", "Record", BOTTOM),
+         ("result", "Result", BOTTOM), ("history", "Run history", BOTTOM),
+         # a strip across the whole window, under the toolbars: the canvas it scrubs is below
+         ("timeline", "Timeline", TOP),
+         ("approvals", "Approvals", BOTTOM), ("chat", "Chat", BOTTOM))
 STARTING = "Starting the run…"  # in the status bar until the service has made the run
 
 
@@ -70,16 +71,44 @@ class RunPanels(ModesAndChat, QObject):
 
     sessionChanged = Signal(object)  # RunSession or None
 
+    # made by build() (desktop/ui/run/panel_build.py) on first use, or once the window has
+    # first been painted: reading one of them before then builds them all
+    approvals: ApprovalInbox = Built()
+    feed: ApprovalFeed | None = Built()
+    transcript: TranscriptView = Built()
+    conversation: ConversationView = Built()
+    diffs: DiffView = Built()
+    record: RecordView = Built()
+    result: ResultView = Built()
+    history: RunHistory = Built()
+    runs_feed: RunListFeed | None = Built()
+    timeline: TimelineScrubber = Built()
+    chat: ChatBox = Built()
+    stall: StallBanner = Built()
+    budget: BudgetBanner = Built()
+    failure: FailureBanner = Built()
+    service: ServiceBanner = Built()
+    overlay: CanvasRunOverlay | None = Built()
+    order: StepOrder = Built()
+    """When each input was queued: which node a step runs next."""
+    preflight: Preflight = Built()
+    notices: RunNotices = Built()
+    budgets: BudgetWatch = Built()
+    forks: ForkActions = Built()
+    results: ResultActions = Built()
+
     def __init__(self, window: QMainWindow, parts: WindowParts, data_dir: Path | None = None,
                  follow_service: bool = False) -> None:
         super().__init__(window)
         self.window = window
         self.parts = parts
         self.data_dir = data_dir
+        self.follow_service = follow_service
         self.session: RunSession | None = None
         self.remote: ServerInfo | None = None
         """The service of another machine the window is a client of (None: this one's)."""
         self.replaying = False
+        self.built = False
         self._closing: set[asyncio.Future] = set()
         self._starting: asyncio.Task | None = None
         self.start_error: QMessageBox | None = None
@@ -87,72 +116,40 @@ class RunPanels(ModesAndChat, QObject):
         self.controls = RunControls(window)
         window.addToolBarBreak()  # a row of its own: the run controls never overflow
         window.addToolBar(self.controls)
-        self.approvals = ApprovalInbox(self._resolve)
-        self.controls.addAction(self.approvals.badge)
-        self.feed: ApprovalFeed | None = None
-        if follow_service:  # every live run's approvals, not only the open run's
-            self.feed = ApprovalFeed(self._data_dir, window, self)
-            self.approvals.follow(self.feed, self.feed.resolve)
-            self.approvals.runRequested.connect(self._bring_up)
-            app_notifier().follow(self.feed, self)  # requests of runs no tab shows
-        self.transcript = TranscriptView()
-        self.conversation = ConversationView(theme=parts.theme())
-        self.diffs = DiffView()
-        self.record = RecordView()
-        self.result = ResultView()
-        self.history = RunHistory(data_dir)
-        self.runs_feed: RunListFeed | None = None
-        if follow_service:  # the history follows the service's run list while it shows
-            self.runs_feed = RunListFeed(self._data_dir, self.history, self)
-            self.history.follow(self.runs_feed)
-        self.timeline = TimelineScrubber()
-        self.chat = ChatBox()
-        self.stall = StallBanner()
-        self.budget = BudgetBanner()
-        self.failure = FailureBanner()
-        self.service = ServiceBanner()
-        scene = parts.scene
-        self.overlay = CanvasRunOverlay(scene, self) if scene is not None else None
-        self.order = StepOrder()  # when each input was queued: which node a step runs next
-        self.preflight = Preflight(window, parts)
-        self.notices = self._subscribe()
-        self.docks: dict[str, QDockWidget] = {}
-        # the run as a conversation first; every event, filterable, in Transcript beside it
-        self.docks["conversation"] = self._dock("Conversation", self.conversation, BOTTOM)
-        self.docks["transcript"] = self._dock("Transcript", self.transcript, BOTTOM)
-        self.docks["diffs"] = self._dock("Diffs", self.diffs, BOTTOM)
-        self.docks["record"] = self._dock("Record", self.record, BOTTOM)
-        self.docks["result"] = self._dock("Result", self.result, BOTTOM)
-        self.docks["history"] = self._dock("Run history", self.history, BOTTOM)
-        # a strip across the whole window, under the toolbars: the canvas it scrubs is below
-        self.docks["timeline"] = self._dock("Timeline", self.timeline,
-                                            Qt.DockWidgetArea.TopDockWidgetArea)
+        self.badge = approvals_badge(self)  # its shortcut works before the inbox is made
+        self.badge.triggered.connect(lambda _checked=False: self.approvals.open_next())
+        self.controls.addAction(self.badge)
+        # the docks come first, each holding an empty page until build() fills it: the
+        # window's tabs and a saved layout need them, the first paint not their contents
+        self.docks: dict[str, QDockWidget] = {
+            key: self._dock(title, QWidget(), area) for key, title, area in DOCKS}
         # a new name: a layout saved while it sat in the narrow bottom corner is not reused
         self.docks["timeline"].setObjectName("dock_run_scrubber")
         self.docks["timeline"].setTitleBarWidget(QWidget())  # one row: the scrubber itself
         # Approvals and chat share the bottom tabs, so the inspector keeps its height;
         # the toolbar badge and the approval dialog bring them forward when needed.
-        self.docks["approvals"] = self._dock("Approvals", self.approvals, BOTTOM)
-        self.docks["chat"] = self._dock("Chat", self.chat, BOTTOM)
         if parts.problems_dock is not None:
             window.tabifyDockWidget(parts.problems_dock, self.docks["conversation"])
-        window.tabifyDockWidget(self.docks["conversation"], self.docks["transcript"])
-        window.tabifyDockWidget(self.docks["transcript"], self.docks["diffs"])
-        window.tabifyDockWidget(self.docks["diffs"], self.docks["record"])
-        window.tabifyDockWidget(self.docks["record"], self.docks["result"])
-        window.tabifyDockWidget(self.docks["result"], self.docks["history"])
-        window.tabifyDockWidget(self.docks["history"], self.docks["approvals"])
-        window.tabifyDockWidget(self.docks["approvals"], self.docks["chat"])
+        bottom = [key for key, _title, area in DOCKS if area == BOTTOM]
+        for first, second in pairwise(bottom):
+            window.tabifyDockWidget(self.docks[first], self.docks[second])
         self.docks["conversation"].raise_()
         self.docks["timeline"].hide()
         window.resizeDocks([self.docks["transcript"]], [320], Qt.Orientation.Vertical)
-        self._place_banners()
-        self._wire()
-        self.budgets = BudgetWatch(self, self.budget)  # the toolbar's meter, the banner
-        self.forks = ForkActions(self)  # Fork from here… (scrubber) and Compare (history)
-        # the run's result: loaded when its tab is shown, again when the run ends
-        self.results = ResultActions(self, self.result, self.docks["result"])
-        self.history.refresh()
+        self._wire_controls()
+        # the toolbar's approvals badge and the service's feeds are wanted whatever the
+        # window shows, so the panels are made right after the first paint at the latest
+        after_first_paint(window, self.build)
+
+    def build(self) -> None:
+        """Make the panels, their banners and what drives them (once; at once when the
+        first is needed, else after the window's first paint)."""
+        if self.built:
+            return
+        self.built = True
+        from desktop.ui.run.panel_build import build_panels
+
+        build_panels(self)
 
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self.window)
@@ -161,28 +158,7 @@ class RunPanels(ModesAndChat, QObject):
         self.window.addDockWidget(area, dock)
         return dock
 
-    def _place_banners(self) -> None:
-        central = self.window.centralWidget()
-        layout = central.layout() if central is not None else None
-        if isinstance(layout, QBoxLayout):
-            layout.insertWidget(0, self.failure)
-            layout.insertWidget(0, self.budget)
-            layout.insertWidget(0, self.stall)
-            layout.insertWidget(0, self.service)
-        else:
-            holder = QWidget()
-            from PySide6.QtWidgets import QVBoxLayout
-
-            box = QVBoxLayout(holder)
-            box.setContentsMargins(0, 0, 0, 0)
-            box.addWidget(self.service)
-            box.addWidget(self.stall)
-            box.addWidget(self.budget)
-            box.addWidget(self.failure)
-            self.docks["banners"] = self._dock("Attention", holder,
-                                               Qt.DockWidgetArea.TopDockWidgetArea)
-
-    def _wire(self) -> None:
+    def _wire_controls(self) -> None:
         c = self.controls
         c.runRequested.connect(self.run)
         c.stepRequested.connect(self.step)
@@ -197,18 +173,9 @@ class RunPanels(ModesAndChat, QObject):
             model.metaChanged.connect(self._sync_document_modes)
             model.documentReset.connect(self._sync_document_modes)
         self._sync_document_modes()
-        self.stall.resumeRequested.connect(self.resume)
-        self.stall.stopRequested.connect(self.ask_stop)
-        self.stall.instructionsChanged.connect(self._new_instructions)
-        self.service.restartRequested.connect(self.restart_service)
-        self.chat.sendRequested.connect(self._chat)
-        self.chat.editRequested.connect(self._edit_inbox)
-        self.history.openRequested.connect(lambda p: self._from_history(p, replay=False))
-        self.history.replayRequested.connect(lambda p: self._from_history(p, replay=True))
-        self.history.runAgainRequested.connect(self.run_again)
-        self.timeline.stateAt.connect(self._replay_state)
         if self.parts.scene is not None:
             self.parts.scene.selectionChanged.connect(self._canvas_selection)
+
 
     # --- sessions ---------------------------------------------------------------------------
 
@@ -232,6 +199,8 @@ class RunPanels(ModesAndChat, QObject):
         """Be a client of another machine's service (``info``), or of this machine's
         (None): runs start there, Run history and Approvals list its runs."""
         self.remote = info
+        if not self.built:  # the feeds and the history take it as they are made
+            return
         for feed in (self.feed, self.runs_feed):
             if feed is not None:
                 feed.remote = info
@@ -244,6 +213,8 @@ class RunPanels(ModesAndChat, QObject):
 
     def show_session(self, session: RunSession | None) -> None:
         """Make ``session`` the run the panels show (closing the previous one)."""
+        from desktop.views.activity import StepOrder
+
         old, self.session = self.session, session
         if old is not None and old is not session:
             self._closing.add(asyncio.ensure_future(old.close()))
@@ -283,6 +254,8 @@ class RunPanels(ModesAndChat, QObject):
 
     def _replay_history(self, session: RunSession) -> None:
         """Bring every panel up to the events written before the session opened."""
+        from desktop.views.notices import DiffAdded, notices_of
+
         if session is not self.session:  # another run was shown while its past came
             return
         past = session.take_past()
@@ -296,30 +269,21 @@ class RunPanels(ModesAndChat, QObject):
                 self._diff_added(notice)
         self._on_state(session.state)
 
-    def _subscribe(self) -> RunNotices:
-        """What each panel follows of the open run's events."""
-        notices = RunNotices()
-        notices.subscribe(ApprovalOpened, self._approval_opened)
-        notices.subscribe(ApprovalClosed, self.approvals.closed)
-        notices.subscribe(RunStalled, self.stall.stalled)
-        notices.subscribe(StallEnded, self.stall.ended)
-        notices.subscribe(NodeFailed, self.failure.failed)
-        notices.subscribe(DiffAdded, self._diff_added)
-        if self.overlay is not None:
-            notices.subscribe(HandoffSent, self.overlay.handoff)
-        return notices
-
     def _approval_opened(self, notice: ApprovalOpened) -> None:
         self.approvals.opened(notice)
         self.docks["approvals"].raise_()  # bring the waiting call forward, without blocking
 
     def _diff_added(self, notice: DiffAdded) -> None:
+        from desktop.views.state import node_labels
+
         if self.session is not None:
             state = self.session.state
             self.diffs.add_notice(notice, self.session.run_dir, node_labels(state), state)
 
     def _name_nodes(self, state: dict | None) -> None:
         """Give every panel the nodes' names (and instructions) of the run's state."""
+        from desktop.views.state import node_labels
+
         labels = node_labels(state)
         self.approvals.set_labels(labels)
         self.stall.name_nodes(state)
@@ -333,6 +297,8 @@ class RunPanels(ModesAndChat, QObject):
         if self.session is not None:  # the bridge folded the batch before it came here
             self._name_nodes(self.session.state)
         self.conversation.apply_events(events)
+        from desktop.ui.run.notifier import app_notifier
+
         notices = self.notices.publish(events)
         app_notifier().observe(self, notices)  # a desktop notification when it needs the user
 
@@ -382,6 +348,8 @@ class RunPanels(ModesAndChat, QObject):
         bar = self.window.statusBar()
         bar.showMessage(STARTING)
         try:
+            from desktop.ui.run.session import RunSession
+
             session = await RunSession.create(doc, self._data_dir(), mode=mode,
                                               workflow_path=path, parent=self,
                                               remote=self.remote)
@@ -425,6 +393,8 @@ class RunPanels(ModesAndChat, QObject):
 
     def ask_stop(self) -> QMessageBox | None:
         """Ask before stopping the open run (the toolbar, Shift+F6, a banner's Stop)."""
+        from desktop.ui.close_dialog import stop_question
+
         if self.session is None:
             return None
         name = ((self.session.state or {}).get("workflowName") or "the run")
@@ -492,6 +462,8 @@ class RunPanels(ModesAndChat, QObject):
 
     def open_run(self, run_dir: Path) -> RunSession:
         """Show a run from its folder: attached when the service runs it, else read-only."""
+        from desktop.ui.run.session import RunSession
+
         session = RunSession.open(Path(run_dir), self, self._data_dir(), remote=self.remote)
         self.show_session(session)
         return session
@@ -508,12 +480,21 @@ class RunPanels(ModesAndChat, QObject):
         return session
 
     def _replay_held(self, session: RunSession) -> None:
+        from desktop.views.replay import HeldEvents
+
         if session is self.session and self.replaying:
             self.timeline.load(HeldEvents(session.model.store.events))
+
+    def set_theme(self, theme: Theme) -> None:
+        """Show the panels in ``theme`` (panels not made yet take the window's as they are)."""
+        if self.built:
+            self.conversation.set_theme(theme)
 
     def release(self) -> None:
         """Let go of what the panels hold open outside a session (the replayed log); the
         window is closing. The session itself is detached before this (it is async)."""
+        if not self.built:  # nothing was made, so nothing is held
+            return
         self.timeline.close_run()
         self.results.cancel()
         self.diffs.cancel_fetch()
