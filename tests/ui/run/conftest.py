@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Callable, Iterator
 
 import pytest
-from panel_window import Window
+from panel_window import Window, end_session
 from service_process import ServeProcess
 
 from desktop.api.discovery import stop_spawned
@@ -76,13 +76,8 @@ def window_for(qloop, qtbot, service):
     of the session's service (or of the service of ``data_dir``)."""
 
     def detach(window) -> None:  # before pytest-qt closes and deletes the window
-        panels = window.run_panels
-        if panels._starting is not None:
-            qloop.run_until_complete(asyncio.gather(panels._starting, return_exceptions=True))
-        if panels.session is not None:
-            qloop.run_until_complete(panels.session.close())
-            panels.session = None
-        panels.release()
+        end_session(qloop, window.run_panels)
+        window.run_panels.release()
 
     def make(doc, data_dir=None):
         window = Window(doc)

@@ -5,9 +5,8 @@ fills its run docks once it has been painted."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
+from panel_window import end_session
 from run_flows import gated
 
 from desktop.ui.run.approval_inbox import ApprovalInbox
@@ -29,17 +28,9 @@ def status(panels) -> str:
 def unshown_window(qtbot, qloop, monkeypatch, service):
     """An editor window never shown: nothing has asked for its run panels yet."""
 
-    def detach(window: EditorWindow) -> None:  # before pytest-qt closes the window
-        panels = window.run_panels
-        if panels._starting is not None:
-            qloop.run_until_complete(asyncio.gather(panels._starting, return_exceptions=True))
-        if panels.session is not None:
-            qloop.run_until_complete(panels.session.close())
-            panels.session = None
-
     window = EditorWindow()
     monkeypatch.setattr(window.ask, "save_changes", lambda: "discard")
-    qtbot.addWidget(window, before_close_func=detach)
+    qtbot.addWidget(window, before_close_func=lambda w: end_session(qloop, w.run_panels))
     window.run_panels.data_dir = service.data_dir
     return window
 

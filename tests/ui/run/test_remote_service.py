@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
-from panel_window import Window
+from panel_window import Window, end_session
 from run_flows import gated
 
 import desktop.api.follow as follow
@@ -125,11 +125,7 @@ def test_set_to_another_machine_the_window_runs_lists_and_opens_there(
     panels = attach_run_panels(window, window.parts, elsewhere, follow_service=True)
 
     def detach(_window) -> None:
-        if panels._starting is not None:
-            qloop.run_until_complete(asyncio.gather(panels._starting, return_exceptions=True))
-        if panels.session is not None:
-            qloop.run_until_complete(panels.session.close())
-            panels.session = None
+        end_session(qloop, panels)
         panels.release()
         qloop.run_until_complete(asyncio.gather(*(f.aclose() for f in (panels.feed,
                                                                           panels.runs_feed))))
