@@ -41,20 +41,31 @@ def xvfb() -> Iterator[str]:
 def first_window(argv: Sequence[str], env: dict[str, str], display: str, title: str) -> float:
     """Seconds from spawning ``argv`` on ``display`` until a window whose title holds
     ``title`` is mapped; the program (and its process group) is ended afterwards."""
+    return window_titles(argv, env, display, [title])[0]
+
+
+def window_titles(argv: Sequence[str], env: dict[str, str], display: str,
+                  titles: Sequence[str]) -> list[float]:
+    """Seconds from spawning ``argv`` on ``display`` until a window's title holds each of
+    ``titles`` in turn (a title that changes as the program starts up); the program (and
+    its process group) is ended once the last one is seen."""
     start = time.perf_counter()
     proc = subprocess.Popen(argv, env={**env, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb"},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
+    seen: list[float] = []
     try:
         while time.perf_counter() - start < WINDOW_TIMEOUT:
             tree = subprocess.run(["xwininfo", "-root", "-tree"],
                                   env={"DISPLAY": display, "LANG": "C.UTF-8"},
                                   capture_output=True, text=True, timeout=20).stdout
-            if title in tree:
-                return time.perf_counter() - start
+            while len(seen) < len(titles) and titles[len(seen)] in tree:
+                seen.append(time.perf_counter() - start)
+            if len(seen) == len(titles):
+                return seen
             time.sleep(0.01)
-        raise RuntimeError(f"no window titled {title!r} within {WINDOW_TIMEOUT:.0f} s: "
-                           f"{' '.join(argv)}")
+        raise RuntimeError(f"no window titled {titles[len(seen)]!r} within "
+                           f"{WINDOW_TIMEOUT:.0f} s: {' '.join(argv)}")
     finally:
         os.killpg(proc.pid, 15)
         proc.wait(30)

@@ -4,7 +4,8 @@ Runs are not executed here: the local service runs them (desktop/api), and the
 window is its client.
 """
 
-import asyncio
+from __future__ import annotations
+
 import gc
 import logging
 import sys
@@ -13,12 +14,12 @@ from typing import Any
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop import __version__
 from desktop.graph.resources import APP_ICON, app_icon_files
-from desktop.ui.loop import new_event_loop
-from desktop.ui.startup import open_editor
+from desktop.ui.on_demand import until_painted
+from desktop.ui.startup import fill_first_window, show_first_window
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +33,9 @@ def application() -> QApplication:
         app.setApplicationVersion(__version__)
         app.setOrganizationName("agent-canvas")
         app.setDesktopFileName(APP_ICON)  # links windows to agent-canvas.desktop
-        app.setWindowIcon(app_icon())
+        # the small sizes: a window's first showing sends its icon's every size to the
+        # display server (the large ones cost milliseconds); run_app adds them once painted
+        app.setWindowIcon(app_icon(max_size=64))
         # Qt would quit, and so stop the asyncio loop (qasync runs it inside Qt's), the
         # moment the last window closes: under whatever coroutine the loop was running,
         # and before a window that is being opened is shown. The app ends itself instead,
@@ -41,11 +44,14 @@ def application() -> QApplication:
     return app  # type: ignore[return-value]
 
 
-def app_icon() -> QIcon:
-    """The application icon, every shipped size (empty when the files are missing)."""
+def app_icon(max_size: int | None = None) -> QIcon:
+    """The application icon: every shipped size, or the bitmaps up to ``max_size`` pixels
+    (empty when the files are missing)."""
     icon = QIcon()
     for path in app_icon_files():
-        icon.addFile(str(path))
+        if max_size is None or (path.suffix == ".png"
+                                and int(path.parent.name.partition("x")[0]) <= max_size):
+            icon.addFile(str(path))
     return icon
 
 
@@ -57,10 +63,17 @@ def run_app(path: str | None) -> int:
     """
     app = application()
     collector = collect_on_gui_thread(app)
+    first = show_first_window(path)  # keeps itself alive (TabbedWindow registry)
+    until_painted(first)  # on the screen before asyncio and the editor are even loaded
+    app.setWindowIcon(app_icon())
+    import asyncio
+
+    from desktop.ui.loop import new_event_loop
+
     loop = new_event_loop(app)
     asyncio.set_event_loop(loop)
     with loop:
-        open_editor(path)  # the window keeps itself alive (EditorWindow registry)
+        loop.call_soon(fill_first_window, first, path)
         loop.run_until_complete(until_every_window_closed(app))
     collector.stop()
     gc.enable()  # the loop and its Qt objects are gone: any thread may collect again
@@ -76,19 +89,25 @@ def until_every_window_closed(app: QApplication) -> Coroutine[Any, Any, None]:
     shown in the same turn of the loop) fires ``lastWindowClosed`` too; the app goes on
     for the new one.
     """
+    import asyncio
+
     closed = asyncio.Event()
     app.lastWindowClosed.connect(closed.set)
 
+    def shown() -> list[QWidget]:
+        return [w for w in app.topLevelWidgets() if w.isWindow() and w.isVisible()]
+
     async def wait() -> None:
         try:
+            if not shown():  # every window closed before the loop ran (start-up's, say)
+                return
             while True:
                 await closed.wait()
                 closed.clear()
                 await asyncio.sleep(0)  # the turn in which a new window may still be shown
-                shown = [w for w in app.topLevelWidgets() if w.isWindow() and w.isVisible()]
-                if not shown:
+                if not shown():
                     return
-                log.debug("a window closed, %d still open: the app goes on", len(shown))
+                log.debug("a window closed, %d still open: the app goes on", len(shown()))
         finally:
             app.lastWindowClosed.disconnect(closed.set)
 

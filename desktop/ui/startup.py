@@ -1,15 +1,28 @@
-"""Opening the editor: the first window, and the offer to restore work left by a crash."""
+"""Opening the editor: the first window, and the offer to restore work left by a crash.
+
+At start-up the window comes first: :func:`show_first_window` shows the tabbed window,
+themed and titled with the file's name, before the editor's modules (the workflow
+models with pydantic and yaml, the canvas, the panels) are even loaded;
+:func:`fill_first_window` makes the document's tab once that window is painted. So the
+user sees the window at once, and the document in it a moment later.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
+from shiboken6 import isValid
 
-from desktop.graph.errors import WorkflowLoadError
-from desktop.ui.recovery import Orphan, find_orphans
-from desktop.ui.tabs import tabbed
-from desktop.ui.window import EditorWindow
+from desktop.ui import theme as themes
+from desktop.ui.settings import ui_settings
+from desktop.ui.tabs import TabbedWindow, tabbed
+
+if TYPE_CHECKING:
+    from desktop.ui.recovery import Orphan
+    from desktop.ui.window import EditorWindow
 
 
 def ask_restore(parent: QWidget | None, orphans: list[Orphan]) -> str:
@@ -34,6 +47,8 @@ def ask_restore(parent: QWidget | None, orphans: list[Orphan]) -> str:
 
 def restore_orphans(window: EditorWindow, orphans: list[Orphan]) -> list[EditorWindow]:
     """Open each recovered document (in ``window`` first if it is blank)."""
+    from desktop.graph.errors import WorkflowLoadError
+
     opened = []
     for orphan in orphans:
         try:
@@ -50,16 +65,66 @@ def restore_orphans(window: EditorWindow, orphans: list[Orphan]) -> list[EditorW
     return opened
 
 
+def offer_restore(window: EditorWindow) -> None:
+    """Offer to restore what a crashed session left unsaved, if it left anything."""
+    from desktop.ui.recovery import find_orphans
+
+    orphans = find_orphans()
+    if not orphans:
+        return
+    answer = ask_restore(window, orphans)
+    if answer == "restore":
+        restore_orphans(window, orphans)
+    elif answer == "discard":
+        for orphan in orphans:
+            orphan.discard()
+
+
 def open_editor(path: str | None = None) -> EditorWindow:
     """Show the editor window (on ``path``), then offer to restore crashed sessions."""
+    from desktop.ui.window import EditorWindow
+
     window = EditorWindow(path)
     tabbed(window)  # workflows and runs open as tabs of this window
-    orphans = find_orphans()
-    if orphans:
-        answer = ask_restore(window, orphans)
-        if answer == "restore":
-            restore_orphans(window, orphans)
-        elif answer == "discard":
-            for orphan in orphans:
-                orphan.discard()
+    offer_restore(window)
+    return window
+
+
+def opening_title(path: str | None) -> str:
+    """The first window's title until its document is loaded (the file's name)."""
+    return f"{Path(path).name} — Agent Canvas" if path else "Agent Canvas"
+
+
+def show_first_window(path: str | None = None) -> TabbedWindow:
+    """Start-up's window, shown now: in the chosen theme, with the file's name in its
+    title and "Opening …" in the middle, before the editor's modules are loaded.
+    :func:`fill_first_window` then gives it its document's tab."""
+    app = QApplication.instance()
+    if app is not None:  # the colours now; the editor adds the style sheet for its parts
+        themes.apply_palette(app, themes.pick(str(ui_settings().value("theme", "system"))))
+    host = TabbedWindow()
+    host.setWindowTitle(opening_title(path))
+    host.show()
+    host.raise_()
+    host.activateWindow()
+    note = QLabel(f"Opening {Path(path).name}…" if path else "Opening…", host.tabs)
+    note.setObjectName("openingNote")
+    note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    note.setGeometry(host.tabs.rect())
+    note.show()
+    return host
+
+
+def fill_first_window(host: TabbedWindow, path: str | None = None) -> EditorWindow | None:
+    """Give start-up's window its document's tab (``path``, or an untitled workflow),
+    then offer to restore crashed sessions; None when the window was closed first."""
+    if not isValid(host) or not host.isVisible():
+        return None
+    from desktop.ui.window import EditorWindow
+
+    for note in host.tabs.findChildren(QLabel, "openingNote"):
+        note.deleteLater()
+    window = EditorWindow(path)
+    host.add(window)
+    offer_restore(window)
     return window

@@ -102,6 +102,13 @@ def pick(choice: str = "system") -> Theme:
 
 def apply(app: QApplication, theme: Theme) -> None:
     """Apply the Fusion style with a palette and a small style sheet for ``theme``."""
+    apply_palette(app, theme)
+    app.setStyleSheet(_STYLE.format(t=theme))
+
+
+def apply_palette(app: QApplication, theme: Theme) -> None:
+    """Apply the Fusion style with ``theme``'s palette, without the style sheet (whose
+    rules are for the editor's parts: start-up's first window has none of them yet)."""
     app.setStyle("Fusion")
     pal = QPalette()
     c = QColor
@@ -122,7 +129,6 @@ def apply(app: QApplication, theme: Theme) -> None:
                  QPalette.ColorRole.ButtonText):
         pal.setColor(QPalette.ColorGroup.Disabled, role, c(theme.muted))
     app.setPalette(pal)
-    app.setStyleSheet(_STYLE.format(t=theme))
 
 
 _STYLE = """

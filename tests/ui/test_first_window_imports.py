@@ -57,3 +57,40 @@ def test_first_window_paints_without_http_client_keyring_markdown_or_run_panels(
                           capture_output=True, text=True, check=True, timeout=300,
                           cwd=tmp_path, env=env)
     assert done.stdout.strip().splitlines()[-1] == "True []"
+
+
+START_UP = """import sys
+from desktop.ui.app import application
+from desktop.ui.on_demand import until_painted
+from desktop.ui.startup import fill_first_window, show_first_window
+
+app = application()
+host = show_first_window({path!r})
+painted = until_painted(host, timeout_ms=60000)
+loaded_at_paint = sorted(m for m in {heavy!r} if m in sys.modules)
+title_at_paint = host.windowTitle()
+editor = fill_first_window(host, {path!r})
+print(painted, loaded_at_paint, repr(title_at_paint))
+print(host.tabs.count(), host.current() is editor, repr(host.windowTitle()))
+host.close()
+"""
+EDITOR = ("pydantic", "yaml", "asyncio", "qasync", "desktop.ui.window", "desktop.ui.editor",
+          "desktop.graph.document")
+
+
+def test_start_up_window_paints_before_the_editor_and_its_models_are_loaded(
+        tmp_path: Path) -> None:
+    """``agent-canvas FILE`` shows its window, titled with the file's name, before the
+    workflow models (pydantic, yaml), asyncio and the editor are imported; the document's
+    tab then comes into that same window, and the title becomes the document's."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
+           "AGENT_CANVAS_DATA_DIR": str(tmp_path / "data"),
+           "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
+    probe = START_UP.format(heavy=EDITOR + HEAVY, path=str(SINGLE))
+    done = subprocess.run([sys.executable, "-c", probe],
+                          capture_output=True, text=True, check=True, timeout=300,
+                          cwd=tmp_path, env=env)
+    at_paint, after = done.stdout.strip().splitlines()[-2:]
+    assert at_paint == f"True [] '{SINGLE.name} — Agent Canvas'"
+    assert after.startswith("1 True 'Single agent — ")
+    assert SINGLE.name in after

@@ -99,10 +99,13 @@ def test_opens_each_example(editor_window: EditorWindow, example: Path) -> None:
 
 
 def test_run_app_opens_editor_window(qtbot, tmp_path: Path) -> None:
-    """run_app drives Qt and asyncio on one qasync loop and returns when the last window closes."""
+    """run_app shows its window, gives it the document's tab on the qasync loop (Qt and
+    asyncio on one loop), and returns when the last window closes."""
     import asyncio
 
     from PySide6.QtCore import QTimer
+
+    from desktop.ui.tabs import TabbedWindow
 
     path = tmp_path / "tiny.flow.yaml"
     path.write_text(FLOW)
@@ -111,20 +114,42 @@ def test_run_app_opens_editor_window(qtbot, tmp_path: Path) -> None:
     def look_then_close() -> None:
         from desktop.ui.window import OPEN_WINDOWS
 
+        if not OPEN_WINDOWS:  # the document's tab is made once the window has painted
+            return
+        poll.stop()
         seen["windows"] = list(OPEN_WINDOWS)
         seen["loop_running"] = asyncio.get_event_loop().is_running()
         seen["path"] = OPEN_WINDOWS[-1].file.path
+        seen["host"] = OPEN_WINDOWS[-1].host
         for window in list(OPEN_WINDOWS):
             window.close()
 
-    QTimer.singleShot(200, look_then_close)
+    poll = QTimer()
+    poll.timeout.connect(look_then_close)
+    poll.start(20)
     try:
         assert app.run_app(str(path)) == 0
     finally:
+        poll.stop()
         asyncio.set_event_loop(None)
     assert seen["loop_running"], "the asyncio loop must run while the window is open"
     assert isinstance(seen["windows"][-1], EditorWindow)
+    assert isinstance(seen["host"], TabbedWindow), "the document is a tab of start-up's window"
     assert seen["path"] == path.resolve()
+
+
+def test_app_ends_when_its_window_closed_before_the_loop_ran(qapp) -> None:
+    """A window closed before the loop runs (start-up's, closed while it is being filled)
+    leaves none to wait for: the app ends, it does not wait for a close that came."""
+    import asyncio
+
+    from desktop.ui.startup import fill_first_window, show_first_window
+
+    host = show_first_window(None)
+    host.close()
+    assert fill_first_window(host, None) is None
+    with asyncio.Runner() as runner:
+        runner.run(asyncio.wait_for(app.until_every_window_closed(qapp), 30))
 
 
 ONE_OF_EACH = """\

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from shiboken6 import isValid
 
 from desktop.graph.resources import examples_dir
-from desktop.ui import startup
+from desktop.ui import recovery, startup
 from desktop.ui.recovery import recovery_dir
 from desktop.ui.tabs import TAB_WINDOWS, TabbedWindow, distinct_titles
 from desktop.ui.window import EditorWindow
@@ -28,7 +28,7 @@ def _copy(src: Path, folder: Path) -> Path:
 
 @pytest.fixture
 def shell(qtbot, monkeypatch, tmp_path):
-    monkeypatch.setattr(startup, "find_orphans", lambda: [])
+    monkeypatch.setattr(recovery, "find_orphans", lambda: [])
     first = startup.open_editor(str(_copy(PIR, tmp_path)))
     window = first.host
     assert isinstance(window, TabbedWindow)

@@ -20,8 +20,8 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QWidget
 from shiboken6 import isValid
 
+from desktop.ui.on_demand import Built, after_first_paint
 from desktop.ui.run.approval_badge import approvals_badge
-from desktop.ui.run.on_demand import Built, after_first_paint
 from desktop.ui.run.panel_links import ModesAndChat
 from desktop.ui.run.run_controls import RunControls
 from desktop.ui.run.window_parts import WindowParts

@@ -4,6 +4,8 @@
 ``build()``: reading any of them builds the whole group first. :func:`after_first_paint`
 calls a function on the event loop's turn after a widget (or one of its children) was
 first painted: what the window needs soon, but not for its first look, is made then.
+:func:`until_painted` runs Qt's events until a window is on the screen, before any loop
+exists (start-up's first window).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QElapsedTimer, QEvent, QEventLoop, QObject, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 from shiboken6 import isValid
 
@@ -67,4 +69,22 @@ def after_first_paint(widget: QWidget, call: Callable[[], None]) -> None:
     _FirstPaint(widget, call)
 
 
-__all__ = ["Builds", "Built", "after_first_paint"]
+def until_painted(widget: QWidget, timeout_ms: int = 2000) -> bool:
+    """Process Qt's events until ``widget`` (shown) has been painted, or ``timeout_ms``
+    has passed (no display server shows it, say); True when it was painted."""
+    painted: list[bool] = []
+    after_first_paint(widget, lambda: painted.append(True))
+    clock = QElapsedTimer()
+    clock.start()
+    wake = QTimer()  # WaitForMoreEvents returns at the latest on its tick
+    wake.start(50)
+    app = QApplication.instance()
+    try:
+        while not painted and isValid(widget) and not clock.hasExpired(timeout_ms):
+            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
+    finally:
+        wake.stop()
+    return bool(painted)
+
+
+__all__ = ["Builds", "Built", "after_first_paint", "until_painted"]
