@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import shutil
 import threading
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,9 +32,11 @@ from desktop.runtime.git_run import GitError, Stopper, git, must
 WORKTREES = "worktrees"
 """The run folder's folder of node worktrees."""
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$")
-_locks: dict[str, threading.Lock] = {}
+# weak: a lock lives while someone holds or waits for it, so a long-running service
+# does not keep one for every worktree path (or repository) it ever made
+_locks: weakref.WeakValueDictionary[str, threading.Lock] = weakref.WeakValueDictionary()
 _locks_guard = threading.Lock()
-_path_locks: dict[str, threading.Lock] = {}
+_path_locks: weakref.WeakValueDictionary[str, threading.Lock] = weakref.WeakValueDictionary()
 
 
 def branch_component(key: str | None, node_id: str) -> str:
@@ -94,16 +97,23 @@ def repo_of(workspace: Path) -> Repo | None:
 
 def repo_lock(common_dir: Path) -> threading.Lock:
     """The lock held while the repository's worktrees are made, pooled or removed."""
-    with _locks_guard:
-        return _locks.setdefault(str(common_dir), threading.Lock())
+    return _lock_for(_locks, str(common_dir))
 
 
 def path_lock(path: Path) -> threading.Lock:
     """The lock held while the worktree at ``path`` is made: a node whose turn comes while
     its worktree is being prepared waits for that preparation instead of making its own.
     Taken before the repository's lock, never while holding it."""
+    return _lock_for(_path_locks, str(path))
+
+
+def _lock_for(locks: weakref.WeakValueDictionary[str, threading.Lock],
+              key: str) -> threading.Lock:
     with _locks_guard:
-        return _path_locks.setdefault(str(path), threading.Lock())
+        lock = locks.get(key)
+        if lock is None:
+            lock = locks[key] = threading.Lock()
+        return lock
 
 
 def head(folder: Path) -> str:

@@ -166,3 +166,22 @@ async def test_stopping_the_run_kills_the_preparation_and_leaves_nothing_running
     pool = worktree_pool.pool_dir(engine.run_dir)
     assert all(p.is_relative_to(pool) for p in _listed(repo))
     assert all(ref.split("/")[-2] != engine.run_id[:8] for ref in _canvas_refs(repo))
+
+
+async def test_a_worktree_path_lock_lives_only_while_it_is_held_or_awaited(
+        tmp_path: Path, no_git_config) -> None:
+    """A long-running service makes worktrees for many runs: it keeps no lock for a path
+    (or a repository) once nobody holds or waits for it, and while somebody does, every
+    caller gets that same lock."""
+    from desktop.runtime import worktrees
+
+    repo = user_repo(tmp_path / "project")
+    run_dir = tmp_path / "runs" / RUN_A
+    await _prepare(repo, run_dir, RUN_A, ["left", "right"])
+    made = [str((run_dir / "worktrees" / key).absolute()) for key in ("first", "left", "right")]
+    assert not set(made) & set(worktrees._path_locks.keys())
+    assert str(worktrees.repo_of(repo).common_dir) not in set(worktrees._locks.keys())
+    held = path_lock(Path(made[0]))
+    with held:
+        assert path_lock(Path(made[0])) is held
+    assert path_lock(Path(made[1])) is not path_lock(Path(made[2]))
