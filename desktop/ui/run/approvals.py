@@ -8,15 +8,11 @@ any other and every client sees it.
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import json
 from collections.abc import Awaitable, Callable
 
-from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction, QFont, QKeySequence
 from PySide6.QtWidgets import (
-    QDialog,
     QDialogButtonBox,
     QFormLayout,
     QLabel,
@@ -26,9 +22,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from shiboken6 import isValid
 
 from desktop.disk.safe_json import loads as safe_loads
+from desktop.ui.run.decision_dialog import DecisionDialog
 
 # (approval id, status, modified args, reason, merge=None: a merge approval's choice) ->
 # accepted? (now, or once the service answers)
@@ -46,10 +42,8 @@ def parse_args(text: str) -> tuple[dict | None, str | None]:
     return value, None
 
 
-class ApprovalDialog(QDialog):
+class ApprovalDialog(DecisionDialog):
     """One request: node, tool, args, context; Approve, Deny, or Modify the args."""
-
-    decided = Signal(str, str)  # approval id, status
 
     def __init__(self, request: dict, resolver: Resolver, node_label: str = "",
                  parent: QWidget | None = None) -> None:
@@ -134,29 +128,9 @@ class ApprovalDialog(QDialog):
         self._send("modified", args)
 
     def _send(self, status: str, args: dict | None) -> None:
-        self.error.clear()
-        result = self.resolver(self.approval_id, status, args, self.reason.text().strip() or None)
-        if inspect.isawaitable(result):
-            self._buttons_enabled(False)  # one decision at a time while the service answers
-            future = asyncio.ensure_future(result)
-            future.add_done_callback(lambda f: self._answered(status, f))
-            return
-        self._decided(status, bool(result))
+        self.send_decision(status, lambda: self.resolver(
+            self.approval_id, status, args, self.reason.text().strip() or None))
 
-    def _answered(self, status: str, future: asyncio.Future) -> None:
-        if not isValid(self):
-            return
-        self._buttons_enabled(True)
-        self._decided(status, not future.cancelled() and future.exception() is None
-                      and bool(future.result()))
-
-    def _buttons_enabled(self, enabled: bool) -> None:
+    def set_deciding(self, deciding: bool) -> None:
         for button in (self.approve_button, self.deny_button, self.modify_button):
-            button.setEnabled(enabled)
-
-    def _decided(self, status: str, accepted: bool) -> None:
-        if accepted:
-            self.decided.emit(self.approval_id, status)
-            self.accept()
-        else:
-            self.error.setText("The request could not be resolved (it may be decided already).")
+            button.setEnabled(not deciding)

@@ -10,14 +10,11 @@ dialog's), which may answer later (an awaitable).
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
-    QDialog,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -28,8 +25,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from shiboken6 import isValid
 
+from desktop.ui.run.decision_dialog import DecisionDialog
 from desktop.views.approval_text import attempt_line
 
 
@@ -60,10 +57,10 @@ def _diff_pane(attempt: dict[str, Any]) -> QGroupBox:
     return group
 
 
-class ChoiceDialog(QDialog):
+class ChoiceDialog(DecisionDialog):
     """One choice approval: pick the attempt that goes on (see the module)."""
 
-    decided = Signal(str, str)  # approval id, status
+    refused_text = "The choice could not be sent (it may be decided already)."
 
     def __init__(self, request: dict, resolver: Any, node_label: str = "",
                  parent: QWidget | None = None) -> None:
@@ -152,27 +149,12 @@ class ChoiceDialog(QDialog):
         self._send("denied", None)
 
     def _send(self, status: str, choice: int | None) -> None:
-        self.error.clear()
-        result = self.resolver(self.approval_id, status, None, None, choice=choice)
-        if inspect.isawaitable(result):
+        self.send_decision(status, lambda: self.resolver(self.approval_id, status, None, None,
+                                                         choice=choice))
+
+    def set_deciding(self, deciding: bool) -> None:
+        self.deny_button.setEnabled(not deciding)
+        if deciding:
             self.choose_button.setEnabled(False)
-            self.deny_button.setEnabled(False)
-            future = asyncio.ensure_future(result)
-            future.add_done_callback(lambda f: self._answered(status, f))
-            return
-        self._decided(status, bool(result))
-
-    def _answered(self, status: str, future: asyncio.Future) -> None:
-        if not isValid(self):
-            return
-        self.deny_button.setEnabled(True)
-        self._show(self.list.currentRow())
-        self._decided(status, not future.cancelled() and future.exception() is None
-                      and bool(future.result()))
-
-    def _decided(self, status: str, accepted: bool) -> None:
-        if accepted:
-            self.decided.emit(self.approval_id, status)
-            self.accept()
         else:
-            self.error.setText("The choice could not be sent (it may be decided already).")
+            self._show(self.list.currentRow())

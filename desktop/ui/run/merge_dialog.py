@@ -13,16 +13,12 @@ rest to the agent's turn; Undo merge denies it. The decision goes to a resolver 
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import re
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
-    QDialog,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -32,8 +28,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from shiboken6 import isValid
 
+from desktop.ui.run.decision_dialog import DecisionDialog
 from desktop.views.approval_text import file_note
 
 _MARKER = re.compile(r"^(<{7}|>{7})(?: |$)", re.M)
@@ -59,10 +55,10 @@ def _rebuilt(entry: dict[str, Any]) -> str:
                    ">>>>>>> theirs\n" for h in entry.get("hunks") or [])
 
 
-class MergeDialog(QDialog):
+class MergeDialog(DecisionDialog):
     """One merge approval: a decision per file, or the agent (see the module)."""
 
-    decided = Signal(str, str)  # approval id, status
+    refused_text = "The merge could not be decided (it may be decided already)."
 
     def __init__(self, request: dict, resolver: Any, node_label: str = "",
                  parent: QWidget | None = None) -> None:
@@ -233,32 +229,12 @@ class MergeDialog(QDialog):
         self._send("denied", None)
 
     def _send(self, status: str, merge: dict[str, Any] | None) -> None:
-        self.error.clear()
-        result = self.resolver(self.approval_id, status, None, None, merge=merge)
-        if inspect.isawaitable(result):
-            self._enabled(False)  # one decision at a time while the service answers
-            future = asyncio.ensure_future(result)
-            future.add_done_callback(lambda f: self._answered(status, f))
-            return
-        self._decided(status, bool(result))
+        self.send_decision(status, lambda: self.resolver(self.approval_id, status, None, None,
+                                                         merge=merge))
 
-    def _answered(self, status: str, future: asyncio.Future) -> None:
-        if not isValid(self):
-            return
-        self._enabled(True)
-        self._decided(status, not future.cancelled() and future.exception() is None
-                      and bool(future.result()))
-
-    def _enabled(self, enabled: bool) -> None:
+    def set_deciding(self, deciding: bool) -> None:
         for button in (self.resolve_button, self.agent_button, self.deny_button):
-            button.setEnabled(enabled)
-        if enabled:
+            button.setEnabled(not deciding)
+        if not deciding:
             self.agent_button.setEnabled(bool(self.merge.get("agent", True)))
             self._update()
-
-    def _decided(self, status: str, accepted: bool) -> None:
-        if accepted:
-            self.decided.emit(self.approval_id, status)
-            self.accept()
-        else:
-            self.error.setText("The merge could not be decided (it may be decided already).")
