@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
 from shiboken6 import isValid
 
@@ -101,7 +100,7 @@ def show_first_window(path: str | None = None) -> TabbedWindow:
     :func:`fill_first_window` then gives it its document's tab."""
     app = QApplication.instance()
     if app is not None:  # the colours now; the editor adds the style sheet for its parts
-        themes.apply_palette(app, themes.pick(str(ui_settings().value("theme", "system"))))
+        themes.apply_palette(app, first_theme())
     host = TabbedWindow()
     host.setWindowTitle(opening_title(path))
     host.show()
@@ -109,10 +108,20 @@ def show_first_window(path: str | None = None) -> TabbedWindow:
     host.activateWindow()
     note = QLabel(f"Opening {Path(path).name}…" if path else "Opening…", host.tabs)
     note.setObjectName("openingNote")
-    note.setAlignment(Qt.AlignmentFlag.AlignCenter)
-    note.setGeometry(host.tabs.rect())
+    note.adjustSize()  # centred by hand: an alignment flag would load Qt's enums first
+    note.move(host.tabs.rect().center() - note.rect().center())
     note.show()
     return host
+
+
+def first_theme() -> themes.Theme:
+    """The theme of start-up's window: the one chosen, or for "system" the one the editor
+    showed last (asking the desktop costs 20 ms of Qt enums; the editor asks it next)."""
+    settings = ui_settings()
+    choice = str(settings.value("theme", "system"))
+    if choice == "system":
+        return themes.by_name(settings.value(themes.SHOWN_KEY))
+    return themes.pick(choice)
 
 
 def fill_first_window(host: TabbedWindow, path: str | None = None) -> EditorWindow | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtCore import QByteArray
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QTabWidget, QWidget
 from shiboken6 import isValid
@@ -53,24 +53,18 @@ class TabbedWindow(QMainWindow):
     def __init__(self) -> None:
         super().__init__()
         TAB_WINDOWS.append(self)
-        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        # Deleted once closed (closeEvent), as WA_DeleteOnClose would; that flag, an elide
+        # mode or a shortcut would load the Qt namespace's enums (20 ms) before start-up's
+        # first paint, so what needs them is set with the first tab (_first_tab).
         self.tabs = QTabWidget()
         self.tabs.setObjectName("documentTabs")
         self.tabs.setDocumentMode(True)
         self.tabs.setTabsClosable(True)
         self.tabs.setMovable(True)
-        self.tabs.setElideMode(Qt.TextElideMode.ElideMiddle)
         self.tabs.tabCloseRequested.connect(lambda i: self.close_tab(self.editor_at(i)))
         self._front = None  # the editor whose tab was in front last
         self.tabs.currentChanged.connect(self._current_changed)
         self.setCentralWidget(self.tabs)
-        for name, keys, step in (("next_tab", "Ctrl+Tab", 1),
-                                 ("previous_tab", "Ctrl+Shift+Tab", -1)):
-            action = QAction(self)
-            action.setObjectName(name)
-            action.setShortcut(QKeySequence(keys))
-            action.triggered.connect(lambda _c=False, s=step: self.step_tab(s))
-            self.addAction(action)
         self._closing = False
         self._place()
 
@@ -90,6 +84,10 @@ class TabbedWindow(QMainWindow):
 
     def add(self, editor, focus: bool = True):
         """Take ``editor`` (an EditorWindow) as a new tab."""
+        from PySide6.QtCore import Qt
+
+        if not self.tabs.count():
+            self._first_tab()
         editor.host = self
         editor.setWindowFlags(Qt.WindowType.Widget)
         editor.menuBar().hide()  # its menus show in this window's menu bar
@@ -102,6 +100,21 @@ class TabbedWindow(QMainWindow):
             self.tabs.setCurrentIndex(index)
         self._retitle(editor)
         return editor
+
+    def _first_tab(self) -> None:
+        """What the window needs once it has tabs: middle elision, Ctrl+(Shift+)Tab."""
+        from PySide6.QtCore import Qt
+
+        self.tabs.setElideMode(Qt.TextElideMode.ElideMiddle)
+        if self.findChild(QAction, "next_tab") is not None:
+            return
+        for name, keys, step in (("next_tab", "Ctrl+Tab", 1),
+                                 ("previous_tab", "Ctrl+Shift+Tab", -1)):
+            action = QAction(self)
+            action.setObjectName(name)
+            action.setShortcut(QKeySequence(keys))
+            action.triggered.connect(lambda _c=False, s=step: self.step_tab(s))
+            self.addAction(action)
 
     def new_tab(self):
         """A new untitled workflow in a new tab."""
@@ -231,6 +244,7 @@ class TabbedWindow(QMainWindow):
         if self in TAB_WINDOWS:
             TAB_WINDOWS.remove(self)
         event.accept()
+        self.deleteLater()
 
 
 def tabbed(editor) -> QWidget:

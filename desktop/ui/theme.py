@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -86,9 +85,20 @@ DARK = Theme(
 
 def system_prefers_dark() -> bool:
     """Whether the desktop asks for a dark colour scheme."""
+    from PySide6.QtCore import Qt  # its ~130 enums take 20 ms: not before the first paint
+
     hints = QGuiApplication.styleHints()
     scheme = getattr(hints, "colorScheme", None)
     return scheme is not None and scheme() == Qt.ColorScheme.Dark
+
+
+SHOWN_KEY = "theme/shown"
+"""The settings key of the theme the editor showed last (start-up's first look)."""
+
+
+def by_name(name: object) -> Theme:
+    """The theme named ``name`` ("dark"), else the light one."""
+    return DARK if name == DARK.name else LIGHT
 
 
 def pick(choice: str = "system") -> Theme:

@@ -379,6 +379,9 @@ class EditorWindow(QMainWindow):
         app = QApplication.instance()
         if app is not None:
             themes.apply(app, theme)
+            settings = ui_settings()
+            if settings.value(themes.SHOWN_KEY) != theme.name:  # the next start's first look
+                settings.setValue(themes.SHOWN_KEY, theme.name)
         self.scene.set_theme(theme)
         self.problems.theme = theme
         self.palette_panel.populate(theme)

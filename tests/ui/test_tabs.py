@@ -255,3 +255,25 @@ def test_tab_texts_are_distinct_for_distinct_files_and_keep_the_unsaved_mark(tab
         names = [t.removesuffix(" *") for t, _p in tabs]
         if names.count(title.removesuffix(" *")) == 1:
             assert text == title
+
+
+def test_start_up_window_shows_the_theme_the_editor_showed_last(qtbot, monkeypatch) -> None:
+    """With the "system" theme, start-up's window takes the theme the editor showed last
+    (asking the desktop loads Qt's enums before the first paint); a chosen theme is taken
+    as it is."""
+    from desktop.ui import theme as themes
+    from desktop.ui.settings import ui_settings
+
+    monkeypatch.setattr(themes, "system_prefers_dark", lambda: True)
+    settings = ui_settings()
+    settings.setValue("theme", "system")
+    settings.remove(themes.SHOWN_KEY)
+    assert startup.first_theme() is themes.LIGHT  # never shown: the light one
+    editor = EditorWindow()
+    qtbot.addWidget(editor)
+    assert editor.theme is themes.DARK
+    assert startup.first_theme() is themes.DARK
+    ui_settings().setValue("theme", "light")
+    assert startup.first_theme() is themes.LIGHT
+    ui_settings().setValue("theme", "system")
+    editor.apply_theme(themes.LIGHT)  # the app's palette as the other tests expect it
