@@ -10,7 +10,7 @@ import gc
 import logging
 import sys
 from collections.abc import Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
@@ -20,6 +20,11 @@ from desktop import __version__
 from desktop.graph.resources import APP_ICON, app_icon_files
 from desktop.ui.on_demand import until_painted
 from desktop.ui.startup import fill_first_window, show_first_window
+
+if TYPE_CHECKING:  # asyncio itself loads after the first paint (run_app)
+    import asyncio
+
+    from desktop.ui.tabs import TabbedWindow
 
 log = logging.getLogger(__name__)
 
@@ -73,11 +78,28 @@ def run_app(path: str | None) -> int:
     loop = new_event_loop(app)
     asyncio.set_event_loop(loop)
     with loop:
-        loop.call_soon(fill_first_window, first, path)
-        loop.run_until_complete(until_every_window_closed(app))
+        filled = loop.create_future()
+        loop.call_soon(_fill, filled, first, path)
+        loop.run_until_complete(_session(filled, app))
     collector.stop()
     gc.enable()  # the loop and its Qt objects are gone: any thread may collect again
     return 0
+
+
+def _fill(filled: asyncio.Future, first: TabbedWindow, path: str | None) -> None:
+    # a callback, not a task: the offer to restore crashed work is a modal dialog, whose
+    # event loop may run the loop's tasks
+    try:
+        fill_first_window(first, path)
+    except Exception as exc:  # to run_app's caller, as an error before the loop would be
+        filled.set_exception(exc)
+    else:
+        filled.set_result(None)
+
+
+async def _session(filled: asyncio.Future, app: QApplication) -> None:
+    await filled
+    await until_every_window_closed(app)
 
 
 def until_every_window_closed(app: QApplication) -> Coroutine[Any, Any, None]:

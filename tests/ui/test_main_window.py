@@ -170,3 +170,25 @@ def test_status_bar_counts_read_in_the_singular(editor_window: EditorWindow,
     assert editor_window.counts_label.text() == "1 node · 1 edge"
     assert "● 1 error " in editor_window.problems_label.text() + " "
     assert "1 errors" not in editor_window.problems_label.text()
+
+
+def test_an_error_making_the_first_document_tab_ends_run_app_with_it(qtbot, monkeypatch,
+                                                                     tmp_path: Path) -> None:
+    """A start-up that fails after the window is shown fails as one before it would: the
+    error comes out of run_app (a traceback and an exit code), the window does not stay
+    on the screen saying "Opening…" with nothing behind it."""
+    import asyncio
+
+    from desktop.ui.tabs import TAB_WINDOWS
+
+    def broken(host, path):
+        raise RuntimeError("the editor could not be made")
+
+    monkeypatch.setattr(app, "fill_first_window", broken)
+    try:
+        with pytest.raises(RuntimeError, match="could not be made"):
+            app.run_app(None)
+    finally:
+        asyncio.set_event_loop(None)
+        for window in list(TAB_WINDOWS):
+            window.close()
