@@ -8,7 +8,8 @@ import sys
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``gui`` subcommand."""
     p = sub.add_parser("gui", help="open the desktop app, optionally on a workflow file")
-    p.add_argument("file", nargs="?", help="a *.flow.yaml workflow to open")
+    p.add_argument("file", nargs="?",
+                   help="a *.flow.yaml workflow to open, or a run's folder to show")
     p.set_defaults(handler=lambda args: open_gui(args.file))
 
 

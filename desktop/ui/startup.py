@@ -125,15 +125,21 @@ def first_theme() -> themes.Theme:
 
 
 def fill_first_window(host: TabbedWindow, path: str | None = None) -> EditorWindow | None:
-    """Give start-up's window its document's tab (``path``, or an untitled workflow),
-    then offer to restore crashed sessions; None when the window was closed first."""
+    """Give start-up's window its document's tab (``path``: a workflow file, or a run's
+    folder shown with its graph; else an untitled workflow), then offer to restore
+    crashed sessions; None when the window was closed first."""
     if not isValid(host) or not host.isVisible():
         return None
+    from desktop.store.jsonl import EVENTS_FILE
     from desktop.ui.window import EditorWindow
 
     for note in host.tabs.findChildren(QLabel, "openingNote"):
+        note.hide()  # at once: a modal dialog below may paint before it is deleted
         note.deleteLater()
-    window = EditorWindow(path)
+    run_dir = Path(path).resolve() if path and (Path(path) / EVENTS_FILE).is_file() else None
+    window = EditorWindow(None if run_dir else path)
     host.add(window)
+    if run_dir is not None:
+        window.show_run(run_dir)
     offer_restore(window)
     return window

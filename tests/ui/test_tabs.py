@@ -277,3 +277,23 @@ def test_start_up_window_shows_the_theme_the_editor_showed_last(qtbot, monkeypat
     assert startup.first_theme() is themes.LIGHT
     ui_settings().setValue("theme", "system")
     editor.apply_theme(themes.LIGHT)  # the app's palette as the other tests expect it
+
+
+def test_start_up_on_a_run_folder_shows_that_run_with_its_graph(qtbot, monkeypatch,
+                                                                 past_run) -> None:
+    """``agent-canvas RUN_FOLDER`` opens the run (its graph, statuses and panels), as Run
+    history would, instead of refusing a folder that is not a workflow file."""
+    monkeypatch.setattr(recovery, "find_orphans", lambda: [])
+    run_dir = past_run(PIR, "start-up")
+    host = startup.show_first_window(str(run_dir))
+    try:
+        editor = startup.fill_first_window(host, str(run_dir))
+        assert editor is not None and host.current() is editor
+        assert editor.run_origin == run_dir.resolve()
+        assert editor.run_panels.session is not None
+        assert editor.run_panels.session.run_dir == run_dir.resolve()
+        assert host.windowTitle().startswith("Plan, implement, review — run ")
+        notes = host.tabs.findChildren(type(editor.counts_label), "openingNote")
+        assert notes and not any(note.isVisible() for note in notes)  # hidden, then deleted
+    finally:
+        host.close()
