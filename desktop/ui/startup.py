@@ -130,13 +130,13 @@ def fill_first_window(host: TabbedWindow, path: str | None = None) -> EditorWind
     crashed sessions; None when the window was closed first."""
     if not isValid(host) or not host.isVisible():
         return None
-    from desktop.store.jsonl import EVENTS_FILE
     from desktop.ui.window import EditorWindow
+    from desktop.views.reader import is_run_folder
 
     for note in host.tabs.findChildren(QLabel, "openingNote"):
         note.hide()  # at once: a modal dialog below may paint before it is deleted
         note.deleteLater()
-    run_dir = Path(path).resolve() if path and (Path(path) / EVENTS_FILE).is_file() else None
+    run_dir = Path(path).resolve() if path and is_run_folder(Path(path)) else None
     window = EditorWindow(None if run_dir else path)
     host.add(window)
     if run_dir is not None:

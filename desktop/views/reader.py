@@ -59,6 +59,11 @@ def _iter_back(fh: BinaryIO, end: int) -> Iterator[tuple[int, bytes]]:
     yield 0, tail
 
 
+def is_run_folder(path: Path) -> bool:
+    """Whether ``path`` is a run's folder (it holds the run's event log)."""
+    return (Path(path) / EVENTS_FILE).is_file()
+
+
 class EventReader:
     """Read-only access to ``run_dir/events.jsonl``; skipped stretches land in ``problems``."""
 
