@@ -8,7 +8,8 @@ from aiohttp import WSCloseCode, web
 
 from desktop.api.api_error import ApiError
 from desktop.api.connections import LIMITS, Limits
-from desktop.api.routes import ROUTES, SERVICE, int_query
+from desktop.api.engine_loop import SAME_LOOP, Runs
+from desktop.api.routes import ENGINES, ROUTES, SERVICE, int_query
 from desktop.api.runs import RunService
 from desktop.api.security import STREAM_ROUTE, guard, host_names, json_errors
 from desktop.api.stream import CLOSE_UNKNOWN_RUN, QUEUE_LIMIT, StreamClient
@@ -21,15 +22,18 @@ MAX_CLIENT_FRAME = 64 * 1024
 
 
 def create_app(service: RunService, token: str, host: str = "127.0.0.1",
-               queue_limit: int = QUEUE_LIMIT, limits: Limits | None = None
-               ) -> web.Application:
+               queue_limit: int = QUEUE_LIMIT, limits: Limits | None = None,
+               engines: Runs = SAME_LOOP) -> web.Application:
     """The application serving ``service`` to clients holding ``token``; serve it with
-    :class:`~desktop.api.connections.GuardedRunner`, which applies ``limits``."""
+    :class:`~desktop.api.connections.GuardedRunner`, which applies ``limits``. The
+    service's work is done on ``engines`` (its own loop, in ``serve``); the streams'
+    fan-out stays on this application's loop."""
     limits = limits or Limits()
     app = web.Application(middlewares=[json_errors, guard(token, host_names(host),
                                                           limits.body_timeout)],
                           client_max_size=MAX_BODY_BYTES)
     app[SERVICE] = service
+    app[ENGINES] = engines
     app[LIMITS] = limits
     app[QUEUE] = queue_limit
     for route in ROUTES:

@@ -16,6 +16,7 @@ behind or reconnects is sent them again without encoding them again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import threading
 import time
@@ -166,7 +167,12 @@ class Feeds:
         return len(self._clients.get(run_id, ()))
 
     def close_run(self, run_id: str, code: int, message: str) -> None:
-        """Close every stream of ``run_id`` with ``code``."""
+        """Close every stream of ``run_id`` with ``code``; callable from any thread."""
+        if self._thread is not None and threading.get_ident() != self._thread:
+            assert self._loop is not None
+            with contextlib.suppress(RuntimeError):  # the server's loop is gone: so are they
+                self._loop.call_soon_threadsafe(self.close_run, run_id, code, message)
+            return
         self._drop(run_id)
         for client in list(self._clients.get(run_id, ())):
             client.close(code, message)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from desktop import __version__
 from desktop.api import artifacts, forks, results
 from desktop.api.api_error import ApiError
+from desktop.api.engine_loop import Runs
 from desktop.api.errors import from_validation
 from desktop.api.runs import RunService
 from desktop.contract import api as m
@@ -23,6 +24,7 @@ from desktop.disk.safe_json import loads as safe_loads
 from desktop.runtime import control as c
 
 SERVICE: web.AppKey[RunService] = web.AppKey("service", RunService)
+ENGINES: web.AppKey[Runs] = web.AppKey("engines", object)
 Model = TypeVar("Model", bound=BaseModel)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -72,6 +74,11 @@ def _service(request: web.Request) -> RunService:
     return request.app[SERVICE]
 
 
+def _engines(request: web.Request) -> Runs:
+    """Where the service's work is done: its engines' loop (desktop/api/engine_loop.py)."""
+    return request.app[ENGINES]
+
+
 def _run_id(request: web.Request) -> str:
     return request.match_info["run_id"]
 
@@ -81,11 +88,11 @@ def _run_id(request: web.Request) -> str:
 
 async def create_run(request: web.Request) -> web.Response:
     body = await parse(request, m.CreateRun)
-    return _json(await _service(request).create(body), status=201)
+    return _json(await _engines(request).run(_service(request).create(body)), status=201)
 
 
 async def list_runs(request: web.Request) -> web.Response:
-    answer = await _service(request).run_list()
+    answer = await _engines(request).run(_service(request).run_list())
     # no-cache: a client may keep the list but asks each time; the ETag makes that a 304
     headers = {"ETag": answer.etag, "Cache-Control": "no-cache"}
     sent = _etags(request.headers.get("If-None-Match", ""))
@@ -100,12 +107,12 @@ def _etags(header: str) -> set[str]:
 
 
 async def get_run(request: web.Request) -> web.Response:
-    return _json(await _service(request).state(_run_id(request)))
+    return _json(await _engines(request).run(_service(request).state(_run_id(request))))
 
 
 async def patch_run(request: web.Request) -> web.Response:
     body = await parse(request, m.PatchRun)
-    return _json(await _service(request).patch(_run_id(request), body))
+    return _json(await _engines(request).run(_service(request).patch(_run_id(request), body)))
 
 
 async def delete_run(request: web.Request) -> web.Response:
@@ -113,7 +120,7 @@ async def delete_run(request: web.Request) -> web.Response:
     if raw not in _FLAGS:
         raise ApiError(422, "invalid_query", "force must be true or false", "force")
     force = _FLAGS[raw]
-    await _service(request).delete(_run_id(request), force)
+    await _engines(request).run(_service(request).delete(_run_id(request), force))
     return web.Response(status=204)
 
 
@@ -121,43 +128,50 @@ async def run_events(request: web.Request) -> web.Response:
     limit = int_query(request, "limit", 100, 1, m.MAX_PAGE)
     before = int_query(request, "before", None, 1)
     after = int_query(request, "after", None, 0)
-    page = await _service(request).events(_run_id(request), limit or 100, before, after)
+    work = _service(request).events(_run_id(request), limit or 100, before, after)
+    page = await _engines(request).run(work)
     info = m.PageInfo(nextCursor=page.next_cursor, hasMore=page.has_more)
     return _json({"events": page.events, "page": info.to_json_dict()})
 
 
 async def fork_run(request: web.Request) -> web.Response:
     body = await parse(request, m.ForkRun)
-    return _json(await forks.fork(_service(request), _run_id(request), body), status=201)
+    work = forks.fork(_service(request), _run_id(request), body)
+    return _json(await _engines(request).run(work), status=201)
 
 
 async def fork_points(request: web.Request) -> web.Response:
     at = int_query(request, "at", None, 1)
-    return _json(await forks.fork_points(_service(request), _run_id(request), at))
+    work = forks.fork_points(_service(request), _run_id(request), at)
+    return _json(await _engines(request).run(work))
 
 
 async def run_result(request: web.Request) -> web.Response:
-    return _json(await results.result(_service(request), _run_id(request)))
+    return _json(await _engines(request).run(results.result(_service(request), _run_id(request))))
 
 
 async def run_result_diff(request: web.Request) -> web.Response:
     path = request.query.get("path")
-    return _json(await results.result_diff(_service(request), _run_id(request), path))
+    work = results.result_diff(_service(request), _run_id(request), path)
+    return _json(await _engines(request).run(work))
 
 
 async def run_artifact(request: web.Request) -> web.Response:
     artifact_id = request.match_info["artifact_id"]
-    return _json(await artifacts.artifact(_service(request), _run_id(request), artifact_id))
+    work = artifacts.artifact(_service(request), _run_id(request), artifact_id)
+    return _json(await _engines(request).run(work))
 
 
 async def apply_result(request: web.Request) -> web.Response:
     body = await parse(request, m.ApplyResult)
-    return _json(await results.apply(_service(request), _run_id(request), body))
+    work = results.apply(_service(request), _run_id(request), body)
+    return _json(await _engines(request).run(work))
 
 
 async def pull_request(request: web.Request) -> web.Response:
     body = await parse(request, m.OpenPullRequest)
-    return _json(await results.pull_request(_service(request), _run_id(request), body),
+    work = results.pull_request(_service(request), _run_id(request), body)
+    return _json(await _engines(request).run(work),
                  status=201)
 
 
@@ -166,26 +180,29 @@ async def pull_request(request: web.Request) -> web.Response:
 
 async def chat(request: web.Request) -> web.Response:
     body = await parse(request, m.ChatRequest)
-    outcome = await _service(request).execute(_run_id(request), body.command())
+    work = _service(request).execute(_run_id(request), body.command())
+    outcome = await _engines(request).run(work)
     return _json({"nodeId": outcome.node_id}, status=202)
 
 
 async def step(request: web.Request) -> web.Response:
     body = await parse(request, m.StepRequest)
-    outcome = await _service(request).execute(_run_id(request), body.command())
+    work = _service(request).execute(_run_id(request), body.command())
+    outcome = await _engines(request).run(work)
     return _json({"nodeId": outcome.node_id}, status=202)
 
 
 async def set_budget(request: web.Request) -> web.Response:
     body = await parse(request, m.SetBudgetRequest)
-    outcome = await _service(request).execute(_run_id(request), body.command())
+    work = _service(request).execute(_run_id(request), body.command())
+    outcome = await _engines(request).run(work)
     return _json({"nodeId": outcome.node_id})
 
 
 async def edit_inbox(request: web.Request) -> web.Response:
     body = await parse(request, m.EditInbox)
     command = body.command(item_id=request.match_info["item_id"])
-    outcome = await _service(request).execute(_run_id(request), command)
+    outcome = await _engines(request).run(_service(request).execute(_run_id(request), command))
     return _json({"nodeId": outcome.node_id})
 
 
@@ -193,13 +210,15 @@ async def edit_inbox(request: web.Request) -> web.Response:
 
 
 async def list_approvals(request: web.Request) -> web.Response:
-    return _json({"approvals": _service(request).approvals()})
+    approvals = await _engines(request).call(_service(request).approvals)
+    return _json({"approvals": approvals})
 
 
 async def resolve_approval(request: web.Request) -> web.Response:
     body = await parse(request, m.ResolveApproval)
     approval_id = request.match_info["approval_id"]
-    run_id, outcome = await _service(request).resolve(body.command(approval_id=approval_id))
+    work = _service(request).resolve(body.command(approval_id=approval_id))
+    run_id, outcome = await _engines(request).run(work)
     resolution = outcome.resolution.to_json_dict() if outcome.resolution else {}
     return _json({"approvalId": approval_id, "runId": run_id, "resolution": resolution})
 
@@ -209,30 +228,34 @@ async def resolve_approval(request: web.Request) -> web.Response:
 
 async def add_node(request: web.Request) -> web.Response:
     body = await parse(request, m.AddNode)
-    outcome = await _service(request).execute(_run_id(request), body.command())
+    work = _service(request).execute(_run_id(request), body.command())
+    outcome = await _engines(request).run(work)
     return _json(outcome.created, status=201)
 
 
 async def patch_node(request: web.Request) -> web.Response:
     body = await parse(request, m.PatchNode)
     command = body.command(node_id=request.match_info["node_id"])
-    outcome = await _service(request).execute(_run_id(request), command)
+    outcome = await _engines(request).run(_service(request).execute(_run_id(request), command))
     return _json({"nodeId": outcome.node_id})
 
 
 async def delete_node(request: web.Request) -> web.Response:
-    await _service(request).execute(_run_id(request), c.DeleteNode(request.match_info["node_id"]))
+    work = _service(request).execute(_run_id(request), c.DeleteNode(request.match_info["node_id"]))
+    await _engines(request).run(work)
     return web.Response(status=204)
 
 
 async def add_edge(request: web.Request) -> web.Response:
     body = await parse(request, m.AddEdge)
-    outcome = await _service(request).execute(_run_id(request), body.command())
+    work = _service(request).execute(_run_id(request), body.command())
+    outcome = await _engines(request).run(work)
     return _json(outcome.created, status=201)
 
 
 async def delete_edge(request: web.Request) -> web.Response:
-    await _service(request).execute(_run_id(request), c.DeleteEdge(request.match_info["edge_id"]))
+    work = _service(request).execute(_run_id(request), c.DeleteEdge(request.match_info["edge_id"]))
+    await _engines(request).run(work)
     return web.Response(status=204)
 
 
@@ -240,7 +263,8 @@ async def delete_edge(request: web.Request) -> web.Response:
 
 
 async def health(request: web.Request) -> web.Response:
-    body = m.Health(version=__version__, pid=os.getpid(), runs=_service(request).live_count)
+    live = await _engines(request).call(lambda: _service(request).live_count)
+    body = m.Health(version=__version__, pid=os.getpid(), runs=live)
     return _json(body.to_json_dict())
 
 

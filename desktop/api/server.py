@@ -29,6 +29,7 @@ from desktop import __version__
 from desktop.api import log_guard
 from desktop.api.app import create_app
 from desktop.api.connections import GuardedRunner
+from desktop.api.engine_loop import EngineLoop
 from desktop.api.paths import AllowedRoots
 from desktop.api.runs import RunService
 from desktop.contract.api import ServerInfo
@@ -113,7 +114,8 @@ async def serve(config: ServeConfig, ready: Callable[[str], None] | None = None)
                              conductor_url=url_box[0] if url_box else None)
 
     service = RunService(data_dir, roots, options)
-    app = create_app(service, token, config.host)
+    engines = EngineLoop()  # the engines' own loop: the clients' fan-out stays on this one
+    app = create_app(service, token, config.host, engines=engines)
     # the runner bounds slow and surplus clients (desktop/api/connections.py)
     runner = GuardedRunner(app, access_log=None, handle_signals=False)
     await runner.setup()
@@ -137,8 +139,9 @@ async def serve(config: ServeConfig, ready: Callable[[str], None] | None = None)
         (ready or _print_ready)(url)
         await stop.wait()
     finally:
-        await service.shutdown()
+        await engines.run(service.shutdown())
         await runner.cleanup()
+        engines.close()
         unguard()
         _remove_own(info_path)
     return 0

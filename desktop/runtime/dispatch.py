@@ -120,8 +120,7 @@ async def run_turn(engine: Engine, node_id: str) -> None:
         )
         runner = engine.new_runner()
         if engine.turn_cancelled(node_id):  # cancelled before this task first ran
-            if agent_runs:
-                _cancelled(engine, node_id, turn_id, agent_runs, runner)
+            _cancelled(engine, node_id, turn_id, agent_runs, runner)
             return
         engine.runners[node_id] = runner
         engine.mark_turn_start(node_id)
@@ -201,8 +200,10 @@ def _merge_conflict(engine: Engine, node_id: str, turn_id: str, agent_runs: int,
 
 def _cancelled(engine: Engine, node_id: str, turn_id: str, agent_runs: int,
                runner: Any) -> None:
+    if not agent_runs:  # cancelled before its agent started: no turn began, none ends
+        return
     event: dict[str, Any] = {"type": "turn.status", "status": "cancelled", "turnId": turn_id,
-                             "attempt": max(agent_runs, 1), "reason": engine.cancel_reason}
+                             "attempt": agent_runs, "reason": engine.cancel_reason}
     agent_run = getattr(runner, "current_agent_run_id", None)
     if agent_run:
         event["agentRunId"] = agent_run

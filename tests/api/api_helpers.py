@@ -12,6 +12,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from desktop.api.app import create_app
 from desktop.api.connections import GuardedRunner, Limits
+from desktop.api.engine_loop import SAME_LOOP, Runs
 from desktop.api.paths import AllowedRoots
 from desktop.api.runs import RunService
 from desktop.graph.resources import examples_dir
@@ -106,12 +107,13 @@ class ServiceTestServer(TestServer):
 
 
 def make_api_parts(tmp_path: Path, queue_limit: int | None = None,
-                   limits: Limits | None = None) -> tuple[RunService, TestClient, Path, Path]:
+                   limits: Limits | None = None, engines: Runs = SAME_LOOP
+                   ) -> tuple[RunService, TestClient, Path, Path]:
     data, flows = tmp_path / "data", tmp_path / "flows"
     data.mkdir()
     flows.mkdir()
     service = RunService(data, AllowedRoots([data, flows, examples_dir()], flows))
     kwargs: dict[str, Any] = {"queue_limit": queue_limit} if queue_limit else {}
-    app = create_app(service, TOKEN, limits=limits, **kwargs)
+    app = create_app(service, TOKEN, limits=limits, engines=engines, **kwargs)
     client = TestClient(ServiceTestServer(app), headers=AUTH)
     return service, client, data, flows

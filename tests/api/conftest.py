@@ -1,4 +1,5 @@
-"""An in-process service per test (aiohttp test server on a free loopback port)."""
+"""An in-process service per test (aiohttp test server on a free loopback port), its
+engines on a loop of their own as ``serve`` has them, and on the server's loop."""
 
 from __future__ import annotations
 
@@ -8,13 +9,18 @@ from pathlib import Path
 import pytest
 from api_helpers import Api, make_api_parts
 
+from desktop.api.engine_loop import SAME_LOOP, EngineLoop
 
-@pytest.fixture
-async def api(tmp_path: Path) -> AsyncIterator[Api]:
-    service, client, data, flows = make_api_parts(tmp_path)
+
+@pytest.fixture(params=["engine loop", "one loop"])
+async def api(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Api]:
+    engines = EngineLoop() if request.param == "engine loop" else SAME_LOOP
+    service, client, data, flows = make_api_parts(tmp_path, engines=engines)
     await client.start_server()
     try:
         yield Api(client, service, data, flows)
     finally:
-        await service.shutdown()
+        await engines.run(service.shutdown())
         await client.close()
+        if isinstance(engines, EngineLoop):
+            engines.close()
