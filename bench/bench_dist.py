@@ -54,12 +54,6 @@ def _cpu(argv: Sequence[str], env: dict[str, str]) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def _pair(runs: int, measure, bundle_argv, venv_argv) -> tuple[float, float]:
-    """Medians of bundle and venv, measured A B A B ... after one warm-up each."""
-    ours, theirs = _rounds(runs, measure, bundle_argv, venv_argv)
-    return ours, theirs
-
-
 def _rounds(runs: int, measure, *argvs: Sequence[str]) -> list[float]:
     """The median of each of ``argvs``, measured in turn (A B C A B C ...) after one
     warm-up each."""
@@ -106,15 +100,15 @@ def run(quick: bool) -> list[dict]:
         version = [str(app), "--version"], [str(VENV_APP), "--version"]
         validate = ([str(app), "validate", str(example)],
                     [str(VENV_APP), "validate", str(example)])
-        ours, theirs = _pair(runs, wall, *version)
+        ours, theirs = _rounds(runs, wall, *version)
         rows.append(_row("`agent-canvas --version` (bundle vs venv)", ours, theirs,
                          "< 0.15 s", ours < 0.15))
-        ours, theirs = _pair(runs, wall, *validate)
+        ours, theirs = _rounds(runs, wall, *validate)
         rows.append(_row("`agent-canvas validate` an example (bundle vs venv)", ours, theirs,
                          "< 0.3 s", ours < 0.3))
-        ours, theirs = _pair(runs, cpu, *version)
+        ours, theirs = _rounds(runs, cpu, *version)
         rows.append(_row("`agent-canvas --version`, CPU (bundle vs venv)", ours, theirs))
-        ours, theirs = _pair(runs, cpu, *validate)
+        ours, theirs = _rounds(runs, cpu, *validate)
         rows.append(_row("`agent-canvas validate` an example, CPU (bundle vs venv)", ours,
                          theirs))
         if xvfb.available():
