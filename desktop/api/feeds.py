@@ -16,7 +16,6 @@ behind or reconnects is sent them again without encoding them again.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import threading
 import time
@@ -71,6 +70,15 @@ class Feeds:
         self._loop = loop
         self._thread = threading.get_ident()
 
+    def _off_loop(self, call: Callable[..., None], *args: Any) -> bool:
+        """True when called from another thread than the loop's: ``call(*args)`` is then
+        queued on the loop (FIFO, so batches keep their order)."""
+        if self._thread is None or threading.get_ident() == self._thread:
+            return False
+        assert self._loop is not None
+        self._loop.call_soon_threadsafe(call, *args)
+        return True
+
     def join(self, run_id: str, client: StreamClient) -> Callable[[], None]:
         """Add ``client`` to ``run_id``'s feed; returns the function that removes it."""
         self._clients.setdefault(run_id, set()).add(client)
@@ -90,10 +98,7 @@ class Feeds:
 
     def publish(self, run_id: str, events: list[dict[str, Any]]) -> None:
         """Gather a batch for every client of ``run_id``; callable from any thread."""
-        if self._thread is not None and threading.get_ident() != self._thread:
-            assert self._loop is not None
-            # another thread (a log writer): hop to the loop; FIFO keeps batches in order
-            self._loop.call_soon_threadsafe(self.publish, run_id, events)
+        if self._off_loop(self.publish, run_id, events):  # a log writer's, the engines'
             return
         if not events or not self._clients.get(run_id):
             return
@@ -168,10 +173,10 @@ class Feeds:
 
     def close_run(self, run_id: str, code: int, message: str) -> None:
         """Close every stream of ``run_id`` with ``code``; callable from any thread."""
-        if self._thread is not None and threading.get_ident() != self._thread:
-            assert self._loop is not None
-            with contextlib.suppress(RuntimeError):  # the server's loop is gone: so are they
-                self._loop.call_soon_threadsafe(self.close_run, run_id, code, message)
+        try:
+            if self._off_loop(self.close_run, run_id, code, message):
+                return
+        except RuntimeError:  # the server's loop is gone: so are its streams
             return
         self._drop(run_id)
         for client in list(self._clients.get(run_id, ())):
