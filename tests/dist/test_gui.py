@@ -26,6 +26,7 @@ pytestmark = pytest.mark.dist
 
 SCREEN = (1600, 1000)
 EXAMPLE = "plan-implement-review.flow.yaml"
+DOC_NAME = "Plan, implement, review"  # the example's name
 ROLES = ["planner", "implementer", "reviewer"]  # of the example's nodes
 GRAB = """
 import sys
@@ -77,8 +78,11 @@ def _wait_for(predicate, what: str, timeout: float, proc: subprocess.Popen, log:
 
 
 def _focus(display: str) -> bool:
-    """Focus the shown window named after the example; False while there is none."""
-    found = subprocess.run([_tool("xdotool"), "search", "--onlyvisible", "--name", EXAMPLE],
+    """Focus the shown window once it holds the example (its title starts with the
+    workflow's name: the window shows first, titled with the file's name, and its keys
+    work once the document is in it); False until then."""
+    found = subprocess.run([_tool("xdotool"), "search", "--onlyvisible", "--name",
+                            f"^{DOC_NAME} — .*{EXAMPLE}"],
                            env=_x_env(display), capture_output=True, text=True, timeout=20)
     windows = found.stdout.split()
     if not windows:
