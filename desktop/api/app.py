@@ -71,8 +71,7 @@ async def stream(request: web.Request) -> web.WebSocketResponse:
     leave = service.feeds.join(run_id, client)  # before the log is read: see stream.py
     pump = client.start(EventReader(folder), after, service.feeds.kept(run_id))
     try:
-        async for _message in ws:
-            pass  # clients have nothing to say; their frames are read and dropped
+        await client.serve()
     finally:
         leave()
         pump.cancel()

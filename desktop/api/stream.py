@@ -140,13 +140,14 @@ class StreamClient:
         self._wake = asyncio.Event()
         self._pump: asyncio.Task[None] | None = None
         self._kept: Kept = NothingKept()
-        self._closing: asyncio.Task[None] | None = None
+        self._close_with: tuple[int, str] | None = None
+        self._asked = asyncio.Event()
 
     # --- called by the feed (on the loop) ------------------------------------------------
 
     def offer(self, batch: Batch) -> None:
         """Queue a durable batch; never waits."""
-        if self._closing is not None:
+        if self._close_with is not None:
             return
         count = len(batch.events)
         if self._queued and self._queued + count > self.limit:
@@ -161,19 +162,45 @@ class StreamClient:
         self._wake.set()
 
     def close(self, code: int, message: str) -> None:
-        """Stop sending and close the socket with ``code`` (once)."""
-        if self._closing is not None:
+        """Stop sending, and have :meth:`serve` close the socket with ``code`` (once)."""
+        if self._close_with is not None:
             return
+        self._close_with = (code, message)
         if self._pump is not None:
             self._pump.cancel()
-        self._closing = asyncio.ensure_future(self._close(code, message))
+        self._asked.set()
 
-    async def _close(self, code: int, message: str) -> None:
+    # --- the connection ------------------------------------------------------------------
+
+    async def serve(self) -> None:
+        """Read (and drop) what the client sends until it closes the socket, or until
+        :meth:`close` is asked; then close it here.
+
+        The close is made where no ``receive()`` is waiting: aiohttp's ``close()`` from
+        another task while one waits drops the connection without waiting for the
+        client's answering close frame, and the client then sees 1006 instead of the
+        code it was sent.
+        """
+        reading = asyncio.ensure_future(self._read())
+        asked = asyncio.ensure_future(self._asked.wait())
+        try:
+            await asyncio.wait((reading, asked), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (reading, asked):
+                task.cancel()
+            await asyncio.gather(reading, asked, return_exceptions=True)
+        if self._close_with is None or self.ws.closed:
+            return
+        code, message = self._close_with
         # drain=False: the close frame goes after what is buffered; a client that never
         # reads gets it when it does, and the transport is closed after CLOSE_TIMEOUT.
-        with contextlib.suppress(Exception, asyncio.CancelledError):
+        with contextlib.suppress(Exception):
             await asyncio.wait_for(
                 self.ws.close(code=code, message=message.encode(), drain=False), CLOSE_TIMEOUT)
+
+    async def _read(self) -> None:
+        async for _message in self.ws:
+            pass  # clients have nothing to say; their frames are read and dropped
 
     # --- the sender ----------------------------------------------------------------------
 

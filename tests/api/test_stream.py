@@ -181,14 +181,51 @@ async def test_a_stream_open_before_a_take_over_sees_it_without_a_gap(api: Api) 
     assert any(e["type"] == "run.resumed" for e in after)
 
 
-async def test_deleting_a_run_closes_its_streams_with_4004(api: Api) -> None:
-    run_id = (await api.start(workflow({"a": {"script": [{"say": "hi"}]}})))["id"]
-    await api.finished(run_id)
+def spoke(events: list[dict[str, Any]]) -> bool:
+    return any(e["type"].startswith("message.") for e in events)
+
+
+@pytest.mark.parametrize("live", [False, True], ids=["finished", "live"])
+async def test_deleting_a_run_closes_its_streams_with_4004(api: Api, live: bool) -> None:
+    script = [{"say": "hi"}, {"sleep": 120}] if live else [{"say": "hi"}]
+    run_id = (await api.start(workflow({"a": {"script": script}})))["id"]
+    if not live:
+        await api.finished(run_id)
     async with api.client.ws_connect(f"/api/runs/{run_id}/stream") as ws:
-        await collect(ws)
-        await api.json("DELETE", f"/api/runs/{run_id}", 204)
-        message = await asyncio.wait_for(ws.receive(), 10)
+        await collect(ws, spoke)
+        await api.json("DELETE", f"/api/runs/{run_id}" + ("?force=true" if live else ""), 204)
+        while (message := await asyncio.wait_for(ws.receive(), 10)).type == WSMsgType.TEXT:
+            pass  # the stopped run's last events
         assert (message.type, message.data) == (WSMsgType.CLOSE, 4004)
+        # the close handshake completed: the service waited for the client's answer
+        # instead of dropping the connection (which the client reports as 1006)
+        assert ws.close_code == 4004
+
+
+async def test_the_client_says_a_deleted_run_is_gone_not_that_the_service_is(
+        api: Api) -> None:
+    from desktop.api.client import ApiClient, ApiError
+
+    run_id = (await api.start(workflow({"a": {"script": [{"say": "hi"}, {"sleep": 120}]}})))[
+        "id"]
+    heard = asyncio.Event()
+
+    async def follow(client: ApiClient) -> None:
+        async for batch in client.stream(run_id):
+            if spoke(batch):
+                heard.set()
+
+    async with ApiClient(str(api.client.make_url("")).rstrip("/"), TOKEN) as client:
+        following = asyncio.ensure_future(follow(client))
+        try:
+            await asyncio.wait_for(heard.wait(), 30)
+            await api.json("DELETE", f"/api/runs/{run_id}?force=true", 204)
+            with pytest.raises(ApiError) as gone:
+                await asyncio.wait_for(following, 30)
+        finally:
+            following.cancel()
+            await asyncio.gather(following, return_exceptions=True)
+    assert (gone.value.status, gone.value.code) == (404, "run_not_found")
 
 
 async def test_batches_published_from_another_thread_arrive_in_order() -> None:
