@@ -13,11 +13,12 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QTimer
-from PySide6.QtGui import QIcon
+from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop import __version__
 from desktop.graph.resources import APP_ICON, app_icon_files
+from desktop.ui.early_keys import EarlyKeys
 from desktop.ui.on_demand import until_painted
 from desktop.ui.startup import fill_first_window, show_first_window
 
@@ -69,6 +70,7 @@ def run_app(path: str | None) -> int:
     app = application()
     collector = collect_on_gui_thread(app)
     first = show_first_window(path)  # keeps itself alive (TabbedWindow registry)
+    early = EarlyKeys(first)  # F5 pressed before the editor is in still runs
     until_painted(first)  # on the screen before asyncio and the editor are even loaded
     app.setWindowIcon(app_icon())
     import asyncio
@@ -79,22 +81,28 @@ def run_app(path: str | None) -> int:
     asyncio.set_event_loop(loop)
     with loop:
         filled = loop.create_future()
-        loop.call_soon(_fill, filled, first, path)
+        loop.call_soon(_fill, filled, first, path, early)
         loop.run_until_complete(_session(filled, app))
     collector.stop()
     gc.enable()  # the loop and its Qt objects are gone: any thread may collect again
     return 0
 
 
-def _fill(filled: asyncio.Future, first: TabbedWindow, path: str | None) -> None:
+def _fill(filled: asyncio.Future, first: TabbedWindow, path: str | None,
+          early: EarlyKeys) -> None:
     # a callback, not a task: the offer to restore crashed work is a modal dialog, whose
     # event loop may run the loop's tasks
     try:
-        fill_first_window(first, path)
+        window = fill_first_window(first, path)
     except Exception as exc:  # to run_app's caller, as an error before the loop would be
+        early.stop()
         filled.set_exception(exc)
+        return
+    filled.set_result(None)
+    if window is None:
+        early.stop()
     else:
-        filled.set_result(None)
+        early.replay(window.findChildren(QAction))
 
 
 async def _session(filled: asyncio.Future, app: QApplication) -> None:
