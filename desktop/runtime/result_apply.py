@@ -134,6 +134,19 @@ def _message(result: RunResult, files: list[str]) -> str:
             f"{listed}{more}\n\nRun: {result.run_id}\nResult-Commit: {result.commit}\n")
 
 
+def _collision(count: int, branch: str | None, check: bool) -> str:
+    """Why nothing was (or would be) changed, in the words of where it lands."""
+    verb = "would collide" if check else "collide"
+    if not branch:
+        return f"{count} file(s) {verb} with your changes; nothing was changed"
+    # A branch starts from HEAD, which lacks what was uncommitted when the run began:
+    # the run's change to such a file collides with HEAD, not with anything in their tree.
+    return (f"{count} file(s) {verb} with your last commit, where branch {branch} would "
+            "start: the run changed them where HEAD differs from the run's start (edits "
+            "uncommitted then, or commits made since). Commit those edits first, or apply "
+            "to your working tree; nothing was changed")
+
+
 def apply_result(result: RunResult, *, files: list[str] | None = None,
                  branch: str | None = None, check: bool = False) -> ApplyOutcome:
     """Apply ``result`` (only ``files`` when given) onto the user's working tree, or as
@@ -154,8 +167,7 @@ def apply_result(result: RunResult, *, files: list[str] | None = None,
     merged, collisions = _merge(result, _on_base(result, ours_tree, "your state"), theirs)
     if merged is None:
         return ApplyOutcome(target, False, collisions=collisions, branch=branch,
-                            message=f"{len(collisions)} file(s) collide with your changes; "
-                                    "nothing was changed")
+                            message=_collision(len(collisions), branch, check))
     touched = [f.path for f in changed_files(result.repo, ours_tree, merged)]
     if not touched:
         return ApplyOutcome(target, False, branch=branch,

@@ -122,3 +122,18 @@ def test_bad_input_exits_2_with_the_reason(cli, repo: Path, tmp_path: Path) -> N
         said = cli("runs", "apply", *args)
         assert said.code == 2 and reason in said.err, (args, said)
     assert git(repo, "branch", "--list", "x") == ""  # refused before anything was made
+
+
+def test_a_branch_that_would_miss_the_user_s_uncommitted_start_says_so(
+        cli, repo: Path, tmp_path: Path) -> None:
+    (repo / "text_utils.py").write_text("# started by the user, not committed\n")
+    assert cli("run", str(the_example_on(repo, tmp_path))).code == 0
+    run8 = orjson.loads(cli("runs", "list", "--json").out)[0]["id"][:8]
+    for extra, verb in ((["--check"], "would collide"), ([], "collide")):
+        said = cli("runs", "apply", run8, "--branch", "agent/result", *extra)
+        assert said.code == 1 and "collides: text_utils.py" in said.out, said
+        assert f"1 file(s) {verb} with your last commit" in said.out
+        assert "Commit those edits first, or apply to your working tree" in said.out
+    assert git(repo, "branch", "--list", "agent/result") == ""
+    onto_tree = cli("runs", "apply", run8, "--check")
+    assert onto_tree.code == 0 and "applies cleanly" in onto_tree.out
