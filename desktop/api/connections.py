@@ -94,9 +94,18 @@ async def read_body(request: web.Request, timeout: float) -> web.StreamResponse 
     except TimeoutError:
         response = error_response(408, "body_timeout",
                                   f"the request body did not arrive within {timeout:g} s")
-        response.force_close()  # the rest of it may still be on its way: no next request
-        return response
-    return None
+    except web.RequestPayloadError as exc:  # e.g. Content-Encoding: gzip on a plain body
+        response = error_response(400, "invalid_body", f"the request body could not be "
+                                  f"read as sent ({exc.__cause__ or exc}); send it as "
+                                  "plain JSON, or encoded as its Content-Encoding says")
+    except ConnectionError:  # the client left halfway: nobody to answer
+        log.info("%s %s: the client closed the connection before its body arrived",
+                 request.method, request.path)
+        response = error_response(400, "body_incomplete", "the request body was cut off")
+    else:
+        return None
+    response.force_close()  # the rest of it may still be on its way: no next request
+    return response
 
 
 class RefusalLog:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -56,13 +57,17 @@ MAX_QUERY_INT = 2**53 - 1
 """The largest integer a query may carry: every JSON reader holds it exactly."""
 
 
+_INTEGER = re.compile(r"-?[0-9]+")
+"""A query integer: ASCII digits, one optional minus sign."""
+
+
 def int_query(request: web.Request, name: str, default: int | None, low: int,
               high: int = MAX_QUERY_INT) -> int | None:
     """Query parameter ``name`` as an integer in [low, high]; 422 naming it otherwise."""
     raw = request.query.get(name)
     if raw is None:
         return default
-    if not (raw.isascii() and raw.lstrip("-").isdigit()) or len(raw) > 20:
+    if len(raw) > 20 or not _INTEGER.fullmatch(raw):
         raise ApiError(422, "invalid_query", f"{name} must be an integer", name)
     value = int(raw)
     if not low <= value <= high:

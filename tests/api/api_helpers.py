@@ -103,6 +103,9 @@ class ServiceTestServer(TestServer):
     """aiohttp's test server with the runner `serve` uses (the connection limits)."""
 
     async def _make_runner(self, **kwargs: Any) -> web.BaseRunner:
+        # as `serve` runs it: a handler goes on when its client leaves (aiohttp's test
+        # server would cancel it, which `serve` never does)
+        kwargs["handler_cancellation"] = False
         return GuardedRunner(self.app, **kwargs)
 
 

@@ -201,3 +201,28 @@ async def test_unexpected_failure_is_a_500_without_traceback(api: Api, monkeypat
     assert "secret internals" not in text and "Traceback" not in text
     await api.healthy()
 
+
+
+@pytest.mark.parametrize("value", ["--1", "-", "1-", "+1", "1.0", " 1", "1e3", "٣", "0x1"])
+@pytest.mark.parametrize("name", ["after", "limit", "before"])
+async def test_a_query_integer_that_is_not_one_is_422_naming_it(api: Api, name: str,
+                                                                value: str) -> None:
+    run_id = (await api.start(workflow({"a": {"script": [{"say": "hi"}]}})))["id"]
+    response = await api.client.get(f"/api/runs/{run_id}/events", params={name: value})
+    assert response.status == 422, await response.text()
+    error = error_of(await response.json())
+    assert (error["code"], error["field"]) == ("invalid_query", name)
+    await api.healthy()
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+async def test_a_body_that_is_not_encoded_as_it_says_is_400(api: Api, encoding: str) -> None:
+    body = b'{"workflow": {}}'
+    response = await api.client.post("/api/runs", data=body,
+                                      headers={"Content-Encoding": encoding,
+                                               "Content-Type": "application/json"})
+    assert response.status == 400, await response.text()
+    error = error_of(await response.json())
+    assert error["code"] == "invalid_body" and encoding in error["message"]
+    assert api.service.hosted == {}
+    await api.healthy()

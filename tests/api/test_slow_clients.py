@@ -342,3 +342,23 @@ async def test_the_openapi_document_states_408_503_and_1002(api: Api) -> None:
             assert "503" in statuses, (method, path)
             assert ("408" in statuses) == ("requestBody" in operation), (method, path)
     assert "1002" in doc["paths"]["/api/runs/{runId}/stream"]["get"]["description"]
+
+
+async def test_a_client_that_leaves_halfway_through_its_body_is_no_error(
+        api: Api, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    head = (f"POST /api/runs HTTP/1.1\r\nHost: {host(api)}\r\n"
+            f"Authorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\n"
+            "Content-Length: 100\r\n\r\n").encode()
+    async with raw(api) as (_reader, writer):
+        writer.write(head + b'{"wor')
+        await writer.drain()
+
+    async def noted() -> None:
+        while "before its body arrived" not in caplog.text:
+            await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(noted(), BOUND)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+    assert api.service.hosted == {}
+    await api.healthy()
