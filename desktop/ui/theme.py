@@ -38,6 +38,17 @@ class Theme:
     error: str
     warning: str
     ok: str
+    diff_add: str
+    """The background of an added line (and of a banner saying all went well)."""
+    diff_del: str
+    """The background of a removed line (and of a banner saying something collided)."""
+    diff_chg: str
+    """The background of a changed line side by side (and of a banner with an error)."""
+    diff_hunk: str
+    """The background of a hunk's ``@@`` line (and of a banner that informs)."""
+    code_keyword: str
+    code_string: str
+    code_comment: str
     roles: dict[str, str] = field(default_factory=dict)
     providers: dict[str, str] = field(default_factory=dict)
 
@@ -71,14 +82,18 @@ LIGHT = Theme(
     muted="#697386", border="#d5d9e0", accent="#3b6df0", canvas="#f6f7f9",
     grid_minor="#e9ebef", grid_major="#dcdfe5", node="#ffffff", node_border="#c9ced8",
     node_header="#f1f3f6", handoff="#5b6577", report="#8a6fd1", error="#d93f3f",
-    warning="#d18b0f", ok="#1f9d6b", roles=_ROLES, providers=_PROVIDERS,
+    warning="#d18b0f", ok="#1f9d6b", diff_add="#e6ffec", diff_del="#ffebe9",
+    diff_chg="#fff8c5", diff_hunk="#ddf4ff", code_keyword="#6f42c1", code_string="#0a3069",
+    code_comment="#57606a", roles=_ROLES, providers=_PROVIDERS,
 )
 DARK = Theme(
     name="dark", window="#1e2127", base="#23272e", alt_base="#282c34", text="#e3e6ec",
     muted="#9aa3b2", border="#3a404b", accent="#6d93ff", canvas="#1a1d22",
     grid_minor="#22262c", grid_major="#2b3038", node="#2a2f37", node_border="#444b57",
     node_header="#323843", handoff="#a3acbb", report="#a992ea", error="#f06565",
-    warning="#e8a93a", ok="#3fcf8e", roles=_ROLES,
+    warning="#e8a93a", ok="#3fcf8e", diff_add="#1e3a2c", diff_del="#442628",
+    diff_chg="#3d3620", diff_hunk="#1c3250", code_keyword="#d2a8ff", code_string="#a5d6ff",
+    code_comment="#9ea7b3", roles=_ROLES,
     providers={**_PROVIDERS, "xai": "#d0d0d0", "command": "#8a94a6", "custom": "#8a94a6"},
 )
 

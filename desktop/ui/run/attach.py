@@ -489,6 +489,8 @@ class RunPanels(ModesAndChat, QObject):
         """Show the panels in ``theme`` (panels not made yet take the window's as they are)."""
         if self.built:
             self.conversation.set_theme(theme)
+            self.diffs.set_theme(theme)
+            self.result.set_theme(theme)
 
     def release(self) -> None:
         """Let go of what the panels hold open outside a session (the replayed log); the

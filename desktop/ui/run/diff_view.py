@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from desktop.ui.run.diff_parse import FileDiff, parse_diff
 from desktop.ui.run.node_picker import node_combo, pin_button
 from desktop.ui.run.patch_view import PatchView
+from desktop.ui.theme import LIGHT, Theme
 from desktop.views.notices import DiffAdded
 
 
@@ -73,7 +74,7 @@ class DiffView(QWidget):
 
     fileOpened = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, theme: Theme = LIGHT) -> None:
         super().__init__(parent)
         self.base_dir: Path | None = None  # the workspace of the diff on show
         self.files: list[FileDiff] = []
@@ -101,7 +102,7 @@ class DiffView(QWidget):
         top.addWidget(self.open_button)
         self.file_list = QListWidget()
         self.file_list.currentRowChanged.connect(self._show_file)
-        self.tabs = PatchView()
+        self.tabs = PatchView(theme=theme)
         self.unified, self.left, self.right = self.tabs.unified, self.tabs.left, self.tabs.right
         split = QSplitter()
         split.addWidget(self.file_list)
@@ -111,6 +112,10 @@ class DiffView(QWidget):
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(top)
         layout.addWidget(split, 1)
+
+    def set_theme(self, theme: Theme) -> None:
+        """Colour the diffs in ``theme`` (the one on show is coloured again)."""
+        self.tabs.set_theme(theme)
 
     def add_diff(self, title: str, path: Path, base_dir: Path | None = None,
                  node_id: str | None = None, artifact_id: str = "") -> None:

@@ -62,9 +62,9 @@ def build_panels(panels: RunPanels) -> None:
         app_notifier().follow(panels.feed, panels)  # requests of runs no tab shows
     panels.transcript = TranscriptView()
     panels.conversation = ConversationView(theme=parts.theme())
-    panels.diffs = DiffView()
+    panels.diffs = DiffView(theme=parts.theme())
     panels.record = RecordView()
-    panels.result = ResultView()
+    panels.result = ResultView(theme=parts.theme())
     panels.history = RunHistory(panels.data_dir)
     if panels.follow_service:  # the history follows the service's run list while it shows
         panels.runs_feed = RunListFeed(panels._data_dir, panels.history, panels)

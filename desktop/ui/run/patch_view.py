@@ -9,6 +9,7 @@ from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QT
 from PySide6.QtWidgets import QPlainTextEdit, QSplitter, QTabWidget, QWidget
 
 from desktop.ui.run.diff_parse import FileDiff, side_by_side
+from desktop.ui.theme import LIGHT, Theme
 
 _KEYWORDS = re.compile(
     r"\b(def|class|return|import|from|if|elif|else|for|while|try|except|finally|with|as|"
@@ -29,15 +30,29 @@ def _fmt(color: str, *, bold: bool = False, background: str | None = None) -> QT
 
 
 class CodeHighlighter(QSyntaxHighlighter):
-    """Diff colours per line plus light code highlighting (keywords, strings, comments)."""
+    """Diff colours per line plus light code highlighting (keywords, strings, comments),
+    in the colours of a theme."""
 
-    def __init__(self, document: QTextDocument, line_kinds: list[str] | None = None) -> None:
+    def __init__(self, document: QTextDocument, line_kinds: list[str] | None = None,
+                 theme: Theme = LIGHT) -> None:
         super().__init__(document)
         self.line_kinds = line_kinds  # side-by-side: kind per block; None: read +/- prefixes
-        self._bg = {"add": "#e6ffec", "del": "#ffebe9", "chg": "#fff8c5", "hunk": "#ddf4ff"}
-        self._kw = _fmt("#8250df", bold=True)
-        self._str = _fmt("#0a3069")
-        self._comment = _fmt("#6e7781")
+        self._use(theme)
+
+    def _use(self, theme: Theme) -> None:
+        self.theme = theme
+        backgrounds = {"add": theme.diff_add, "del": theme.diff_del, "chg": theme.diff_chg,
+                       "hunk": theme.diff_hunk}
+        self.header = _fmt(theme.text, bold=True)  # diff --git, ---, +++
+        self.lines = {kind: _fmt(theme.text, background=bg) for kind, bg in backgrounds.items()}
+        self._kw = _fmt(theme.code_keyword, bold=True)
+        self._str = _fmt(theme.code_string)
+        self._comment = _fmt(theme.code_comment)
+
+    def set_theme(self, theme: Theme) -> None:
+        """Colour the text in ``theme`` from now on, what is shown included."""
+        self._use(theme)
+        self.rehighlight()
 
     def highlightBlock(self, text: str) -> None:
         kind = None
@@ -47,14 +62,14 @@ class CodeHighlighter(QSyntaxHighlighter):
         elif text.startswith("@@"):
             kind = "hunk"
         elif text.startswith(("+++", "---", "diff --git")):
-            self.setFormat(0, len(text), _fmt("#24292f", bold=True))
+            self.setFormat(0, len(text), self.header)
             return
         elif text.startswith("+"):
             kind = "add"
         elif text.startswith("-"):
             kind = "del"
-        if kind in self._bg:
-            self.setFormat(0, len(text), _fmt("#24292f", background=self._bg[kind]))
+        if kind in self.lines:
+            self.setFormat(0, len(text), self.lines[kind])
         if kind == "hunk":
             return
         for rx, fmt in ((_KEYWORDS, self._kw), (_STRINGS, self._str), (_COMMENT, self._comment)):
@@ -72,18 +87,16 @@ def _mono_edit() -> QPlainTextEdit:
     return edit
 
 
-
-
 class PatchView(QTabWidget):
     """A file's diff in two tabs: Unified, and Side by side (old left, new right)."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, theme: Theme = LIGHT) -> None:
         super().__init__(parent)
         self.unified = _mono_edit()
-        self._unified_hl = CodeHighlighter(self.unified.document())
+        self._unified_hl = CodeHighlighter(self.unified.document(), theme=theme)
         self.left, self.right = _mono_edit(), _mono_edit()
-        self._left_hl = CodeHighlighter(self.left.document(), [])
-        self._right_hl = CodeHighlighter(self.right.document(), [])
+        self._left_hl = CodeHighlighter(self.left.document(), [], theme)
+        self._right_hl = CodeHighlighter(self.right.document(), [], theme)
         self.left.verticalScrollBar().valueChanged.connect(
             self.right.verticalScrollBar().setValue)
         self.right.verticalScrollBar().valueChanged.connect(
@@ -96,6 +109,11 @@ class PatchView(QTabWidget):
         # the tabs down the side: a bottom panel is wide and short, its height is for lines
         self.setTabPosition(QTabWidget.TabPosition.West)
         self.setDocumentMode(True)
+
+    def set_theme(self, theme: Theme) -> None:
+        """Show the diff in ``theme``'s colours (the one on show is coloured again)."""
+        for highlighter in (self._unified_hl, self._left_hl, self._right_hl):
+            highlighter.set_theme(theme)
 
     def show_file(self, diff: FileDiff) -> None:
         """Show one file's diff in both tabs."""

@@ -12,7 +12,7 @@ from html import escape as _esc
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -31,13 +31,15 @@ from PySide6.QtWidgets import (
 from desktop.ui.run.diff_parse import parse_diff
 from desktop.ui.run.patch_view import PatchView
 from desktop.ui.run.result_text import applied_line, default_branch, outcome_text
+from desktop.ui.theme import LIGHT, Theme
 from desktop.views.result import in_scratch
 
-# a banner per kind of note: background, border (light, like the diff colours)
-_NOTE = {"ok": ("#e6ffec", "#4ac26b"), "collision": ("#ffebe9", "#cf222e"),
-         "info": ("#ddf4ff", "#54aeff"), "error": ("#fff8c5", "#d4a72c")}
-_COLLIDES = QColor("#cf222e")
-_STATUS = {"added": "#1a7f37", "deleted": "#cf222e", "modified": "#9a6700"}
+# a banner per kind of note: the theme's colours of its background and border (the
+# backgrounds are the diff's, so a banner reads like the lines it speaks of)
+_NOTE = {"ok": ("diff_add", "ok"), "collision": ("diff_del", "error"),
+         "info": ("diff_hunk", "accent"), "error": ("diff_chg", "warning")}
+# a file's change by the theme colour it is written in (another change: muted)
+_STATUS = {"added": "ok", "deleted": "error", "modified": "warning"}
 
 
 class ResultView(QWidget):
@@ -49,8 +51,11 @@ class ResultView(QWidget):
     branchRequested = Signal(object, str)  # the accepted files (None: all), the branch name
     pullRequestRequested = Signal(str)  # the branch to push and open a pull request of
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, theme: Theme = LIGHT) -> None:
         super().__init__(parent)
+        self.theme = theme
+        self.note_kind: str | None = None  # the banner's kind, while one is shown
+        self.collisions: list[str] = []  # the files shown as colliding
         self.result: dict[str, Any] | None = None
         self.branch: str | None = None  # the branch made from the result (pull request)
         self.patches: dict[str, str] = {}  # path -> its diff, as fetched
@@ -89,7 +94,7 @@ class ResultView(QWidget):
         self.files.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.files.currentItemChanged.connect(self._selected)
         self.files.itemChanged.connect(lambda *_: self._sync_buttons())
-        self.patch = PatchView()
+        self.patch = PatchView(theme=theme)
         self.split = QSplitter()
         self.split.addWidget(self.files)
         self.split.addWidget(self.patch)
@@ -143,6 +148,7 @@ class ResultView(QWidget):
         self.result, self.branch = None, None
         self.patches.clear()
         self.files.clear()
+        self.collisions = []
         self.patch.clear()
         self.title.setText(line)
         self.detail.clear()
@@ -174,13 +180,13 @@ class ResultView(QWidget):
         self.detail.show()
         self.files.blockSignals(True)
         self.files.clear()
+        self.collisions = []  # the list is made anew, unmarked
         for f in files:
             item = QTreeWidgetItem([f["path"], f["status"]])
             item.setData(0, Qt.ItemDataRole.UserRole, f["path"])
             item.setData(1, Qt.ItemDataRole.UserRole, f["status"])
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setData(1, Qt.ItemDataRole.ForegroundRole,
-                         QBrush(QColor(_STATUS.get(f["status"], "#57606a"))))
+            item.setForeground(1, self._status_brush(f["status"]))
             accepted = kept.get(f["path"], True)
             item.setCheckState(0, Qt.CheckState.Checked if accepted else Qt.CheckState.Unchecked)
             self.files.addTopLevelItem(item)
@@ -219,12 +225,29 @@ class ResultView(QWidget):
 
     def show_note(self, kind: str, html: str) -> None:
         """A banner over the files: ``kind`` ok, collision, info or error."""
-        background, border = _NOTE[kind]
-        self.note.setStyleSheet(f"QLabel {{ background: {background}; color: #24292f; "
-                                f"border: 1px solid {border}; border-radius: 4px; "
-                                "padding: 6px; }")
+        self.note_kind = kind
+        self._style_note()
         self.note.setText(html)
         self.note.show()
+
+    def _style_note(self) -> None:
+        if self.note_kind is None:
+            return
+        t = self.theme
+        background, border = (getattr(t, name) for name in _NOTE[self.note_kind])
+        self.note.setStyleSheet(f"QLabel {{ background: {background}; color: {t.text}; "
+                                f"border: 1px solid {border}; border-radius: 4px; "
+                                "padding: 6px; }")
+
+    def set_theme(self, theme: Theme) -> None:
+        """Show the result in ``theme``: the diff, the banner and the files' changes."""
+        self.theme = theme
+        self.patch.set_theme(theme)
+        self._style_note()
+        self.mark_collisions(self.collisions)
+
+    def _status_brush(self, status: str) -> QBrush:
+        return QBrush(self.theme.color(_STATUS.get(status, "muted")))
 
     def show_outcome(self, outcome: dict[str, Any]) -> None:
         """What an application did (and, for a branch, that a pull request can follow)."""
@@ -245,14 +268,15 @@ class ResultView(QWidget):
 
     def mark_collisions(self, files: list[str]) -> None:
         """Show ``files`` in red in the list, the others as usual."""
+        self.collisions = list(files)
+        collided = QBrush(self.theme.color("error"))
         for i in range(self.files.topLevelItemCount()):
             item = self.files.topLevelItem(i)
             collides = item.data(0, Qt.ItemDataRole.UserRole) in files
             status = item.data(1, Qt.ItemDataRole.UserRole)
             item.setText(1, f"{status}, collides" if collides else status)
-            item.setForeground(0, QBrush(_COLLIDES) if collides else QBrush())
-            item.setForeground(1, QBrush(_COLLIDES if collides else QColor(
-                _STATUS.get(status, "#57606a"))))
+            item.setForeground(0, collided if collides else QBrush())
+            item.setForeground(1, collided if collides else self._status_brush(status))
             item.setToolTip(0, "collides with your uncommitted change" if collides else "")
 
     def set_busy(self, busy: bool) -> None:

@@ -146,7 +146,8 @@ def test_a_finished_runs_result_is_listed_diffed_applied_in_part_branched_and_co
     note = view.note.text()
     assert "Nothing was changed" in note and "left.txt" in note and "1 file(s)" in note
     assert rows(view)[0] == ("left.txt", "added, collides", True)
-    assert view.files.topLevelItem(0).foreground(0).color().name() == "#cf222e"
+    # in the theme's error colour
+    assert view.files.topLevelItem(0).foreground(0).color().name() == view.theme.error
     assert view.files.topLevelItem(1).foreground(0).style() == Qt.BrushStyle.NoBrush
     assert (repo / "left.txt").read_text() == "the user's own left\n"
     assert (repo / "right.txt").read_text() == "right\nsecond\n"
