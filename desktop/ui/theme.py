@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QStyle
 
 ROOMY_ROWS = "QListView::item, QTreeView::item { padding: 3px 4px; }"
 """A list's rows with room around their text: a bare row is exactly one line high, and
@@ -26,6 +26,8 @@ class Theme:
     text: str
     muted: str
     border: str
+    control_border: str
+    """The outline of a check box or radio button: it must stand out from the base (3:1)."""
     accent: str
     canvas: str
     grid_minor: str
@@ -79,7 +81,8 @@ _PROVIDERS = {
 
 LIGHT = Theme(
     name="light", window="#f3f4f7", base="#ffffff", alt_base="#f7f8fa", text="#1d2330",
-    muted="#697386", border="#d5d9e0", accent="#3b6df0", canvas="#f6f7f9",
+    muted="#697386", border="#d5d9e0", control_border="#7a8394",
+    accent="#3b6df0", canvas="#f6f7f9",
     grid_minor="#e9ebef", grid_major="#dcdfe5", node="#ffffff", node_border="#c9ced8",
     node_header="#f1f3f6", handoff="#5b6577", report="#8a6fd1", error="#d93f3f",
     warning="#d18b0f", ok="#1f9d6b", diff_add="#e6ffec", diff_del="#ffebe9",
@@ -88,7 +91,8 @@ LIGHT = Theme(
 )
 DARK = Theme(
     name="dark", window="#1e2127", base="#23272e", alt_base="#282c34", text="#e3e6ec",
-    muted="#9aa3b2", border="#3a404b", accent="#6d93ff", canvas="#1a1d22",
+    muted="#9aa3b2", border="#3a404b", control_border="#7f889a",
+    accent="#6d93ff", canvas="#1a1d22",
     grid_minor="#22262c", grid_major="#2b3038", node="#2a2f37", node_border="#444b57",
     node_header="#323843", handoff="#a3acbb", report="#a992ea", error="#f06565",
     warning="#e8a93a", ok="#3fcf8e", diff_add="#1e3a2c", diff_del="#442628",
@@ -131,10 +135,19 @@ def apply(app: QApplication, theme: Theme) -> None:
     app.setStyleSheet(_STYLE.format(t=theme))
 
 
+_style: list[QStyle] = []
+"""The style last given to the application: held here too, so Python never frees what
+the application uses."""
+
+
 def apply_palette(app: QApplication, theme: Theme) -> None:
     """Apply the Fusion style with ``theme``'s palette, without the style sheet (whose
     rules are for the editor's parts: start-up's first window has none of them yet)."""
-    app.setStyle("Fusion")
+    from desktop.ui.themed_style import ThemedStyle  # Fusion with outlines, icons themed
+
+    style = ThemedStyle(theme)
+    app.setStyle(style)
+    _style[:] = [style]
     pal = QPalette()
     c = QColor
     roles = {

@@ -1,0 +1,97 @@
+"""Controls read in either theme: check boxes and radio buttons have an outline that
+stands out from the field they sit on, and dialog buttons' line-art icons are light on a
+dark window."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QRadioButton,
+    QStyle,
+    QStyleOptionButton,
+    QWidget,
+)
+
+from desktop.ui import theme as themes
+from desktop.ui.theme import DARK, LIGHT, Theme
+from desktop.ui.themed_style import ThemedStyle
+
+
+def luminance(colour: QColor) -> float:
+    """The relative luminance of ``colour`` (WCAG 2)."""
+    def channel(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    return (0.2126 * channel(colour.redF()) + 0.7152 * channel(colour.greenF())
+            + 0.0722 * channel(colour.blueF()))
+
+
+def contrast(a: QColor, b: QColor) -> float:
+    """The WCAG contrast ratio of two colours, 1 (same) to 21 (black on white)."""
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+@pytest.fixture(params=[LIGHT, DARK], ids=lambda t: t.name)
+def theme(request, qapp) -> Iterator[Theme]:
+    """The application in the theme (the light one again afterwards)."""
+    themes.apply(qapp, request.param)
+    yield request.param
+    themes.apply(qapp, LIGHT)
+
+
+def shown(qtbot, *widgets: QWidget) -> None:
+    for widget in widgets:
+        qtbot.addWidget(widget)
+        widget.resize(240, 30)
+        widget.show()
+    for widget in widgets:
+        qtbot.waitExposed(widget)
+
+
+def indicator_edge(button: QCheckBox | QRadioButton) -> QColor:
+    """The colour on the indicator's left edge, halfway down: its outline."""
+    option = QStyleOptionButton()
+    button.initStyleOption(option)
+    element = (QStyle.SubElement.SE_CheckBoxIndicator if isinstance(button, QCheckBox)
+               else QStyle.SubElement.SE_RadioButtonIndicator)
+    rect = button.style().subElementRect(element, option, button)
+    return button.grab().toImage().pixelColor(rect.left(), rect.center().y())
+
+
+def test_unchecked_boxes_and_radio_buttons_are_outlined_visibly(qtbot, theme):
+    box, radio = QCheckBox("notify me"), QRadioButton("another machine")
+    shown(qtbot, box, radio)
+    for button in (box, radio):
+        edge = indicator_edge(button)
+        assert contrast(edge, QColor(theme.base)) >= 2.5, (type(button).__name__,
+                                                            edge.name())
+        assert contrast(edge, QColor(theme.window)) >= 2.5
+
+
+def test_dark_dialog_icons_are_drawn_light_and_light_ones_kept(qapp):
+    def ink(style: QStyle) -> QColor:
+        """The opaque pixels' mean colour of the Close button's icon."""
+        icon = style.standardIcon(QStyle.StandardPixmap.SP_DialogCloseButton)
+        image = icon.pixmap(16, 16).toImage()
+        pixels = [image.pixelColor(x, y) for y in range(image.height())
+                  for x in range(image.width())]
+        opaque = [p for p in pixels if p.alpha() > 128]
+        assert opaque, "Fusion has an icon for Close"
+        n = len(opaque)
+        return QColor(round(sum(p.red() for p in opaque) / n),
+                      round(sum(p.green() for p in opaque) / n),
+                      round(sum(p.blue() for p in opaque) / n))
+
+    assert contrast(ink(ThemedStyle(DARK)), QColor(DARK.window)) >= 4.5
+    assert contrast(ink(ThemedStyle(LIGHT)), QColor(LIGHT.window)) >= 4.5
+
+
+@pytest.mark.parametrize("theme", [LIGHT, DARK], ids=lambda t: t.name)
+def test_the_themes_outline_colour_stands_out_from_their_fields(theme):
+    assert contrast(QColor(theme.control_border), QColor(theme.base)) >= 3
+    assert contrast(QColor(theme.control_border), QColor(theme.window)) >= 3
