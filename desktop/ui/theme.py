@@ -28,6 +28,8 @@ class Theme:
     border: str
     control_border: str
     """The outline of a check box or radio button: it must stand out from the base (3:1)."""
+    input_disabled: str
+    """The background of an input that cannot be edited now (others have the base)."""
     accent: str
     canvas: str
     grid_minor: str
@@ -81,7 +83,7 @@ _PROVIDERS = {
 
 LIGHT = Theme(
     name="light", window="#f3f4f7", base="#ffffff", alt_base="#f7f8fa", text="#1d2330",
-    muted="#697386", border="#d5d9e0", control_border="#7a8394",
+    muted="#697386", border="#d5d9e0", control_border="#7a8394", input_disabled="#eceef2",
     accent="#3b6df0", canvas="#f6f7f9",
     grid_minor="#e9ebef", grid_major="#dcdfe5", node="#ffffff", node_border="#c9ced8",
     node_header="#f1f3f6", handoff="#5b6577", report="#8a6fd1", error="#d93f3f",
@@ -91,7 +93,7 @@ LIGHT = Theme(
 )
 DARK = Theme(
     name="dark", window="#1e2127", base="#23272e", alt_base="#282c34", text="#e3e6ec",
-    muted="#9aa3b2", border="#3a404b", control_border="#7f889a",
+    muted="#9aa3b2", border="#3a404b", control_border="#7f889a", input_disabled="#1a1d22",
     accent="#6d93ff", canvas="#1a1d22",
     grid_minor="#22262c", grid_major="#2b3038", node="#2a2f37", node_border="#444b57",
     node_header="#323843", handoff="#a3acbb", report="#a992ea", error="#f06565",
@@ -179,6 +181,8 @@ QLineEdit, QPlainTextEdit, QSpinBox, QDoubleSpinBox, QComboBox {{
     border: 1px solid {t.border}; border-radius: 5px; padding: 3px 5px; background: {t.base}; }}
 QLineEdit:focus, QPlainTextEdit:focus, QSpinBox:focus, QDoubleSpinBox:focus,
 QComboBox:focus {{ border-color: {t.accent}; }}
+QLineEdit:disabled, QPlainTextEdit:disabled, QSpinBox:disabled, QDoubleSpinBox:disabled,
+QComboBox:disabled {{ background: {t.input_disabled}; border-style: dashed; color: {t.muted}; }}
 QLineEdit[invalid="true"], QPlainTextEdit[invalid="true"] {{ border-color: {t.error}; }}
 QLabel[role="error"] {{ color: {t.error}; }}
 QLabel[role="muted"] {{ color: {t.muted}; }}

@@ -1,6 +1,6 @@
 """Controls read in either theme: check boxes and radio buttons have an outline that
-stands out from the field they sit on, and dialog buttons' line-art icons are light on a
-dark window."""
+stands out from the field they sit on, dialog buttons' line-art icons are light on a dark
+window, and an input that cannot be edited looks unlike one that can."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
+    QLineEdit,
     QRadioButton,
     QStyle,
     QStyleOptionButton,
@@ -71,6 +72,19 @@ def test_unchecked_boxes_and_radio_buttons_are_outlined_visibly(qtbot, theme):
         assert contrast(edge, QColor(theme.base)) >= 2.5, (type(button).__name__,
                                                             edge.name())
         assert contrast(edge, QColor(theme.window)) >= 2.5
+
+
+def test_a_disabled_input_looks_unlike_an_enabled_one(qtbot, theme):
+    enabled, disabled = QLineEdit(), QLineEdit()
+    disabled.setEnabled(False)
+    shown(qtbot, enabled, disabled)
+
+    def inside(edit: QLineEdit) -> QColor:
+        return edit.grab().toImage().pixelColor(edit.width() // 2, edit.height() // 2)
+
+    assert inside(enabled) == QColor(theme.base)
+    assert inside(disabled) == QColor(theme.input_disabled)
+    assert inside(disabled) != inside(enabled)
 
 
 def test_dark_dialog_icons_are_drawn_light_and_light_ones_kept(qapp):
