@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QRadioButton,
+    QStyle,
     QVBoxLayout,
 )
 
@@ -127,6 +128,7 @@ class SettingsDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
+        self.close_button = buttons.button(QDialogButtonBox.StandardButton.Close)
         self.refresh()
         self.resize(760, self.sizeHint().height())
 
@@ -147,6 +149,10 @@ class SettingsDialog(QDialog):
 
     def _pick_theme(self, index: int) -> None:
         self.window_.set_theme_choice(THEMES[index][0])
+        # a button box takes its icons once; this dialog is open while the theme changes
+        if not self.close_button.icon().isNull():  # none where the desktop shows none
+            self.close_button.setIcon(self.style().standardIcon(
+                QStyle.StandardPixmap.SP_DialogCloseButton))
 
     def _notifications_group(self) -> QGroupBox:
         box = QGroupBox("Notifications")

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtGui import QColor
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QIcon
 from PySide6.QtWidgets import (
     QCheckBox,
     QLineEdit,
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.ui import theme as themes
+from desktop.ui.settings_dialog import SettingsDialog
 from desktop.ui.theme import DARK, LIGHT, Theme
 from desktop.ui.themed_style import ThemedStyle
 
@@ -87,22 +89,40 @@ def test_a_disabled_input_looks_unlike_an_enabled_one(qtbot, theme):
     assert inside(disabled) != inside(enabled)
 
 
-def test_dark_dialog_icons_are_drawn_light_and_light_ones_kept(qapp):
-    def ink(style: QStyle) -> QColor:
-        """The opaque pixels' mean colour of the Close button's icon."""
-        icon = style.standardIcon(QStyle.StandardPixmap.SP_DialogCloseButton)
-        image = icon.pixmap(16, 16).toImage()
-        pixels = [image.pixelColor(x, y) for y in range(image.height())
-                  for x in range(image.width())]
-        opaque = [p for p in pixels if p.alpha() > 128]
-        assert opaque, "Fusion has an icon for Close"
-        n = len(opaque)
-        return QColor(round(sum(p.red() for p in opaque) / n),
-                      round(sum(p.green() for p in opaque) / n),
-                      round(sum(p.blue() for p in opaque) / n))
+def ink(icon: QIcon) -> QColor:
+    """The mean colour of ``icon``'s opaque pixels."""
+    image = icon.pixmap(16, 16).toImage()
+    pixels = [image.pixelColor(x, y) for y in range(image.height())
+              for x in range(image.width())]
+    opaque = [p for p in pixels if p.alpha() > 128]
+    assert opaque, "the icon has something drawn"
+    n = len(opaque)
+    return QColor(round(sum(p.red() for p in opaque) / n),
+                  round(sum(p.green() for p in opaque) / n),
+                  round(sum(p.blue() for p in opaque) / n))
 
-    assert contrast(ink(ThemedStyle(DARK)), QColor(DARK.window)) >= 4.5
-    assert contrast(ink(ThemedStyle(LIGHT)), QColor(LIGHT.window)) >= 4.5
+
+def close_icon(style: QStyle) -> QIcon:
+    return style.standardIcon(QStyle.StandardPixmap.SP_DialogCloseButton)
+
+
+def test_dark_dialog_icons_are_drawn_light_and_light_ones_kept(qapp):
+    assert contrast(ink(close_icon(ThemedStyle(DARK))), QColor(DARK.window)) >= 4.5
+    assert contrast(ink(close_icon(ThemedStyle(LIGHT))), QColor(LIGHT.window)) >= 4.5
+
+
+def test_the_settings_close_icon_follows_a_theme_picked_there(editor_window, qtbot):
+    editor_window.set_theme_choice("light")
+    dialog = SettingsDialog(editor_window)
+    qtbot.addWidget(dialog)
+    # as on a desktop whose dialog buttons have icons (the test platform's have none)
+    dialog.close_button.setIcon(close_icon(dialog.style()))
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    for name, theme in (("theme_dark", DARK), ("theme_light", LIGHT)):
+        qtbot.mouseClick(dialog.findChild(QRadioButton, name), Qt.MouseButton.LeftButton)
+        assert editor_window.theme is theme
+        assert contrast(ink(dialog.close_button.icon()), QColor(theme.window)) >= 4.5
 
 
 @pytest.mark.parametrize("theme", [LIGHT, DARK], ids=lambda t: t.name)
