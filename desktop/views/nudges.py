@@ -28,6 +28,7 @@ from desktop.views.notices import (
     RunStalled,
     StallEnded,
 )
+from desktop.views.result import Left
 from desktop.views.stall_text import stall_detail
 
 NudgeKind = Literal["approvals", "pauses", "ends"]
@@ -41,8 +42,18 @@ KIND_TITLES: dict[NudgeKind, str] = {
 USER_PAUSE = Pause().reason
 """The reason of a pause the user asked for: they know, so it does not nudge."""
 
-Target = Literal["approval", "stall", "paused", "result"]
+Target = Literal["approval", "stall", "paused", "result", "diffs", "conversation"]
 ENDS = {"run.completed": "completed", "run.failed": "failed", "run.stopped": "was stopped"}
+LEFT: dict[Left | None, tuple[str, Target]] = {
+    "result": ("Its result is ready to review.", "result"),
+    "diffs": ("Its changes are in the Diffs tab (no node worked in a git worktree, so "
+              "there is no result branch).", "diffs"),
+    "nothing": ("It left no change to review; its Conversation shows what it did.",
+                "conversation"),
+    None: ("Its Conversation shows what it did.", "conversation"),
+}
+"""What an ended run's nudge says it left, and what a click brings forward, by what it
+left (None: not known, so only what every run has is promised)."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +66,8 @@ class Nudge:
     text: str
     target: Target
     """approval: the inbox entry ``item``; stall: the stall banner; paused: the run
-    controls (Resume); result: the run's result."""
+    controls (Resume); result: the run's result; diffs: its diffs; conversation: its
+    conversation."""
     item: str = ""
 
 
@@ -68,12 +80,14 @@ class Nudges:
     _paused: set[str] = field(default_factory=set)
 
     def decide(self, run_id: str, run_name: str, notices: Iterable[Notice], *,
-               watching: bool = False) -> list[Nudge]:
+               watching: bool = False, left: Left | None = None) -> list[Nudge]:
         """The nudges of a batch of ``run_id``'s notices, in their order. ``watching``: the
-        user looks at the app, so nothing is shown (and the items count as told)."""
+        user looks at the app, so nothing is shown (and the items count as told).
+        ``left``: what the run left to review (desktop/views/result.py), which an end's
+        nudge points at; None when it is not known."""
         out: list[Nudge] = []
         for notice in notices:
-            nudge = self._of(run_id, run_name or "A run", notice)
+            nudge = self._of(run_id, run_name or "A run", notice, left)
             if nudge is not None and not watching and nudge.kind in self.enabled:
                 out.append(nudge)
         return out
@@ -92,7 +106,8 @@ class Nudges:
         self._paused.add(run_id)
         return True
 
-    def _of(self, run_id: str, name: str, notice: Notice) -> Nudge | None:
+    def _of(self, run_id: str, name: str, notice: Notice, left: Left | None
+            ) -> Nudge | None:
         match notice:
             case ApprovalOpened(approval_id, request):
                 if not self._once("approval", run_id, approval_id):
@@ -118,8 +133,8 @@ class Nudges:
             case RunChanged(kind, reason) if kind.removeprefix("run.") in RUN_ENDED:
                 if not self._once("end", run_id):
                     return None
-                return Nudge("ends", run_id, f"{name} {ENDS[kind]}",
-                             reason or "Its result is ready to review.", "result")
+                said, target = LEFT[left]
+                return Nudge("ends", run_id, f"{name} {ENDS[kind]}", reason or said, target)
         return None
 
 
@@ -175,5 +190,5 @@ def one_of(nudges: list[Nudge]) -> Nudge | None:
                  f"{last.text} (and {more} more)", last.target, last.item)
 
 
-__all__ = ["KINDS", "KIND_TITLES", "PAUSING", "USER_PAUSE", "Nudge", "NudgeKind", "Nudges",
+__all__ = ["KINDS", "KIND_TITLES", "LEFT", "PAUSING", "USER_PAUSE", "Nudge", "NudgeKind", "Nudges",
            "Target", "list_notices", "one_of", "requests_by_run"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from desktop.contract.state import NodeState, RunState
 from desktop.store.applied import read_applied
@@ -32,6 +32,32 @@ def in_scratch(result: Mapping[str, Any]) -> bool:
     asked for worktrees with no workspace), not in a repository of the user's."""
     repo = Path(str(result.get("repo") or ""))
     return repo.name == "workspace" and repo.parent.name == str(result.get("runId") or "")
+
+
+Left = Literal["result", "diffs", "nothing"]
+"""What a run's work left to review: a result branch (the Result view shows it), only
+diffs (the Diffs view shows them), or neither."""
+
+
+def what_it_left(state: Mapping[str, Any]) -> Left:
+    """What the run of ``state`` (its camelCase form, as a client folds it) left to review.
+    A result branch exists exactly when a node worked in a git worktree (see
+    :func:`result_node`); without one, the diffs its turns wrote are all there is."""
+    nodes = state.get("nodes") or {}
+    if any(isinstance(node, Mapping) and node.get("git") for node in nodes.values()):
+        return "result"
+    artifacts = state.get("artifacts") or {}
+    if any(isinstance(art, Mapping) and art.get("kind") == "diff"
+           for art in artifacts.values()):
+        return "diffs"
+    return "nothing"
+
+
+def listed_left(row: Mapping[str, Any]) -> Left | None:
+    """What the run of a run list's ``row`` left, as far as the row tells: a row names its
+    result branch when it has one, but never its diffs, and a row of a run still hosted
+    lists no result at all, so without one it is unknown (None)."""
+    return "result" if row.get("result") else None
 
 
 def _in_worktrees(state: RunState) -> dict[str, NodeState]:
@@ -137,4 +163,5 @@ def result_summary(state: RunState, run_dir: Path) -> ResultSummary | None:
                          tuple(read_applied(run_dir)))
 
 
-__all__ = ["ResultSummary", "latest_result_node", "result_node", "result_summary"]
+__all__ = ["Left", "ResultSummary", "latest_result_node", "listed_left", "result_node",
+           "result_summary", "what_it_left"]

@@ -21,6 +21,7 @@ from desktop.views.notices import (
     notices_of,
 )
 from desktop.views.nudges import KINDS, USER_PAUSE, Nudges, one_of
+from desktop.views.result import listed_left, what_it_left
 
 STALL = {"type": "run.stalled", "nodeId": "n1", "reason": "repeat",
          "evidence": {"signal": "output", "count": 3, "threshold": 3}}
@@ -68,7 +69,8 @@ def test_pauses_the_run_took_by_itself_nudge_and_the_users_own_do_not():
 
 def test_a_run_end_nudges_once_and_points_at_the_result():
     rules = Nudges()
-    [nudge] = rules.decide("r", "Flow", notices_of([{"type": "run.failed", "reason": "boom"}]))
+    failed = notices_of([{"type": "run.failed", "reason": "boom"}])
+    [nudge] = rules.decide("r", "Flow", failed, left="result")
     assert (nudge.kind, nudge.target, nudge.title) == ("ends", "result", "Flow failed")
     assert nudge.text == "boom"
     assert rules.decide("r", "Flow", [RunChanged("run.failed", "boom")]) == []
@@ -97,7 +99,7 @@ def test_no_item_nudges_twice_however_the_batches_fall(batches):
     told = [(n.run_id, n.target, n.item) for b in batches for n in rules.decide("r", "F", b)]
     requests = [t for t in told if t[1] == "approval"]
     assert len(requests) == len(set(requests))
-    assert sum(t[1] == "result" for t in told) <= 1  # a run ends once
+    assert sum(t[1] in ("result", "conversation") for t in told) <= 1  # a run ends once
 
 
 @given(notices, st.sets(st.sampled_from(KINDS)))
@@ -112,12 +114,12 @@ def test_nothing_shows_while_the_user_looks_and_what_they_saw_stays_told(batch):
     rules = Nudges()
     assert rules.decide("r", "Flow", batch, watching=True) == []
     later = rules.decide("r", "Flow", batch)
-    assert not any(n.target in ("approval", "result") for n in later)
+    assert not any(n.target == "approval" or n.kind == "ends" for n in later)
 
 
 def test_one_of_a_batch_is_its_latest_news_with_the_count_of_the_rest():
     nudges = Nudges().decide("r", "Flow", [ApprovalOpened("a1", TOOL),
-                                           RunChanged("run.completed")])
+                                           RunChanged("run.completed")], left="result")
     shown = one_of(nudges)
     assert shown is not None and shown.target == "result"
     assert shown.text.endswith("(and 1 more)")
@@ -136,8 +138,12 @@ def test_the_services_pending_requests_become_each_runs_notices():
     assert [n.item for n in rules.decide("r1", "Flow", by_run["r1"])] == ["a1", "a3"]
 
 
-def _listed(run_id: str, status: str, *waiting: dict) -> dict:
-    return {"id": run_id, "status": status, "workflowName": "Flow", "waiting": list(waiting)}
+def _listed(run_id: str, status: str, *waiting: dict, result: bool = False) -> dict:
+    row = {"id": run_id, "status": status, "workflowName": "Flow", "waiting": list(waiting)}
+    if result:  # the run list names a run's result branch when it has one
+        row["result"] = {"nodeId": "n1", "node": "coder", "branch": f"canvas/{run_id}/n1",
+                         "repo": "/repo", "applied": []}
+    return row
 
 
 LISTED_STALL = {"kind": "stall", "nodeId": "n1", "node": "Coder", "reason": "silent for 300 s"}
@@ -149,14 +155,14 @@ def test_the_run_list_tells_of_the_pauses_and_ends_of_runs_no_tab_shows():
 
     rules = Nudges()
     before = {"r1": "running", "r2": "running", "r3": "completed"}
-    runs = [_listed("r1", "paused", LISTED_STALL), _listed("r2", "completed"),
+    runs = [_listed("r1", "paused", LISTED_STALL), _listed("r2", "completed", result=True),
             _listed("r3", "completed"), _listed("r4", "failed")]
     by_run = list_notices(before, runs)
     assert set(by_run) == {"r1", "r2"}  # r3 ended before; r4 was never seen live
     [paused] = rules.decide("r1", "Flow", by_run["r1"])
     assert (paused.kind, paused.target, paused.text) == \
         ("pauses", "paused", "Coder: silent for 300 s")
-    [ended] = rules.decide("r2", "Flow", by_run["r2"])
+    [ended] = rules.decide("r2", "Flow", by_run["r2"], left=listed_left(runs[1]))
     assert (ended.kind, ended.title, ended.target) == ("ends", "Flow completed", "result")
     again = list_notices({"r1": "paused", "r2": "completed"}, runs)
     assert not rules.decide("r1", "Flow", again["r1"])  # the same pause: told already
@@ -182,3 +188,31 @@ def test_a_run_listed_many_times_ends_at_most_once(statuses: list[str]):
                            and b in ("completed", "failed", "stopped")
                            for a, b in pairwise(statuses))
     assert len(shown) == (1 if ended_after_live else 0)
+
+
+def _state(*, git: bool = False, diff: bool = False) -> dict:
+    """A run's state as a client folds it: a node (in a worktree or not), and a diff."""
+    node = {"id": "n1", "label": "Coder"}
+    if git:
+        node["git"] = {"repo": "/repo", "branch": "canvas/r/n1", "base": "0" * 40}
+    artifacts = {"a1": {"id": "a1", "kind": "diff", "path": "n1/diff.patch"}} if diff else {}
+    return {"nodes": {"n1": node}, "artifacts": artifacts}
+
+
+def test_an_end_promises_a_result_only_when_the_run_has_a_result_branch():
+    completed = [RunChanged("run.completed")]
+    [branch] = Nudges().decide("r", "Flow", completed,
+                               left=what_it_left(_state(git=True, diff=True)))
+    assert (branch.text, branch.target) == ("Its result is ready to review.", "result")
+    [diffs] = Nudges().decide("r", "Flow", completed, left=what_it_left(_state(diff=True)))
+    assert diffs.target == "diffs" and "Diffs tab" in diffs.text
+    assert "result is ready" not in diffs.text
+    [bare] = Nudges().decide("r", "Flow", completed, left=what_it_left(_state()))
+    assert bare.target == "conversation" and "no change to review" in bare.text
+    [unknown] = Nudges().decide("r", "Flow", completed)  # a run list row of a hosted run
+    assert unknown.target == "conversation" and "result" not in unknown.text
+
+
+def test_a_run_list_row_tells_of_a_result_only_when_it_names_one():
+    assert listed_left(_listed("r", "completed", result=True)) == "result"
+    assert listed_left(_listed("r", "completed")) is None  # its diffs are not listed

@@ -22,6 +22,7 @@ from desktop.ui.run.nudge_tray import NudgeTray, system_tray
 from desktop.ui.settings import nudge_kinds
 from desktop.views.notices import Notice
 from desktop.views.nudges import Nudge, Nudges, list_notices, one_of, requests_by_run
+from desktop.views.result import listed_left, what_it_left
 
 _NOTIFIER: Notifier | None = None
 
@@ -45,9 +46,11 @@ class Notifier(QObject):
         session = panels.session
         if session is None or not notices:
             return None
-        name = str((session.state or {}).get("workflowName") or "")
+        state = session.state or {}
+        name = str(state.get("workflowName") or "")
         watching = QApplication.activeWindow() is not None
-        nudge = one_of(self.rules.decide(session.run_id, name, notices, watching=watching))
+        nudge = one_of(self.rules.decide(session.run_id, name, notices, watching=watching,
+                                         left=what_it_left(state)))
         if nudge is not None:
             self._show(nudge, Path(session.run_dir), panels.window)
         return nudge
@@ -66,13 +69,16 @@ class Notifier(QObject):
         by_run = requests_by_run(feed.items)
         for run_id, notices in list_notices(self._listed, feed.listed).items():
             by_run.setdefault(run_id, []).extend(notices)
-        listed_names = {str(r.get("id")): str(r.get("workflowName") or "") for r in feed.listed}
+        rows = {str(r.get("id")): r for r in feed.listed}
         self._listed = {str(r.get("id")): str(r.get("status") or "") for r in feed.listed}
         nudges = []
         for run_id, notices in by_run.items():
             info = feed.runs.get(run_id)
-            name = info.name if info is not None and info.name else listed_names.get(run_id, "")
-            nudges += self.rules.decide(run_id, name, notices, watching=watching)
+            row = rows.get(run_id) or {}
+            name = info.name if info is not None and info.name else str(
+                row.get("workflowName") or "")
+            nudges += self.rules.decide(run_id, name, notices, watching=watching,
+                                        left=listed_left(row))
         nudge = one_of(nudges)
         if nudge is not None and isValid(panels):
             self._show(nudge, panels._data_dir() / "runs" / nudge.run_id, panels.window)
@@ -118,6 +124,9 @@ def focus(panels: Any, nudge: Nudge) -> None:
         panels.docks["result"].show()
         panels.docks["result"].raise_()
         panels.result.files.setFocus()
+    elif nudge.target in ("diffs", "conversation"):  # an end with no result branch
+        panels.docks[nudge.target].show()
+        panels.docks[nudge.target].raise_()
     elif nudge.target == "paused" and not panels.budget.isHidden():  # a budget reached
         panels.budget.raise_button.setFocus()
     else:  # paused (or a stall already over): Resume is in the run controls

@@ -136,7 +136,7 @@ class ResultActions(QObject):
         except ApiError as exc:
             if self._current(run_id):
                 self.view.set_busy(False)
-                self.view.show_message(_no_result(exc))
+                self.view.show_message(*_no_result(exc))
             return
         except Exception as exc:  # the service could not be started: say why
             if self._current(run_id):
@@ -228,13 +228,13 @@ class ResultActions(QObject):
             task.cancel()
 
 
-def _no_result(exc: ApiError) -> str:
-    """Why the run has no result to show, in one line."""
+def _no_result(exc: ApiError) -> tuple[str, str]:
+    """That the run has no result to show, and why."""
     if exc.code == "no_result":
-        return "No result: " + exc.message
+        return "No result", exc.message[:1].upper() + exc.message[1:] + "."
     if exc.code == "run_not_found":
-        return "No result: the service does not know this run."
-    return f"The result cannot be loaded: {exc}"
+        return "No result", "The service does not know this run."
+    return "The result cannot be loaded", str(exc)
 
 
 def _html(text: str) -> str:

@@ -40,6 +40,10 @@ _NOTE = {"ok": ("diff_add", "ok"), "collision": ("diff_del", "error"),
          "info": ("diff_hunk", "accent"), "error": ("diff_chg", "warning")}
 # a file's change by the theme colour it is written in (another change: muted)
 _STATUS = {"added": "ok", "deleted": "error", "modified": "warning"}
+MESSAGE_CHARS = 90
+"""About how many characters a line of a message's explanation holds before it wraps."""
+QWIDGETSIZE_MAX = (1 << 24) - 1
+"""Qt's "no maximum" for a widget's size."""
 
 
 class ResultView(QWidget):
@@ -130,6 +134,9 @@ class ResultView(QWidget):
         layout.addWidget(self.split, 1)
         layout.addWidget(self.applied)
         layout.addLayout(actions)
+        # takes the height the hidden body leaves when only a message shows, so the
+        # message stays at the top instead of floating in the middle of the tab
+        layout.addStretch(0)
         self.busy = False
         self.show_message("Open a run to see its result.")
 
@@ -143,16 +150,22 @@ class ResultView(QWidget):
         if not shown:
             self.applied.hide()
 
-    def show_message(self, line: str) -> None:
-        """No result to show: one line says why (no run, still working, no worktrees)."""
+    def show_message(self, line: str, why: str = "") -> None:
+        """No result to show: a short ``line`` says so (no run, still working, no
+        worktrees), and ``why``, when given, explains it in a paragraph under it."""
         self.result, self.branch = None, None
         self.patches.clear()
         self.files.clear()
         self.collisions = []
         self.patch.clear()
         self.title.setText(line)
-        self.detail.clear()
-        self.detail.hide()
+        self.detail.setText(why)
+        self.detail.setToolTip("")
+        # a paragraph across a wide tab is one line too long to read: wrap it at a
+        # reading width
+        self.detail.setMaximumWidth(self.detail.fontMetrics().averageCharWidth()
+                                    * MESSAGE_CHARS)
+        self.detail.setVisible(bool(why))
         self.note.hide()
         self._body(False)
 
@@ -175,6 +188,7 @@ class ResultView(QWidget):
         self.detail.setText(f"{where} · against the run's base "
                             f"{str(result['base'])[:12]} · {len(files)} file(s) changed")
         self.detail.setToolTip(str(result["repo"]))
+        self.detail.setMaximumWidth(QWIDGETSIZE_MAX)
         self.apply_button.setText("Apply to the run's workspace" if scratch
                                   else "Apply to my working tree")
         self.detail.show()

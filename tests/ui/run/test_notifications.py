@@ -158,6 +158,20 @@ def test_a_click_reopens_the_runs_tab_when_it_was_closed(shell, tray, run_copy, 
     qtbot.waitUntil(inbox.list.hasFocus)
 
 
+def test_the_end_of_a_run_without_a_result_branch_points_at_what_it_did_leave(
+        shell, tray, run_copy, qtbot):
+    run_tab = open_run(shell, run_copy)  # its one node worked in the workspace itself
+    assert not any(node.get("git") for node in run_tab.run_panels.session.state["nodes"].values())
+    look_away(qtbot)
+    happen(run_tab, run_copy, {"type": "run.resumed"}, {"type": "run.completed"})
+    [(nudge, _window)] = tray.shown
+    assert nudge.title == "Single agent completed"
+    assert "result is ready" not in nudge.text and "Diffs tab" in nudge.text
+    tray.clicked.emit()
+    assert shell.current() is run_tab
+    assert run_tab.run_panels.docks["diffs"].isVisible()
+
+
 def test_without_a_system_tray_the_window_asks_for_attention_in_its_status_bar(
         editor_window):
     from PySide6.QtWidgets import QSystemTrayIcon
@@ -223,8 +237,12 @@ def test_a_run_no_tab_shows_that_ends_notifies_and_a_click_opens_its_result(
     feed = shell.current().run_panels.feed
 
     def listed(status: str, *waiting: dict) -> list[dict]:
-        return [{"id": run_dir.name, "status": status, "workflowName": "Single agent",
-                 "waiting": list(waiting)}]
+        row = {"id": run_dir.name, "status": status, "workflowName": "Single agent",
+               "waiting": list(waiting)}
+        if status == "completed":  # as the service lists a run with a result branch
+            row["result"] = {"nodeId": "n", "node": "implementer", "branch": "canvas/x/n",
+                             "repo": str(run_dir), "applied": []}
+        return [row]
 
     feed._took(({}, {}, listed("running")))  # the first answer: it was running then
     look_away(qtbot)
@@ -236,8 +254,8 @@ def test_a_run_no_tab_shows_that_ends_notifies_and_a_click_opens_its_result(
     feed._took(({}, {}, listed("running")))
     feed._took(({}, {}, listed("completed")))
     (ended, _window) = tray.shown[-1]
-    assert (ended.run_id, ended.kind, ended.title) == \
-        (run_dir.name, "ends", "Single agent completed")
+    assert (ended.run_id, ended.kind, ended.title, ended.text) == \
+        (run_dir.name, "ends", "Single agent completed", "Its result is ready to review.")
     feed._took(({}, {}, listed("completed")))  # listed again: not news
     assert len(tray.shown) == 2
     tabs = shell.tabs.count()

@@ -1,7 +1,7 @@
 """The Result view over a real run in a git repository with uncommitted work: the files
 and a diff, a partial selection applied to the working tree (the user's changes
 survive), a branch created, a collision named with nothing changed, a run without a
-result said in one line, and a pull request through a stand-in ``gh``."""
+result said with why, and a pull request through a stand-in ``gh``."""
 
 from __future__ import annotations
 
@@ -168,7 +168,7 @@ def test_a_finished_runs_result_is_listed_diffed_applied_in_part_branched_and_co
     view.dialog.reject()
 
 
-def test_a_run_without_worktrees_says_so_in_one_line(qloop, window_for, until):
+def test_a_run_without_worktrees_says_so_and_why(qloop, window_for, until):
     window, panels = window_for(loads_workflow(two_implementers(None)))
     view = panels.result
     assert view.title.text() == "Open a run to see its result."
@@ -180,7 +180,9 @@ def test_a_run_without_worktrees_says_so_in_one_line(qloop, window_for, until):
         await settled(panels, until)
 
     qloop.run_until_complete(go())
-    assert "worktree" in view.title.text()
+    assert view.title.text() == "No result"
+    assert "none of its nodes worked in a git worktree" in view.detail.text()
+    assert not view.detail.isHidden()
     assert view.split.isHidden() and view.apply_button.isHidden()
     assert view.note.isHidden()
     assert not [w for w in QApplication.topLevelWidgets()
@@ -259,3 +261,24 @@ def test_the_default_branch_name_and_an_application_line():
     line = applied_line({"at": "2025-01-02T03:04:05Z", "target": "branch", "branch": "b",
                          "files": ["a", "b", "c", "d", "e", "f", "g"]})
     assert line == "• 2025-01-02 03:04:05 to branch b: 7 file(s): a, b, c, d, e, f and 1 more"
+
+
+def test_why_there_is_no_result_wraps_under_a_short_heading_at_the_top(qtbot):
+    from desktop.ui.run.result_view import ResultView
+
+    view = ResultView()
+    qtbot.addWidget(view)
+    view.resize(1400, 400)  # a result dock across a wide window
+    view.show()
+    why = ("Run 9a356dae has no result branch: none of its nodes worked in a git worktree "
+           "(isolation: worktree, with a workspace in a git repository).")
+    view.show_message("No result", why)
+    view.layout().activate()
+    assert view.title.text() == "No result" and view.title.font().bold()
+    assert view.detail.text() == why and not view.detail.font().bold()
+    line = view.detail.fontMetrics().lineSpacing()
+    assert view.detail.isVisible() and view.detail.height() >= 2 * line  # wrapped
+    assert view.detail.width() < view.width() // 2  # at a width one can read
+    assert view.title.geometry().top() < 3 * line  # at the top, not in the middle
+    view.show_message("Open a run to see its result.")
+    assert view.detail.isHidden()  # no explanation: none shown
