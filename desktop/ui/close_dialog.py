@@ -23,8 +23,41 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-KEEP_NOTE = ("It stays in the Approvals inbox of every window and in Run history; open it "
-             "again from there.")
+from desktop.wording import plural
+
+
+@dataclass(frozen=True)
+class LiveRun:
+    """A live run a closing tab or window shows, as the questions name it."""
+
+    name: str
+    """Its workflow's name."""
+    run_id: str
+    waiting: int = 0
+    """How many of its requests wait for a person's decision."""
+
+    def listed(self) -> str:
+        """``Gated (run 1a2b3c4d), waiting for 1 approval``: one line of a list of runs."""
+        note = f", waiting for {plural(self.waiting, 'approval')}" if self.waiting else ""
+        return f"{self.name} (run {self.run_id[:8]}){note}"
+
+
+def live_question(run: LiveRun) -> str:
+    """The question before one live run's tab closes: a sentence about that run."""
+    waits = f" and waits for {plural(run.waiting, 'approval')}" if run.waiting else ""
+    return f"“{run.name}” (run {run.run_id[:8]}) is still running{waits}. Close its tab anyway?"
+
+
+def keep_note(runs: list[LiveRun]) -> str:
+    """Where runs left running are found again; the Approvals inbox only when one of them
+    waits for a decision (the inbox lists requests, not runs)."""
+    waiting = any(run.waiting for run in runs)
+    if len(runs) == 1:
+        inbox = (", and its requests in the Approvals inbox of every window" if waiting
+                 else "")
+        return f"Kept running, it stays in Run history{inbox}: open it again from there."
+    inbox = ", and their requests in the Approvals inbox of every window" if waiting else ""
+    return f"Kept running, they stay in Run history{inbox}: open them again from there."
 
 
 @dataclass(frozen=True)
@@ -46,10 +79,10 @@ def _question(parent: QWidget | None, icon: QMessageBox.Icon, title: str, text: 
     return box
 
 
-def ask_live_run(parent: QWidget | None, name: str) -> str:
+def ask_live_run(parent: QWidget | None, run: LiveRun) -> str:
     """``"keep"``, ``"stop"`` or ``"cancel"`` for one tab whose run is live."""
     box = _question(parent, QMessageBox.Icon.Question, "The run is still live",
-                    f"{name} is still running. Close its tab anyway?", KEEP_NOTE)
+                    live_question(run), keep_note([run]))
     keep = box.addButton("&Keep running in the background", QMessageBox.ButtonRole.AcceptRole)
     stop = box.addButton("&Stop the run", QMessageBox.ButtonRole.DestructiveRole)
     box.addButton(QMessageBox.StandardButton.Cancel)
@@ -62,20 +95,24 @@ def ask_live_run(parent: QWidget | None, name: str) -> str:
 class ClosingDialog(QDialog):
     """One question for everything that closes: unsaved documents and live runs."""
 
-    def __init__(self, unsaved: list[str], live: list[str], quitting: bool,
+    def __init__(self, unsaved: list[str], live: list[LiveRun], quitting: bool,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Quit Agent Canvas?" if quitting else "Close the window?")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(18, 16, 18, 12)
         layout.setSpacing(10)
+        # one document or run is "it", several are "them"
+        them = "them" if len(unsaved) > 1 else "it"
         self.save = self._choice(layout, "Unsaved changes", unsaved,
-                                 ("&Save them", "&Discard them")) if unsaved else None
-        self.keep = self._choice(layout, "Live runs", live,
-                                 ("&Keep them running in the background", "S&top them")
+                                 (f"&Save {them}", f"&Discard {them}")) if unsaved else None
+        them = "them" if len(live) > 1 else "it"
+        self.keep = self._choice(layout, "Live runs" if len(live) > 1 else "Live run",
+                                 [run.listed() for run in live],
+                                 (f"&Keep {them} running in the background", f"S&top {them}")
                                  ) if live else None
         if live:
-            note = QLabel(KEEP_NOTE)
+            note = QLabel(keep_note(live))
             note.setWordWrap(True)
             note.setStyleSheet("color: palette(mid);")
             layout.addWidget(note)
@@ -111,7 +148,7 @@ class ClosingDialog(QDialog):
                            stop=self.keep is not None and not self.keep.isChecked())
 
 
-def ask_closing(parent: QWidget | None, unsaved: list[str], live: list[str],
+def ask_closing(parent: QWidget | None, unsaved: list[str], live: list[LiveRun],
                 quitting: bool) -> CloseAnswer | None:
     """Ask once about every unsaved document and live run; None when cancelled."""
     dialog = ClosingDialog(unsaved, live, quitting, parent)

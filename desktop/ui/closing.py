@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from desktop.ui.close_dialog import CloseAnswer
-from desktop.wording import plural
+from desktop.ui.close_dialog import CloseAnswer, LiveRun
 
-Ask = Callable[[list[str], list[str]], "CloseAnswer | None"]
+Ask = Callable[[list[str], list[LiveRun]], "CloseAnswer | None"]
 
 
 def live_run(editor: Any) -> bool:
@@ -25,13 +24,10 @@ def live_run(editor: Any) -> bool:
     return session is not None and bool(session.running)
 
 
-def run_name(editor: Any) -> str:
-    """``Gated · 1a2b3c4d, waiting for 1 approval``: a live run as the question lists it."""
-    session = editor.run_panels.session
-    name = editor.editor.model.doc.name or "Untitled workflow"
-    waiting = len(editor.run_panels.approvals.pending)
-    note = f", waiting for {plural(waiting, 'approval')}" if waiting else ""
-    return f"{name} · {session.run_id[:8]}{note}"
+def live_run_of(editor: Any) -> LiveRun:
+    """The live run ``editor`` shows, as the closing questions name it."""
+    return LiveRun(editor.editor.model.doc.name or "Untitled workflow",
+                   editor.run_panels.session.run_id, len(editor.run_panels.approvals.pending))
 
 
 def settle(editors: Iterable[Any], ask: Ask) -> bool:
@@ -44,7 +40,7 @@ def settle(editors: Iterable[Any], ask: Ask) -> bool:
     if not unsaved and not live:
         return True
     answer = _one(unsaved, live) if len(unsaved) + len(live) == 1 else \
-        ask([e.file.display_name() for e in unsaved], [run_name(e) for e in live])
+        ask([e.file.display_name() for e in unsaved], [live_run_of(e) for e in live])
     if answer is None:
         return False
     if answer.save and not all(e.files.save() for e in unsaved):

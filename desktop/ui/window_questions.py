@@ -16,7 +16,7 @@ from desktop.graph.io import WORKFLOW_SUFFIX
 if TYPE_CHECKING:
     from desktop.graph.history import FlowCommit
     from desktop.graph.templates import Template
-    from desktop.ui.close_dialog import CloseAnswer
+    from desktop.ui.close_dialog import CloseAnswer, LiveRun
     from desktop.ui.window import EditorWindow
 
 FLOW_FILTER = f"Workflows (*{WORKFLOW_SUFFIX});;YAML (*.yaml *.yml);;All files (*)"
@@ -50,11 +50,11 @@ class Questions:
     def live_run(self) -> str:
         """Closing over a live run: ``"keep"`` it running, ``"stop"`` it, or ``"cancel"``."""
         from desktop.ui.close_dialog import ask_live_run
-        from desktop.ui.closing import run_name
+        from desktop.ui.closing import live_run_of
 
-        return ask_live_run(self.window, run_name(self.window))
+        return ask_live_run(self.window, live_run_of(self.window))
 
-    def closing(self, unsaved: list[str], live: list[str], quitting: bool
+    def closing(self, unsaved: list[str], live: list[LiveRun], quitting: bool
                 ) -> CloseAnswer | None:
         """One question for many documents and runs: a CloseAnswer, or None (Cancel)."""
         from desktop.ui.close_dialog import ask_closing

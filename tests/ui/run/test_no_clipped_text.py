@@ -94,7 +94,7 @@ def test_every_main_view_shows_its_text_whole(ran, qtbot, size) -> None:
 
 def _dialogs(editor: EditorWindow) -> dict:
     """The other dialogs a user meets, filled as they would see them."""
-    from desktop.ui.close_dialog import ClosingDialog, stop_question
+    from desktop.ui.close_dialog import ClosingDialog, LiveRun, stop_question
     from desktop.ui.help_dialog import ShortcutsDialog
     from desktop.ui.run.approvals import ApprovalDialog
     from desktop.ui.settings_dialog import SettingsDialog
@@ -106,7 +106,8 @@ def _dialogs(editor: EditorWindow) -> dict:
         "approval dialog": ApprovalDialog(request, lambda *a, **k: True, "Implementer",
                                           editor),
         "closing dialog": ClosingDialog(["Plan, implement, review"],
-                                        ["Approve a command · d8661f5d"], True, editor),
+                                        [LiveRun("Approve a command", "d8661f5d", 1)], True,
+                                        editor),
         "stop question": stop_question(editor, "“Plan, implement, review”", lambda: None),
         "shortcuts": ShortcutsDialog(editor),
         "settings": SettingsDialog(editor),
