@@ -4,7 +4,8 @@ Both speak the same small interface (:class:`NudgeTray`): ``show(nudge, window)`
 ``clicked`` signal. The system tray's ``messageClicked`` carries nothing, so a click
 always means the last message shown. Without a system tray (some Linux desktops, a
 headless session) nothing can be clicked: the window's taskbar entry asks for
-attention (``QApplication.alert``) and its status bar says what happened.
+attention (``QApplication.alert``) and the status bar of the editor window that shows the
+run says what happened.
 """
 
 from __future__ import annotations
@@ -59,8 +60,11 @@ class WindowAlert(QObject):
     def show(self, nudge: Nudge, window: QWidget) -> None:
         top = window.window()
         QApplication.alert(top)
-        if isinstance(top, QMainWindow):
-            top.statusBar().showMessage(f"{nudge.title}: {nudge.text}", SHOWN_MS)
+        # the status bar of the editor window that shows the run: a tab's own. Asking the
+        # tab window for one would make it a second, empty bar under the tab's for good
+        shown_in = window if isinstance(window, QMainWindow) else top
+        if isinstance(shown_in, QMainWindow):
+            shown_in.statusBar().showMessage(f"{nudge.title}: {nudge.text}", SHOWN_MS)
 
 
 def system_tray(parent: QObject | None = None) -> SystemTray | WindowAlert:

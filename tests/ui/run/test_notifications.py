@@ -189,6 +189,21 @@ def test_without_a_system_tray_the_window_asks_for_attention_in_its_status_bar(
         "Review completed: Its result is ready to review."
 
 
+def test_without_a_system_tray_a_tabs_message_shows_in_its_own_status_bar(shell):
+    from PySide6.QtWidgets import QStatusBar
+
+    from desktop.ui.run.nudge_tray import WindowAlert
+    from desktop.views.nudges import Nudge
+
+    tab = shell.current()
+    WindowAlert().show(Nudge("ends", "r", "Review completed", "Its result is ready to review.",
+                             "result"), tab)
+    assert tab.statusBar().currentMessage() == \
+        "Review completed: Its result is ready to review."
+    # the tab window grows no second status bar, which would stay as an empty strip
+    assert [bar for bar in shell.findChildren(QStatusBar) if bar.parent() is shell] == []
+
+
 def test_a_request_of_a_run_no_tab_shows_notifies_and_a_click_opens_it(
         shell, tray, past_run, qtbot):
     import os
