@@ -3,9 +3,10 @@
 The request is a ``choice`` approval's (desktop/contract/attempts.py). Each attempt is
 a row (its index, what it changed, whether it failed); the selected one's output and
 diffstat show beside the list, and below, every attempt's diff side by side (the head
-the request carries; the whole is its diff.patch). Choose sends the selected attempt;
-Deny fails the turn. The decision goes to a resolver callable (as the approval
-dialog's), which may answer later (an awaitable).
+the request carries; the whole is its diff.patch), coloured as diffs. Under them, one
+row of buttons: Choose attempt N sends the selected attempt; Deny fails the turn. The
+decision goes to a resolver callable (as the approval dialog's), which may answer later
+(an awaitable).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.ui.run.decision_dialog import DecisionDialog
+from desktop.ui.run.patch_view import CodeHighlighter
 from desktop.views.approval_text import attempt_line
 
 
@@ -51,6 +53,9 @@ def _diff_pane(attempt: dict[str, Any]) -> QGroupBox:
     text.setReadOnly(True)
     text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
     text.setFont(QFont("monospace"))
+    # added and removed lines coloured as in the Diffs and Result views; the document
+    # owns the highlighter, the attribute only keeps it at hand
+    group.highlighter = CodeHighlighter(text.document())  # type: ignore[attr-defined]
     box = QVBoxLayout(group)
     box.setContentsMargins(4, 4, 4, 4)
     box.addWidget(text)
@@ -101,13 +106,17 @@ class ChoiceDialog(DecisionDialog):
         self.error = QLabel()
         self.error.setStyleSheet("color: #d0021b")
         self.error.setWordWrap(True)
-        self.choose_button = QPushButton("&Choose this attempt")
+        self.choose_button = QPushButton("&Choose")  # named after the selection in _show
+        self.choose_button.setDefault(True)
         self.deny_button = QPushButton("&Deny (the turn fails)")
         self.choose_button.clicked.connect(self.choose)
         self.deny_button.clicked.connect(self.deny)
+        # the buttons sit together at the right, at their own width: stretched to half the
+        # row each, they stood under one attempt's diff each and read as about that one
         actions = QHBoxLayout()
-        actions.addWidget(self.choose_button)
+        actions.addStretch(1)
         actions.addWidget(self.deny_button)
+        actions.addWidget(self.choose_button)
         layout = QVBoxLayout(self)
         layout.addWidget(head)
         layout.addWidget(split, 1)
@@ -132,6 +141,8 @@ class ChoiceDialog(DecisionDialog):
         for row, group in enumerate(self.diffs):
             group.setStyleSheet("QGroupBox { font-weight: bold; }" if row == _row else "")
         self.choose_button.setEnabled(bool(attempt and attempt.get("ok", True)))
+        self.choose_button.setText(f"&Choose attempt {attempt.get('index', '?')}" if attempt
+                                   else "&Choose")
 
     def choose(self) -> None:
         """Send the selected attempt as the one that goes on."""

@@ -79,3 +79,34 @@ def test_the_inbox_lists_a_choice_and_opens_its_dialog(qtbot) -> None:
     assert isinstance(inbox.dialog, ChoiceDialog) and resolver.calls == []
     inbox.closed(ApprovalClosed("c1"))
     assert inbox.pending == {} and not inbox.dialog.isVisible()
+
+
+def test_the_choose_button_names_the_selected_attempt_and_sits_apart_from_the_panes(
+        qtbot) -> None:
+    dialog = ChoiceDialog(request(), Resolver(), "Implementer")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    assert dialog.choose_button.text() == "&Choose attempt 2"  # the first that succeeded
+    dialog.list.setCurrentRow(2)
+    assert dialog.choose_button.text() == "&Choose attempt 3"
+    dialog.list.setCurrentRow(0)
+    assert dialog.choose_button.text() == "&Choose attempt 1"
+    assert not dialog.choose_button.isEnabled()
+    # both buttons at the right end of one row, neither under the first attempt's diff
+    first_pane = dialog.diffs[0].geometry()
+    for button in (dialog.choose_button, dialog.deny_button):
+        assert button.geometry().left() > first_pane.right()
+    assert dialog.deny_button.geometry().right() < dialog.choose_button.geometry().left()
+
+
+def test_the_attempts_diffs_are_coloured_as_diffs(qtbot) -> None:
+    from PySide6.QtWidgets import QPlainTextEdit
+
+    dialog = ChoiceDialog(request(), Resolver(), "Implementer")
+    qtbot.addWidget(dialog)
+    document = dialog.diffs[1].findChild(QPlainTextEdit).document()
+    added = document.findBlockByNumber(1)  # "+import re"
+    assert added.text() == "+import re"
+    qtbot.waitUntil(lambda: bool(added.layout().formats()))  # highlighted once Qt gets to it
+    assert added.layout().formats()[0].format.background().color().name() == "#e6ffec"
