@@ -181,13 +181,21 @@ class RunHistory(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setWordWrap(False)
-        self.table.doubleClicked.connect(lambda _i: self._emit(self.openRequested))
+        self.table.doubleClicked.connect(lambda index: self._open_row(index.row()))
         buttons = QHBoxLayout()
-        for text, signal in (("&Open", self.openRequested), ("Re&play", self.replayRequested),
-                             ("Run a&gain", self.runAgainRequested)):
+        # Open, Replay and Run again act on one run: usable only while exactly one is selected
+        self.run_buttons: list[QPushButton] = []
+        for text, signal, tip in (
+                ("&Open", self.openRequested, "Show the selected run with its graph"),
+                ("Re&play", self.replayRequested, "Play the selected run's events again"),
+                ("Run a&gain", self.runAgainRequested,
+                 "Start a new run of the selected run's workflow and task")):
             button = QPushButton(text)
+            button.setToolTip(f"{tip} (select one run)")
+            button.setEnabled(False)
             button.clicked.connect(lambda _c=False, s=signal: self._emit(s))
             buttons.addWidget(button)
+            self.run_buttons.append(button)
         self.compare_button = QPushButton("&Compare")
         self.compare_button.setToolTip("Compare a fork with its source, or two selected runs, "
                                        "side by side")
@@ -242,7 +250,8 @@ class RunHistory(QWidget):
     def show_rows(self, rows: list[HistoryRow]) -> None:
         """Fill the table with ``rows``; the selected runs stay selected."""
         kept = {row.run_id for row in self.picked()}
-        current = self.selected()
+        current_row = self.table.currentRow()
+        current = self.rows[current_row] if 0 <= current_row < len(self.rows) else None
         self.rows = rows
         self.table.setRowCount(len(self.rows))
         for r, row in enumerate(self.rows):
@@ -302,16 +311,21 @@ class RunHistory(QWidget):
         if 0 <= current < len(self.rows) and self.table.isRowHidden(current):
             self.table.clearSelection()
             self.table.setCurrentCell(-1, -1)
+        self._selection_changed()  # a selected row the filter hid is no longer chosen
 
     def selected(self) -> HistoryRow | None:
-        """The selected run, if any."""
-        row = self.table.currentRow()
-        return self.rows[row] if 0 <= row < len(self.rows) else None
+        """The run Open, Replay and Run again act on: the one selected row the filter
+        shows (None when no row is selected, or several are)."""
+        shown = [r for r in self._selected_rows() if not self.table.isRowHidden(r)]
+        return self.rows[shown[0]] if len(shown) == 1 else None
+
+    def _selected_rows(self) -> list[int]:
+        return sorted({index.row() for index in self.table.selectionModel().selectedRows()
+                       if 0 <= index.row() < len(self.rows)})
 
     def picked(self) -> list[HistoryRow]:
         """The selected runs, in table order."""
-        rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
-        return [self.rows[r] for r in rows if 0 <= r < len(self.rows)]
+        return [self.rows[r] for r in self._selected_rows()]
 
     def compare_pair(self) -> tuple[HistoryRow, HistoryRow] | None:
         """What Compare would show: two selected runs, or a selected fork and its source."""
@@ -338,8 +352,16 @@ class RunHistory(QWidget):
     def _selection_changed(self) -> None:
         pair = self.compare_pair()
         self.compare_button.setEnabled(pair is not None)
+        one = self.selected() is not None
+        for button in self.run_buttons:
+            button.setEnabled(one)
 
     def _emit(self, signal: Signal) -> None:
         row = self.selected()
         if row is not None:
             signal.emit(row.path)
+
+    def _open_row(self, r: int) -> None:
+        """A double-clicked row opens, whatever else is selected with it."""
+        if 0 <= r < len(self.rows) and not self.table.isRowHidden(r):
+            self.openRequested.emit(self.rows[r].path)
