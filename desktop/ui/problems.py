@@ -54,10 +54,25 @@ class ProblemsPanel(QTreeWidget):
         self.setAlternatingRowColors(False)
         self._timer = QTimer(self, singleShot=True, interval=VALIDATE_DELAY_MS)
         self._timer.timeout.connect(self.refresh)
-        model.changed.connect(self._timer.start)
+        # An edit is validated once typing pauses; a whole new document (opened, reverted,
+        # a run's graph shown) at once, so the problems of the one it replaced are never
+        # shown over it, not even for the pause.
+        self._just_reset = False
+        model.documentReset.connect(self._on_reset)
+        model.changed.connect(self._on_change)
         self.itemActivated.connect(self._activate)
         self.itemClicked.connect(self._activate)
         self.refresh()
+
+    def _on_reset(self) -> None:
+        self._just_reset = True  # the `changed` that follows a reset needs no second pass
+        self.refresh()
+
+    def _on_change(self) -> None:
+        if self._just_reset:
+            self._just_reset = False
+            return
+        self._timer.start()
 
     def set_left_out(self, problems: list[Problem]) -> None:
         """The wrong fields left out when the file was opened: listed until it is saved."""

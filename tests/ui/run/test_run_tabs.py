@@ -81,3 +81,19 @@ def test_without_tabs_the_run_gets_a_window_of_its_own(editor_window, past_run, 
     assert editor_window.run_panels.session is None
     asyncio.run(other.run_panels.session.close())
     other.run_panels.session = None
+
+
+def test_a_run_opened_in_a_tab_shows_its_own_graphs_problems_at_once(tabbed_window,
+                                                                     past_run):
+    """The new tab validated its blank document when it was made; the run's graph
+    replaces it, and no error of the blank one ("no nodes") is shown over the run's."""
+    shell = tabbed_window
+    shell.current().run_panels.history.openRequested.emit(past_run(SINGLE, "single"))
+    run_tab = shell.current()
+    assert run_tab.editor.model.doc.nodes  # the run's graph is in...
+    # ...and what the window says about problems is about it, with no wait for a timer
+    assert all("no nodes" not in p.message for p in run_tab.problems.problems)
+    assert run_tab.problems_label.text() == "✓ No problems"
+    assert run_tab.docks["problems"].windowTitle() == "Problems"
+    assert run_tab.inspector.problems == []
+    assert not run_tab.problems._timer.isActive()  # nothing stale left to correct
