@@ -13,6 +13,7 @@ from desktop.graph.document import DOCUMENT_VERSION, WorkflowDocument, assign_ed
 from desktop.graph.errors import Problem, WorkflowLoadError
 from desktop.graph.fields import from_validation_error, locate, unknown_fields
 from desktop.graph.sourcemap import SourceMap, map_lines
+from desktop.graph.unique_ids import raw_repeat_problems
 from desktop.store.safe_yaml import (
     MAX_YAML_BYTES,
     YamlError,
@@ -99,6 +100,8 @@ def parse_fields(text: str, source: str = "<string>") -> tuple[dict[str, Any], S
 def document_of(raw: dict[str, Any], smap: SourceMap | None, source: str) -> WorkflowDocument:
     """The document the fields describe; WorkflowLoadError lists every field that is wrong."""
     found = unknown_fields(WorkflowDocument, raw)
+    # two nodes (or edges) with one id cannot be told apart by anything that names them
+    found += raw_repeat_problems(raw)
     doc = None
     try:
         doc = WorkflowDocument.model_validate(raw)

@@ -22,6 +22,7 @@ from desktop.graph.roles import role_names
 from desktop.graph.sourcemap import SourceMap
 from desktop.graph.subflows import check_subflows, has_subflows
 from desktop.graph.topology import links, reachable
+from desktop.graph.unique_ids import repeat_problems
 from desktop.store.secret_names import user_patterns
 
 COMMAND_PROVIDERS = {Provider.COMMAND.value, Provider.CUSTOM.value}
@@ -60,13 +61,7 @@ def _warn(location: str, message: str, hint: str = "") -> Problem:
 def _check_nodes(doc: WorkflowDocument) -> list[Problem]:
     if not doc.nodes:
         return [_err("nodes", "the workflow has no nodes", "add at least one node")]
-    out: list[Problem] = []
-    seen: dict[str, int] = {}
-    for i, node in enumerate(doc.nodes):
-        if node.id in seen:
-            out.append(_err(f"nodes[{i}].id", f"duplicate node id {node.id!r} "
-                            f"(also nodes[{seen[node.id]}])", "give every node a unique id"))
-        seen.setdefault(node.id, i)
+    out = repeat_problems("node", [n.id for n in doc.nodes])
     marked = [i for i, n in enumerate(doc.nodes) if n.entry]
     for i in marked[1:]:
         out.append(_err(f"nodes[{i}].entry", f"more than one entry node "
@@ -88,7 +83,7 @@ def _check_edges(doc: WorkflowDocument) -> list[Problem]:
     out: list[Problem] = []
     ids = {n.id for n in doc.nodes}
     known = ", ".join(sorted(ids)) or "(no nodes)"
-    edge_ids: dict[str, int] = {}
+    out += repeat_problems("edge", [e.id for e in doc.edges])
     pairs: Counter = Counter()
     for i, edge in enumerate(doc.edges):
         for end, node_id in (("from", edge.from_), ("to", edge.to)):
@@ -98,11 +93,6 @@ def _check_edges(doc: WorkflowDocument) -> list[Problem]:
         if edge.from_ == edge.to:
             out.append(_err(f"edges[{i}]", f"edge from {edge.from_!r} to itself",
                             "a node cannot hand off to itself; remove the edge"))
-        if edge.id is not None:
-            if edge.id in edge_ids:
-                out.append(_err(f"edges[{i}].id", f"duplicate edge id {edge.id!r} "
-                                f"(also edges[{edge_ids[edge.id]}])", "give each edge a unique id"))
-            edge_ids.setdefault(edge.id, i)
         key = (edge.from_, edge.to, str(edge.type))
         pairs[key] += 1
         if pairs[key] == 2:

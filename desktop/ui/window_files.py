@@ -9,12 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop.graph.errors import WorkflowLoadError
+from desktop.graph.errors import Problem, WorkflowLoadError
 from desktop.graph.io import WORKFLOW_SUFFIX
+from desktop.graph.lenient import repairs_text
 from desktop.graph.resources import examples_dir
 from desktop.ui.settings import add_recent, recent_files
 from desktop.ui.window_questions import FLOW_FILTER
-from desktop.wording import plural
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QMenu
@@ -114,13 +114,13 @@ class FileCommands:
         w.view.fit()
         w.message(f"Opened {w.file.path}")
         if w.file.left_out:
-            self._say_left_out(len(w.file.left_out))
+            self._say_left_out(w.file.left_out)
         return True
 
-    def _say_left_out(self, count: int) -> None:
+    def _say_left_out(self, problems: list[Problem]) -> None:
         """A file opened with wrong fields: say so above the canvas, and list them."""
         self.window.info.ask(
-            f"Opened with {plural(count, 'wrong field')} left out, listed in Problems and "
+            f"Opened with {repairs_text(problems)}, listed in Problems and "
             "marked on the canvas. Fix them here and save; until then the workflow does "
             "not run.", [("Show Problems", self._show_problems)])
         self._show_problems()

@@ -65,6 +65,11 @@ def documents(draw: st.DrawFn) -> WorkflowDocument:
             **{"from": f}, to=t, type=ty, label=lab, bidirectional=bi, id=eid),
         ends, ends, st.sampled_from(list(EdgeType)), st.none() | texts, st.booleans(),
         st.none() | slugs), max_size=6))
+    taken: set[str] = set()
+    for e in edges:  # a file giving one edge id twice is refused, as it is ambiguous
+        if e.id in taken:
+            e.id = None
+        taken.add(e.id)
     node_configs = draw(st.dictionaries(slugs, configs, max_size=3))
     return WorkflowDocument(
         name=draw(texts), description=draw(texts), task=draw(texts),

@@ -1,9 +1,12 @@
 """Every kind of workflow problem is found, at the right location, all at once."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from desktop.graph import validate as validate_mod
 from desktop.graph.document import WorkflowDocument, WorkflowEdge, WorkflowNode
+from desktop.graph.errors import WorkflowLoadError
 from desktop.graph.io import parse_workflow
 from desktop.graph.validate import validate
 
@@ -44,7 +47,7 @@ def test_problem_kinds_are_all_reported_with_locations_and_lines() -> None:
     found = problems_of("""nodes:
   - id: a
     entry: true
-  - id: a
+  - id: z
   - id: b
     roleTemplate: wizard
   - id: c
@@ -60,8 +63,6 @@ edges:
   - from: b
     to: b
 """)
-    assert at(found, "nodes[1].id")[0].line == 6
-    assert "duplicate node id 'a'" in at(found, "nodes[1].id")[0].message
     assert at(found, "nodes[2].roleTemplate")[0].line == 8
     assert "use one of:" in at(found, "nodes[2].roleTemplate")[0].hint
     assert at(found, "nodes[3].entry")[0].line == 10
@@ -222,3 +223,39 @@ def test_a_star_allowlist_warns_even_without_secrets_here(monkeypatch) -> None:
     [warning] = at(problems_of(ALLOW_BODY.format(patterns='["*"]')),
                    "nodeConfigs.a.envAllowlist", "warning")
     assert "secrets included" in warning.message
+
+
+_ID = st.from_regex(r"[a-z][a-z0-9]{0,6}", fullmatch=True)
+
+
+@given(ids=st.lists(_ID, min_size=1, max_size=6), edge_ids=st.lists(_ID, max_size=4))
+def test_a_file_with_a_repeated_node_or_edge_id_is_refused_naming_each(ids, edge_ids) -> None:
+    """Cards, edges, configs and runs all name a node by its id: a file giving one twice is
+    refused as it is read, each repeat named at its line with the fix, as the CLI shows."""
+    nodes = "".join(f"  - id: {i}\n" for i in ids)
+    edges = "".join(f"  - id: {e}\n    from: {ids[0]}\n    to: {ids[-1]}\n" for e in edge_ids)
+    text = f"{HEADER}nodes:\n{nodes}edges:{chr(10) + edges if edges else ' []'}\n"
+    repeated = [(f"nodes[{n}].id", i) for n, i in enumerate(ids) if i in ids[:n]] + [
+        (f"edges[{n}].id", e) for n, e in enumerate(edge_ids) if e in edge_ids[:n]]
+    if not repeated:
+        parse_workflow(text, "t.flow.yaml")  # nothing repeated: it reads
+        return
+    with pytest.raises(WorkflowLoadError) as refused:
+        parse_workflow(text, "t.flow.yaml")
+    found = [p for p in refused.value.problems if "duplicate" in p.message]
+    assert [(p.location, p.message.split("'")[1]) for p in found] == repeated
+    lines = text.splitlines()
+    for p in found:
+        repeated_id = p.message.split("'")[1]
+        assert p.file == "t.flow.yaml" and lines[p.line - 1].strip() == f"- id: {repeated_id}"
+        assert "an id of its own" in p.hint and "-2" in p.hint
+        assert str(p).startswith(f"t.flow.yaml:{p.line}: {p.location}: duplicate ")
+
+
+def test_a_document_built_with_a_repeated_id_is_invalid_in_the_same_words() -> None:
+    doc = WorkflowDocument(nodes=[node("a", entry=True), node("b"), node("a")],
+                           edges=[edge("a", "b", id="x"), edge("a", "b", id="x")])
+    found = validate(doc)
+    assert at(found, "nodes[2].id")[0].message == "duplicate node id 'a' (also nodes[0])"
+    assert "'a-2'" in at(found, "nodes[2].id")[0].hint
+    assert at(found, "edges[1].id")[0].message == "duplicate edge id 'x' (also edges[0])"

@@ -224,3 +224,39 @@ def test_discarding_recovery_removes_copy(tmp_path, qtbot, monkeypatch):
     qtbot.addWidget(win)
     assert find_orphans() == []
     assert not win.editor.model.doc.nodes
+
+
+REPEATED_ID = """\
+version: 1
+name: Repeated id
+nodes:
+  - {id: a, label: A, entry: true}
+  - {id: a, label: dup, provder: scripted}
+edges:
+  - {id: e, from: a, to: b}
+  - {id: e, from: a, to: b}
+"""
+
+
+def test_a_repeated_id_opens_renamed_listed_and_drawn_apart(editor_window, tmp_path):
+    win = editor_window
+    path = tmp_path / "repeated.flow.yaml"
+    path.write_text(REPEATED_ID)
+    assert win.files.open_path(path)
+    model = win.editor.model
+    assert model.node_ids() == ["a", "a-2"]  # both cards, each its own
+    cards = win.scene.nodes
+    assert (cards["a"].raw[0], cards["a-2"].raw[0]) == ("A", "dup")
+    assert cards["a"].sceneBoundingRect().intersected(cards["a-2"].sceneBoundingRect()).isEmpty()
+    listed = [(p.location, p.line, p.message) for p in win.problems.left_out]
+    assert listed == [("nodes[1].id", 5, "duplicate node id 'a' (also nodes[0])"),
+                      ("nodes[1].provder", 5, listed[1][2]),
+                      ("edges[1].id", 8, "duplicate edge id 'e' (also edges[0])")]
+    assert "renamed 'a-2'" in win.problems.left_out[0].hint
+    assert win.counts_label.text() == "2 nodes · 2 edges"
+    assert "1 wrong field left out and 2 repeated ids renamed" in win.info.label.text()
+    assert win.problems.per_node()["a-2"][0] >= 2  # its badge counts the rename
+    assert win.run_panels.preflight.refuse(model.doc)  # not run until it is saved
+    assert path.read_text() == REPEATED_ID
+    assert win.files.save()
+    assert [n.id for n in load_workflow(path).nodes] == ["a", "a-2"]
