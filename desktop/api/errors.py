@@ -33,7 +33,7 @@ def error_response(status: int, code: str, message: str, field: str | None = Non
 def from_validation(exc: ValidationError, prefix: str = "") -> ApiError:
     """422 naming the first offending field (dotted, camelCase as sent)."""
     first = exc.errors()[0]
-    loc = [str(part) for part in first.get("loc", ())]
+    loc = [str(part) for part in first.get("loc", ()) if not _is_tag(part)]
     field = ".".join([prefix, *loc] if prefix else loc) or None
     if first.get("type") == "extra_forbidden":
         message = f"unknown field {field!r}; remove it (see GET /api/openapi.json)"
@@ -42,9 +42,17 @@ def from_validation(exc: ValidationError, prefix: str = "") -> ApiError:
         message = f"missing field {field!r}"
         code = "missing_field"
     else:
-        message = f"{field}: {first.get('msg')}" if field else str(first.get("msg"))
+        said = str(first.get("msg")).removeprefix("Value error, ")
+        message = f"{field}: {said}" if field else said
         code = "invalid_field"
     return ApiError(422, code, message, field)
+
+
+def _is_tag(part: object) -> bool:
+    """Whether a part of pydantic's error location names a member of a union or a
+    validator function (``list[dict[str,any]]``, ``function-after[...]``), not a field
+    the client sent."""
+    return isinstance(part, str) and ("[" in part or part.startswith("function-"))
 
 
 _COMMAND_STATUS: dict[type[CommandError], tuple[int, str]] = {

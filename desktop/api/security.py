@@ -91,8 +91,7 @@ def guard(token: str, names: Iterable[str], body_timeout: float = BODY_TIMEOUT
           ) -> Callable[..., Awaitable[web.StreamResponse]]:
     """The middleware checking Host, Origin, the token and the announced body size, and
     reading the body within ``body_timeout`` seconds."""
-    expected = f"Bearer {token}".encode()
-    query_token = token.encode()
+    token_bytes = token.encode()
     names = tuple(names)
 
     @web.middleware
@@ -109,11 +108,13 @@ def guard(token: str, names: Iterable[str], body_timeout: float = BODY_TIMEOUT
             raise ApiError(403, "origin_not_allowed",
                            f"Origin {origin!r} may not use this service; only its own origin "
                            "(or a client sending no Origin) may")
-        sent = request.headers.get("Authorization", "").encode("utf-8", "replace")
-        ok = hmac.compare_digest(sent, expected)
+        # RFC 9110 11.1: the scheme is case-insensitive, and one or more spaces follow it
+        scheme, _, credentials = request.headers.get("Authorization", "").partition(" ")
+        ok = scheme.lower() == "bearer" and hmac.compare_digest(
+            credentials.strip(" ").encode("utf-8", "replace"), token_bytes)
         if not ok and _is_websocket(request):
             ok = hmac.compare_digest(request.query.get("token", "").encode("utf-8", "replace"),
-                                     query_token)
+                                     token_bytes)
         if not ok:
             raise ApiError(401, "unauthorized",
                            "missing or wrong token: send `Authorization: Bearer <token>` with "

@@ -226,3 +226,25 @@ async def test_a_body_that_is_not_encoded_as_it_says_is_400(api: Api, encoding: 
     assert error["code"] == "invalid_body" and encoding in error["message"]
     assert api.service.hosted == {}
     await api.healthy()
+
+
+@pytest.mark.parametrize("scheme", ["Bearer", "bearer", "BEARER", "Bearer  "])
+async def test_the_auth_scheme_is_case_insensitive(api: Api, scheme: str) -> None:
+    response = await api.client.get("/api/runs",
+                                    headers={"Authorization": f"{scheme} {TOKEN}"})
+    assert response.status == 200, await response.text()
+
+
+@pytest.mark.parametrize(("body", "message", "field"), [
+    ({}, "give workflowPath, workflow, or both", None),
+    ({"workflow": workflow({"a": {"script": "boom"}})}, None, "workflow.nodeConfigs.a.script"),
+])
+async def test_a_422_speaks_of_the_request_not_of_the_validator(
+        api: Api, body: dict, message: str | None, field: str | None) -> None:
+    response = await api.client.post("/api/runs", json=body)
+    assert response.status == 422, await response.text()
+    error = error_of(await response.json())
+    assert "Value error" not in error["message"] and "[" not in (error.get("field") or "")
+    assert error.get("field") == field
+    if message is not None:
+        assert error["message"] == message
