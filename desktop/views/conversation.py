@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop.views.approval_text import merge_text, resolution_text
+from desktop.views.approval_text import attempt_line, merge_text, resolution_text
 from desktop.views.branches import merge_note
 from desktop.views.tool_calls import RunNotes
 
@@ -56,6 +56,7 @@ class Conversation:
         self._live: dict[tuple[str | None, str], Entry] = {}  # (node, kind) -> streaming
         self._approvals: dict[str, str] = {}  # approval id -> tool id
         self._merges: set[str] = set()  # merge approvals still pending
+        self._choices: set[str] = set()  # best-of-N choices still pending
         self._last_seq = 0
         self.version = 0  # grows on every change; views redraw when it moved
 
@@ -145,6 +146,26 @@ class Conversation:
             self._merges.discard(event.get("approvalId"))
             self._add(Entry("system", seq, node, ts, resolution_text(
                 event.get("resolution") or {}), "Merge decided"))
+        elif kind == "approval.requested" and event.get("kind") == "choice":
+            self._choices.add(str(event.get("approvalId", "")))
+            attempts = (event.get("choice") or {}).get("attempts") or []
+            self._add(Entry("system", seq, node, ts,
+                            "\n".join(f"attempt {attempt_line(a)}" for a in attempts),
+                            f"{self.label(node)} waits: choose one of {len(attempts)} attempts"))
+        elif kind == "approval.resolved" and event.get("approvalId") in self._choices:
+            self._choices.discard(event.get("approvalId"))
+            resolution = event.get("resolution") or {}
+            if resolution.get("status") == "denied":  # a choice made is told by choice.made
+                why = f" ({resolution['reason']})" if resolution.get("reason") else ""
+                self._add(Entry("system", seq, node, ts, f"denied{why}: the turn fails",
+                                "No attempt chosen"))
+        elif kind == "choice.made":
+            index = event.get("attemptIndex")
+            commit = f" at {str(event['commit'])[:8]}" if event.get("commit") else ""
+            self._add(Entry("system", seq, node, ts,
+                            f"attempt {index} goes on{commit}; the others keep their branches",
+                            f"{self.label(node)}: attempt {index} chosen by "
+                            f"{event.get('by') or 'user'}"))
         elif kind == "approval.requested":
             tool = event.get("tool") or {}
             tool_id = str(tool.get("id", ""))

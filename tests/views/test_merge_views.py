@@ -86,3 +86,31 @@ def test_a_branch_reads_with_its_count_ahead() -> None:
     assert [ahead_text(n) for n in (0, 1, 2)] == ["no commits ahead", "1 commit ahead",
                                                   "2 commits ahead"]
     assert merge_note("merging canvas/1a2b3c4d/right into x conflicts in a.txt") is None
+
+
+def test_a_best_of_n_choice_reads_as_its_attempts_then_the_one_chosen() -> None:
+    attempts = [{"index": 1, "ok": True, "diffstat": " 1 file changed, 2 insertions(+)",
+                 "output": "wrote one.txt"},
+                {"index": 2, "ok": False, "error": "exit 1"}]
+    asked = {"type": "approval.requested", "seq": 2, "nodeId": LEAD, "approvalId": "c1",
+             "kind": "choice", "choice": {"turnId": "t1", "attempts": attempts}}
+    conv = Conversation()
+    conv.extend([{"type": "run.created", "seq": 1, "nodes": {LEAD: {"label": "Lead"}}}, asked,
+                 {"type": "approval.resolved", "seq": 3, "nodeId": LEAD, "approvalId": "c1",
+                  "resolution": {"status": "approved", "choice": 1, "by": "gui"}},
+                 {"type": "choice.made", "seq": 4, "nodeId": LEAD, "turnId": "t1",
+                  "attemptIndex": 1, "commit": "0123456789abcdef", "by": "gui"}])
+    assert [(e.kind, e.title) for e in conv.entries] == [
+        ("system", "Lead waits: choose one of 2 attempts"),
+        ("system", "Lead: attempt 1 chosen by gui")]
+    assert conv.entries[0].text.splitlines() == [
+        'attempt 1: 1 file changed, 2 insertions(+); "wrote one.txt"',
+        "attempt 2: failed (exit 1)"]
+    assert conv.entries[1].text.startswith("attempt 1 goes on at 01234567")
+    denied = Conversation()
+    denied.extend([asked, {"type": "approval.resolved", "seq": 3, "nodeId": LEAD,
+                           "approvalId": "c1", "resolution": {"status": "denied",
+                                                              "reason": "none is right"}}])
+    assert [(e.title, e.text) for e in denied.entries][1:] == [
+        ("No attempt chosen", "denied (none is right): the turn fails")]
+    assert not any(e.kind == "tool" for e in conv.entries + denied.entries)
