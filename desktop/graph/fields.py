@@ -11,6 +11,9 @@ from desktop.graph.errors import Problem, format_path
 from desktop.graph.sourcemap import SourceMap
 
 FREE_FORM_FIELDS = {"extra", "script"}  # user data; anything goes inside
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+"""Whole numbers a workflow may hold: run state and events are written as JSON by orjson,
+which refuses any integer outside the signed 64-bit range."""
 
 
 def _field_keys(model: type[BaseModel]) -> dict[str, Any]:
@@ -103,6 +106,29 @@ def from_validation_error(exc: ValidationError) -> list[Problem]:
                 message = f"{message} (got {shown})"
         problems.append(Problem(loc, message, _hint(err)))
     return problems
+
+
+def wide_integers(data: Any, path: tuple = ()) -> list[Problem]:
+    """A problem for every whole number in ``data`` (free-form fields included) outside
+    the signed 64-bit range, located by its field path.
+
+    Checked over all of the data rather than per field: any number a workflow holds can
+    reach the run's state or events, and one that does not fit there fails the run
+    after its turns have run.
+    """
+    if isinstance(data, dict):
+        return [p for key, value in data.items() for p in wide_integers(value, (*path, key))]
+    if isinstance(data, list | tuple):
+        return [p for i, value in enumerate(data) for p in wide_integers(value, (*path, i))]
+    if type(data) is not int or INT64_MIN <= data <= INT64_MAX:  # bool is no number here
+        return []
+    shown = str(data) if len(str(data)) <= 30 else f"{str(data)[:27]}..."
+    if data > INT64_MAX:
+        message = f"{shown} is too large: whole numbers must be at most {INT64_MAX}"
+    else:
+        message = f"{shown} is too small: whole numbers must be at least {INT64_MIN}"
+    return [Problem(format_path(path), message,
+                    "use a number in range, or leave the field out for the default")]
 
 
 def locate(problems: list[Problem], smap: SourceMap | None, file: str | None) -> list[Problem]:

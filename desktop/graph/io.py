@@ -11,7 +11,7 @@ from desktop.contract.executor import executor_json
 from desktop.disk.atomic import atomic_write_text
 from desktop.graph.document import DOCUMENT_VERSION, WorkflowDocument, assign_edge_ids
 from desktop.graph.errors import Problem, WorkflowLoadError
-from desktop.graph.fields import from_validation_error, locate, unknown_fields
+from desktop.graph.fields import from_validation_error, locate, unknown_fields, wide_integers
 from desktop.graph.sourcemap import SourceMap, map_lines
 from desktop.graph.unique_ids import raw_repeat_problems
 from desktop.store.safe_yaml import (
@@ -102,11 +102,15 @@ def document_of(raw: dict[str, Any], smap: SourceMap | None, source: str) -> Wor
     found = unknown_fields(WorkflowDocument, raw)
     # two nodes (or edges) with one id cannot be told apart by anything that names them
     found += raw_repeat_problems(raw)
+    wide = wide_integers(raw)
     doc = None
     try:
         doc = WorkflowDocument.model_validate(raw)
     except ValidationError as exc:
-        found += from_validation_error(exc)
+        # a number out of range is named once, as that (the editor leaves each field out once)
+        out_of_range = {p.location for p in wide}
+        found += [p for p in from_validation_error(exc) if p.location not in out_of_range]
+    found += wide
     version = raw.get("version", DOCUMENT_VERSION)
     if isinstance(version, int) and version > DOCUMENT_VERSION:
         found.append(Problem(

@@ -16,7 +16,7 @@ from desktop.disk.paths import data_dir
 from desktop.graph.attempts_check import check_attempts
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.errors import Problem
-from desktop.graph.fields import from_validation_error, locate
+from desktop.graph.fields import from_validation_error, locate, wide_integers
 from desktop.graph.isolation_check import check_isolation
 from desktop.graph.roles import role_names
 from desktop.graph.sourcemap import SourceMap
@@ -47,6 +47,8 @@ def validate(doc: WorkflowDocument, source: str | None = None,
     problems += _check_executors(doc)
     problems += check_isolation(doc, source)
     problems += check_attempts(doc)
+    # a document made in the editor or sent to the service was never through the loader
+    problems += wide_integers(doc.model_dump(by_alias=True))
     return locate(problems, smap, source)
 
 
