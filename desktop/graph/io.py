@@ -100,9 +100,13 @@ def parse_fields(text: str, source: str = "<string>") -> tuple[dict[str, Any], S
 def document_of(raw: dict[str, Any], smap: SourceMap | None, source: str) -> WorkflowDocument:
     """The document the fields describe; WorkflowLoadError lists every field that is wrong."""
     found = unknown_fields(WorkflowDocument, raw)
+    # a number inside an unknown field is no more wrong than the field: name the field once
+    unknown = tuple(p.location for p in found)
+    wide = [p for p in wide_integers(raw)
+            if not any(p.location == u or p.location.startswith((f"{u}.", f"{u}["))
+                       for u in unknown)]
     # two nodes (or edges) with one id cannot be told apart by anything that names them
     found += raw_repeat_problems(raw)
-    wide = wide_integers(raw)
     doc = None
     try:
         doc = WorkflowDocument.model_validate(raw)

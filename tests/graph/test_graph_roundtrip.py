@@ -76,7 +76,7 @@ def documents(draw: st.DrawFn) -> WorkflowDocument:
         mode=draw(st.sampled_from(list(Mode))),
         global_mode=draw(st.sampled_from(list(GlobalMode))),
         nodes=nodes, edges=edges, node_configs=node_configs,
-        extra=draw(st.dictionaries(slugs, texts | st.integers(), max_size=2)),
+        extra=draw(st.dictionaries(slugs, texts | st.integers(-(2**63), 2**63 - 1), max_size=2)),
     )
 
 

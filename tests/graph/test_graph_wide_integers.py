@@ -118,3 +118,17 @@ def test_validate_command_names_file_line_and_field(tmp_path: Path, capsys) -> N
     assert f"{path}:23: nodeConfigs.implementer.limits.maxTurns: 99999999999999999999999 is too " \
            "large" in err
     assert "Traceback" not in err
+
+
+@settings(max_examples=20, deadline=None)
+@given(value=too_wide, listed=st.booleans())
+def test_an_unknown_field_holding_one_is_named_once(value: int, listed: bool) -> None:
+    raw = with_value(("nodeConfigs", "implementer", "zzcount"), [value] if listed else value)
+    try:
+        document_of(raw, None, "w.flow.yaml")
+    except WorkflowLoadError as exc:
+        problems = exc.problems
+    else:
+        raise AssertionError("an unknown field was accepted")
+    assert [p.location for p in problems] == ["nodeConfigs.implementer.zzcount"]
+    assert "unknown field" in problems[0].message
