@@ -1,4 +1,5 @@
-"""Advice on ``isolation`` (worktree | shared): where a worktree cannot be made.
+"""Where nodes work: a configured ``workspace`` that cannot be a folder (an error), and
+advice on ``isolation`` (worktree | shared): where a worktree cannot be made.
 
 A node gets its own git worktree when its configured ``workspace`` is in a git
 repository, or, asked for, in the run's scratch repository (no workspace); folders
@@ -55,4 +56,25 @@ def check_isolation(doc: WorkflowDocument, source: str | None = None) -> list[Pr
                 where, f"the workspace {cfg.workspace!r} of node {node.id!r} is not in a git "
                 "repository, so the node works in the folder itself (shared)",
                 f"run `git init` in {folder}, or set isolation: shared", "warning"))
+    return out
+
+
+def check_workspaces(doc: WorkflowDocument, source: str | None = None) -> list[Problem]:
+    """An error for each configured workspace that is a file, or lies under one: the run
+    could not make the folder (relative paths are checked when the workflow is a file)."""
+    out: list[Problem] = []
+    base = _workflow_dir(source)
+    for key, cfg in doc.node_configs.items():
+        folder = _workspace(cfg.workspace, base) if cfg.workspace else None
+        if folder is None:
+            continue
+        # a missing folder is made when the run starts; the first part that exists decides
+        first = next((p for p in (folder, *folder.parents) if p.exists()), None)
+        if first is None or first.is_dir():
+            continue
+        what = "is a file" if first == folder else f"is inside {first}, which is a file"
+        out.append(Problem(
+            f"nodeConfigs.{key}.workspace", f"{cfg.workspace!r} {what}, not a folder",
+            "name a folder (a missing one is made when the run starts), or move the file "
+            "away"))
     return out

@@ -45,7 +45,7 @@ from desktop.runtime.dispatch import finish_turn, run_turn
 from desktop.runtime.git_base import run8
 from desktop.runtime.git_run import GitError
 from desktop.runtime.merge_gate import undo
-from desktop.runtime.turn import TurnContext, TurnResult, resolve_workspace
+from desktop.runtime.turn import TurnContext, TurnResult, WorkspaceError, resolve_workspace
 from desktop.runtime.worktree_merge import MergeConflict
 from desktop.runtime.worktrees import NodeTree
 from desktop.views.node_ref import exact_node
@@ -124,7 +124,7 @@ class BestOf:
                 "status": "blocked", "summary": f"merge conflict with {exc.source}"}})
             recorder.flush()
             engine.pause(f"paused: {exc}")
-        except (AttemptFailed, GitError) as exc:
+        except (AttemptFailed, GitError, WorkspaceError) as exc:
             self._end("failed", str(exc))
             engine.node_failed(self.node_id, str(exc))
         finally:

@@ -18,7 +18,7 @@ from desktop.contract.base import new_id
 from desktop.runtime.executor import ExecutorUnavailable
 from desktop.runtime.routing import build_envelope, choose_routes, route_events
 from desktop.runtime.stall import HEAD_CHARS
-from desktop.runtime.turn import TurnContext, TurnResult
+from desktop.runtime.turn import TurnContext, TurnResult, WorkspaceError
 from desktop.runtime.worktree_merge import MergeConflict
 
 if TYPE_CHECKING:
@@ -136,6 +136,8 @@ async def run_turn(engine: Engine, node_id: str) -> None:
         except MergeConflict as exc:
             _merge_conflict(engine, node_id, turn_id, agent_runs, exc)
             return
+        except WorkspaceError as exc:  # the user's to fix, said in full: no traceback
+            result, error = None, str(exc)
         except Exception as exc:  # a broken runner fails the turn, not the engine
             log.exception("turn of node %s failed", node_id)
             result, error = None, f"{type(exc).__name__}: {exc}"

@@ -95,11 +95,26 @@ class TurnResult:
     """The node's commit at the turn's end, when it works in its own git worktree."""
 
 
+class WorkspaceError(RuntimeError):
+    """The node's working folder cannot be had (a file is in its place, no permission):
+    the turn fails with this message, which names the folder and the fix."""
+
+
 def resolve_workspace(ctx: TurnContext) -> Path:
-    """The node's working folder, created on demand."""
+    """The node's working folder, created on demand; WorkspaceError when it cannot be."""
     path = workspace_path(ctx.config.workspace, ctx.workflow_dir, ctx.run_dir)
     if ctx.config.workspace:
-        path.mkdir(parents=True, exist_ok=True)
+        # validate says so too, but the path can become a file after the run was checked
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            raise WorkspaceError(
+                f"workspace {ctx.config.workspace!r}: {path} is a file, not a folder; name a "
+                "folder in nodeConfigs.<id>.workspace, or move the file away") from None
+        except OSError as exc:
+            raise WorkspaceError(
+                f"workspace {ctx.config.workspace!r}: cannot make the folder {path}: "
+                f"{exc.strerror or exc}; name a folder you may write to") from None
         return path.resolve()
     init_scratch(path)
     return path.resolve()

@@ -273,3 +273,20 @@ def test_agent_run_ids_are_unique_and_well_formed(tmp_path: Path):
     ids = [create_agent_folder(tmp_path)[0] for _ in range(200)]
     assert len(set(ids)) == 200
     assert all(run_id_problem(i) is None for i in ids)
+
+
+async def test_a_workspace_that_became_a_file_fails_the_turn_cleanly(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Checked when the run was made, a workspace can still be a file by its turn: the
+    turn fails with a message naming it, and no traceback is logged."""
+    from tests.runtime.engine_helpers import events_of, of_type, run_doc, workflow
+
+    place = tmp_path / "ws"
+    doc = workflow({"a": {"workspace": str(place), "script": [{"say": "hi"}, {"done": True}]}})
+    place.write_text("a file now")
+    engine = await run_doc(doc, tmp_path / "data")
+    assert engine.state.status == "failed"
+    [failed] = of_type(events_of(engine.run_dir), "turn.status", status="failed")
+    assert f"{place} is a file, not a folder" in failed["reason"]
+    assert "FileExistsError" not in failed["reason"]
+    assert not [r for r in caplog.records if r.exc_info]

@@ -1,0 +1,53 @@
+"""A node's workspace that is a file (or lies under one) is an error validate names at its
+line, as the run could never make the folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from desktop.cli.entry import main
+from desktop.graph.validate import check_file
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "resources/examples/single-agent.flow.yaml"
+
+
+def workflow_with(folder: Path, workspace: str) -> Path:
+    path = folder / "w.flow.yaml"
+    path.write_text(EXAMPLE.read_text(encoding="utf-8").replace(
+        "    instructions:", f"    workspace: {workspace}\n    instructions:", 1))
+    return path
+
+
+@pytest.mark.parametrize("relative", [False, True])
+@pytest.mark.parametrize("under", ["", "/sub", "/sub/deeper"])
+def test_a_workspace_that_is_or_lies_under_a_file_is_an_error(
+        tmp_path: Path, relative: bool, under: str) -> None:
+    (tmp_path / "afile").write_text("not a folder")
+    named = ("afile" if relative else str(tmp_path / "afile")) + under
+    path = workflow_with(tmp_path, named)
+    doc, problems = check_file(str(path))
+    assert doc is not None
+    [problem] = [p for p in problems if p.location == "nodeConfigs.implementer.workspace"]
+    assert problem.is_error and problem.file == str(path) and problem.line == 20
+    assert repr(named) in problem.message and problem.message.endswith("not a folder")
+    if under:
+        assert f"inside {tmp_path / 'afile'}, which is a file" in problem.message
+    assert "name a folder" in problem.hint
+
+
+@pytest.mark.parametrize("workspace", ["ws", "ws/missing/deeper", "."])
+def test_folders_and_missing_folders_are_fine(tmp_path: Path, workspace: str) -> None:
+    (tmp_path / "ws").mkdir()
+    _doc, problems = check_file(str(workflow_with(tmp_path, workspace)))
+    assert [p for p in problems if p.location.endswith("workspace")] == []
+
+
+def test_validate_command_says_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "afile").write_text("")
+    path = workflow_with(tmp_path, str(tmp_path / "afile"))
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:20: nodeConfigs.implementer.workspace: '{tmp_path / 'afile'}' is a file, " \
+           "not a folder" in err
