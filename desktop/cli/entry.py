@@ -50,6 +50,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return open_gui(args_list[0] if args_list else None)
     parser = build_parser(args_list[0] if args_list[0] in known else None)
     args = parser.parse_args(args_list)
+    if "data_dir" in vars(args):  # every command that keeps or reads runs has --data-dir
+        from desktop.disk.paths import data_dir_problem
+
+        problem = data_dir_problem(args.data_dir)
+        if problem is not None:
+            print(f"agent-canvas {args.command}: {problem}", file=sys.stderr)
+            return 2
     try:
         return int(args.handler(args) or 0)
     except KeyboardInterrupt:

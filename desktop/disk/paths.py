@@ -14,6 +14,25 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     return Path(chosen).expanduser().resolve()
 
 
+def data_dir_problem(override: str | os.PathLike[str] | None = None) -> str | None:
+    """Why the data folder :func:`data_dir` picks cannot be one (it, or a folder it would
+    be made in, is a file), naming where the choice came from and what to do; None when
+    it is a folder or can be made."""
+    folder = data_dir(override)
+    # a missing folder is made on first use; the first part that exists decides
+    first = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if first is None or first.is_dir():
+        return None
+    if override:
+        source, fix = "--data-dir", "give --data-dir a folder (a missing one is made)"
+    elif os.environ.get(ENV_DATA_DIR):
+        source, fix = f"${ENV_DATA_DIR}", f"set {ENV_DATA_DIR} to a folder (a missing one is made)"
+    else:
+        source, fix = "the platform's default", "move the file away, or set --data-dir"
+    what = "is a file" if first == folder else f"is inside {first}, which is a file"
+    return f"the data folder {folder} (from {source}) {what}, not a folder; {fix}"
+
+
 def runs_dir(data: Path) -> Path:
     """The folder holding one sub-folder per run."""
     return data / "runs"
