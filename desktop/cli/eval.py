@@ -170,12 +170,13 @@ def evaluate_command(args: argparse.Namespace) -> int:
 
 def report_command(args: argparse.Namespace) -> int:
     """Write the self-contained HTML report."""
+    from desktop.cli.output_arg import folder_given
     from desktop.eval.reader import ResultsError
     from desktop.eval.report import write_report
 
     target = Path(args.output) if args.output else None
-    if target is not None and target.is_dir():
-        return _bad(f"eval report: -o {target} is a folder; give a file name like report.html")
+    if (folder := folder_given("eval report", target, "report.html")) is not None:
+        return _bad(folder)
     try:
         path = write_report(args.dir, target)
     except ResultsError as exc:

@@ -3,6 +3,7 @@
 import argparse
 import sys
 
+from desktop.cli.output_arg import write_output
 from desktop.cli.workflow_arg import load_or_report
 from desktop.graph.export import FORMATS, export, write_export
 
@@ -19,12 +20,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Export; 2 when the workflow cannot be loaded."""
+    """Export; 2 when the workflow cannot be loaded or -o cannot be written."""
     doc = load_or_report(args.file)
     if doc is None:
         return 2
     if args.output:
-        write_export(doc, args.format, args.output)
-    else:
-        sys.stdout.write(export(doc, args.format))
+        example = "graph.mmd" if args.format == "mermaid" else f"graph.{args.format}"
+        return write_output("export", args.output, example,
+                            lambda: write_export(doc, args.format, args.output))
+    sys.stdout.write(export(doc, args.format))
     return 0

@@ -2,6 +2,7 @@
 
 import argparse
 
+from desktop.cli.output_arg import write_output
 from desktop.cli.workflow_arg import load_or_report
 from desktop.graph.io import save_workflow
 from desktop.graph.layout import auto_layout
@@ -22,11 +23,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Lay out and save; 2 when the workflow cannot be loaded."""
+    """Lay out and save; 2 when the workflow cannot be loaded or -o cannot be written."""
     doc = load_or_report(args.file)
     if doc is None:
         return 2
     target = args.output or args.file
-    save_workflow(auto_layout(doc, args.method), target)
-    print(f"{target}: {plural(len(doc.nodes), 'node')} placed")
-    return 0
+    code = write_output("layout", target, "laid-out.flow.yaml",
+                        lambda: save_workflow(auto_layout(doc, args.method), target))
+    if code == 0:
+        print(f"{target}: {plural(len(doc.nodes), 'node')} placed")
+    return code

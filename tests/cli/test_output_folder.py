@@ -1,0 +1,49 @@
+"""`-o` naming a folder, for every command that writes one file: one line saying to give
+a file name, exit 2, nothing written; a file that cannot be written is one line too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from desktop.cli.entry import main
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "resources/examples/single-agent.flow.yaml"
+
+COMMANDS = {
+    "export": (["export", str(EXAMPLE)], "graph.mmd"),
+    "export dot": (["export", "-f", "dot", str(EXAMPLE)], "graph.dot"),
+    "layout": (["layout", str(EXAMPLE)], "laid-out.flow.yaml"),
+    "eval report": (["eval", "report", str(EXAMPLE.parent)], "report.html"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_an_output_folder_is_refused_with_a_file_name_to_give(
+        name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv, example = COMMANDS[name]
+    before = EXAMPLE.read_bytes()
+    assert main([*argv, "-o", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (f"{name.split(' dot')[0]}: -o {tmp_path} is a folder; give a file name "
+                   f"like {example}\n")
+    assert list(tmp_path.iterdir()) == [] and EXAMPLE.read_bytes() == before
+
+
+@pytest.mark.parametrize("name", ["export", "layout"])
+def test_an_output_that_cannot_be_written_is_one_line(
+        name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "afile").write_text("")
+    target = tmp_path / "afile" / "out.txt"  # its folder is a file
+    assert main([*COMMANDS[name][0], "-o", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{name}: cannot write {target}: ") and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("name", ["export", "layout"])
+def test_an_output_file_is_written(name: str, tmp_path: Path) -> None:
+    target = tmp_path / "out.flow.yaml"
+    assert main([*COMMANDS[name][0], "-o", str(target)]) == 0
+    assert target.is_file() and target.read_text()
