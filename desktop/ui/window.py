@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
-from PySide6.QtGui import QCloseEvent, QGuiApplication
+from PySide6.QtGui import QActionGroup, QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -59,6 +59,8 @@ if TYPE_CHECKING:
     from desktop.ui.run.session import RunSession
 
 OPEN_WINDOWS: list[EditorWindow] = []
+THEME_CHOICES = ("system", "light", "dark")
+"""The View menu's themes, as the settings name them."""
 TOOLBAR = ["new", "open", "save", None, "undo", "redo", None, "add_node", "auto_layout",
            "fit", None, "find", "command_palette"]
 
@@ -198,6 +200,12 @@ class EditorWindow(QMainWindow):
         for dock in self.docks.values():
             panels.addAction(dock.toggleViewAction())
         self.menus = menus
+        themes_group = QActionGroup(self)  # one theme is checked: the one in use
+        for choice in THEME_CHOICES:
+            themes_group.addAction(self.actions_[f"theme_{choice}"])
+        # another window may have changed it since: the menu reads the setting as it opens
+        menus["View"].aboutToShow.connect(self._mark_theme)
+        self._mark_theme()
 
     def _toolbar(self) -> None:
         bar = QToolBar("Main", self)
@@ -337,8 +345,10 @@ class EditorWindow(QMainWindow):
         if not problems:
             self.problems_label.setText("✓ No problems")
         else:
-            self.problems_label.setText(f"● {plural(errors, 'error')}  "
-                                        f"● {plural(warnings, 'warning')}")
+            dot = "<span style='color:{}'>●</span>"
+            self.problems_label.setText(
+                f"{dot.format(self.theme.error)} {plural(errors, 'error')}  "
+                f"{dot.format(self.theme.warning)} {plural(warnings, 'warning')}")
         self.scene.set_problems(self.problems.per_node())
         self.inspector.set_problems(problems)
         dock = self.docks["problems"]
@@ -395,6 +405,12 @@ class EditorWindow(QMainWindow):
         self.theme_choice = choice
         ui_settings().setValue("theme", choice)
         self.apply_theme(themes.pick(choice))
+        self._mark_theme()
+
+    def _mark_theme(self) -> None:
+        choice = str(ui_settings().value("theme", self.theme_choice))
+        if choice in THEME_CHOICES:
+            self.actions_[f"theme_{choice}"].setChecked(True)
 
     def _restore_layout(self) -> None:
         s = ui_settings()

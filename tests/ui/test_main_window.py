@@ -168,8 +168,22 @@ def test_status_bar_counts_read_in_the_singular(editor_window: EditorWindow,
     assert editor_window.files.open_path(path)
     editor_window.problems.refresh()
     assert editor_window.counts_label.text() == "1 node · 1 edge"
-    assert "● 1 error " in editor_window.problems_label.text() + " "
-    assert "1 errors" not in editor_window.problems_label.text()
+    shown = editor_window.problems_label.text()
+    theme = editor_window.theme
+    # each dot in its kind's colour, not the text's
+    assert f"<span style='color:{theme.error}'>●</span> 1 error " in shown + " "
+    assert f"<span style='color:{theme.warning}'>●</span>" in shown
+    assert "1 errors" not in shown
+
+
+def test_the_view_menu_checks_the_theme_in_use(editor_window: EditorWindow) -> None:
+    items = {c: editor_window.actions_[f"theme_{c}"] for c in ("system", "light", "dark")}
+    for choice in ("dark", "light", "system", "dark"):
+        editor_window.set_theme_choice(choice)
+        assert {c for c, item in items.items() if item.isChecked()} == {choice}
+    editor_window.actions_["theme_light"].trigger()
+    assert [c for c, item in items.items() if item.isChecked()] == ["light"]
+    assert editor_window.theme.name == "light"
 
 
 def test_an_error_making_the_first_document_tab_ends_run_app_with_it(qtbot, monkeypatch,
