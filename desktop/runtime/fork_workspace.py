@@ -19,11 +19,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop.runtime import helper_process
 from desktop.runtime.workspace import init_scratch
 
 _GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
@@ -62,8 +62,8 @@ def _apply(folder: Path, patch: bytes, *, reverse: bool, check: bool = False
         args.append("--reverse")
     if check:
         args.append("--check")
-    proc = subprocess.run([*args, "-"], cwd=str(folder), input=patch,
-                          env=dict(os.environ, **_GIT_ENV), capture_output=True, check=False)
+    proc = helper_process.run([*args, "-"], cwd=str(folder), input=patch,
+                              env=dict(os.environ, **_GIT_ENV), capture_output=True)
     return proc.returncode == 0, proc.stderr.decode("utf-8", "replace").strip()
 
 
@@ -157,9 +157,9 @@ def _take_image(folder: Path, section: bytes, snapshots: Path, reverse: bool) ->
     """Write the file as the section's own snapshot had it (before it when undoing);
     False when the section names no blob, is a rename, or the blob is not there."""
     found = _INDEX.search(section)
-    listed = subprocess.run(["git", "apply", "--numstat", "-z", "-"], cwd=str(folder),
-                            input=section, env=dict(os.environ, **_GIT_ENV),
-                            capture_output=True, check=False)
+    listed = helper_process.run(["git", "apply", "--numstat", "-z", "-"], cwd=str(folder),
+                                input=section, env=dict(os.environ, **_GIT_ENV),
+                                capture_output=True)
     fields = listed.stdout.split(b"\0")
     if found is None or listed.returncode != 0 or len(fields) != 2:  # none, or a rename
         return False
@@ -171,8 +171,8 @@ def _take_image(folder: Path, section: bytes, snapshots: Path, reverse: bool) ->
     if not blob.strip(b"0"):  # no file on that side
         target.unlink(missing_ok=True)
         return True
-    read = subprocess.run(["git", "cat-file", "blob", blob.decode()], cwd=str(snapshots),
-                          env=dict(os.environ, **_GIT_ENV), capture_output=True, check=False)
+    read = helper_process.run(["git", "cat-file", "blob", blob.decode()], cwd=str(snapshots),
+                              env=dict(os.environ, **_GIT_ENV), capture_output=True)
     if read.returncode != 0:
         return False
     target.parent.mkdir(parents=True, exist_ok=True)

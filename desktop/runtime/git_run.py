@@ -11,6 +11,12 @@ except what would act on their behalf or stall a run:
 - none of the ``GIT_*`` variables that would point git at another repository or
   index (a run started from inside a git hook would inherit them).
 
+Each command starts out of the terminal's reach (desktop/runtime/helper_process.py): a
+Ctrl-C meant for the CLI, which stops the run in order, must not kill a git half-way
+through a commit. The run stops its git commands itself (:class:`Stopper`); the one
+exception is a ``git push`` the user asked for, which may need the terminal for an ssh
+passphrase.
+
 These are blocking calls: callers run them on a worker thread (``asyncio.to_thread``),
 never on the event loop, as desktop/runtime/workspace_diff.py does.
 """
@@ -22,6 +28,8 @@ import subprocess
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+
+from desktop.runtime import helper_process
 
 IDENTITY = {"GIT_AUTHOR_NAME": "Agent Canvas", "GIT_AUTHOR_EMAIL": "agent-canvas@localhost",
             "GIT_COMMITTER_NAME": "Agent Canvas",
@@ -97,8 +105,9 @@ class Stopper:
         with self._guard:
             if self.stopped:
                 raise Stopped("stopped before git started")
-            proc = subprocess.Popen(argv, cwd=str(cwd), env=env, stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            proc = helper_process.start(argv, cwd=str(cwd), env=env,
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE)
             self._running = proc
         try:
             out, err = proc.communicate()  # returns when git ends, or is killed
@@ -111,16 +120,18 @@ class Stopper:
 
 
 def git(cwd: Path, *args: str, index: str | None = None,
-        stdin: bytes | None = None, stop: Stopper | None = None) -> GitResult:
+        stdin: bytes | None = None, stop: Stopper | None = None,
+        terminal: bool = False) -> GitResult:
     """Run ``git args`` in ``cwd`` (``stdin``: its input); never raises for a failing
-    command (only Stopped, when ``stop`` was stopped)."""
+    command (only Stopped, when ``stop`` was stopped). ``terminal``: keep the user's
+    terminal (a push that may ask for an ssh passphrase), else a session of its own."""
     argv = ["git", *SAFE_CONFIG, *args]
     try:
         if stop is not None:
             return stop.run(argv, cwd, git_env(index))
-        proc = subprocess.run(argv, cwd=str(cwd), env=git_env(index),
-                              input=stdin if stdin is not None else b"",
-                              capture_output=True, check=False)
+        run = subprocess.run if terminal else helper_process.run
+        proc = run(argv, cwd=str(cwd), env=git_env(index),
+                   input=stdin if stdin is not None else b"", capture_output=True)
     except OSError as exc:
         return GitResult(127, b"", str(exc).encode())
     return GitResult(proc.returncode, proc.stdout, proc.stderr)
@@ -131,5 +142,14 @@ def must(cwd: Path, *args: str, index: str | None = None, stdin: bytes | None = 
     """Run ``git args`` in ``cwd``; its stdout as text, or GitError saying why not."""
     result = git(cwd, *args, index=index, stdin=stdin, stop=stop)
     if not result.ok:
-        raise GitError(f"git {args[0]} in {cwd} failed: {result.reason()}")
+        raise GitError(f"git {subcommand(args)} in {cwd} failed: {result.reason()}")
     return result.text
+
+
+def subcommand(args: tuple[str, ...] | list[str]) -> str:
+    """The git subcommand of ``args`` (``add`` of ``-c k=v add -A``), for messages: the
+    ``-c`` options in front of it say nothing about what failed."""
+    rest = list(args)
+    while len(rest) >= 2 and rest[0] == "-c":
+        rest = rest[2:]
+    return rest[0] if rest else "(none)"

@@ -54,7 +54,7 @@ def open_pull_request(result: RunResult, branch: str, title: str | None = None
     remotes = _remotes(result.repo)
     remote = "origin" if "origin" in remotes else remotes[0]
     pushed = git(result.repo, "push", "--quiet", remote,
-                 f"refs/heads/{branch}:refs/heads/{branch}")
+                 f"refs/heads/{branch}:refs/heads/{branch}", terminal=True)
     if not pushed.ok:
         raise ResultError(f"git push {remote} {branch} failed: {pushed.reason()}")
     gh = shutil.which("gh") or "gh"

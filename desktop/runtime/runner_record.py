@@ -33,6 +33,7 @@ from desktop.contract.sandbox import DEFAULT_MAX_OUTPUT_FILES, Sandbox
 from desktop.contract.secrets import is_secret_name
 from desktop.contract.state import NodeConfig
 from desktop.disk.safe_json import loads as safe_loads
+from desktop.runtime import helper_process
 from desktop.runtime.agent_env import API_KEY_BY_PROVIDER
 from desktop.store.runner import record_bytes, utf16_key, write_runner
 from desktop.store.runner_rules import LOCALE_RE
@@ -53,8 +54,8 @@ def new_runner_id(started: datetime) -> str:
 @functools.cache
 def _version_of(program: str, *args: str) -> str | None:
     try:
-        out = subprocess.run([program, *args], capture_output=True, text=True, timeout=30,
-                             stdin=subprocess.DEVNULL)
+        out = helper_process.run([program, *args], capture_output=True, text=True,
+                                 timeout=30, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
         return None
     match = SEMVER_START.search(out.stdout)

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from desktop.cli.self_launch import self_command
 from desktop.contract.sandbox import NETWORK_PROVIDERS, Sandbox, SandboxBackend
+from desktop.runtime import helper_process
 
 FIX_INSTALL = ("install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap; "
                "`make test` does it), or set the node's sandbox.backend to none")
@@ -49,7 +50,7 @@ def bwrap_problem() -> str | None:
     if bwrap is None:
         return f"bubblewrap (bwrap) is not installed: {FIX_INSTALL}"
     try:
-        probe = subprocess.run(
+        probe = helper_process.run(
             [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
              "--unshare-net", "--unshare-pid", "--tmpfs", "/tmp", "true"],
             capture_output=True, timeout=20, stdin=subprocess.DEVNULL)

@@ -8,6 +8,8 @@ import contextlib
 import subprocess
 from pathlib import Path
 
+from desktop.runtime import helper_process
+
 
 def init_scratch(path: Path) -> None:
     """Make ``path`` a git repository (unless it is one) so each turn's change there shows
@@ -17,8 +19,8 @@ def init_scratch(path: Path) -> None:
         return
     path.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(OSError):
-        subprocess.run(["git", "init", "-q", str(path)], check=False,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        helper_process.run(["git", "init", "-q", str(path)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         exclude = path / ".git" / "info" / "exclude"
         if exclude.parent.is_dir():
             exclude.write_text("__pycache__/\n*.pyc\n.pytest_cache/\n")

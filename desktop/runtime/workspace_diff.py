@@ -15,15 +15,17 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from desktop.runtime import helper_process
+
 
 def _git(cwd: Path, *args: str, index: str | None = None) -> tuple[int, bytes]:
     env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0")
     if index:
         env["GIT_INDEX_FILE"] = index
     try:
-        proc = subprocess.run(["git", *args], cwd=str(cwd), env=env,
-                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, check=False)
+        proc = helper_process.run(["git", *args], cwd=str(cwd), env=env,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL)
     except OSError:
         return 127, b""
     return proc.returncode or 0, proc.stdout

@@ -18,11 +18,12 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import subprocess
 import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from desktop.runtime import helper_process
 
 _IDENTITY = {"GIT_AUTHOR_NAME": "agent-canvas", "GIT_AUTHOR_EMAIL": "agent-canvas@localhost",
              "GIT_COMMITTER_NAME": "agent-canvas",
@@ -42,8 +43,8 @@ def git(cwd: Path, *args: str, env: dict[str, str] | None = None,
     full = dict(os.environ, GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", **_IDENTITY)
     full.update(env or {})
     try:
-        proc = subprocess.run(["git", *args], cwd=str(cwd), env=full, input=stdin,
-                              capture_output=True, check=False)
+        proc = helper_process.run(["git", *args], cwd=str(cwd), env=full, input=stdin,
+                                  capture_output=True)
     except OSError as exc:
         return 127, b"", str(exc).encode()
     return proc.returncode, proc.stdout, proc.stderr
