@@ -121,6 +121,7 @@ class Engine:
         self._failing: asyncio.Future[None] | None = None
         self._halted = False
         self._stopping = False
+        self._stop_asked = False  # stop() under way or done: a second one adds nothing
         self._cancelling: set[str] = set()
         self._over_budget: set[str | None] = set()  # node ids (None: the run) stopped
         self._closed = False
@@ -219,8 +220,11 @@ class Engine:
 
     async def stop(self, reason: str = "stopped by the user") -> None:
         """Cancel every running turn (killing its processes) and mark the run stopped."""
-        if self.state.status in RUN_ENDED:
+        if self.state.status in RUN_ENDED or self._stop_asked:
+            # a second Ctrl-C (a terminal's, `timeout`'s) while the first still cancels
+            # the turns: the run stops once, with the first reason
             return
+        self._stop_asked = True
         self.cancel_reason = reason
         self._stopping = True  # no turn may start while the others are being cancelled
         self.scheduler.clear_steps()

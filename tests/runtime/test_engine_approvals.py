@@ -159,6 +159,17 @@ async def test_stop_while_an_approval_is_pending(tmp_path: Path) -> None:
     assert engine.state.pending_approvals == {}
 
 
+async def test_stop_asked_twice_at_once_stops_the_run_once(tmp_path: Path) -> None:
+    engine = create_run(_shell_doc("echo hi", permissions=GATED), tmp_path)
+    task = asyncio.create_task(engine.run())
+    await until(lambda: engine.broker.pending())
+    await asyncio.gather(engine.stop("interrupted by Ctrl-C"), engine.stop("again"))
+    assert await asyncio.wait_for(task, 20) == "stopped"
+    engine.close()
+    stopped = of_type(events_of(engine.run_dir), "run.stopped")
+    assert [event["reason"] for event in stopped] == ["interrupted by Ctrl-C"]
+
+
 async def test_broker_matches_prefixes_and_rejects_unknown_ids() -> None:
     emitted: list[dict] = []
     broker = ApprovalBroker(emitted.append)
