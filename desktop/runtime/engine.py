@@ -581,9 +581,14 @@ class Engine:
 
     def moving(self) -> bool:
         """True while the run moves on its own: a turn runs, a step is queued, or the loop
-        was woken and has yet to look (a turn just ended and the next may be starting)."""
+        was woken and has yet to look (a turn just ended and the next may be starting).
+
+        A turn held by an approval does not move on its own: it waits for a person, who
+        may be the very console asking (a mistyped command must fail, not wait on it)."""
         woken = self._wake is not None and self._wake.is_set()
-        return bool(self.tasks) or self.scheduler.pending_steps() > 0 or woken
+        held = {p.node_id for p in self.broker.pending()}
+        working = any(node not in held for node in self.tasks)
+        return working or self.scheduler.pending_steps() > 0 or woken
 
     def waiting_for_input(self) -> bool:
         """True when only a person can move the run on (paused, approval, INTERACTIVE step)."""

@@ -115,6 +115,19 @@ def test_approvals_from_stdin(cli, tmp_path: Path) -> None:
     assert "changed" in stdout
 
 
+def test_mistyped_commands_fail_while_an_approval_waits(cli, tmp_path: Path) -> None:
+    path = flow(tmp_path, {"a": {"permissions": {"cliPermissionsMode": "gated"},
+                                 "script": [{"shell": "echo one"}, {"shell": "echo two"}]}})
+    result = cli("run", str(path), "--data-dir", str(tmp_path),
+                 stdin="chat ghost hi\napprove zzzz\napprove\n")
+    assert "chat: no node matches 'ghost'" in result.stdout
+    assert "approve: no pending approval matches 'zzzz'" in result.stdout
+    # the commands after them still ran: the first call was approved, the second one
+    # waits with stdin at its end, so the run pauses
+    assert "approved:" in result.stdout
+    assert result.returncode == 3, result.stdout + result.stderr
+
+
 def test_pending_approval_without_stdin_pauses_with_exit_3(cli, tmp_path: Path) -> None:
     path = flow(tmp_path, {"a": {"permissions": {"cliPermissionsMode": "gated"},
                                  "script": [{"shell": "echo one"}]}})
