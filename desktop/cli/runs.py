@@ -24,11 +24,12 @@ from desktop.contract.state import RunState
 from desktop.disk.paths import data_dir, runs_dir
 from desktop.store.runner_diff import AgentRunRecord, agent_records, pair_runs
 from desktop.store.runs import RunError, find_run, log_problem
+from desktop.store.snapshot import read_snapshot
 from desktop.views.activity import node_activity, short
 from desktop.views.format import preview
 from desktop.views.reader import EventReader
 from desktop.views.result import ResultSummary, result_summary
-from desktop.views.run_list import list_rows
+from desktop.views.run_list import UNREADABLE, list_rows
 from desktop.views.runs import open_run
 from desktop.views.tool_calls import RunNotes
 from desktop.views.usage import (
@@ -116,7 +117,9 @@ def run_table(rows: list[dict[str, Any]], *, live: bool = False) -> Table:
         usage = r.get("tokens") or {}
         # ids are shown by their first 8 characters, which `runs show` accepts as a prefix
         table.add_row(str(r["id"])[:8], r.get("workflowName") or "-",
-                      r.get("error") or str(r["status"]), _when(str(r.get("createdAt"))),
+                      # the word only: why a run is unreadable is a long text with its
+                      # path, which `runs show` prints
+                      str(r["status"]), _when(str(r.get("createdAt"))),
                       _when(str(r.get("updatedAt"))),
                       *(("live" if r.get("live") else "",) if live else ()),
                       str(r.get("events", 0)), f"{total_tokens(usage):,}", cost_text(usage))
@@ -139,6 +142,10 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"no runs in {folder}")
         return 0
     out_console().print(run_table(rows))
+    unreadable = [str(r["id"])[:8] for r in rows if r["status"] == UNREADABLE]
+    if unreadable:
+        print(f"{plural(len(unreadable), 'run')} unreadable ({', '.join(unreadable)}): "
+              f"`agent-canvas runs show ID` says why", file=sys.stderr)
     return 0
 
 
@@ -156,8 +163,15 @@ def cmd_show(args: argparse.Namespace) -> int:
 
             state = show_remote(args)
         else:
-            state, _ = _open(args)
             folder = find_run(data_dir(args.data_dir), args.run)
+            # a log with nothing usable says why itself, before the state built from it
+            # fails with less to say (an empty log: a run stopped before it began, unless
+            # state.json has seen events)
+            snapshot = read_snapshot(folder)
+            problem = log_problem(folder, snapshot.last_seq if snapshot else 0)
+            if problem:
+                return fail(problem)
+            state, _ = _open(args)
             problem = log_problem(folder, state.last_seq)
             if problem:
                 return fail(problem)

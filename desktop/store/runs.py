@@ -84,9 +84,14 @@ def log_problem(run_dir: Path, last_seq: int) -> str | None:
         return f"{path} is missing; {fix}"
     except OSError as exc:
         return f"{path}: cannot read ({exc.strerror or exc})"
+    if size == 0 and not last_seq:
+        # nothing was ever recorded (a Ctrl-C before the first event): no copy of the
+        # log can hold more, so there is no run to restore, only a workflow to start
+        return (f"{path} is empty: the run was stopped before it recorded anything, so "
+                f"there is nothing to resume; start the workflow again (the folder "
+                f"{Path(run_dir)} can be deleted)")
     if size == 0:
-        seen = f", but state.json has seen {last_seq} event(s)" if last_seq else ""
-        return f"{path} is empty{seen}; {fix}"
+        return f"{path} is empty, but state.json has seen {last_seq} event(s); {fix}"
     if last is None:
         return f"{path}: no line of it is an event (binary or corrupt data); {fix}"
     if last["seq"] < last_seq:
