@@ -1,7 +1,6 @@
 """The ``agent-canvas`` command. With no subcommand (or a workflow file) it opens the GUI."""
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,9 +29,6 @@ def _looks_like_workflow(arg: str) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
-    # The app ships no pydantic plugin; looking for one reads the metadata of every
-    # installed package, 5 to 8 ms of each start. A value set by the user is kept.
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] in INTERNAL_COMMANDS:  # started by the app itself
         return run_internal(args_list[0], args_list[1:])
