@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from contrast import contrast
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QIcon
 from PySide6.QtWidgets import (
@@ -22,21 +23,6 @@ from desktop.ui import theme as themes
 from desktop.ui.settings_dialog import SettingsDialog
 from desktop.ui.theme import DARK, LIGHT, Theme
 from desktop.ui.themed_style import ThemedStyle
-
-
-def luminance(colour: QColor) -> float:
-    """The relative luminance of ``colour`` (WCAG 2)."""
-    def channel(c: float) -> float:
-        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-
-    return (0.2126 * channel(colour.redF()) + 0.7152 * channel(colour.greenF())
-            + 0.0722 * channel(colour.blueF()))
-
-
-def contrast(a: QColor, b: QColor) -> float:
-    """The WCAG contrast ratio of two colours, 1 (same) to 21 (black on white)."""
-    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
 
 
 @pytest.fixture(params=[LIGHT, DARK], ids=lambda t: t.name)

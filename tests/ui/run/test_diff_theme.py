@@ -5,6 +5,7 @@ backgrounds, and switching the theme re-colours the diff and the Result view on 
 from __future__ import annotations
 
 import pytest
+from contrast import contrast, luminance
 from PySide6.QtGui import QColor, QPalette, QTextCharFormat
 from PySide6.QtWidgets import QPlainTextEdit
 
@@ -25,21 +26,6 @@ new file mode 100644
 HEADER_LINES = (0, 2, 3)
 ADDED_LINE = 5
 REMOVED_LINE = 7
-
-
-def luminance(colour: QColor) -> float:
-    """The relative luminance of ``colour`` (WCAG 2)."""
-    def channel(c: float) -> float:
-        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-
-    return (0.2126 * channel(colour.redF()) + 0.7152 * channel(colour.greenF())
-            + 0.0722 * channel(colour.blueF()))
-
-
-def contrast(a: QColor, b: QColor) -> float:
-    """The WCAG contrast ratio of two colours, 1 (same) to 21 (black on white)."""
-    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
 
 
 def line_formats(edit: QPlainTextEdit, line: int) -> list[QTextCharFormat]:
