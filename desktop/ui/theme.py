@@ -142,6 +142,16 @@ _style: list[QStyle] = []
 the application uses."""
 
 
+_applied: list[Theme] = []
+"""The theme last applied to the application."""
+
+
+def current() -> Theme:
+    """The theme the application shows now (light before any was applied): for a part
+    made without a window's theme at hand, such as a dialog's diff."""
+    return _applied[0] if _applied else LIGHT
+
+
 def apply_palette(app: QApplication, theme: Theme) -> None:
     """Apply the Fusion style with ``theme``'s palette, without the style sheet (whose
     rules are for the editor's parts: start-up's first window has none of them yet)."""
@@ -150,6 +160,7 @@ def apply_palette(app: QApplication, theme: Theme) -> None:
     style = ThemedStyle(theme)
     app.setStyle(style)
     _style[:] = [style]
+    _applied[:] = [theme]
     pal = QPalette()
     c = QColor
     roles = {

@@ -8,8 +8,9 @@ import re
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 from PySide6.QtWidgets import QPlainTextEdit, QSplitter, QTabWidget, QWidget
 
+from desktop.ui import theme as themes
 from desktop.ui.run.diff_parse import FileDiff, side_by_side
-from desktop.ui.theme import LIGHT, Theme
+from desktop.ui.theme import Theme
 
 _KEYWORDS = re.compile(
     r"\b(def|class|return|import|from|if|elif|else|for|while|try|except|finally|with|as|"
@@ -34,10 +35,10 @@ class CodeHighlighter(QSyntaxHighlighter):
     in the colours of a theme."""
 
     def __init__(self, document: QTextDocument, line_kinds: list[str] | None = None,
-                 theme: Theme = LIGHT) -> None:
+                 theme: Theme | None = None) -> None:
         super().__init__(document)
         self.line_kinds = line_kinds  # side-by-side: kind per block; None: read +/- prefixes
-        self._use(theme)
+        self._use(theme or themes.current())
 
     def _use(self, theme: Theme) -> None:
         self.theme = theme
@@ -90,8 +91,9 @@ def _mono_edit() -> QPlainTextEdit:
 class PatchView(QTabWidget):
     """A file's diff in two tabs: Unified, and Side by side (old left, new right)."""
 
-    def __init__(self, parent: QWidget | None = None, theme: Theme = LIGHT) -> None:
+    def __init__(self, parent: QWidget | None = None, theme: Theme | None = None) -> None:
         super().__init__(parent)
+        theme = theme or themes.current()
         self.unified = _mono_edit()
         self._unified_hl = CodeHighlighter(self.unified.document(), theme=theme)
         self.left, self.right = _mono_edit(), _mono_edit()

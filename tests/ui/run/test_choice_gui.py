@@ -3,8 +3,13 @@ they changed, a failed one not choosable, the chosen index sent, or the choice d
 
 from __future__ import annotations
 
+import pytest
+from PySide6.QtGui import QColor
+
+from desktop.ui import theme as themes
 from desktop.ui.run.approval_inbox import ApprovalInbox
 from desktop.ui.run.choice_dialog import ChoiceDialog
+from desktop.ui.theme import DARK, LIGHT
 from desktop.views.notices import ApprovalClosed
 
 
@@ -100,13 +105,22 @@ def test_the_choose_button_names_the_selected_attempt_and_sits_apart_from_the_pa
     assert dialog.deny_button.geometry().right() < dialog.choose_button.geometry().left()
 
 
-def test_the_attempts_diffs_are_coloured_as_diffs(qtbot) -> None:
+@pytest.mark.parametrize("theme", [LIGHT, DARK], ids=lambda t: t.name)
+def test_the_attempts_diffs_are_coloured_as_diffs_in_the_theme_shown(qtbot, qapp,
+                                                                     theme) -> None:
     from PySide6.QtWidgets import QPlainTextEdit
 
-    dialog = ChoiceDialog(request(), Resolver(), "Implementer")
-    qtbot.addWidget(dialog)
-    document = dialog.diffs[1].findChild(QPlainTextEdit).document()
-    added = document.findBlockByNumber(1)  # "+import re"
-    assert added.text() == "+import re"
-    qtbot.waitUntil(lambda: bool(added.layout().formats()))  # highlighted once Qt gets to it
-    assert added.layout().formats()[0].format.background().color().name() == "#e6ffec"
+    themes.apply(qapp, theme)  # the dialog is made with no window's theme at hand
+    try:
+        dialog = ChoiceDialog(request(), Resolver(), "Implementer")
+        qtbot.addWidget(dialog)
+        document = dialog.diffs[1].findChild(QPlainTextEdit).document()
+        header, added = document.findBlockByNumber(0), document.findBlockByNumber(1)
+        assert added.text() == "+import re"
+        # highlighted once Qt gets to it
+        qtbot.waitUntil(lambda: bool(added.layout().formats()))
+        added_formats, header_formats = added.layout().formats(), header.layout().formats()
+        assert added_formats[0].format.background().color() == QColor(theme.diff_add)
+        assert header_formats[0].format.foreground().color() == QColor(theme.text)
+    finally:
+        themes.apply(qapp, LIGHT)
