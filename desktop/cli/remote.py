@@ -194,7 +194,22 @@ async def drive_remote(client: ApiClient, run_id: str, args: argparse.Namespace,
               f"(GUI, API) or continue with `agent-canvas resume {run_id[:8]} --server "
               f"{client.url}`", file=sys.stderr)
         return EXIT_WAITING
+    await _tell_result(client, run_id)
     return EXIT.get(run.status, EXIT_WAITING)
+
+
+async def _tell_result(client: ApiClient, run_id: str) -> None:
+    """Say where the finished run's work is, as a run in this process does."""
+    from desktop.cli.run import tell_result
+
+    try:
+        body = await client.result(run_id)
+    except ApiError as exc:
+        if exc.code != "no_result":  # else no node worked in a worktree: nothing to tell
+            print(f"result: {exc.message}", file=sys.stderr)
+        return
+    tell_result(str(body["branch"]), str(body["node"]), str(body["repo"]),
+                len(body["files"]), f"{run_id[:8]} --server {client.url}")
 
 
 def run_remote(args: argparse.Namespace, doc: Any, path: Path) -> int:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import shlex
 import signal
 import sys
 from pathlib import Path
@@ -222,4 +223,40 @@ async def drive(engine, args: argparse.Namespace, after_seq: int) -> int:
         print(note, file=sys.stderr)
         return EXIT_PAUSED
     engine.close()
+    _tell_result(engine, args.data_dir)
     return EXIT.get(RunStatus(status), EXIT_PAUSED)
+
+
+def _tell_result(engine, folder: str | None) -> None:
+    """Say where the finished run's work is (see :func:`tell_result`)."""
+    from desktop.runtime.git_run import GitError
+    from desktop.runtime.run_result import changed_files
+    from desktop.views.result import latest_result_node
+
+    node = latest_result_node(engine.state, engine.run_dir)
+    if node is None or node.git is None:
+        return
+    try:
+        count = len(changed_files(Path(node.git.repo), node.git.base, node.git.branch))
+    except GitError:  # the repository went away meanwhile: `runs result` will say so
+        count = None
+    # the commands must find the run where this one put it
+    where = f" --data-dir {shlex.quote(folder)}" if folder else ""
+    tell_result(node.git.branch, node.key or node.label, node.git.repo, count,
+                engine.state.id[:8] + where)
+
+
+def tell_result(branch: str, node: str, repo: str, count: int | None, run_ref: str) -> None:
+    """Say where a finished run's work is and how to take it, on stderr (stdout may be
+    JSON lines): without it a run ends on ``run.completed`` and the user must know that
+    a result branch exists and which command applies it. ``run_ref``: the run's short id
+    and the options that find it."""
+    where = f"result: branch {branch} (node {node}) in {repo}"
+    if count == 0:
+        print(f"{where}: no change against the run's base", file=sys.stderr)
+        return
+    files = f", {plural(count, 'file')} changed" if count is not None else ""
+    print(f"{where}{files}\n"
+          f"  review it: agent-canvas runs result {run_ref}\n"
+          f"  take it:   agent-canvas runs apply {run_ref} [--branch NAME] [--check]",
+          file=sys.stderr)

@@ -161,3 +161,23 @@ def test_fork_through_the_service_follows_the_new_run_to_its_end(cli, service) -
                                                                    "seq": seq}
     bad = cli("fork", source[:8], "--at", str(seq), "--node", "ghost", "--model", "x")
     assert bad.returncode == 2 and "node 'ghost'" in bad.stderr
+
+
+def test_a_run_in_the_service_says_where_its_result_is(cli, service, tmp_path) -> None:
+    import subprocess
+
+    repo = tmp_path / "project"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    doc = yaml.safe_load((EXAMPLES / "orchestrator-two-implementers.flow.yaml").read_text())
+    for node in doc["nodes"]:
+        doc.setdefault("nodeConfigs", {}).setdefault(node["id"], {})["workspace"] = str(repo)
+    doc["name"] = "orchestrated"
+    result = cli("run", str(write(tmp_path, doc)))
+    assert result.returncode == 0, result.stderr
+    run8 = orjson.loads(cli("runs", "list", "--json").stdout)[0]["id"][:8]
+    assert f"result: branch canvas/{run8}/orchestrator (node orchestrator) in {repo}, " \
+           "4 files changed" in result.stderr
+    assert f"agent-canvas runs apply {run8} --server {service.url}" in result.stderr
+    plain = cli("run", str(EXAMPLES / "single-agent.flow.yaml"))
+    assert plain.returncode == 0 and "result:" not in plain.stderr  # no worktree, no branch

@@ -137,3 +137,28 @@ def test_a_branch_that_would_miss_the_user_s_uncommitted_start_says_so(
     assert git(repo, "branch", "--list", "agent/result") == ""
     onto_tree = cli("runs", "apply", run8, "--check")
     assert onto_tree.code == 0 and "applies cleanly" in onto_tree.out
+
+
+def test_a_finished_run_says_where_its_result_is_and_how_to_take_it(
+        cli, repo: Path, tmp_path: Path) -> None:
+    ran = cli("run", str(the_example_on(repo, tmp_path)))
+    assert ran.code == 0
+    run8 = orjson.loads(cli("runs", "list", "--json").out)[0]["id"][:8]
+    told = ran.err.splitlines()
+    assert f"result: branch canvas/{run8}/orchestrator (node orchestrator) in {repo}, " \
+           f"{len(IMPLEMENTED)} files changed" in told
+    [apply_line] = [line for line in told if "agent-canvas runs apply" in line]
+    # the command it names works as printed (with the run's data folder)
+    words = apply_line.split("agent-canvas ", 1)[1].split(" [", 1)[0].split()
+    assert words[-2:] == ["--data-dir", str(tmp_path / "data")]
+    assert main([*words, "--check"]) == 0
+
+
+def test_a_run_whose_result_changes_nothing_says_so(cli, repo: Path, tmp_path: Path) -> None:
+    assert cli("run", str(the_example_on(repo, tmp_path))).code == 0
+    assert cli("runs", "apply", orjson.loads(cli("runs", "list", "--json").out)[0]["id"][:8]
+               ).code == 0  # its files are now in the user's tree, so in the next base
+    again = cli("run", str(the_example_on(repo, tmp_path)))
+    assert again.code == 0
+    assert "no change against the run's base" in again.err
+    assert "runs apply" not in again.err
