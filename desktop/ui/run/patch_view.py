@@ -17,7 +17,26 @@ _KEYWORDS = re.compile(
     r"raise|yield|lambda|async|await|function|const|let|var|fn|pub|struct|impl|True|False|None|"
     r"null|true|false)\b")
 _STRINGS = re.compile(r"(\"[^\"\n]*\"|'[^'\n]*')")
-_COMMENT = re.compile(r"(#|//).*$")
+_HASH_COMMENT = re.compile(r"#.*$")
+_SLASH_COMMENT = re.compile(r"//.*$")
+_COMMENTS = {
+    **dict.fromkeys((".py", ".pyi", ".sh", ".bash", ".rb", ".pl", ".r", ".yaml", ".yml",
+                     ".toml", ".cfg", ".ini", ".mk"), _HASH_COMMENT),
+    **dict.fromkeys((".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".rs", ".go", ".java",
+                     ".kt", ".swift", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".php",
+                     ".scala", ".dart"), _SLASH_COMMENT),
+}
+"""Source files by suffix, with their comment syntax. Other files (prose, data) get no
+code colours: an apostrophe in a README is not a string, nor "from" a keyword."""
+
+
+def code_comment(path: str) -> re.Pattern[str] | None:
+    """The comment pattern of the language of ``path``, or None when it is not code."""
+    name = path.rsplit("/", 1)[-1].lower()
+    if name in ("makefile", "dockerfile"):
+        return _HASH_COMMENT
+    dot = name.rfind(".")
+    return _COMMENTS.get(name[dot:]) if dot > 0 else None
 
 
 def _fmt(color: str, *, bold: bool = False, background: str | None = None) -> QTextCharFormat:
@@ -38,6 +57,8 @@ class CodeHighlighter(QSyntaxHighlighter):
                  theme: Theme | None = None) -> None:
         super().__init__(document)
         self.line_kinds = line_kinds  # side-by-side: kind per block; None: read +/- prefixes
+        self.comment: re.Pattern[str] | None = _HASH_COMMENT
+        """The shown file's comment syntax; None: not code, so diff colours only."""
         self._use(theme or themes.current())
 
     def _use(self, theme: Theme) -> None:
@@ -71,9 +92,10 @@ class CodeHighlighter(QSyntaxHighlighter):
             kind = "del"
         if kind in self.lines:
             self.setFormat(0, len(text), self.lines[kind])
-        if kind == "hunk":
+        if kind == "hunk" or self.comment is None:
             return
-        for rx, fmt in ((_KEYWORDS, self._kw), (_STRINGS, self._str), (_COMMENT, self._comment)):
+        for rx, fmt in ((_KEYWORDS, self._kw), (_STRINGS, self._str),
+                        (self.comment, self._comment)):
             for m in rx.finditer(text):
                 merged = QTextCharFormat(self.format(m.start()))
                 merged.merge(fmt)
@@ -119,6 +141,9 @@ class PatchView(QTabWidget):
 
     def show_file(self, diff: FileDiff) -> None:
         """Show one file's diff in both tabs."""
+        comment = code_comment(diff.path)
+        for highlighter in (self._unified_hl, self._left_hl, self._right_hl):
+            highlighter.comment = comment
         self.unified.setPlainText(diff.text)
         rows = side_by_side(diff)
         kinds = [k for k, _l, _r in rows]
