@@ -28,6 +28,7 @@ from typing import Any
 from desktop.cli.run import EXIT_BAD_INPUT, _options, drive
 from desktop.cli.server_args import add_server_options
 from desktop.disk.paths import data_dir
+from desktop.wording import plural
 
 _HEAD = 70
 
@@ -131,7 +132,7 @@ def fork_command(args: argparse.Namespace) -> int:
         how = "with the later ones undone in a copy" if one.undone else "replayed"
         extra = f"; {one.skipped} file change(s) already in place" if one.skipped else ""
         if one.taken:
-            extra += f"; {one.taken} file(s) taken from the source's snapshots"
+            extra += f"; {plural(one.taken, 'file')} taken from the source's snapshots"
         say(f"  {one.path}/ restored: {one.diffs} recorded diff(s) {how}{extra}\n")
     for branch in branches_json(fork.git):
         say(f"  {branch['node']}: {branch['worktree']}/ on {branch['branch']}, checked out at "

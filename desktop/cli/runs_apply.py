@@ -31,6 +31,7 @@ from desktop.runtime.result_apply import apply_result
 from desktop.runtime.result_pr import open_pull_request, pull_request_blocker
 from desktop.runtime.run_result import ResultError, file_patch, find_result
 from desktop.store.runs import RunError, find_run
+from desktop.wording import plural
 
 
 def register(kids: argparse._SubParsersAction, add_data_dir: Any) -> None:
@@ -104,14 +105,14 @@ def cmd_result(args: argparse.Namespace) -> int:
         return 0
     print(f"result of run {body['runId'][:8]}: branch {body['branch']} (node {body['node']})"
           f" in {body['repo']}")
-    print(f"against the run's base {body['base'][:12]}: {len(body['files'])} file(s)")
+    print(f"against the run's base {body['base'][:12]}: {plural(len(body['files']), 'file')}")
     for f in body["files"]:
         print(f"  {f['status']:<9} {f['path']}")
     for record in body["applied"]:
         where = f"branch {record.get('branch')}" if record.get("target") == "branch" \
             else "the working tree"
-        print(f"applied to {where} at {record.get('at')}: {len(record.get('files', []))} "
-              "file(s)")
+        print(f"applied to {where} at {record.get('at')}: "
+              f"{plural(len(record.get('files', [])), 'file')}")
     return 0
 
 

@@ -35,6 +35,7 @@ from desktop.runtime.git_base import capture, run8
 from desktop.runtime.git_run import GitError, git, must
 from desktop.runtime.run_result import ResultError, RunResult, changed_files
 from desktop.store.applied import record_applied
+from desktop.wording import plural
 
 Target = Literal["worktree", "branch"]
 
@@ -136,12 +137,12 @@ def _message(result: RunResult, files: list[str]) -> str:
 
 def _collision(count: int, branch: str | None, check: bool) -> str:
     """Why nothing was (or would be) changed, in the words of where it lands."""
-    verb = "would collide" if check else "collide"
+    verb = "would collide" if check else "collides" if count == 1 else "collide"
     if not branch:
-        return f"{count} file(s) {verb} with your changes; nothing was changed"
+        return f"{plural(count, 'file')} {verb} with your changes; nothing was changed"
     # A branch starts from HEAD, which lacks what was uncommitted when the run began:
     # the run's change to such a file collides with HEAD, not with anything in their tree.
-    return (f"{count} file(s) {verb} with your last commit, where branch {branch} would "
+    return (f"{plural(count, 'file')} {verb} with your last commit, where branch {branch} would "
             "start: the run changed them where HEAD differs from the run's start (edits "
             "uncommitted then, or commits made since). Commit those edits first, or apply "
             "to your working tree; nothing was changed")
@@ -174,7 +175,8 @@ def apply_result(result: RunResult, *, files: list[str] | None = None,
                             message="nothing to change: the result is already there")
     if check:
         return ApplyOutcome(target, False, files=touched, branch=branch,
-                            message=f"would change {len(touched)} file(s); applies cleanly")
+                            message=f"would change {plural(len(touched), 'file')}; applies "
+                            "cleanly")
     commit = None
     if branch:
         parents = ["-p", head] if head else []
@@ -198,4 +200,4 @@ def apply_result(result: RunResult, *, files: list[str] | None = None,
         "files": touched})
     where = f"branch {branch}" if branch else "your working tree"
     return ApplyOutcome(target, True, files=touched, branch=branch, commit=commit,
-                        message=f"applied {len(touched)} file(s) to {where}")
+                        message=f"applied {plural(len(touched), 'file')} to {where}")

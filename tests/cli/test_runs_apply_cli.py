@@ -95,7 +95,7 @@ def test_a_run_s_result_lands_on_a_branch_and_the_tree_and_the_user_s_work_survi
     assert (repo / "lib.py").read_text().endswith("def wip(): ...\n")
 
     took = cli("runs", "apply", run8, "--file", "num_utils.py", "--file", "test_num_utils.py")
-    assert took.code == 0 and "applied 2 file(s) to your working tree" in took.out
+    assert took.code == 0 and "applied 2 files to your working tree" in took.out
     assert (repo / "num_utils.py").is_file() and not (repo / "text_utils.py").exists()
     assert (repo / "lib.py").read_text().endswith("def wip(): ...\n")
     assert (repo / "NOTES.txt").read_text() == "my notes\n"
@@ -129,10 +129,10 @@ def test_a_branch_that_would_miss_the_user_s_uncommitted_start_says_so(
     (repo / "text_utils.py").write_text("# started by the user, not committed\n")
     assert cli("run", str(the_example_on(repo, tmp_path))).code == 0
     run8 = orjson.loads(cli("runs", "list", "--json").out)[0]["id"][:8]
-    for extra, verb in ((["--check"], "would collide"), ([], "collide")):
+    for extra, verb in ((["--check"], "would collide"), ([], "collides")):
         said = cli("runs", "apply", run8, "--branch", "agent/result", *extra)
         assert said.code == 1 and "collides: text_utils.py" in said.out, said
-        assert f"1 file(s) {verb} with your last commit" in said.out
+        assert f"1 file {verb} with your last commit" in said.out
         assert "Commit those edits first, or apply to your working tree" in said.out
     assert git(repo, "branch", "--list", "agent/result") == ""
     onto_tree = cli("runs", "apply", run8, "--check")

@@ -6,6 +6,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from desktop.wording import plural
+
 BRANCH_PREFIX = "agent-canvas/"
 
 
@@ -32,7 +34,7 @@ def applied_line(record: dict[str, Any]) -> str:
     where = f"branch {record.get('branch')}" if record.get("target") == "branch" \
         else "the working tree"
     when = str(record.get("at") or "").replace("T", " ").rstrip("Z")
-    return f"• {when} to {where}: {len(files)} file(s): {_files(files)}"
+    return f"• {when} to {where}: {plural(len(files), 'file')}: {_files(files)}"
 
 
 def outcome_text(outcome: dict[str, Any]) -> str:
@@ -45,8 +47,8 @@ def outcome_text(outcome: dict[str, Any]) -> str:
     if outcome.get("target") == "branch":
         commit = str(outcome.get("commit") or "")[:12]
         return (f"<b>Created branch {escape(str(outcome.get('branch')))}</b> at {commit} with "
-                f"{len(files)} file(s): {listed}. Your checkout was not touched.")
-    return (f"<b>Applied {len(files)} file(s) to your working tree</b>: {listed}. Your "
+                f"{plural(len(files), 'file')}: {listed}. Your checkout was not touched.")
+    return (f"<b>Applied {plural(len(files), 'file')} to your working tree</b>: {listed}. Your "
             "uncommitted changes are kept; nothing was committed or staged.")
 
 

@@ -33,6 +33,7 @@ from desktop.ui.run.patch_view import PatchView
 from desktop.ui.run.result_text import applied_line, default_branch, outcome_text
 from desktop.ui.theme import LIGHT, Theme
 from desktop.views.result import in_scratch
+from desktop.wording import plural
 
 # a banner per kind of note: the theme's colours of its background and border (the
 # backgrounds are the diff's, so a banner reads like the lines it speaks of)
@@ -186,7 +187,7 @@ class ResultView(QWidget):
         where = "in the run's own scratch repository (no workspace was set)" if scratch \
             else f"in {result['repo']}"
         self.detail.setText(f"{where} · against the run's base "
-                            f"{str(result['base'])[:12]} · {len(files)} file(s) changed")
+                            f"{str(result['base'])[:12]} · {plural(len(files), 'file')} changed")
         self.detail.setToolTip(str(result["repo"]))
         self.detail.setMaximumWidth(QWIDGETSIZE_MAX)
         self.apply_button.setText("Apply to the run's workspace" if scratch
@@ -275,7 +276,7 @@ class ResultView(QWidget):
         """Applying was refused: ``files`` collide with the user's changes, nothing changed."""
         self.mark_collisions(files)
         listed = "".join(f"<li><b>{_esc(p)}</b></li>" for p in files)
-        self.show_note("collision", f"<b>Nothing was changed</b>: {len(files)} file(s) "
+        self.show_note("collision", f"<b>Nothing was changed</b>: {plural(len(files), 'file')} "
                        "collide with your uncommitted changes:"
                        f"<ul style='margin: 2px 0'>{listed}</ul>Reject these files (untick "
                        "them), or commit or stash your own change to them, then apply again.")
@@ -350,7 +351,7 @@ class ResultView(QWidget):
     def _sync_buttons(self) -> None:
         paths = self._paths()
         chosen = [p for p in paths if self._item_accepted(p)]
-        self.count.setText(f"{len(chosen)} of {len(paths)} file(s) accepted")
+        self.count.setText(f"{len(chosen)} of {plural(len(paths), 'file')} accepted")
         ready = self.result is not None and not self.busy
         self.apply_button.setEnabled(ready and bool(chosen))
         self.branch_button.setEnabled(ready and bool(chosen))

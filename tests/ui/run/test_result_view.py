@@ -114,7 +114,7 @@ def test_a_finished_runs_result_is_listed_diffed_applied_in_part_branched_and_co
     assert rows(view) == [("left.txt", "added", True), ("right.txt", "added", True)]
     assert view.current_path() == "left.txt"
     assert "+left" in view.patch.unified.toPlainText()
-    assert view.count.text() == "2 of 2 file(s) accepted"
+    assert view.count.text() == "2 of 2 files accepted"
     assert view.applied.isHidden() and view.note.isHidden()
     assert not view.pr_button.isVisibleTo(view)  # no remote: no pull request offered
 
@@ -124,7 +124,7 @@ def test_a_finished_runs_result_is_listed_diffed_applied_in_part_branched_and_co
 
     # reject left.txt, apply the rest onto the working tree
     view.set_accepted("left.txt", False)
-    assert view.count.text() == "1 of 2 file(s) accepted"
+    assert view.count.text() == "1 of 2 files accepted"
     assert view.accepted() == ["right.txt"]
     view.apply_button.click()
     qloop.run_until_complete(settled(panels, until))
@@ -133,10 +133,10 @@ def test_a_finished_runs_result_is_listed_diffed_applied_in_part_branched_and_co
     assert (repo / "lib.txt").read_text() == "committed\nwork in progress\n"  # theirs, kept
     assert (repo / "notes.txt").read_text() == "untracked\n"
     assert git(repo, "log", "--format=%s") == "init"  # nothing committed
-    assert "Applied 1 file(s) to your working tree" in view.note.text()
+    assert "Applied 1 file to your working tree" in view.note.text()
     assert "right.txt" in view.note.text()
     assert rows(view)[0] == ("left.txt", "added", False)  # the choice outlives the reload
-    assert not view.applied.isHidden() and "the working tree: 1 file(s)" in view.applied.text()
+    assert not view.applied.isHidden() and "the working tree: 1 file:" in view.applied.text()
 
     # the user writes their own left.txt: taking the result's left.txt collides
     (repo / "left.txt").write_text("the user's own left\n")
@@ -144,7 +144,7 @@ def test_a_finished_runs_result_is_listed_diffed_applied_in_part_branched_and_co
     view.apply_button.click()
     qloop.run_until_complete(settled(panels, until))
     note = view.note.text()
-    assert "Nothing was changed" in note and "left.txt" in note and "1 file(s)" in note
+    assert "Nothing was changed" in note and "left.txt" in note and "1 file " in note
     assert rows(view)[0] == ("left.txt", "added, collides", True)
     # in the theme's error colour
     assert view.files.topLevelItem(0).foreground(0).color().name() == view.theme.error
@@ -162,7 +162,7 @@ def test_a_finished_runs_result_is_listed_diffed_applied_in_part_branched_and_co
     assert git(repo, "show", f"agent-canvas/{run8}:lib.txt") == "committed"
     assert git(repo, "rev-parse", "--abbrev-ref", "HEAD") == "main"  # checkout untouched
     assert f"Created branch agent-canvas/{run8}" in view.note.text()
-    assert f"branch agent-canvas/{run8}: 2 file(s)" in view.applied.text()
+    assert f"branch agent-canvas/{run8}: 2 files" in view.applied.text()
     view.branch_button.click()
     assert view.dialog.textValue() == f"agent-canvas/{run8}-2"  # the name is taken
     view.dialog.reject()
@@ -260,7 +260,7 @@ def test_the_default_branch_name_and_an_application_line():
         "agent-canvas/1a2b3c4d-3"
     line = applied_line({"at": "2025-01-02T03:04:05Z", "target": "branch", "branch": "b",
                          "files": ["a", "b", "c", "d", "e", "f", "g"]})
-    assert line == "• 2025-01-02 03:04:05 to branch b: 7 file(s): a, b, c, d, e, f and 1 more"
+    assert line == "• 2025-01-02 03:04:05 to branch b: 7 files: a, b, c, d, e, f and 1 more"
 
 
 def test_why_there_is_no_result_wraps_under_a_short_heading_at_the_top(qtbot):
