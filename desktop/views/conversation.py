@@ -140,8 +140,10 @@ class Conversation:
             self._refresh_tool(entry)
         elif kind == "approval.requested" and event.get("kind") == "merge":
             self._merges.add(str(event.get("approvalId", "")))
-            self._add(Entry("system", seq, node, ts, merge_text(event.get("merge") or {}),
-                            f"{self.label(node)} waits: a merge conflicts"))
+            merge = event.get("merge") or {}
+            sender = f"{merge['sender']}'s branch" if merge.get("sender") else "a branch"
+            self._add(Entry("system", seq, node, ts, merge_text(merge),
+                            f"{self.label(node)} waits: merging {sender} conflicts"))
         elif kind == "approval.resolved" and event.get("approvalId") in self._merges:
             self._merges.discard(event.get("approvalId"))
             self._add(Entry("system", seq, node, ts, resolution_text(

@@ -46,7 +46,7 @@ def test_the_conversation_notes_the_merge_and_its_decision_and_no_tool_call() ->
     conv.extend([{"type": "run.created", "seq": 1, "nodes": {LEAD: {"label": "Lead"}}},
                  REQUESTED, RESOLVED])
     assert [(e.kind, e.title) for e in conv.entries] == [
-        ("system", "Lead waits: a merge conflicts"), ("system", "Merge decided")]
+        ("system", "Lead waits: merging right's branch conflicts"), ("system", "Merge decided")]
     assert "conflicts in a.txt" in conv.entries[0].text
     notes = RunNotes()
     assert [notes.learn(e) for e in (REQUESTED, RESOLVED)] == [None, None]
