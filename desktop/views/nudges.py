@@ -70,6 +70,13 @@ class Nudge:
     conversation."""
     item: str = ""
 
+    @property
+    def line(self) -> str:
+        """Title and text as one line (a status bar's): a sentence after a full stop, a
+        fragment after a colon."""
+        return f"{self.title}. {self.text}" if self.text[:1].isupper() \
+            else f"{self.title}: {self.text}"
+
 
 @dataclass
 class Nudges:

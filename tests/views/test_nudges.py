@@ -20,7 +20,7 @@ from desktop.views.notices import (
     TurnChanged,
     notices_of,
 )
-from desktop.views.nudges import KINDS, USER_PAUSE, Nudges, one_of
+from desktop.views.nudges import KINDS, USER_PAUSE, Nudge, Nudges, one_of
 from desktop.views.result import listed_left, what_it_left
 
 STALL = {"type": "run.stalled", "nodeId": "n1", "reason": "repeat",
@@ -216,3 +216,12 @@ def test_an_end_promises_a_result_only_when_the_run_has_a_result_branch():
 def test_a_run_list_row_tells_of_a_result_only_when_it_names_one():
     assert listed_left(_listed("r", "completed", result=True)) == "result"
     assert listed_left(_listed("r", "completed")) is None  # its diffs are not listed
+
+
+def test_a_nudge_reads_as_one_line_whether_its_text_is_a_sentence_or_a_fragment() -> None:
+    ended = Nudge("ends", "r", "Review completed", "Its result is ready to review.", "result")
+    assert ended.line == "Review completed. Its result is ready to review."
+    waits = Nudge("approvals", "r", "Review waits for your merge",
+                  "merge canvas/a/x into canvas/a/y: conflicts in a.txt", "approval", "m1")
+    assert waits.line == "Review waits for your merge: merge canvas/a/x into canvas/a/y: " \
+                         "conflicts in a.txt"

@@ -133,7 +133,7 @@ def focus(panels: Any, nudge: Nudge) -> None:
         resume = panels.controls.widgetForAction(panels.controls.resume_action)
         if resume is not None:
             resume.setFocus()
-        panels.window.statusBar().showMessage(f"{nudge.title}: {nudge.text}", 10000)
+        panels.window.statusBar().showMessage(nudge.line, 10000)
 
 
 def _open_editors() -> list[Any]:

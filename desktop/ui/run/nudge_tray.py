@@ -64,7 +64,7 @@ class WindowAlert(QObject):
         # tab window for one would make it a second, empty bar under the tab's for good
         shown_in = window if isinstance(window, QMainWindow) else top
         if isinstance(shown_in, QMainWindow):
-            shown_in.statusBar().showMessage(f"{nudge.title}: {nudge.text}", SHOWN_MS)
+            shown_in.statusBar().showMessage(nudge.line, SHOWN_MS)
 
 
 def system_tray(parent: QObject | None = None) -> SystemTray | WindowAlert:

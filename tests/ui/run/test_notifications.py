@@ -186,7 +186,7 @@ def test_without_a_system_tray_the_window_asks_for_attention_in_its_status_bar(
     fallback.show(Nudge("ends", "r", "Review completed", "Its result is ready to review.",
                         "result"), editor_window)
     assert editor_window.statusBar().currentMessage() == \
-        "Review completed: Its result is ready to review."
+        "Review completed. Its result is ready to review."
 
 
 def test_without_a_system_tray_a_tabs_message_shows_in_its_own_status_bar(shell):
@@ -199,7 +199,7 @@ def test_without_a_system_tray_a_tabs_message_shows_in_its_own_status_bar(shell)
     WindowAlert().show(Nudge("ends", "r", "Review completed", "Its result is ready to review.",
                              "result"), tab)
     assert tab.statusBar().currentMessage() == \
-        "Review completed: Its result is ready to review."
+        "Review completed. Its result is ready to review."
     # the tab window grows no second status bar, which would stay as an empty strip
     assert [bar for bar in shell.findChildren(QStatusBar) if bar.parent() is shell] == []
 
