@@ -66,9 +66,19 @@ def unknown_fields(model: type[BaseModel], data: Any, path: tuple = ()) -> list[
     return problems
 
 
+_SCHEMA_PREFIXES = ("function-", "json-or-python", "lax-or-strict", "is-instance",
+                    "constrained-", "tagged-union", "nullable")
+
+
+def _is_schema_part(part: str) -> bool:
+    """Whether a part of a pydantic error location names a union member or a validator
+    (``list[dict[str,any]]``, ``function-after[_check()]``), which users never wrote,
+    rather than a field or a key of theirs (``impl-text``: node keys have dashes)."""
+    return any(c in part for c in "[(") or part.startswith(_SCHEMA_PREFIXES)
+
+
 def _clean_loc(loc: tuple) -> tuple:
-    # Union members show up in pydantic locations as type names; users never wrote those.
-    return tuple(p for p in loc if isinstance(p, int) or not any(c in p for c in "[(-"))
+    return tuple(p for p in loc if isinstance(p, int) or not _is_schema_part(p))
 
 
 def _hint(err: dict) -> str:
