@@ -20,9 +20,10 @@ by ``refs/canvas/<run8>/base``. :class:`NodeGit` is what the run records of it.
 
 from enum import StrEnum
 
-from pydantic import Field
+from pydantic import ConfigDict, Field, field_validator
 
 from desktop.contract.base import ContractModel
+from desktop.contract.sandbox import RelativeRoot
 
 
 class Isolation(StrEnum):
@@ -55,3 +56,40 @@ class NodeGit(ContractModel):
                                           "the run's base (git rev-list --count "
                                           "BASE..BRANCH), as of its last commit or merge; "
                                           "None: not counted yet.")
+
+
+class WorktreeSetup(ContractModel):
+    """What a node's new worktree gets before its first turn
+    (``nodeConfigs.<id>.worktreeSetup``): a worktree holds the repository's tracked and
+    untracked files, not the ignored ones a project needs to build or run (``.env``,
+    ``node_modules``, a virtualenv)."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt key must not pass unnoticed
+
+    copy_: list[RelativeRoot] = Field(
+        default_factory=list, alias="copy",
+        description="Files or folders of the node's workspace, relative to it, copied into "
+                    "the worktree (those the repository ignores, e.g. .env); one already in "
+                    "the worktree is left as it is.")
+    run: str | None = Field(
+        None, description="A shell command run in the worktree's working folder once the "
+                          "copies are made, e.g. `npm ci`; the node's turn fails if it "
+                          "fails.")
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to copy and nothing to run."""
+        return not self.copy_ and not self.run
+
+    @field_validator("copy_")
+    @classmethod
+    def _not_the_whole_workspace(cls, value: list[str]) -> list[str]:
+        if "." in value:
+            raise ValueError("'.' would copy the whole workspace; name the ignored files or "
+                             "folders to copy (e.g. .env)")
+        return value
+
+    @field_validator("run", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value

@@ -30,7 +30,7 @@ from desktop.contract.enums import (
 )
 from desktop.contract.envelope import Envelope
 from desktop.contract.executor import ExecutorSpec
-from desktop.contract.isolation import Isolation, NodeGit
+from desktop.contract.isolation import Isolation, NodeGit, WorktreeSetup
 from desktop.contract.merge import MergeRequest
 from desktop.contract.sandbox import Sandbox
 
@@ -104,6 +104,10 @@ class NodeConfig(ContractModel):
         None, description="worktree: the node works in its own git worktree and branch; "
                           "shared: in its workspace itself; None: the run's isolation, else "
                           "worktree when the configured workspace is a git repository.")
+    worktree_setup: WorktreeSetup | None = Field(
+        None, alias="worktreeSetup",
+        description="Ignored files copied into the node's new worktree and a command run "
+                    "there before its first turn.")
     attempts: int | list[AttemptOverride] | None = (
         Field(None, description="Best-of-N: run each turn this many times at once, each in its "
                                 "own worktree (or one {provider, model} override per attempt); "

@@ -101,6 +101,8 @@ class BestOf:
         self.emit = engine.recorder.emitter(node_id)
         self.runners = Runners()
         self.artifacts: dict[int, list[dict[str, str]]] = {}
+        self.source: Path | None = None
+        """The node's own workspace, where its worktree setup copies from."""
 
     async def run(self) -> None:
         engine, recorder = self.engine, self.engine.recorder
@@ -172,7 +174,8 @@ class BestOf:
     async def _home(self, ctx: TurnContext) -> tuple[Home, NodeTree | None]:
         """Where the attempts branch from: the node's worktree with its senders' work
         merged, or the run's scratch repository."""
-        ready = await isolation.prepare(ctx, resolve_workspace(ctx), self.emit)
+        self.source = resolve_workspace(ctx)
+        ready = await isolation.prepare(ctx, self.source, self.emit)
         if ready.merging is not None and ready.tree is not None:
             await undo(ready.tree)
             raise AttemptFailed("a merge left to the agent cannot be shared by attempts; "
@@ -217,9 +220,16 @@ class BestOf:
             await runner.cancel()
         error = None
         try:
+            setup = self.config.worktree_setup
+            if setup is not None and not setup.empty:  # a new worktree: as the node's
+                await isolation.set_up(ctx, worktree=tree.path, workdir=tree.workdir,
+                                       branch=tree.branch, source=self.source or tree.workdir,
+                                       emit=self._tagged(index))
             result: TurnResult | None = await runner.run(ctx)
         except asyncio.CancelledError:
             raise
+        except WorkspaceError as exc:  # its setup failed: said in full, no traceback
+            result, error = None, str(exc)
         except Exception as exc:  # a broken attempt loses; the others go on
             log.exception("attempt %d of node %s failed", index, self.node_id)
             result, error = None, f"{type(exc).__name__}: {exc}"

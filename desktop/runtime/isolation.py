@@ -26,14 +26,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.contract.isolation import Isolation
+from desktop.disk.keychain import keyring_env
+from desktop.providers.redact import Redactor
 from desktop.runtime import (
     merge_conflict,
     merge_gate,
     workspace_diff,
     worktree_merge,
     worktree_repair,
+    worktree_setup,
     worktrees,
 )
+from desktop.runtime.agent_env import build_env
 from desktop.runtime.merge_gate import OpenMerge
 from desktop.runtime.worktrees import NodeTree
 
@@ -41,6 +45,8 @@ if TYPE_CHECKING:
     from desktop.runtime.turn import TurnContext
 
 Emit = Callable[[dict[str, Any]], None]
+SETUP_LOGS = "setup"
+"""The run folder's folder of worktree setup logs (``setup/<node>.log``)."""
 
 
 def choice(node: str | None, run: str | None) -> str | None:
@@ -59,10 +65,13 @@ class Ready:
     """A merge left conflicted for the agent to resolve."""
 
 
-async def prepare(ctx: TurnContext, workspace: Path, emit: Emit) -> Ready:
-    """The folder the node's agent works in this turn, with its worktree settled and its
-    senders' work merged (desktop/runtime/merge_gate.py). Raises MergeConflict when a
-    merge was undone (refused, or git could not merge)."""
+async def prepare(ctx: TurnContext, workspace: Path, emit: Emit,
+                  redactor: Redactor | None = None) -> Ready:
+    """The folder the node's agent works in this turn, with its worktree set up
+    (desktop/runtime/worktree_setup.py), settled and its senders' work merged
+    (desktop/runtime/merge_gate.py). Raises MergeConflict when a merge was undone
+    (refused, or git could not merge), SetupFailed when the worktree's setup command
+    failed."""
     asked = choice(ctx.config.isolation, ctx.isolation)
     if asked == Isolation.SHARED or (not ctx.config.workspace and asked != Isolation.WORKTREE):
         return Ready(workspace)
@@ -76,6 +85,10 @@ async def prepare(ctx: TurnContext, workspace: Path, emit: Emit) -> Ready:
         return Ready(workspace)
     if ctx.worktree_ready is not None:
         ctx.worktree_ready()
+    setup = ctx.config.worktree_setup
+    if setup is not None and not setup.empty:  # before settling: its products commit apart
+        await set_up(ctx, worktree=tree.path, workdir=tree.workdir, branch=tree.branch,
+                     source=workspace, emit=emit, redactor=redactor)
     for text in await asyncio.to_thread(_settle, ctx, tree):
         emit({"type": "node.progress", "message": text})
     try:
@@ -84,6 +97,25 @@ async def prepare(ctx: TurnContext, workspace: Path, emit: Emit) -> Ready:
     finally:
         await record_head(ctx, tree, emit)
     return Ready(tree.workdir, tree, merging)
+
+
+async def set_up(ctx: TurnContext, *, worktree: Path, workdir: Path, branch: str,
+                 source: Path, emit: Emit, redactor: Redactor | None = None) -> None:
+    """Copy the node's ignored files from ``source`` (its workspace) into a worktree of
+    its (its own, or an attempt's) and run its setup command there, once per worktree
+    and branch (desktop/runtime/worktree_setup.py), in the environment its agent gets
+    less any API key; the command's output, redacted, goes to ``setup/<worktree>.log``."""
+    setup = ctx.config.worktree_setup
+    assert setup is not None
+    if redactor is None:
+        redactor = Redactor.from_env(await asyncio.to_thread(keyring_env),
+                                     data_dir=ctx.data_dir)
+    log = ctx.run_dir / SETUP_LOGS / f"{worktree.name}.log"
+    await asyncio.to_thread(log.parent.mkdir, parents=True, exist_ok=True)
+    await worktree_setup.set_up(
+        setup, worktree=worktree, workdir=workdir, branch=branch, source=source,
+        env=build_env("", ctx.config.env_allowlist, {}), log_path=log,
+        timeout=ctx.config.limits.timeout_sec, redactor=redactor, emit=emit)
 
 
 async def record_head(ctx: TurnContext, tree: NodeTree, emit: Emit) -> None:

@@ -21,6 +21,7 @@ from desktop.runtime import isolation, merge_gate
 from desktop.runtime.agent_run import AgentRun, AgentRunResult
 from desktop.runtime.verify import run_verification
 from desktop.runtime.workspace import init_scratch
+from desktop.runtime.workspace_error import WorkspaceError
 from desktop.views.node_folder import workspace_path
 from desktop.wording import plural
 
@@ -95,11 +96,6 @@ class TurnResult:
     """The node's commit at the turn's end, when it works in its own git worktree."""
 
 
-class WorkspaceError(RuntimeError):
-    """The node's working folder cannot be had (a file is in its place, no permission):
-    the turn fails with this message, which names the folder and the fix."""
-
-
 def resolve_workspace(ctx: TurnContext) -> Path:
     """The node's working folder, created on demand; WorkspaceError when it cannot be."""
     path = workspace_path(ctx.config.workspace, ctx.workflow_dir, ctx.run_dir)
@@ -152,7 +148,7 @@ class TurnRunner:
         # An unreachable cluster raises ExecutorUnavailable here, before the turn starts:
         # the engine pauses the run and the node's inbox stays as it was.
         await executors.connect(ctx.executor)
-        ready = await isolation.prepare(ctx, resolve_workspace(ctx), emit)
+        ready = await isolation.prepare(ctx, resolve_workspace(ctx), emit, redactor)
         workspace, tree, merging = ready.workdir, ready.tree, ready.merging
         config = ctx.config
         attempts = config.max_restarts + 1 if config.until_done else 1

@@ -1,4 +1,5 @@
-"""A node's verification command, run in its workspace after a turn."""
+"""A shell command run for a node: its verification after a turn, its new worktree's
+setup (desktop/runtime/worktree_setup.py)."""
 
 import os
 from collections.abc import Mapping
@@ -27,8 +28,10 @@ async def run_verification(
     log_path: Path,
     timeout: float | None,
     redactor: Redactor,
+    what: str = "verification",
 ) -> dict[str, Any]:
-    """Run ``command``; ``{command, exitCode, ok, outputTail, hash}``.
+    """Run ``command``; ``{command, exitCode, ok, outputTail, hash}``. ``what``: the
+    command's name in the notes about it (cannot run, timed out).
 
     The hash is of the normalized output, so a stall detector can see a
     verification that keeps failing the same way.
@@ -42,7 +45,7 @@ async def run_verification(
     try:
         await process.start()
     except OSError as exc:
-        text = f"cannot run verification: {exc}"
+        text = f"cannot run {what}: {exc}"
         return {"command": command, "exitCode": 127, "ok": False, "outputTail": text,
                 "hash": text_hash(text)}
 
@@ -59,6 +62,6 @@ async def run_verification(
     code = await process.wait()
     output = "\n".join(lines)
     if timed_out:
-        output += f"\n[verification timed out after {timeout or DEFAULT_TIMEOUT:g} s]"
+        output += f"\n[{what} timed out after {timeout or DEFAULT_TIMEOUT:g} s]"
     return {"command": command, "exitCode": code, "ok": code == 0 and not timed_out,
             "outputTail": output[-TAIL:], "hash": text_hash(output)}

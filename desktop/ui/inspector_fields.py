@@ -71,6 +71,16 @@ NODE_SECTIONS: list[tuple[str, list[Field]]] = [
         Field(("config", "budget", "maxWallSec"), "Budget: time (s)", "float",
               placeholder="no limit", tip="Time spent in this node's turns"),
     ]),
+    ("Worktree", [
+        Field(("config", "worktreeSetup", "copy"), "Copy in", "list",
+              placeholder="e.g. .env, config/local.yaml",
+              tip="Ignored files or folders of the workspace copied into the node's new "
+                  "git worktree (a worktree has only what the repository keeps)"),
+        Field(("config", "worktreeSetup", "run"), "Setup command", "optional",
+              placeholder="e.g. npm ci",
+              tip="Run in the node's new worktree before its first turn; the turn fails "
+                  "if it fails"),
+    ]),
     ("Best of N", [
         Field(("config", "attempts"), "Attempts", "attempts", placeholder="one",
               tip="Run each turn this many times at once (2 to 8), each in its own "

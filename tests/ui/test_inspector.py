@@ -195,3 +195,25 @@ def test_attempts_and_judge_fields(example_window):
     field(win, "config", "judge").clear()
     type_into(field(win, "config", "judge"), "")
     assert win.editor.model.config("implementer").judge == "user"  # empty: the default
+
+
+def test_worktree_setup_fields_create_edit_refuse_and_clear(example_window):
+    win = example_window
+    win.scene.select(["implementer"])
+    assert win.editor.model.config("implementer").worktree_setup is None
+    type_into(field(win, "config", "worktreeSetup", "copy"), ".env, config/local.yaml")
+    type_into(field(win, "config", "worktreeSetup", "run"), "npm ci")
+    setup = win.editor.model.config("implementer").worktree_setup
+    assert (setup.copy_, setup.run) == ([".env", "config/local.yaml"], "npm ci")
+    before = win.editor.model.config("implementer")
+    type_into(field(win, "config", "worktreeSetup", "copy"), "../secrets")
+    assert "leaves the workspace" in error(win, "config", "worktreeSetup", "copy").text()
+    assert win.editor.model.config("implementer") == before
+    for name in ("copy", "run"):
+        widget = field(win, "config", "worktreeSetup", name)
+        widget.setFocus()
+        widget.selectAll()
+        QTest.keyClick(widget, Qt.Key.Key_Delete)
+        QTest.keyClick(widget, Qt.Key.Key_Return)
+    setup = win.editor.model.config("implementer").worktree_setup
+    assert setup is None or (setup.copy_, setup.run) == ([], None)

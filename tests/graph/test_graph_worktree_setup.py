@@ -1,0 +1,57 @@
+"""``nodeConfigs.<id>.worktreeSetup`` in a workflow file: read, written back, in the
+schema, and a bad value named at its line with the node's key, whatever the key (keys
+with dashes were dropped from the path)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from desktop.cli.schema import all_sources
+from desktop.contract.schema import build_schemas
+from desktop.graph.document import SLUG_PATTERN
+from desktop.graph.errors import WorkflowLoadError
+from desktop.graph.io import document_data, parse_workflow
+
+BODY = """version: 1
+name: t
+nodes:
+  - id: {key}
+    entry: true
+nodeConfigs:
+  {key}:
+    worktreeSetup:
+      copy: [{copy}]
+      run: npm ci
+"""
+
+
+def test_a_setup_round_trips() -> None:
+    doc, _ = parse_workflow(BODY.format(key="impl-text", copy=".env, config/local"), "t.yaml")
+    setup = doc.config("impl-text").worktree_setup
+    assert setup is not None and setup.copy_ == [".env", "config/local"]
+    assert setup.run == "npm ci"
+    data = document_data(doc)
+    assert data["nodeConfigs"]["impl-text"]["worktreeSetup"] == {
+        "copy": [".env", "config/local"], "run": "npm ci"}
+
+
+@given(key=st.from_regex(SLUG_PATTERN, fullmatch=True))
+def test_a_bad_copy_is_named_with_its_line_and_the_node_s_key(key: str) -> None:
+    with pytest.raises(WorkflowLoadError) as err:
+        parse_workflow(BODY.format(key=key, copy="../secrets"), "t.flow.yaml")
+    assert f"t.flow.yaml:9: nodeConfigs.{key}.worktreeSetup.copy[0]: '../secrets' leaves " \
+           "the workspace" in str(err.value)
+
+
+def test_the_workflow_schema_knows_worktree_setup() -> None:
+    schema = build_schemas(all_sources())["workflow-document.schema.json"]
+    check = Draft202012Validator(json.loads(json.dumps(schema)))
+    doc = {"name": "t", "nodes": [{"id": "a"}],
+           "nodeConfigs": {"a": {"worktreeSetup": {"copy": [".env"], "run": "make deps"}}}}
+    check.validate(doc)
+    assert not check.is_valid({**doc, "nodeConfigs": {"a": {"worktreeSetup": {"cp": []}}}})
