@@ -68,3 +68,21 @@ def test_layout_in_place_and_to_output(tmp_path: Path) -> None:
     assert main(["layout", str(path)]) == 0
     assert load_workflow(path) == load_workflow(out)
     assert main(["layout", str(tmp_path / "nope.flow.yaml")]) == 2
+
+
+def test_layout_in_place_refuses_to_drop_comments(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture) -> None:
+    text = ("# why this workflow exists\nname: x\nnodes: [{id: a}, {id: b}]\n"
+            "edges: [{from: a, to: b}]  # a hands to b\n")
+    path = write(tmp_path, "w.flow.yaml", text)
+    assert main(["layout", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and "line 1" in err and "-o" in err and "--force" in err
+    assert path.read_text(encoding="utf-8") == text  # untouched
+    assert main(["layout", str(path), "-o", str(path)]) == 2  # the same file, named again
+    out = tmp_path / "out.flow.yaml"
+    assert main(["layout", str(path), "-o", str(out)]) == 0
+    assert path.read_text(encoding="utf-8") == text
+    assert main(["layout", str(path), "--force"]) == 0
+    assert "#" not in path.read_text(encoding="utf-8")
+    assert load_workflow(path).node("b").position.x > 0
