@@ -23,12 +23,16 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.cli.run import EXIT_BAD_INPUT, _options, drive
 from desktop.cli.server_args import add_server_options
 from desktop.disk.paths import data_dir
 from desktop.wording import plural
+
+if TYPE_CHECKING:
+    from desktop.contract.state import RunState
+    from desktop.runtime.fork import ForkCheck, ForkRequest
 
 _HEAD = 70
 
@@ -58,7 +62,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--list", action="store_true",
                    help="list the points RUN can be forked from, and exit")
     p.add_argument("--dry-run", action="store_true",
-                   help="show where --at lands, the nodes and the queued items; write nothing")
+                   help="check the edits as the fork would and show it: where --at lands, "
+                   "the nodes and queued items with the edits made, the branches; write "
+                   "nothing")
     p.add_argument("--no-run", action="store_true",
                    help="make the fork and leave it paused (continue with `resume`)")
     edits = p.add_argument_group("edits (each --node starts the edits of one node)")
@@ -106,11 +112,18 @@ def request_from(args: argparse.Namespace):
 def fork_command(args: argparse.Namespace) -> int:
     """List the fork points, show a plan, or make the fork and drive it to the end."""
     from desktop.runtime.engine import EngineError
-    from desktop.runtime.fork import ForkError, branches_json, fork_run, plan_fork
+    from desktop.runtime.fork import ForkError, branches_json, check_fork, fork_run
     from desktop.store.runs import RunError, find_run
     from desktop.views.forks import scan_run
 
     if args.server:
+        if args.dry_run and (args.node_edits or args.edit_item or args.mode
+                             or args.global_mode):
+            # the service shows the points only: the edits would go unchecked, unseen
+            print("fork: --dry-run with edits or modes checks them against the run's "
+                  "folder, which --server does not read; drop --server to check them on "
+                  "this machine, or drop the edits", file=sys.stderr)
+            return EXIT_BAD_INPUT
         return fork_remote(args)
     try:
         folder = find_run(data_dir(args.data_dir), args.run)
@@ -119,8 +132,8 @@ def fork_command(args: argparse.Namespace) -> int:
         if args.at is None:
             raise ForkError("give --at SEQ (the points: --list)")
         request = request_from(args)
-        if args.dry_run:
-            return _show(plan_fork(folder, args.at))
+        if args.dry_run:  # every check a fork makes, and nothing written
+            return _show(check_fork(folder, request), request)
         fork = fork_run(folder, data_dir(args.data_dir), request, _options(args))
     except (RunError, ForkError, EngineError, ValueError) as exc:
         print(f"fork: {exc}", file=sys.stderr)
@@ -194,9 +207,15 @@ def _list(scan) -> int:
     return 0
 
 
-def _show(plan) -> int:
-    state = plan.state
+def _show(check: ForkCheck, request: ForkRequest) -> int:
+    """What the fork would be: its point, its nodes and queued items with the edits made,
+    each change, and the branches it would make; nothing is written."""
+    plan = check.plan
+    state = _edited(plan.state, check.edits)
     print(f"fork point: {plan.snap.note}")
+    if request.mode or request.global_mode:
+        print(f"mode: {(request.mode or str(state.mode)).upper()}/"
+              f"{(request.global_mode or str(state.global_mode)).upper()}")
     print("nodes:")
     for node_id, node in state.nodes.items():
         config = state.node_configs.get(node_id)
@@ -209,7 +228,33 @@ def _show(plan) -> int:
         node = state.nodes.get(node_id)
         name = (node.key or node.label) if node else node_id[:8]
         print(f"  {item.id[:8]}  {item.kind} for {name}: {_cut(' '.join(item.text.split()))}")
+    for event in check.edits:
+        print(f"would change: {_edit_text(plan, event)}")
+    for node in check.git.branches():
+        start = f"its commit {node.commit[:8]}" if node.commit else "the run's base"
+        print(f"would branch: {node.name} from {node.record['branch']} at {start}")
+    print("dry run: nothing was written")
     return 0
+
+
+def _edited(state: RunState, edits: list[dict[str, Any]]) -> RunState:
+    """``state`` with the fork's edit events made on its nodes and queued items."""
+    nodes, configs = dict(state.nodes), dict(state.node_configs)
+    inboxes = {node_id: list(items) for node_id, items in state.inboxes.items()}
+    for event in edits:
+        node_id = event["nodeId"]
+        if event["type"] == "inbox.edited":
+            inboxes[node_id] = [item.model_copy(update={"text": event["text"]})
+                                if item.id == event["itemId"] else item
+                                for item in inboxes.get(node_id, [])]
+            continue
+        if event["patch"].get("provider"):
+            nodes[node_id] = nodes[node_id].model_copy(
+                update={"provider": event["patch"]["provider"]})
+        if event.get("config") and node_id in configs:
+            configs[node_id] = configs[node_id].model_copy(update=event["config"])
+    return state.model_copy(update={"nodes": nodes, "node_configs": configs,
+                                    "inboxes": inboxes})
 
 
 def _edit_text(plan, event: dict[str, Any]) -> str:

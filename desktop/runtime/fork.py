@@ -212,9 +212,20 @@ class Prepared:
     git: GitFork = field(default_factory=GitFork)
 
 
-def prepare_fork(run_dir: Path, data_dir: Path, request: ForkRequest) -> Prepared:
-    """Check the request, then copy, restore and publish the fork's folder (file work
-    only, no engine: safe on a worker thread). Nothing is left behind on an error."""
+@dataclass
+class ForkCheck:
+    """A request checked as a fork checks it before it writes anything: the point, the
+    edits' events, and the branches it would make (a dry run shows this)."""
+
+    plan: ForkPlan
+    edits: list[dict[str, Any]]
+    git: GitFork
+
+
+def check_fork(run_dir: Path, request: ForkRequest) -> ForkCheck:
+    """Everything a fork of ``run_dir`` checks before it writes: the point, each edit, the
+    commits its branches start from, and that no live run works in a folder it copies;
+    ForkError as :func:`prepare_fork` raises it. Read-only."""
     source = Path(run_dir).resolve()
     plan = plan_fork(source, request.at)
     edits = edit_events(plan, request)
@@ -222,6 +233,19 @@ def prepare_fork(run_dir: Path, data_dir: Path, request: ForkRequest) -> Prepare
         git = fork_git.plan_git(plan.state, plan.scan, plan.seq, source)
     except (ForkGitError, fork_git.GitError) as exc:
         raise ForkError(str(exc), conflict=True) from None
+    folders = _configured_folders(plan, git)
+    if folders and engine_alive(source):
+        raise ForkError(f"run {plan.state.id[:8]} is live and works in {next(iter(folders))}; "
+                        "fork it once it has stopped", conflict=True)
+    return ForkCheck(plan, edits, git)
+
+
+def prepare_fork(run_dir: Path, data_dir: Path, request: ForkRequest) -> Prepared:
+    """Check the request (:func:`check_fork`), then copy, restore and publish the fork's
+    folder (file work only, no engine: safe on a worker thread). Nothing is left behind
+    on an error."""
+    checked = check_fork(run_dir, request)
+    plan, edits, git = checked.plan, checked.edits, checked.git
     fork_id = new_id()
     root = runs_dir(Path(data_dir))
     root.mkdir(parents=True, exist_ok=True)
@@ -298,7 +322,7 @@ def _restore(plan: ForkPlan, staging: Path, final: Path, git: GitFork
     """The scratch folder replayed (or, when its nodes worked in worktrees of it, its
     repository copied), and a copy of each configured folder that nodes work in
     directly; nodes in their own git worktrees (``git.isolated``) need neither."""
-    source, state, isolated = plan.source, plan.state, git.isolated
+    source, state = plan.source, plan.state
     workflow_dir = Path(state.workflow_path).parent if state.workflow_path else None
     restored: list[Restored] = []
     scratch = [d for d in plan.scan.diffs if not d.workspace and d.seq <= plan.seq]
@@ -310,12 +334,8 @@ def _restore(plan: ForkPlan, staging: Path, final: Path, git: GitFork
         restored.append(restore_scratch(staging / SCRATCH, source / SCRATCH,
                                         _patches(plan, scratch)))
     # A configured folder: one copy per folder, and its nodes moved to the copy.
-    folders: dict[Path, list[str]] = {}
-    for node_id, config in state.node_configs.items():
-        if config.workspace and node_id not in isolated:
-            path = workspace_path(config.workspace, workflow_dir, source).resolve()
-            folders.setdefault(path, []).append(node_id)
-    if folders and engine_alive(source):
+    folders = _configured_folders(plan, git)
+    if folders and engine_alive(source):  # checked before, but the run may have resumed
         raise ForkError(f"run {state.id[:8]} is live and works in {next(iter(folders))}; "
                         "fork it once it has stopped", conflict=True)
     repoints: list[dict[str, Any]] = []
@@ -331,6 +351,19 @@ def _restore(plan: ForkPlan, staging: Path, final: Path, git: GitFork
     for one in restored:  # from here on they are named as in the published folder
         one.path = one.path.relative_to(staging)
     return restored, repoints
+
+
+def _configured_folders(plan: ForkPlan, git: GitFork) -> dict[Path, list[str]]:
+    """The configured folders the fork's nodes work in directly (each gets a copy), with
+    their nodes; nodes in their own git worktrees (``git.isolated``) are not among them."""
+    state = plan.state
+    workflow_dir = Path(state.workflow_path).parent if state.workflow_path else None
+    folders: dict[Path, list[str]] = {}
+    for node_id, config in state.node_configs.items():
+        if config.workspace and node_id not in git.isolated:
+            path = workspace_path(config.workspace, workflow_dir, plan.source).resolve()
+            folders.setdefault(path, []).append(node_id)
+    return folders
 
 
 def _patches(plan: ForkPlan, records: list[DiffRecord]) -> list[Patch]:

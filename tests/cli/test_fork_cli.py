@@ -67,6 +67,37 @@ def test_dry_run_shows_the_point_and_the_queued_handoff_and_writes_nothing(
     assert set(runs_dir(source.run_dir.parent.parent).iterdir()) == before
 
 
+def test_dry_run_makes_the_edits_and_shows_them_without_writing(
+        cli, source: Recorded) -> None:
+    before = set(runs_dir(source.run_dir.parent.parent).iterdir())
+    reviewer = next(p for p in scan_run(source.run_dir).points if p.label == "Reviewer")
+    queued = next(e for e in source.events if e["type"] == "inbox.queued"
+                  and e["nodeId"] == reviewer.node_id)["item"]["id"]
+    result = cli(source.run_id[:8], "--at", str(reviewer.seq), "--dry-run",
+                 "--node", "reviewer", "--instructions", "Look for the empty-name check.",
+                 "--model", "big-1", "--edit-item", queued[:6], "Please review greet.py.",
+                 "--mode", "interactive")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    node = next(line for line in lines if line.strip().startswith("reviewer "))
+    assert "big-1" in node and "Look for the empty-name check." in node
+    assert f"  {queued[:8]}  handoff for reviewer: Please review greet.py." in lines
+    assert "would change: reviewer: instructions='Look for the empty-name check.', " \
+        "model='big-1'" in lines
+    assert f"would change: item {queued[:8]} for reviewer: Please review greet.py." in lines
+    assert "mode: INTERACTIVE/IMPLEMENTATION" in lines
+    assert set(runs_dir(source.run_dir.parent.parent).iterdir()) == before
+
+
+def test_dry_run_against_a_service_refuses_edits_it_cannot_check(cli, source: Recorded
+                                                                ) -> None:
+    # the service shows the fork points only; no service is reached to say so
+    result = cli(source.run_id, "--at", "5", "--dry-run", "--node", "reviewer",
+                 "--model", "x", "--server", "http://127.0.0.1:9")
+    assert result.returncode == 2
+    assert "--dry-run with edits" in result.stderr and "drop --server" in result.stderr
+
+
 def test_a_fork_with_edits_runs_to_the_end(cli, source: Recorded,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     reviewer = next(p for p in scan_run(source.run_dir).points if p.label == "Reviewer")
@@ -112,10 +143,12 @@ def test_no_run_leaves_a_paused_fork_that_resume_finishes(
     (["--node", "reviewer", "--at", "5"], "give new instructions"),
     ([], "give --at SEQ"),
 ])
+@pytest.mark.parametrize("dry", [[], ["--dry-run"]], ids=["fork", "dry-run"])
 def test_bad_input_exits_2_with_a_message_and_makes_no_run(
-        cli, source: Recorded, args: list[str], message: str) -> None:
+        cli, source: Recorded, args: list[str], message: str, dry: list[str]) -> None:
+    # a dry run fails exactly as the fork would
     before = set(runs_dir(source.run_dir.parent.parent).iterdir())
-    result = cli(source.run_id, *args)
+    result = cli(source.run_id, *args, *dry)
     assert result.returncode == 2
     assert message in result.stderr and "Traceback" not in result.stderr
     assert set(runs_dir(source.run_dir.parent.parent).iterdir()) == before
