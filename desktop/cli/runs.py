@@ -31,6 +31,11 @@ from desktop.views.reader import EventReader
 from desktop.views.result import ResultSummary, result_summary
 from desktop.views.run_list import UNREADABLE, list_rows
 from desktop.views.runs import open_run
+from desktop.views.scratch_result import (
+    ScratchResult,
+    may_have_scratch_attempts,
+    scratch_result,
+)
 from desktop.views.tool_calls import RunNotes
 from desktop.views.usage import (
     budget_text,
@@ -157,6 +162,7 @@ def _open(args: argparse.Namespace) -> tuple[RunState, EventReader]:
 def cmd_show(args: argparse.Namespace) -> int:
     """Print one run's state."""
     result: ResultSummary | None = None
+    scratch: ScratchResult | None = None
     try:
         if args.server:
             from desktop.cli.remote import show_remote
@@ -176,12 +182,15 @@ def cmd_show(args: argparse.Namespace) -> int:
             if problem:
                 return fail(problem)
             result = result_summary(state, folder)
+            if result is None and may_have_scratch_attempts(state):
+                scratch = scratch_result(state, folder, EventReader(folder).iter_events())
     except RunError as exc:
         return fail(str(exc))
     if args.json:
         _print_json({**state.to_json_dict(), "displayStatus": display_status(state),
                      "tokens": total_tokens(state.usage), "costUsd": cost(state.usage),
-                     **({"result": result.to_json()} if result is not None else {})})
+                     **({"result": result.to_json()} if result is not None else {}),
+                     **({"scratchResult": scratch.to_json()} if scratch is not None else {})})
         return 0
     console = out_console()
     console.print(f"[bold]run[/] {state.id}  [bold]{display_status(state)}[/]  "
@@ -210,6 +219,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     if result is not None:
         console.print(f"result: branch {escape(result.branch)} (node {escape(result.node)}), "
                       f"{escape(result.applied_text())}", soft_wrap=True)
+    if scratch is not None:
+        console.print(f"result: no result branch to apply; {escape(scratch.text())}",
+                      soft_wrap=True)
     _agent_runs(console, state, find_run(data_dir(args.data_dir), args.run))
     for approval in state.pending_approvals.values():
         who = state.nodes[approval.node_id].label if approval.node_id in state.nodes else "-"

@@ -20,6 +20,7 @@ from desktop.store.applied import read_applied
 from desktop.views.reader import EventReader
 from desktop.views.result import result_node
 from desktop.views.runs import open_run
+from desktop.views.scratch_result import scratch_result
 
 _STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "type changed"}
 _MAX_PATCH = 400_000
@@ -86,6 +87,13 @@ def find_result(run_dir: Path) -> RunResult:
     state = open_run(run_dir)
     node = result_node(state, EventReader(run_dir).iter_events())
     if node is None or node.git is None:
+        scratch = scratch_result(state, run_dir, EventReader(run_dir).iter_events())
+        if scratch is not None:  # its attempts have branches, but not in a repository of yours
+            raise ResultError(f"run {state.id[:8]} has no result branch to apply: no node "
+                              f"worked in a git worktree of a repository of yours; "
+                              f"{scratch.text()}. Look at it with `git -C {scratch.folder} "
+                              "log --all`, and take what you want from there (for a result "
+                              "branch, give the node a workspace in a git repository)")
         raise ResultError(f"run {state.id[:8]} has no result branch: none of its nodes worked "
                           "in a git worktree (isolation: worktree, with a workspace in a git "
                           "repository)")

@@ -46,6 +46,9 @@ Target = Literal["approval", "stall", "paused", "result", "diffs", "conversation
 ENDS = {"run.completed": "completed", "run.failed": "failed", "run.stopped": "was stopped"}
 LEFT: dict[Left | None, tuple[str, Target]] = {
     "result": ("Its result is ready to review.", "result"),
+    "scratch": ("Its changes are in the Diffs tab and in the run's scratch folder, where "
+                "each best-of-N attempt keeps its branch (no node worked in a git worktree "
+                "of a repository of yours, so there is no result branch to apply).", "diffs"),
     "diffs": ("Its changes are in the Diffs tab (no node worked in a git worktree, so "
               "there is no result branch).", "diffs"),
     "nothing": ("It left no change to review; its Conversation shows what it did.",

@@ -34,23 +34,30 @@ def in_scratch(result: Mapping[str, Any]) -> bool:
     return repo.name == "workspace" and repo.parent.name == str(result.get("runId") or "")
 
 
-Left = Literal["result", "diffs", "nothing"]
-"""What a run's work left to review: a result branch (the Result view shows it), only
-diffs (the Diffs view shows them), or neither."""
+Left = Literal["result", "scratch", "diffs", "nothing"]
+"""What a run's work left to review: a result branch (the Result view shows it), the
+run's scratch folder with the branches of a node's best-of-N attempts
+(desktop/views/scratch_result.py), only diffs (the Diffs view shows them), or neither."""
 
 
 def what_it_left(state: Mapping[str, Any]) -> Left:
     """What the run of ``state`` (its camelCase form, as a client folds it) left to review.
     A result branch exists exactly when a node worked in a git worktree (see
-    :func:`result_node`); without one, the diffs its turns wrote are all there is."""
+    :func:`result_node`); without one, the diffs its turns wrote are what there is, in
+    the run's scratch folder when a node with best-of-N attempts and no workspace made
+    them (each attempt worked in a worktree of the folder's own repository)."""
     nodes = state.get("nodes") or {}
     if any(isinstance(node, Mapping) and node.get("git") for node in nodes.values()):
         return "result"
     artifacts = state.get("artifacts") or {}
-    if any(isinstance(art, Mapping) and art.get("kind") == "diff"
-           for art in artifacts.values()):
-        return "diffs"
-    return "nothing"
+    if not any(isinstance(art, Mapping) and art.get("kind") == "diff"
+               for art in artifacts.values()):
+        return "nothing"
+    configs = state.get("nodeConfigs") or {}
+    if any(isinstance(cfg, Mapping) and cfg.get("attempts") and not cfg.get("workspace")
+           for cfg in configs.values()):
+        return "scratch"
+    return "diffs"
 
 
 def listed_left(row: Mapping[str, Any]) -> Left | None:

@@ -225,3 +225,15 @@ def test_a_nudge_reads_as_one_line_whether_its_text_is_a_sentence_or_a_fragment(
                   "merge canvas/a/x into canvas/a/y: conflicts in a.txt", "approval", "m1")
     assert waits.line == "Review waits for your merge: merge canvas/a/x into canvas/a/y: " \
                          "conflicts in a.txt"
+
+
+def test_a_best_of_run_without_a_git_workspace_points_at_its_scratch_folder():
+    # its attempts worked in worktrees of the run's own repository and keep their branches
+    state = {**_state(diff=True), "nodeConfigs": {"n1": {"attempts": 2}}}
+    assert what_it_left(state) == "scratch"
+    [end] = Nudges().decide("r", "Flow", [RunChanged("run.completed")],
+                            left=what_it_left(state))
+    assert end.target == "diffs" and "scratch folder" in end.text
+    assert "each best-of-N attempt keeps its branch" in end.text
+    with_workspace = {**state, "nodeConfigs": {"n1": {"attempts": 2, "workspace": "/w"}}}
+    assert what_it_left(with_workspace) == "diffs"
