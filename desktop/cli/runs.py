@@ -23,10 +23,11 @@ from desktop.contract.enums import shown_status
 from desktop.contract.state import RunState
 from desktop.disk.paths import data_dir, runs_dir
 from desktop.store.runner_diff import AgentRunRecord, agent_records, pair_runs
-from desktop.store.runs import RunError, find_run, log_problem
+from desktop.store.runs import RunError, engine_alive, find_run, log_problem
 from desktop.store.snapshot import read_snapshot
 from desktop.views.activity import node_activity, short
 from desktop.views.format import preview
+from desktop.views.paused import PauseDetail, left_paused, pause_detail
 from desktop.views.reader import EventReader
 from desktop.views.result import ResultSummary, result_summary
 from desktop.views.run_list import UNREADABLE, list_rows
@@ -163,6 +164,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     """Print one run's state."""
     result: ResultSummary | None = None
     scratch: ScratchResult | None = None
+    paused: PauseDetail | None = None
+    """Set for a run left paused that no engine holds: what it waits for."""
     try:
         if args.server:
             from desktop.cli.remote import show_remote
@@ -182,6 +185,8 @@ def cmd_show(args: argparse.Namespace) -> int:
             if problem:
                 return fail(problem)
             result = result_summary(state, folder)
+            if left_paused(state) and not engine_alive(folder):
+                paused = pause_detail(state, folder)
             if result is None and may_have_scratch_attempts(state):
                 scratch = scratch_result(state, folder, EventReader(folder).iter_events())
     except RunError as exc:
@@ -190,7 +195,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         _print_json({**state.to_json_dict(), "displayStatus": display_status(state),
                      "tokens": total_tokens(state.usage), "costUsd": cost(state.usage),
                      **({"result": result.to_json()} if result is not None else {}),
-                     **({"scratchResult": scratch.to_json()} if scratch is not None else {})})
+                     **({"scratchResult": scratch.to_json()} if scratch is not None else {}),
+                     **({"paused": paused.to_json(state.id)} if paused is not None else {})})
         return 0
     console = out_console()
     console.print(f"[bold]run[/] {state.id}  [bold]{display_status(state)}[/]  "
@@ -230,6 +236,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     if state.stall:
         console.print(f"[yellow]stalled[/]: {state.stall.get('reason')} "
                       f"{state.stall.get('evidence', {})}")
+    if paused is not None:
+        _paused(console, state, paused)
     console.print(f"usage: {usage_text(state.usage)}")
     if state.budget is not None:
         console.print(f"budget: {budget_text(state.budget.to_json_dict())}")
@@ -244,6 +252,16 @@ def cmd_show(args: argparse.Namespace) -> int:
         console.print(f"[yellow]paused[/]: "
                       f"{escape(exceeded_text(found, node.label if node else 'the run'))}")
     return 0
+
+
+def _paused(console: Console, state: RunState, paused: PauseDetail) -> None:
+    """What a run left paused, which no engine holds, waits for, and how to go on."""
+    why = f": {escape(paused.reason)}" if paused.reason else ""
+    console.print(f"[yellow]paused[/], no engine holds it{why}", soft_wrap=True)
+    for request in paused.withdrawn:
+        console.print(f"  waits for {escape(request.line())}; asked again when it resumes",
+                      soft_wrap=True)
+    console.print(f"resume with `agent-canvas resume {state.id[:8]}`")
 
 
 def _branch_cell(branch: str, ahead: int | None) -> str:

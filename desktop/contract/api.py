@@ -144,12 +144,17 @@ class RunSummary(ResponseModel):
     id: str = Field(description="the run's id (a folder that holds no readable run: its "
                                 "folder's name)")
     status: str = Field(description="the run's status, 'interrupted' when no engine holds "
-                                     "a run that looks live, or 'unreadable' when its "
-                                     "folder holds no readable run")
+                                     "a run that looks live (but one left paused with no "
+                                     "turn running and no request open stays 'paused', "
+                                     "with detached), or 'unreadable' when its folder "
+                                     "holds no readable run")
     workflow_name: str = Field(alias="workflowName")
     created_at: str = Field(alias="createdAt")
     updated_at: str = Field(alias="updatedAt")
     live: bool = Field(description="an engine in this service runs it")
+    detached: bool = Field(False, description="paused, and no engine holds it: the engine "
+                                              "that paused it let go with nothing cut short "
+                                              "(resume continues it)")
     tokens: dict[str, float] = Field(default_factory=dict, description="token use (usage)")
     total_tokens: int = Field(0, alias="totalTokens", ge=0,
                               description="input plus output tokens")

@@ -24,6 +24,7 @@ from desktop.store.applied import APPLIED_FILE
 from desktop.store.jsonl import EVENTS_FILE
 from desktop.store.runs import RunError, engine_alive
 from desktop.store.snapshot import STATE_FILE
+from desktop.views.paused import left_paused
 from desktop.views.result import result_summary
 from desktop.views.runs import open_run
 from desktop.views.stall_text import stall_detail
@@ -115,6 +116,9 @@ class Entry:
     some engine holds the run, else the run is interrupted."""
     held: bool = False
     """Whether an engine held the run when it was last looked at (live-looking runs)."""
+    left_paused: bool = False
+    """Paused with nothing cut short (desktop/views/paused.py): without an engine it is
+    paused still, not interrupted."""
 
     @property
     def watched(self) -> bool:
@@ -126,7 +130,11 @@ class Entry:
         """The row as listed now."""
         if self.live_status is None:
             return self.row
-        return {**self.row, "status": self.live_status if self.held else "interrupted"}
+        if self.held:
+            return {**self.row, "status": self.live_status}
+        if self.left_paused:
+            return {**self.row, "status": self.live_status, "detached": True}
+        return {**self.row, "status": "interrupted"}
 
 
 @dataclass
@@ -238,7 +246,7 @@ class RunFolders:
             return Entry(mark, unreadable_row(folder.name, str(exc)))
         status = str(state.status)
         return Entry(mark, summary_row(state, False, folder),
-                     status if status in RUN_LIVE else None)
+                     status if status in RUN_LIVE else None, left_paused=left_paused(state))
 
 
 def list_rows(data_dir: Path) -> list[dict[str, Any]]:

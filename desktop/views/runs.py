@@ -8,6 +8,7 @@ from desktop.contract.state import RunState
 from desktop.store.jsonl import EVENTS_FILE
 from desktop.store.runs import RunError, engine_alive
 from desktop.store.snapshot import STATE_FILE, read_snapshot
+from desktop.views.paused import left_paused
 from desktop.views.reader import EventReader
 from desktop.views.state import RunProjection
 
@@ -35,8 +36,10 @@ def fold_run(run_dir: Path) -> RunState:
 
 def marked_interrupted(state: RunState, run_dir: Path) -> RunState:
     """``state`` with ``interrupted=True`` when it looks live (queued, running, paused)
-    while no engine holds the run in ``run_dir``."""
-    if state.status in RUN_LIVE and not state.interrupted and not engine_alive(run_dir):
+    while no engine holds the run in ``run_dir``; not a run left paused with nothing cut
+    short (desktop/views/paused.py), which a resume simply continues."""
+    if state.status in RUN_LIVE and not state.interrupted and not left_paused(state) \
+            and not engine_alive(run_dir):
         return state.model_copy(update={"interrupted": True})
     return state
 
@@ -45,7 +48,8 @@ def open_run(run_dir: Path, *, look_for_engine: bool = True) -> RunState:
     """The run's current state: snapshot plus the events after it.
 
     A run that looks live (queued, running, paused) while no engine holds it is returned
-    with ``interrupted=True`` (unless ``look_for_engine`` is False). Raises RunError when
+    with ``interrupted=True`` (unless ``look_for_engine`` is False, or it was left paused
+    with nothing cut short). Raises RunError when
     the folder holds no run.
     """
     state = fold_run(run_dir)

@@ -72,12 +72,15 @@ def load_history(data_dir: Path) -> list[HistoryRow]:
     """The runs under ``data_dir`` (the one run list, desktop/views/run_list.py), newest
     first, each fork right under its source (deeper forks under theirs), with token use
     and cost; a run some engine holds is live (one that looks live while none holds it
-    is listed as interrupted)."""
+    is listed as interrupted, or as paused but not live when it was left paused with
+    nothing cut short: ``detached``)."""
     from desktop.views.run_list import list_rows
 
-    rows = rows_from_service(list_rows(Path(data_dir)), data_dir)
+    listed = list_rows(Path(data_dir))
+    detached = {str(run["id"]) for run in listed if run.get("detached")}
+    rows = rows_from_service(listed, data_dir)
     for row in rows:
-        row.live = row.status in RUN_LIVE
+        row.live = row.status in RUN_LIVE and row.path.name not in detached
     return rows
 
 
