@@ -451,11 +451,52 @@ STREAM_TYPES = frozenset({
 })
 
 
-def apply_events(s: State | None, events: Iterable[dict]) -> tuple[State | None, bool]:
+_EVERY_NODE = frozenset({"run.created", "run.patch"})
+"""Events that may replace any node's entries (the state is made anew)."""
+
+
+def _paused_on(s: State | None) -> str | None:
+    """The node whose own budget the run stopped on (its card's meter reads red)."""
+    found = s.get("budgetExceeded") if s is not None else None
+    node_id = found.get("nodeId") if type(found) is dict else None
+    return node_id if type(node_id) is str else None
+
+
+def _apply_noting(s: State | None, e: dict, kind: Any, touched: set[str]) -> State | None:
+    """:func:`apply_event`, adding to ``touched`` every node whose entries (node, config,
+    usage, running turn, inbox) the event may have changed: the node it names; every
+    node, for an event that makes the state anew; and, for a run event, the node the run
+    is paused over budget on before and after it (a status change turns that card's
+    meter red, or back)."""
+    run_event = type(kind) is str and kind.startswith("run.")
+    if run_event:
+        before = _paused_on(s)
+        if before is not None:
+            touched.add(before)
+        if kind in _EVERY_NODE and s is not None:
+            touched.update(s.get("nodes") or ())
+    new = apply_event(s, e)
+    node_id = e.get("nodeId")
+    if type(node_id) is str:
+        touched.add(node_id)
+    if run_event and new is not None:
+        after = _paused_on(new)
+        if after is not None:
+            touched.add(after)
+        if kind in _EVERY_NODE:
+            touched.update(new.get("nodes") or ())
+    return new
+
+
+def apply_events(s: State | None, events: Iterable[dict],
+                 touched: set[str] | None = None) -> tuple[State | None, bool]:
     """Fold a batch of events into ``s`` (mutated in place) as :func:`apply_event` does.
 
     Returns the state and whether anything but the clock, the sequence and activity
-    times may have changed (so callers keep derived views until it does).
+    times may have changed (so callers keep derived views until it does). With
+    ``touched``, adds to it the ids of the nodes whose entries the batch may have
+    changed (streaming events change only activity times and add none), so a view
+    derived per node can redo just those.
     """
     changed = False
     nodes = s["nodes"] if s is not None else {}
@@ -472,7 +513,7 @@ def apply_events(s: State | None, events: Iterable[dict]) -> tuple[State | None,
             if type(seq) is int:
                 s["lastSeq"] = seq
             continue
-        s = apply_event(s, e)
+        s = apply_event(s, e) if touched is None else _apply_noting(s, e, kind, touched)
         nodes = s["nodes"] if s is not None else {}
         changed = True
     return s, changed

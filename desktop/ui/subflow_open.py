@@ -51,7 +51,8 @@ def open_subflow(window: EditorWindow, node_id: str) -> bool:
         except WorkflowLoadError as exc:
             window.message(f"Cannot open the subflow: {exc.problems[0]}")
             return False
-    view = pane.open(doc, node.label or node.id, file=file, scope=scope, state=state)
+    view = pane.open(doc, node.label or node.id, file=file, scope=scope, state=state,
+                     source=session.bridge.projection if session is not None else None)
     view.subflowOpened.connect(lambda inner: open_subflow(window, inner))
     window.view.hide()
     return True

@@ -25,6 +25,7 @@ from desktop.ui.theme import Theme
 
 if TYPE_CHECKING:  # loaded with the first run shown inside a subflow
     from desktop.ui.run.canvas_overlay import CanvasRunOverlay
+    from desktop.views.state import RunProjection
 
 SEPARATOR = "\u203a"  # a single right-pointing angle quotation mark
 
@@ -125,9 +126,10 @@ class SubflowPane(QWidget):
         return self.levels[-1] if self.levels else None
 
     def open(self, doc: WorkflowDocument, title: str, *, file: Path | None = None,
-             scope: str | None = None, state: dict | None = None) -> InnerView:
+             scope: str | None = None, state: dict | None = None,
+             source: RunProjection | None = None) -> InnerView:
         """Show ``doc``, the graph inside a subflow node, one level deeper; with ``scope``
-        (the node's run id) its cards follow the run's ``state``."""
+        (the node's run id) its cards follow the run's ``state`` (folded by ``source``)."""
         editor = Editor(doc, self)
         scene = CanvasScene(editor, self.theme, editor)
         view = InnerView(scene)
@@ -138,6 +140,7 @@ class SubflowPane(QWidget):
 
             overlay = CanvasRunOverlay(scene, view)
             overlay.scope = scope
+            overlay.source = source
             overlay.apply_state(state)
         if self.level is not None:
             self.level.view.hide()

@@ -3,11 +3,14 @@
 The store's reducer is the one fold function; :class:`RunProjection` holds its wire-form
 result, applies each batch of events as it arrives (engine, GUI, service alike) and
 builds the validated :class:`~desktop.contract.state.RunState` only when asked, once
-per change, reusing the models of entries that did not change.
+per change, reusing the models of entries that did not change. It also keeps which nodes
+the last few batches touched, so a view derived per node (the canvas's budget meters)
+redoes only those.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable
 from itertools import islice
 
@@ -16,6 +19,8 @@ from desktop.store.reducer import State, apply_events, state_dict
 from desktop.views.state_model import StateModels
 
 _CHUNK = 4096
+KEPT_BATCHES = 64
+"""Batches whose touched nodes are kept: a view that missed more starts over."""
 
 
 def node_labels(state: dict | None) -> dict[str, str]:
@@ -33,6 +38,9 @@ class RunProjection:
         self._model: RunState | None = state if isinstance(state, RunState) else None
         self._clock_moved = False  # streaming events folded since the model was built
         self._models = StateModels()
+        self._batch = 0  # batches that touched a node, counted since the projection began
+        self._known_from = 0  # the batch the state was last reset at: no record before it
+        self._touched: deque[tuple[int, set[str]]] = deque(maxlen=KEPT_BATCHES)
 
     @classmethod
     def of(cls, events: Iterable[dict], state: RunState | State | None = None
@@ -49,7 +57,11 @@ class RunProjection:
 
     def apply(self, events: Iterable[dict]) -> bool:
         """Fold a batch; True when more than the clock and activity times may have changed."""
-        self.state, changed = apply_events(self.state, events)
+        touched: set[str] = set()
+        self.state, changed = apply_events(self.state, events, touched)
+        if touched:
+            self._batch += 1
+            self._touched.append((self._batch, touched))
         if changed:
             self._model = None
         elif self._model is not None:
@@ -67,6 +79,32 @@ class RunProjection:
         self.state = state_dict(state) if isinstance(state, RunState) else state
         self._model = state if isinstance(state, RunState) else None
         self._clock_moved = False
+        self._batch += 1
+        self._known_from = self._batch
+        self._touched.clear()
+
+    @property
+    def mark(self) -> int:
+        """Where the record of touched nodes stands: pass it to :meth:`touched_since`."""
+        return self._batch
+
+    def touched_since(self, mark: int) -> set[str] | None:
+        """The ids of the nodes whose entries (node, config, usage, running turn, inbox)
+        the batches folded after ``mark`` may have changed; None when that is not known
+        (the state was reset since, or more batches came than are kept), so the caller
+        redoes every node."""
+        if mark < self._known_from or mark > self._batch:
+            return None
+        if mark == self._batch:
+            return set()
+        if self._touched[0][0] > mark + 1:
+            return None  # the oldest batches after the mark were dropped
+        found: set[str] = set()
+        for batch, nodes in reversed(self._touched):
+            if batch <= mark:
+                break
+            found |= nodes
+        return found
 
     def model(self, *, with_clock: bool = False) -> RunState:
         """The state as a validated model (cached until a batch changes it).

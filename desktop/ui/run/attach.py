@@ -225,6 +225,8 @@ class RunPanels(ModesAndChat, QObject):
         if self.overlay is not None:
             self.overlay.clear()
             self.overlay.order = self.order
+            # the states it is shown come from this projection: meters follow its batches
+            self.overlay.source = session.bridge.projection if session is not None else None
         self.diffs.clear()
         self.record.clear()
         self.stall.hide()

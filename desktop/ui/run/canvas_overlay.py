@@ -21,8 +21,9 @@ from desktop.ui.canvas import status_badge
 from desktop.ui.canvas.status_badge import STATUS_COLORS, StatusBadge
 from desktop.views.activity import StepOrder, node_activity
 from desktop.views.branches import branch_note
-from desktop.views.budget_meter import node_meter, ticking
+from desktop.views.canvas_meters import CanvasMeters
 from desktop.views.notices import HandoffSent
+from desktop.views.state import RunProjection
 from desktop.views.subflows import local_key
 from desktop.views.tool_calls import AWAITING
 
@@ -37,11 +38,6 @@ def _card_of(item: QGraphicsItem) -> QRectF:
     """The card's own rectangle (without its ports and badges), in item coordinates."""
     body = getattr(item, "body_rect", None)
     return body() if callable(body) else item.boundingRect()
-
-
-def _now(badge: StatusBadge) -> datetime:
-    """The time a badge counts from: the replayed moment, else now."""
-    return badge.clock() if badge.clock else status_badge.utc_now()
 
 
 class RuntimeNodeItem(QGraphicsItem):
@@ -109,6 +105,8 @@ class CanvasRunOverlay(QObject):
         self.scope: str | None = None  # the subflow node whose inside is shown; None: the top
         self.order = StepOrder()  # when inputs were queued (fed by the run panels)
         self.replaying = False  # times count from the replayed moment, not from now
+        self.source: RunProjection | None = None  # what folds the states shown, when known
+        self.meters = CanvasMeters()  # kept between updates: each redoes the nodes touched
         self._clock = QTimer(self)
         self._clock.setInterval(CLOCK_MS)
         self._clock.timeout.connect(self.refresh_times)
@@ -158,6 +156,10 @@ class CanvasRunOverlay(QObject):
         self.flights = [(d, t) for d, t in self.flights if isValid(d)]
         nodes = (state or {}).get("nodes") or {}
         activity = node_activity(state, order=self.order)
+        clock = self._clock_of(state)
+        metered = self.meters.update(state, self.source,
+                                     clock() if clock else status_badge.utc_now())
+        meters = self.meters.meters
         seen = set()
         for node_id, node in nodes.items():
             if node.get("parent") != self.scope:
@@ -168,6 +170,7 @@ class CanvasRunOverlay(QObject):
                 rt = self.runtime_nodes.get(node_id)
                 if rt is None:
                     rt = RuntimeNodeItem(node_id, node.get("label") or node_id[:8])
+                    metered.add(node_id)  # a new card: its meter is not shown yet
                     pos = node.get("position")
                     rt.setPos(QPointF(*pos) if pos and item is None and
                               not node.get("addedAtRuntime") else
@@ -180,11 +183,13 @@ class CanvasRunOverlay(QObject):
                 if badge is None or badge.parentItem() is not item:
                     badge = StatusBadge(_card_of(item), item)
                     self.badges[node_id] = badge
+                    metered.add(node_id)
             now = activity[node_id]
-            badge.clock = self._clock_of(state)
+            badge.clock = clock
             badge.set_status(now.shown_status, now.summary, now.last_activity)
             badge.set_branch(branch_note(node))
-            badge.set_meter(node_meter(state, node_id, _now(badge)))
+            if node_id in metered:  # the others' meters have not changed
+                badge.set_meter(meters.get(node_id))
             badge.refresh()
         for node_id in [n for n in self.runtime_nodes if n not in seen]:
             self.scene.removeItem(self.runtime_nodes.pop(node_id))
@@ -222,11 +227,13 @@ class CanvasRunOverlay(QObject):
             return
         for badge in self._badges():
             badge.refresh()
-        for node_id in ticking(self.state):  # a running turn's wall time moves its meter
+        clock = self._clock_of(self.state)
+        now = clock() if clock else status_badge.utc_now()
+        for node_id in self.meters.tick(self.state, now):  # a running turn's time moves it
             item = self.runtime_nodes.get(node_id)
             badge = item.badge if item is not None else self.badges.get(node_id)
             if badge is not None and isValid(badge):
-                badge.set_meter(node_meter(self.state, node_id, _now(badge)))
+                badge.set_meter(self.meters.meters.get(node_id))
 
     def _sync_runtime_edges(self, edges: dict) -> None:
         for edge_id, edge in edges.items():
@@ -291,3 +298,4 @@ class CanvasRunOverlay(QObject):
             self._drop(dot)
         self.badges, self.runtime_nodes, self.runtime_edges, self.flights = {}, {}, {}, []
         self.state = None
+        self.meters.clear()
