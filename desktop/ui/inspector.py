@@ -45,6 +45,7 @@ from desktop.ui.inspector_fields import (
 )
 from desktop.ui.inspector_subflow import SubflowSection
 from desktop.ui.roles_cache import roles
+from desktop.ui.scroll_safe import ScrollSafeCombo
 from desktop.wording import plural
 
 
@@ -166,7 +167,7 @@ class Inspector(QScrollArea):
             w = QCheckBox()
             w.clicked.connect(lambda _=False, f=f: self._commit(f))
         elif f.kind == "combo":
-            w = QComboBox()
+            w = ScrollSafeCombo()
             w.addItems(list(f.options) if f.options else sorted(roles()))
             w.setEditable(not f.options)  # roles: any name, the validator checks it
             w.activated.connect(lambda _=0, f=f: self._commit(f))
