@@ -97,8 +97,9 @@ def run_command(args: argparse.Namespace) -> int:
     options = RunOptions(repeat=args.repeat, concurrency=args.concurrency,
                          timeout_sec=args.timeout_sec, retries=args.retries)
     total = len(plan.cases) * args.repeat * 2
-    print(f"{plan.suite.name}: {len(plan.cases)} case(s) x {args.repeat} repeat(s) x 2 sides "
-          f"= {total} case runs into {args.out}", file=sys.stderr)
+    print(f"{plan.suite.name}: {plural(len(plan.cases), 'case')} x "
+          f"{plural(args.repeat, 'repeat')} x 2 sides = {total} case runs into {args.out}",
+          file=sys.stderr)
     progress = None if args.quiet else (lambda line: print(line, file=sys.stderr))
     try:
         asyncio.run(run_eval(plan, options, progress))
@@ -126,7 +127,7 @@ def print_summary(comparison: dict, out=None) -> None:
     def rate(value: float | None) -> str:
         return "-" if value is None else f"{value:.0%}"
 
-    print(f"{comparison.get('suite') or 'suite'}: {summary['cases']} case(s); pass rate "
+    print(f"{comparison.get('suite') or 'suite'}: {plural(summary['cases'], 'case')}; pass rate "
           f"baseline {rate(rates['baseline'])}, new {rate(rates['new'])}", file=out)
     if "head_to_head" in summary:  # a comparison.json written before it had one
         from desktop.eval.head_to_head import describe

@@ -143,10 +143,10 @@ def fork_command(args: argparse.Namespace) -> int:
     say(f"forked run {fork.plan.state.id[:8]} as {engine.run_id}: {fork.plan.snap.note}\n")
     for one in fork.workspaces:
         how = "with the later ones undone in a copy" if one.undone else "replayed"
-        extra = f"; {one.skipped} file change(s) already in place" if one.skipped else ""
+        extra = f"; {plural(one.skipped, 'file change')} already in place" if one.skipped else ""
         if one.taken:
             extra += f"; {plural(one.taken, 'file')} taken from the source's snapshots"
-        say(f"  {one.path}/ restored: {one.diffs} recorded diff(s) {how}{extra}\n")
+        say(f"  {one.path}/ restored: {plural(one.diffs, 'recorded diff')} {how}{extra}\n")
     for branch in branches_json(fork.git):
         say(f"  {branch['node']}: {branch['worktree']}/ on {branch['branch']}, checked out at "
             f"{branch['commit'][:8]} (its commit on {branch['from']})\n")

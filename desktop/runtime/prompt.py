@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from desktop.contract.protocol_env import JRUN_NAMES
+from desktop.wording import plural
 
 RESTART_PREFIX = "Continue working on the following:\n\n"
 
@@ -158,7 +159,7 @@ def merge_block(request: Mapping[str, Any], prefix: str = "") -> PromptBlock:
         f"Conflicting files{where}:"]
     for entry in files:
         hunks = entry.get("hunks") or []
-        note = "binary" if entry.get("binary") else f"{len(hunks)} conflict(s)"
+        note = "binary" if entry.get("binary") else plural(len(hunks), "conflict")
         if not entry.get("ours", True):
             note += ", deleted on your side"
         if not entry.get("theirs", True):

@@ -27,6 +27,7 @@ from typing import Any
 from desktop.contract.executor import INSTALL_FIX, RayExecutor
 from desktop.runtime.executor import ExecutorUnavailable, RemoteError
 from desktop.runtime.ray_pool import HostPool, pool_key
+from desktop.wording import plural
 
 log = logging.getLogger(__name__)
 NAMESPACE = "agent-canvas"
@@ -312,9 +313,10 @@ def _infeasible(ray: Any, spec: RayExecutor) -> str | None:
         total = node.get("Resources") or {}
         if all(total.get(k, 0.0) >= v for k, v in wanted.items()):
             return None
+    verb = "has" if len(nodes) == 1 else "have"
     return (f"no node of the Ray cluster at {spec.address} has {wanted} (its "
-            f"{len(nodes)} node(s) have at most {_largest(nodes, wanted)}); lower "
-            "executor.resources or add a node that has them")
+            f"{plural(len(nodes), 'node')} {verb} at most {_largest(nodes, wanted)}); "
+            "lower executor.resources or add a node that has them")
 
 
 def _largest(nodes: list[dict[str, Any]], wanted: dict[str, float]) -> dict[str, float]:
