@@ -5,6 +5,7 @@ under a time limit counts its time on the canvas's clock."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import desktop.views.canvas_meters as canvas_meters
 from desktop.graph.io import load_workflow
@@ -46,14 +47,21 @@ def started_run() -> tuple[RunProjection, dict[str, str]]:
     return projection, ids
 
 
-def test_an_update_redoes_the_touched_cards_meters_only(editor_window: EditorWindow,
-                                                        monkeypatch) -> None:
+def shown(editor_window: EditorWindow, monkeypatch) -> tuple[CanvasRunOverlay, Any, dict]:
+    """The example's canvas showing a started run, a minute in: the overlay, the run's
+    projection and the node ids by key."""
     assert editor_window.files.open_path(EXAMPLE)
     projection, ids = started_run()
     monkeypatch.setattr(status_badge, "utc_now", lambda: T0 + timedelta(seconds=60))
     overlay = CanvasRunOverlay(editor_window.scene, editor_window)
     overlay.source = projection
     overlay.apply_state(projection.state)
+    return overlay, projection, ids
+
+
+def test_an_update_redoes_the_touched_cards_meters_only(editor_window: EditorWindow,
+                                                        monkeypatch) -> None:
+    overlay, projection, ids = shown(editor_window, monkeypatch)
     now = T0 + timedelta(seconds=60)
     for node_id, badge in overlay.badges.items():
         assert badge.meter == node_meter(projection.state, node_id, now)
@@ -98,12 +106,7 @@ def test_an_update_redoes_the_touched_cards_meters_only(editor_window: EditorWin
 
 def test_a_state_from_elsewhere_redoes_every_card(editor_window: EditorWindow,
                                                   monkeypatch) -> None:
-    assert editor_window.files.open_path(EXAMPLE)
-    projection, ids = started_run()
-    monkeypatch.setattr(status_badge, "utc_now", lambda: T0 + timedelta(seconds=60))
-    overlay = CanvasRunOverlay(editor_window.scene, editor_window)
-    overlay.source = projection
-    overlay.apply_state(projection.state)
+    overlay, projection, ids = shown(editor_window, monkeypatch)
     replayed = {**projection.state, "nodeUsage": {}}  # a replayed moment, before usage
     overlay.apply_state(replayed)
     assert overlay.badges[ids["reviewer"]].meter.level == OK
