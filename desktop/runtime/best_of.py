@@ -224,7 +224,7 @@ class BestOf:
             if setup is not None and not setup.empty:  # a new worktree: as the node's
                 await isolation.set_up(ctx, worktree=tree.path, workdir=tree.workdir,
                                        branch=tree.branch, source=self.source or tree.workdir,
-                                       emit=self._tagged(index))
+                                       emit=self._tagged(index), command=runner.command)
             result: TurnResult | None = await runner.run(ctx)
         except asyncio.CancelledError:
             raise

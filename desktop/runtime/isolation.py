@@ -20,7 +20,7 @@ other nodes' worktrees in the background (desktop/runtime/worktree_prefetch.py).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     from desktop.runtime.turn import TurnContext
 
 Emit = Callable[[dict[str, Any]], None]
+Command = Callable[[Awaitable[None]], Awaitable[None]]
+"""Runs a command of the turn's (desktop/runtime/turn.py: TurnRunner.command)."""
 SETUP_LOGS = "setup"
 """The run folder's folder of worktree setup logs (``setup/<node>.log``)."""
 
@@ -66,12 +68,12 @@ class Ready:
 
 
 async def prepare(ctx: TurnContext, workspace: Path, emit: Emit,
-                  redactor: Redactor | None = None) -> Ready:
+                  redactor: Redactor | None = None, command: Command | None = None) -> Ready:
     """The folder the node's agent works in this turn, with its worktree set up
     (desktop/runtime/worktree_setup.py), settled and its senders' work merged
     (desktop/runtime/merge_gate.py). Raises MergeConflict when a merge was undone
     (refused, or git could not merge), SetupFailed when the worktree's setup command
-    failed."""
+    failed. ``command`` runs that command (the turn's runner, which can end it)."""
     asked = choice(ctx.config.isolation, ctx.isolation)
     if asked == Isolation.SHARED or (not ctx.config.workspace and asked != Isolation.WORKTREE):
         return Ready(workspace)
@@ -88,7 +90,7 @@ async def prepare(ctx: TurnContext, workspace: Path, emit: Emit,
     setup = ctx.config.worktree_setup
     if setup is not None and not setup.empty:  # before settling: its products commit apart
         await set_up(ctx, worktree=tree.path, workdir=tree.workdir, branch=tree.branch,
-                     source=workspace, emit=emit, redactor=redactor)
+                     source=workspace, emit=emit, redactor=redactor, command=command)
     for text in await asyncio.to_thread(_settle, ctx, tree):
         emit({"type": "node.progress", "message": text})
     try:
@@ -100,7 +102,8 @@ async def prepare(ctx: TurnContext, workspace: Path, emit: Emit,
 
 
 async def set_up(ctx: TurnContext, *, worktree: Path, workdir: Path, branch: str,
-                 source: Path, emit: Emit, redactor: Redactor | None = None) -> None:
+                 source: Path, emit: Emit, redactor: Redactor | None = None,
+                 command: Command | None = None) -> None:
     """Copy the node's ignored files from ``source`` (its workspace) into a worktree of
     its (its own, or an attempt's) and run its setup command there, once per worktree
     and branch (desktop/runtime/worktree_setup.py), in the environment its agent gets
@@ -112,10 +115,11 @@ async def set_up(ctx: TurnContext, *, worktree: Path, workdir: Path, branch: str
                                      data_dir=ctx.data_dir)
     log = ctx.run_dir / SETUP_LOGS / f"{worktree.name}.log"
     await asyncio.to_thread(log.parent.mkdir, parents=True, exist_ok=True)
-    await worktree_setup.set_up(
+    work = worktree_setup.set_up(
         setup, worktree=worktree, workdir=workdir, branch=branch, source=source,
         env=build_env("", ctx.config.env_allowlist, {}), log_path=log,
         timeout=ctx.config.limits.timeout_sec, redactor=redactor, emit=emit)
+    await (command(work) if command is not None else work)
 
 
 async def record_head(ctx: TurnContext, tree: NodeTree, emit: Emit) -> None:

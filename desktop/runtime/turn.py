@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from desktop.contract.state import NodeConfig, NodeState
 from desktop.disk.keychain import keyring_env
@@ -24,6 +24,8 @@ from desktop.runtime.workspace import init_scratch
 from desktop.runtime.workspace_error import WorkspaceError
 from desktop.views.node_folder import workspace_path
 from desktop.wording import plural
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -116,12 +118,19 @@ def resolve_workspace(ctx: TurnContext) -> Path:
     return path.resolve()
 
 
+def _nothing_ran(session: str | None) -> TurnResult:
+    """The result of a turn stopped before its agent ran."""
+    return TurnResult("", -1, False, "", "", None, None, None, session, False, "cancelled",
+                      False, cancelled=True)
+
+
 class TurnRunner:
     """Runs turns; ``cancel()`` stops the current agent's whole process group."""
 
     def __init__(self, provider_factory: Callable[[str], Provider] = registry.create):
         self._factory = provider_factory
         self._current: AgentRun | None = None
+        self._command: asyncio.Future[Any] | None = None
         self._cancelled = False
         self.current_agent_run_id: str | None = None
 
@@ -148,7 +157,13 @@ class TurnRunner:
         # An unreachable cluster raises ExecutorUnavailable here, before the turn starts:
         # the engine pauses the run and the node's inbox stays as it was.
         await executors.connect(ctx.executor)
-        ready = await isolation.prepare(ctx, resolve_workspace(ctx), emit, redactor)
+        try:
+            ready = await isolation.prepare(ctx, resolve_workspace(ctx), emit, redactor,
+                                            command=self.command)
+        except asyncio.CancelledError:
+            if self._ours():  # stopped during the worktree's setup command
+                return _nothing_ran(ctx.session_id)
+            raise
         workspace, tree, merging = ready.workdir, ready.tree, ready.merging
         config = ctx.config
         attempts = config.max_restarts + 1 if config.until_done else 1
@@ -186,8 +201,7 @@ class TurnRunner:
             await merge_gate.undo(tree)  # stopped with the merge open: as before it
         last = results[-1] if results else None
         if last is None:  # cancelled before anything ran
-            return TurnResult("", -1, False, "", "", None, None, None, session, False,
-                              "cancelled", False, cancelled=True)
+            return _nothing_ran(session)
         verification = None
         if config.verification and not self._cancelled:
             verification = await self._verify(ctx, workspace, last, redactor, emit)
@@ -213,20 +227,46 @@ class TurnRunner:
         self.current_agent_run_id = agent_run_id
 
     async def _verify(self, ctx: TurnContext, workspace: Path, last: AgentRunResult,
-                      redactor: Redactor, emit: Callable[[dict], None]) -> dict:
-        result = await run_verification(
-            ctx.config.verification or "", cwd=workspace, env=last.base_env,
-            log_path=last.folder / "verification.txt",
-            timeout=ctx.config.limits.timeout_sec, redactor=redactor)
+                      redactor: Redactor, emit: Callable[[dict], None]) -> dict | None:
+        try:
+            result = await self.command(run_verification(
+                ctx.config.verification or "", cwd=workspace, env=last.base_env,
+                log_path=last.folder / "verification.txt",
+                timeout=ctx.config.limits.timeout_sec, redactor=redactor))
+        except asyncio.CancelledError:
+            if self._ours():
+                return None
+            raise
         emit({"type": "verification.result", "command": result["command"],
               "exitCode": result["exitCode"], "ok": result["ok"],
               "outputTail": result["outputTail"], "agentRunId": last.agent_run_id})
         return result
 
     async def cancel(self) -> None:
-        """Stop the turn: kill the current agent's process group; no more restarts."""
+        """Stop the turn: kill the current agent's process group, or end the worktree
+        setup or verification command it runs; no more restarts."""
         self._cancelled = True
-        current = self._current
+        current, command = self._current, self._command
         if current is not None:
             await current.cancel()
+        if command is not None:
+            command.cancel()
+
+    def _ours(self) -> bool:
+        """Whether a CancelledError here came from :meth:`cancel` ending a command, not
+        from the turn's own task being cancelled."""
+        task = asyncio.current_task()
+        return self._cancelled and not (task is not None and task.cancelling())
+
+    async def command(self, work: Awaitable[T]) -> T:
+        """Run a command of the turn's own (its worktree's setup, its verification) so that
+        :meth:`cancel` ends it at once: CancelledError here then."""
+        task = asyncio.ensure_future(work)
+        self._command = task
+        try:
+            if self._cancelled:
+                task.cancel()
+            return await task
+        finally:
+            self._command = None
 

@@ -54,7 +54,13 @@ async def run_verification(
             lines.append(line)
 
     task = asyncio.create_task(collect())
-    done, _ = await asyncio.wait({task}, timeout=timeout or DEFAULT_TIMEOUT)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=timeout or DEFAULT_TIMEOUT)
+    except asyncio.CancelledError:  # the run stopped: the command's whole group goes too
+        await process.terminate()
+        await process.wait()
+        await task
+        raise
     if not done:
         timed_out = True
         await process.terminate()

@@ -244,6 +244,23 @@ async def test_cancel_stops_the_agent(tmp_path: Path):
     assert group_members(info.pgid) == []
 
 
+async def test_cancel_during_the_verification_ends_its_command(tmp_path: Path):
+    from engine_helpers import until
+
+    pid_file = tmp_path / "verification.pid"
+    ctx, events, _ = make_ctx(tmp_path, [{"say": "done"}],
+                              verification=f"echo $$ > {pid_file}; exec sleep 300")
+    runner = TurnRunner()
+    task = asyncio.create_task(runner.run(ctx))
+    await until(lambda: pid_file.is_file() and pid_file.read_text().strip() != "")
+    pid = int(pid_file.read_text())
+    await runner.cancel()
+    result = await asyncio.wait_for(task, 30)  # at once, not after the engine's patience
+    assert result.cancelled and not result.ok and result.verification is None
+    assert not [e for e in events if e["type"] == "verification.result"]
+    assert group_members(pid) == []  # the command's group is gone
+
+
 async def test_handoff_directive_from_file_and_bus(tmp_path: Path):
     ctx, _, _ = make_ctx(tmp_path, [{"handoff": {"to": "reviewer", "message": "look",
                                                  "structured": {"a": 1}}}])

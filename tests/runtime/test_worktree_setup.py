@@ -138,3 +138,38 @@ async def test_each_attempt_of_a_best_of_n_turn_is_set_up_in_its_own_worktree(
                                                    "impl.t1.a2"]
     for diff in (engine.run_dir / "agents").glob("*/diff.patch"):
         assert ".env" not in patch_files(diff.read_text())
+
+
+async def test_stopping_the_run_during_its_setup_ends_the_command(
+        tmp_path: Path, no_git_config) -> None:
+    import asyncio
+    import os
+
+    from engine_helpers import until
+
+    from desktop.runtime.recovery import create_run
+
+    repo = project(tmp_path)
+    pid_file = tmp_path / "setup.pid"
+    # the command writes its pid, then waits far longer than the test
+    setup = {"run": f"echo $$ > {pid_file}; exec sleep 300"}
+    engine = create_run(with_setup(repo, setup), tmp_path / "data")
+    running = asyncio.create_task(engine.run())
+    try:
+        await until(lambda: pid_file.is_file() and pid_file.read_text().strip() != "")
+        pid = int(pid_file.read_text())
+        await engine.stop("stopped by the test")
+        await asyncio.wait_for(running, 30)
+    finally:
+        engine.close()
+
+    def gone() -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        with open(f"/proc/{pid}/stat") as stat:  # a zombie is gone too
+            return stat.read().split(") ", 1)[1].startswith("Z")
+
+    await until(gone, timeout=10)
+    assert engine.state.status == "stopped"
