@@ -104,6 +104,33 @@ DARK = Theme(
 )
 
 
+INK_LIGHT = "#ffffff"
+INK_DARK = "#15181e"
+READABLE = 4.5
+"""WCAG's least contrast for small text: badge labels are 9 to 11 px."""
+
+
+def _luminance(colour: QColor) -> float:
+    def channel(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    return (0.2126 * channel(colour.redF()) + 0.7152 * channel(colour.greenF())
+            + 0.0722 * channel(colour.blueF()))
+
+
+def readable_ink(background: QColor) -> QColor:
+    """The text colour for a label on a filled ``background`` (a badge, a pill): white
+    while it reads there (WCAG 4.5:1), else the near-black, whichever contrasts more.
+
+    A theme's accent and status colours are bright in the dark theme, so white text on
+    them, which reads in the light one, falls to 2:1 or 3:1 there."""
+    light, dark = QColor(INK_LIGHT), QColor(INK_DARK)
+    ground = _luminance(background)
+    on_light = (_luminance(light) + 0.05) / (ground + 0.05)
+    on_dark = (ground + 0.05) / (_luminance(dark) + 0.05)
+    return light if on_light >= READABLE or on_light >= on_dark else dark
+
+
 def system_prefers_dark() -> bool:
     """Whether the desktop asks for a dark colour scheme."""
     from PySide6.QtCore import Qt  # its ~130 enums take 20 ms: not before the first paint

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QPen
 
-from desktop.ui.theme import Theme
+from desktop.ui.theme import Theme, readable_ink
 
 
 class Look:
@@ -61,6 +61,7 @@ class Look:
             ("handoff", theme.handoff), ("report", theme.report), ("selected", theme.accent))}
         self._roles: dict[str, tuple[QColor, QBrush, QPen]] = {}
         self._providers: dict[str, QBrush] = {}
+        self._inks: dict[int, QColor] = {}
 
     def role(self, name: str) -> tuple[QColor, QBrush, QPen]:
         """Colour, brush and 2 px pen of a role."""
@@ -68,6 +69,14 @@ class Look:
         if found is None:
             color = self.theme.role_color(name)
             found = self._roles[name] = (color, QBrush(color), QPen(color, 2.0))
+        return found
+
+    def ink_on(self, background: QColor) -> QColor:
+        """The colour of a badge's text on ``background`` (white unless it does not read)."""
+        key = background.rgba()
+        found = self._inks.get(key)
+        if found is None:
+            found = self._inks[key] = readable_ink(background)
         return found
 
     def provider(self, name: str) -> QBrush:

@@ -22,6 +22,9 @@ _BODY = QRectF(0, 0, NODE_W, NODE_H)
 _BOUNDS = _BODY.adjusted(-PORT_R - 3, -12, PORT_R + 12, 6)
 _MARK = QRectF(NODE_W - 28, 9, 18, 18)
 _BAR = QRectF(TEXT_LEFT, 13, NODE_W * 0.5, 10)
+ENTRY_PILL = QRectF(TEXT_LEFT, -8, 42, 15)
+DIFF_PILL = QRectF(NODE_W - 80, -8, 62, 15)
+PROBLEM_BADGE = QRectF(NODE_W - 8, -8, 18, 18)
 NODE_TYPE = QGraphicsItem.UserType + 1
 
 
@@ -166,6 +169,19 @@ class NodeItem(QGraphicsRectItem):
         d = local - self.out_port()
         return d.x() * d.x() + d.y() * d.y() <= PORT_HIT * PORT_HIT
 
+    def badge_rects(self) -> list[QRectF]:
+        """The badges shown across the card's top edge (ENTRY, the compare mark, the
+        problem count), in item coordinates: what an outline around the card (a run's
+        status ring) must leave clear for them to stay readable."""
+        rects = []
+        if self.entry:
+            rects.append(QRectF(ENTRY_PILL))
+        if self.diff_mark:
+            rects.append(QRectF(DIFF_PILL))
+        if self.problems != (0, 0):
+            rects.append(QRectF(PROBLEM_BADGE))
+        return rects
+
     # ---------------------------------------------------------------- hover
     def hoverMoveEvent(self, event) -> None:
         over = self.on_out_port(event.pos())
@@ -237,28 +253,25 @@ class NodeItem(QGraphicsRectItem):
         painter.drawEllipse(self.out_port(), radius, radius)
 
     def _paint_badges(self, painter: QPainter, look: Look) -> None:
+        painter.setFont(_Fonts.tiny)
         if self.entry:
-            pill = QRectF(TEXT_LEFT, -8, 42, 15)
-            painter.setPen(look.no_pen)
-            painter.setBrush(look.accent_brush)
-            painter.drawRoundedRect(pill, 7, 7)
-            painter.setFont(_Fonts.tiny)
-            painter.setPen(look.white)
-            painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, "ENTRY")
+            self._paint_pill(painter, look, ENTRY_PILL, look.accent_brush, "ENTRY")
         if self.diff_mark:
-            pill = QRectF(NODE_W - 80, -8, 62, 15)
-            painter.setPen(look.no_pen)
-            painter.setBrush(look.diff_brush[self.diff_mark])
-            painter.drawRoundedRect(pill, 7, 7)
-            painter.setFont(_Fonts.tiny)
-            painter.setPen(look.white)
-            painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, self.diff_mark.upper())
+            self._paint_pill(painter, look, DIFF_PILL, look.diff_brush[self.diff_mark],
+                             self.diff_mark.upper())
         errors, warnings = self.problems
         if errors or warnings:
-            badge = QRectF(NODE_W - 8, -8, 18, 18)
+            brush = look.error_brush if errors else look.warning_brush
             painter.setPen(look.badge_pen)
-            painter.setBrush(look.error_brush if errors else look.warning_brush)
-            painter.drawEllipse(badge)
-            painter.setFont(_Fonts.tiny)
-            painter.setPen(look.white)
-            painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, str(errors or warnings))
+            painter.setBrush(brush)
+            painter.drawEllipse(PROBLEM_BADGE)
+            painter.setPen(look.ink_on(brush.color()))
+            painter.drawText(PROBLEM_BADGE, Qt.AlignmentFlag.AlignCenter, str(errors or warnings))
+
+    @staticmethod
+    def _paint_pill(painter: QPainter, look: Look, pill: QRectF, brush, text: str) -> None:
+        painter.setPen(look.no_pen)
+        painter.setBrush(brush)
+        painter.drawRoundedRect(pill, 7, 7)
+        painter.setPen(look.ink_on(brush.color()))
+        painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)

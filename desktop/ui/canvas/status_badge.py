@@ -35,6 +35,7 @@ PILL_GAP = 5.0
 SUMMARY_H = 14.0
 BRANCH_H = 14.0
 BELOW = PILL_GAP + PILL_H + 2 + SUMMARY_H + BRANCH_H  # under the card: edges keep clear
+BADGE_MARGIN = 2.0  # the gap the ring leaves around a badge on the card's edge
 
 
 def utc_now() -> datetime:
@@ -211,11 +212,28 @@ class StatusBadge(QGraphicsItem):
         look = getattr(self.parentItem(), "look", None)
         return QColor(look.muted) if look is not None else QColor("#666666")
 
+    def kept_clear(self) -> QPainterPath:
+        """Where the ring is not drawn: around the badges on the card's top edge (ENTRY,
+        the problem count), which the ring would otherwise cross out; in item coordinates
+        (the card's, whose child this is)."""
+        rects = getattr(self.parentItem(), "badge_rects", None)
+        clear = QPainterPath()
+        for rect in (rects() if callable(rects) else []):
+            clear.addRoundedRect(self.mapRectFromParent(rect).adjusted(
+                -BADGE_MARGIN, -BADGE_MARGIN, BADGE_MARGIN, BADGE_MARGIN), 8, 8)
+        return clear
+
     def paint(self, painter: QPainter, _option: Any, _widget: Any = None) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         color = self.color
         body = self.node_bounds
         if self.status not in QUIET:
+            painter.save()
+            clear = self.kept_clear()
+            if not clear.isEmpty():  # the ring passes behind the badges, with a gap
+                outside = QPainterPath()
+                outside.addRect(self.boundingRect())
+                painter.setClipPath(outside.subtracted(clear), Qt.ClipOperation.IntersectClip)
             pen = QPen(color, 4 if self.status in (AWAITING, NEXT) else 3)
             if self.status == "running":  # marching dashes: the running indicator
                 pen.setStyle(Qt.PenStyle.DashLine)
@@ -225,6 +243,7 @@ class StatusBadge(QGraphicsItem):
             painter.setPen(pen)
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRoundedRect(body.adjusted(-4, -4, 4, 4), 11, 11)
+            painter.restore()
         font = _pill_font()
         metrics = QFontMetricsF(font)
         text = metrics.elidedText(self.text, Qt.TextElideMode.ElideRight,
