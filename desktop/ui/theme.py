@@ -213,6 +213,9 @@ _STYLE = """
 QToolBar {{ border: none; spacing: 2px; padding: 3px; background: {t.window}; }}
 QToolBar QToolButton {{ padding: 4px 8px; border-radius: 5px; }}
 QToolBar QToolButton:hover {{ background: {t.alt_base}; }}
+/* the » of a toolbar too narrow for its buttons: it is 12 px wide, and the buttons'
+   padding left its arrow no room, so the hidden buttons could not be reached */
+QToolBar QToolButton#qt_toolbar_ext_button {{ padding: 0px; }}
 QDockWidget::title {{ padding: 6px 8px; background: {t.window}; font-weight: 600; }}
 QStatusBar {{ color: {t.muted}; }}
 QLineEdit, QPlainTextEdit, QSpinBox, QDoubleSpinBox, QComboBox {{

@@ -9,13 +9,28 @@ dark theme, those icons in its text colour.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPainterPath, QPen, QPixmap
-from PySide6.QtWidgets import QProxyStyle, QStyle, QStyleFactory, QStyleOption, QWidget
+from PySide6.QtWidgets import (
+    QProxyStyle,
+    QStyle,
+    QStyleFactory,
+    QStyleOption,
+    QToolBar,
+    QToolButton,
+    QWidget,
+)
 
 from desktop.ui.theme import LIGHT, Theme
 
 _PE = QStyle.PrimitiveElement
+_SP = QStyle.StandardPixmap
+_EXTENSION = "qt_toolbar_ext_button"
+"""Qt's name for the » button of a toolbar too narrow for its buttons."""
+_GREY_LINE_ART = frozenset({_SP.SP_ToolBarHorizontalExtensionButton,
+                            _SP.SP_ToolBarVerticalExtensionButton})
+"""Icons Fusion draws in mid grey, too light for the dark-ink test, and as faint on a dark
+window: a toolbar's » button, the one way to the buttons a narrow window hides."""
 _INK_LIGHTNESS = 0.35
 """An icon whose opaque pixels are on average darker than this is line art to recolour;
 a coloured icon (a folder, a floppy) keeps its colours."""
@@ -81,6 +96,18 @@ class ThemedStyle(QProxyStyle):
             painter.drawPath(circle)
         painter.restore()
 
+    def polish(self, target):  # type: ignore[override]  # one name, three C++ overloads
+        result = super().polish(target)
+        if isinstance(target, QToolButton) and target.objectName() == _EXTENSION:
+            # Qt gives the » its icon once, when made: a theme applied later must give it
+            # this style's, or the dark theme's » stays the light one's grey
+            bar = target.parentWidget()
+            vertical = isinstance(bar, QToolBar) and bar.orientation() == Qt.Orientation.Vertical
+            target.setIcon(self.standardIcon(_SP.SP_ToolBarVerticalExtensionButton if vertical
+                                             else _SP.SP_ToolBarHorizontalExtensionButton,
+                                             None, target))
+        return result
+
     def standardIcon(self, icon: QStyle.StandardPixmap, option: QStyleOption | None = None,
                      widget: QWidget | None = None) -> QIcon:
         base = super().standardIcon(icon, option, widget)
@@ -90,7 +117,7 @@ class ThemedStyle(QProxyStyle):
         if key not in self._icons:
             sizes = base.availableSizes() or []
             pixmaps = [base.pixmap(size) for size in sizes]
-            if pixmaps and all(_is_dark_ink(p) for p in pixmaps):
+            if pixmaps and (icon in _GREY_LINE_ART or all(_is_dark_ink(p) for p in pixmaps)):
                 tinted = QIcon()
                 for pixmap in pixmaps:
                     tinted.addPixmap(_tinted(pixmap, QColor(self.theme.text)))
