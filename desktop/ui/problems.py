@@ -11,11 +11,13 @@ from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 from desktop.graph.errors import Problem
 from desktop.graph.validate import validate
 from desktop.ui.document import DocumentModel
+from desktop.ui.empty_state import over_view
 from desktop.ui.theme import Theme
 
 _INDEX = re.compile(r"^(nodes|edges)\[(\d+)\]")
 _CONFIG = re.compile(r"^nodeConfigs\.([^.]+)")
 VALIDATE_DELAY_MS = 250
+NO_PROBLEMS = "No problems. Errors and warnings in the workflow show here as you edit it."
 
 
 def target_of(model: DocumentModel, location: str) -> tuple[list[str], list[str]]:
@@ -52,6 +54,7 @@ class ProblemsPanel(QTreeWidget):
         self.setColumnWidth(0, 28)
         self.setColumnWidth(1, 190)
         self.setAlternatingRowColors(False)
+        self.empty = over_view(self.viewport(), NO_PROBLEMS, "problemsEmpty")
         self._timer = QTimer(self, singleShot=True, interval=VALIDATE_DELAY_MS)
         self._timer.timeout.connect(self.refresh)
         # An edit is validated once typing pauses; a whole new document (opened, reverted,
@@ -91,6 +94,7 @@ class ProblemsPanel(QTreeWidget):
             item.setToolTip(2, f"{p.message}\n{p.hint}" if p.hint else p.message)
             item.setData(0, Qt.ItemDataRole.UserRole, p.location)
             self.addTopLevelItem(item)
+        self.empty.setVisible(not self.problems)
         self.problemsChanged.emit(self.problems)
 
     def describe(self, location: str) -> str:

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.ui.empty_state import empty_label
 from desktop.ui.run.approval_badge import approvals_badge, badge_icon
 from desktop.ui.run.approval_feed import ApprovalFeed
 from desktop.ui.run.approvals import ApprovalDialog, Resolver
@@ -88,11 +89,8 @@ class ApprovalInbox(QWidget):
         for column in range(1, len(COLUMNS)):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.list.itemActivated.connect(lambda item, _c: self.open_request(item.data(0, ID_ROLE)))
-        self.empty = QLabel("Nothing is waiting on you.\n"
-                            "Approvals of every live run show here, whichever tab is open.")
-        self.empty.setObjectName("approvalsEmpty")
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty.setStyleSheet("color: palette(mid); padding: 16px;")
+        self.empty = empty_label("Nothing is waiting on you.\nApprovals of every live run "
+                                 "show here, whichever tab is open.", "approvalsEmpty")
         self.stack = QStackedLayout()
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.list)
