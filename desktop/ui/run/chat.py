@@ -1,7 +1,9 @@
 """Talk to a node (``message.user``) and, in INTERACTIVE mode, review queued handoffs.
 
 The chosen node is remembered by its workflow key, so a new run of the same graph (new
-node ids) keeps it. The typed message stays until the service took it.
+node ids) keeps it. The typed message stays until the service took it. A run that has
+ended takes no message: its message line and Send are disabled, and a note in their
+place says how to go on from it.
 """
 
 from __future__ import annotations
@@ -23,7 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.contract.enums import RUN_ENDED
+
 PLACEHOLDER = "Message to the node (Enter to send)"
+ENDED_PLACEHOLDER = "This run has ended: it takes no more messages"
 
 
 def one_line(text: str) -> str:
@@ -41,6 +46,7 @@ class ChatBox(QWidget):
         super().__init__(parent)
         self.state: dict | None = None
         self.live = False
+        self.ended = False  # the run shown has ended: it can take no message, ever
         self.chosen_key: str | None = None  # the node's workflow key: outlives the run
         self.node = QComboBox()
         self.node.setObjectName("chatNode")
@@ -113,19 +119,32 @@ class ChatBox(QWidget):
             if self.chosen_key is None:
                 self._remember()
         self._fill_queue()
-        interactive = (state or {}).get("mode") == "INTERACTIVE"
-        if self.save.isEnabled() != interactive:
-            self.editor.setReadOnly(not interactive)
-            self.save.setEnabled(interactive)
+        self.ended = str((state or {}).get("status") or "") in RUN_ENDED
+        # a queued handoff may be changed before an INTERACTIVE run's next turn, which an
+        # ended run never takes
+        editable = (state or {}).get("mode") == "INTERACTIVE" and not self.ended
+        if self.save.isEnabled() != editable:
+            self.editor.setReadOnly(not editable)
+            self.save.setEnabled(editable)
+        self._show_sendable()
 
     def set_live(self, live: bool, why: str = "") -> None:
         """Whether a message can be sent now; ``why`` says why not (the text stays)."""
         self.live = live
-        self.send_button.setEnabled(live)
-        self.text.setPlaceholderText(PLACEHOLDER if live else
-                                     "Messages go to a running run (this one is not)")
         self.note.setText(why)
-        self.note.setVisible(bool(why) and not live)
+        self._show_sendable()
+
+    def _show_sendable(self) -> None:
+        live = self.live
+        self.send_button.setEnabled(live)
+        # a run that may still take messages (starting, read-only here, its service away)
+        # keeps the line to type in; an ended one never will, so its line is off too
+        closed = self.ended and not live
+        self.text.setEnabled(not closed)
+        self.text.setPlaceholderText(
+            PLACEHOLDER if live else ENDED_PLACEHOLDER if closed else
+            "Messages go to a running run (this one is not)")
+        self.note.setVisible(bool(self.note.text()) and not live)
 
     def select_node(self, node_id: str) -> None:
         """Address the next message to ``node_id``."""

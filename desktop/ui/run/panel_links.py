@@ -54,7 +54,9 @@ class ModesAndChat:
         if session is None:
             return "No run is open."
         if status in RUN_ENDED:
-            return f"This run has {status}: start a new run to talk to its nodes."
+            # what the app offers to go on: Fork from here… sits on the replay scrubber
+            return (f"This run has {status}: it takes no more messages. To go on from it, "
+                    "replay it from Run history and use Fork from here…")
         if not session.live:
             return "This run is open read-only: no engine of this app runs it."
         if session.lost is not None:
