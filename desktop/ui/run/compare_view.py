@@ -1,5 +1,8 @@
 """Two runs side by side: totals, the graphs, the turns aligned by node and turn, and the
-chosen turn's output and diff in each run."""
+chosen turn's output and diff in each run.
+
+Its colours are the theme's, as the Diffs panel's are: a turn that differs has the
+background of a changed diff line, and a theme switched while it is open re-colours it."""
 
 from __future__ import annotations
 
@@ -17,8 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.ui import theme as themes
 from desktop.ui.run.compare_graph import GraphPicture
-from desktop.ui.theme import LIGHT, Theme
+from desktop.ui.theme import Theme
 from desktop.views.compare import (
     AlignedTurn,
     RunDigest,
@@ -56,6 +60,11 @@ def turn_text(turn: TurnDigest | None) -> str:
     return " · ".join(parts)
 
 
+def verdict_of(row: AlignedTurn) -> str:
+    """The last column of an aligned turn: copied (from the fork's source), same or differs."""
+    return "copied" if row.copied else ("same" if row.same else "differs")
+
+
 def _money(value: float) -> str:
     return f"${value:.4f}"
 
@@ -83,11 +92,12 @@ def summary_values(digest: RunDigest) -> list[str]:
 class CompareView(QWidget):
     """Compare ``left`` and ``right`` (a fork's source on the left, by convention)."""
 
-    def __init__(self, left: RunDigest, right: RunDigest, theme: Theme = LIGHT,
+    def __init__(self, left: RunDigest, right: RunDigest, theme: Theme | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Window)
         self.setObjectName("compareRuns")
         self.setWindowTitle(f"Compare runs — {left.run_id[:8]} and {right.run_id[:8]}")
+        theme = theme or themes.current()
         self.left, self.right, self.theme = left, right, theme
         self.rows: list[AlignedTurn] = align(left, right)
         changed = changed_nodes(left, right)
@@ -171,24 +181,39 @@ class CompareView(QWidget):
         table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         table.verticalHeader().setVisible(False)
-        differs = QBrush(QColor(self.theme.warning).lighter(185)
-                         if self.theme.name == "light" else QColor(self.theme.warning).darker(300))
         for r, row in enumerate(self.rows):
             label = (row.left or row.right).label if (row.left or row.right) else row.key
-            verdict = "copied" if row.copied else ("same" if row.same else "differs")
-            values = (label, str(row.turn), turn_text(row.left), turn_text(row.right), verdict)
+            values = (label, str(row.turn), turn_text(row.left), turn_text(row.right),
+                      verdict_of(row))
             for c, value in enumerate(values):
-                item = QTableWidgetItem(value)
-                if verdict == "differs":
-                    item.setBackground(differs)
-                elif verdict == "copied":
-                    item.setForeground(QBrush(QColor(self.theme.muted)))
-                table.setItem(r, c, item)
+                table.setItem(r, c, QTableWidgetItem(value))
+        self._colour_turns(table)
         header = table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         return table
+
+    def _colour_turns(self, table: QTableWidget) -> None:
+        """A turn that differs on the background of a changed diff line, a copied one in
+        muted text; both in this view's theme."""
+        t = self.theme
+        # None: the view's own colours (the palette's, the theme's too)
+        looks = {"differs": (QBrush(QColor(t.diff_chg)), QBrush(QColor(t.text))),
+                 "copied": (None, QBrush(QColor(t.muted)))}
+        for r, row in enumerate(self.rows):
+            background, foreground = looks.get(verdict_of(row), (None, None))
+            for c in range(table.columnCount()):
+                item = table.item(r, c)
+                item.setData(Qt.ItemDataRole.BackgroundRole, background)
+                item.setData(Qt.ItemDataRole.ForegroundRole, foreground)
+
+    def set_theme(self, theme: Theme) -> None:
+        """Show the comparison in ``theme``'s colours (the app's theme was switched)."""
+        self.theme = theme
+        self._colour_turns(self.turns)
+        for graph in (self.left_graph, self.right_graph):
+            graph.set_theme(theme)
 
     def show_turn(self, row: int) -> None:
         """Show the row's turn of each run: how it went, what the agent said, its diff."""

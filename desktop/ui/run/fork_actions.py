@@ -25,6 +25,7 @@ from desktop.views.replay import HeldEvents
 
 if TYPE_CHECKING:
     from desktop.ui.run.attach import RunPanels
+    from desktop.ui.theme import Theme
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +106,12 @@ class ForkActions(QObject):
         return session
 
     # --- compare ------------------------------------------------------------------------------
+
+    def set_theme(self, theme: Theme) -> None:
+        """Re-colour the open compare windows in ``theme``."""
+        self.compares = [v for v in self.compares if isValid(v)]
+        for view in self.compares:
+            view.set_theme(theme)
 
     def compare(self, left: Path, right: Path) -> asyncio.Task:
         """Open a window comparing the runs in ``left`` and ``right``."""
