@@ -195,7 +195,9 @@ def apply_palette(app: QApplication, theme: Theme) -> None:
         QPalette.ColorRole.Base: theme.base, QPalette.ColorRole.AlternateBase: theme.alt_base,
         QPalette.ColorRole.Text: theme.text, QPalette.ColorRole.Button: theme.base,
         QPalette.ColorRole.ButtonText: theme.text, QPalette.ColorRole.Highlight: theme.accent,
-        QPalette.ColorRole.HighlightedText: "#ffffff", QPalette.ColorRole.ToolTipBase: theme.base,
+        # a selected row's text: white reads on the light accent, not on the dark one's
+        QPalette.ColorRole.HighlightedText: readable_ink(QColor(theme.accent)).name(),
+        QPalette.ColorRole.ToolTipBase: theme.base,
         QPalette.ColorRole.ToolTipText: theme.text, QPalette.ColorRole.PlaceholderText: theme.muted,
         QPalette.ColorRole.Mid: theme.border, QPalette.ColorRole.Midlight: theme.alt_base,
         QPalette.ColorRole.Light: theme.base, QPalette.ColorRole.Dark: theme.border,

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from contrast import contrast
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QIcon
+from PySide6.QtGui import QColor, QIcon, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QLineEdit,
@@ -115,3 +115,12 @@ def test_the_settings_close_icon_follows_a_theme_picked_there(editor_window, qtb
 def test_the_themes_outline_colour_stands_out_from_their_fields(theme):
     assert contrast(QColor(theme.control_border), QColor(theme.base)) >= 3
     assert contrast(QColor(theme.control_border), QColor(theme.window)) >= 3
+
+
+def test_selected_rows_text_reads_on_the_selection(theme: Theme, qapp) -> None:
+    """A selected row (a list's, a table's, a menu's) is the accent with the palette's
+    highlighted text on it: white was 2.9:1 on the dark theme's pale accent."""
+    palette = qapp.palette()
+    ratio = contrast(palette.color(QPalette.ColorRole.HighlightedText),
+                     palette.color(QPalette.ColorRole.Highlight))
+    assert ratio >= 4.5, (theme.name, ratio)
