@@ -182,10 +182,14 @@ def current() -> Theme:
 def apply_palette(app: QApplication, theme: Theme) -> None:
     """Apply the Fusion style with ``theme``'s palette, without the style sheet (whose
     rules are for the editor's parts: start-up's first window has none of them yet)."""
-    from desktop.ui.themed_style import ThemedStyle  # Fusion with outlines, icons themed
+    from desktop.ui.themed_style import (  # Fusion with outlines, icons themed
+        ThemedStyle,
+        refresh_extension_icons,
+    )
 
     style = ThemedStyle(theme)
     app.setStyle(style)
+    refresh_extension_icons(style, app.allWidgets())
     _style[:] = [style]
     _applied[:] = [theme]
     pal = QPalette()

@@ -9,7 +9,7 @@ dark theme, those icons in its text colour.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QIcon, QPainter, QPainterPath, QPen, QPixmap
 from PySide6.QtWidgets import (
     QProxyStyle,
@@ -96,18 +96,6 @@ class ThemedStyle(QProxyStyle):
             painter.drawPath(circle)
         painter.restore()
 
-    def polish(self, target):  # type: ignore[override]  # one name, three C++ overloads
-        result = super().polish(target)
-        if isinstance(target, QToolButton) and target.objectName() == _EXTENSION:
-            # Qt gives the » its icon once, when made: a theme applied later must give it
-            # this style's, or the dark theme's » stays the light one's grey
-            bar = target.parentWidget()
-            vertical = isinstance(bar, QToolBar) and bar.orientation() == Qt.Orientation.Vertical
-            target.setIcon(self.standardIcon(_SP.SP_ToolBarVerticalExtensionButton if vertical
-                                             else _SP.SP_ToolBarHorizontalExtensionButton,
-                                             None, target))
-        return result
-
     def standardIcon(self, icon: QStyle.StandardPixmap, option: QStyleOption | None = None,
                      widget: QWidget | None = None) -> QIcon:
         base = super().standardIcon(icon, option, widget)
@@ -125,3 +113,18 @@ class ThemedStyle(QProxyStyle):
             else:
                 self._icons[key] = base
         return self._icons[key]
+
+
+def refresh_extension_icons(style: QStyle, widgets: list[QWidget]) -> None:
+    """Give every toolbar » among ``widgets`` the icon of ``style``, just applied: Qt sets
+    it once, when the » is made, so the dark theme's » would keep the light one's grey."""
+    for widget in widgets:
+        if widget.objectName() != _EXTENSION or not isinstance(widget, QToolButton):
+            continue
+        from PySide6.QtCore import Qt  # its ~130 enums: not before the first paint
+
+        bar = widget.parentWidget()
+        vertical = isinstance(bar, QToolBar) and bar.orientation() == Qt.Orientation.Vertical
+        widget.setIcon(style.standardIcon(_SP.SP_ToolBarVerticalExtensionButton if vertical
+                                          else _SP.SP_ToolBarHorizontalExtensionButton,
+                                          None, widget))
