@@ -2,6 +2,7 @@
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from wheel import wheel
 
 
 def field(win, *path):
@@ -219,28 +220,16 @@ def test_worktree_setup_fields_create_edit_refuse_and_clear(example_window):
     assert setup is None or (setup.copy_, setup.run) == ([], None)
 
 
-def _wheel(widget, steps: int) -> None:
-    from PySide6.QtCore import QPoint, QPointF
-    from PySide6.QtGui import QWheelEvent
-    from PySide6.QtWidgets import QApplication
-
-    where = QPointF(widget.rect().center())
-    event = QWheelEvent(where, QPointF(widget.mapToGlobal(where.toPoint())), QPoint(),
-                        QPoint(0, -120 * steps), Qt.MouseButton.NoButton,
-                        Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
-    QApplication.sendEvent(widget, event)
-
-
 def test_scrolling_the_form_over_a_combo_box_changes_nothing(example_window):
     win = example_window
     win.scene.select(["implementer"])
     combo = field(win, "node", "capabilities", "edgeManagement")
     before = (win.editor.model.node("implementer"), combo.currentIndex())
     win.setFocus()
-    _wheel(combo, 2)
+    wheel(combo, 2)
     assert (win.editor.model.node("implementer"), combo.currentIndex()) == before
     assert win.editor.undo_stack.count() == 0
     combo.setFocus()  # chosen on purpose (a click or Tab): the wheel picks
-    _wheel(combo, 1)
+    wheel(combo, 1)
     assert combo.currentIndex() != before[1]
     assert win.editor.undo_stack.count() == 1

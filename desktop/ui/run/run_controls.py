@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QComboBox, QLabel, QMenu, QToolBar, QToolButton, QWidget
+from PySide6.QtWidgets import QLabel, QMenu, QToolBar, QToolButton, QWidget
 
 from desktop.contract.enums import RUN_ENDED
+from desktop.ui.scroll_safe import ScrollSafeCombo
 
 
 class RunControls(QToolBar):
@@ -38,12 +39,13 @@ class RunControls(QToolBar):
         self.resume_action = self._action("Resume", "F7", self.resumeRequested.emit)
         self.stop_action = self._action("■ Stop", "Shift+F6", self.stopRequested.emit)
         self.addSeparator()
-        self.mode = QComboBox()
+        # a wheel passing over the toolbar must not switch a live run's mode
+        self.mode = ScrollSafeCombo()
         self.mode.setObjectName("runMode")
         self.mode.addItems(["AUTO", "INTERACTIVE"])
         self.mode.setToolTip("AUTO starts turns on its own; INTERACTIVE waits for Step")
         self.mode.activated.connect(lambda _i: self._mode_picked())
-        self.global_mode = QComboBox()
+        self.global_mode = ScrollSafeCombo()
         self.global_mode.setObjectName("runGlobalMode")
         self.global_mode.addItems(["IMPLEMENTATION", "PLANNING"])
         self.global_mode.activated.connect(lambda _i: self._mode_picked(global_mode=True))
