@@ -31,7 +31,9 @@ _REASONS = {400: "invalid JSON, or a request line or header the HTTP parser refu
             401: "missing or wrong token", 403: "Host, Origin or path not allowed",
             404: "unknown run, node, edge or approval", 409: "conflict with the run's state",
             408: "the body did not arrive in full in time (the connection is closed)",
-            413: "body too large", 422: "invalid field", 500: "service error",
+            413: "body too large",
+            415: "the body is not declared JSON: send Content-Type: application/json",
+            422: "invalid field", 500: "service error",
             503: "the service holds as many connections as it serves at once (sent as the "
                  "connection opens, before the request is read); try again in a moment"}
 
@@ -107,9 +109,10 @@ def _operation(route: Route, refs: dict[type[BaseModel], dict[str, str] | str]) 
                                   "description": "changes whenever the answer does"}}
         responses["304"] = {"description": "not modified: the ETag is one sent in "
                                            "If-None-Match", "headers": ok["headers"]}
-    # 408: a body that does not arrive in time; 503: a connection over the cap
-    slow = (408,) if route.body is not None else ()
-    for status in sorted({400, 401, 403, 500, 503, *slow, *route.errors}):
+    # 408: a body that does not arrive in time; 415: one not sent as JSON; 503: a
+    # connection over the cap
+    bodied = (408, 415) if route.body is not None else ()
+    for status in sorted({400, 401, 403, 500, 503, *bodied, *route.errors}):
         responses[str(status)] = {"description": _REASONS.get(status, "error"), **error}
     op["responses"] = responses
     return op

@@ -17,6 +17,7 @@ from desktop.api import artifacts, forks, results
 from desktop.api.api_error import ApiError
 from desktop.api.engine_loop import Runs
 from desktop.api.errors import from_validation
+from desktop.api.media_type import check_json_body
 from desktop.api.runs import RunService
 from desktop.contract import api as m
 from desktop.contract.state import RunState
@@ -35,8 +36,10 @@ def _json(body: Any, status: int = 200) -> web.Response:
 
 
 async def parse(request: web.Request, model: type[Model]) -> Model:
-    """The request body as ``model``: 400 for bad JSON, 422 naming the first bad field."""
+    """The request body as ``model``: 415 unless it is declared JSON, 400 for bad JSON,
+    422 naming the first bad field."""
     raw = await request.read()
+    check_json_body(request.headers.get("Content-Type"), raw)
     if not raw.strip():
         data: Any = {}
     else:

@@ -10,6 +10,8 @@ from api_helpers import TOKEN, Api, workflow
 
 from desktop.contract.api import MAX_BODY_BYTES
 
+JSON = {"Content-Type": "application/json"}
+
 
 def error_of(body: dict) -> dict:
     assert set(body) == {"error"}
@@ -96,7 +98,7 @@ async def _chunks(data: bytes):
                                  b"[" * 5000 + b"]" * 5000,
                                  b'{"workflow": ' + b"[" * 200 + b"]" * 200 + b"}"])
 async def test_invalid_json_is_400(api: Api, raw: bytes) -> None:
-    response = await api.client.post("/api/runs", data=raw)
+    response = await api.client.post("/api/runs", data=raw, headers=JSON)
     assert response.status == 400, await response.text()
     assert error_of(await response.json())["code"] == "invalid_json"
     await api.healthy()
@@ -104,7 +106,7 @@ async def test_invalid_json_is_400(api: Api, raw: bytes) -> None:
 
 async def test_a_body_that_is_not_an_object_is_422(api: Api) -> None:
     for raw in (b"[]", b"3", b'"text"', b"null"):
-        response = await api.client.post("/api/runs", data=raw)
+        response = await api.client.post("/api/runs", data=raw, headers=JSON)
         assert response.status == 422
         assert error_of(await response.json())["code"] == "invalid_body"
 

@@ -49,7 +49,8 @@ class Served:
     def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(self.url + path, data=data, method=method, headers={
-            "Authorization": f"Bearer {self.info['token']}"})
+            "Authorization": f"Bearer {self.info['token']}",
+            "Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(request, timeout=20) as response:
                 raw = response.read()
@@ -210,7 +211,8 @@ async def main():
     def post():
         req = urllib.request.Request(info["url"] + "/api/runs", method="POST",
             data=json.dumps({{"workflowPath": {example!r}}}).encode(),
-            headers={{"Authorization": "Bearer " + info["token"]}})
+            headers={{"Authorization": "Bearer " + info["token"],
+                      "Content-Type": "application/json"}})
         return json.loads(urllib.request.urlopen(req).read())["id"]
     run_id = await asyncio.to_thread(post)
     log = data / "runs" / run_id / "events.jsonl"
