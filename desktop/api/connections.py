@@ -27,6 +27,12 @@ client frame that is not masked. So, with :class:`GuardedRunner` in place of
   WARNING line a minute at most about refusals, never a traceback. Without this, idle
   kept-alive connections (aiohttp keeps them an hour, and a 401 is enough to get one)
   could hold every place.
+- **Malformed requests.** A request aiohttp's HTTP parser refuses (a header line over
+  8190 bytes, a duplicated Host, a bad Content-Length or chunk size, a Content-Encoding
+  it can not decode, bytes that are not HTTP) never reaches a handler or middleware;
+  :meth:`GuardedHandler.handle_error` answers it with the service's JSON error shape
+  (400 ``bad_request`` quoting the parser's reason, escaped and short) in place of
+  aiohttp's plain text, and the connection is closed.
 - **Masks.** Once a connection is upgraded to a WebSocket, every client frame header is
   checked before aiohttp's reader sees the bytes (:class:`MaskedFramesOnly`); an
   unmasked one gets a close frame with 1002 (protocol error) and the connection closed.
@@ -44,9 +50,12 @@ from typing import Any
 
 import orjson
 from aiohttp import WSCloseCode, web
+from aiohttp.http_exceptions import ContentEncodingError
 from aiohttp.web_protocol import RequestHandler
+from aiohttp.web_request import BaseRequest
 
-from desktop.api.errors import error_response
+from desktop.api.errors import error_response, internal_error
+from desktop.api.log_guard import short_reason
 
 log = logging.getLogger(__name__)
 
@@ -278,6 +287,29 @@ class GuardedHandler(RequestHandler):
             self._disarm_head_timer()
             if self._messages:
                 self._last_body = self._messages[-1][1]
+
+    def handle_error(self, request: BaseRequest, status: int = 500,
+                     exc: BaseException | None = None, message: str | None = None
+                     ) -> web.StreamResponse:
+        # aiohttp's own answer is plain text; it is built only for what the call does
+        # besides (logging the refusal, which log_guard shortens, and raising when an
+        # answer has begun already)
+        super().handle_error(request, status, exc, message)
+        if status >= 500:
+            response = internal_error()
+        elif isinstance(exc, ContentEncodingError):  # its words: "install `Brotli`"
+            response = error_response(status, "unsupported_content_encoding",
+                                      "the body's Content-Encoding is not one the service "
+                                      "decodes; send the body as plain JSON, or encoded "
+                                      "with gzip or deflate",
+                                      "Content-Encoding")
+        else:
+            reason = short_reason(exc) if exc is not None else (message or "malformed")
+            response = error_response(status, "bad_request",
+                                      f"the request is not well-formed HTTP and was not "
+                                      f"read: {reason}")
+        response.force_close()
+        return response
 
     def set_parser(self, parser: Any, data_received_cb: Callable[[], None] | None = None
                    ) -> None:

@@ -30,6 +30,12 @@ def error_response(status: int, code: str, message: str, field: str | None = Non
     return web.json_response(error_body(code, message, field, problems), status=status)
 
 
+def internal_error() -> web.Response:
+    """The 500 answer to a request the service failed on: no traceback, no detail."""
+    return error_response(500, "internal_error",
+                          "the service failed on this request; its log has the details")
+
+
 def from_validation(exc: ValidationError, prefix: str = "") -> ApiError:
     """422 naming the first offending field (dotted, camelCase as sent)."""
     first = exc.errors()[0]

@@ -21,7 +21,9 @@ LOGGER = "aiohttp.server"
 _EXCERPT = 100
 
 
-def _reason(exc: BaseException) -> str:
+def short_reason(exc: BaseException) -> str:
+    """The parser's reason for refusing a request: its first two lines, escaped to
+    printable ASCII, at most about 100 characters."""
     text = getattr(exc, "message", None) or str(exc)
     lines = [line.strip() for line in str(text).splitlines() if line.strip()]
     short = " ".join(lines[:2])
@@ -57,7 +59,7 @@ class MalformedRequests(logging.Filter):
         more = f" ({self.dropped} more not logged)" if self.dropped else ""
         self.dropped = 0
         record.msg = "refused a malformed request: %s%s"
-        record.args = (_reason(exc), more)
+        record.args = (short_reason(exc), more)
         record.exc_info = None
         record.exc_text = None
         record.levelno, record.levelname = logging.WARNING, "WARNING"

@@ -28,7 +28,7 @@ from aiohttp import web
 
 from desktop.api.api_error import ApiError
 from desktop.api.connections import BODY_TIMEOUT, read_body
-from desktop.api.errors import answer, error_response
+from desktop.api.errors import answer, error_response, internal_error
 from desktop.contract.api import MAX_BODY_BYTES
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ async def json_errors(request: web.Request, handler: Handler) -> web.StreamRespo
         if exc.status == 413:
             return error_response(413, "body_too_large", _too_large(None))
         response = error_response(exc.status, _CODES.get(exc.status, "http_error"),
-                                  exc.reason or "request refused")
+                                  _said(exc))
         if "Allow" in exc.headers:  # RFC 9110: a 405 names the methods the resource takes
             response.headers["Allow"] = exc.headers["Allow"]
         return response
@@ -83,8 +83,15 @@ async def json_errors(request: web.Request, handler: Handler) -> web.StreamRespo
         raise
     except Exception:
         log.exception("unexpected error answering %s %s", request.method, request.path)
-        return error_response(500, "internal_error",
-                              "the service failed on this request; its log has the details")
+        return internal_error()
+
+
+def _said(exc: web.HTTPException) -> str:
+    """What aiohttp said about the refusal: its text when it gave one (a WebSocket
+    handshake names what is wrong with it), else the reason phrase."""
+    default = f"{exc.status}: {exc.reason}"
+    text = (exc.text or "").strip()
+    return text if text and text != default else exc.reason or "request refused"
 
 
 def guard(token: str, names: Iterable[str], body_timeout: float = BODY_TIMEOUT

@@ -1,0 +1,94 @@
+"""A request aiohttp's HTTP parser refuses, before any handler runs, is answered in the
+service's JSON error shape like every other 4xx, and its connection is closed
+(GuardedHandler.handle_error in desktop/api/connections.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import orjson
+import pytest
+from api_helpers import TOKEN, Api
+
+BOUND = 10.0
+
+HEAD = "Host: {host}\r\nAuthorization: Bearer " + TOKEN + "\r\n"
+JSON_POST = "POST /api/runs HTTP/1.1\r\n" + HEAD + "Content-Type: application/json\r\n"
+MALFORMED = {
+    "header line too long": "GET /api/health HTTP/1.1\r\n" + HEAD + "X-Long: " + "a" * 9000
+                            + "\r\n\r\n",
+    "request line too long": "GET /api/health?x=" + "a" * 9000 + " HTTP/1.1\r\n" + HEAD
+                             + "\r\n",
+    "duplicated Host": "GET /api/health HTTP/1.1\r\n" + HEAD + "Host: x\r\n\r\n",
+    "not a method": "G(T /api/health HTTP/1.1\r\n" + HEAD + "\r\n",
+    "no such version": "GET /api/health HTTP/9.9\r\n" + HEAD + "\r\n",
+    "a byte not allowed in a path": "GET /api/runs/\xff HTTP/1.1\r\n" + HEAD + "\r\n",
+    "a header without a colon": "GET /api/health HTTP/1.1\r\n" + HEAD + "Broken\r\n\r\n",
+    "a folded header": "GET /api/health HTTP/1.1\r\n" + HEAD + "X-A: a\r\n b\r\n\r\n",
+    "a bad Content-Length": JSON_POST + "Content-Length: -1\r\n\r\n{}",
+    "Content-Length with chunked": JSON_POST + "Content-Length: 2\r\n"
+                                   "Transfer-Encoding: chunked\r\n\r\n{}",
+    "a bad chunk size": JSON_POST + "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+    "not HTTP at all": "\x16\x03\x01 a TLS hello, say\r\n\r\n",
+}
+
+
+async def answer_to(api: Api, request: bytes) -> tuple[bytes, dict]:
+    """The status line and the JSON body the service answers ``request`` with, checking
+    that it closes the connection after it."""
+    reader, writer = await asyncio.open_connection(api.client.host, api.client.port)
+    try:
+        writer.write(request)
+        received = b""
+
+        async def until_closed() -> None:
+            nonlocal received
+            with contextlib.suppress(ConnectionResetError):
+                while chunk := await reader.read(65536):
+                    received += chunk
+
+        await asyncio.wait_for(until_closed(), BOUND)
+    finally:
+        writer.close()
+        with contextlib.suppress(ConnectionError):
+            await writer.wait_closed()
+    head, _, body = received.partition(b"\r\n\r\n")
+    assert b"content-type: application/json" in head.lower(), received[:400]
+    return head.split(b"\r\n")[0], orjson.loads(body)
+
+
+@pytest.mark.parametrize("name", MALFORMED)
+async def test_a_request_the_parser_refuses_gets_the_json_error_shape(
+        api: Api, name: str) -> None:
+    request = MALFORMED[name].replace("{host}", f"{api.client.host}:{api.client.port}")
+    status, body = await answer_to(api, request.encode("latin-1"))
+    assert b" 400 " in status, status
+    assert set(body) == {"error"}
+    error = body["error"]
+    assert error["code"] == "bad_request"
+    assert error["message"].startswith("the request is not well-formed HTTP and was not read: ")
+    assert error["message"].isascii() and len(error["message"]) < 300
+    await api.healthy()
+
+
+@pytest.mark.parametrize("encoding", ["br", "zstd"])
+async def test_a_content_encoding_the_service_can_not_decode_is_named(
+        api: Api, encoding: str) -> None:
+    request = JSON_POST + f"Content-Encoding: {encoding}\r\nContent-Length: 2\r\n\r\n{{}}"
+    status, body = await answer_to(
+        api, request.replace("{host}", f"{api.client.host}:{api.client.port}").encode())
+    assert b" 400 " in status, status
+    error = body["error"]
+    assert (error["code"], error["field"]) == ("unsupported_content_encoding",
+                                               "Content-Encoding")
+    assert "install" not in error["message"]  # not the parser's advice to its own admin
+    assert api.service.hosted == {}
+
+
+async def test_a_refused_websocket_handshake_says_what_is_wrong(api: Api) -> None:
+    response = await api.client.get("/api/runs/x/stream", headers={
+        "Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13"})
+    assert response.status == 400
+    error = (await response.json())["error"]
+    assert error["code"] == "bad_request" and error["message"] != "Bad Request"
