@@ -9,6 +9,7 @@ from aiohttp import WSCloseCode, web
 from desktop.api.api_error import ApiError
 from desktop.api.connections import LIMITS, Limits
 from desktop.api.engine_loop import SAME_LOOP, Runs
+from desktop.api.errors import error_response
 from desktop.api.routes import ENGINES, ROUTES, SERVICE, int_query
 from desktop.api.runs import RunService
 from desktop.api.security import STREAM_ROUTE, guard, host_names, json_errors
@@ -19,6 +20,8 @@ from desktop.views.reader import EventReader
 STREAM_PATH = STREAM_ROUTE
 QUEUE: web.AppKey[int] = web.AppKey("queue_limit", int)
 MAX_CLIENT_FRAME = 64 * 1024
+WEBSOCKET_VERSION = "13"
+"""The one WebSocket version the service speaks (RFC 6455)."""
 
 
 def create_app(service: RunService, token: str, host: str = "127.0.0.1",
@@ -52,8 +55,30 @@ async def _close_streams(app: web.Application) -> None:
     app[SERVICE].feeds.close_all(WSCloseCode.GOING_AWAY, "the service is shutting down")
 
 
+def _other_version(request: web.Request) -> web.Response | None:
+    """426 for a WebSocket upgrade asking for another version than 13, naming the one the
+    service speaks (RFC 6455 4.4); aiohttp would accept 7 and 8, drafts of the protocol."""
+    if "websocket" not in request.headers.get("Upgrade", "").lower():
+        return None  # not an upgrade at all: the handshake's 400 says so
+    asked = request.headers.get("Sec-WebSocket-Version")
+    if asked == WEBSOCKET_VERSION:
+        return None
+    said = f"version {asked[:20]!r}" if asked is not None else "no version"
+    response = error_response(
+        426, "upgrade_required", f"the upgrade asked for {said}; the service speaks WebSocket "
+        f"version {WEBSOCKET_VERSION} (RFC 6455) only: send Sec-WebSocket-Version: "
+        f"{WEBSOCKET_VERSION}", "Sec-WebSocket-Version")
+    # RFC 9110 15.5.22: a 426 names the protocol to upgrade to
+    response.headers.update({"Sec-WebSocket-Version": WEBSOCKET_VERSION,
+                             "Upgrade": "websocket", "Connection": "Upgrade"})
+    return response
+
+
 async def stream(request: web.Request) -> web.WebSocketResponse:
     """``GET /api/runs/{id}/stream?after=SEQ``: see :mod:`desktop.api.stream`."""
+    refused = _other_version(request)
+    if refused is not None:
+        return refused
     service = request.app[SERVICE]
     after = int_query(request, "after", 0, 0) or 0
     # No compression: on loopback it only costs time, and an uncompressed frame is written

@@ -384,6 +384,8 @@ STREAM_DOC: dict[str, Any] = {
                   "401": {"description": "missing or wrong token"},
                   "403": {"description": "Host or Origin not allowed"},
                   "422": {"description": "after is not an integer of at least 0"},
+                  "426": {"description": "a WebSocket version other than 13: the answer's "
+                                         "Sec-WebSocket-Version header names 13"},
                   "503": {"description": "the service holds as many connections as it "
                                          "serves at once; try again in a moment"}},
 }

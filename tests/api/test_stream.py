@@ -315,3 +315,30 @@ async def test_a_client_resuming_at_a_frame_it_was_sent_gets_kept_frames_not_the
             received = await collect(mid)
         assert_exact(received, [e for e in every if e["seq"] > resume + 1])
         assert from_log and max(from_log) <= boundary
+
+
+UPGRADE = {"Upgrade": "websocket", "Connection": "Upgrade",
+           "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+
+
+@pytest.mark.parametrize("version", ["8", "7", "0", "14", "13, 8", "", None])
+async def test_another_websocket_version_is_426_naming_13(api: Api, version: str | None
+                                                          ) -> None:
+    run_id = (await api.start(workflow({"a": {"script": [{"say": "hi"}]}})))["id"]
+    headers = dict(UPGRADE)
+    if version is not None:
+        headers["Sec-WebSocket-Version"] = version
+    response = await api.client.get(f"/api/runs/{run_id}/stream", headers=headers)
+    assert response.status == 426, await response.text()
+    assert response.headers["Sec-WebSocket-Version"] == "13"
+    assert response.headers["Upgrade"].lower() == "websocket"
+    error = (await response.json())["error"]
+    assert (error["code"], error["field"]) == ("upgrade_required", "Sec-WebSocket-Version")
+    assert "Sec-WebSocket-Version: 13" in error["message"]
+    response = await api.client.get(f"/api/runs/{run_id}/stream",
+                                    headers={**UPGRADE, "Sec-WebSocket-Version": "13"})
+    assert response.status == 101  # the same upgrade in version 13 is taken
+    response.close()
+    doc = await api.json("GET", "/api/openapi.json", 200)
+    assert "426" in doc["paths"]["/api/runs/{runId}/stream"]["get"]["responses"]
+    await api.healthy()
