@@ -151,7 +151,7 @@ async def execute(engine: Engine, command: Command) -> Outcome:
                 try:
                     engine.edit_inbox_item(node_id, item_id, text, structured)
                 except KeyError as exc:
-                    raise Conflict(str(exc.args[0]), "itemId") from None
+                    raise _inbox_miss(engine, node_id, item_id, str(exc.args[0])) from None
                 return Outcome(node_id=node_id)
             case AddNode():
                 return _manage(engine, "spawn_node", _spawn_args(engine, command))
@@ -186,6 +186,19 @@ def _node(engine: Engine, ref: str, field_name: str) -> str:
     if ref == "self":  # an agent's word for itself; a person names the node
         raise Invalid("'self' only means something to an agent; name a node", field_name)
     return node_id_of(engine.state, ref, field_name)
+
+
+def _inbox_miss(engine: Engine, node_id: str, item_id: str, taken: str) -> CommandError:
+    """Why ``item_id`` is not in ``node_id``'s inbox: never queued in this run (404), queued
+    for another node (404 on the node named), or taken by a turn already (409, ``taken``
+    says so: the item is answered, an edit would be lost)."""
+    for holder, items in engine.state.inboxes.items():
+        if holder != node_id and any(item.id == item_id for item in items):
+            return NotFound(f"inbox item {item_id!r} waits for node {holder!r}, not "
+                            f"{node_id!r}", "nodeId")
+    if not engine.scheduler.was_queued(item_id):
+        return NotFound(f"the run has no inbox item {item_id!r}", "itemId")
+    return Conflict(taken, "itemId")
 
 
 def _resolve(engine: Engine, command: Resolve) -> Resolution:

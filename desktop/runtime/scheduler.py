@@ -37,6 +37,10 @@ class Scheduler:
             if "id" in item:
                 self._order.setdefault(item["id"], int(event.get("seq") or 0))
 
+    def was_queued(self, item_id: str) -> bool:
+        """Whether an inbox item with ``item_id`` was ever queued in this run."""
+        return item_id in self._order
+
     def ready(self, state: RunState, busy: set[str]) -> list[str]:
         """Nodes that could start a turn now, oldest waiting item first."""
         nodes = []

@@ -139,9 +139,33 @@ async def test_edit_a_queued_inbox_item(api: Api) -> None:
     await api.json("POST", f"/api/runs/{run_id}/inbox/{item}", 200,
                    {"nodeId": "b", "text": "do it differently"})
     assert (await api.run_state(run_id))["inboxes"][b][0]["text"] == "do it differently"
-    await api.json("POST", f"/api/runs/{run_id}/inbox/nope", 409, {"nodeId": "b", "text": "x"})
     await api.json("POST", f"/api/runs/{run_id}/step", 202, {"nodeId": "b"})
     await api.finished(run_id)
+
+
+async def test_editing_an_inbox_item_is_404_unless_it_exists_and_409_once_taken(
+        api: Api) -> None:
+    doc = workflow({"a": {"script": [{"say": "first"}]}, "b": {"script": [{"say": "second"}]}},
+                   edges=[{"from": "a", "to": "b", "type": "handoff"}], mode="INTERACTIVE")
+    run_id = (await api.start(doc))["id"]
+    state = await api.until(run_id, lambda s: s["status"] == "running"
+                            and any(s["inboxes"].values()))
+    a = next(i for i, n in state["nodes"].items() if n["key"] == "a")
+    item = state["inboxes"][a][0]["id"]
+    inbox = f"/api/runs/{run_id}/inbox"
+    for missing in ("nope", "00000000-0000-4000-8000-000000000000"):
+        error = (await api.json("POST", f"{inbox}/{missing}", 404,
+                                {"nodeId": "a", "text": "x"}))["error"]
+        assert (error["code"], error["field"]) == ("not_found", "itemId")
+        assert missing in error["message"]
+    error = (await api.json("POST", f"{inbox}/{item}", 404,
+                            {"nodeId": "b", "text": "x"}))["error"]  # it waits for a
+    assert (error["code"], error["field"]) == ("not_found", "nodeId")
+    await api.json("POST", f"/api/runs/{run_id}/step", 202, {"nodeId": "a"})
+    await api.until(run_id, lambda s: not s["inboxes"].get(a))  # a's turn took it
+    error = (await api.json("POST", f"{inbox}/{item}", 409,
+                            {"nodeId": "a", "text": "too late"}))["error"]
+    assert (error["code"], error["field"]) == ("conflict", "itemId")
 
 
 async def test_deleting_a_node_needs_its_exact_id_or_key(api: Api) -> None:
