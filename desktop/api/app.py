@@ -7,7 +7,7 @@ import asyncio
 from aiohttp import WSCloseCode, web
 
 from desktop.api.api_error import ApiError
-from desktop.api.connections import LIMITS, Limits
+from desktop.api.connections import LIMITS, GuardedHandler, Limits
 from desktop.api.engine_loop import SAME_LOOP, Runs
 from desktop.api.errors import error_response
 from desktop.api.routes import ENGINES, ROUTES, SERVICE, int_query
@@ -79,19 +79,31 @@ async def stream(request: web.Request) -> web.WebSocketResponse:
     refused = _other_version(request)
     if refused is not None:
         return refused
-    service = request.app[SERVICE]
     after = int_query(request, "after", 0, 0) or 0
     # No compression: on loopback it only costs time, and an uncompressed frame is written
     # whole at once, so cancelling a send never leaves half a frame before the close frame.
     ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=MAX_CLIENT_FRAME, timeout=5.0,
                                compress=False)
     await ws.prepare(request)
+    try:
+        await _serve(request, ws, after)
+    finally:
+        # a client that stopped reading may keep what is left (the close frame last)
+        # unwritten, and the connection open, for good: bounded (connections.py)
+        protocol = request.protocol
+        if isinstance(protocol, GuardedHandler):
+            protocol.finish_within(request.app[LIMITS].drain_timeout)
+    return ws
+
+
+async def _serve(request: web.Request, ws: web.WebSocketResponse, after: int) -> None:
+    service = request.app[SERVICE]
     run_id = request.match_info["run_id"]
     try:
         folder = service.run_dir(run_id)
     except ApiError as exc:
         await ws.close(code=CLOSE_UNKNOWN_RUN, message=exc.message.encode()[:120])
-        return ws
+        return
     client = StreamClient(ws, request.app[QUEUE])
     leave = service.feeds.join(run_id, client)  # before the log is read: see stream.py
     pump = client.start(EventReader(folder), after, service.feeds.kept(run_id))
@@ -101,4 +113,3 @@ async def stream(request: web.Request) -> web.WebSocketResponse:
         leave()
         pump.cancel()
         await asyncio.gather(pump, return_exceptions=True)
-    return ws

@@ -27,6 +27,16 @@ client frame that is not masked. So, with :class:`GuardedRunner` in place of
   WARNING line a minute at most about refusals, never a traceback. Without this, idle
   kept-alive connections (aiohttp keeps them an hour, and a 401 is enough to get one)
   could hold every place.
+- **Streams that end on a client that stopped reading.** When a WebSocket stream ends
+  (closed as too slow with 4008, the client gone, the heartbeat unanswered), what the
+  service still holds for the client, the close frame last, may sit in the transport's
+  buffer behind a client that reads nothing; asyncio closes such a transport only once
+  it is written out, so the connection (in CLOSE-WAIT once the client has half-closed)
+  and its place under the cap were held for as long as the client stayed connected.
+  :meth:`GuardedHandler.finish_within` gives it :attr:`Limits.drain_timeout` seconds to
+  be written out, then aborts the transport; a slow client that reads within that time
+  still gets everything, the close frame included. A WebSocket client that half-closes
+  gets the same bound at once (its stream would otherwise go on until the heartbeat).
 - **Malformed requests.** A request aiohttp's HTTP parser refuses (a header line over
   8190 bytes, a duplicated Host, a bad Content-Length or chunk size, a Content-Encoding
   it can not decode, bytes that are not HTTP) never reaches a handler or middleware;
@@ -63,6 +73,10 @@ HEAD_TIMEOUT = 10.0
 """Seconds a connection has to deliver a complete request head."""
 BODY_TIMEOUT = 30.0
 """Seconds a request body has to arrive whole (8 MiB takes milliseconds on loopback)."""
+DRAIN_TIMEOUT = 30.0
+"""Seconds an ended WebSocket stream's connection has to write out what it still holds
+for its client (the close frame last) before it is aborted: a client reading at any
+useful pace takes well under a second for the few MiB that can be buffered."""
 MAX_CONNECTIONS = 256
 """Connections the service holds open at once, WebSocket streams included."""
 WARN_EVERY = 60.0
@@ -76,6 +90,7 @@ class Limits:
     head_timeout: float = HEAD_TIMEOUT
     body_timeout: float = BODY_TIMEOUT
     max_connections: int = MAX_CONNECTIONS
+    drain_timeout: float = DRAIN_TIMEOUT
 
 
 LIMITS: web.AppKey[Limits] = web.AppKey("limits", Limits)
@@ -213,7 +228,7 @@ class GuardedHandler(RequestHandler):
     ``_request_in_progress``, and ``_waiter`` (set while waiting for the next request).
     """
 
-    __slots__ = ("_counted", "_head_timer", "_last_body", "_refused")
+    __slots__ = ("_counted", "_drain_timer", "_head_timer", "_last_body", "_refused")
 
     def __init__(self, manager: GuardedServer, **kwargs: Any) -> None:
         super().__init__(manager, **kwargs)
@@ -221,6 +236,9 @@ class GuardedHandler(RequestHandler):
         """Holding one of the server's places (until lost or evicted)."""
         self._refused = False
         self._head_timer: asyncio.TimerHandle | None = None
+        self._drain_timer: asyncio.TimerHandle | None = None
+        """Set once the connection's last answer is written: it aborts the transport if
+        what that left in the buffer is not written out in time."""
         self._last_body: Any = None
         """The body stream of the newest request head; a byte arriving once it is whole
         starts the next request."""
@@ -270,6 +288,9 @@ class GuardedHandler(RequestHandler):
             self._server.open -= 1
             self._server.handlers.pop(self, None)
         self._disarm_head_timer()
+        if self._drain_timer is not None:  # written out (or lost) in time
+            self._drain_timer.cancel()
+            self._drain_timer = None
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -287,6 +308,32 @@ class GuardedHandler(RequestHandler):
             self._disarm_head_timer()
             if self._messages:
                 self._last_body = self._messages[-1][1]
+
+    def eof_received(self) -> bool | None:
+        # A WebSocket client half-closed: asyncio now closes the transport once its buffer
+        # is written out, which a client that stopped reading never lets happen, and the
+        # stream's own reader does not see this EOF (aiohttp passes it on to no one).
+        if self._upgraded or self._payload_parser is not None:
+            self.finish_within(self._server.limits.drain_timeout)
+        return super().eof_received()
+
+    def finish_within(self, timeout: float) -> None:
+        """Abort the connection unless what its transport buffers is written out (and the
+        connection so closed) within ``timeout`` s; for a connection that is done (its
+        WebSocket stream ended, its client half-closed). Once armed, it stays armed."""
+        transport = self.transport
+        if transport is None or self._drain_timer is not None \
+                or not transport.get_write_buffer_size():
+            return  # nothing waits to be written: closing it is immediate
+        self._drain_timer = self._loop.call_later(timeout, self._drain_too_slow, timeout)
+
+    def _drain_too_slow(self, timeout: float) -> None:
+        self._drain_timer = None
+        transport = self.transport
+        if transport is not None:
+            log.info("a stream client read nothing for %g s after its stream ended; its "
+                     "connection is cut off", timeout)
+            transport.abort()  # connection_lost follows: its place under the cap is free
 
     def handle_error(self, request: BaseRequest, status: int = 500,
                      exc: BaseException | None = None, message: str | None = None

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 from desktop import __version__
 from desktop.api import artifacts, forks, results
 from desktop.api.api_error import ApiError
+from desktop.api.connections import DRAIN_TIMEOUT
 from desktop.api.engine_loop import Runs
 from desktop.api.errors import from_validation
 from desktop.api.media_type import check_json_body
@@ -372,7 +373,9 @@ STREAM_DOC: dict[str, Any] = {
                    "a gap or a duplicate. The token may be passed as ?token=. Close codes: "
                    "4004 unknown run, 4008 client too slow (reconnect with after=<last seq>), "
                    "1001 service shutting down, 1002 a client frame that is not masked "
-                   "(RFC 6455 5.1).",
+                   f"(RFC 6455 5.1). A client that reads nothing for {DRAIN_TIMEOUT:g} s once "
+                   "its stream "
+                   "has ended (or once it half-closed) is cut off, its close frame unsent.",
     "parameters": [
         {"name": "runId", "in": "path", "required": True, "schema": {"type": "string"}},
         {"name": "after", "in": "query", "required": False,

@@ -193,7 +193,8 @@ class StreamClient:
             return
         code, message = self._close_with
         # drain=False: the close frame goes after what is buffered; a client that never
-        # reads gets it when it does, and the transport is closed after CLOSE_TIMEOUT.
+        # reads gets it when it does, and the transport is closed after CLOSE_TIMEOUT
+        # (then aborted if still not written out: Limits.drain_timeout, connections.py).
         with contextlib.suppress(Exception):
             await asyncio.wait_for(
                 self.ws.close(code=code, message=message.encode(), drain=False), CLOSE_TIMEOUT)

@@ -11,6 +11,7 @@ import pytest
 from aiohttp import WSCloseCode, WSMsgType
 from api_helpers import TOKEN, Api, make_api_parts, workflow
 
+from desktop.api.connections import Limits
 from desktop.views.reader import EventReader
 
 END = ("run.completed", "run.failed", "run.stopped")
@@ -122,7 +123,10 @@ async def test_client_frames_are_ignored(api: Api) -> None:
 
 @pytest.fixture
 async def small_queue_api(tmp_path: Path):
-    service, client, data, flows = make_api_parts(tmp_path, queue_limit=5000)
+    # the client dropped as too slow reads its close frame only once the run has ended:
+    # the drain bound (tests/api/test_stream_drain.py) must not run out first
+    service, client, data, flows = make_api_parts(tmp_path, queue_limit=5000,
+                                                  limits=Limits(drain_timeout=300))
     await client.start_server()
     try:
         yield Api(client, service, data, flows)
