@@ -235,6 +235,7 @@ def _tell_result(engine, folder: str | None) -> None:
 
     node = latest_result_node(engine.state, engine.run_dir)
     if node is None or node.git is None:
+        _tell_scratch_result(engine)
         return
     try:
         count = len(changed_files(Path(node.git.repo), node.git.base, node.git.branch))
@@ -244,6 +245,19 @@ def _tell_result(engine, folder: str | None) -> None:
     where = f" --data-dir {shlex.quote(folder)}" if folder else ""
     tell_result(node.git.branch, node.key or node.label, node.git.repo, count,
                 engine.state.id[:8] + where)
+
+
+def _tell_scratch_result(engine) -> None:
+    """A best-of-N run without a git workspace: where its work is (no branch to apply)."""
+    from desktop.views.reader import EventReader
+    from desktop.views.scratch_result import may_have_scratch_attempts, scratch_result
+
+    if not may_have_scratch_attempts(engine.state):
+        return
+    found = scratch_result(engine.state, engine.run_dir,
+                           EventReader(engine.run_dir).iter_events())
+    if found is not None:
+        print(f"result: no result branch to apply; {found.text()}", file=sys.stderr)
 
 
 def tell_result(branch: str, node: str, repo: str, count: int | None, run_ref: str) -> None:

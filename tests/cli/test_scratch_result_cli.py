@@ -88,3 +88,15 @@ def test_a_turn_made_again_lists_each_branch_once_as_it_ended_last(
     assert [(b.branch, b.chosen) for b in found.branches] == [
         ("canvas/r/implementer.t1.a1", False), ("canvas/r/implementer.t1.a2", True)]
     assert scratch_result(state, folder, [events[-1]]) is None  # no attempt has a branch
+
+
+def test_the_run_itself_ends_by_saying_where_its_work_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("choose 2\n"))
+    assert main(["run", str(FLOW), "--data-dir", str(tmp_path)]) == 0
+    [folder] = (tmp_path / "runs").iterdir()
+    said = " ".join(capsys.readouterr().err.split())
+    assert "result: no result branch to apply; its work is in the run's scratch folder " \
+           f"{folder / 'workspace'}" in said
+    assert f"{_branches(folder)[1]} (chosen)" in said
