@@ -22,6 +22,14 @@ HERE = Path(__file__).resolve().parent
 COLUMNS = ("name", "value", "unit", "reference", "ratio", "target", "ok")
 
 
+def plain_cpu(name: str) -> str:
+    """A CPU's name without its marks and brackets (``Intel Xeon Processor``), so that it
+    reads in a stamp whose end is a closing bracket."""
+    for mark in ("(R)", "(TM)", "(tm)", "(r)"):
+        name = name.replace(mark, "")
+    return " ".join(name.replace("(", "").replace(")", "").replace(";", ",").split())
+
+
 def cpu_model() -> str:
     """The CPU's marketing name, as far as the platform tells."""
     try:
@@ -101,13 +109,16 @@ def report(results: dict[str, tuple[list[dict], float]], quick: bool,
     """The whole RESULTS.md text; ``kept`` sections (from an earlier run) stay as they were,
     and the benches just run keep their ``notes`` below their new tables."""
     info = info or machine()
-    stamp = f"{info['date']}, load average at start {info['load average at start']}"
+    where = f" on {plain_cpu(info['cpu'])}" if info.get("cpu") else ""
+    stamp = f"{info['date']}{where}, load average at start {info['load average at start']}"
     out = ["# Benchmark results", "",
            "Written by `make bench` (`python -m bench`); see bench/README.md.", "",
            *[f"- {k}: {v}" for k, v in info.items()],
            f"- mode: {'quick' if quick else 'full'}", ""]
     if kept:
-        out += ["Sections measured at another time say when (`--only ... --update`).", ""]
+        out += ["Sections measured at another time say when, and since 2026-11-28 on which "
+                "CPU (`--only ... --update`): the machine above is the last run's, and the "
+                "machine changes between sessions.", ""]
     targets = summary.fresh(results, stamp, fmt) + summary.kept(
         {k: v for k, v in (kept or {}).items() if k not in results})
     out += ["## Targets", "", summary.counts(targets) + ", missed first.", "",

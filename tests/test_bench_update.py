@@ -80,3 +80,17 @@ def test_the_command_keeps_the_note_in_the_file(tmp_path: Path,
     section = sections(results.read_text())["bench_a"]
     assert "| a | 0.3 | s |" in section
     assert note(section) == "Why: disk."
+
+
+@given(cpu=st.text(st.characters(blacklist_categories=["Cs", "Cc"]), max_size=40))
+def test_an_updated_section_says_on_which_cpu_it_was_measured(cpu: str) -> None:
+    runs = {"bench_a": ([row("a", 2.0, False)], 1.0), "bench_b": ([row("b", 0.5, True)], 1.0)}
+    text = report(runs, False, None, INFO)
+    again = update(text, {"bench_a": ([row("a", 0.4, True)], 2.0)}, False,
+                   {**LATER, "cpu": f"Intel(R) Xeon(R) {cpu}"})
+    found = sections(again)
+    stamp = TIMING.search(found["bench_a"])[0]
+    assert stamp.startswith("(2.0 s; measured 2026-11-28 10:00 UTC on Intel Xeon")
+    assert stamp.endswith(", load average at start 1.5 1.4 1.3)")
+    [kept] = [t for t in summary.kept(found) if t.name == "a"]
+    assert kept.met and "Intel Xeon" in kept.when
