@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.contract.enums import TURN_ENDED
+from desktop.views.activity import node_activity
 from desktop.views.reader import EventReader
 from desktop.views.runs import open_run
 
@@ -77,6 +78,7 @@ class NodeInfo:
     model: str | None
     instructions: str
     status: str
+    """What its card shows at the end (done, failed, not run, ...: activity.shown_status)."""
     position: tuple[float, float] | None = None
 
 
@@ -128,11 +130,15 @@ def digest_run(run_dir: Path) -> RunDigest:
         run_id=state.id, workflow=state.workflow_name, status=str(state.status),
         created_at=state.created_at, updated_at=state.updated_at, events=state.last_seq,
         forked_from=(lineage.run_id, lineage.seq) if lineage is not None else None)
+    # the words the node cards show (done, failed, not run, ...): a node's own status
+    # is back to idle after each turn, so a finished run's would all read idle
+    shown = node_activity(state.to_json_dict())
     for nid, node in state.nodes.items():
         config = state.node_configs.get(nid)
         digest.nodes[keys[nid]] = NodeInfo(
             keys[nid], labels[nid], str(node.provider), config.model if config else None,
-            config.instructions if config else "", str(node.status), node.position)
+            config.instructions if config else "",
+            shown[nid].shown_status if nid in shown else str(node.status), node.position)
     digest.edges = [(keys.get(e.from_, e.from_), keys.get(e.to, e.to), str(e.type))
                     for e in state.edges.values()]
     by_turn: dict[str, TurnDigest] = {}

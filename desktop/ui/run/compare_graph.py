@@ -17,7 +17,7 @@ from desktop.views.compare import RunDigest
 CARD_W, CARD_H = 180.0, 58.0
 GAP_X, GAP_Y = 80.0, 30.0
 STATUS_COLOURS = {"failed": "error", "blocked": "warning", "running": "accent",
-                  "waiting": "warning"}
+                  "waiting": "warning", "done": "ok"}
 
 
 class GraphPicture(QWidget):
