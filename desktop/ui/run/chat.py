@@ -3,7 +3,9 @@
 The chosen node is remembered by its workflow key, so a new run of the same graph (new
 node ids) keeps it. The typed message stays until the service took it. A run that has
 ended takes no message: its message line and Send are disabled, and a note in their
-place says how to go on from it.
+place says how to go on from it. Nothing waits for an ended run's next turn: its queue
+is shown only when the chosen node was left messages it never took (a run stopped or
+failed with handoffs still queued), under "Left unsent when the run ended".
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from desktop.contract.enums import RUN_ENDED
 
 PLACEHOLDER = "Message to the node (Enter to send)"
 ENDED_PLACEHOLDER = "This run has ended: it takes no more messages"
+WAITING = "Waiting for the next turn:"
+LEFT_UNSENT = "Left unsent when the run ended:"
 
 
 def one_line(text: str) -> str:
@@ -66,7 +70,7 @@ class ChatBox(QWidget):
         self.note.setProperty("role", "muted")
         self.note.setWordWrap(True)
         self.note.hide()
-        self.queue_label = QLabel("Waiting for the next turn:")
+        self.queue_label = QLabel(WAITING)
         self.queue = QListWidget()
         self.queue.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.queue.setWordWrap(False)
@@ -83,7 +87,7 @@ class ChatBox(QWidget):
         edit_box.addWidget(self.save)
         for widget in (self.queue, self.editor):
             widget.setMinimumHeight(40)
-        split = QSplitter(Qt.Orientation.Horizontal)
+        self.queue_box = split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.queue)
         split.addWidget(edit)
         split.setStretchFactor(1, 2)
@@ -93,6 +97,7 @@ class ChatBox(QWidget):
         layout.addWidget(self.note)
         layout.addWidget(self.queue_label)
         layout.addWidget(split, 1)
+        layout.addStretch()  # holds the rest when an ended run's queue is hidden
         self.node.currentIndexChanged.connect(lambda _i: self._fill_queue())
         self.set_live(False)
 
@@ -118,8 +123,8 @@ class ChatBox(QWidget):
             self.node.blockSignals(False)
             if self.chosen_key is None:
                 self._remember()
-        self._fill_queue()
         self.ended = str((state or {}).get("status") or "") in RUN_ENDED
+        self._fill_queue()
         # a queued handoff may be changed before an INTERACTIVE run's next turn, which an
         # ended run never takes
         editable = (state or {}).get("mode") == "INTERACTIVE" and not self.ended
@@ -190,6 +195,7 @@ class ChatBox(QWidget):
         items = ((self.state or {}).get("inboxes") or {}).get(node_id) or []
         key = (node_id, tuple((i.get("id"), i.get("text")) for i in items))
         if key == getattr(self, "_queue_key", None):  # unchanged: keep the widget as is
+            self._show_queue()  # (the run may have ended meanwhile)
             return
         self._queue_key = key
         selected = self.queue.currentItem().data(256) if self.queue.currentItem() else None
@@ -207,6 +213,15 @@ class ChatBox(QWidget):
             if item.get("id") == selected:
                 self.queue.setCurrentItem(entry)
         self.queue.blockSignals(False)
+        self._show_queue()
+
+    def _show_queue(self) -> None:
+        """A live run's queue waits for the next turn; an ended run has none, and shows
+        only what it was left that it never took."""
+        shown = not self.ended or self.queue.count() > 0
+        self.queue_label.setText(LEFT_UNSENT if self.ended else WAITING)
+        self.queue_label.setVisible(shown)
+        self.queue_box.setVisible(shown)
 
     def _show_item(self, current: QListWidgetItem | None, _prev: object = None) -> None:
         if current is None:

@@ -31,9 +31,45 @@ def chat_box(qapp):
     box.deleteLater()
 
 
-def _show(chat: ChatBox, status: str, live: bool, why: str = "") -> None:
-    chat.set_state({"status": status, "mode": "INTERACTIVE", "nodes": NODES})
+def _show(chat: ChatBox, status: str, live: bool, why: str = "",
+          inbox: list[dict] | None = None) -> None:
+    chat.set_state({"status": status, "mode": "INTERACTIVE", "nodes": NODES,
+                    "inboxes": {"n1": inbox} if inbox else {}})
     chat.set_live(live, why)
+
+
+QUEUED = [{"id": "i1", "kind": "handoff", "text": "build it"}]
+WAITING = "Waiting for the next turn:"
+LEFT_UNSENT = "Left unsent when the run ended:"
+
+
+def _queue_shown(chat: ChatBox) -> str | None:
+    """The queue's heading while the queue is shown, else None."""
+    shown = chat.queue_label.isVisibleTo(chat)
+    assert shown == chat.queue.isVisibleTo(chat)
+    return chat.queue_label.text() if shown else None
+
+
+@given(st.sampled_from(sorted(RUN_ENDED)), st.booleans())
+def test_nothing_waits_for_an_ended_runs_next_turn(chat_box, status, queued_before) -> None:
+    _show(chat_box, "running", True, inbox=QUEUED if queued_before else None)
+    _show(chat_box, status, False, "ended")
+    assert _queue_shown(chat_box) is None
+    assert chat_box.queue.count() == 0
+
+
+@given(st.sampled_from(sorted(RUN_ENDED)))
+def test_an_ended_run_shows_what_it_left_unsent(chat_box, status) -> None:
+    _show(chat_box, status, False, "ended", inbox=QUEUED)
+    assert _queue_shown(chat_box) == LEFT_UNSENT
+    assert chat_box.queue.item(0).text() == "handoff: build it"
+
+
+@given(st.sampled_from(sorted(RUN_LIVE)), st.booleans())
+def test_a_live_runs_queue_waits_for_the_next_turn(chat_box, status, queued) -> None:
+    _show(chat_box, "completed", False, "ended")  # the panel showed an ended run before
+    _show(chat_box, status, True, inbox=QUEUED if queued else None)
+    assert _queue_shown(chat_box) == WAITING
 
 
 @given(st.sampled_from(sorted(RUN_ENDED)), st.booleans())
@@ -70,6 +106,7 @@ def test_a_finished_run_in_the_window_says_to_fork_it(qloop, window_for, past_ru
     assert not chat.text.isEnabled() and not chat.send_button.isEnabled()
     assert "Fork from here" in chat.note.text() and "Run history" in chat.note.text()
     assert chat.note.isVisibleTo(chat)
+    assert not chat.queue_label.isVisibleTo(chat)  # nothing waits for a turn
 
 
 def test_a_paused_run_in_the_window_takes_messages(qloop, window_for, until) -> None:
