@@ -53,6 +53,11 @@ class Theme:
     code_keyword: str
     code_string: str
     code_comment: str
+    runtime: str
+    """What a run added to its graph (a node, an edge): dashed outlines and the card's
+    "added at run time" line, which reads on ``runtime_fill`` (4.5:1)."""
+    runtime_fill: str
+    """The card of a node added at run time."""
     roles: dict[str, str] = field(default_factory=dict)
     providers: dict[str, str] = field(default_factory=dict)
 
@@ -89,7 +94,8 @@ LIGHT = Theme(
     node_header="#f1f3f6", handoff="#5b6577", report="#8a6fd1", error="#d93f3f",
     warning="#d18b0f", ok="#1f9d6b", diff_add="#e6ffec", diff_del="#ffebe9",
     diff_chg="#fff8c5", diff_hunk="#ddf4ff", code_keyword="#6f42c1", code_string="#0a3069",
-    code_comment="#57606a", roles=_ROLES, providers=_PROVIDERS,
+    code_comment="#57606a", runtime="#8250df", runtime_fill="#f6f0ff", roles=_ROLES,
+    providers=_PROVIDERS,
 )
 DARK = Theme(
     name="dark", window="#1e2127", base="#23272e", alt_base="#282c34", text="#e3e6ec",
@@ -99,7 +105,7 @@ DARK = Theme(
     node_header="#323843", handoff="#a3acbb", report="#a992ea", error="#f06565",
     warning="#e8a93a", ok="#3fcf8e", diff_add="#1e3a2c", diff_del="#442628",
     diff_chg="#3d3620", diff_hunk="#1c3250", code_keyword="#d2a8ff", code_string="#a5d6ff",
-    code_comment="#9ea7b3", roles=_ROLES,
+    code_comment="#9ea7b3", runtime="#b392f0", runtime_fill="#2a2438", roles=_ROLES,
     providers={**_PROVIDERS, "xai": "#d0d0d0", "command": "#8a94a6", "custom": "#8a94a6"},
 )
 

@@ -17,8 +17,10 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 from shiboken6 import isValid
 
+from desktop.ui import theme as themes
 from desktop.ui.canvas import status_badge
 from desktop.ui.canvas.status_badge import STATUS_COLORS, StatusBadge
+from desktop.ui.theme import Theme
 from desktop.views.activity import StepOrder, node_activity
 from desktop.views.branches import branch_note
 from desktop.views.canvas_meters import CanvasMeters
@@ -40,6 +42,13 @@ def _card_of(item: QGraphicsItem) -> QRectF:
     return body() if callable(body) else item.boundingRect()
 
 
+def _theme_of(item: QGraphicsItem) -> Theme:
+    """The theme of the canvas ``item`` is on (the editor's scene keeps its own), read at
+    each paint so a change of theme reaches the run's additions too."""
+    found = getattr(item.scene(), "theme", None)
+    return found if isinstance(found, Theme) else themes.current()
+
+
 class RuntimeNodeItem(QGraphicsItem):
     """A node the run added (spawn_node): dashed, labelled "run-time"."""
 
@@ -55,14 +64,15 @@ class RuntimeNodeItem(QGraphicsItem):
 
     def paint(self, painter: QPainter, _option: Any, _widget: Any = None) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        pen = QPen(QColor("#8250df"), 2, Qt.PenStyle.DashLine)
+        theme = _theme_of(self)
+        pen = QPen(QColor(theme.runtime), 2, Qt.PenStyle.DashLine)
         painter.setPen(pen)
-        painter.setBrush(QBrush(QColor("#f6f0ff")))
+        painter.setBrush(QBrush(QColor(theme.runtime_fill)))
         painter.drawRoundedRect(self.boundingRect(), 8, 8)
-        painter.setPen(QColor("#24292f"))
+        painter.setPen(QColor(theme.text))
         painter.drawText(QRectF(10, 8, RUNTIME_W - 20, 22), Qt.AlignmentFlag.AlignLeft,
                          self.label)
-        painter.setPen(QColor("#8250df"))
+        painter.setPen(QColor(theme.runtime))
         painter.drawText(QRectF(10, 32, RUNTIME_W - 20, 18), Qt.AlignmentFlag.AlignLeft,
                          "added at run time")
 
@@ -81,13 +91,14 @@ class LineItem(QGraphicsItem):
 
     def paint(self, painter: QPainter, _option: Any, _widget: Any = None) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        theme = _theme_of(self)
         if self.dashed:
-            painter.setPen(QPen(QColor("#8250df"), 2, Qt.PenStyle.DashLine))
+            painter.setPen(QPen(QColor(theme.runtime), 2, Qt.PenStyle.DashLine))
             painter.drawLine(self.a, self.b)
         if self.progress is not None:
             p = self.a + (self.b - self.a) * self.progress
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QColor("#27ae60"))
+            painter.setBrush(QColor(theme.ok))
             painter.drawEllipse(p, 7, 7)
 
 
