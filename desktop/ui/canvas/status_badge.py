@@ -5,8 +5,11 @@ run's base (``canvas/1a2b3c4d/impl  +3``), and, once the node spends or has a bu
 budget meter (desktop/ui/canvas/usage_meter.py).
 
 The statuses are those of :func:`desktop.views.activity.shown_status`. Icons are drawn as
-paths (no font has to carry them); the pill's text is white on the status colour, so it
-reads on the light and the dark canvas alike.
+paths (no font has to carry them). The ring is in the status colour; the pill is a
+deeper shade of it with white text and icon, deep enough for the 11 px text to reach
+WCAG's 4.5:1 (white on the ring colours themselves was 2.7:1 to 4.4:1), so it reads on
+the light and the dark canvas alike. A quiet pill (idle, not run) is the theme's neutral
+with the theme's text: nothing to look at, but still readable.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
+from desktop.ui import theme as themes
 from desktop.ui.canvas.usage_meter import METER_H, paint_meter
+from desktop.ui.theme import Theme
 from desktop.views.activity import DONE, NEXT, NOT_RUN, STOPPED, WAITING
 from desktop.views.branches import BranchNote
 from desktop.views.budget_meter import Meter
@@ -30,6 +35,20 @@ STATUS_COLORS = {"running": "#2f80ed", AWAITING: "#c2185b", DONE: "#27ae60",
                  WAITING: "#a86b00", NEXT: "#00897b", "idle": "#9e9e9e",
                  NOT_RUN: "#9e9e9e"}
 QUIET = ("idle", NOT_RUN)  # no ring: nothing to look at
+PILL_FILLS = {"running": "#1a6fe0", AWAITING: "#c2185b", DONE: "#1e7e45",
+              "failed": "#c62828", "blocked": "#b35400", STOPPED: "#6d6d6d",
+              WAITING: "#8a5800", NEXT: "#00796b"}
+"""The pill under a ringed card: its status colour, deepened until white text on it
+reads (4.5:1 or more)."""
+PILL_INK = "#ffffff"
+
+
+def pill_colours(status: str, theme: Theme) -> tuple[QColor, QColor]:
+    """The fill and the ink (text and icon) of ``status``'s pill in ``theme``."""
+    fill = PILL_FILLS.get(status)
+    if fill is None:  # quiet (or unknown): the theme's neutral, not a status colour
+        return QColor(theme.border), QColor(theme.text)
+    return QColor(fill), QColor(PILL_INK)
 PILL_H = 18.0
 PILL_GAP = 5.0
 SUMMARY_H = 14.0
@@ -92,11 +111,13 @@ def draw_branch_icon(painter: QPainter, box: QRectF, color: QColor) -> None:
         painter.drawEllipse(QPointF(x, y), r, r)
 
 
-def draw_icon(painter: QPainter, status: str, box: QRectF, phase: int = 0) -> None:
-    """The status's icon in white inside ``box`` (a square)."""
+def draw_icon(painter: QPainter, status: str, box: QRectF, phase: int = 0,
+              ink: QColor | None = None) -> None:
+    """The status's icon in ``ink`` (white) inside ``box`` (a square)."""
     c = box.center()
     r = box.width() / 2
-    pen = QPen(QColor("white"), max(1.6, r / 3.2))
+    ink = ink if ink is not None else QColor("white")
+    pen = QPen(ink, max(1.6, r / 3.2))
     pen.setCapStyle(Qt.PenCapStyle.RoundCap)
     pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
     painter.setPen(pen)
@@ -114,12 +135,12 @@ def draw_icon(painter: QPainter, status: str, box: QRectF, phase: int = 0) -> No
         painter.drawLine(QPointF(c.x() - d, c.y() + d), QPointF(c.x() + d, c.y() - d))
     elif status == STOPPED:
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor("white"))
+        painter.setBrush(ink)
         d = r * 0.6
         painter.drawRect(QRectF(c.x() - d, c.y() - d, 2 * d, 2 * d))
     elif status == NEXT:  # play: Step runs this one
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor("white"))
+        painter.setBrush(ink)
         path = QPainterPath(QPointF(c.x() - r * 0.45, c.y() - r * 0.7))
         path.lineTo(c.x() + r * 0.75, c.y())
         path.lineTo(c.x() - r * 0.45, c.y() + r * 0.7)
@@ -131,12 +152,12 @@ def draw_icon(painter: QPainter, status: str, box: QRectF, phase: int = 0) -> No
         painter.drawLine(c, QPointF(c.x() + r * 0.4, c.y()))
     elif status in (AWAITING, "blocked"):  # a question for a person; a problem
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor("white"))
+        painter.setBrush(ink)
         font = QFont()
         font.setPixelSize(int(box.height()) + 1)
         font.setWeight(QFont.Weight.Black)
         painter.setFont(font)
-        painter.setPen(QColor("white"))
+        painter.setPen(ink)
         painter.drawText(box, Qt.AlignmentFlag.AlignCenter, "?" if status == AWAITING else "!")
     else:  # idle, not run: an empty ring
         painter.drawEllipse(box.adjusted(2, 2, -2, -2))
@@ -208,6 +229,14 @@ class StatusBadge(QGraphicsItem):
         when = ago(self.activity, self.clock)
         return self.status + (f" · {when}" if when else "")
 
+    def theme(self) -> Theme:
+        """The theme of the card it is on (the canvas's for a node added at run time)."""
+        look = getattr(self.parentItem(), "look", None)
+        if look is not None:
+            return look.theme
+        found = getattr(self.scene(), "theme", None)
+        return found if isinstance(found, Theme) else themes.current()
+
     def _muted(self) -> QColor:
         look = getattr(self.parentItem(), "look", None)
         return QColor(look.muted) if look is not None else QColor("#666666")
@@ -250,13 +279,14 @@ class StatusBadge(QGraphicsItem):
                                   body.width() - PILL_H - 10)
         pill = QRectF(body.left(), body.bottom() + PILL_GAP,
                       PILL_H + metrics.horizontalAdvance(text) + 10, PILL_H)
+        fill, ink = pill_colours(self.status, self.theme())
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(color if self.status not in QUIET else QColor(120, 120, 120, 150))
+        painter.setBrush(fill)
         painter.drawRoundedRect(pill, PILL_H / 2, PILL_H / 2)
         icon = QRectF(pill.left() + 4, pill.top() + 3, PILL_H - 6, PILL_H - 6)
-        draw_icon(painter, self.status, icon, self.phase)
+        draw_icon(painter, self.status, icon, self.phase, ink)
         painter.setFont(font)
-        painter.setPen(QColor("white"))
+        painter.setPen(ink)
         painter.drawText(QRectF(icon.right() + 4, pill.top(), pill.width(), PILL_H),
                          Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
         top = pill.bottom() + 2
