@@ -59,6 +59,15 @@ class PauseDetail:
     reason: str
     withdrawn: tuple[Withdrawn, ...] = ()
 
+    def text(self) -> str:
+        """One paragraph for a banner: ``Waiting for input ... . It waits for Builder's
+        approval 982ae9df (...), asked again when it resumes.``"""
+        why = self.reason[:1].upper() + self.reason[1:] if self.reason else "Paused"
+        waits = "; ".join(w.line() for w in self.withdrawn)
+        asked = (f" It waits for {waits}, asked again when it resumes."
+                 if waits else "")
+        return f"{why}.{asked}"
+
     def to_json(self, run_id: str) -> dict[str, Any]:
         """The wire form, with the command that continues the run."""
         return {"reason": self.reason, "resume": f"agent-canvas resume {run_id[:8]}",

@@ -249,7 +249,9 @@ class RunPanels(ModesAndChat, QObject):
         session.failed.connect(self._on_failed)
         session.serviceLost.connect(self.service.show_lost)
         session.serviceBack.connect(self.service.hide)
-        if session.lost is not None:  # an interrupted run, opened from its folder
+        if session.left_paused:  # left paused by the terminal: it simply goes on
+            self.service.show_paused(session.lost_message)
+        elif session.lost is not None:  # an interrupted run, opened from its folder
             self.service.show_lost(session.lost_message)
         self.when_loaded(lambda: self._replay_history(session))
         self.sessionChanged.emit(session)
@@ -308,7 +310,8 @@ class RunPanels(ModesAndChat, QObject):
         if self.replaying or self.session is None:
             return
         self.controls.set_state(state, live=self.session.live, running=self.session.running,
-                                next_node=self.order.next_node(state))
+                                next_node=self.order.next_node(state),
+                                resumable=self.session.left_paused)
         self._show_run_modes(state)
         self.chat.set_state(state)
         self.chat.set_live(self.session.running, self._why_no_chat(state))
@@ -386,7 +389,10 @@ class RunPanels(ModesAndChat, QObject):
         return self._each("step", node)
 
     def resume(self) -> Any:
-        """Resume a paused or stalled run."""
+        """Resume a paused or stalled run (one that no engine holds in the service,
+        started first, as the banner's button does)."""
+        if self.session is not None and self.session.lost is not None:
+            return self.restart_service()
         return self._each("resume")
 
     def stop(self) -> Any:

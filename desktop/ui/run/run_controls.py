@@ -95,9 +95,10 @@ class RunControls(QToolBar):
         return action
 
     def set_state(self, state: dict | None, *, live: bool, running: bool = False,
-                  next_node: str | None = None) -> None:
+                  next_node: str | None = None, resumable: bool = False) -> None:
         """Enable what makes sense for the run's status (None: no run open); ``next_node``
-        is the node Step runs next (INTERACTIVE)."""
+        is the node Step runs next (INTERACTIVE); ``resumable``: a run no engine holds
+        that Resume continues (left paused), read-only until then."""
         status = (state or {}).get("status")
         active = live and status not in RUN_ENDED and state is not None
         self.run_action.setEnabled(not active)
@@ -106,7 +107,8 @@ class RunControls(QToolBar):
         self.step_action.setEnabled(active and interactive)
         self.step_button.setEnabled(active and interactive)
         self.pause_action.setEnabled(active and status == "running")
-        self.resume_action.setEnabled(active and (status == "paused" or not running))
+        self.resume_action.setEnabled(resumable or (
+            active and (status == "paused" or not running)))
         self.stop_action.setEnabled(active)
         self.active = active
         if active:  # one source of truth: the run's modes while it runs...

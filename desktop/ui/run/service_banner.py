@@ -1,7 +1,10 @@
-"""The banner shown when nothing runs the open run: its service went away, or the run was
-interrupted before the window opened it. Its button starts the service and resumes the run."""
+"""The banner shown when nothing runs the open run: its service went away, the run was
+interrupted before the window opened it, or it was left paused (the terminal's input ran
+out while it waited). Its button starts the service and resumes the run."""
 
 from __future__ import annotations
+
+from html import escape
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
@@ -18,7 +21,9 @@ class ServiceBanner(QFrame):
         self.setStyleSheet("#serviceBanner { background: #fdecea; border: 1px solid #eb5757; }")
         self.title = QLabel()
         self.title.setWordWrap(True)
-        self.restart = QPushButton("&Restart service and resume")
+        self.heading = "Not running."
+        self.action = "&Restart service and resume"
+        self.restart = QPushButton(self.action)
         self.restart.clicked.connect(self._restart)
         row = QHBoxLayout(self)
         row.addWidget(self.title, 1)
@@ -27,18 +32,26 @@ class ServiceBanner(QFrame):
 
     def show_lost(self, message: str) -> None:
         """Say that the service is gone and why."""
-        self.title.setText(f"<b>Not running.</b> {message}")
+        self._show("Not running.", message, "&Restart service and resume")
+
+    def show_paused(self, message: str) -> None:
+        """Say that the run is paused, what it waits for, and offer to resume it."""
+        self._show("Paused.", message, "&Resume")
+
+    def _show(self, heading: str, message: str, action: str) -> None:
+        self.heading, self.action = heading, action
+        self.title.setText(f"<b>{heading}</b> {escape(message, quote=False)}")
         self.restart.setEnabled(True)
-        self.restart.setText("&Restart service and resume")
+        self.restart.setText(action)
         self.show()
 
     def _restart(self) -> None:
         self.restart.setEnabled(False)
-        self.restart.setText("Restarting…")
+        self.restart.setText("Resuming…" if self.heading == "Paused." else "Restarting…")
         self.restartRequested.emit()
 
     def restart_failed(self, message: str) -> None:
         """The restart did not work: say why and offer it again."""
-        self.title.setText(f"<b>Not running.</b> {message}")
+        self.title.setText(f"<b>{self.heading}</b> {escape(message, quote=False)}")
         self.restart.setEnabled(True)
-        self.restart.setText("&Restart service and resume")
+        self.restart.setText(self.action)

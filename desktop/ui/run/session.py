@@ -50,6 +50,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+INTERRUPTED = "interrupted"
+"""``lost`` of a run that looks live but no engine holds, cut short in a turn."""
+LEFT_PAUSED = "paused"
+"""``lost`` of a run left paused that no engine holds (desktop/views/paused.py): nothing
+was cut short, and resuming it simply goes on, as ``agent-canvas resume`` does."""
+
 
 def _whole(value: float | None) -> int | None:
     return None if value is None else round(value)
@@ -107,9 +113,22 @@ class RunSession(QObject):
         elif follow:
             self.bridge.follow_file(self.run_dir, after=after, offset=offset)
         elif self._status() in RUN_LIVE:  # no engine holds a run that looks live
-            self.lost = "interrupted"
-            self.lost_message = ("This run was interrupted: no engine runs it any more. It is "
-                                 "saved in its log; the service can resume it.")
+            self._not_held()
+
+    def _not_held(self) -> None:
+        """Say why no engine runs this run that looks live: left paused (the terminal's
+        input ran out while it waited), as the CLI says, else interrupted."""
+        from desktop.views.paused import left_paused, pause_detail
+
+        state = self.bridge.projection.model()
+        if left_paused(state):
+            self.lost = LEFT_PAUSED
+            self.lost_message = (f"No engine holds it. {pause_detail(state, self.run_dir).text()}"
+                                 " Resume starts the service and goes on from here.")
+            return
+        self.lost = INTERRUPTED
+        self.lost_message = ("This run was interrupted: no engine runs it any more. It is "
+                             "saved in its log; the service can resume it.")
 
     async def loaded(self) -> None:
         """Wait until the past is in (at once for a folder), or the stream has ended."""
@@ -210,6 +229,12 @@ class RunSession(QObject):
     def live(self) -> bool:
         """True while the session can steer the run through the service."""
         return self.client is not None
+
+    @property
+    def left_paused(self) -> bool:
+        """True while the run is paused with no engine holding it, nothing cut short:
+        Resume starts the service and goes on."""
+        return self.lost == LEFT_PAUSED
 
     @property
     def state(self) -> dict | None:
