@@ -500,6 +500,7 @@ class RunPanels(ModesAndChat, QObject):
             self.diffs.set_theme(theme)
             self.result.set_theme(theme)
             self.forks.set_theme(theme)
+            self.service.set_theme(theme)
 
     def release(self) -> None:
         """Let go of what the panels hold open outside a session (the replayed log); the

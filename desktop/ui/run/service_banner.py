@@ -9,6 +9,9 @@ from html import escape
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
+from desktop.ui import theme as themes
+from desktop.ui.theme import Theme
+
 
 class ServiceBanner(QFrame):
     """"The service stopped" with a button that restarts it and resumes the run."""
@@ -18,7 +21,9 @@ class ServiceBanner(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("serviceBanner")
-        self.setStyleSheet("#serviceBanner { background: #fdecea; border: 1px solid #eb5757; }")
+        self.theme = themes.current()
+        self.tone = "lost"
+        """lost: nothing runs the run (warns); paused: it waits to be resumed (informs)."""
         self.title = QLabel()
         self.title.setWordWrap(True)
         self.heading = "Not running."
@@ -32,14 +37,26 @@ class ServiceBanner(QFrame):
 
     def show_lost(self, message: str) -> None:
         """Say that the service is gone and why."""
-        self._show("Not running.", message, "&Restart service and resume")
+        self._show("Not running.", message, "&Restart service and resume", "lost")
 
     def show_paused(self, message: str) -> None:
         """Say that the run is paused, what it waits for, and offer to resume it."""
-        self._show("Paused.", message, "&Resume")
+        self._show("Paused.", message, "&Resume", "paused")
 
-    def _show(self, heading: str, message: str, action: str) -> None:
-        self.heading, self.action = heading, action
+    def set_theme(self, theme: Theme) -> None:
+        """Colour the banner in ``theme`` (it may be on show)."""
+        self.theme = theme
+        self._colour()
+
+    def _colour(self) -> None:
+        t = self.theme
+        fill, edge = (t.diff_hunk, t.accent) if self.tone == "paused" else (t.diff_chg, t.error)
+        self.setStyleSheet(f"#serviceBanner {{ background: {fill}; border: 1px solid {edge}; }}"
+                           f" #serviceBanner QLabel {{ color: {t.text}; }}")
+
+    def _show(self, heading: str, message: str, action: str, tone: str) -> None:
+        self.heading, self.action, self.tone = heading, action, tone
+        self._colour()
         self.title.setText(f"<b>{heading}</b> {escape(message, quote=False)}")
         self.restart.setEnabled(True)
         self.restart.setText(action)
