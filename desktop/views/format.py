@@ -72,11 +72,11 @@ def _line(event: dict, tools: dict[str, dict] | None) -> str:
     if kind == "tool.completed":
         info = (tools or {}).get(event.get("toolId", ""), {})
         name = info.get("name", event.get("toolId", "")[:8])
-        if info.get("status") == "denied":  # not a failure: a person or the policy said no
+        if info.get("status") in ("denied", "withdrawn"):  # not a failure: nobody ran it
             error = event.get("error")
             why = info.get("reason") or (error.get("message") if isinstance(error, dict)
                                          else None)
-            return f"⊘ {name} denied" + (f": {_short(why, 200)}" if why else "")
+            return f"⊘ {name} {info['status']}" + (f": {_short(why, 200)}" if why else "")
         latency = info.get("latency")
         mark = "✗" if event.get("error") else "✓"
         took = f" in {latency:.2f}s" if isinstance(latency, float) else ""

@@ -2,7 +2,9 @@
 
 A tool call goes ``proposed`` -> (``awaiting approval`` -> ``approved`` | ``denied``) ->
 ``running`` -> ``completed`` | ``failed``. A denied call is ``denied``, with the reason the
-person or the policy gave, even though the agent then reports it as failed.
+person or the policy gave, even though the agent then reports it as failed. A request its
+engine denied when it let go of the run (stopped, or left paused) is ``withdrawn``: nobody
+said no, and the turn asks again when the run resumes.
 
 Views read a big log lazily, so events may be learned out of order, more than once, or
 some not at all (a filter hides them). A call's record therefore keeps the facts learned
@@ -17,7 +19,10 @@ from datetime import datetime
 from typing import Any
 
 AWAITING = "awaiting approval"
-FINAL = frozenset({"completed", "failed", "denied"})
+WITHDRAWN = "withdrawn"
+FINAL = frozenset({"completed", "failed", "denied", WITHDRAWN})
+ENGINE = "engine"
+"""Who denied a request its engine withdrew (desktop/runtime/approvals.py abort_all)."""
 _LEARNED = frozenset({"run.created", "node.patch", "tool.proposed", "tool.started",
                       "tool.completed", "approval.requested", "approval.resolved"})
 TOOL_EVENTS = frozenset({"tool.proposed", "tool.started", "tool.completed",
@@ -37,7 +42,7 @@ def seconds_between(start: str, end: str) -> float | None:
 def call_status(info: dict[str, Any]) -> str:
     """A call's status from the facts known about it (in any order)."""
     if info.get("decision") == "denied":
-        return "denied"
+        return WITHDRAWN if info.get("by") == ENGINE else "denied"
     if "error" in info:
         return "failed"
     if info.get("finished"):
@@ -136,6 +141,6 @@ class RunNotes:
 def status_text(info: dict[str, Any]) -> str:
     """The status as a row shows it: ``denied: the reason`` for a denied call."""
     status = info.get("status", "proposed")
-    if status == "denied" and info.get("reason"):
-        return f"denied: {info['reason']}"
+    if status in ("denied", WITHDRAWN) and info.get("reason"):
+        return f"{status}: {info['reason']}"
     return status

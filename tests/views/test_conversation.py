@@ -95,3 +95,26 @@ def test_only_the_newest_entries_are_kept(limit: int, calls: int) -> None:
     assert [e.tool_id for e in conv.entries] == [f"t{i}" for i in range(calls)][-limit:]
     assert all(e.status == "completed" for e in conv.entries)
     assert len(conv._tools) <= limit
+
+
+def test_a_request_its_engine_withdrew_reads_as_withdrawn_not_denied() -> None:
+    conv = Conversation()
+    conv.extend([
+        {"type": "run.created", "nodes": {A: {"label": "Planner"}}},
+        {"type": "tool.proposed", "nodeId": A, "tool": {"id": "t1", "name": "command"}},
+        {"type": "approval.requested", "nodeId": A, "approvalId": "a1",
+         "tool": {"id": "t1", "name": "command"}},
+        {"type": "approval.resolved", "nodeId": A, "approvalId": "a1", "resolution": {
+            "status": "denied", "reason": "the engine detached", "by": "engine"}}])
+    [call] = [e for e in conv.entries if e.kind == "tool"]
+    assert (call.status, call.reason) == ("withdrawn", "the engine detached")
+    conv = Conversation()  # the same words from a person are a denial
+    conv.extend([
+        {"type": "run.created", "nodes": {A: {"label": "Planner"}}},
+        {"type": "tool.proposed", "nodeId": A, "tool": {"id": "t1", "name": "command"}},
+        {"type": "approval.requested", "nodeId": A, "approvalId": "a1",
+         "tool": {"id": "t1", "name": "command"}},
+        {"type": "approval.resolved", "nodeId": A, "approvalId": "a1", "resolution": {
+            "status": "denied", "reason": "not now", "by": "gui"}}])
+    [call] = [e for e in conv.entries if e.kind == "tool"]
+    assert call.status == "denied"

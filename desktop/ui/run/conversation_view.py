@@ -28,7 +28,8 @@ MAX_RESULT_CHARS = 20_000
 MAX_SHOWN = 300
 """Most recent entries drawn at once (a long run's page would take the window's time)."""
 STATUS_COLORS = {"completed": "ok", "approved": "ok", "running": "accent", "failed": "error",
-                 "denied": "error", "awaiting approval": "warning", "proposed": "muted"}
+                 "denied": "error", "withdrawn": "muted", "awaiting approval": "warning",
+                 "proposed": "muted"}
 
 
 @cache
