@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from desktop.views.tool_calls import ENGINE, WITHDRAWN
+
 STALL_ENDS = frozenset({"run.resumed", "run.started", "run.stopped", "run.completed",
                         "run.failed"})
 """Events after which a run is no longer paused on a stall."""
@@ -35,7 +37,8 @@ class ApprovalClosed:
 
     approval_id: str
     status: str = ""
-    """approved, denied, modified, ... as its resolution says."""
+    """approved, denied, modified, ... as its resolution says; withdrawn when its engine
+    denied it on letting go of the run."""
     reason: str = ""
 
 
@@ -131,7 +134,10 @@ def _approval(event: dict[str, Any], kind: str) -> list[Notice]:
     if kind == "approval.requested":
         return [ApprovalOpened(approval_id, event)]
     res = event.get("resolution") if isinstance(event.get("resolution"), dict) else {}
-    return [ApprovalClosed(approval_id, _text(res.get("status")), _text(res.get("reason")))]
+    status = _text(res.get("status"))
+    if status == "denied" and res.get("by") == ENGINE:  # its engine let go: nobody said no
+        status = WITHDRAWN
+    return [ApprovalClosed(approval_id, status, _text(res.get("reason")))]
 
 
 def _failure(event: dict[str, Any], kind: str) -> list[Notice]:

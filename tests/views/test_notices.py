@@ -114,3 +114,12 @@ def test_a_budget_pause_is_a_notice_of_its_own_and_a_run_change() -> None:
         BudgetExceeded("", "maxCostUsd", 2.0, 0.0),
         RunChanged("run.budget_exceeded"),
     ]
+
+
+def test_a_request_its_engine_denied_on_letting_go_closes_as_withdrawn() -> None:
+    def closed(by: str) -> list:
+        return notices_of([{"type": "approval.resolved", "approvalId": "ap1", "resolution": {
+            "status": "denied", "reason": "the engine detached", "by": by}}])
+
+    assert closed("engine") == [ApprovalClosed("ap1", "withdrawn", "the engine detached")]
+    assert closed("gui") == [ApprovalClosed("ap1", "denied", "the engine detached")]
