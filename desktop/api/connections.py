@@ -37,6 +37,12 @@ client frame that is not masked. So, with :class:`GuardedRunner` in place of
   be written out, then aborts the transport; a slow client that reads within that time
   still gets everything, the close frame included. A WebSocket client that half-closes
   gets the same bound at once (its stream would otherwise go on until the heartbeat).
+- **Answers a client does not read.** A plain HTTP client that sends a request and never
+  reads a large answer held its connection and its place for as long as it liked: aiohttp
+  waits for the transport's buffer to drain with no clock. While an answer's bytes are
+  buffered, :class:`~desktop.api.write_watch.WriteWatch` aborts the transport once
+  :attr:`Limits.write_timeout` seconds pass without the client taking any of them (logged
+  at INFO); a client that reads slowly but steadily gets the whole answer.
 - **Malformed requests.** A request aiohttp's HTTP parser refuses (a header line over
   8190 bytes, a duplicated Host, a bad Content-Length or chunk size, a Content-Encoding
   it can not decode, bytes that are not HTTP) never reaches a handler or middleware;
@@ -66,6 +72,7 @@ from aiohttp.web_request import BaseRequest
 
 from desktop.api.errors import error_response, internal_error
 from desktop.api.log_guard import short_reason
+from desktop.api.write_watch import WriteWatch
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +84,9 @@ DRAIN_TIMEOUT = 30.0
 """Seconds an ended WebSocket stream's connection has to write out what it still holds
 for its client (the close frame last) before it is aborted: a client reading at any
 useful pace takes well under a second for the few MiB that can be buffered."""
+WRITE_TIMEOUT = 30.0
+"""Seconds an HTTP answer's buffered bytes may wait with the client taking none of them
+before the connection is aborted: progress, not the whole answer, is timed."""
 MAX_CONNECTIONS = 256
 """Connections the service holds open at once, WebSocket streams included."""
 WARN_EVERY = 60.0
@@ -91,6 +101,7 @@ class Limits:
     body_timeout: float = BODY_TIMEOUT
     max_connections: int = MAX_CONNECTIONS
     drain_timeout: float = DRAIN_TIMEOUT
+    write_timeout: float = WRITE_TIMEOUT
 
 
 LIMITS: web.AppKey[Limits] = web.AppKey("limits", Limits)
@@ -228,7 +239,8 @@ class GuardedHandler(RequestHandler):
     ``_request_in_progress``, and ``_waiter`` (set while waiting for the next request).
     """
 
-    __slots__ = ("_counted", "_drain_timer", "_head_timer", "_last_body", "_refused")
+    __slots__ = ("_counted", "_drain_timer", "_head_timer", "_last_body", "_refused",
+                 "_writes")
 
     def __init__(self, manager: GuardedServer, **kwargs: Any) -> None:
         super().__init__(manager, **kwargs)
@@ -242,6 +254,9 @@ class GuardedHandler(RequestHandler):
         self._last_body: Any = None
         """The body stream of the newest request head; a byte arriving once it is whole
         starts the next request."""
+        self._writes: WriteWatch | None = None
+        """Times the client's reading of HTTP answers (not of a WebSocket stream, which
+        has its own bounds)."""
 
     @property
     def _server(self) -> GuardedServer:
@@ -278,6 +293,9 @@ class GuardedHandler(RequestHandler):
         server.handlers[self] = None
         self._counted = True
         super().connection_made(transport)
+        assert isinstance(transport, asyncio.Transport)
+        self._writes = WriteWatch(self._loop, transport, server.limits.write_timeout,
+                                  self._answer_unread)
         self._arm_head_timer()
 
     def connection_lost(self, exc: BaseException | None) -> None:
@@ -291,7 +309,36 @@ class GuardedHandler(RequestHandler):
         if self._drain_timer is not None:  # written out (or lost) in time
             self._drain_timer.cancel()
             self._drain_timer = None
+        if self._writes is not None:
+            self._writes.stop()
         super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        # the transport holds more than its high-water mark: the answer's writer now
+        # waits on the client, with no clock of aiohttp's
+        super().pause_writing()
+        if self._writes is not None and not self._upgraded:
+            self._writes.watch()
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self._writes is not None:
+            self._writes.progressed()  # the client took bytes down to the low-water mark
+
+    async def finish_response(self, request: BaseRequest, resp: web.StreamResponse,
+                              start_time: float | None) -> tuple[web.StreamResponse, bool]:
+        done = await super().finish_response(request, resp, start_time)
+        # the tail of an answer may stay buffered after it "finished" (under the
+        # high-water mark, so no pause): a client that reads none of it is timed too
+        if self._writes is not None and not self._upgraded:
+            self._writes.watch()
+        return done
+
+    def _answer_unread(self, transport: asyncio.Transport, waited: float) -> None:
+        peer = transport.get_extra_info("peername")
+        log.info("an HTTP client (%s) took none of its answer for %.0f s; its connection "
+                 "is cut off", peer[0] if isinstance(peer, tuple) else "?", waited)
+        transport.abort()  # connection_lost follows: its handler ends, its place is free
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
@@ -362,6 +409,8 @@ class GuardedHandler(RequestHandler):
                    ) -> None:
         # every byte after the upgrade, those that came with its request included, goes
         # through the mask check before aiohttp's reader
+        if self._writes is not None:
+            self._writes.stop()  # a WebSocket stream: bounded by its queue and drain_timeout
         super().set_parser(MaskedFramesOnly(parser, self._unmasked_frame), data_received_cb)
 
     def _unmasked_frame(self) -> None:
