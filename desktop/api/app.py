@@ -82,8 +82,9 @@ async def stream(request: web.Request) -> web.WebSocketResponse:
     after = int_query(request, "after", 0, 0) or 0
     # No compression: on loopback it only costs time, and an uncompressed frame is written
     # whole at once, so cancelling a send never leaves half a frame before the close frame.
-    ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=MAX_CLIENT_FRAME, timeout=5.0,
-                               compress=False)
+    # `timeout`: how long aiohttp's close waits for the client's answering close frame
+    ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=MAX_CLIENT_FRAME,
+                               timeout=request.app[LIMITS].close_timeout, compress=False)
     await ws.prepare(request)
     try:
         await _serve(request, ws, after)
@@ -104,7 +105,7 @@ async def _serve(request: web.Request, ws: web.WebSocketResponse, after: int) ->
     except ApiError as exc:
         await ws.close(code=CLOSE_UNKNOWN_RUN, message=exc.message.encode()[:120])
         return
-    client = StreamClient(ws, request.app[QUEUE])
+    client = StreamClient(ws, request.app[QUEUE], request.app[LIMITS].close_timeout)
     leave = service.feeds.join(run_id, client)  # before the log is read: see stream.py
     pump = client.start(EventReader(folder), after, service.feeds.kept(run_id))
     try:

@@ -72,6 +72,7 @@ from aiohttp.web_request import BaseRequest
 
 from desktop.api.errors import error_response, internal_error
 from desktop.api.log_guard import short_reason
+from desktop.api.stream import CLOSE_TIMEOUT
 from desktop.api.write_watch import WriteWatch
 
 log = logging.getLogger(__name__)
@@ -102,6 +103,8 @@ class Limits:
     max_connections: int = MAX_CONNECTIONS
     drain_timeout: float = DRAIN_TIMEOUT
     write_timeout: float = WRITE_TIMEOUT
+    close_timeout: float = CLOSE_TIMEOUT
+    """Seconds a WebSocket stream's closing may take (desktop/api/stream.py)."""
 
 
 LIMITS: web.AppKey[Limits] = web.AppKey("limits", Limits)

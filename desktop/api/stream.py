@@ -125,14 +125,19 @@ class NothingKept:
 CLOSE_TOO_SLOW = 4008
 CLOSE_UNKNOWN_RUN = 4004
 CLOSE_TIMEOUT = 5.0
+"""Seconds a stream's closing may take (its close frame written, the client's answering
+close read) before it is given up and the connection closed; the default of
+``Limits.close_timeout`` (desktop/api/connections.py), which the service passes in."""
 
 
 class StreamClient:
     """One WebSocket subscriber of one run."""
 
-    def __init__(self, ws: web.WebSocketResponse, limit: int = QUEUE_LIMIT) -> None:
+    def __init__(self, ws: web.WebSocketResponse, limit: int = QUEUE_LIMIT,
+                 close_timeout: float = CLOSE_TIMEOUT) -> None:
         self.ws = ws
         self.limit = limit
+        self.close_timeout = close_timeout
         self.live = False
         self.last_seq = 0
         self._batches: deque[Batch] = deque()
@@ -193,11 +198,11 @@ class StreamClient:
             return
         code, message = self._close_with
         # drain=False: the close frame goes after what is buffered; a client that never
-        # reads gets it when it does, and the transport is closed after CLOSE_TIMEOUT
+        # reads gets it when it does, and the transport is closed after close_timeout
         # (then aborted if still not written out: Limits.drain_timeout, connections.py).
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(
-                self.ws.close(code=code, message=message.encode(), drain=False), CLOSE_TIMEOUT)
+            await asyncio.wait_for(self.ws.close(code=code, message=message.encode(),
+                                                 drain=False), self.close_timeout)
 
     async def _read(self) -> None:
         async for _message in self.ws:

@@ -22,6 +22,9 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 TERMINAL = ("completed", "failed", "stopped")
 EXAMPLE = "single-agent.flow.yaml"
 GATED = {"cliPermissionsMode": "gated"}
+QUICK_CLOSE = 0.5
+"""Limits.close_timeout for tests whose stream clients answer a close at once or never:
+the service's 5 s only makes them wait (tests/api/test_stream.py keeps one on it)."""
 
 
 @dataclass

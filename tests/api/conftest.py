@@ -7,15 +7,17 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from api_helpers import Api, make_api_parts
+from api_helpers import QUICK_CLOSE, Api, make_api_parts
 
+from desktop.api.connections import Limits
 from desktop.api.engine_loop import SAME_LOOP, EngineLoop
 
 
 @pytest.fixture(params=["engine loop", "one loop"])
 async def api(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Api]:
     engines = EngineLoop() if request.param == "engine loop" else SAME_LOOP
-    service, client, data, flows = make_api_parts(tmp_path, engines=engines)
+    service, client, data, flows = make_api_parts(
+        tmp_path, engines=engines, limits=Limits(close_timeout=QUICK_CLOSE))
     await client.start_server()
     try:
         yield Api(client, service, data, flows)

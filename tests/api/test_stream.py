@@ -124,7 +124,8 @@ async def test_client_frames_are_ignored(api: Api) -> None:
 @pytest.fixture
 async def small_queue_api(tmp_path: Path):
     # the client dropped as too slow reads its close frame only once the run has ended:
-    # the drain bound (tests/api/test_stream_drain.py) must not run out first
+    # the drain bound (tests/api/test_stream_drain.py) must not run out first. The close
+    # bound is the service's own (5 s): one 4008 test runs on it
     service, client, data, flows = make_api_parts(tmp_path, queue_limit=5000,
                                                   limits=Limits(drain_timeout=300))
     await client.start_server()

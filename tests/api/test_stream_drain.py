@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 import pytest
-from api_helpers import GATED, TOKEN, Api, make_api_parts, workflow
+from api_helpers import GATED, QUICK_CLOSE, TOKEN, Api, make_api_parts, workflow
 
 from desktop.api.connections import GuardedHandler, GuardedServer, Limits
 from desktop.api.stream import CLOSE_TOO_SLOW
@@ -37,7 +37,8 @@ Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 async def service(tmp_path: Path, drain_timeout: float, write_timeout: float = BOUND
                   ) -> AsyncIterator[Api]:
     # a queue of a few hundred events: a live client that stopped reading is too slow soon
-    limits = Limits(drain_timeout=drain_timeout, write_timeout=write_timeout)
+    limits = Limits(drain_timeout=drain_timeout, write_timeout=write_timeout,
+                    close_timeout=QUICK_CLOSE)
     service, client, data, flows = make_api_parts(tmp_path, queue_limit=300, limits=limits)
     await client.start_server()
     try:
@@ -154,7 +155,7 @@ async def test_a_client_closed_as_too_slow_that_never_reads_is_cut_off(
         await api.until(run_id, lambda s: bool(s["pendingApprovals"]))
         async with stream(api, run_id) as ((reader, _writer), handler):
             await burst_to_a_live_client(api, reader, run_id)
-            # 4008, its close frame behind a full buffer (CLOSE_TIMEOUT s at most), then
+            # 4008, its close frame behind a full buffer (QUICK_CLOSE s at most), then
             # QUICK s to write it out: the client reads nothing and stays connected
             await until(lambda: handler not in guarded(api).handlers,
                         "the connection was given up")
