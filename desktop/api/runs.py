@@ -27,6 +27,7 @@ from desktop.api.api_error import ApiError
 from desktop.api.errors import from_command, from_validation
 from desktop.api.feeds import Feeds
 from desktop.api.folded import FoldedRuns
+from desktop.api.not_live import unknown_target
 from desktop.api.paths import AllowedRoots
 from desktop.api.run_index import Encoded, RunIndex
 from desktop.api.stream import CLOSE_UNKNOWN_RUN
@@ -228,12 +229,31 @@ class RunService:
         return self._run_locks.setdefault(run_id, asyncio.Lock())
 
     async def execute(self, run_id: str, command: Command) -> Outcome:
-        """Run a typed command on a live run; CommandErrors become API errors."""
-        engine = self.engine(run_id)
+        """Run a typed command on a live run; CommandErrors become API errors. On a run
+        that is not live, 404 when the command's path names what the run never had (see
+        desktop/api/not_live.py), else 409 run_not_live."""
+        try:
+            engine = self.engine(run_id)
+        except ApiError as exc:
+            if exc.code == "run_not_live":
+                await self._known_target(run_id, command)
+            raise
         try:
             return await execute(engine, command)
         except CommandError as exc:
             raise from_command(exc) from None
+
+    async def _known_target(self, run_id: str, command: Command) -> None:
+        """Raise the 404 for a node, edge or inbox item that ``command``'s path names and
+        the (not live) run never had."""
+        folder = self.run_dir(run_id)
+        try:
+            state = await self.folded.state(folder)
+        except RunError:
+            return  # unreadable: run_not_live, as before (resuming it says what is wrong)
+        miss = await asyncio.to_thread(unknown_target, folder, state, command)
+        if miss is not None:
+            raise from_command(miss)
 
     async def patch(self, run_id: str, request: PatchRun) -> dict[str, Any]:
         """Pause, resume (taking the run over if needed), stop, or switch modes."""

@@ -166,9 +166,9 @@ async def execute(engine: Engine, command: Command) -> Outcome:
             case DeleteNode(node):
                 return _delete_node(engine, node)
             case DeleteEdge(edge_id):
-                _live(engine)
-                if edge_id not in engine.state.edges:
+                if edge_id not in engine.state.edges:  # unknown whatever the run's state
                     raise NotFound(f"the run has no edge {edge_id!r}", "edgeId")
+                _live(engine)
                 engine.recorder.emit({"type": "edge.deleted", "edgeId": edge_id})
                 engine.recorder.flush()
             case _:
@@ -279,8 +279,8 @@ def _manage(engine: Engine, tool_name: str, args: dict[str, Any]) -> Outcome:
 
 def _patch_node(engine: Engine, node: str, label: str | None,
                 config: dict[str, Any] | None) -> Outcome:
+    node_id = _node(engine, node, "nodeId")  # unknown whatever the run's state
     _live(engine)
-    node_id = _node(engine, node, "nodeId")
     if config:
         _check_config(engine.state.node_configs.get(node_id), config)
     patch: dict[str, Any] = {"label": label} if label else {}
@@ -294,10 +294,11 @@ def _patch_node(engine: Engine, node: str, label: str | None,
 
 
 def _delete_node(engine: Engine, node: str) -> Outcome:
-    _live(engine)
     # exactly the id or key: a deletion never lands on a node that only looks like the name
-    # (a deleted node's key can be the prefix of another node's id)
+    # (a deleted node's key can be the prefix of another node's id); unknown whatever the
+    # run's state
     node_id = node_id_of(engine.state, node, "nodeId")
+    _live(engine)
     state = engine.state
     if node_id in engine.tasks or node_id in state.running_turns:
         raise Conflict("the node is taking a turn; pause the run and wait for the turn to end, "

@@ -120,8 +120,8 @@ async def test_graph_changes_need_a_live_run(api: Api) -> None:
     for method, path, body in (("POST", "/nodes", {"key": "x"}),
                                ("PATCH", "/nodes/a", {"label": "x"}),
                                ("DELETE", "/nodes/a", None),
-                               ("POST", "/edges", {"from": "a", "to": "a"}),
-                               ("DELETE", "/edges/x", None)):
+                               ("POST", "/edges", {"from": "a", "to": "a"})):
+        # (an edge this run never had is 404: the test below)
         error = (await api.json(method, f"/api/runs/{run_id}{path}", 409, body))["error"]
         assert error["code"] == "run_not_live"
 
@@ -175,3 +175,38 @@ async def test_deleting_a_node_needs_its_exact_id_or_key(api: Api) -> None:
     await api.json("DELETE", f"/api/runs/{run_id}/nodes/{ids['b'][:8]}", 404)  # a prefix
     await api.json("DELETE", f"/api/runs/{run_id}/nodes/B", 404)  # the label
     await api.json("DELETE", f"/api/runs/{run_id}/nodes/{ids['b']}", 204)
+
+
+async def test_on_a_finished_run_an_unknown_id_is_404_and_a_known_one_409_not_live(
+        api: Api) -> None:
+    # an unknown id is unknown whatever the run's state (as an approval's is): resuming
+    # the run would not make it exist, so "not live, resume it first" would mislead
+    doc = workflow({"a": {"script": [{"say": "first"}]}, "b": {"script": [{"say": "second"}]}},
+                   edges=[{"from": "a", "to": "b", "type": "handoff"}])
+    run_id = (await api.start(doc))["id"]
+    state = await api.finished(run_id)
+    assert state["status"] == "completed"
+    events = (await api.json("GET", f"/api/runs/{run_id}/events?limit=1000", 200))["events"]
+    item = next(e["item"]["id"] for e in events if e["type"] == "inbox.queued")
+    edge = next(iter(state["edges"]))
+    run = f"/api/runs/{run_id}"
+    missing = "00000000-0000-4000-8000-000000000000"
+    for method, path, body, field in (
+            ("POST", f"{run}/inbox/{missing}", {"nodeId": "a", "text": "x"}, "itemId"),
+            ("POST", f"{run}/inbox/nope", {"nodeId": "a", "text": "x"}, "itemId"),
+            ("DELETE", f"{run}/nodes/nope", None, "nodeId"),
+            ("PATCH", f"{run}/nodes/nope", {"label": "x"}, "nodeId"),
+            ("DELETE", f"{run}/edges/{missing}", None, "edgeId"),
+            ("POST", f"/api/approvals/{missing}/resolve", {"status": "approved"},
+             "approvalId")):
+        error = (await api.json(method, path, 404, body))["error"]
+        assert error["field"] == field, (path, error)
+        assert path.split("/")[-1] in error["message"] or missing in error["message"]
+    for method, path, body in (
+            ("POST", f"{run}/inbox/{item}", {"nodeId": "a", "text": "x"}),
+            ("DELETE", f"{run}/nodes/a", None),
+            ("PATCH", f"{run}/nodes/b", {"label": "x"}),
+            ("DELETE", f"{run}/edges/{edge}", None)):
+        error = (await api.json(method, path, 409, body))["error"]
+        assert error["code"] == "run_not_live", (path, error)
+    assert (await api.run_state(run_id)) == state  # nothing changed

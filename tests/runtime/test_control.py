@@ -52,6 +52,23 @@ async def test_pause_resume_mode_and_stop(tmp_path: Path) -> None:
         await _end(engine, task)
 
 
+async def test_on_an_ended_run_an_unknown_node_or_edge_is_not_found_a_known_one_conflict(
+        tmp_path: Path) -> None:
+    engine, task = await _live(tmp_path)
+    try:
+        await c.execute(engine, c.Stop("enough"))
+        edge = next(iter(engine.state.edges))
+        for missing in (c.PatchNode("nope", label="x"), c.DeleteNode("nope"),
+                        c.DeleteEdge("nope")):
+            with pytest.raises(c.NotFound, match="nope"):
+                await c.execute(engine, missing)
+        for known in (c.PatchNode("a", label="x"), c.DeleteNode("b"), c.DeleteEdge(edge)):
+            with pytest.raises(c.Conflict, match="stopped"):
+                await c.execute(engine, known)
+    finally:
+        await _end(engine, task)
+
+
 async def test_graph_commands_record_events(tmp_path: Path) -> None:
     engine, task = await _live(tmp_path)
     try:
