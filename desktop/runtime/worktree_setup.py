@@ -17,6 +17,7 @@ diff stays its own.
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import time
 from collections.abc import Callable, Mapping
@@ -105,8 +106,6 @@ async def set_up(setup: WorktreeSetup, *, worktree: Path, workdir: Path, branch:
     """Set the worktree up unless it already is for ``branch``: copy, run, mark. Raises
     SetupFailed when the command fails (the mark is not written: the next turn tries
     again)."""
-    import asyncio
-
     if await asyncio.to_thread(is_set_up, worktree, branch):
         return
     done = await asyncio.to_thread(copy_in, list(setup.copy_), source, workdir)
