@@ -1,8 +1,8 @@
 """What a panel shows where its list would be while the list is empty: a short centred
 text in the theme's muted colour (the style sheet's ``QLabel[role="muted"]``) on the
 base colour of the list it stands for, so an empty panel says it is empty instead of
-looking broken. The muted colour reads on the base (4.5:1 and more in both themes), not
-quite on the window colour."""
+looking broken. The muted colour reads on the base, the window and the canvas (4.5:1 and
+more in both themes)."""
 
 from __future__ import annotations
 

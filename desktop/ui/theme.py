@@ -88,7 +88,7 @@ _PROVIDERS = {
 
 LIGHT = Theme(
     name="light", window="#f3f4f7", base="#ffffff", alt_base="#f7f8fa", text="#1d2330",
-    muted="#697386", border="#d5d9e0", control_border="#7a8394", input_disabled="#eceef2",
+    muted="#5f687a", border="#d5d9e0", control_border="#7a8394", input_disabled="#eceef2",
     accent="#3b6df0", canvas="#f6f7f9",
     grid_minor="#e9ebef", grid_major="#dcdfe5", node="#ffffff", node_border="#c9ced8",
     node_header="#f1f3f6", handoff="#5b6577", report="#8a6fd1", error="#d93f3f",

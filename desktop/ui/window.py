@@ -27,6 +27,7 @@ from shiboken6 import isValid
 
 from desktop.ui import actions as action_table
 from desktop.ui import theme as themes
+from desktop.ui.canvas.empty_hint import empty_hint
 from desktop.ui.canvas.minimap import Minimap
 from desktop.ui.canvas.scene import CanvasScene
 from desktop.ui.canvas.view import CanvasView
@@ -113,6 +114,7 @@ class EditorWindow(QMainWindow):
         self.scene = CanvasScene(self.editor, self.theme, self)
         self.view = CanvasView(self.scene)
         self.view.setObjectName("canvas")
+        self.empty_hint = empty_hint(self.view, self.scene)
         self.minimap = Minimap(self.view)
         self.info = InfoBar()
         center = QWidget()
