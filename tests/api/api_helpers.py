@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,7 +13,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from desktop.api.app import create_app
-from desktop.api.connections import GuardedRunner, Limits
+from desktop.api.connections import GuardedRunner, GuardedServer, Limits
 from desktop.api.engine_loop import SAME_LOOP, Runs
 from desktop.api.paths import AllowedRoots
 from desktop.api.runs import RunService
@@ -123,3 +125,35 @@ def make_api_parts(tmp_path: Path, queue_limit: int | None = None,
     app = create_app(service, TOKEN, limits=limits, engines=engines, **kwargs)
     client = TestClient(ServiceTestServer(app), headers=AUTH)
     return service, client, data, flows
+
+
+@contextlib.asynccontextmanager
+async def served(tmp_path: Path, **parts: Any) -> AsyncIterator[Api]:
+    """A service serving on a test server for the block (``parts``: make_api_parts's
+    queue_limit, limits, engines), shut down after it."""
+    service, client, data, flows = make_api_parts(tmp_path, **parts)
+    await client.start_server()
+    try:
+        yield Api(client, service, data, flows)
+    finally:
+        await service.shutdown()
+        await client.close()
+
+
+def guarded(api: Api) -> GuardedServer:
+    """The service's connection-guarding server (its open connections, its limits)."""
+    assert api.client.server.runner is not None
+    server = api.client.server.runner.server
+    assert isinstance(server, GuardedServer)
+    return server
+
+
+async def within(bound: float, predicate: Callable[[], bool], what: str) -> None:
+    """Wait until ``predicate()`` holds; fail saying ``what`` did not happen in ``bound`` s."""
+    async def poll() -> None:
+        while not predicate():
+            await asyncio.sleep(0.01)
+    try:
+        await asyncio.wait_for(poll(), bound)
+    except TimeoutError:
+        raise AssertionError(f"not within {bound} s: {what}") from None

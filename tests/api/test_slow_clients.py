@@ -15,7 +15,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from api_helpers import TOKEN, Api, make_api_parts, workflow
+from api_helpers import TOKEN, Api, served, workflow
 
 from desktop.api.connections import GuardedServer, Limits, MaskedFramesOnly
 
@@ -27,13 +27,8 @@ Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 @contextlib.asynccontextmanager
 async def limited(tmp_path: Path, limits: Limits) -> AsyncIterator[Api]:
-    service, client, data, flows = make_api_parts(tmp_path, limits=limits)
-    await client.start_server()
-    try:
-        yield Api(client, service, data, flows)
-    finally:
-        await service.shutdown()
-        await client.close()
+    async with served(tmp_path, limits=limits) as api:
+        yield api
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from aiohttp import WSCloseCode, WSMsgType
-from api_helpers import TOKEN, Api, make_api_parts, workflow
+from api_helpers import TOKEN, Api, served, workflow
 
 from desktop.api.connections import Limits
 from desktop.views.reader import EventReader
@@ -126,14 +126,8 @@ async def small_queue_api(tmp_path: Path):
     # the client dropped as too slow reads its close frame only once the run has ended:
     # the drain bound (tests/api/test_stream_drain.py) must not run out first. The close
     # bound is the service's own (5 s): one 4008 test runs on it
-    service, client, data, flows = make_api_parts(tmp_path, queue_limit=5000,
-                                                  limits=Limits(drain_timeout=300))
-    await client.start_server()
-    try:
-        yield Api(client, service, data, flows)
-    finally:
-        await service.shutdown()
-        await client.close()
+    async with served(tmp_path, queue_limit=5000, limits=Limits(drain_timeout=300)) as api:
+        yield api
 
 
 @pytest.mark.timeout(360)

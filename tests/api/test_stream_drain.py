@@ -16,9 +16,9 @@ from typing import Any
 
 import orjson
 import pytest
-from api_helpers import GATED, QUICK_CLOSE, TOKEN, Api, make_api_parts, workflow
+from api_helpers import GATED, QUICK_CLOSE, TOKEN, Api, guarded, served, within, workflow
 
-from desktop.api.connections import GuardedHandler, GuardedServer, Limits
+from desktop.api.connections import GuardedHandler, Limits
 from desktop.api.stream import CLOSE_TOO_SLOW
 
 BOUND = 60.0
@@ -39,30 +39,12 @@ async def service(tmp_path: Path, drain_timeout: float, write_timeout: float = B
     # a queue of a few hundred events: a live client that stopped reading is too slow soon
     limits = Limits(drain_timeout=drain_timeout, write_timeout=write_timeout,
                     close_timeout=QUICK_CLOSE)
-    service, client, data, flows = make_api_parts(tmp_path, queue_limit=300, limits=limits)
-    await client.start_server()
-    try:
-        yield Api(client, service, data, flows)
-    finally:
-        await service.shutdown()
-        await client.close()
-
-
-def guarded(api: Api) -> GuardedServer:
-    assert api.client.server.runner is not None
-    server = api.client.server.runner.server
-    assert isinstance(server, GuardedServer)
-    return server
+    async with served(tmp_path, queue_limit=300, limits=limits) as api:
+        yield api
 
 
 async def until(predicate: Callable[[], bool], what: str) -> None:
-    async def poll() -> None:
-        while not predicate():
-            await asyncio.sleep(0.01)
-    try:
-        await asyncio.wait_for(poll(), BOUND)
-    except TimeoutError:
-        raise AssertionError(f"not within {BOUND} s: {what}") from None
+    await within(BOUND, predicate, what)
 
 
 @contextlib.asynccontextmanager

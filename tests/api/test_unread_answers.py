@@ -16,9 +16,9 @@ from pathlib import Path
 
 import orjson
 import pytest
-from api_helpers import TOKEN, Api, make_api_parts, workflow
+from api_helpers import TOKEN, Api, guarded, served, within, workflow
 
-from desktop.api.connections import GuardedHandler, GuardedServer, Limits
+from desktop.api.connections import GuardedHandler, Limits
 
 BOUND = 30.0
 """Longest wait for what the service is expected to do."""
@@ -42,31 +42,12 @@ Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 @contextlib.asynccontextmanager
 async def service(tmp_path: Path, write_timeout: float) -> AsyncIterator[Api]:
-    service, client, data, flows = make_api_parts(
-        tmp_path, limits=Limits(write_timeout=write_timeout))
-    await client.start_server()
-    try:
-        yield Api(client, service, data, flows)
-    finally:
-        await service.shutdown()
-        await client.close()
-
-
-def guarded(api: Api) -> GuardedServer:
-    assert api.client.server.runner is not None
-    server = api.client.server.runner.server
-    assert isinstance(server, GuardedServer)
-    return server
+    async with served(tmp_path, limits=Limits(write_timeout=write_timeout)) as api:
+        yield api
 
 
 async def until(predicate: Callable[[], bool], what: str) -> None:
-    async def poll() -> None:
-        while not predicate():
-            await asyncio.sleep(0.01)
-    try:
-        await asyncio.wait_for(poll(), BOUND)
-    except TimeoutError:
-        raise AssertionError(f"not within {BOUND} s: {what}") from None
+    await within(BOUND, predicate, what)
 
 
 async def finished_run(api: Api, words: int) -> str:
