@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -157,3 +158,18 @@ async def within(bound: float, predicate: Callable[[], bool], what: str) -> None
         await asyncio.wait_for(poll(), bound)
     except TimeoutError:
         raise AssertionError(f"not within {bound} s: {what}") from None
+
+
+async def small_buffer_socket(api: Api, receive_buffer: int) -> socket.socket:
+    """A TCP socket connected to the service whose receive buffer is ``receive_buffer``
+    bytes (set before connecting, where the kernel takes it), for a client that stops
+    reading."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    sock.setblocking(False)
+    try:
+        await asyncio.get_running_loop().sock_connect(sock, (api.client.host, api.client.port))
+    except BaseException:
+        sock.close()
+        raise
+    return sock

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 import struct
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -16,7 +15,17 @@ from typing import Any
 
 import orjson
 import pytest
-from api_helpers import GATED, QUICK_CLOSE, TOKEN, Api, guarded, served, within, workflow
+from api_helpers import (
+    GATED,
+    QUICK_CLOSE,
+    TOKEN,
+    Api,
+    guarded,
+    served,
+    small_buffer_socket,
+    within,
+    workflow,
+)
 
 from desktop.api.connections import GuardedHandler, Limits
 from desktop.api.stream import CLOSE_TOO_SLOW
@@ -51,14 +60,7 @@ async def until(predicate: Callable[[], bool], what: str) -> None:
 async def stream(api: Api, run_id: str) -> AsyncIterator[tuple[Streams, GuardedHandler]]:
     """A raw WebSocket connection to the run's stream, with a small receive buffer, and
     the service's protocol object for it."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)  # before connect
-    sock.setblocking(False)
-    try:
-        await asyncio.get_running_loop().sock_connect(sock, (api.client.host, api.client.port))
-    except BaseException:
-        sock.close()
-        raise
+    sock = await small_buffer_socket(api, RECEIVE_BUFFER)
     reader, writer = await asyncio.open_connection(sock=sock, limit=RECEIVE_BUFFER)
     try:
         writer.write(f"GET /api/runs/{run_id}/stream?after=0 HTTP/1.1\r\n"

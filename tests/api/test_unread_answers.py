@@ -16,7 +16,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from api_helpers import TOKEN, Api, guarded, served, within, workflow
+from api_helpers import TOKEN, Api, guarded, served, small_buffer_socket, within, workflow
 
 from desktop.api.connections import GuardedHandler, Limits
 
@@ -60,14 +60,7 @@ async def finished_run(api: Api, words: int) -> str:
 async def connection(api: Api) -> AsyncIterator[tuple[Streams, GuardedHandler]]:
     """A plain connection with small socket buffers on both sides, and the service's
     protocol object for it."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, BUFFER)  # before connect
-    sock.setblocking(False)
-    try:
-        await asyncio.get_running_loop().sock_connect(sock, (api.client.host, api.client.port))
-    except BaseException:
-        sock.close()
-        raise
+    sock = await small_buffer_socket(api, BUFFER)
     reader, writer = await asyncio.open_connection(sock=sock, limit=BUFFER)
     try:
         mine = sock.getsockname()

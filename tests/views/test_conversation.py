@@ -97,7 +97,8 @@ def test_only_the_newest_entries_are_kept(limit: int, calls: int) -> None:
     assert len(conv._tools) <= limit
 
 
-def test_a_request_its_engine_withdrew_reads_as_withdrawn_not_denied() -> None:
+def denied_call(by: str, reason: str):
+    """The tool call of a run whose one request ``by`` denied for ``reason``."""
     conv = Conversation()
     conv.extend([
         {"type": "run.created", "nodes": {A: {"label": "Planner"}}},
@@ -105,16 +106,12 @@ def test_a_request_its_engine_withdrew_reads_as_withdrawn_not_denied() -> None:
         {"type": "approval.requested", "nodeId": A, "approvalId": "a1",
          "tool": {"id": "t1", "name": "command"}},
         {"type": "approval.resolved", "nodeId": A, "approvalId": "a1", "resolution": {
-            "status": "denied", "reason": "the engine detached", "by": "engine"}}])
+            "status": "denied", "reason": reason, "by": by}}])
     [call] = [e for e in conv.entries if e.kind == "tool"]
+    return call
+
+
+def test_a_request_its_engine_withdrew_reads_as_withdrawn_not_denied() -> None:
+    call = denied_call("engine", "the engine detached")
     assert (call.status, call.reason) == ("withdrawn", "the engine detached")
-    conv = Conversation()  # the same words from a person are a denial
-    conv.extend([
-        {"type": "run.created", "nodes": {A: {"label": "Planner"}}},
-        {"type": "tool.proposed", "nodeId": A, "tool": {"id": "t1", "name": "command"}},
-        {"type": "approval.requested", "nodeId": A, "approvalId": "a1",
-         "tool": {"id": "t1", "name": "command"}},
-        {"type": "approval.resolved", "nodeId": A, "approvalId": "a1", "resolution": {
-            "status": "denied", "reason": "not now", "by": "gui"}}])
-    [call] = [e for e in conv.entries if e.kind == "tool"]
-    assert call.status == "denied"
+    assert denied_call("gui", "not now").status == "denied"  # a person's no is a denial
