@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from desktop.api.api_error import ApiError
 from desktop.contract.api import ErrorDetail, ErrorResponse
+from desktop.graph.fields import is_schema_part
 from desktop.runtime.control import CommandError, Conflict, Invalid, NotFound
 
 
@@ -39,7 +40,7 @@ def internal_error() -> web.Response:
 def from_validation(exc: ValidationError, prefix: str = "") -> ApiError:
     """422 naming the first offending field (dotted, camelCase as sent)."""
     first = exc.errors()[0]
-    loc = [str(part) for part in first.get("loc", ()) if not _is_tag(part)]
+    loc = [str(part) for part in first.get("loc", ()) if not is_schema_part(part)]
     field = ".".join([prefix, *loc] if prefix else loc) or None
     if first.get("type") == "extra_forbidden":
         message = f"unknown field {field!r}; remove it (see GET /api/openapi.json)"
@@ -52,13 +53,6 @@ def from_validation(exc: ValidationError, prefix: str = "") -> ApiError:
         message = f"{field}: {said}" if field else said
         code = "invalid_field"
     return ApiError(422, code, message, field)
-
-
-def _is_tag(part: object) -> bool:
-    """Whether a part of pydantic's error location names a member of a union or a
-    validator function (``list[dict[str,any]]``, ``function-after[...]``), not a field
-    the client sent."""
-    return isinstance(part, str) and ("[" in part or part.startswith("function-"))
 
 
 _COMMAND_STATUS: dict[type[CommandError], tuple[int, str]] = {

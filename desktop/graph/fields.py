@@ -70,15 +70,17 @@ _SCHEMA_PREFIXES = ("function-", "json-or-python", "lax-or-strict", "is-instance
                     "constrained-", "tagged-union", "nullable")
 
 
-def _is_schema_part(part: str) -> bool:
+def is_schema_part(part: object) -> bool:
     """Whether a part of a pydantic error location names a union member or a validator
     (``list[dict[str,any]]``, ``function-after[_check()]``), which users never wrote,
-    rather than a field or a key of theirs (``impl-text``: node keys have dashes)."""
-    return any(c in part for c in "[(") or part.startswith(_SCHEMA_PREFIXES)
+    rather than a field, an index or a key of theirs (``impl-text``: node keys have
+    dashes). The service's 422s name their field with it too."""
+    return isinstance(part, str) and (any(c in part for c in "[(")
+                                      or part.startswith(_SCHEMA_PREFIXES))
 
 
 def _clean_loc(loc: tuple) -> tuple:
-    return tuple(p for p in loc if isinstance(p, int) or not _is_schema_part(p))
+    return tuple(p for p in loc if not is_schema_part(p))
 
 
 def _hint(err: dict) -> str:
