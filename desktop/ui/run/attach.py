@@ -258,7 +258,7 @@ class RunPanels(ModesAndChat, QObject):
 
     def _replay_history(self, session: RunSession) -> None:
         """Bring every panel up to the events written before the session opened."""
-        from desktop.views.notices import DiffAdded, notices_of
+        from desktop.views.notices import DiffAdded, NodeFailed, notices_of
 
         if session is not self.session:  # another run was shown while its past came
             return
@@ -268,9 +268,14 @@ class RunPanels(ModesAndChat, QObject):
         self._name_nodes(session.state)
         self.approvals.set_state(session.state)
         self.stall.set_state(session.state)
+        # a run that failed before the window followed it (a fast one, a busy machine)
+        # still says where and why, as its live failure would have
+        failed = (session.state or {}).get("status") == "failed"
         for notice in notices_of(past):  # what is open comes from the state; diffs pile up
             if isinstance(notice, DiffAdded):
                 self._diff_added(notice)
+            elif failed and isinstance(notice, NodeFailed):
+                self.failure.failed(notice)
         self._on_state(session.state)
 
     def _approval_opened(self, notice: ApprovalOpened) -> None:
