@@ -254,6 +254,13 @@ class StreamClient:
         """Send every logged event after ``last_seq`` (and below ``before``)."""
         resync = True
         while True:
+            if before is None and self._batches:
+                # Live batches are queued: the log is read only up to the first of them.
+                # Reading on to the log's end instead would chase a busy run's tail (each
+                # page read, decoded and encoded for this client alone) and never go live.
+                before = self._batches[0].first
+            if before is not None and self.last_seq + 1 >= before:
+                return
             kept = self._kept.after(self.last_seq)
             if kept is not None and (before is None or kept[1] < before):
                 await self._send_frame(*kept)

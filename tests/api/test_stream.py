@@ -341,3 +341,44 @@ async def test_another_websocket_version_is_426_naming_13(api: Api, version: str
     doc = await api.json("GET", "/api/openapi.json", 200)
     assert "426" in doc["paths"]["/api/runs/{runId}/stream"]["get"]["responses"]
     await api.healthy()
+
+
+async def test_a_client_catching_up_goes_live_at_the_first_queued_batch(
+        tmp_path: Path) -> None:
+    """A busy run's log runs ahead of the batches handed out (they are gathered for a few
+    milliseconds): a client catching up reads the log only up to the first live batch it
+    was offered, and is then sent that batch's own frames, shared with every client. Read
+    on to the log's end instead, it would chase a burst's tail page by page, decoding
+    and encoding every event for itself."""
+    from desktop.api.stream import Batch, StreamClient
+    from desktop.store.eventlog import Durability, EventLog
+
+    log = EventLog.open(tmp_path, durability=Durability.NONE)
+    log.append_many([{"type": "bus.message", "id": f"e{i}", "ts": "2026-01-01T00:00:00Z",
+                      "runId": "r"} for i in range(1, 31)])
+    written = log.flush()
+    log.close()
+
+    class Socket:
+        def __init__(self) -> None:
+            self.frames: list[bytes] = []
+
+        async def send_frame(self, data: bytes, _kind: WSMsgType) -> None:
+            self.frames.append(data)
+
+    socket = Socket()
+    client = StreamClient(socket)  # type: ignore[arg-type]
+    live = Batch(written[10:])  # durable, and offered before the catch-up read the log
+    client.offer(live)
+    pump = client.start(EventReader(tmp_path), 0)
+
+    async def all_sent() -> None:
+        while client.last_seq < 30:
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(all_sent(), 30)
+    pump.cancel()
+    await asyncio.gather(pump, return_exceptions=True)
+    sent = [e for frame in socket.frames for e in json.loads(frame)]
+    assert [e["seq"] for e in sent] == list(range(1, 31))
+    assert socket.frames[-1] is live.frames()[0][0]  # the shared bytes, not a copy
