@@ -10,6 +10,7 @@ tell "the service said no" from "the service is gone".
 
 from __future__ import annotations
 
+import io
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import quote
@@ -126,9 +127,12 @@ class ApiClient:
         """Send one request; the decoded body (None for 204)."""
         query = {k: str(v).lower() if isinstance(v, bool) else str(v)
                  for k, v in (params or {}).items() if v is not None}
+        # a stream, not bytes: aiohttp warns of raw bodies over 1 MiB (a big workflow)
+        body = None if json is None else io.BytesIO(orjson.dumps(json))
+        headers = None if body is None else {"Content-Type": "application/json"}
         try:
-            async with self._http().request(method, self.url + path, json=json,
-                                            params=query or None) as resp:
+            async with self._http().request(method, self.url + path, data=body,
+                                            headers=headers, params=query or None) as resp:
                 body = await resp.read()
                 if resp.status >= 400:
                     raise _error_from(resp.status, body)

@@ -156,3 +156,21 @@ def test_module_is_qt_free() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=Path(__file__).parents[2])
     assert out.stdout.strip() == "False"
+
+
+async def test_a_body_over_a_mebibyte_is_sent_without_a_resource_warning(
+        tmp_path: Path) -> None:
+    """aiohttp warns (ResourceWarning) for raw bytes over 1 MiB; a big workflow is sent
+    as a stream instead, and reaches the service whole."""
+    from api_helpers import TOKEN, served, workflow
+
+    doc = workflow({"a": {"script": [{"say": "hi"}]}})
+    doc["task"] = "x" * (2 << 20)
+    async with served(tmp_path) as api, ApiClient(str(api.client.make_url("")), TOKEN) as client:
+        state = await client.create_run(workflow=doc)
+        logged = log_of_dir(api.data / "runs" / state["id"])
+        assert logged[0]["type"] == "run.created" and logged[0]["task"] == doc["task"]
+
+
+def log_of_dir(run_dir: Path) -> list[dict]:
+    return [orjson.loads(line) for line in (run_dir / "events.jsonl").read_bytes().splitlines()]
