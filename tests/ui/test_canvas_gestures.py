@@ -232,3 +232,27 @@ def test_space_drag_pans(example_window):
     QTest.keyRelease(view, Qt.Key.Key_Space)
     assert view.visible_scene_rect().center().y() > before.y()
     assert win.editor.undo_stack.count() == 0  # panning is not an edit
+
+
+def test_fit_shows_the_nodes_a_run_added_too(example_window):
+    """A node the run spawned is drawn right of the document's; Fit brings it in view
+    with them, not only the document's own nodes."""
+    from desktop.ui.run.canvas_overlay import CanvasRunOverlay
+
+    win = example_window
+    overlay = CanvasRunOverlay(win.scene)
+    state = {"id": "r", "nodes": {"spawned": {"id": "spawned", "label": "Spawned",
+                                              "status": "idle", "addedAtRuntime": True}},
+             "edges": {}}
+    win.view.reset_zoom()
+    win.view.centerOn(min((i.sceneBoundingRect() for i in win.scene.nodes.values()),
+                          key=lambda r: r.left()).center())
+    overlay.apply_state(state)
+    [added] = overlay.runtime_nodes.values()
+    assert not win.view.visible_scene_rect().contains(added.sceneBoundingRect())
+    win.actions_["fit"].trigger()
+    visible = win.view.visible_scene_rect()
+    assert visible.contains(added.sceneBoundingRect())
+    for item in win.scene.nodes.values():
+        assert visible.contains(item.sceneBoundingRect())
+    overlay.apply_state(None)

@@ -346,6 +346,11 @@ class CanvasScene(QGraphicsScene):
                 if isinstance(i, EdgeItem) and i.key in self.edges)
         return keys
 
+    def update_extent(self) -> None:
+        """Recount how far the canvas scrolls, now: after items were added from outside
+        the document (the nodes a run spawned, desktop/ui/run/canvas_overlay.py)."""
+        self._update_rect()
+
     def _update_rect(self) -> None:
         bounds = self.itemsBoundingRect() if self.nodes else QRectF(0, 0, NODE_W, NODE_H)
         self.setSceneRect(bounds.adjusted(-SCENE_MARGIN, -SCENE_MARGIN,

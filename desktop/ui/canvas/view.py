@@ -76,12 +76,16 @@ class CanvasView(QGraphicsView):
         self.set_zoom(1.0)
 
     def fit(self, rect: QRectF | None = None) -> None:
-        """Fit ``rect`` (default: every node) in view, never zooming in past 100%."""
+        """Fit ``rect`` (default: every node, the run's own included) in view, never
+        zooming in past 100%."""
         if rect is None:
             scene = self.canvas()
             rect = QRectF()
             for item in scene.nodes.values():
                 rect = rect.united(item.sceneBoundingRect())
+            for item in scene.items():  # nodes a run added, drawn over the document's
+                if getattr(item, "FITS_IN_VIEW", False):
+                    rect = rect.united(item.sceneBoundingRect())
         if rect.isEmpty():
             self.reset_zoom()
             return

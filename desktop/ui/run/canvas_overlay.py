@@ -52,6 +52,9 @@ def _theme_of(item: QGraphicsItem) -> Theme:
 class RuntimeNodeItem(QGraphicsItem):
     """A node the run added (spawn_node): dashed, labelled "run-time"."""
 
+    FITS_IN_VIEW = True
+    """The canvas's Fit shows it with the document's nodes (desktop/ui/canvas/view.py)."""
+
     def __init__(self, node_id: str, label: str) -> None:
         super().__init__()
         self.node_id = node_id
@@ -172,6 +175,7 @@ class CanvasRunOverlay(QObject):
                                      clock() if clock else status_badge.utc_now())
         meters = self.meters.meters
         seen = set()
+        added = False
         for node_id, node in nodes.items():
             if node.get("parent") != self.scope:
                 continue  # drawn when its subflow is opened
@@ -188,6 +192,7 @@ class CanvasRunOverlay(QObject):
                               self._free_spot(len(self.runtime_nodes)))
                     self.scene.addItem(rt)
                     self.runtime_nodes[node_id] = rt
+                    added = True
                 badge = rt.badge
             else:
                 badge = self.badges.get(node_id)
@@ -204,6 +209,9 @@ class CanvasRunOverlay(QObject):
             badge.refresh()
         for node_id in [n for n in self.runtime_nodes if n not in seen]:
             self.scene.removeItem(self.runtime_nodes.pop(node_id))
+        extent = getattr(self.scene, "update_extent", None)
+        if added and extent is not None:  # the canvas scrolls to the run's new nodes too
+            extent()
         for node_id in [n for n in self.badges if n not in seen]:
             self._drop(self.badges.pop(node_id))
         self._sync_runtime_edges((state or {}).get("edges") or {})
