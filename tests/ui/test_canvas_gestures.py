@@ -234,25 +234,41 @@ def test_space_drag_pans(example_window):
     assert win.editor.undo_stack.count() == 0  # panning is not an edit
 
 
-def test_fit_shows_the_nodes_a_run_added_too(example_window):
-    """A node the run spawned is drawn right of the document's; Fit brings it in view
-    with them, not only the document's own nodes."""
+def test_a_spawned_node_sits_below_the_graph_and_fit_shows_it(example_window):
+    """A node the run spawned goes below the document's graph, right of the node that
+    spawned it, so that the dashed line between them crosses no other card; Fit brings
+    it in view with the document's own nodes."""
+    from PySide6.QtCore import QLineF
+
     from desktop.ui.run.canvas_overlay import CanvasRunOverlay
 
     win = example_window
     overlay = CanvasRunOverlay(win.scene)
-    state = {"id": "r", "nodes": {"spawned": {"id": "spawned", "label": "Spawned",
-                                              "status": "idle", "addedAtRuntime": True}},
-             "edges": {}}
+    nodes = {key: {"id": key, "key": key, "label": key, "status": "idle"}
+             for key in win.scene.nodes}
+    nodes["spawned"] = {"id": "spawned", "label": "Spawned", "status": "idle",
+                        "addedAtRuntime": True}
+    edge = {"id": "e", "from": "planner", "to": "spawned", "addedAtRuntime": True}
     win.view.reset_zoom()
-    win.view.centerOn(min((i.sceneBoundingRect() for i in win.scene.nodes.values()),
-                          key=lambda r: r.left()).center())
-    overlay.apply_state(state)
+    win.view.centerOn(win.scene.nodes["planner"].sceneBoundingRect().center())
+    overlay.apply_state({"id": "r", "nodes": nodes, "edges": {"e": edge}})
     [added] = overlay.runtime_nodes.values()
+    cards = {key: item.sceneBoundingRect() for key, item in win.scene.nodes.items()}
+    assert added.sceneBoundingRect().top() > max(r.bottom() for r in cards.values())
+    assert added.sceneBoundingRect().left() > cards["planner"].right()
+    [line] = overlay.runtime_edges.values()
+    path = QLineF(line.a, line.b)
+    for key, rect in cards.items():
+        if key != "planner":  # the line leaves the spawner's own port
+            assert not any(path.intersects(side)[0] == QLineF.IntersectionType.BoundedIntersection
+                           for side in (QLineF(rect.topLeft(), rect.bottomLeft()),
+                                        QLineF(rect.topLeft(), rect.topRight()),
+                                        QLineF(rect.topRight(), rect.bottomRight()),
+                                        QLineF(rect.bottomLeft(), rect.bottomRight()))), key
     assert not win.view.visible_scene_rect().contains(added.sceneBoundingRect())
     win.actions_["fit"].trigger()
     visible = win.view.visible_scene_rect()
     assert visible.contains(added.sceneBoundingRect())
-    for item in win.scene.nodes.values():
-        assert visible.contains(item.sceneBoundingRect())
+    for rect in cards.values():
+        assert visible.contains(rect)
     overlay.apply_state(None)

@@ -151,12 +151,27 @@ class CanvasRunOverlay(QObject):
         return QPointF(r.right(), r.center().y()) if side == "out" else \
             QPointF(r.left(), r.center().y())
 
-    def _free_spot(self, index: int) -> QPointF:
+    def _free_spot(self, node_id: str, index: int) -> QPointF:
+        """Where a node the run spawned goes: below the document's graph (its edges'
+        loops included), right of the node that spawned it, so that the dashed line
+        between them crosses no other card; further right for each one already there."""
         rect = QRectF()
-        for item in self._doc_items().values():
+        for item in [*self._doc_items().values(), *getattr(self.scene, "edges", {}).values()]:
             rect = rect.united(item.sceneBoundingRect())
-        x = (rect.right() if rect.isValid() else 0) + 80
-        return QPointF(x, (rect.top() if rect.isValid() else 0) + index * (RUNTIME_H + 50))
+        if not rect.isValid():
+            return QPointF(0, index * (RUNTIME_H + 50))
+        spawner = self._spawner(node_id)
+        left = spawner.sceneBoundingRect().right() + 40 if spawner is not None else rect.left()
+        return QPointF(left + index * (RUNTIME_W + 40), rect.bottom() + 50)
+
+    def _spawner(self, node_id: str) -> QGraphicsItem | None:
+        """The card of the node whose run-time edge leads to ``node_id``, if shown."""
+        for edge in ((self.state or {}).get("edges") or {}).values():
+            if edge.get("to") == node_id and edge.get("addedAtRuntime"):
+                item = self.item_for(str(edge.get("from", "")))
+                if item is not None and not isinstance(item, RuntimeNodeItem):
+                    return item
+        return None
 
     # --- following the run -------------------------------------------------------------------
 
@@ -189,7 +204,7 @@ class CanvasRunOverlay(QObject):
                     pos = node.get("position")
                     rt.setPos(QPointF(*pos) if pos and item is None and
                               not node.get("addedAtRuntime") else
-                              self._free_spot(len(self.runtime_nodes)))
+                              self._free_spot(node_id, len(self.runtime_nodes)))
                     self.scene.addItem(rt)
                     self.runtime_nodes[node_id] = rt
                     added = True
