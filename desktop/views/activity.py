@@ -46,9 +46,33 @@ def short(value: Any, width: int = 70) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _management_text(name: str, args: dict[str, Any]) -> str | None:
+    """What an agent asks of the graph, in words (desktop/runtime/management.py), or None
+    for another tool."""
+    if name == "spawn_node":
+        key = args.get("key") or args.get("id") or "?"
+        about = ", ".join(short(str(part), 30) for part in (
+            key, args.get("roleTemplate"), args.get("provider")) if part)
+        wired = (f", a handoff from {short(str(args['connectFrom']), 30)}"
+                 if args.get("connectFrom") else "")
+        return f'spawn_node: a node "{short(str(args.get("label") or key))}" ({about}){wired}'
+    if name == "create_edge":
+        labelled = f' "{short(str(args["label"]))}"' if args.get("label") else ""
+        both = " both ways" if args.get("bidirectional") else ""
+        ends = [short(str(args.get(end, "?")), 30) for end in ("type", "from", "to")]
+        kind = ends[0] if args.get("type") else "handoff"
+        return f"create_edge: a {kind}{labelled} from {ends[1]} to {ends[2]}{both}"
+    return None
+
+
 def tool_text(tool: dict[str, Any]) -> str:
     """A one-line description of a tool call."""
     args = tool.get("args") or {}
+    if not isinstance(args, dict):
+        return f"{tool.get('name')} {short(args)}"
+    management = _management_text(str(tool.get("name")), args)
+    if management is not None:
+        return management
     if "cmd" in args:
         return f"{tool.get('name')}: $ {short(args['cmd'])}"
     if "path" in args:
