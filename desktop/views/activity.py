@@ -46,6 +46,11 @@ def short(value: Any, width: int = 70) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _end(value: Any) -> str:
+    """A node an agent names: ``self`` is the asking node itself."""
+    return "itself" if value == "self" else short(str(value), 30)
+
+
 def _management_text(name: str, args: dict[str, Any]) -> str | None:
     """What an agent asks of the graph, in words (desktop/runtime/management.py), or None
     for another tool."""
@@ -53,15 +58,15 @@ def _management_text(name: str, args: dict[str, Any]) -> str | None:
         key = args.get("key") or args.get("id") or "?"
         about = ", ".join(short(str(part), 30) for part in (
             key, args.get("roleTemplate"), args.get("provider")) if part)
-        wired = (f", a handoff from {short(str(args['connectFrom']), 30)}"
-                 if args.get("connectFrom") else "")
+        wired = f", a handoff from {_end(args['connectFrom'])}" if args.get("connectFrom") \
+            else ""
         return f'spawn_node: a node "{short(str(args.get("label") or key))}" ({about}){wired}'
     if name == "create_edge":
         labelled = f' "{short(str(args["label"]))}"' if args.get("label") else ""
         both = " both ways" if args.get("bidirectional") else ""
-        ends = [short(str(args.get(end, "?")), 30) for end in ("type", "from", "to")]
-        kind = ends[0] if args.get("type") else "handoff"
-        return f"create_edge: a {kind}{labelled} from {ends[1]} to {ends[2]}{both}"
+        kind = short(str(args["type"]), 30) if args.get("type") else "handoff"
+        return (f"create_edge: a {kind}{labelled} from {_end(args.get('from', '?'))} to "
+                f"{_end(args.get('to', '?'))}{both}")
     return None
 
 

@@ -17,12 +17,12 @@ def test_a_spawn_names_the_node_it_adds_and_where_it_is_wired() -> None:
         "key": "helper", "label": "Docs helper", "roleTemplate": "implementer",
         "provider": "claude", "connectFrom": "self", "script": [{"say": "x" * 500}]}}
     assert approval_text({"kind": "tool", "tool": tool}) == (
-        'spawn_node: a node "Docs helper" (helper, implementer, claude), a handoff from self')
+        'spawn_node: a node "Docs helper" (helper, implementer, claude), a handoff from itself')
 
 
 def test_an_edge_names_its_kind_its_ends_and_its_label() -> None:
     assert tool_text({"name": "create_edge", "args": {"from": "self", "to": "tester"}}) == \
-        "create_edge: a handoff from self to tester"
+        "create_edge: a handoff from itself to tester"
     assert tool_text({"name": "create_edge", "args": {
         "from": "tester", "to": "lead", "type": "report", "label": "results",
         "bidirectional": True}}) == \
