@@ -66,7 +66,7 @@ from typing import Any
 
 import orjson
 from aiohttp import WSCloseCode, web
-from aiohttp.http_exceptions import ContentEncodingError
+from aiohttp.http_exceptions import ContentEncodingError, LineTooLong
 from aiohttp.web_protocol import RequestHandler
 from aiohttp.web_request import BaseRequest
 
@@ -230,6 +230,19 @@ class MaskedFramesOnly:
 
     def feed_eof(self) -> None:
         self._inner.feed_eof()
+
+
+def _reason(exc: BaseException) -> str:
+    """Why the parser refused a request, in the service's words where it has them."""
+    if isinstance(exc, LineTooLong):  # its own words repeat the line's first 100 bytes
+        limit = exc.args[1] if len(exc.args) > 1 else "the most"
+        limit = f"{limit:,}" if isinstance(limit, int) else str(limit)
+        return (f"its URL or one of its headers is over {limit} bytes, the most the service "
+                "reads; send long values in the JSON body instead")
+    if str(getattr(exc, "message", "")) == "Too many headers received":
+        return ("it has more headers than the service reads; send only the headers the "
+                "request needs")
+    return short_reason(exc)
 
 
 class GuardedHandler(RequestHandler):
@@ -401,7 +414,7 @@ class GuardedHandler(RequestHandler):
                                       "with gzip or deflate",
                                       "Content-Encoding")
         else:
-            reason = short_reason(exc) if exc is not None else (message or "malformed")
+            reason = _reason(exc) if exc is not None else (message or "malformed")
             response = error_response(status, "bad_request",
                                       f"the request is not well-formed HTTP and was not "
                                       f"read: {reason}")

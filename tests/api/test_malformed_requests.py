@@ -72,6 +72,23 @@ async def test_a_request_the_parser_refuses_gets_the_json_error_shape(
     await api.healthy()
 
 
+@pytest.mark.parametrize("name", ["header line too long", "request line too long",
+                                  "too many headers"])
+async def test_a_request_too_large_to_read_says_which_limit_and_the_fix(
+        api: Api, name: str) -> None:
+    """Not the parser's own words, which repeat the first 100 bytes of the line."""
+    many = "".join(f"X-H{i}: b\r\n" for i in range(200))
+    request = {**MALFORMED, "too many headers": "GET /api/health HTTP/1.1\r\n" + HEAD + many
+               + "\r\n"}[name].replace("{host}", f"{api.client.host}:{api.client.port}")
+    status, body = await answer_to(api, request.encode("latin-1"))
+    assert b" 400 " in status, status
+    message = body["error"]["message"]
+    assert "aaaa" not in message and "bytearray" not in message
+    assert ("over 8,190 bytes" in message and "JSON body" in message) \
+        if name != "too many headers" else "more headers than the service reads" in message
+    await api.healthy()
+
+
 @pytest.mark.parametrize("encoding", ["br", "zstd"])
 async def test_a_content_encoding_the_service_can_not_decode_is_named(
         api: Api, encoding: str) -> None:
