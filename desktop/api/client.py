@@ -263,7 +263,7 @@ class ApiClient:
         body: dict[str, Any] = {"check": check}
         if files is not None:
             body["files"] = files
-        if branch:
+        if branch is not None:  # an empty name is the service's to refuse, not "no branch"
             body["branch"] = branch
         return await self.request("POST", f"/api/runs/{quote(run_id)}/apply", json=body)
 

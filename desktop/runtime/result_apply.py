@@ -153,8 +153,10 @@ def apply_result(result: RunResult, *, files: list[str] | None = None,
     """Apply ``result`` (only ``files`` when given) onto the user's working tree, or as
     new branch ``branch``; ``check``: say what it would do and change nothing."""
     chosen = _chosen(result, files)
-    target: Target = "branch" if branch else "worktree"
-    if branch:
+    # an empty name is a bad name, not "no branch": `--branch "$NAME"` with NAME unset
+    # must not land on the working tree the user meant to leave alone
+    target: Target = "worktree" if branch is None else "branch"
+    if branch is not None:
         _check_branch_name(result.repo, branch)
     with tempfile.TemporaryDirectory(prefix="agent-canvas-apply-") as scratch:
         theirs = _theirs(result, chosen, str(Path(scratch) / "index"))

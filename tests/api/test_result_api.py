@@ -10,7 +10,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from api_helpers import Api, workflow
+from api_helpers import TOKEN, Api, workflow
+
+from desktop.api.client import ApiClient, ApiError
 
 USER = ("-c", "user.name=U", "-c", "user.email=u@example.com")
 
@@ -110,6 +112,21 @@ async def test_bad_apply_requests_are_refused_naming_the_field(api: Api,
         refused = await api.json("POST", url, 422, body)
         assert refused["error"]["field"] == field, (body, refused)
     await api.json("POST", f"/api/runs/{'0' * 8}-0000-4000-8000-000000000000/apply", 404, {})
+    assert not (repo / "left.txt").exists()
+
+
+async def test_the_client_sends_an_empty_branch_name_to_be_refused(api: Api,
+                                                                  tmp_path: Path) -> None:
+    # `runs apply --branch "$NAME" --server URL` with NAME unset: the empty name must be
+    # refused, not dropped, which would apply onto the working tree instead
+    repo = project(tmp_path)
+    run_id = await finished_run(api, repo)
+    status = git(repo, "status", "--porcelain")
+    async with ApiClient(str(api.client.make_url("")), TOKEN) as client:
+        with pytest.raises(ApiError) as refused:
+            await client.apply(run_id, branch="")
+    assert refused.value.status == 422 and refused.value.field == "branch"
+    assert git(repo, "status", "--porcelain") == status
     assert not (repo / "left.txt").exists()
 
 

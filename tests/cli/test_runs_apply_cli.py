@@ -117,11 +117,14 @@ def test_bad_input_exits_2_with_the_reason(cli, repo: Path, tmp_path: Path) -> N
     for args, reason in ((("nope",), "no run matches"),
                          ((run8, "--file", "README.md"), "did not change README.md"),
                          ((run8, "--branch", "bad..name"), "not a branch name"),
+                         # `--branch "$NAME"` with NAME unset: refused, not the working tree
+                         ((run8, "--branch", ""), "not a branch name"),
                          ((run8, "--pull-request"), "--pull-request needs --branch"),
                          ((run8, "--branch", "x", "--pull-request"), "no remote")):
         said = cli("runs", "apply", *args)
         assert said.code == 2 and reason in said.err, (args, said)
     assert git(repo, "branch", "--list", "x") == ""  # refused before anything was made
+    assert not (repo / "num_utils.py").exists()  # and nothing landed on the working tree
 
 
 def test_a_branch_that_would_miss_the_user_s_uncommitted_start_says_so(
