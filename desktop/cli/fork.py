@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.cli.run import EXIT_BAD_INPUT, _options, drive
+from desktop.cli.run_ref import resume_hint
 from desktop.cli.server_args import add_server_options
 from desktop.disk.paths import data_dir
 from desktop.wording import plural
@@ -155,8 +156,8 @@ def fork_command(args: argparse.Namespace) -> int:
     if args.no_run:
         engine.pause("forked; continue with `agent-canvas resume`")
         engine.close()
-        say(f"run {engine.run_id} is paused; continue with `agent-canvas resume "
-            f"{engine.run_id[:8]}`\n")
+        say(f"run {engine.run_id} is paused; continue with "
+            f"{resume_hint(engine.run_id, args.data_dir)}\n")
         return 0
     return asyncio.run(drive(engine, args, after_seq=fork.plan.seq))
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import shlex
 import signal
 import sys
 from pathlib import Path
 
+from desktop.cli.run_ref import resume_hint, run_ref
 from desktop.cli.server_args import add_server_options
 from desktop.contract.enums import RunStatus
 from desktop.disk.paths import data_dir
@@ -218,8 +218,8 @@ async def drive(engine, args: argparse.Namespace, after_seq: int) -> int:
         loop.remove_signal_handler(signal.SIGTERM)
     if detached:
         await engine.detach()
-        note = f"run {engine.state.id} is paused; continue with `agent-canvas resume " \
-               f"{engine.state.id[:8]}`"
+        note = f"run {engine.state.id} is paused; continue with " \
+               f"{resume_hint(engine.state.id, args.data_dir)}"
         print(note, file=sys.stderr)
         return EXIT_PAUSED
     engine.close()
@@ -242,9 +242,8 @@ def _tell_result(engine, folder: str | None) -> None:
     except GitError:  # the repository went away meanwhile: `runs result` will say so
         count = None
     # the commands must find the run where this one put it
-    where = f" --data-dir {shlex.quote(folder)}" if folder else ""
     tell_result(node.git.branch, node.key or node.label, node.git.repo, count,
-                engine.state.id[:8] + where)
+                run_ref(engine.state.id, folder))
 
 
 def _tell_scratch_result(engine) -> None:

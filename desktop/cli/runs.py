@@ -18,6 +18,7 @@ from rich.table import Table
 
 from desktop.cli import runs_apply
 from desktop.cli.console_out import out_console
+from desktop.cli.run_ref import resume_hint, run_ref
 from desktop.cli.server_args import add_server_options
 from desktop.contract.enums import shown_status
 from desktop.contract.state import RunState
@@ -196,7 +197,8 @@ def cmd_show(args: argparse.Namespace) -> int:
                      "tokens": total_tokens(state.usage), "costUsd": cost(state.usage),
                      **({"result": result.to_json()} if result is not None else {}),
                      **({"scratchResult": scratch.to_json()} if scratch is not None else {}),
-                     **({"paused": paused.to_json(state.id)} if paused is not None else {})})
+                     **({"paused": paused.to_json(run_ref(state.id, args.data_dir))}
+                        if paused is not None else {})})
         return 0
     console = out_console()
     console.print(f"[bold]run[/] {state.id}  [bold]{display_status(state)}[/]  "
@@ -237,7 +239,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         console.print(f"[yellow]stalled[/]: {state.stall.get('reason')} "
                       f"{state.stall.get('evidence', {})}")
     if paused is not None:
-        _paused(console, state, paused)
+        _paused(console, state, paused, args.data_dir)
     console.print(f"usage: {usage_text(state.usage)}")
     if state.budget is not None:
         console.print(f"budget: {budget_text(state.budget.to_json_dict())}")
@@ -254,14 +256,16 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _paused(console: Console, state: RunState, paused: PauseDetail) -> None:
-    """What a run left paused, which no engine holds, waits for, and how to go on."""
+def _paused(console: Console, state: RunState, paused: PauseDetail,
+            folder: str | None) -> None:
+    """What a run left paused, which no engine holds, waits for, and how to go on
+    (``folder``: the ``--data-dir`` given, which the resume command needs too)."""
     why = f": {escape(paused.reason)}" if paused.reason else ""
     console.print(f"[yellow]paused[/], no engine holds it{why}", soft_wrap=True)
     for request in paused.withdrawn:
         console.print(f"  waits for {escape(request.line())}; asked again when it resumes",
                       soft_wrap=True)
-    console.print(f"resume with `agent-canvas resume {state.id[:8]}`")
+    console.print(f"resume with {escape(resume_hint(state.id, folder))}", soft_wrap=True)
 
 
 def _branch_cell(branch: str, ahead: int | None) -> str:

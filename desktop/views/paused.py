@@ -68,9 +68,10 @@ class PauseDetail:
                  if waits else "")
         return f"{why}.{asked}"
 
-    def to_json(self, run_id: str) -> dict[str, Any]:
-        """The wire form, with the command that continues the run."""
-        return {"reason": self.reason, "resume": f"agent-canvas resume {run_id[:8]}",
+    def to_json(self, run_ref: str) -> dict[str, Any]:
+        """The wire form, with the command that continues the run; ``run_ref``: the run's
+        short id and the options that find it (``1a2b3c4d --data-dir DIR``)."""
+        return {"reason": self.reason, "resume": f"agent-canvas resume {run_ref}",
                 "waitsFor": [{"approvalId": w.approval_id, "node": w.node, "kind": w.kind,
                               "text": w.text} for w in self.withdrawn]}
 

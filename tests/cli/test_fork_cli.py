@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -132,7 +133,9 @@ def test_no_run_leaves_a_paused_fork_that_resume_finishes(
     fork_id = result.stderr.split(" as ", 1)[1].split(":", 1)[0]
     folder = runs_dir(source.run_dir.parent.parent) / fork_id
     assert open_run(folder).status == "paused"
-    assert main(["resume", fork_id, "--data-dir", str(folder.parent.parent)]) == 0
+    # the command it names works as printed: it finds the fork in its data folder
+    printed = result.stderr.split("continue with `agent-canvas ", 1)[1].split("`", 1)[0]
+    assert main(shlex.split(printed)) == 0
     assert open_run(folder).status == "completed"
     assert events_of(folder)[0]["forkedFrom"]["seq"] == scan_run(source.run_dir).points[0].seq
 

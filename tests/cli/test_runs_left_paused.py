@@ -6,6 +6,7 @@ settles the turn (its request denied by the engine, the turn cancelled), dying d
 from __future__ import annotations
 
 import io
+import shlex
 import sys
 from pathlib import Path
 
@@ -40,11 +41,13 @@ def _cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 def left(tmp_path: Path, capsys: pytest.CaptureFixture[str],
          monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     """A run left paused at its approval: (data folder, run folder)."""
-    data = tmp_path / "data"
+    data = tmp_path / "data with a space"
     code, _out, err = _cli(capsys, monkeypatch, "run", str(_flow(tmp_path)),
                            "--data-dir", str(data))
     assert code == 3 and "is paused" in err
     [folder] = (data / "runs").iterdir()
+    # the command it names finds the run in the data folder it was given
+    assert f"`agent-canvas resume {folder.name[:8]} --data-dir '{data}'`" in err
     return data, folder
 
 
@@ -63,16 +66,17 @@ def test_a_run_left_paused_is_listed_and_shown_as_paused_with_what_it_waits_for(
     assert "paused, no engine holds it: waiting for input and no commands are left on " \
         "stdin" in text
     assert "waits for Builder's approval" in text and "echo one" in text
-    assert f"resume with `agent-canvas resume {run8}`" in text
+    said = f"agent-canvas resume {run8} --data-dir '{data}'"
+    assert f"resume with `{said}`" in text
     code, out, _ = _cli(capsys, monkeypatch, "runs", "show", run8, "--json",
                         "--data-dir", str(data))
     body = orjson.loads(out)
     assert body["displayStatus"] == "paused" and not body["interrupted"]
+    assert body["paused"]["resume"] == said
     [waits] = body["paused"]["waitsFor"]
     assert waits["node"] == "Builder" and waits["kind"] == "tool"
-    # what it says holds: resuming asks again, and the answer finishes the run
-    code, out, err = _cli(capsys, monkeypatch, "resume", run8, "--data-dir", str(data),
-                          stdin="approve\n")
+    # what it says holds, as printed: resuming asks again, and the answer finishes the run
+    code, out, err = _cli(capsys, monkeypatch, *shlex.split(said)[1:], stdin="approve\n")
     assert code == 0, out + err
     assert open_run(folder).status == "completed"
 
