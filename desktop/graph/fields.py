@@ -96,9 +96,25 @@ def _hint(err: dict) -> str:
                 "(at most 64 characters)")
     if kind.startswith(("greater_than", "less_than")):
         return "use a number in range, or leave the field out for the default"
-    if kind.endswith("_type") or kind.endswith("_parsing"):
-        return f"expected a {kind.split('_')[0]} value"
+    if kind.endswith(("_type", "_parsing", "_from_float")):
+        return _WRITE_AS.get(kind.split("_")[0], "")
     return ""
+
+
+_WRITE_AS = {
+    "int": "write a whole number, e.g. 3",
+    "float": "write a number, e.g. 2.5",
+    "decimal": "write a number, e.g. 2.5",
+    "bool": "write true or false",
+    "string": "write text (in quotes when it starts with [, { or *)",
+    "list": "write a list: [a, b], or one '- item' a line below the field",
+    "tuple": "write a list: [a, b], or one '- item' a line below the field",
+    "set": "write a list: [a, b], or one '- item' a line below the field",
+    "dict": "write a mapping: 'key: value' lines indented below the field",
+    "model": "write a mapping: 'key: value' lines indented below the field",
+}
+"""How to write a value of each pydantic type in YAML, for the fix part of a problem: the
+type's own name ("expected a int value", "a model value") tells a user nothing."""
 
 
 def from_validation_error(exc: ValidationError) -> list[Problem]:

@@ -47,6 +47,25 @@ edges: {}
     assert "edges" in by_loc
 
 
+@pytest.mark.parametrize(("field", "value", "fix"), [
+    ("stallThreshold", "many", "write a whole number, e.g. 3"),
+    ("stallThreshold", "2.5", "write a whole number, e.g. 3"),
+    ("untilDone", "maybe", "write true or false"),
+    ("instructions", "[a, b]", "write text (in quotes"),
+    ("args", "'-v'", "write a list: [a, b]"),
+    ("limits", "5", "write a mapping: 'key: value' lines"),
+    ("budget", "{maxCostUsd: lots}", "write a number, e.g. 2.5"),
+])
+def test_a_wrong_type_says_how_to_write_the_value_in_yaml(field: str, value: str,
+                                                          fix: str) -> None:
+    # the type's own name ("expected a int value", "a model value") is no fix for a user
+    [p] = problems("name: x\nnodes:\n  - id: a\nnodeConfigs:\n  a:\n"
+                   f"    {field}: {value}\n")
+    assert p.line == 6 and p.location.startswith(f"nodeConfigs.a.{field}")
+    assert f" — {fix}" in str(p), str(p)
+    assert "expected a" not in str(p)
+
+
 def test_unknown_fields_are_named_with_a_suggestion() -> None:
     found = problems("""name: x
 nodez: []
