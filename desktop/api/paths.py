@@ -42,7 +42,9 @@ class AllowedRoots:
             raise ApiError(422, "invalid_path", f"{raw[:120]}: not a file name this system "
                            f"accepts ({exc.strerror or exc})", field) from None
         if not found:
-            raise ApiError(422, "workflow_not_found", f"{raw}: no such workflow file", field)
+            what = ("is a folder, not a workflow file — give the path of a *.flow.yaml file "
+                    "inside it") if real.is_dir() else "no such workflow file"
+            raise ApiError(422, "workflow_not_found", f"{raw}: {what}", field)
         return real
 
     def allows(self, real: Path) -> bool:

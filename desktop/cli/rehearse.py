@@ -49,12 +49,14 @@ def script_path(workflow: Path) -> Path:
 
 
 def rehearse_command(args: argparse.Namespace) -> int:
+    from desktop.cli.workflow_arg import not_a_file
     from desktop.graph.validate import check_file
     from desktop.providers.fakeserver import Script, ScriptError
 
     path = Path(args.file)
-    if not path.is_file():
-        print(f"{path}: no such workflow file", file=sys.stderr)
+    missing = not_a_file(path)
+    if missing:
+        print(missing, file=sys.stderr)
         return run_cmd.EXIT_BAD_INPUT
     replies = args.script or script_path(path)
     try:

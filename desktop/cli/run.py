@@ -74,13 +74,15 @@ def _options(args: argparse.Namespace):
 
 def run_command(args: argparse.Namespace) -> int:
     """Create a run of FILE and drive it to the end."""
+    from desktop.cli.workflow_arg import not_a_file
     from desktop.graph.validate import check_file
     from desktop.runtime.recovery import create_run
     from desktop.runtime.run_setup import SetupError
 
     path = Path(args.file)
-    if not path.is_file():
-        print(f"{path}: no such workflow file", file=sys.stderr)
+    missing = not_a_file(path)
+    if missing:
+        print(missing, file=sys.stderr)
         return EXIT_BAD_INPUT
     doc, problems = check_file(str(path))
     if doc is not None and args.executor:

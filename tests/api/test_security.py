@@ -189,6 +189,11 @@ async def test_workflow_inside_a_root_runs_and_missing_one_is_422(api: Api) -> N
     assert (await api.finished(created["id"]))["status"] == "completed"
     error = error_of(await api.json("POST", "/api/runs", 422, {"workflowPath": "nope.yaml"}))
     assert error["code"] == "workflow_not_found"
+    assert error["message"] == "nope.yaml: no such workflow file"
+    (api.flows / "sub").mkdir()
+    error = error_of(await api.json("POST", "/api/runs", 422, {"workflowPath": "sub"}))
+    assert error["code"] == "workflow_not_found" and error["field"] == "workflowPath"
+    assert "sub: is a folder, not a workflow file" in error["message"]
 
 
 async def test_unexpected_failure_is_a_500_without_traceback(api: Api, monkeypatch) -> None:

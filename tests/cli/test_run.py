@@ -76,6 +76,12 @@ def test_json_prints_every_event_once_in_order(cli, tmp_path: Path) -> None:
 def test_bad_input_exits_2(cli, tmp_path: Path) -> None:
     missing = cli("run", str(tmp_path / "nope.flow.yaml"), "--data-dir", str(tmp_path))
     assert missing.returncode == 2 and "no such workflow file" in missing.stderr
+    # a folder is told as one, with the fix, as validate tells it: not as missing
+    for command in ("run", "rehearse"):
+        folder = cli(command, str(tmp_path), "--data-dir", str(tmp_path))
+        assert folder.returncode == 2, command
+        assert f"{tmp_path}: is a folder, not a workflow file — give the path of a " \
+            "*.flow.yaml file inside it" in folder.stderr, (command, folder.stderr)
     bad = flow(tmp_path, {"a": {}}, [{"from": "a", "to": "ghost"}])
     invalid = cli("run", str(bad), "--data-dir", str(tmp_path))
     assert invalid.returncode == 2
