@@ -23,6 +23,7 @@ from desktop.cli.console_out import out_console
 from desktop.cli.server_args import RemoteError, client_for
 from desktop.contract.enums import RUN_ENDED, RunStatus
 from desktop.contract.state import PendingApproval, RunState
+from desktop.store.runs import ambiguous_run
 from desktop.views.state import RunProjection
 from desktop.views.subflows import agent_turns
 
@@ -43,7 +44,7 @@ async def find_run_id(client: ApiClient, ref: str) -> str:
     if not hits:
         raise RemoteError(f"the service has no run matching {ref!r} (see `agent-canvas runs "
                           "list --server URL`)")
-    raise RemoteError(f"{ref!r} matches {len(hits)} runs; give more of the id")
+    raise RemoteError(ambiguous_run(ref, sorted(hits)))
 
 
 class _Pending:

@@ -130,5 +130,19 @@ def _find_run(data_dir: Path, ref: str) -> Path:
         return matches[0]
     if not matches:
         raise RunError(f"no run matches {ref!r} in {root} (see `agent-canvas runs list`)")
-    names = ", ".join(p.name[:12] for p in matches[:5])
-    raise RunError(f"{ref!r} matches {len(matches)} runs ({names}...); give more of the id")
+    raise RunError(ambiguous_run(ref, [p.name for p in matches]))
+
+
+def ambiguous_run(ref: str, ids: list[str]) -> str:
+    """The refusal of a prefix several runs share, naming them (five at most) each by
+    the shortest prefix that no other of them shares, at least the 8 characters `runs
+    list` shows, so one can be copied from the message."""
+    def short(run_id: str) -> str:
+        size = 8
+        while size < len(run_id) and any(o != run_id and o.startswith(run_id[:size])
+                                          for o in ids):
+            size += 1
+        return run_id[:size]
+    shown = ", ".join(short(i) for i in ids[:5])
+    more = f" and {len(ids) - 5} more" if len(ids) > 5 else ""
+    return f"{ref!r} matches {len(ids)} runs ({shown}{more}); give more of the id"
