@@ -15,6 +15,7 @@ from desktop.api.runs import RunService
 from desktop.contract.api import ApplyResult, OpenPullRequest
 from desktop.contract.enums import RUN_WORKING
 from desktop.runtime.git_run import GitError
+from desktop.runtime.repo_busy import RepoBusy
 from desktop.runtime.result_apply import apply_result
 from desktop.runtime.result_pr import open_pull_request, pull_request_blocker
 from desktop.runtime.run_result import ResultError, RunResult, file_patch, find_result
@@ -63,6 +64,8 @@ async def apply(service: RunService, run_id: str, body: ApplyResult) -> dict[str
     try:
         outcome = await asyncio.to_thread(apply_result, found, files=body.files,
                                           branch=body.branch, check=body.check)
+    except RepoBusy as exc:  # the repository's state, not the request, is at fault
+        raise ApiError(409, "repository_busy", str(exc)) from None
     except ResultError as exc:
         field = "branch" if body.branch and "branch" in str(exc) else "files"
         raise ApiError(422, "invalid_apply", str(exc), field) from None

@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 from desktop.runtime.git_base import capture, run8
 from desktop.runtime.git_run import GitError, git, must
+from desktop.runtime.repo_busy import refuse_if_busy
 from desktop.runtime.run_result import ResultError, RunResult, changed_files
 from desktop.store.applied import record_applied
 from desktop.wording import plural
@@ -158,6 +159,7 @@ def apply_result(result: RunResult, *, files: list[str] | None = None,
     target: Target = "worktree" if branch is None else "branch"
     if branch is not None:
         _check_branch_name(result.repo, branch)
+    refuse_if_busy(result.repo, branch=branch is not None)
     with tempfile.TemporaryDirectory(prefix="agent-canvas-apply-") as scratch:
         theirs = _theirs(result, chosen, str(Path(scratch) / "index"))
         head = _head(result.repo)

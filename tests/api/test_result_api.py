@@ -173,3 +173,24 @@ async def test_a_pull_request_pushes_the_branch_and_opens_it_with_gh(
     upstream = subprocess.run(["git", "config", "--get", "branch.agent/result.remote"],
                               cwd=repo, capture_output=True, check=False)
     assert upstream.returncode == 1  # pushed by name: the user's config gained nothing
+
+
+async def test_a_repository_mid_merge_gets_409_naming_it_and_keeps_its_state(
+        api: Api, tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    run_id = await finished_run(api, repo)
+    git(repo, "stash", "push", "-q", "--include-untracked")
+    git(repo, "checkout", "-q", "-b", "side")
+    (repo / "lib.txt").write_text("side\n")
+    git(repo, "commit", "-q", "-am", "side")
+    git(repo, "checkout", "-q", "main")
+    (repo / "lib.txt").write_text("main\n")
+    git(repo, "commit", "-q", "-am", "main")
+    with pytest.raises(subprocess.CalledProcessError):
+        git(repo, "merge", "side")
+    status = git(repo, "status", "--porcelain")
+    refused = await api.json("POST", f"/api/runs/{run_id}/apply", 409, {})
+    assert refused["error"]["code"] == "repository_busy"
+    assert "in the middle of a merge" in refused["error"]["message"]
+    assert "git merge --abort" in refused["error"]["message"]
+    assert git(repo, "status", "--porcelain") == status and not (repo / "left.txt").exists()

@@ -4,11 +4,13 @@ it or the accepted files; a collision changes nothing and names the files."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 from gitkit import fingerprint, git, no_git_config, tree_files, user_repo
 
+from desktop.runtime.repo_busy import RepoBusy
 from desktop.runtime.result_apply import apply_result
 from desktop.runtime.run_result import ResultError, RunResult, changed_files, file_patch
 from desktop.runtime.worktrees import commit_all, head, open_tree
@@ -132,3 +134,57 @@ def test_a_file_the_run_did_not_change_is_refused_by_name(tmp_path: Path,
     with pytest.raises(ResultError, match=r"did not change README\.md"):
         apply_result(result, files=["README.md"])
     assert fingerprint(repo) == before
+
+
+def stopped_at_a_conflict(repo: Path, how: str) -> None:
+    """``repo`` stopped in the middle of ``how`` (rebase or merge), a file in conflict;
+    the user's uncommitted work put away first, as git asks."""
+    git(repo, "stash", "push", "-q", "--include-untracked")
+    git(repo, "checkout", "-q", "-b", "side")
+    (repo / "both.txt").write_text("side\n")
+    git(repo, "commit", "-q", "-am", "side")
+    git(repo, "checkout", "-q", "main")
+    (repo / "both.txt").write_text("main\n")
+    git(repo, "commit", "-q", "-am", "main")
+    with pytest.raises(subprocess.CalledProcessError):
+        git(repo, how, "side")
+    assert "UU both.txt" in git(repo, "status", "--porcelain")
+
+
+def mid_rebase(repo: Path) -> tuple[object, ...]:
+    """What of a repository mid-rebase (HEAD detached, which fingerprint does not read)
+    applying must not change: index, HEAD, branches, status and every file."""
+    files = {p.relative_to(repo).as_posix(): p.read_bytes() for p in sorted(repo.rglob("*"))
+             if p.is_file() and ".git" not in p.relative_to(repo).parts}
+    return ((repo / ".git" / "index").read_bytes(), git(repo, "rev-parse", "HEAD"),
+            git(repo, "for-each-ref", "refs/heads"),
+            git(repo, "status", "--porcelain", "--ignored", "--untracked-files=all"), files)
+
+
+def test_a_repository_mid_rebase_takes_no_result_and_says_how_to_go_on(
+        tmp_path: Path, no_git_config) -> None:
+    repo, result = a_result(tmp_path)
+    stopped_at_a_conflict(repo, "rebase")
+    before = mid_rebase(repo)
+    # onto the tree the files would join the commit being rewritten; as a branch they
+    # would sit on it instead of on the user's branch
+    for kwargs in ({}, {"check": True}, {"branch": "agent/result"}):
+        with pytest.raises(RepoBusy, match=r"in the middle of a rebase; finish it "
+                           r"\(`git rebase --continue`\) or undo it \(`git rebase --abort`\)"):
+            apply_result(result, **kwargs)
+    assert mid_rebase(repo) == before and read_applied(result.run_dir) == []
+
+
+def test_a_repository_mid_merge_takes_the_result_only_as_a_branch(
+        tmp_path: Path, no_git_config) -> None:
+    repo, result = a_result(tmp_path)
+    stopped_at_a_conflict(repo, "merge")
+    before = fingerprint(repo)
+    with pytest.raises(RepoBusy, match=r"middle of a merge; .*--branch NAME"):
+        apply_result(result)
+    assert fingerprint(repo) == before
+    made = apply_result(result, files=["src/new.py"], branch="agent/result")
+    assert made.applied and git(repo, "rev-parse", "agent/result^") == \
+        git(repo, "rev-parse", "HEAD")
+    assert {k: v for k, v in fingerprint(repo).items() if k != "refs"} == \
+        {k: v for k, v in before.items() if k != "refs"}

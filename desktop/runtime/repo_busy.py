@@ -1,0 +1,64 @@
+"""Whether the user's repository is in the middle of a rebase, a merge, a cherry-pick, a
+revert or ``git am``, which taking a run's result must wait for.
+
+Applied onto the working tree then, the result's files would be swept into whatever
+commit the operation makes next (``git add -A && git rebase --continue``); made a
+branch during a rebase, it would sit on the commit being rewritten, which is not the
+user's branch. So both are refused, naming the operation and how to finish or undo it.
+A merge, cherry-pick, revert or ``am`` leaves HEAD on the user's branch, so a new branch
+there is still allowed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from desktop.runtime.git_run import git
+from desktop.runtime.run_result import ResultError
+
+_OPERATIONS = (
+    # (what git leaves in its folder, what it is, its command)
+    ("rebase-merge", "a rebase", "git rebase"),
+    ("rebase-apply/applying", "`git am`", "git am"),
+    ("rebase-apply", "a rebase", "git rebase"),
+    ("MERGE_HEAD", "a merge", "git merge"),
+    ("CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick"),
+    ("REVERT_HEAD", "a revert", "git revert"),
+)
+
+
+class RepoBusy(ResultError):
+    """The repository is in the middle of an operation; the message names it and the fix."""
+
+
+def busy_with(repo: Path) -> tuple[str, str] | None:
+    """(what, its command) of the operation ``repo`` is in the middle of, else None."""
+    for marker, what, command in _OPERATIONS:
+        found = git(repo, "rev-parse", "--git-path", marker)
+        if not found.ok:
+            continue
+        path = Path(found.text)
+        if not path.is_absolute():
+            path = repo / path
+        if path.exists():
+            return what, command
+    return None
+
+
+def refuse_if_busy(repo: Path, *, branch: bool) -> None:
+    """Raise RepoBusy when ``repo`` is mid-operation and the result must wait for it (a
+    new ``branch`` waits only for a rebase: the others keep HEAD on the user's branch)."""
+    found = busy_with(repo)
+    if found is None:
+        return
+    what, command = found
+    rebase = what == "a rebase"
+    if branch and not rebase:
+        return
+    other = "" if rebase else " (or take it as a new branch now: --branch NAME)"
+    raise RepoBusy(f"{repo} is in the middle of {what}; finish it (`{command} --continue`) "
+                   f"or undo it (`{command} --abort`), then apply again{other}; nothing "
+                   "was changed")
+
+
+__all__ = ["RepoBusy", "busy_with", "refuse_if_busy"]
