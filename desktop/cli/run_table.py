@@ -17,6 +17,7 @@ from desktop.cli.run_view import stall_text
 from desktop.runtime.engine import Engine
 from desktop.views.activity import AWAITING, RecentActivity, StepOrder, node_activity
 from desktop.views.approval_text import approval_text
+from desktop.views.notices import EngineNote, RunNotices
 
 _STATUS_STYLE = {"running": "bold cyan", "idle": "dim", "blocked": "bold yellow",
                  "failed": "bold red", AWAITING: "bold magenta", "done": "green",
@@ -77,6 +78,9 @@ class LiveView:
         self.order = StepOrder()
         engine.recorder.listen(self.activity)
         engine.recorder.listen(self.order)
+        self.notices = RunNotices()  # the engine's notes are printed above the table
+        self.notices.subscribe(EngineNote, self._note)
+        engine.recorder.listen(self.notices.publish)
         # the terminal echoes typed commands below the table (stdin is a terminal)
         self.echo = sys.stdin is not None and sys.stdin.isatty() if echo is None else echo
         self.live = Live(get_renderable=lambda: status_table(engine, self.activity,
@@ -108,6 +112,10 @@ class LiveView:
 
     def say(self, text: str) -> None:
         self.live.console.print(text, markup=False, highlight=False)
+
+    def _note(self, note: EngineNote) -> None:
+        node = self.engine.state.nodes.get(note.node_id)
+        self.say(f"[{node.label if node else note.node_id or 'run'}] {note.text}")
 
 
 def print_status(engine: Engine, activity: RecentActivity, stream: TextIO) -> None:

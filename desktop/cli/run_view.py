@@ -18,6 +18,7 @@ from desktop.views.approval_text import approval_text
 from desktop.views.notices import (
     ApprovalClosed,
     ApprovalOpened,
+    EngineNote,
     HandoffSent,
     RunChanged,
     RunNotices,
@@ -63,6 +64,7 @@ class PlainView:
         self.notices.subscribe(ApprovalClosed, self._decided)
         self.notices.subscribe(HandoffSent, self._sent)
         self.notices.subscribe(RunChanged, self._run)
+        self.notices.subscribe(EngineNote, self._note)
         engine.recorder.listen(self.notices.publish)
 
     def __enter__(self) -> PlainView:
@@ -95,6 +97,9 @@ class PlainView:
     def _sent(self, sent: HandoffSent) -> None:
         self.say(f"[{self._label(sent.from_node)}] -> {self._label(sent.to_node)} "
                  f"({sent.kind})")
+
+    def _note(self, note: EngineNote) -> None:
+        self.say(f"[{self._label(note.node_id)}] {note.text}")
 
     def _run(self, moved: RunChanged) -> None:
         self.say(moved.kind + (f": {moved.reason}" if moved.reason else ""))

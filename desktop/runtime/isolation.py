@@ -31,6 +31,7 @@ from desktop.providers.redact import Redactor
 from desktop.runtime import (
     merge_conflict,
     merge_gate,
+    repo_busy,
     workspace_diff,
     worktree_merge,
     worktree_repair,
@@ -40,6 +41,7 @@ from desktop.runtime import (
 from desktop.runtime.agent_env import build_env
 from desktop.runtime.merge_gate import OpenMerge
 from desktop.runtime.worktrees import NodeTree
+from desktop.views.notices import ISOLATION_NOTE, WORKSPACE_NOTE
 
 if TYPE_CHECKING:
     from desktop.runtime.turn import TurnContext
@@ -82,11 +84,15 @@ async def prepare(ctx: TurnContext, workspace: Path, emit: Emit,
     if tree is None:
         if asked == Isolation.WORKTREE:
             emit({"type": "node.log", "stream": "stderr", "text":
-                  f"isolation: worktree has no effect: {workspace} is not in a git "
+                  f"{ISOLATION_NOTE}worktree has no effect: {workspace} is not in a git "
                   "repository, so the node works in the folder itself"})
         return Ready(workspace)
     if ctx.worktree_ready is not None:
         ctx.worktree_ready()
+    if ctx.turn_number == 1 and ctx.attempt == 1 and not ctx.restart:
+        note = await asyncio.to_thread(repo_busy.base_note, tree.repo.top)
+        if note is not None:  # the user may not know their checkout is mid-operation
+            emit({"type": "node.log", "stream": "stderr", "text": WORKSPACE_NOTE + note})
     setup = ctx.config.worktree_setup
     if setup is not None and not setup.empty:  # before settling: its products commit apart
         await set_up(ctx, worktree=tree.path, workdir=tree.workdir, branch=tree.branch,

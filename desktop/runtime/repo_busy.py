@@ -45,6 +45,31 @@ def busy_with(repo: Path) -> tuple[str, str] | None:
     return None
 
 
+def base_note(repo: Path) -> str | None:
+    """What a node should know when its worktree starts from ``repo`` in the middle of an
+    operation, or with files in conflict (their markers go into the run's base as they
+    are); None when neither."""
+    found = busy_with(repo)
+    listed = git(repo, "diff", "--name-only", "-z", "--diff-filter=U")
+    conflicted = [p for p in listed.text.split("\0") if p] if listed.ok else []
+    if found is None and not conflicted:
+        return None
+    parts = []
+    if found is not None:
+        parts.append(f"{repo} is in the middle of {found[0]}")
+    if conflicted:
+        shown = ", ".join(conflicted[:5]) + (f" and {len(conflicted) - 5} more"
+                                              if len(conflicted) > 5 else "")
+        many = "s have" if len(conflicted) != 1 else " has"
+        parts.append(f"{len(conflicted)} file{many} unresolved conflicts ({shown}): the "
+                     "run's base takes them as they are, conflict markers included")
+    the = f"the {found[0][2:]}" if found is not None and found[0].startswith("a ") \
+        else found[0] if found is not None else ""
+    later = f"; the run's result can be applied once {the} is finished or aborted" \
+        if found is not None else ""
+    return "; ".join(parts) + later
+
+
 def refuse_if_busy(repo: Path, *, branch: bool) -> None:
     """Raise RepoBusy when ``repo`` is mid-operation and the result must wait for it (a
     new ``branch`` waits only for a rebase: the others keep HEAD on the user's branch)."""

@@ -117,10 +117,25 @@ class RunChanged:
     reason: str = ""
 
 
+WORKSPACE_NOTE, ISOLATION_NOTE = "workspace: ", "isolation: "
+ENGINE_NOTES = (WORKSPACE_NOTE, ISOLATION_NOTE)
+"""How the engine's own notes on a node's working folder begin (``node.log``, stderr): the
+user should read them where they follow the run, not only in the node's transcript."""
+
+
+@dataclass(frozen=True)
+class EngineNote:
+    """The engine's note on a node's working folder (its repository mid-merge, a
+    worktree asked for outside git)."""
+
+    node_id: str
+    text: str
+
+
 Notice = (ApprovalOpened | ApprovalClosed | RunStalled | BudgetExceeded | StallEnded
-          | NodeFailed | DiffAdded | HandoffSent | TurnChanged | RunChanged)
+          | NodeFailed | DiffAdded | HandoffSent | TurnChanged | RunChanged | EngineNote)
 N = TypeVar("N", ApprovalOpened, ApprovalClosed, RunStalled, BudgetExceeded, StallEnded,
-            NodeFailed, DiffAdded, HandoffSent, TurnChanged, RunChanged)
+            NodeFailed, DiffAdded, HandoffSent, TurnChanged, RunChanged, EngineNote)
 
 
 def _text(value: Any) -> str:
@@ -194,6 +209,9 @@ def notices_of(events: Iterable[dict[str, Any]]) -> list[Notice]:
             out += _diff(event)
         elif kind == "handoff.sent":
             out += _handoff(event)
+        elif kind == "node.log" and event.get("stream") == "stderr" \
+                and _text(event.get("text")).startswith(ENGINE_NOTES):
+            out.append(EngineNote(_text(event.get("nodeId")), event["text"]))
         if isinstance(kind, str) and kind.startswith("run.") and kind != "run.created":
             out.append(RunChanged(kind, _text(event.get("reason"))))
         if kind in STALL_ENDS:

@@ -55,3 +55,27 @@ def test_typed_commands_do_not_copy_the_header_into_the_scrollback(tmp_path: Pat
     assert text.count("┃ node") == 1
     for command in ("pause", "resume", "mode interactive", "chat solo hello there"):
         assert f"ok: {command}" in text  # answers stay readable above the table
+
+
+def test_the_engine_s_note_on_a_node_s_folder_is_printed_above_the_table(
+        tmp_path: Path) -> None:
+    engine = create_run(_doc(), tmp_path)
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=WIDTH, height=HEIGHT,
+                      color_system=None)
+    solo = next(n for n in engine.state.nodes.values() if n.label == "Solo")
+    view = LiveView(engine, console, echo=False)
+    try:
+        with view:
+            engine.recorder.emit({"type": "node.log", "nodeId": solo.id, "stream": "stderr",
+                                  "text": "isolation: worktree has no effect: /x is not "
+                                          "in a git repository"})
+            engine.recorder.emit({"type": "node.log", "nodeId": solo.id, "stream": "stderr",
+                                  "text": "an agent's own stderr line"})
+            engine.recorder.flush()
+            view.live.refresh()
+    finally:
+        engine.close()
+    text = _terminal_text(out.getvalue())
+    assert "[Solo] isolation: worktree has no effect: /x is not in a git repository" in text
+    assert "an agent's own stderr line" not in text  # the transcript's, not the console's

@@ -164,3 +164,18 @@ def test_sigint_stops_the_run_with_exit_4(tmp_path: Path) -> None:
         rest = proc.stdout.read()
         assert proc.wait(30) == 4
     assert b'"run.stopped"' in rest
+
+
+def test_the_engine_s_note_on_a_node_s_folder_is_printed_where_the_run_is_followed(
+        cli, tmp_path: Path) -> None:
+    """Not only in the node's transcript: a worktree asked for outside git works in the
+    folder itself, which the user should read as the run goes."""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    path = flow(tmp_path, {"a": {"workspace": str(plain), "isolation": "worktree",
+                                 "script": [{"say": "hi"}]}})
+    result = cli("run", str(path), "--data-dir", str(tmp_path / "data"))
+    assert result.returncode == 0, result.stderr
+    [line] = [line for line in result.stdout.splitlines() if "isolation:" in line]
+    assert line.startswith("[A] isolation: worktree has no effect: ")
+    assert str(plain) in line

@@ -5,6 +5,8 @@ left exactly as it was."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import subprocess
 from pathlib import Path
 
 from engine_helpers import events_of, of_type, run_doc, until, workflow
@@ -133,3 +135,44 @@ async def test_a_handoff_brings_the_commit_it_was_sent_with_not_the_sender_s_lat
         engine.halt()
         await running
         engine.close()
+
+
+def conflicted(repo: Path) -> None:
+    """``repo`` stopped in a merge with ``both.txt`` in conflict (its work put away first)."""
+    git(repo, "stash", "push", "-q", "--include-untracked")
+    git(repo, "checkout", "-q", "-b", "side")
+    (repo / "both.txt").write_text("side\n")
+    git(repo, "commit", "-q", "-am", "side")
+    git(repo, "checkout", "-q", "main")
+    (repo / "both.txt").write_text("main\n")
+    git(repo, "commit", "-q", "-am", "main")
+    with contextlib.suppress(subprocess.CalledProcessError):  # git exits 1: the conflict
+        git(repo, "merge", "side")
+    assert "UU both.txt" in git(repo, "status", "--porcelain")
+
+
+def workspace_notes(engine) -> list[str]:
+    return [e["text"] for e in of_type(events_of(engine.run_dir), "node.log")
+            if e["text"].startswith("workspace: ")]
+
+
+async def test_a_node_is_told_when_its_base_is_a_checkout_mid_merge_with_conflicts(
+        tmp_path: Path, no_git_config) -> None:
+    """The run's base takes the user's working tree as it is; in the middle of a merge
+    that is files with conflict markers, which the node's log names once, with when the
+    result can be applied. A checkout at rest gets no such line."""
+    doc = workflow({"a": {"script": [{"say": "looked"}]}})
+    clean = user_repo(tmp_path / "clean")
+    engine = await run_doc(on_repo(doc, clean), tmp_path / "data")
+    assert engine.state.status == "completed" and workspace_notes(engine) == []
+
+    repo = user_repo(tmp_path / "project")
+    conflicted(repo)
+    before = fingerprint(repo)
+    engine = await run_doc(on_repo(doc, repo), tmp_path / "data")
+    assert engine.state.status == "completed"
+    [note] = workspace_notes(engine)
+    assert "is in the middle of a merge" in note
+    assert "1 file has unresolved conflicts (both.txt)" in note
+    assert "conflict markers included" in note and "finished or aborted" in note
+    assert fingerprint(repo) == before
