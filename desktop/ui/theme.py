@@ -167,7 +167,7 @@ def pick(choice: str = "system") -> Theme:
 def apply(app: QApplication, theme: Theme) -> None:
     """Apply the Fusion style with a palette and a small style sheet for ``theme``."""
     apply_palette(app, theme)
-    app.setStyleSheet(_STYLE.format(t=theme))
+    app.setStyleSheet(_STYLE.format(t=theme, ink=readable_ink(QColor(theme.accent)).name()))
 
 
 _style: list[QStyle] = []
@@ -236,6 +236,10 @@ QLineEdit:focus, QPlainTextEdit:focus, QSpinBox:focus, QDoubleSpinBox:focus,
 QComboBox:focus {{ border-color: {t.accent}; }}
 QLineEdit:disabled, QPlainTextEdit:disabled, QSpinBox:disabled, QDoubleSpinBox:disabled,
 QComboBox:disabled {{ background: {t.input_disabled}; border-style: dashed; color: {t.muted}; }}
+/* a combo box's open list draws its rows with the combo's own rule (its border and its
+   base background) and the selection's text colour: the highlighted row, the one under
+   the mouse, was that ink on the base, unreadable in both themes */
+QComboBox::item:selected {{ background: {t.accent}; color: {ink}; border: none; }}
 QLineEdit[invalid="true"], QPlainTextEdit[invalid="true"] {{ border-color: {t.error}; }}
 QLabel[role="error"] {{ color: {t.error}; }}
 QLabel[role="muted"] {{ color: {t.muted}; }}

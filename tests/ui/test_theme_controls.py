@@ -8,14 +8,16 @@ from collections.abc import Iterator
 
 import pytest
 from contrast import contrast
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QIcon, QPalette
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QLineEdit,
     QRadioButton,
     QStyle,
     QStyleOptionButton,
+    QStyleOptionViewItem,
     QWidget,
 )
 
@@ -124,3 +126,29 @@ def test_selected_rows_text_reads_on_the_selection(theme: Theme, qapp) -> None:
     ratio = contrast(palette.color(QPalette.ColorRole.HighlightedText),
                      palette.color(QPalette.ColorRole.Highlight))
     assert ratio >= 4.5, (theme.name, ratio)
+
+
+def test_the_highlighted_row_of_an_open_combo_box_reads(theme: Theme, qtbot) -> None:
+    """The row under the mouse in a combo box's open list (the Diffs panel's node list,
+    the run modes) had its text in the selection's ink on the base: invisible in both
+    themes, so the row one was about to pick went blank."""
+    combo = QComboBox()
+    combo.addItems(["All nodes", "Implementer (text)"])
+    shown(qtbot, combo)
+    option = QStyleOptionViewItem()
+    option.initFrom(combo.view())
+    option.rect = QRect(0, 0, 200, 24)
+    option.state |= QStyle.StateFlag.State_Selected | QStyle.StateFlag.State_Enabled
+    image = QImage(200, 24, QImage.Format.Format_ARGB32)
+    image.fill(QColor(theme.base))
+    painter = QPainter(image)
+    combo.view().itemDelegate().paint(painter, option, combo.model().index(1, 0))
+    painter.end()
+    counts: dict[int, int] = {}
+    for x in range(image.width()):
+        for y in range(image.height()):
+            rgb = image.pixel(x, y)
+            counts[rgb] = counts.get(rgb, 0) + 1
+    ground = QColor.fromRgb(max(counts, key=counts.__getitem__))
+    best = max(contrast(QColor.fromRgb(rgb), ground) for rgb in counts)
+    assert best >= 4.5, (theme.name, ground.name(), best)
