@@ -154,6 +154,9 @@ class PatchView(QTabWidget):
 
     def show_text(self, text: str) -> None:
         """A note instead of a diff (no changes, a diff that could not be read)."""
+        # a sentence, not code: the "from" of "no diff from X yet" is no keyword
+        for highlighter in (self._unified_hl, self._left_hl, self._right_hl):
+            highlighter.comment = None
         self.unified.setPlainText(text)
         self.left.clear()
         self.right.clear()

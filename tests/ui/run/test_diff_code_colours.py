@@ -46,3 +46,17 @@ def test_each_language_has_its_comment_syntax() -> None:
     assert code_comment("x.rs").pattern.startswith("//")
     assert code_comment("Dockerfile").pattern.startswith("#")
     assert code_comment("README.md") is None and code_comment(".bashrc") is None
+
+
+@pytest.mark.parametrize("before", [None, "src/m.py"])
+def test_a_note_in_place_of_a_diff_gets_no_code_colours(qtbot, before: str | None) -> None:
+    """The Diffs panel's "(no diff from Orchestrator yet)" had "from" in the keyword
+    colour: the note was highlighted as the code last shown (or as Python)."""
+    view = PatchView(theme=LIGHT)
+    qtbot.addWidget(view)
+    if before is not None:
+        view.show_file(parse_diff(patch(before, "return None  # done"))[0])
+    view.show_text("(no diff from Orchestrator yet, and None 'of' it # here)")
+    block = view.unified.document().firstBlock()
+    assert {r.format.foreground().color().name() for r in block.layout().formats()} \
+        <= {QColor(LIGHT.text).name()}
