@@ -3,7 +3,7 @@ the result edited by hand, or the whole of it handed to the node's agent.
 
 The request is a ``merge`` approval's (desktop/contract/merge.py). Each conflicting file
 is a row with Ours, Theirs and Edit buttons and what was chosen for it; the selected
-file's hunks show both sides, and Edit opens the file as it stands in the conflicted
+file's hunks show both sides and their base, and Edit opens the file as it stands in the conflicted
 worktree (rebuilt from its hunks when the worktree cannot be read) in an editor whose
 text, once its conflict markers are gone, is the file's resolution. Resolve sends the
 choices once every file has one; Hand to agent sends those made so far and gives the
@@ -42,8 +42,13 @@ def hunks_text(entry: dict[str, Any]) -> str:
         return "A binary file: take one side whole."
     parts = []
     for hunk in entry.get("hunks") or []:
+        # the base says what each side changed: without it "ours" and "theirs" are two
+        # texts to compare with nothing
+        base = hunk.get("base")
+        before = "" if base is None else f"── the base (before both):\n{base}"
         parts.append(f"── line {hunk.get('line')} ── ours (this node's branch):\n"
-                     f"{hunk.get('ours', '')}── theirs (the sender's):\n{hunk.get('theirs', '')}")
+                     f"{hunk.get('ours', '')}{before}"
+                     f"── theirs (the sender's):\n{hunk.get('theirs', '')}")
     if entry.get("truncated"):
         parts.append("(more in the file itself)")
     return "\n".join(parts) or "No hunks: take a side, or edit the file."
@@ -69,7 +74,8 @@ class MergeDialog(DecisionDialog):
         self.files: list[dict[str, Any]] = list(self.merge.get("files") or [])
         self.sides: dict[str, str] = {}
         self.contents: dict[str, str] = {}
-        self.current: str | None = None
+        self.current: str | None = None  # the file whose hunks are shown
+        self.editing: str | None = None  # the file in the editor (maybe not the shown one)
         self.setWindowTitle(f"Merge conflict: {node_label or 'node'}")
         self.setModal(False)
         head = QLabel(f"Merging <b>{self.merge.get('source')}</b> (from "
@@ -90,6 +96,7 @@ class MergeDialog(DecisionDialog):
         self.editor = QPlainTextEdit()
         self.editor.setFont(QFont("monospace"))
         self.editor.setPlaceholderText("Edit a file to write its result here")
+        self.editor.textChanged.connect(self._update)
         self.use_edit = QPushButton("Use this text")
         self.use_edit.setEnabled(False)
         self.use_edit.clicked.connect(self.use_edited)
@@ -171,6 +178,8 @@ class MergeDialog(DecisionDialog):
         else:
             self.sides[path] = side
             self.contents.pop(path, None)
+            if path == self.editing:  # the side replaces the text being edited
+                self._close_editor()
         self.show_file(path)
         self._update()
 
@@ -184,31 +193,53 @@ class MergeDialog(DecisionDialog):
                 text = (Path(str(self.merge.get("worktree"))) / path).read_text("utf-8")
             except (OSError, UnicodeDecodeError):
                 text = _rebuilt(self._entry(path))
+        self.editing = path
         self.editor.setPlainText(text)
+        self.editor.document().setModified(False)
         self.use_edit.setEnabled(True)
         self.use_edit.setText(f"Use this text for {path}")
         self.editor.setFocus()
-
-    def use_edited(self) -> None:
-        """The editor's text becomes the current file's result (no markers left)."""
-        text = self.editor.toPlainText()
-        if self.current is None:
-            return
-        if _MARKER.search(text):
-            self.error.setText(f"{self.current} still has conflict markers; remove them first.")
-            return
-        self.error.clear()
-        self.contents[self.current] = text if text.endswith("\n") or not text else text + "\n"
-        self.sides.pop(self.current, None)
         self._update()
+
+    def _close_editor(self) -> None:
+        self.editing = None
+        self.editor.clear()
+        self.editor.document().setModified(False)
+        self.use_edit.setEnabled(False)
+        self.use_edit.setText("Use this text")
+
+    def _pending(self) -> bool:
+        """The editor holds changes not yet used for its file."""
+        return self.editing is not None and self.editor.document().isModified()
+
+    def use_edited(self) -> bool:
+        """The editor's text becomes its file's result (no markers left): the file put in
+        the editor, whichever file's hunks are shown since. False: it still has markers."""
+        text = self.editor.toPlainText()
+        path = self.editing
+        if path is None:
+            return False
+        if _MARKER.search(text):
+            self.error.setText(f"{path} still has conflict markers; remove them first.")
+            return False
+        self.error.clear()
+        self.contents[path] = text if text.endswith("\n") or not text else text + "\n"
+        self.sides.pop(path, None)
+        self.editor.document().setModified(False)
+        self._update()
+        return True
 
     def _update(self) -> None:
         for path, buttons in self.buttons.items():
             side = self.sides.get(path)
             for name in SIDES:
                 buttons[name].setChecked(side == name)
-            self.chosen[path].setText(side or ("edited" if path in self.contents else "—"))
+            editing = path == self.editing and self._pending()
+            self.chosen[path].setText(side or ("editing" if editing else "edited"
+                                               if path in self.contents else "—"))
+        # the text being edited counts: Resolve uses it (and says so if it has markers)
         every = all(str(e.get("path")) in self.sides or str(e.get("path")) in self.contents
+                    or (str(e.get("path")) == self.editing and self._pending())
                     for e in self.files)
         self.resolve_button.setEnabled(every and bool(self.files))
 
@@ -217,11 +248,18 @@ class MergeDialog(DecisionDialog):
         return {"files": dict(self.sides), "contents": dict(self.contents), "agent": agent}
 
     def resolve(self) -> None:
-        """Send a side or a text for every file."""
+        """Send a side or a text for every file, the editor's too when it was changed
+        since it was last used (pressing Use this text first is not needed)."""
+        if self._pending() and not self.use_edited():
+            return
         self._send("approved", self.choice())
 
     def hand_to_agent(self) -> None:
-        """Send the choices made so far; the agent resolves the rest in its turn."""
+        """Send the choices made so far; the agent resolves the rest in its turn (a text
+        being edited is one of them once its markers are gone)."""
+        if self._pending() and not _MARKER.search(self.editor.toPlainText()):
+            self.use_edited()
+        self.error.clear()
         self._send("approved", self.choice(agent=True))
 
     def deny(self) -> None:

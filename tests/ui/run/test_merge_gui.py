@@ -154,3 +154,79 @@ def test_a_conflicting_run_is_resolved_in_the_gui_and_completes(
                            capture_output=True, text=True, check=True).stdout
     assert shown == (theirs if how == "theirs" else "by the agent\n")
     assert (repo / "shared.txt").read_text() == "base\n"
+
+
+def two_files(worktree: Path) -> dict:
+    """A merge of two text files, each with its base."""
+    asked = request(worktree)
+    asked["merge"]["files"] = [
+        {"path": name, "hunks": [{"line": 1, "ours": f"{name} left\n", "base": f"{name} was\n",
+                                  "theirs": f"{name} right\n"}]}
+        for name in ("a.txt", "b.txt")]
+    return asked
+
+
+def test_the_hunks_show_what_both_sides_started_from(qtbot, tmp_path):
+    """Ours and theirs alone do not say which side changed what: the base is in the
+    request and is shown between them."""
+    dialog = MergeDialog(two_files(tmp_path), Resolver(), "Lead")
+    qtbot.addWidget(dialog)
+    assert dialog.hunks.toPlainText() == (
+        "── line 1 ── ours (this node's branch):\na.txt left\n"
+        "── the base (before both):\na.txt was\n"
+        "── theirs (the sender's):\na.txt right\n")
+
+
+def test_an_edited_text_goes_to_the_file_edited_not_the_one_shown(qtbot, tmp_path):
+    """Edit a.txt, look at b.txt's hunks, then Use this text: the text was a.txt's, and it
+    became b.txt's result (the button still said a.txt)."""
+    resolver = Resolver()
+    dialog = MergeDialog(two_files(tmp_path), resolver, "Lead")
+    qtbot.addWidget(dialog)
+    dialog.buttons["a.txt"]["edit"].click()
+    dialog.editor.setPlainText("a.txt, both\n")
+    dialog.show_file("b.txt")  # its name clicked to read its hunks
+    assert "b.txt left" in dialog.hunks.toPlainText()
+    dialog.use_edit.click()
+    assert dialog.contents == {"a.txt": "a.txt, both\n"}
+    assert dialog.chosen["a.txt"].text() == "edited" and dialog.chosen["b.txt"].text() == "—"
+    dialog.buttons["b.txt"]["ours"].click()
+    dialog.resolve_button.click()
+    assert resolver.calls == [("m1", "approved", {
+        "files": {"b.txt": "ours"}, "contents": {"a.txt": "a.txt, both\n"}, "agent": False})]
+
+
+def test_resolve_uses_the_text_in_the_editor(qtbot, tmp_path):
+    """Text typed after Use this text (or without it) was dropped by Resolve, which sent the
+    text used before, or stayed disabled: the editor's text is what Resolve sends."""
+    resolver = Resolver()
+    dialog = MergeDialog(two_files(tmp_path), resolver, "Lead")
+    qtbot.addWidget(dialog)
+    dialog.buttons["b.txt"]["theirs"].click()
+    dialog.buttons["a.txt"]["edit"].click()
+    dialog.editor.setPlainText("first try\n")
+    dialog.use_edit.click()
+    dialog.editor.selectAll()
+    qtbot.keyClicks(dialog.editor, "second thoughts")
+    assert dialog.chosen["a.txt"].text() == "editing"
+    dialog.resolve_button.click()
+    assert resolver.calls == [("m1", "approved", {
+        "files": {"b.txt": "theirs"}, "contents": {"a.txt": "second thoughts\n"},
+        "agent": False})]
+
+
+def test_resolve_refuses_an_edited_text_with_markers_and_a_side_closes_the_editor(
+        qtbot, tmp_path):
+    resolver = Resolver()
+    dialog = MergeDialog(two_files(tmp_path), resolver, "Lead")
+    qtbot.addWidget(dialog)
+    dialog.buttons["b.txt"]["ours"].click()
+    dialog.buttons["a.txt"]["edit"].click()  # rebuilt from the hunks: markers
+    qtbot.keyClicks(dialog.editor, "x")
+    assert dialog.resolve_button.isEnabled()
+    dialog.resolve_button.click()
+    assert resolver.calls == [] and "still has conflict markers" in dialog.error.text()
+    dialog.buttons["a.txt"]["theirs"].click()  # a side instead: the edit is dropped
+    assert dialog.editor.toPlainText() == "" and not dialog.use_edit.isEnabled()
+    dialog.resolve_button.click()
+    assert resolver.calls[-1][2]["files"] == {"a.txt": "theirs", "b.txt": "ours"}
