@@ -18,11 +18,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QUrl, Signal
+from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
+    QLabel,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -94,6 +95,13 @@ class DiffView(QWidget):
         self.source.activated.connect(lambda _i: setattr(self, "follow_latest", False))
         self.open_button = QPushButton("Open in editor")
         self.open_button.clicked.connect(self.open_current)
+        self.open_button.setEnabled(False)  # until a file is selected
+        # what became of Open in editor when nothing could open the file (else hidden)
+        self.open_note = QLabel()
+        self.open_note.setProperty("role", "error")
+        self.open_note.setWordWrap(True)
+        self.open_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.open_note.hide()
         top = QHBoxLayout()
         top.addWidget(self.node_combo)
         self.pin = pin_button()
@@ -111,6 +119,7 @@ class DiffView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(top)
+        layout.addWidget(self.open_note)
         layout.addWidget(split, 1)
 
     def set_theme(self, theme: Theme) -> None:
@@ -175,6 +184,7 @@ class DiffView(QWidget):
         else:  # nothing of this node's yet: say so rather than show another node's diff
             self.files = []
             self.file_list.clear()
+            self.open_button.setEnabled(False)
             name = self.node_combo.currentText()
             self.tabs.show_text(f"(no diff from {name} yet)")
 
@@ -246,8 +256,11 @@ class DiffView(QWidget):
             self.file_list.setCurrentRow(0)
         else:
             self.tabs.show_text("(no changes)")
+        self.open_button.setEnabled(self.file_list.currentRow() >= 0)
 
     def _show_file(self, row: int) -> None:
+        self.open_note.hide()
+        self.open_button.setEnabled(0 <= row < len(self.files))
         if not 0 <= row < len(self.files):
             return
         self.tabs.show_file(self.files[row])
@@ -263,6 +276,12 @@ class DiffView(QWidget):
     def open_current(self) -> None:
         """Open the selected file in the user's editor."""
         path = self.current_path()
-        if path is not None:
-            self.opener(path)
-            self.fileOpened.emit(str(path))
+        if path is None:
+            return
+        if self.opener(path) is False:  # no editor and no desktop application took it
+            self.open_note.setText(f"Nothing could open {path}: set $VISUAL or $EDITOR to "
+                                   "your editor, or give the desktop an application for it.")
+            self.open_note.show()
+            return
+        self.open_note.hide()
+        self.fileOpened.emit(str(path))

@@ -117,3 +117,29 @@ def test_open_in_editor_follows_a_shared_workspace(
     panels.diffs.open_current()
     assert opened == [(project / "proj" / "notes" / "todo.md").resolve()]
     assert opened[0].read_text() == "one\ntwo\n"
+
+
+def test_open_in_editor_says_when_nothing_could_open_the_file(qtbot, tmp_path):
+    """With no $VISUAL, $EDITOR nor desktop application for the file, Open in editor did
+    nothing at all; it now says so and how to set one. With no file it cannot be pressed."""
+    from desktop.ui.run.diff_view import DiffView
+
+    view = DiffView()
+    qtbot.addWidget(view)
+    assert not view.open_button.isEnabled()
+    tried: list[Path] = []
+    view.opener = lambda path: tried.append(path) or False
+    view.set_diff("diff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n"
+                  "-a\n+b\n", base_dir=tmp_path)
+    assert view.open_button.isEnabled()
+    with qtbot.assertNotEmitted(view.fileOpened):
+        view.open_button.click()
+    assert tried == [tmp_path / "app.py"]
+    assert not view.open_note.isHidden()
+    assert str(tmp_path / "app.py") in view.open_note.text() and "$EDITOR" in view.open_note.text()
+    view.opener = lambda path: True
+    with qtbot.waitSignal(view.fileOpened):
+        view.open_button.click()
+    assert view.open_note.isHidden()
+    view.set_diff("")
+    assert not view.open_button.isEnabled()
