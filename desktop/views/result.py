@@ -130,29 +130,44 @@ class ResultSummary:
         """The latest application, if any."""
         return self.applied[-1] if self.applied else None
 
+    def _places(self) -> list[tuple[dict[str, Any], int]]:
+        """Each place the result went (the working tree, a branch by name), latest first:
+        its latest application and how many times it went there."""
+        places: dict[tuple[str, str], list[Any]] = {}
+        for entry in reversed(self.applied):
+            key = ("branch", str(entry.get("branch") or "?")) \
+                if entry.get("target") == "branch" else ("tree", "")
+            if key in places:
+                places[key][1] += 1
+            else:
+                places[key] = [entry, 1]
+        return [(entry, times) for entry, times in places.values()]
+
     def applied_where(self) -> str:
-        """Where it was last applied, briefly: ``working tree``, ``branch NAME``, or
-        ``not applied``."""
-        last = self.last_applied
-        if last is None:
+        """Where it was applied, briefly, latest first: ``working tree``, ``branch NAME``,
+        ``working tree, branch NAME``, or ``not applied``."""
+        if not self.applied:
             return "not applied"
-        if last.get("target") == "branch":
-            return f"branch {last.get('branch') or '?'}"
-        return "working tree"
+        return ", ".join(f"branch {entry.get('branch') or '?'}"
+                         if entry.get("target") == "branch" else "working tree"
+                         for entry, _times in self._places())
 
     def applied_text(self) -> str:
-        """A sentence for ``runs show``: ``applied as branch NAME in REPO at TIME``, or
-        ``not applied`` (with how many times when more than once)."""
-        last = self.last_applied
-        if last is None:
+        """A sentence for ``runs show``: ``applied as branch NAME in REPO at TIME``, each
+        place it went, latest first (with how many times when more than once), or
+        ``not applied``."""
+        if not self.applied:
             return "not applied"
-        if last.get("target") == "branch":
-            where = f"as branch {last.get('branch') or '?'} in {self.repo}"
-        else:
-            where = f"to the working tree of {self.repo}"
-        when = f" at {str(last['at']).replace('T', ' ').rstrip('Z')}" if last.get("at") else ""
-        times = f" ({len(self.applied)} times)" if len(self.applied) > 1 else ""
-        return f"applied {where}{when}{times}"
+        parts = []
+        for entry, times in self._places():
+            if entry.get("target") == "branch":
+                where = f"as branch {entry.get('branch') or '?'} in {self.repo}"
+            else:
+                where = f"to the working tree of {self.repo}"
+            when = f" at {str(entry['at']).replace('T', ' ').rstrip('Z')}" \
+                if entry.get("at") else ""
+            parts.append(f"{where}{when}" + (f" ({times} times)" if times > 1 else ""))
+        return "applied " + "; ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: ``{"nodeId", "node", "branch", "repo", "applied": [...]}``."""
