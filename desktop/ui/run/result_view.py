@@ -45,6 +45,9 @@ MESSAGE_CHARS = 90
 """About how many characters a line of a message's explanation holds before it wraps."""
 QWIDGETSIZE_MAX = (1 << 24) - 1
 """Qt's "no maximum" for a widget's size."""
+APPLIED_SHOWN = 3
+"""How many of the earlier applications are listed under the files (the latest; the
+rest are in the tooltip): each took a line from the diff, until its tabs were cut."""
 
 
 class ResultView(QWidget):
@@ -105,6 +108,8 @@ class ResultView(QWidget):
         self.split.addWidget(self.patch)
         self.split.setStretchFactor(1, 1)
         self.split.setSizes([260, 640])
+        # the diff's Unified / Side by side tabs run down its side: never shorter than them
+        self.split.setMinimumHeight(self.patch.tabBar().sizeHint().height())
         self.applied = QLabel()
         self.applied.setTextFormat(Qt.TextFormat.PlainText)
         self.applied.setWordWrap(True)
@@ -219,12 +224,16 @@ class ResultView(QWidget):
         self._sync_buttons()
 
     def show_applied(self, records: list[dict[str, Any]]) -> None:
-        """The earlier applications of this result, oldest first."""
+        """The earlier applications of this result, oldest first: the latest few are
+        listed, every one in the tooltip."""
         if not records:
             self.applied.hide()
             return
-        self.applied.setText("Applied before:\n" + "\n".join(applied_line(r)
-                                                             for r in records))
+        lines = [applied_line(r) for r in records]
+        head = "Applied before:" if len(lines) <= APPLIED_SHOWN else \
+            f"Applied before (the latest {APPLIED_SHOWN} of {len(lines)}):"
+        self.applied.setText("\n".join([head, *lines[-APPLIED_SHOWN:]]))
+        self.applied.setToolTip("\n".join(lines) if len(lines) > APPLIED_SHOWN else "")
         self.applied.show()
 
     def show_patch(self, path: str, patch: str) -> None:

@@ -282,3 +282,30 @@ def test_why_there_is_no_result_wraps_under_a_short_heading_at_the_top(qtbot):
     assert view.title.geometry().top() < 3 * line  # at the top, not in the middle
     view.show_message("Open a run to see its result.")
     assert view.detail.isHidden()  # no explanation: none shown
+
+
+def test_many_applications_leave_the_diff_its_tabs(qtbot):
+    """Each earlier application was one more line under the files, without end, and the
+    diff shrank until its Side by side tab was cut: the latest few are listed (all in
+    the tooltip), and the diff keeps the height of its tabs."""
+    from desktop.ui.run.result_view import APPLIED_SHOWN, ResultView
+
+    view = ResultView()
+    qtbot.addWidget(view)
+    view.resize(1300, 330)  # the Result dock of a 1000 px high window
+    view.show()
+    view.show_result({"branch": "canvas/1a2b3c4d/lead", "node": "lead", "repo": "/r",
+                      "base": "ab" * 20, "commit": "cd" * 20,
+                      "files": [{"path": "app.py", "status": "modified"}]})
+    records = [{"at": f"2026-11-28T03:{m:02d}:00Z", "target": "workingTree",
+                "files": ["app.py"]} for m in range(9)]
+    view.show_applied(records)
+    view.show_note("ok", "Applied 1 file to your working tree")
+    view.layout().activate()
+    text = view.applied.text().splitlines()
+    assert text[0] == f"Applied before (the latest {APPLIED_SHOWN} of 9):"
+    assert len(text) == APPLIED_SHOWN + 1 and text[-1].startswith("• 2026-11-28 03:08:00")
+    assert view.applied.toolTip().count("\n") == 8
+    tabs = view.patch.tabBar()
+    assert view.patch.height() >= tabs.sizeHint().height()
+    assert tabs.tabRect(1).bottom() <= tabs.height()  # Side by side shown whole
