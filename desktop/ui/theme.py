@@ -124,6 +124,23 @@ def _luminance(colour: QColor) -> float:
             + 0.0722 * channel(colour.blueF()))
 
 
+def readable_on(colour: str, ground: str) -> QColor:
+    """``colour`` as text on ``ground``: itself where it reads there (4.5:1), else moved
+    towards the ground's opposite (darker on a light ground) until it does."""
+    ink, back = QColor(colour), QColor(ground)
+    dark_ground = _luminance(back) < 0.5
+
+    def ratio(c: QColor) -> float:
+        hi, lo = sorted((_luminance(c), _luminance(back)), reverse=True)
+        return (hi + 0.05) / (lo + 0.05)
+
+    for _ in range(40):  # 5% a step: black or white, which read, come well before
+        if ratio(ink) >= READABLE:
+            break
+        ink = ink.lighter(105) if dark_ground else ink.darker(105)
+    return ink
+
+
 def readable_ink(background: QColor) -> QColor:
     """The text colour for a label on a filled ``background`` (a badge, a pill): white
     while it reads there (WCAG 4.5:1), else the near-black, whichever contrasts more.

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.disk.safe_json import loads as safe_loads
-from desktop.ui.run.decision_dialog import DecisionDialog
+from desktop.ui.run.decision_dialog import DecisionDialog, error_label
 
 # (approval id, status, modified args, reason, merge=None: a merge approval's choice) ->
 # accepted? (now, or once the service answers)
@@ -66,9 +66,7 @@ class ApprovalDialog(DecisionDialog):
         self.reason = QLineEdit()
         self.reason.setPlaceholderText("optional reason (sent with the decision)")
         form.addRow("Reason", self.reason)
-        self.error = QLabel()
-        self.error.setStyleSheet("color: #d0021b")
-        self.error.setWordWrap(True)
+        self.error = error_label()
         buttons = QDialogButtonBox()
         self.approve_button = QPushButton("&Approve")
         self.deny_button = QPushButton("&Deny")

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.ui.run.decision_dialog import DecisionDialog
+from desktop.ui.run.decision_dialog import DecisionDialog, error_label
 from desktop.ui.run.patch_view import CodeHighlighter
 from desktop.views.approval_text import attempt_line
 
@@ -103,9 +103,7 @@ class ChoiceDialog(DecisionDialog):
         split.addWidget(top)
         split.addWidget(side_by_side)
         split.setStretchFactor(1, 2)
-        self.error = QLabel()
-        self.error.setStyleSheet("color: #d0021b")
-        self.error.setWordWrap(True)
+        self.error = error_label()
         self.choose_button = QPushButton("&Choose")  # named after the selection in _show
         self.choose_button.setDefault(True)
         self.deny_button = QPushButton("&Deny (the turn fails)")

@@ -12,6 +12,20 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialog, QLabel
 from shiboken6 import isValid
 
+from desktop.ui import theme as themes
+from desktop.ui.theme import readable_on
+
+
+def error_label() -> QLabel:
+    """The line where a dialog says what went wrong: the theme's error colour where it
+    reads on the window (a fixed dark red was 2.8:1 on the dark theme's window)."""
+    theme = themes.current()
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setStyleSheet(f"color: {readable_on(theme.error, theme.window).name()}")
+    return label
+
+
 _ANSWERING: set[asyncio.Future] = set()
 """Decisions sent and not yet answered: held here, since a task that only the loop knows
 of may be collected before it ends."""

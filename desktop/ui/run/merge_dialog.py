@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.ui.run.decision_dialog import DecisionDialog
+from desktop.ui.run.decision_dialog import DecisionDialog, error_label
 from desktop.views.approval_text import file_note
 
 _MARKER = re.compile(r"^(<{7}|>{7})(?: |$)", re.M)
@@ -108,9 +108,7 @@ class MergeDialog(DecisionDialog):
         box.addWidget(self.editor)
         box.addWidget(self.use_edit)
         split.addWidget(editing)
-        self.error = QLabel()
-        self.error.setStyleSheet("color: #d0021b")
-        self.error.setWordWrap(True)
+        self.error = error_label()
         self.resolve_button = QPushButton("&Resolve")
         self.agent_button = QPushButton("Hand to &agent")
         self.deny_button = QPushButton("&Undo merge")

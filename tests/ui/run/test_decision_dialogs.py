@@ -73,3 +73,24 @@ def test_a_decision_waits_for_the_service_then_closes_or_says_why(
         assert decided == []
         assert dialog.error.text() == dialog.refused_text
         assert _deny_button(dialog).isEnabled() and dialog.isVisible()
+
+
+@pytest.mark.parametrize("kind", ["tool", "merge", "choice"])
+@pytest.mark.parametrize("look", ["light", "dark"])
+def test_a_dialogs_error_line_reads_in_either_theme(qtbot, qapp, tmp_path, kind, look):
+    """"… still has conflict markers" and a refused decision were a fixed dark red,
+    2.8:1 on the dark theme's window: the line now reads (4.5:1) in both themes."""
+    from contrast import contrast
+    from PySide6.QtGui import QColor
+
+    from desktop.ui import theme as themes
+
+    theme = themes.DARK if look == "dark" else themes.LIGHT
+    themes.apply(qapp, theme)
+    try:
+        dialog = _dialogs(tmp_path)[kind](lambda *a, **k: False)
+        qtbot.addWidget(dialog)
+        colour = dialog.error.styleSheet().split("color:")[1].strip(" ;")
+        assert contrast(QColor(colour), QColor(theme.window)) >= 4.5, colour
+    finally:
+        themes.apply(qapp, themes.LIGHT)
