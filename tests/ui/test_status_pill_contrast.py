@@ -67,3 +67,32 @@ def test_the_pill_text_reads_on_its_fill(qapp, look: theme.Theme, status: str) -
               for y in range(SCALE * 4, image.height() - SCALE * 4)
               for x in range(int((PILL_H + 2) * SCALE), int(text_end)))
     assert ink >= 4.5, (look.name, status, fill.name(), round(ink, 2))
+
+
+@pytest.mark.parametrize("look", THEMES, ids=lambda t: t.name)
+def test_the_commits_ahead_beside_the_branch_read_on_the_canvas(qapp, look: theme.Theme) -> None:
+    """The ``+3`` after a node's branch under its card was a fixed green, 2.7:1 on the
+    light canvas."""
+    from desktop.ui.canvas.status_badge import BRANCH_H
+    from desktop.views.branches import BranchNote
+
+    scene = CanvasScene(Editor(loads_workflow(FLOW)), look)
+    item = scene.nodes["lead"]
+    badge = StatusBadge(item.body_rect(), item)
+    badge.clock = lambda: NOW
+    badge.set_status("done", "", (NOW - timedelta(minutes=5)).isoformat())
+    badge.set_branch(BranchNote("canvas/1a2b3c4d/lead", 3))
+    body = badge.node_bounds
+    # the branch line is the last under the pill (no summary): its right quarter holds +3
+    top = body.bottom() + PILL_GAP + PILL_H + 2
+    rect = QRectF(body.right() - body.width() / 4, top, body.width() / 4, BRANCH_H)
+    image = QImage(int(rect.width() * SCALE), int(rect.height() * SCALE),
+                   QImage.Format.Format_RGB32)
+    image.fill(Qt.GlobalColor.black)
+    painter = QPainter(image)
+    scene.render(painter, QRectF(image.rect()), badge.mapRectToScene(rect))
+    painter.end()
+    ground = image.pixelColor(1, 1)
+    ink = max(contrast(image.pixelColor(x, y), ground)
+              for y in range(image.height()) for x in range(image.width()))
+    assert ink >= 4.5, (look.name, ground.name(), round(ink, 2))

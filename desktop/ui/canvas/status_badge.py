@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from desktop.ui import theme as themes
 from desktop.ui.canvas.usage_meter import METER_H, paint_meter
-from desktop.ui.theme import Theme
+from desktop.ui.theme import Theme, readable_on
 from desktop.views.activity import DONE, NEXT, NOT_RUN, STOPPED, WAITING
 from desktop.views.branches import BranchNote
 from desktop.views.budget_meter import Meter
@@ -329,7 +329,10 @@ class StatusBadge(QGraphicsItem):
                          align | Qt.AlignmentFlag.AlignLeft, name)
         if count:
             painter.setFont(bold)
-            painter.setPen(QColor("#27ae60") if self.branch.ahead else muted)
+            # the theme's green as it reads on the canvas under the card: a fixed green
+            # was 2.7:1 on the light canvas
+            look = self.theme()
+            painter.setPen(readable_on(look.ok, look.canvas) if self.branch.ahead else muted)
             painter.drawText(QRectF(row.right() - width - 2, row.top(), width + 2,
                                     row.height()), align | Qt.AlignmentFlag.AlignRight, count)
 
