@@ -285,8 +285,9 @@ class ResultView(QWidget):
         """Applying was refused: ``files`` collide with the user's changes, nothing changed."""
         self.mark_collisions(files)
         listed = "".join(f"<li><b>{_esc(p)}</b></li>" for p in files)
+        verb = "collides" if len(files) == 1 else "collide"
         self.show_note("collision", f"<b>Nothing was changed</b>: {plural(len(files), 'file')} "
-                       "collide with your uncommitted changes:"
+                       f"{verb} with your uncommitted changes:"
                        f"<ul style='margin: 2px 0'>{listed}</ul>Reject these files (untick "
                        "them), or commit or stash your own change to them, then apply again.")
 

@@ -309,3 +309,15 @@ def test_many_applications_leave_the_diff_its_tabs(qtbot):
     tabs = view.patch.tabBar()
     assert view.patch.height() >= tabs.sizeHint().height()
     assert tabs.tabRect(1).bottom() <= tabs.height()  # Side by side shown whole
+
+
+def test_a_collision_note_agrees_with_its_count(qtbot):
+    """"1 file collide with your uncommitted changes" read wrong."""
+    from desktop.ui.run.result_view import ResultView
+
+    view = ResultView()
+    qtbot.addWidget(view)
+    view.show_collision(["app.py"])
+    assert "1 file collides with your uncommitted changes" in view.note.text()
+    view.show_collision(["app.py", "README.md"])
+    assert "2 files collide with your uncommitted changes" in view.note.text()
