@@ -17,17 +17,16 @@ MergeChoice (desktop/contract/merge.py) for the engine or the API to check and a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from desktop.contract.merge import has_conflict_markers
 from desktop.views.node_ref import console_approval
 
 USAGE = ("usage: merge [ID] ours|theirs [FILE...] | edit FILE[=FROM]... | agent "
          "(clauses combine: merge ours a.txt theirs b.txt)")
 CLAUSES = ("ours", "theirs", "edit", "agent")
-_MARKER = re.compile(r"^(<{7}|>{7})(?: |$)", re.M)
 
 
 def _file(ref: str, files: list[str]) -> str:
@@ -47,7 +46,7 @@ def _contents(path: str, source: str, worktree: Path) -> str:
         text = origin.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot read {origin}: {exc}") from None
-    if _MARKER.search(text):
+    if has_conflict_markers(text):
         raise ValueError(f"{origin} still has conflict markers; edit them out first")
     return text
 

@@ -19,6 +19,7 @@ by hand.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import Field
@@ -26,6 +27,16 @@ from pydantic import Field
 from desktop.contract.base import ContractModel
 
 Side = Literal["ours", "theirs"]
+
+_MARKER = re.compile(r"^(<{7}|\|{7}|={7}|>{7})(?:[ \t]|$)", re.M)
+
+
+def has_conflict_markers(text: str) -> bool:
+    """Whether ``text`` still holds a conflict marker line: seven ``<``, ``|``, ``=`` or
+    ``>`` and then a space or the line's end, the rule of ``git diff --check`` (so an
+    edit that left the base's ``|||||||`` or the ``=======`` between the sides is not
+    taken as resolved)."""
+    return _MARKER.search(text) is not None
 
 
 class ConflictHunk(ContractModel):

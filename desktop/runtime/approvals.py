@@ -24,7 +24,7 @@ from desktop.contract.attempts import ChoiceRequest
 from desktop.contract.base import new_id, utc_now
 from desktop.contract.enums import ApprovalKind, ApprovalStatus
 from desktop.contract.events import Resolution, ToolCall
-from desktop.contract.merge import MergeChoice
+from desktop.contract.merge import MergeChoice, has_conflict_markers
 
 Emit = Callable[[dict[str, Any]], None]
 
@@ -102,6 +102,11 @@ def check_merge_choice(request: dict[str, Any], status: ApprovalStatus,
             if path not in conflicted:
                 raise ApprovalInvalid(f"{path!r} is not one of the conflicting files "
                                       f"({listing})", f"merge.{group}")
+    marked = sorted(path for path, text in made.contents.items() if has_conflict_markers(text))
+    if marked:
+        raise ApprovalInvalid(f"the contents of {marked[0]!r} still have conflict markers "
+                              "(<<<<<<<, |||||||, =======, >>>>>>>); edit them out, or take "
+                              "a side", f"merge.contents.{marked[0]}")
     both = sorted(set(made.files) & set(made.contents))
     if both:
         raise ApprovalInvalid(f"{both[0]!r} has both a side and contents; give one",

@@ -16,10 +16,10 @@ Blocking: run these on a worker thread.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
+from desktop.contract.merge import has_conflict_markers
 from desktop.runtime.git_run import GitError, git, must
 from desktop.runtime.worktree_merge import Conflicted, conflicts
 from desktop.runtime.worktree_repair import end_merge
@@ -31,7 +31,6 @@ MAX_HUNKS = 50
 MAX_FILES = 200
 MAX_TOTAL_CHARS = 200_000
 """Hunk text in one request, all files together; past it, hunks are left out."""
-_MARKER = re.compile(r"^(<{7}|>{7})(?: |$)", re.M)
 
 
 def _hunks(text: str) -> tuple[list[dict[str, Any]], bool]:
@@ -156,7 +155,7 @@ def unresolved(tree: NodeTree, files: list[str]) -> list[str]:
         if text is None:
             if path in unmerged:
                 left.append(path)
-        elif _MARKER.search(text):
+        elif has_conflict_markers(text):
             left.append(path)
     return left
 

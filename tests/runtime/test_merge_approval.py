@@ -205,7 +205,10 @@ async def test_a_merge_approval_that_does_not_fit_is_refused_and_still_waits(
         def answer() -> None:
             for status, choice in (("approved", None), ("modified", {"agent": True}),
                                    ("approved", {"files": {"other.txt": "ours"}}),
-                                   ("approved", {"files": {}})):
+                                   ("approved", {"files": {}}),
+                                   # the sides kept, the markers around them half gone
+                                   ("approved", {"contents": {"committed.txt":
+                                                              "left\n=======\nright\n"}})):
                 with pytest.raises(ApprovalInvalid) as err:
                     engine.broker.resolve(pending.approval_id, status, merge=choice)
                 refusals.append(err.value.field)
@@ -218,7 +221,8 @@ async def test_a_merge_approval_that_does_not_fit_is_refused_and_still_waits(
         assert await asyncio.wait_for(engine.run(), 60) == "completed"
     finally:
         engine.close()
-    assert refusals == ["merge", "status", "merge.files", "merge.files"]
+    assert refusals == ["merge", "status", "merge.files", "merge.files",
+                        "merge.contents.committed.txt"]
 
 
 async def test_stopping_the_run_while_a_merge_waits_undoes_the_merge(

@@ -13,7 +13,6 @@ rest to the agent's turn; Undo merge denies it. The decision goes to a resolver 
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +28,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.contract.merge import has_conflict_markers
 from desktop.ui.run.decision_dialog import DecisionDialog, error_label
 from desktop.views.approval_text import file_note
 
-_MARKER = re.compile(r"^(<{7}|>{7})(?: |$)", re.M)
 SIDES = ("ours", "theirs")
 
 
@@ -217,7 +216,7 @@ class MergeDialog(DecisionDialog):
         path = self.editing
         if path is None:
             return False
-        if _MARKER.search(text):
+        if has_conflict_markers(text):
             self.error.setText(f"{path} still has conflict markers; remove them first.")
             return False
         self.error.clear()
@@ -255,7 +254,7 @@ class MergeDialog(DecisionDialog):
     def hand_to_agent(self) -> None:
         """Send the choices made so far; the agent resolves the rest in its turn (a text
         being edited is one of them once its markers are gone)."""
-        if self._pending() and not _MARKER.search(self.editor.toPlainText()):
+        if self._pending() and not has_conflict_markers(self.editor.toPlainText()):
             self.use_edited()
         self.error.clear()
         self._send("approved", self.choice(agent=True))
