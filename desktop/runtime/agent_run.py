@@ -24,7 +24,14 @@ from desktop.providers.base import Provider, TurnOutcome, TurnRequest
 from desktop.providers.redact import Redactor
 from desktop.runtime import agent_folder as af
 from desktop.runtime import executor as executors
-from desktop.runtime import isolation, memory_watch, runner_record, sandbox, workspace_diff
+from desktop.runtime import (
+    isolation,
+    memory_watch,
+    merge_gate,
+    runner_record,
+    sandbox,
+    workspace_diff,
+)
 from desktop.runtime.agent_env import build_env, bus_command, key_provider, protocol_vars
 from desktop.runtime.git_run import GitError
 from desktop.runtime.prompt import build_blocks, merge_block, preamble
@@ -251,6 +258,8 @@ class AgentRun:
                       agent_run_id: str) -> tuple[bytes, dict[str, str]]:
         """Commit the agent run's change on the node's branch: the patch from the turn's
         start to the commit, and the commit and branch for the diff artifact."""
+        merging = self.merging if self.merging is not None \
+            and await isolation.merge_open(tree) else None
         try:
             commit = await isolation.commit_turn(self.ctx, tree, agent_run_id, self.attempt,
                                                  self.merging)
@@ -263,6 +272,8 @@ class AgentRun:
                           "are left (unmerged files or conflict markers); the merge stays "
                           "open")
             return b"", {}
+        if merging is not None and not await isolation.merge_open(tree):
+            self.emit(merge_gate.agent_merged(merging, tree.branch, commit))
         await isolation.record_ahead(tree, self.emit)
         patch = await workspace_diff.diff(self.workspace, start, commit)
         return patch, {"commit": commit, "branch": tree.branch}

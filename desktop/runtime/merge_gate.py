@@ -82,6 +82,15 @@ async def _decide(tree: NodeTree, conflict: Conflicted, ask: AskMerge | None, ag
     return resolution.merge.to_json_dict()
 
 
+def agent_merged(merging: OpenMerge, branch: str, commit: str) -> dict[str, Any]:
+    """The progress event of a merge its node's agent concluded: the same mark a merge
+    settled by git or by a person leaves."""
+    conflict = merging.conflict
+    merged = Merged(conflict.source.branch, commit, conflict.source.sender)
+    return {"type": "node.progress",
+            "message": _merged_note(merged, branch, ": its conflicts resolved by the agent")}
+
+
 def _how(choice: dict[str, Any]) -> str:
     """A person's choice in words, for the merge commit and the progress line."""
     parts = [f"{path}: {side}" for path, side in (choice.get("files") or {}).items()]

@@ -136,6 +136,13 @@ async def test_a_conflict_handed_to_the_agent_is_resolved_in_its_turn(
     [request] = seen
     check_request(engine, request)
     check_end(engine, repo, before, b"resolved by the agent\n")
+    # the merge leaves its mark as one settled by a person does
+    progress = [e["message"] for e in of_type(events_of(engine.run_dir), "node.progress")]
+    from desktop.views.branches import merge_note
+
+    marks = [merge_note(m) for m in progress if merge_note(m) is not None]
+    assert [(n.source, n.how) for n in marks] == [
+        (request["source"], "its conflicts resolved by the agent")]
     # the agent's prompt had the conflict; its diff is its resolution only, and its
     # commit is the merge
     lead = node_git(engine, "lead")
