@@ -207,10 +207,12 @@ class ApiClient:
                                   ("globalMode", global_mode)) if v is not None}
         return await self.request("PATCH", f"/api/runs/{quote(run_id)}", json=body)
 
-    async def delete_run(self, run_id: str, *, force: bool = False) -> None:
-        """Remove the run's folder (``force`` stops a live run first)."""
-        await self.request("DELETE", f"/api/runs/{quote(run_id)}",
-                           params={"force": True} if force else None)
+    async def delete_run(self, run_id: str, *, force: bool = False) -> dict:
+        """Remove the run's folder, worktrees and branches (``force`` stops a live run
+        first); what went (``RunDeletedOut``: runId, folder, pooled, removed, refsDeleted,
+        kept)."""
+        return await self.request("DELETE", f"/api/runs/{quote(run_id)}",
+                                  params={"force": True} if force else None)
 
     async def events(self, run_id: str, *, limit: int | None = None, before: int | None = None,
                      after: int | None = None) -> dict:

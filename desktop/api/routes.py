@@ -129,8 +129,8 @@ async def delete_run(request: web.Request) -> web.Response:
     if raw not in _FLAGS:
         raise ApiError(422, "invalid_query", "force must be true or false", "force")
     force = _FLAGS[raw]
-    await _engines(request).run(_service(request).delete(_run_id(request), force))
-    return web.Response(status=204)
+    deleted = await _engines(request).run(_service(request).delete(_run_id(request), force))
+    return _json(deleted.to_json())
 
 
 async def run_events(request: web.Request) -> web.Response:
@@ -312,8 +312,9 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", RUN, get_run, "A run's state", response=RunState, errors=(404,)),
     Route("PATCH", RUN, patch_run, "Pause, resume (taking the run over), stop, switch modes",
           m.PatchRun, RunState, errors=(400, 404, 409, 422)),
-    Route("DELETE", RUN, delete_run, "Remove a run's folder (a live one with ?force=true)",
-          status=204, query=("force",), errors=(404, 409, 422)),
+    Route("DELETE", RUN, delete_run, "Remove a run's folder, worktrees and branches (a live "
+          "one with ?force=true); what went", response=m.RunDeletedOut, query=("force",),
+          errors=(404, 409, 422)),
     Route("GET", RUN + "/events", run_events, "A page of the run's events (offset index)",
           response=m.EventPage, query=("limit", "before", "after"), errors=(404, 422)),
     Route("POST", RUN + "/fork", fork_run, "Continue the run from a point between turns as "

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import shutil
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable
@@ -38,7 +37,7 @@ from desktop.disk.paths import runs_dir
 from desktop.runtime.control import Command, CommandError, Outcome, Resolve, execute
 from desktop.runtime.engine import Engine, EngineError, EngineOptions
 from desktop.runtime.recovery import resume_engine
-from desktop.runtime.worktree_cleanup import remove_run_worktrees
+from desktop.runtime.run_delete import RunDeleted, delete_run_folder
 from desktop.store.runs import EngineBusy, RunError, engine_alive
 from desktop.views.reader import EventReader, Page
 from desktop.wording import plural
@@ -290,8 +289,9 @@ class RunService:
                            f"run {run_id} is not running in this service; PATCH it with "
                            "{\"status\": \"running\"} to resume it (mode changes may go along)")
 
-    async def delete(self, run_id: str, force: bool) -> None:
-        """Remove the run's folder; a live run only with ``force`` (it is stopped first)."""
+    async def delete(self, run_id: str, force: bool) -> RunDeleted:
+        """Remove the run's folder, worktrees and branches (desktop/runtime/run_delete.py);
+        a live run only with ``force`` (it is stopped first). What went."""
         from desktop.runtime.control import Stop
 
         async with self.lock(run_id):
@@ -310,11 +310,15 @@ class RunService:
             state = await self._state_or_none(run_id)
             self.feeds.close_run(run_id, CLOSE_UNKNOWN_RUN, "the run was deleted")
             self._readers.pop(run_id, None)
-            cleanup = await asyncio.to_thread(remove_run_worktrees, folder, run_id, state)
-            for note in cleanup.kept:
+            try:
+                deleted = await asyncio.to_thread(delete_run_folder, folder, run_id, state)
+            except EngineBusy:  # taken over by another process since the look above
+                raise ApiError(409, "run_busy",
+                               f"run {run_id} is held by another engine") from None
+            for note in deleted.cleanup.kept:
                 log.warning("deleting run %s: %s", run_id, note)
-            await asyncio.to_thread(shutil.rmtree, folder)
             self.folded.forget(folder)
+            return deleted
 
     async def _state_or_none(self, run_id: str) -> dict[str, Any] | None:
         """The run's state, or None when its folder cannot be read (it is deleted anyway)."""

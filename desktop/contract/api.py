@@ -423,6 +423,20 @@ class RunResultOut(ResponseModel):
                                                  "(null: it can: a remote and gh are there)")
 
 
+class RunDeletedOut(ResponseModel):
+    """What deleting a run took away (desktop/runtime/run_delete.py)."""
+
+    run_id: str = Field(alias="runId")
+    folder: str = Field(description="the run's folder, now gone")
+    pooled: list[str] = Field(description="its worktrees cleaned and kept in the data "
+                                          "folder's worktree-pool for the next run")
+    removed: list[str] = Field(description="its worktrees removed (the pool was full)")
+    refs_deleted: list[str] = Field(alias="refsDeleted",
+                                    description="its branches and base ref, deleted")
+    kept: list[str] = Field(description="its refs left alone, each with the reason (a "
+                                        "branch checked out outside the run)")
+
+
 class ApplyOutcomeOut(ResponseModel):
     """What applying did, or would do."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 from api_helpers import EXAMPLE, Api, gated_shell, slow, workflow
 
@@ -140,7 +141,7 @@ async def test_delete_refuses_a_live_run_unless_forced(api: Api) -> None:
     await api.until(run_id, lambda s: bool(s["runningTurns"]))
     body = await api.json("DELETE", f"/api/runs/{run_id}", 409)
     assert body["error"]["code"] == "run_live"
-    await api.json("DELETE", f"/api/runs/{run_id}?force=true", 204)
+    await api.json("DELETE", f"/api/runs/{run_id}?force=true", 200)
     assert not (api.data / "runs" / run_id).exists()
     await api.json("GET", f"/api/runs/{run_id}", 404)
     assert (await api.json("GET", "/api/runs", 200))["runs"] == []
@@ -149,7 +150,7 @@ async def test_delete_refuses_a_live_run_unless_forced(api: Api) -> None:
 async def test_delete_of_a_finished_run(api: Api) -> None:
     run_id = (await api.start(workflow({"a": {"script": [{"say": "hi"}]}})))["id"]
     await api.finished(run_id)
-    await api.json("DELETE", f"/api/runs/{run_id}", 204)
+    await api.json("DELETE", f"/api/runs/{run_id}", 200)
     await api.json("DELETE", f"/api/runs/{run_id}", 404)
 
 
@@ -167,8 +168,14 @@ async def test_delete_removes_the_runs_worktrees_and_branches(api: Api, tmp_path
                               cwd=repo, capture_output=True, text=True, check=True).stdout
 
     assert f"canvas/{run_id[:8]}/a" in canvas_refs()
-    await api.json("DELETE", f"/api/runs/{run_id}", 204)
+    went = await api.json("DELETE", f"/api/runs/{run_id}", 200)
     assert canvas_refs() == ""
+    # the answer says what went: the node's worktree (removed, not pooled: a repository
+    # without a commit has no HEAD to detach a pooled one at), the branch and the base ref
+    assert went["runId"] == run_id and went["folder"] == str(api.data / "runs" / run_id)
+    assert [Path(p).name for p in went["removed"]] == ["a"] and went["pooled"] == []
+    assert sorted(went["refsDeleted"]) == [f"refs/canvas/{run_id[:8]}/base",
+                                           f"refs/heads/canvas/{run_id[:8]}/a"]
     listed = subprocess.run(["git", "worktree", "list", "--porcelain"], cwd=repo,
                             capture_output=True, text=True, check=True).stdout
     assert listed.count("worktree ") == 1 and run_id not in listed
