@@ -1,5 +1,5 @@
 """``agent-canvas runs list|show|events|diff-env``: look at recorded runs (``result`` and
-``apply``: desktop/cli/runs_apply.py).
+``apply``: desktop/cli/runs_apply.py; ``delete``: desktop/cli/runs_delete.py).
 
 Exit codes: 0 success, 2 a run reference or folder that cannot be used; ``diff-env``
 exits 1 when the two runs' environments differ.
@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from desktop.cli import runs_apply
+from desktop.cli import runs_apply, runs_delete
 from desktop.cli.console_out import out_console
 from desktop.cli.run_ref import resume_hint, run_ref
 from desktop.cli.server_args import add_server_options
@@ -91,6 +91,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     dp.add_argument("--json", action="store_true", help="print the comparison as JSON")
     dp.set_defaults(handler=cmd_diff_env)
     runs_apply.register(kids, add_data_dir)
+    runs_delete.register(kids, add_data_dir)
 
 
 def _print_json(obj: object) -> None:

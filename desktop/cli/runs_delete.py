@@ -1,0 +1,217 @@
+"""`agent-canvas runs delete RUN [RUN ...]`: remove runs, their worktrees and branches.
+
+  agent-canvas runs delete 1a2b3c4d 5e6f7a8b      runs no engine holds
+  agent-canvas runs delete 1a2b3c4d --force       a live one too (the service stops it)
+  agent-canvas runs delete 1a2b3c4d --server URL  in a running `agent-canvas serve`
+
+Each run goes as DELETE /api/runs/RUN takes it, by the same code: its node worktrees
+are cleaned and kept in DATA/worktree-pool for the next run (or removed when the pool
+is full), its canvas/RUN8/* branches and refs/canvas/RUN8/ refs are deleted, then its
+folder. Your own branches, index and working tree are not touched.
+
+A live run (its engine is running it) is deleted only with --force: the service that
+runs it stops it first. A run an `agent-canvas run` or `resume` in a terminal holds is
+stopped there (Ctrl-C), not from here.
+
+Exit codes: 0 every run deleted; 1 some run refused (live) or not deleted; 2 a run
+reference that names no run or several, or bad input: then nothing is deleted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from desktop.cli.server_args import RemoteError, add_server_options, client_for
+from desktop.disk.paths import data_dir
+from desktop.runtime.run_delete import delete_run_folder
+from desktop.store.runs import EngineBusy, RunError, engine_alive, find_run
+from desktop.views.runs import fold_run
+from desktop.wording import plural
+
+if TYPE_CHECKING:
+    from desktop.api.client import ApiError
+
+EXIT_REFUSED = 1
+EXIT_BAD_INPUT = 2
+HEADS = "refs/heads/"
+
+
+def register(kids: argparse._SubParsersAction, add_data_dir: Any) -> None:
+    """Add ``runs delete``."""
+    p = kids.add_parser("delete", help="remove runs with their worktrees and branches",
+                        description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    add_data_dir(p, suppress=True)
+    p.add_argument("runs", nargs="+", metavar="RUN",
+                   help="run id, unique id prefix or run folder (several: each is deleted)")
+    p.add_argument("--force", action="store_true",
+                   help="delete a live run too: the service running it stops it first")
+    p.add_argument("--json", action="store_true", help="print what went as JSON, one "
+                   "object per deleted run")
+    add_server_options(p)
+    p.set_defaults(handler=cmd_delete)
+
+
+def deleted_line(went: dict[str, Any]) -> str:
+    """One line saying what deleting a run took away (``went``: a ``RunDeletedOut``)."""
+    run8 = str(went["runId"])[:8]
+    refs = [str(r) for r in went.get("refsDeleted") or []]
+    branches = [r[len(HEADS):] for r in refs if r.startswith(HEADS)]
+    others = len(refs) - len(branches)
+    pooled, removed = len(went.get("pooled") or []), len(went.get("removed") or [])
+    if pooled or removed:
+        trees = f"{plural(pooled + removed, 'worktree')} ({pooled} pooled for the next run, " \
+                f"{removed} removed)"
+    else:
+        trees = "no worktrees"
+    named = f" ({', '.join(branches)})" if branches else ""
+    base = "" if not others else " and its base ref" if others == 1 \
+        else f" and {plural(others, 'ref')} under refs/canvas/{run8}/"
+    return (f"deleted run {run8}: folder {went['folder']}, {trees}, "
+            f"{plural(len(branches), 'branch')} removed{named}{base}")
+
+
+def _live(run8: str) -> str:
+    return (f"run {run8} is live (an engine is running it); stop it first, or pass --force "
+            "to stop it and delete it")
+
+
+def _held_in_terminal(run8: str) -> str:
+    return (f"run {run8} is held by an engine outside a service (an `agent-canvas run` or "
+            "`resume` in a terminal); stop it there (Ctrl-C), then delete it")
+
+
+class _Report:
+    """What the command prints: a line (or JSON object) per deleted run, an error line per
+    run not deleted, a warning per ref left alone; and its exit code."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+        self.went: list[dict[str, Any]] = []
+        self.failed = False
+
+    def deleted(self, went: dict[str, Any]) -> None:
+        self.went.append(went)
+        if not self.as_json:
+            print(deleted_line(went))
+        for note in went.get("kept") or []:
+            print(f"warning: run {str(went['runId'])[:8]}: kept {note}", file=sys.stderr)
+
+    def refused(self, message: str) -> None:
+        self.failed = True
+        print(f"error: {message}", file=sys.stderr)
+
+    def code(self) -> int:
+        if self.as_json:
+            sys.stdout.write(orjson.dumps(self.went, option=orjson.OPT_INDENT_2).decode()
+                             + "\n")
+        return EXIT_REFUSED if self.failed else 0
+
+
+def _bad(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    """Delete every run named; see the module for the exit codes."""
+    if args.server:
+        return _delete_remote(args)
+    folder = data_dir(args.data_dir)
+    try:  # every reference first: a typo deletes nothing
+        runs = list(dict.fromkeys(find_run(folder, ref).resolve() for ref in args.runs))
+    except RunError as exc:
+        return _bad(str(exc))
+    report = _Report(args.json)
+    for run in runs:
+        _delete_here(run, args.force, report)
+    return report.code()
+
+
+def _delete_here(run: Path, force: bool, report: _Report) -> None:
+    """Delete one run in this process, or through the service that runs it (--force)."""
+    run8 = run.name[:8]
+    if engine_alive(run):
+        if not force:
+            report.refused(_live(run8))
+            return
+        _delete_in_service(run, report)
+        return
+    try:
+        state: dict[str, Any] | None = fold_run(run).to_json_dict()
+    except RunError:
+        state = None  # unreadable: its folder goes anyway, as over the API
+    try:  # named by its folder, as the service names it
+        went = delete_run_folder(run, run.name, state)
+    except EngineBusy:  # resumed by another process since the look above
+        report.refused(_live(run8) if not force else _held_in_terminal(run8))
+        return
+    except OSError as exc:
+        report.refused(f"cannot delete run {run8} ({run}): {exc.strerror or exc}")
+        return
+    report.deleted(went.to_json())
+
+
+def _delete_in_service(run: Path, report: _Report) -> None:
+    """A live run with --force: the service of the data folder it is in (DATA/runs/ID)
+    stops and deletes it when it is the one running it; an engine in a terminal cannot be
+    stopped from here."""
+    from desktop.api.client import ApiError
+    from desktop.api.discovery import find_service
+
+    run8 = run.name[:8]
+    service = find_service(run.parent.parent)
+    if service is None:
+        report.refused(_held_in_terminal(run8))
+        return
+
+    async def go() -> dict[str, Any]:
+        async with service.client() as client:
+            return await client.delete_run(run.name, force=True)
+
+    try:
+        report.deleted(asyncio.run(go()))
+    except ApiError as exc:
+        report.refused(_held_in_terminal(run8) if exc.code == "run_busy"
+                       else f"run {run8}: {exc}")
+
+
+def _delete_remote(args: argparse.Namespace) -> int:
+    """`--server URL`: every reference resolved by the service first, then each run
+    deleted by it."""
+    from desktop.api.client import ApiError
+    from desktop.cli.remote import find_run_id
+
+    async def go() -> int:
+        async with client_for(args) as client:
+            try:
+                ids = list(dict.fromkeys([await find_run_id(client, ref)
+                                          for ref in args.runs]))
+            except RemoteError as exc:
+                return _bad(str(exc))
+            report = _Report(args.json)
+            for run_id in ids:
+                try:
+                    report.deleted(await client.delete_run(run_id, force=args.force))
+                except ApiError as exc:
+                    report.refused(_remote_refusal(run_id[:8], exc))
+            return report.code()
+
+    try:
+        return asyncio.run(go())
+    except (RemoteError, ApiError) as exc:
+        return _bad(str(exc))
+
+
+def _remote_refusal(run8: str, exc: ApiError) -> str:
+    """The service's refusal in the terms of this command (its flag, not its query)."""
+    if exc.code == "run_live":
+        return _live(run8)
+    if exc.code == "run_busy":
+        return _held_in_terminal(run8)
+    return f"run {run8}: {exc}"

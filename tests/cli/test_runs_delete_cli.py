@@ -1,0 +1,296 @@
+"""`agent-canvas runs delete` as a user runs it: runs on their repository deleted with
+their worktrees (pooled) and branches while the user's own branch, index and uncommitted
+work stay; live runs refused without --force; a reference that names no run, or
+several, deletes nothing and exits 2. In this process and through a service."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+import pytest
+import yaml
+from service_process import ServeProcess
+
+from desktop.cli import main
+from desktop.store.runs import hold_engine_lock
+
+USER = ("-c", "user.name=U", "-c", "user.email=u@example.com")
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *USER, *args], cwd=repo, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+@dataclass
+class Said:
+    code: int
+    out: str
+    err: str
+
+
+Cli = Callable[..., Said]
+
+
+def make_cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+             extra: list[str]) -> Cli:
+    def run(*args: str) -> Said:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+        code = main([*args, *extra])
+        out = capsys.readouterr()
+        return Said(code, out.out, out.err)
+    return run
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> Cli:
+    return make_cli(capsys, monkeypatch, ["--data-dir", str(tmp_path / "data")])
+
+
+@dataclass
+class UserRepo:
+    """The user's repository and what of it must survive any deletion."""
+
+    path: Path
+
+    def seen(self) -> dict[str, str]:
+        return {"status": git(self.path, "status", "--porcelain"),
+                "staged": git(self.path, "diff", "--cached"),
+                "unstaged": git(self.path, "diff"),
+                "head": git(self.path, "rev-parse", "HEAD"),
+                "branch": git(self.path, "branch", "--show-current"),
+                "branches": git(self.path, "branch", "--list", "main", "feature",
+                                "--format=%(refname:short) %(objectname)")}
+
+    def canvas_branches(self, run_id: str) -> str:
+        return git(self.path, "branch", "--list", f"canvas/{run_id[:8]}/*")
+
+    def canvas_refs(self, run_id: str) -> str:
+        return git(self.path, "for-each-ref", f"refs/canvas/{run_id[:8]}/",
+                   f"refs/heads/canvas/{run_id[:8]}/")
+
+    def worktrees(self) -> str:
+        return git(self.path, "worktree", "list", "--porcelain")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> UserRepo:
+    """A commit on main, a branch of the user's own, a staged change, an unstaged change
+    and an untracked file."""
+    path = tmp_path / "project"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    (path / "lib.py").write_text("def helper():\n    return 1\n")
+    (path / "staged.py").write_text("A = 1\n")
+    git(path, "add", ".")
+    git(path, "commit", "-q", "-m", "init")
+    git(path, "branch", "feature")
+    (path / "staged.py").write_text("A = 2\n")
+    git(path, "add", "staged.py")
+    (path / "lib.py").write_text("def helper():\n    return 1\n\n\ndef wip(): ...\n")
+    (path / "NOTES.txt").write_text("my notes\n")
+    return UserRepo(path)
+
+
+def flow(tmp_path: Path, repo: UserRepo, *, gated: bool = False) -> Path:
+    """Two nodes in worktrees of ``repo`` (``gated``: one, waiting for an approval)."""
+    if gated:
+        doc = {"name": "gated", "task": "t",
+               "nodes": [{"id": "worker", "label": "Worker", "entry": True,
+                          "permissions": {"cliPermissionsMode": "gated"}}],
+               "nodeConfigs": {"worker": {"workspace": str(repo.path), "script": [
+                   {"shell": "echo one"}, {"say": "done"}, {"done": True}]}}}
+    else:
+        doc = {"name": "two", "task": "t",
+               "nodes": [{"id": "lead", "label": "Lead", "entry": True},
+                         {"id": "helper", "label": "Helper"}],
+               "nodeConfigs": {
+                   "lead": {"workspace": str(repo.path), "script": [
+                       {"edit": {"path": "new.txt", "content": "the agent's\n"}},
+                       {"handoff": {"to": "helper", "message": "go"}}]},
+                   "helper": {"workspace": str(repo.path), "script": [{"say": "on it"}]}},
+               "edges": [{"from": "lead", "to": "helper"}]}
+    path = tmp_path / f"{doc['name']}.flow.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+def run_ids(cli: Cli) -> list[str]:
+    """Every run, newest first."""
+    return [r["id"] for r in orjson.loads(cli("runs", "list", "--json").out)]
+
+
+def started(cli: Cli, *args: str, code: int) -> str:
+    """The id of the run ``run ARGS`` starts (exiting with ``code``); the service is shared
+    by this module's tests, so not simply the only run."""
+    before = set(run_ids(cli))
+    said = cli("run", *args)
+    assert said.code == code, said.err
+    [new] = [i for i in run_ids(cli) if i not in before]
+    return new
+
+
+def assert_gone(run_id: str, folder: Path, repo: UserRepo) -> None:
+    """Nothing of the run is left: its folder, worktrees, branches and refs."""
+    assert not folder.exists()
+    assert run_id not in repo.worktrees()
+    assert repo.canvas_branches(run_id) == ""
+    assert repo.canvas_refs(run_id) == ""
+
+
+def test_runs_go_with_their_worktrees_and_branches_and_the_user_s_work_stays(
+        cli: Cli, repo: UserRepo, tmp_path: Path) -> None:
+    assert cli("run", str(flow(tmp_path, repo))).code == 0
+    assert cli("run", str(flow(tmp_path, repo))).code == 0
+    first, second = run_ids(cli)
+    assert repo.canvas_branches(first) and repo.canvas_branches(second)
+    before = repo.seen()
+
+    said = cli("runs", "delete", first[:8], second)
+    assert said.code == 0, said.err
+    lines = said.out.splitlines()
+    assert len(lines) == 2
+    for run_id, line in zip((first, second), lines, strict=True):
+        folder = tmp_path / "data" / "runs" / run_id
+        assert line.startswith(f"deleted run {run_id[:8]}: folder {folder}, 2 worktrees (")
+        assert f"2 branches removed (canvas/{run_id[:8]}/helper, canvas/{run_id[:8]}/lead)" \
+            in line
+        assert_gone(run_id, folder, repo)
+    # the pool keeps what it can take (4 per repository) and the rest is removed: 4
+    # worktrees wait in the data folder, each in git's list, detached
+    assert all("(2 pooled for the next run, 0 removed)" in line for line in lines)
+    pool = sorted((tmp_path / "data" / "worktree-pool").glob("*/*"))
+    assert len(pool) == 4 and all(str(p) in repo.worktrees() for p in pool)
+    assert "refs/heads/canvas/" not in repo.worktrees()
+    assert repo.seen() == before
+    assert git(repo.path, "branch", "--list", "canvas/*") == ""
+    assert run_ids(cli) == []
+
+
+def test_a_reference_that_names_no_run_or_several_deletes_nothing(
+        cli: Cli, tmp_path: Path) -> None:
+    one = flow_without_git(tmp_path)
+    assert cli("run", str(one)).code == 0
+    [real] = run_ids(cli)
+    runs = tmp_path / "data" / "runs"
+    twins = ["aaaaaaaa-1111-4111-8111-111111111111", "aaaaaaaa-2222-4222-8222-222222222222"]
+    for twin in twins:
+        shutil.copytree(runs / real, runs / twin)
+
+    missing = cli("runs", "delete", real[:8], "nope")
+    assert missing.code == 2
+    assert f"no run matches 'nope' in {runs}" in missing.err
+    ambiguous = cli("runs", "delete", real[:8], "aaaa")
+    assert ambiguous.code == 2
+    assert "'aaaa' matches 2 runs (aaaaaaaa-1, aaaaaaaa-2); give more of the id" \
+        in ambiguous.err
+    assert missing.out == ambiguous.out == ""
+    assert sorted(p.name for p in runs.iterdir()) == sorted([real, *twins])
+
+    said = cli("runs", "delete", "aaaaaaaa-1")
+    assert said.code == 0, said.err
+    assert said.out == f"deleted run aaaaaaaa: folder {runs / twins[0]}, no worktrees, " \
+                       "0 branches removed\n"
+
+
+def flow_without_git(tmp_path: Path) -> Path:
+    path = tmp_path / "hello.flow.yaml"
+    path.write_text(yaml.safe_dump({"name": "hello", "task": "t", "nodes": [
+        {"id": "a", "label": "A", "entry": True}],
+        "nodeConfigs": {"a": {"script": [{"say": "hi"}]}}}))
+    return path
+
+
+def test_a_run_an_engine_holds_is_refused_with_or_without_force(
+        cli: Cli, repo: UserRepo, tmp_path: Path) -> None:
+    assert cli("run", str(flow(tmp_path, repo))).code == 0
+    assert cli("run", str(flow(tmp_path, repo))).code == 0
+    held, free = run_ids(cli)
+    folder = tmp_path / "data" / "runs" / held
+    with hold_engine_lock(folder):  # as an `agent-canvas run` in another terminal does
+        said = cli("runs", "delete", held[:8], free[:8])
+        assert said.code == 1
+        assert f"error: run {held[:8]} is live" in said.err and "--force" in said.err
+        assert said.out.startswith(f"deleted run {free[:8]}:")  # the others still go
+        forced = cli("runs", "delete", held[:8], "--force")
+        assert forced.code == 1 and forced.out == ""
+        assert f"run {held[:8]} is held by an engine outside a service" in forced.err
+        assert "Ctrl-C" in forced.err
+    assert folder.is_dir() and repo.canvas_branches(held)
+    assert cli("runs", "delete", held[:8]).code == 0
+    assert_gone(held, folder, repo)
+
+
+# --- through a service ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
+    svc = ServeProcess(tmp_path_factory.mktemp("delete-service"))
+    yield svc
+    svc.stop()
+
+
+@pytest.fixture
+def remote(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+           service: ServeProcess) -> Cli:
+    """A command with ``--server URL`` (its token from the service's data folder)."""
+    return make_cli(capsys, monkeypatch, ["--server", service.url,
+                                          "--data-dir", str(service.data_dir)])
+
+
+@pytest.fixture
+def local(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+          service: ServeProcess) -> Cli:
+    """A command in this process on the service's data folder."""
+    return make_cli(capsys, monkeypatch, ["--data-dir", str(service.data_dir)])
+
+
+def test_over_the_server_a_live_run_goes_only_with_force(
+        remote: Cli, service: ServeProcess, repo: UserRepo, tmp_path: Path) -> None:
+    live = started(remote, str(flow(tmp_path, repo, gated=True)), code=3)  # waits, live
+    done = started(remote, str(flow(tmp_path, repo)), code=0)
+    before = repo.seen()
+
+    refused = remote("runs", "delete", live[:8])
+    assert refused.code == 1 and refused.out == ""
+    assert f"error: run {live[:8]} is live" in refused.err and "--force" in refused.err
+    assert (service.data_dir / "runs" / live).is_dir()
+    unknown = remote("runs", "delete", done[:8], "nope")
+    assert unknown.code == 2 and "the service has no run matching 'nope'" in unknown.err
+    assert (service.data_dir / "runs" / done).is_dir()
+
+    said = remote("runs", "delete", live[:8], done[:8], "--force")
+    assert said.code == 0, said.err
+    gated, two = said.out.splitlines()
+    assert gated.startswith(f"deleted run {live[:8]}: folder "
+                            f"{service.data_dir / 'runs' / live}, 1 worktree (")
+    assert gated.endswith(f"1 branch removed (canvas/{live[:8]}/worker) and its base ref")
+    assert two.startswith(f"deleted run {done[:8]}:") and "2 branches removed" in two
+    for run_id in (live, done):
+        assert_gone(run_id, service.data_dir / "runs" / run_id, repo)
+    assert repo.seen() == before
+    assert not {live, done} & set(run_ids(remote))
+
+
+def test_in_this_process_force_has_the_service_stop_and_delete_its_run(
+        remote: Cli, local: Cli, service: ServeProcess, repo: UserRepo,
+        tmp_path: Path) -> None:
+    live = started(remote, str(flow(tmp_path, repo, gated=True)), code=3)
+    refused = local("runs", "delete", live[:8])
+    assert refused.code == 1 and "--force" in refused.err
+    said = local("runs", "delete", live[:8], "--force", "--json")
+    assert said.code == 0, said.err
+    [went] = orjson.loads(said.out)
+    assert went["runId"] == live and went["refsDeleted"] == [
+        f"refs/canvas/{live[:8]}/base", f"refs/heads/canvas/{live[:8]}/worker"]
+    assert_gone(live, service.data_dir / "runs" / live, repo)
+    assert live not in run_ids(remote)
