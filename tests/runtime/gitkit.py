@@ -8,6 +8,7 @@ bytes of every file of the working tree.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from pathlib import Path
@@ -109,3 +110,19 @@ def diffs_by_node(engine) -> dict[str, list[dict]]:
 def node_git(engine, key: str):
     """The ``git`` record of node ``key`` (its worktree and branch), or None."""
     return next(n.git for n in engine.state.nodes.values() if n.key == key)
+
+
+def stopped_at_a_conflict(repo: Path, how: str = "merge") -> None:
+    """``repo`` (a :func:`user_repo`) stopped in the middle of ``how`` (``merge`` or
+    ``rebase``) with ``both.txt`` in conflict; the user's uncommitted work put away
+    first, as git asks."""
+    git(repo, "stash", "push", "-q", "--include-untracked")
+    git(repo, "checkout", "-q", "-b", "side")
+    (repo / "both.txt").write_text("side\n")
+    git(repo, "commit", "-q", "-am", "side")
+    git(repo, "checkout", "-q", "main")
+    (repo / "both.txt").write_text("main\n")
+    git(repo, "commit", "-q", "-am", "main")
+    with contextlib.suppress(subprocess.CalledProcessError):  # git exits 1: the conflict
+        git(repo, how, "side")
+    assert "UU both.txt" in git(repo, "status", "--porcelain")

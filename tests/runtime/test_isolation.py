@@ -5,8 +5,6 @@ left exactly as it was."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import subprocess
 from pathlib import Path
 
 from engine_helpers import events_of, of_type, run_doc, until, workflow
@@ -17,6 +15,7 @@ from gitkit import (
     no_git_config,
     node_git,
     patch_files,
+    stopped_at_a_conflict,
     tree_files,
     user_repo,
 )
@@ -137,20 +136,6 @@ async def test_a_handoff_brings_the_commit_it_was_sent_with_not_the_sender_s_lat
         engine.close()
 
 
-def conflicted(repo: Path) -> None:
-    """``repo`` stopped in a merge with ``both.txt`` in conflict (its work put away first)."""
-    git(repo, "stash", "push", "-q", "--include-untracked")
-    git(repo, "checkout", "-q", "-b", "side")
-    (repo / "both.txt").write_text("side\n")
-    git(repo, "commit", "-q", "-am", "side")
-    git(repo, "checkout", "-q", "main")
-    (repo / "both.txt").write_text("main\n")
-    git(repo, "commit", "-q", "-am", "main")
-    with contextlib.suppress(subprocess.CalledProcessError):  # git exits 1: the conflict
-        git(repo, "merge", "side")
-    assert "UU both.txt" in git(repo, "status", "--porcelain")
-
-
 def workspace_notes(engine) -> list[str]:
     return [e["text"] for e in of_type(events_of(engine.run_dir), "node.log")
             if e["text"].startswith("workspace: ")]
@@ -167,7 +152,7 @@ async def test_a_node_is_told_when_its_base_is_a_checkout_mid_merge_with_conflic
     assert engine.state.status == "completed" and workspace_notes(engine) == []
 
     repo = user_repo(tmp_path / "project")
-    conflicted(repo)
+    stopped_at_a_conflict(repo)
     before = fingerprint(repo)
     engine = await run_doc(on_repo(doc, repo), tmp_path / "data")
     assert engine.state.status == "completed"

@@ -4,11 +4,17 @@ it or the accepted files; a collision changes nothing and names the files."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
-from gitkit import fingerprint, git, no_git_config, tree_files, user_repo
+from gitkit import (
+    fingerprint,
+    git,
+    no_git_config,
+    stopped_at_a_conflict,
+    tree_files,
+    user_repo,
+)
 
 from desktop.runtime.repo_busy import RepoBusy
 from desktop.runtime.result_apply import apply_result
@@ -134,21 +140,6 @@ def test_a_file_the_run_did_not_change_is_refused_by_name(tmp_path: Path,
     with pytest.raises(ResultError, match=r"did not change README\.md"):
         apply_result(result, files=["README.md"])
     assert fingerprint(repo) == before
-
-
-def stopped_at_a_conflict(repo: Path, how: str) -> None:
-    """``repo`` stopped in the middle of ``how`` (rebase or merge), a file in conflict;
-    the user's uncommitted work put away first, as git asks."""
-    git(repo, "stash", "push", "-q", "--include-untracked")
-    git(repo, "checkout", "-q", "-b", "side")
-    (repo / "both.txt").write_text("side\n")
-    git(repo, "commit", "-q", "-am", "side")
-    git(repo, "checkout", "-q", "main")
-    (repo / "both.txt").write_text("main\n")
-    git(repo, "commit", "-q", "-am", "main")
-    with pytest.raises(subprocess.CalledProcessError):
-        git(repo, how, "side")
-    assert "UU both.txt" in git(repo, "status", "--porcelain")
 
 
 def mid_rebase(repo: Path) -> tuple[object, ...]:
