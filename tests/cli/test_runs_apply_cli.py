@@ -5,43 +5,23 @@ with the reason."""
 
 from __future__ import annotations
 
-import io
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 import pytest
 import yaml
+from cli_kit import Cli, git, make_cli
 
 from desktop.cli import main
 from desktop.graph.resources import examples_dir
 
-USER = ("-c", "user.name=U", "-c", "user.email=u@example.com")
 IMPLEMENTED = ["num_utils.py", "test_num_utils.py", "test_text_utils.py", "text_utils.py"]
 
 
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *USER, *args], cwd=repo, capture_output=True, text=True,
-                          check=True).stdout.strip()
-
-
-@dataclass
-class Said:
-    code: int
-    out: str
-    err: str
-
-
 @pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
-    def run(*args: str) -> Said:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-        code = main([*args, "--data-dir", str(tmp_path / "data")])
-        out = capsys.readouterr()
-        return Said(code, out.out, out.err)
-    return run
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> Cli:
+    return make_cli(capsys, monkeypatch, ["--data-dir", str(tmp_path / "data")])
 
 
 @pytest.fixture

@@ -5,48 +5,18 @@ several, deletes nothing and exits 2. In this process and through a service."""
 
 from __future__ import annotations
 
-import io
 import shutil
-import subprocess
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 import pytest
 import yaml
+from cli_kit import Cli, git, make_cli
 from service_process import ServeProcess
 
-from desktop.cli import main
 from desktop.store.runs import hold_engine_lock
-
-USER = ("-c", "user.name=U", "-c", "user.email=u@example.com")
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *USER, *args], cwd=repo, capture_output=True, text=True,
-                          check=True).stdout.strip()
-
-
-@dataclass
-class Said:
-    code: int
-    out: str
-    err: str
-
-
-Cli = Callable[..., Said]
-
-
-def make_cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-             extra: list[str]) -> Cli:
-    def run(*args: str) -> Said:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-        code = main([*args, *extra])
-        out = capsys.readouterr()
-        return Said(code, out.out, out.err)
-    return run
 
 
 @pytest.fixture

@@ -35,22 +35,34 @@ NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 THEMES = [theme.LIGHT, theme.DARK]
 
 
-def _pill(look: theme.Theme, status: str) -> tuple[QImage, float]:
-    """The pill of a card in ``status`` as drawn on ``look``'s canvas (SCALE times), and
-    where its text starts and ends (image x)."""
+def _badge(look: theme.Theme, status: str) -> tuple[CanvasScene, StatusBadge]:
+    """A card's badge in ``status`` on ``look``'s canvas."""
     scene = CanvasScene(Editor(loads_workflow(FLOW)), look)
     item = scene.nodes["lead"]
     badge = StatusBadge(item.body_rect(), item)
     badge.clock = lambda: NOW
     badge.set_status(status, "", (NOW - timedelta(minutes=5)).isoformat())
-    body = badge.node_bounds
-    rect = QRectF(body.left(), body.bottom() + PILL_GAP, body.width(), PILL_H)
+    return scene, badge
+
+
+def _drawn(scene: CanvasScene, badge: StatusBadge, rect: QRectF) -> QImage:
+    """``rect`` of the badge (its coordinates) as the canvas draws it, SCALE times."""
     image = QImage(int(rect.width() * SCALE), int(rect.height() * SCALE),
                    QImage.Format.Format_RGB32)
     image.fill(Qt.GlobalColor.black)
     painter = QPainter(image)
     scene.render(painter, QRectF(image.rect()), badge.mapRectToScene(rect))
     painter.end()
+    return image
+
+
+def _pill(look: theme.Theme, status: str) -> tuple[QImage, float]:
+    """The pill of a card in ``status`` as drawn on ``look``'s canvas (SCALE times), and
+    where its text starts and ends (image x)."""
+    scene, badge = _badge(look, status)
+    body = badge.node_bounds
+    image = _drawn(scene, badge, QRectF(body.left(), body.bottom() + PILL_GAP, body.width(),
+                                        PILL_H))
     text_end = PILL_H + 2 + QFontMetricsF(_pill_font()).horizontalAdvance(badge.text)
     return image, text_end * SCALE
 
@@ -76,22 +88,13 @@ def test_the_commits_ahead_beside_the_branch_read_on_the_canvas(qapp, look: them
     from desktop.ui.canvas.status_badge import BRANCH_H
     from desktop.views.branches import BranchNote
 
-    scene = CanvasScene(Editor(loads_workflow(FLOW)), look)
-    item = scene.nodes["lead"]
-    badge = StatusBadge(item.body_rect(), item)
-    badge.clock = lambda: NOW
-    badge.set_status("done", "", (NOW - timedelta(minutes=5)).isoformat())
+    scene, badge = _badge(look, "done")
     badge.set_branch(BranchNote("canvas/1a2b3c4d/lead", 3))
     body = badge.node_bounds
     # the branch line is the last under the pill (no summary): its right quarter holds +3
     top = body.bottom() + PILL_GAP + PILL_H + 2
-    rect = QRectF(body.right() - body.width() / 4, top, body.width() / 4, BRANCH_H)
-    image = QImage(int(rect.width() * SCALE), int(rect.height() * SCALE),
-                   QImage.Format.Format_RGB32)
-    image.fill(Qt.GlobalColor.black)
-    painter = QPainter(image)
-    scene.render(painter, QRectF(image.rect()), badge.mapRectToScene(rect))
-    painter.end()
+    image = _drawn(scene, badge, QRectF(body.right() - body.width() / 4, top,
+                                        body.width() / 4, BRANCH_H))
     ground = image.pixelColor(1, 1)
     ink = max(contrast(image.pixelColor(x, y), ground)
               for y in range(image.height()) for x in range(image.width()))
