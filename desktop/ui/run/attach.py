@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # the panels' modules load with them: see desktop/ui/run/pane
     from desktop.ui.run.diff_view import DiffView
     from desktop.ui.run.fork_actions import ForkActions
     from desktop.ui.run.history import RunHistory
+    from desktop.ui.run.history_delete import HistoryDelete
     from desktop.ui.run.preflight import Preflight
     from desktop.ui.run.record_view import RecordView
     from desktop.ui.run.result_actions import ResultActions
@@ -82,6 +83,8 @@ class RunPanels(ModesAndChat, QObject):
     result: ResultView = Built()
     history: RunHistory = Built()
     runs_feed: RunListFeed | None = Built()
+    deleting: HistoryDelete = Built()
+    """Deletes the runs Run history asks to (asks first)."""
     timeline: TimelineScrubber = Built()
     chat: ChatBox = Built()
     stall: StallBanner = Built()
@@ -248,6 +251,7 @@ class RunPanels(ModesAndChat, QObject):
         session.finished.connect(self._on_finished)
         session.failed.connect(self._on_failed)
         session.serviceLost.connect(self.service.show_lost)
+        session.gone.connect(lambda: self.run_deleted(session.run_id))
         session.serviceBack.connect(self.service.hide)
         if session.left_paused:  # left paused by the terminal: it simply goes on
             self.service.show_paused(session.lost_message)
@@ -325,6 +329,22 @@ class RunPanels(ModesAndChat, QObject):
             self.overlay.apply_state(state)
         if self.parts.follow_state is not None:
             self.parts.follow_state(state)
+
+    def run_deleted(self, run_id: str) -> None:
+        """Run ``run_id``, shown here, was deleted (from Run history, the CLI, another
+        client): nothing of it is shown any more, and the banner says so; the canvas keeps
+        its graph, so it can be run again."""
+        if self.session is None or self.session.run_id != run_id:
+            return
+        from desktop.ui.run.transcript_model import TranscriptModel
+
+        self.show_session(None)
+        self.transcript.set_model(TranscriptModel(parent=self))
+        self.conversation.reset()
+        self.service.show_deleted(
+            f"Run {run_id[:8]} was deleted: its events, worktrees and branches are gone. "
+            "The canvas keeps the workflow's graph; Run starts it again.")
+        self.history.refresh()
 
     def _on_finished(self, status: str) -> None:
         if self.session is not None:

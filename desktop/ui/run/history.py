@@ -16,10 +16,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
+    QLabel,
+    QMenu,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -31,6 +34,7 @@ from desktop.contract.enums import RUN_LIVE
 from desktop.ui.run.history_filter import HistoryFilterBar, row_matches
 from desktop.ui.run.run_list_feed import RunListFeed
 from desktop.views.result import ResultSummary
+from desktop.wording import plural
 
 COLUMNS = ("Workflow", "Status", "Started", "Duration", "Tokens", "Cost", "Events", "Fork of",
            "Result")
@@ -163,14 +167,27 @@ def _local(ts: str) -> str:
         return ts
 
 
+def live_refusal(rows: list[HistoryRow]) -> str:
+    """Why ``rows`` cannot be deleted as they are ("" when they can): some are live."""
+    live = [row for row in rows if row.live]
+    if not live:
+        return ""
+    if len(live) == 1:
+        return (f"“{live[0].workflow}” (run {live[0].run_id[:8]}) is live: stop it first "
+                "(Stop in its tab), then delete it.")
+    return (f"{plural(len(live), 'selected run')} are live: stop them first (Stop in their "
+            "tabs), then delete them.")
+
+
 class RunHistory(QWidget):
-    """A table of past runs (forks under their source) with Open, Replay, Run again and
-    Compare."""
+    """A table of past runs (forks under their source) with Open, Replay, Run again,
+    Compare and Delete."""
 
     openRequested = Signal(Path)
     replayRequested = Signal(Path)
     runAgainRequested = Signal(Path)
     compareRequested = Signal(Path, Path)  # left (the source, or the first picked), right
+    deleteRequested = Signal(list)  # the HistoryRows to delete, none of them live
 
     def __init__(self, data_dir: Path | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -185,6 +202,10 @@ class RunHistory(QWidget):
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setWordWrap(False)
         self.table.doubleClicked.connect(lambda index: self._open_row(index.row()))
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._context_menu)
+        self.table.installEventFilter(self)  # the Delete key, where the table has focus
+        self.menu: QMenu | None = None  # the context menu last shown
         buttons = QHBoxLayout()
         # Open, Replay and Run again act on one run: usable only while exactly one is selected
         self.run_buttons: list[QPushButton] = []
@@ -205,6 +226,10 @@ class RunHistory(QWidget):
         self.compare_button.clicked.connect(self.compare)
         self.compare_button.setEnabled(False)
         buttons.addWidget(self.compare_button)
+        self.delete_button = QPushButton("&Delete…")
+        self.delete_button.setEnabled(False)
+        self.delete_button.clicked.connect(self.ask_delete)
+        buttons.addWidget(self.delete_button)
         self.table.itemSelectionChanged.connect(self._selection_changed)
         refresh = QPushButton("Refresh")
         refresh.clicked.connect(self.refresh)
@@ -221,6 +246,13 @@ class RunHistory(QWidget):
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self.filter)
         layout.addWidget(self.table, 1)
+        # what deleting did, or why it did not: said here, where it was asked for
+        self.note = QLabel()
+        self.note.setObjectName("historyNote")
+        self.note.setWordWrap(True)
+        self.note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.note.hide()
+        layout.addWidget(self.note)
         layout.addLayout(buttons)
 
     def folder(self) -> Path:
@@ -352,12 +384,74 @@ class RunHistory(QWidget):
         if pair is not None:
             self.compareRequested.emit(pair[0].path, pair[1].path)
 
+    def shown_picked(self) -> list[HistoryRow]:
+        """The selected runs the filter shows, in table order (what Delete acts on)."""
+        return [self.rows[r] for r in self._selected_rows() if not self.table.isRowHidden(r)]
+
+    def ask_delete(self) -> None:
+        """Ask to delete the selected shown runs; a live one among them is refused here,
+        with what to do instead."""
+        rows = self.shown_picked()
+        if not rows:
+            return
+        if refusal := live_refusal(rows):
+            self.show_note(refusal, error=True)
+            return
+        self.deleteRequested.emit(rows)
+
+    def show_note(self, text: str, *, error: bool = False) -> None:
+        """Say ``text`` under the table ("" hides it): what deleting did, or why not."""
+        self.note.setProperty("role", "error" if error else "")
+        self.note.style().unpolish(self.note)  # the role's colour follows the new value
+        self.note.style().polish(self.note)
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
+
     def _selection_changed(self) -> None:
         pair = self.compare_pair()
         self.compare_button.setEnabled(pair is not None)
         one = self.selected() is not None
         for button in self.run_buttons:
             button.setEnabled(one)
+        rows = self.shown_picked()
+        refusal = live_refusal(rows)
+        self.delete_button.setEnabled(bool(rows) and not refusal)
+        self.delete_button.setToolTip(
+            refusal or (f"Delete {plural(len(rows), 'selected run')}: their folders, "
+                        "worktrees and canvas/… branches (asks first)" if rows
+                        else "Delete the selected finished runs (select one or more)"))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (watched is self.table and event.type() == QEvent.Type.KeyPress
+                and isinstance(event, QKeyEvent) and event.key() == Qt.Key.Key_Delete
+                and event.modifiers() == Qt.KeyboardModifier.NoModifier):
+            self.ask_delete()
+            return True
+        return super().eventFilter(watched, event)
+
+    def _context_menu(self, at: QPoint) -> None:
+        """Open, Replay, Run again, Compare and Delete of the row under the pointer (it is
+        selected first unless it already is)."""
+        r = self.table.rowAt(at.y())
+        if r < 0:
+            return
+        if r not in self._selected_rows():
+            self.table.selectRow(r)
+        self.menu = menu = QMenu(self)
+        for button in (*self.run_buttons, self.compare_button):
+            action = menu.addAction(button.text(), button.click)
+            action.setEnabled(button.isEnabled())
+        menu.addSeparator()
+        rows = self.shown_picked()
+        refusal = live_refusal(rows)
+        label = "&Delete…" if len(rows) == 1 else f"&Delete {plural(len(rows), 'run')}…"
+        delete = menu.addAction(label + ("  (stop it first)" if refusal else ""),
+                                self.ask_delete)
+        delete.setShortcut(Qt.Key.Key_Delete)
+        delete.setEnabled(not refusal)
+        delete.setToolTip(refusal)
+        menu.setToolTipsVisible(True)
+        menu.popup(self.table.viewport().mapToGlobal(at))
 
     def _emit(self, signal: Signal) -> None:
         row = self.selected()

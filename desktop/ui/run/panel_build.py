@@ -23,6 +23,7 @@ from desktop.ui.run.conversation_view import ConversationView
 from desktop.ui.run.diff_view import DiffView
 from desktop.ui.run.fork_actions import ForkActions
 from desktop.ui.run.history import RunHistory
+from desktop.ui.run.history_delete import HistoryDelete, forget_deleted
 from desktop.ui.run.notifier import app_notifier
 from desktop.ui.run.preflight import Preflight
 from desktop.ui.run.record_view import RecordView
@@ -46,6 +47,7 @@ from desktop.views.notices import (
 )
 
 if TYPE_CHECKING:
+    from desktop.api.discovery import ServerInfo
     from desktop.ui.run.attach import RunPanels
 
 
@@ -132,6 +134,15 @@ def _wire(panels: RunPanels) -> None:
     history.openRequested.connect(lambda p: panels._from_history(p, replay=False))
     history.replayRequested.connect(lambda p: panels._from_history(p, replay=True))
     history.runAgainRequested.connect(panels.run_again)
+
+    async def service() -> ServerInfo:  # the one the window runs in, started when none runs
+        from desktop.api.discovery import ensure_service
+
+        return panels.remote or await ensure_service(panels._data_dir())
+
+    panels.deleting = HistoryDelete(
+        history, service,
+        lambda run_ids: forget_deleted(run_ids, panels._data_dir(), panels), panels)
     panels.timeline.stateAt.connect(panels._replay_state)
 
 

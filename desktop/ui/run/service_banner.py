@@ -1,6 +1,7 @@
 """The banner shown when nothing runs the open run: its service went away, the run was
 interrupted before the window opened it, or it was left paused (the terminal's input ran
-out while it waited). Its button starts the service and resumes the run."""
+out while it waited). Its button starts the service and resumes the run. It also says
+when the open run was deleted (no button then: there is nothing left to resume)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ class ServiceBanner(QFrame):
         self.setObjectName("serviceBanner")
         self.theme = themes.current()
         self.tone = "lost"
-        """lost: nothing runs the run (warns); paused: it waits to be resumed (informs)."""
+        """lost: nothing runs the run (warns); paused: it waits to be resumed (informs);
+        deleted: the run is gone (informs)."""
         self.title = QLabel()
         self.title.setWordWrap(True)
         self.heading = "Not running."
@@ -43,6 +45,11 @@ class ServiceBanner(QFrame):
         """Say that the run is paused, what it waits for, and offer to resume it."""
         self._show("Paused.", message, "&Resume", "paused")
 
+    def show_deleted(self, message: str) -> None:
+        """Say that the open run was deleted; nothing is offered (nothing is left)."""
+        self._show("Deleted.", message, self.action, "deleted")
+        self.restart.hide()
+
     def set_theme(self, theme: Theme) -> None:
         """Colour the banner in ``theme`` (it may be on show)."""
         self.theme = theme
@@ -50,7 +57,8 @@ class ServiceBanner(QFrame):
 
     def _colour(self) -> None:
         t = self.theme
-        fill, edge = (t.diff_hunk, t.accent) if self.tone == "paused" else (t.diff_chg, t.error)
+        fill, edge = ((t.diff_chg, t.error) if self.tone == "lost"
+                      else (t.diff_hunk, t.accent))
         self.setStyleSheet(f"#serviceBanner {{ background: {fill}; border: 1px solid {edge}; }}"
                            f" #serviceBanner QLabel {{ color: {t.text}; }}")
 
@@ -60,6 +68,7 @@ class ServiceBanner(QFrame):
         self.title.setText(f"<b>{heading}</b> {escape(message, quote=False)}")
         self.restart.setEnabled(True)
         self.restart.setText(action)
+        self.restart.show()
         self.show()
 
     def _restart(self) -> None:

@@ -73,6 +73,7 @@ class RunSession(QObject):
     serviceLost = Signal(str)  # the service went away while the run was live (why)
     serviceBack = Signal()  # the service is back and drives the run again
     pastLoaded = Signal()  # the events before the session opened are in (API: the pages)
+    gone = Signal()  # the service no longer has the run: it was deleted
 
     def __init__(self, run_dir: Path, parent: QObject | None = None, *,
                  service: ServerInfo | None = None, data_dir: Path | None = None,
@@ -302,6 +303,8 @@ class RunSession(QObject):
         exc = task.exception()
         if isinstance(exc, ServiceUnavailable):
             self._lose(exc.reason)
+        elif isinstance(exc, ApiError) and exc.code == "run_not_found":
+            self.gone.emit()  # its stream closed with 4004: deleted, by whoever
         elif isinstance(exc, ApiError):
             self.failed.emit(f"Event stream: {exc}")
         elif exc is not None:
