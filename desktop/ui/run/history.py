@@ -174,9 +174,9 @@ def live_refusal(rows: list[HistoryRow]) -> str:
         return ""
     if len(live) == 1:
         return (f"“{live[0].workflow}” (run {live[0].run_id[:8]}) is live: stop it first "
-                "(Stop in its tab), then delete it.")
-    return (f"{plural(len(live), 'selected run')} are live: stop them first (Stop in their "
-            "tabs), then delete them.")
+                "(Open it, then Stop in the run toolbar), then delete it.")
+    return (f"{plural(len(live), 'selected run')} are live: stop them first (Open each, "
+            "then Stop in the run toolbar), then delete them.")
 
 
 class RunHistory(QWidget):
@@ -252,6 +252,9 @@ class RunHistory(QWidget):
         self.note.setWordWrap(True)
         self.note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.note.hide()
+        self._refilling = False
+        self._note_about: set[str] | None = None
+        """The selection a refusal in the note is about: it goes when the selection does."""
         layout.addWidget(self.note)
         layout.addLayout(buttons)
 
@@ -312,7 +315,11 @@ class RunHistory(QWidget):
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
         self.filter.set_workflows(row.workflow for row in self.rows)
-        self._reselect(kept, current.run_id if current else None)
+        self._refilling = True  # the same runs are selected again: not a new selection
+        try:
+            self._reselect(kept, current.run_id if current else None)
+        finally:
+            self._refilling = False
         self.apply_filter()
 
     def _reselect(self, run_ids: set[str], current: str | None) -> None:
@@ -396,6 +403,7 @@ class RunHistory(QWidget):
             return
         if refusal := live_refusal(rows):
             self.show_note(refusal, error=True)
+            self._note_about = {row.run_id for row in rows}
             return
         self.deleteRequested.emit(rows)
 
@@ -406,6 +414,7 @@ class RunHistory(QWidget):
         self.note.style().polish(self.note)
         self.note.setText(text)
         self.note.setVisible(bool(text))
+        self._note_about = None
 
     def _selection_changed(self) -> None:
         pair = self.compare_pair()
@@ -414,6 +423,9 @@ class RunHistory(QWidget):
         for button in self.run_buttons:
             button.setEnabled(one)
         rows = self.shown_picked()
+        if not self._refilling and self._note_about is not None \
+                and self._note_about != {r.run_id for r in rows}:
+            self.show_note("")
         refusal = live_refusal(rows)
         self.delete_button.setEnabled(bool(rows) and not refusal)
         self.delete_button.setToolTip(

@@ -45,14 +45,14 @@ def delete_question(rows: list[HistoryRow]) -> tuple[str, str, str]:
         branches += ", …"
     if len(rows) == 1:
         text = f"Delete {_named(rows[0])}?"
-        goes = ("Its folder (events, logs, artifacts), its node worktrees and its "
-                f"branches {branches} are deleted.")
+        goes = ("Deleted: its folder (events, logs, artifacts), its node worktrees and its "
+                f"branches {branches}.")
     else:
         text = f"Delete {plural(len(rows), 'run')}?"
-        goes = ("Their folders (events, logs, artifacts), their node worktrees and their "
-                f"branches ({branches}) are deleted.")
-    note = (f"{goes} Your repository, its branches and any uncommitted work in it are "
-            "left as they are; a result already applied to one of your branches stays.\n\n"
+        goes = ("Deleted: their folders (events, logs, artifacts), their node worktrees and "
+                f"their branches {branches}.")
+    note = (f"{goes}\n\nLeft as they are: your repository, its branches and any uncommitted "
+            "work in it, and a result already applied to one of your branches.\n\n"
             "This cannot be undone.")
     listed = [_named(row) for row in rows[:LISTED]]
     if len(rows) > LISTED:
@@ -71,6 +71,8 @@ def ask_delete(parent: QWidget | None, rows: list[HistoryRow],
     box.setWindowTitle("Delete runs" if len(rows) > 1 else "Delete the run")
     box.setText(text)
     box.setInformativeText(note + (f"\n\n{listed}" if listed else ""))
+    # wide enough that a branch pattern is not broken at its slash, short lines to read
+    box.setStyleSheet("QLabel#qt_msgbox_informativelabel { min-width: 34em; }")
     yes = box.addButton("&Delete" if len(rows) == 1 else f"&Delete {plural(len(rows), 'run')}",
                         QMessageBox.ButtonRole.DestructiveRole)
     keep = box.addButton("&Keep", QMessageBox.ButtonRole.RejectRole)
@@ -99,11 +101,14 @@ class Outcome:
         """One paragraph for the panel."""
         parts = []
         if self.deleted:
-            worktrees = sum(len(d.get("pooled") or ()) + len(d.get("removed") or ())
-                            for d in self.deleted)
-            refs = sum(len(d.get("refsDeleted") or ()) for d in self.deleted)
-            parts.append(f"Deleted {plural(len(self.deleted), 'run')}: "
-                         f"{plural(worktrees, 'worktree')} and {plural(refs, 'ref')} removed.")
+            pooled = sum(len(d.get("pooled") or ()) for d in self.deleted)
+            removed = sum(len(d.get("removed") or ()) for d in self.deleted)
+            branches = sum(1 for d in self.deleted for ref in d.get("refsDeleted") or ()
+                           if str(ref).startswith("refs/heads/"))
+            trees = (f"{plural(pooled + removed, 'worktree')} ({pooled} pooled for the next "
+                     f"run, {removed} removed)" if pooled or removed else "no worktrees")
+            parts.append(f"Deleted {plural(len(self.deleted), 'run')}: {trees}, "
+                         f"{plural(branches, 'branch')} removed.")
             kept = [k for d in self.deleted for k in d.get("kept") or ()]
             if kept:
                 parts.append("Left in place: " + "; ".join(kept) + ".")

@@ -168,7 +168,9 @@ def test_a_finished_run_goes_with_its_worktrees_and_branches_and_the_user_s_work
     assert kept in _listed(history)  # only the selected run went
     assert git(repo, "branch", "--list", f"canvas/{kept[:8]}/*")
     assert _seen(repo) == before
-    assert history.note.isVisible() and history.note.text().startswith("Deleted 1 run")
+    assert history.note.isVisible()
+    assert history.note.text().startswith("Deleted 1 run: 2 worktrees")
+    assert "2 branches removed" in history.note.text()
     assert panels.session is None  # the window no longer shows the deleted run, and says so
     assert panels.service.isVisible() and "was deleted" in panels.service.title.text()
     assert not panels.service.restart.isVisible()
@@ -187,6 +189,8 @@ def test_a_live_run_is_not_deleted_from_the_panel(window, qloop, qtbot, until,
     qtbot.keyClick(history.table, Qt.Key.Key_Delete)
     assert window.run_panels.deleting.box is None  # not even asked
     assert history.note.isVisible() and "is live: stop it first" in history.note.text()
+    history.table.clearSelection()  # the refusal was about that selection: it goes with it
+    assert not history.note.isVisible()
 
     # were it asked anyway (it went live since the list was read), the service's refusal
     # is said in the panel, and nothing of the run goes
@@ -197,3 +201,22 @@ def test_a_live_run_is_not_deleted_from_the_panel(window, qloop, qtbot, until,
     assert history.note.property("role") == "error"
     assert (own_service.data_dir / "runs" / live).is_dir()
     assert live in _listed(history)
+
+
+def test_a_run_deleted_elsewhere_while_the_window_follows_it_is_shown_as_deleted(
+        window, qloop, until, own_service, tmp_path) -> None:
+    repo = _repo(tmp_path / "project")
+    live = _start(qloop, own_service, _gated(repo), "running")
+    panels = window.run_panels
+    session = panels.open_run(own_service.data_dir / "runs" / live)
+    assert session.live  # it follows the service's stream of the run
+
+    async def go() -> None:
+        await session.loaded()
+        async with own_service.info.client() as client:  # as `runs delete --force` does
+            await client.delete_run(live, force=True)
+        await until(lambda: panels.session is None, 30)
+
+    qloop.run_until_complete(go())
+    assert panels.service.isVisible() and f"Run {live[:8]} was deleted" in \
+        panels.service.title.text()
