@@ -314,6 +314,9 @@ class RunHistory(QWidget):
                 item.setToolTip(tip)
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(False)  # fitting sized the last column to its text too:
+        header.setStretchLastSection(True)  # it fills the rest of the table again
         self.filter.set_workflows(row.workflow for row in self.rows)
         self._refilling = True  # the same runs are selected again: not a new selection
         try:

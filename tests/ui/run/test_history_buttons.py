@@ -66,3 +66,21 @@ def test_the_buttons_follow_the_one_selected_shown_run(qtbot, tmp_path_factory, 
     for button in history.run_buttons:
         button.click()  # a disabled button's click does nothing, as the user sees
     assert asked == ([history.rows[shown[0]].path] * 3 if one else [])
+
+
+def test_the_last_column_fills_the_table_after_each_refresh(qtbot, tmp_path: Path) -> None:
+    """Fitting the columns to their text on a refresh left the last one as narrow as its
+    text, the table ending halfway across the panel."""
+    history = _history(qtbot, tmp_path)
+    history.resize(1400, 400)
+    history.show()
+    qtbot.waitExposed(history)
+    header = history.table.horizontalHeader()
+    last = header.count() - 1
+
+    def right_edge() -> int:
+        return header.sectionViewportPosition(last) + header.sectionSize(last)
+
+    for rows in (history.rows, history.rows[:2], history.rows):
+        history.show_rows(rows)
+        qtbot.waitUntil(lambda: right_edge() == history.table.viewport().width())
