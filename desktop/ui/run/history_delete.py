@@ -40,17 +40,19 @@ def _named(row: HistoryRow) -> str:
 
 def delete_question(rows: list[HistoryRow]) -> tuple[str, str, str]:
     """The question's text, its note (what goes and what stays) and its list of runs."""
-    branches = ", ".join(f"canvas/{row.run_id[:8]}/*" for row in rows[:3])
-    if len(rows) > 3:
+    worked = [row for row in rows if row.result is not None]  # in worktrees of their own
+    branches = ", ".join(f"canvas/{row.run_id[:8]}/*" for row in worked[:3])
+    if len(worked) > 3:
         branches += ", …"
-    if len(rows) == 1:
-        text = f"Delete {_named(rows[0])}?"
-        goes = ("Deleted: its folder (events, logs, artifacts), its node worktrees and its "
-                f"branches {branches}.")
-    else:
-        text = f"Delete {plural(len(rows), 'run')}?"
-        goes = ("Deleted: their folders (events, logs, artifacts), their node worktrees and "
-                f"their branches {branches}.")
+    one = len(rows) == 1
+    text = f"Delete {_named(rows[0])}?" if one else f"Delete {plural(len(rows), 'run')}?"
+    its = "its" if one else "their"
+    goes = f"Deleted: {its} {'folder' if one else 'folders'} (events, logs, artifacts)"
+    if len(worked) == len(rows):
+        goes += f", {its} node worktrees and {its} branches {branches}"
+    elif worked:
+        goes += f", and the node worktrees and branches of those that had them ({branches})"
+    goes += "."
     note = (f"{goes}\n\nLeft as they are: your repository, its branches and any uncommitted "
             "work in it, and a result already applied to one of your branches.\n\n"
             "This cannot be undone.")
