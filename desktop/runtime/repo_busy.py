@@ -15,6 +15,7 @@ from pathlib import Path
 
 from desktop.runtime.git_run import git
 from desktop.runtime.run_result import ResultError
+from desktop.runtime.worktree_merge import conflicts
 
 _OPERATIONS = (
     # (what git leaves in its folder, what it is, its command)
@@ -50,8 +51,7 @@ def base_note(repo: Path) -> str | None:
     operation, or with files in conflict (their markers go into the run's base as they
     are); None when neither."""
     found = busy_with(repo)
-    listed = git(repo, "diff", "--name-only", "-z", "--diff-filter=U")
-    conflicted = [p for p in listed.text.split("\0") if p] if listed.ok else []
+    conflicted = conflicts(repo)
     if found is None and not conflicted:
         return None
     parts = []
@@ -63,11 +63,11 @@ def base_note(repo: Path) -> str | None:
         many = "s have" if len(conflicted) != 1 else " has"
         parts.append(f"{len(conflicted)} file{many} unresolved conflicts ({shown}): the "
                      "run's base takes them as they are, conflict markers included")
-    the = f"the {found[0][2:]}" if found is not None and found[0].startswith("a ") \
-        else found[0] if found is not None else ""
-    later = f"; the run's result can be applied once {the} is finished or aborted" \
-        if found is not None else ""
-    return "; ".join(parts) + later
+    if found is not None:
+        what = found[0].removeprefix("a ")
+        the = what if what == found[0] else f"the {what}"  # `git am` has no article
+        parts.append(f"the run's result can be applied once {the} is finished or aborted")
+    return "; ".join(parts)
 
 
 def refuse_if_busy(repo: Path, *, branch: bool) -> None:
