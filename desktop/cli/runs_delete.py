@@ -31,6 +31,7 @@ from desktop.cli.server_args import RemoteError, add_server_options, client_for
 from desktop.disk.paths import data_dir
 from desktop.runtime.run_delete import delete_run_folder
 from desktop.store.runs import EngineBusy, RunError, engine_alive, find_run
+from desktop.views.run_deleted import branches_deleted, worktrees_text
 from desktop.views.runs import fold_run
 from desktop.wording import plural
 
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
 
 EXIT_REFUSED = 1
 EXIT_BAD_INPUT = 2
-HEADS = "refs/heads/"
 
 
 def register(kids: argparse._SubParsersAction, add_data_dir: Any) -> None:
@@ -60,19 +60,12 @@ def register(kids: argparse._SubParsersAction, add_data_dir: Any) -> None:
 def deleted_line(went: dict[str, Any]) -> str:
     """One line saying what deleting a run took away (``went``: a ``RunDeletedOut``)."""
     run8 = str(went["runId"])[:8]
-    refs = [str(r) for r in went.get("refsDeleted") or []]
-    branches = [r[len(HEADS):] for r in refs if r.startswith(HEADS)]
-    others = len(refs) - len(branches)
-    pooled, removed = len(went.get("pooled") or []), len(went.get("removed") or [])
-    if pooled or removed:
-        trees = f"{plural(pooled + removed, 'worktree')} ({pooled} pooled for the next run, " \
-                f"{removed} removed)"
-    else:
-        trees = "no worktrees"
+    branches = branches_deleted(went)
+    others = len(went.get("refsDeleted") or ()) - len(branches)
     named = f" ({', '.join(branches)})" if branches else ""
     base = "" if not others else " and its base ref" if others == 1 \
         else f" and {plural(others, 'ref')} under refs/canvas/{run8}/"
-    return (f"deleted run {run8}: folder {went['folder']}, {trees}, "
+    return (f"deleted run {run8}: folder {went['folder']}, {worktrees_text([went])}, "
             f"{plural(len(branches), 'branch')} removed{named}{base}")
 
 

@@ -24,6 +24,7 @@ from shiboken6 import isValid
 
 from desktop.api.api_error import ApiError
 from desktop.api.client_errors import ServiceUnavailable
+from desktop.views.run_deleted import branches_deleted, worktrees_text
 from desktop.wording import plural
 
 if TYPE_CHECKING:
@@ -103,13 +104,9 @@ class Outcome:
         """One paragraph for the panel."""
         parts = []
         if self.deleted:
-            pooled = sum(len(d.get("pooled") or ()) for d in self.deleted)
-            removed = sum(len(d.get("removed") or ()) for d in self.deleted)
-            branches = sum(1 for d in self.deleted for ref in d.get("refsDeleted") or ()
-                           if str(ref).startswith("refs/heads/"))
-            trees = (f"{plural(pooled + removed, 'worktree')} ({pooled} pooled for the next "
-                     f"run, {removed} removed)" if pooled or removed else "no worktrees")
-            parts.append(f"Deleted {plural(len(self.deleted), 'run')}: {trees}, "
+            branches = sum(len(branches_deleted(d)) for d in self.deleted)
+            parts.append(f"Deleted {plural(len(self.deleted), 'run')}: "
+                         f"{worktrees_text(self.deleted)}, "
                          f"{plural(branches, 'branch')} removed.")
             kept = [k for d in self.deleted for k in d.get("kept") or ()]
             if kept:
