@@ -4,22 +4,16 @@ what it said."""
 from __future__ import annotations
 
 import io
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
+from own_work import USER, git
 
 from desktop.cli import main
 
-USER = ("-c", "user.name=U", "-c", "user.email=u@example.com")
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *USER, *args], cwd=repo, capture_output=True, text=True,
-                          check=True).stdout.strip()
+__all__ = ["USER", "Cli", "Said", "git", "make_cli"]
 
 
 @dataclass

@@ -14,6 +14,7 @@ import orjson
 import pytest
 import yaml
 from cli_kit import Cli, git, make_cli
+from own_work import own_repo
 from service_process import ServeProcess
 
 from desktop.store.runs import hold_engine_lock
@@ -55,19 +56,7 @@ class UserRepo:
 def repo(tmp_path: Path) -> UserRepo:
     """A commit on main, a branch of the user's own, a staged change, an unstaged change
     and an untracked file."""
-    path = tmp_path / "project"
-    path.mkdir()
-    git(path, "init", "-q", "-b", "main")
-    (path / "lib.py").write_text("def helper():\n    return 1\n")
-    (path / "staged.py").write_text("A = 1\n")
-    git(path, "add", ".")
-    git(path, "commit", "-q", "-m", "init")
-    git(path, "branch", "feature")
-    (path / "staged.py").write_text("A = 2\n")
-    git(path, "add", "staged.py")
-    (path / "lib.py").write_text("def helper():\n    return 1\n\n\ndef wip(): ...\n")
-    (path / "NOTES.txt").write_text("my notes\n")
-    return UserRepo(path)
+    return UserRepo(own_repo(tmp_path / "project"))
 
 
 def flow(tmp_path: Path, repo: UserRepo, *, gated: bool = False) -> Path:

@@ -8,11 +8,11 @@ the panel too."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
+from own_work import git, own_repo
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
@@ -20,30 +20,6 @@ from desktop.graph.io import document_data, loads_workflow
 from desktop.ui.run.history import RunHistory
 from desktop.ui.window import EditorWindow
 from desktop.ui.window_questions import Questions
-
-USER = ("-c", "user.name=U", "-c", "user.email=u@example.com")
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *USER, *args], cwd=repo, capture_output=True, text=True,
-                          check=True).stdout.strip()
-
-
-def _repo(path: Path) -> Path:
-    """main with a commit, a branch of the user's own, a staged change, an unstaged change
-    and an untracked file."""
-    path.mkdir(parents=True)
-    git(path, "init", "-q", "-b", "main")
-    (path / "lib.py").write_text("def helper():\n    return 1\n")
-    (path / "staged.py").write_text("A = 1\n")
-    git(path, "add", ".")
-    git(path, "commit", "-q", "-m", "init")
-    git(path, "branch", "feature")
-    (path / "staged.py").write_text("A = 2\n")
-    git(path, "add", "staged.py")
-    (path / "lib.py").write_text("def helper():\n    return 1\n\n\ndef wip(): ...\n")
-    (path / "NOTES.txt").write_text("my notes\n")
-    return path
 
 
 def _seen(repo: Path) -> dict[str, str]:
@@ -133,7 +109,7 @@ def _listed(history: RunHistory) -> set[str]:
 
 def test_a_finished_run_goes_with_its_worktrees_and_branches_and_the_user_s_work_stays(
         window, qloop, qtbot, until, own_service, tmp_path) -> None:
-    repo = _repo(tmp_path / "project")
+    repo = own_repo(tmp_path / "project")
     before = _seen(repo)
     doomed = _start(qloop, own_service, _two_nodes(repo), "completed")
     kept = _start(qloop, own_service, _two_nodes(repo), "completed")
@@ -178,7 +154,7 @@ def test_a_finished_run_goes_with_its_worktrees_and_branches_and_the_user_s_work
 
 def test_a_live_run_is_not_deleted_from_the_panel(window, qloop, qtbot, until,
                                                   own_service, tmp_path) -> None:
-    repo = _repo(tmp_path / "project")
+    repo = own_repo(tmp_path / "project")
     live = _start(qloop, own_service, _gated(repo), "running")
     history = window.run_panels.history
     qloop.run_until_complete(until(lambda: any(
@@ -205,7 +181,7 @@ def test_a_live_run_is_not_deleted_from_the_panel(window, qloop, qtbot, until,
 
 def test_a_run_deleted_elsewhere_while_the_window_follows_it_is_shown_as_deleted(
         window, qloop, until, own_service, tmp_path) -> None:
-    repo = _repo(tmp_path / "project")
+    repo = own_repo(tmp_path / "project")
     live = _start(qloop, own_service, _gated(repo), "running")
     panels = window.run_panels
     session = panels.open_run(own_service.data_dir / "runs" / live)
