@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
 from PySide6.QtGui import QActionGroup, QCloseEvent, QGuiApplication
@@ -106,6 +106,7 @@ class EditorWindow(QMainWindow):
         OPEN_WINDOWS.append(self)
         self.host = None  # the TabbedWindow showing this document as a tab, if any
         self.run_origin: Path | None = None  # the run folder whose graph this shows
+        self.run_origin_deleted = False  # that run was deleted since: the titles say so
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.theme_choice = str(ui_settings().value("theme", "system"))
         self.theme = themes.pick(self.theme_choice)
@@ -157,6 +158,8 @@ class EditorWindow(QMainWindow):
         self._apply_theme_here(self.theme)
         self._place_initially()
         self.run_panels = attach_run_panels(self, self._run_parts(), follow_service=True)
+        self.run_panels.sessionChanged.connect(self._run_shown)
+        self.run_panels.runDeleted.connect(self.origin_run_deleted)
         self.use_chosen_service()
         self._close_confirmed = False
         self.run_choice = "keep"  # what closing does to a live run: "keep" it, or "stop" it
@@ -303,8 +306,26 @@ class EditorWindow(QMainWindow):
 
     def _where(self) -> str:
         if self.run_origin is not None and self.file.path is None:
-            return f"run {self.run_origin.name[:8]}"
+            return f"run {self._origin_name()}"
         return self.file.display_name()
+
+    def _origin_name(self) -> str:
+        assert self.run_origin is not None
+        return self.run_origin.name[:8] + (" (deleted)" if self.run_origin_deleted else "")
+
+    def _run_shown(self, session: Any) -> None:
+        # a run started or opened here once the tab's own run was deleted: the tab is the
+        # graph of that run now, and its title no longer says "deleted"
+        if session is not None and self.run_origin_deleted:
+            self.run_origin, self.run_origin_deleted = Path(session.run_dir), False
+            self._update_title()
+
+    def origin_run_deleted(self, run_id: str) -> None:
+        """Run ``run_id`` was deleted: when this document is that run's graph (a tab of its
+        own), its tab and title say the run is gone, as the run panels' banner does."""
+        if self.run_origin is not None and self.run_origin.name == run_id:
+            self.run_origin_deleted = True
+            self._update_title()
 
     def use_chosen_service(self) -> None:
         """Be a client of the service the settings name: this machine's, or another's."""
@@ -334,7 +355,7 @@ class EditorWindow(QMainWindow):
         """The document's name on its tab: ``*`` while unsaved, ``▶`` for a run's graph."""
         name = self.editor.model.doc.name or "Untitled workflow"
         if self.run_origin is not None and self.file.path is None:
-            name = f"▶ {name} · {self.run_origin.name[:8]}"
+            name = f"▶ {name} · {self._origin_name()}"
         return name + (" *" if self.file.is_modified() else "")
 
     def _update_counts(self) -> None:

@@ -71,6 +71,7 @@ class RunPanels(ModesAndChat, QObject):
     """The run toolbar, docks and banners of one window, and the run they show."""
 
     sessionChanged = Signal(object)  # RunSession or None
+    runDeleted = Signal(str)  # the run shown was deleted (its id), after the banner says so
 
     # made by build() (desktop/ui/run/panel_build.py) on first use, or once the window has
     # first been painted: reading one of them before then builds them all
@@ -344,6 +345,7 @@ class RunPanels(ModesAndChat, QObject):
         self.service.show_deleted(
             f"Run {run_id[:8]} was deleted: its events, worktrees and branches are gone. "
             "The canvas keeps the workflow's graph; Run starts it again.")
+        self.runDeleted.emit(run_id)  # a tab of the run's own graph names it "deleted"
         self.history.refresh()
 
     def _on_finished(self, status: str) -> None:

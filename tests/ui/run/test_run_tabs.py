@@ -97,3 +97,32 @@ def test_a_run_opened_in_a_tab_shows_its_own_graphs_problems_at_once(tabbed_wind
     assert run_tab.docks["problems"].windowTitle() == "Problems"
     assert run_tab.inspector.problems == []
     assert not run_tab.problems._timer.isActive()  # nothing stale left to correct
+
+
+def test_a_run_tab_whose_run_is_deleted_says_so_in_its_name(qloop, tabbed_window,
+                                                            past_run):
+    """Deleting the run a tab of its own shows (from Run history, or elsewhere) leaves the
+    tab with the run's graph and the banner, and its name and the window's title say the
+    run is gone instead of naming it as if it were there."""
+    from desktop.ui.run.history_delete import forget_deleted
+
+    shell = tabbed_window
+    run_dir = past_run(SINGLE, "single")
+    shell.current().run_panels.history.openRequested.emit(run_dir)
+    run_tab = shell.current()
+    session = run_tab.run_panels.session
+    forget_deleted([run_dir.name], session.data_dir)
+    assert run_tab.run_panels.session is None
+    qloop.run_until_complete(asyncio.gather(*run_tab.run_panels._closing))
+    assert run_tab.run_panels.service.isVisible()
+    assert f"Run {run_dir.name[:8]} was deleted" in run_tab.run_panels.service.title.text()
+    assert shell.tabs.tabText(1) == f"▶ Single agent · {run_dir.name[:8]} (deleted)"
+    assert f"run {run_dir.name[:8]} (deleted)" in shell.windowTitle()
+    # the workflow's own tab, which did not show the run, is left as it was
+    assert shell.tabs.tabText(0) == "Plan, implement, review"
+
+    # a run shown there next makes it that run's tab: "deleted" goes with the old one
+    other = past_run(PIR, "pir")
+    run_tab.run_panels.open_run(other)
+    assert shell.tabs.tabText(1) == f"▶ Single agent · {other.name[:8]}"
+    assert "(deleted)" not in shell.windowTitle()
