@@ -3,9 +3,11 @@ the result edited by hand, or the whole of it handed to the node's agent.
 
 The request is a ``merge`` approval's (desktop/contract/merge.py). Each conflicting file
 is a row with Ours, Theirs and Edit buttons and what was chosen for it; the selected
-file's hunks show both sides and their base, and Edit opens the file as it stands in the conflicted
-worktree (rebuilt from its hunks when the worktree cannot be read) in an editor whose
-text, once its conflict markers are gone, is the file's resolution. Resolve sends the
+file's hunks show both sides and their base, under its name, and Edit opens the file as it
+stands in the conflicted worktree (rebuilt from its hunks when the worktree cannot be read)
+in an editor whose text, once its conflict markers are gone, is the file's resolution.
+Editing another file keeps the text being edited: its result when no marker is left, else a
+draft that Edit brings back. Resolve sends the
 choices once every file has one; Hand to agent sends those made so far and gives the
 rest to the agent's turn; Undo merge denies it. The decision goes to a resolver callable
 (as the approval dialog's), which may answer later (an awaitable).
@@ -13,6 +15,7 @@ rest to the agent's turn; Undo merge denies it. The decision goes to a resolver 
 
 from __future__ import annotations
 
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +76,7 @@ class MergeDialog(DecisionDialog):
         self.files: list[dict[str, Any]] = list(self.merge.get("files") or [])
         self.sides: dict[str, str] = {}
         self.contents: dict[str, str] = {}
+        self.drafts: dict[str, str] = {}  # edited texts with markers left, put aside
         self.current: str | None = None  # the file whose hunks are shown
         self.editing: str | None = None  # the file in the editor (maybe not the shown one)
         self.setWindowTitle(f"Merge conflict: {node_label or 'node'}")
@@ -86,9 +90,11 @@ class MergeDialog(DecisionDialog):
         grid = QGridLayout(self.rows)
         grid.setContentsMargins(0, 0, 0, 0)
         self.buttons: dict[str, dict[str, QPushButton]] = {}
+        self.names: dict[str, QPushButton] = {}
         self.chosen: dict[str, QLabel] = {}
         for row, entry in enumerate(self.files):
             self._row(grid, row, entry)
+        self.shown = QLabel()  # whose hunks these are: two files' may look alike
         self.hunks = QPlainTextEdit()
         self.hunks.setReadOnly(True)
         self.hunks.setFont(QFont("monospace"))
@@ -100,7 +106,12 @@ class MergeDialog(DecisionDialog):
         self.use_edit.setEnabled(False)
         self.use_edit.clicked.connect(self.use_edited)
         split = QSplitter()
-        split.addWidget(self.hunks)
+        reading = QWidget()
+        box = QVBoxLayout(reading)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.shown)
+        box.addWidget(self.hunks)
+        split.addWidget(reading)
         editing = QWidget()
         box = QVBoxLayout(editing)
         box.setContentsMargins(0, 0, 0, 0)
@@ -140,8 +151,10 @@ class MergeDialog(DecisionDialog):
         path = str(entry.get("path"))
         name = QPushButton(file_note(entry))
         name.setFlat(True)
+        name.setToolTip("Show its hunks")
         name.clicked.connect(lambda _c=False, p=path: self.show_file(p))
         grid.addWidget(name, row, 0)
+        self.names[path] = name
         self.buttons[path] = {}
         for column, side in enumerate(SIDES, start=1):
             button = QPushButton("Ours" if side == "ours" else "Theirs")
@@ -166,7 +179,13 @@ class MergeDialog(DecisionDialog):
     def show_file(self, path: str) -> None:
         """Show a file's hunks."""
         self.current = path
-        self.hunks.setPlainText(hunks_text(self._entry(path)))
+        entry = self._entry(path)
+        self.shown.setText(f"<b>{escape(file_note(entry))}</b>: ours, the base, theirs")
+        for each, name in self.names.items():  # the row whose hunks are shown stands out
+            font = name.font()
+            font.setBold(each == path)
+            name.setFont(font)
+        self.hunks.setPlainText(hunks_text(entry))
 
     def take(self, path: str, side: str) -> None:
         """Take one side of ``path`` whole (pressed again: undecided)."""
@@ -175,15 +194,25 @@ class MergeDialog(DecisionDialog):
         else:
             self.sides[path] = side
             self.contents.pop(path, None)
+            self.drafts.pop(path, None)
             if path == self.editing:  # the side replaces the text being edited
                 self._close_editor()
         self.show_file(path)
         self._update()
 
     def edit(self, path: str) -> None:
-        """Put the file as it stands in the worktree (else rebuilt) into the editor."""
+        """Put the file as it stands in the worktree (else rebuilt) into the editor: its
+        draft or its edited text when it has one. The text being edited for another file is
+        kept first (see the module); for this file it stays as it is."""
         self.show_file(path)
-        if path in self.contents:
+        if path == self.editing:
+            self.editor.setFocus()
+            return
+        self._put_aside()
+        draft = self.drafts.pop(path, None)
+        if draft is not None:
+            text = draft
+        elif path in self.contents:
             text = self.contents[path]
         else:
             try:
@@ -192,11 +221,23 @@ class MergeDialog(DecisionDialog):
                 text = _rebuilt(self._entry(path))
         self.editing = path
         self.editor.setPlainText(text)
-        self.editor.document().setModified(False)
+        self.editor.document().setModified(draft is not None)  # a draft is not used yet
         self.use_edit.setEnabled(True)
         self.use_edit.setText(f"Use this text for {path}")
         self.editor.setFocus()
         self._update()
+
+    def _put_aside(self) -> None:
+        """The text being edited, changed since it was used, leaves the editor kept: as
+        its file's result when no marker is left, else as its draft."""
+        if not self._pending():
+            return
+        assert self.editing is not None
+        text = self.editor.toPlainText()
+        if has_conflict_markers(text):
+            self.drafts[self.editing] = text
+        else:
+            self.use_edited()
 
     def _close_editor(self) -> None:
         self.editing = None
@@ -233,7 +274,8 @@ class MergeDialog(DecisionDialog):
                 buttons[name].setChecked(side == name)
             editing = path == self.editing and self._pending()
             self.chosen[path].setText(side or ("editing" if editing else "edited"
-                                               if path in self.contents else "—"))
+                                               if path in self.contents else "draft"
+                                               if path in self.drafts else "—"))
         # the text being edited counts: Resolve uses it (and says so if it has markers)
         every = all(str(e.get("path")) in self.sides or str(e.get("path")) in self.contents
                     or (str(e.get("path")) == self.editing and self._pending())

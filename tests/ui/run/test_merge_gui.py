@@ -230,3 +230,48 @@ def test_resolve_refuses_an_edited_text_with_markers_and_a_side_closes_the_edito
     assert dialog.editor.toPlainText() == "" and not dialog.use_edit.isEnabled()
     dialog.resolve_button.click()
     assert resolver.calls[-1][2]["files"] == {"a.txt": "theirs", "b.txt": "ours"}
+
+
+def test_editing_another_file_keeps_the_text_being_edited(qtbot, tmp_path):
+    """Edit a.txt, then Edit b.txt before Use this text: a.txt's text was thrown away
+    without a word. Now it is a.txt's result when no marker is left, else a draft that
+    Edit brings back; editing the same file again leaves the editor as it is."""
+    resolver = Resolver()
+    dialog = MergeDialog(two_files(tmp_path), resolver, "Lead")
+    qtbot.addWidget(dialog)
+    dialog.buttons["a.txt"]["edit"].click()
+    dialog.editor.selectAll()
+    qtbot.keyClicks(dialog.editor, "a.txt, both")
+    dialog.buttons["a.txt"]["edit"].click()  # pressed again: nothing typed is lost
+    assert dialog.editor.toPlainText() == "a.txt, both"
+    dialog.buttons["b.txt"]["edit"].click()
+    assert dialog.contents == {"a.txt": "a.txt, both\n"}
+    assert dialog.chosen["a.txt"].text() == "edited"
+    assert dialog.editor.toPlainText().startswith("<<<<<<< ours\nb.txt left")
+    qtbot.keyClicks(dialog.editor, "half done ")  # markers still in it
+    dialog.buttons["a.txt"]["edit"].click()
+    assert dialog.chosen["b.txt"].text() == "draft"
+    assert dialog.editor.toPlainText() == "a.txt, both\n"
+    assert not dialog.resolve_button.isEnabled()  # a draft is no decision
+    dialog.buttons["b.txt"]["edit"].click()  # the draft comes back, as it was left
+    assert dialog.editor.toPlainText().startswith("half done <<<<<<< ours\nb.txt left")
+    dialog.editor.selectAll()
+    qtbot.keyClicks(dialog.editor, "b.txt, both")
+    dialog.resolve_button.click()
+    assert resolver.calls == [("m1", "approved", {
+        "files": {}, "contents": {"a.txt": "a.txt, both\n", "b.txt": "b.txt, both\n"},
+        "agent": False})]
+
+
+def test_the_hunks_shown_are_named_with_their_file(qtbot, tmp_path):
+    """Two files' hunks can read alike (both "line 1"): the pane says whose they are, and
+    that file's row stands out."""
+    dialog = MergeDialog(two_files(tmp_path), Resolver(), "Lead")
+    qtbot.addWidget(dialog)
+    assert dialog.shown.text().startswith("<b>a.txt (1 conflict)</b>")
+    assert dialog.names["a.txt"].font().bold() and not dialog.names["b.txt"].font().bold()
+    dialog.names["b.txt"].click()
+    assert dialog.shown.text().startswith("<b>b.txt (1 conflict)</b>")
+    assert dialog.names["b.txt"].font().bold() and not dialog.names["a.txt"].font().bold()
+    dialog.buttons["a.txt"]["edit"].click()  # editing a file shows its hunks
+    assert dialog.shown.text().startswith("<b>a.txt")
