@@ -46,7 +46,7 @@ MESSAGE_CHARS = 90
 QWIDGETSIZE_MAX = (1 << 24) - 1
 """Qt's "no maximum" for a widget's size."""
 APPLIED_SHOWN = 3
-"""How many of the earlier applications are listed under the files (the latest; the
+"""How many of the applications so far are listed under the files (the latest; the
 rest are in the tooltip): each took a line from the diff, until its tabs were cut."""
 
 
@@ -224,14 +224,15 @@ class ResultView(QWidget):
         self._sync_buttons()
 
     def show_applied(self, records: list[dict[str, Any]]) -> None:
-        """The earlier applications of this result, oldest first: the latest few are
-        listed, every one in the tooltip."""
+        """Every application of this result, oldest first (the one just made too): the
+        latest few are listed, every one in the tooltip."""
         if not records:
             self.applied.hide()
             return
         lines = [applied_line(r) for r in records]
-        head = "Applied before:" if len(lines) <= APPLIED_SHOWN else \
-            f"Applied before (the latest {APPLIED_SHOWN} of {len(lines)}):"
+        # "so far": the list holds the application just made too, which "before" denied
+        head = "Applied so far:" if len(lines) <= APPLIED_SHOWN else \
+            f"Applied so far (the latest {APPLIED_SHOWN} of {len(lines)}):"
         self.applied.setText("\n".join([head, *lines[-APPLIED_SHOWN:]]))
         self.applied.setToolTip("\n".join(lines) if len(lines) > APPLIED_SHOWN else "")
         self.applied.show()

@@ -137,6 +137,8 @@ def test_a_finished_runs_result_is_listed_diffed_applied_in_part_branched_and_co
     assert "right.txt" in view.note.text()
     assert rows(view)[0] == ("left.txt", "added", False)  # the choice outlives the reload
     assert not view.applied.isHidden() and "the working tree: 1 file:" in view.applied.text()
+    # the application just made is listed: it is not "before" the note that announces it
+    assert view.applied.text().startswith("Applied so far:\n")
 
     # the user writes their own left.txt: taking the result's left.txt collides
     (repo / "left.txt").write_text("the user's own left\n")
@@ -303,7 +305,7 @@ def test_many_applications_leave_the_diff_its_tabs(qtbot):
     view.show_note("ok", "Applied 1 file to your working tree")
     view.layout().activate()
     text = view.applied.text().splitlines()
-    assert text[0] == f"Applied before (the latest {APPLIED_SHOWN} of 9):"
+    assert text[0] == f"Applied so far (the latest {APPLIED_SHOWN} of 9):"
     assert len(text) == APPLIED_SHOWN + 1 and text[-1].startswith("• 2026-11-28 03:08:00")
     assert view.applied.toolTip().count("\n") == 8
     tabs = view.patch.tabBar()
