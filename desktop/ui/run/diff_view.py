@@ -38,6 +38,10 @@ from desktop.ui.run.patch_view import PatchView
 from desktop.ui.theme import LIGHT, Theme
 from desktop.views.notices import DiffAdded
 
+NO_DIFFS = "No diff yet: each turn of a run that changes files adds its diff here."
+"""What the view says while it offers no diff (no run shown, or none has changed a file):
+blank panes looked broken."""
+
 
 def node_workspace(state: dict | None, run_dir: Path, node_id: str | None) -> Path:
     """The folder node ``node_id`` of a run works in, by the runtime's own rule."""
@@ -121,6 +125,7 @@ class DiffView(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.open_note)
         layout.addWidget(split, 1)
+        self.tabs.show_text(NO_DIFFS)
 
     def set_theme(self, theme: Theme) -> None:
         """Colour the diffs in ``theme`` (the one on show is coloured again)."""
@@ -143,7 +148,7 @@ class DiffView(QWidget):
         self.follow_latest = True
         self.source.clear()
         self.file_list.clear()
-        self.tabs.clear()
+        self.tabs.show_text(NO_DIFFS)
         self.node = None
         self.node_combo.blockSignals(True)
         self.node_combo.clear()

@@ -1,5 +1,6 @@
 """The Record tab: the selected node's agent process runs, as their records say (when, how
-they exited, the sandbox, the runner hash); double-click opens a run's folder."""
+they exited, the sandbox, the runner hash); double-click opens a run's folder. An empty
+list says so (no run shown, or the node has had no turn yet) instead of looking broken."""
 
 from __future__ import annotations
 
@@ -16,11 +17,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.ui.empty_state import over_view
 from desktop.ui.run.node_picker import node_combo, pin_button
 from desktop.views.records import RecordRow, node_records
 from desktop.views.state import node_labels
 
 COLUMNS = ("Agent run", "Node", "Started", "Ended", "Exit", "Sandbox", "Runner hash")
+NO_RECORDS = "No agent run yet: each turn's agent process is recorded here once it starts."
 
 
 def _time(stamp: str) -> str:
@@ -53,6 +56,7 @@ class RecordView(QWidget):
         self.table.setRootIsDecorated(False)
         self.table.setUniformRowHeights(True)
         self.table.itemActivated.connect(self._open)
+        self.empty = over_view(self.table.viewport(), NO_RECORDS, "recordEmpty")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(bar)
@@ -62,6 +66,7 @@ class RecordView(QWidget):
         """Forget the run (another one is shown)."""
         self.run_dir, self.state, self.rows, self._artifacts = None, None, [], -1
         self.table.clear()
+        self.empty.show()
         self.node_combo.blockSignals(True)
         self.node_combo.clear()
         self.node_combo.addItem("All nodes", None)
@@ -109,6 +114,7 @@ class RecordView(QWidget):
             self.table.addTopLevelItem(item)
         for column in range(len(COLUMNS) - 1):
             self.table.resizeColumnToContents(column)
+        self.empty.setVisible(not self.rows)
 
     def _open(self, item: QTreeWidgetItem) -> None:
         QDesktopServices.openUrl(QUrl.fromLocalFile(item.data(0, Qt.ItemDataRole.UserRole)))
