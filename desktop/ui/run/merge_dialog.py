@@ -272,6 +272,9 @@ class MergeDialog(DecisionDialog):
             side = self.sides.get(path)
             for name in SIDES:
                 buttons[name].setChecked(side == name)
+                # a checked button's fill differs from an unchecked one's by a shade in
+                # either theme: the mark says which side is taken
+                buttons[name].setText(("✓ " if side == name else "") + name.capitalize())
             editing = path == self.editing and self._pending()
             self.chosen[path].setText(side or ("editing" if editing else "edited"
                                                if path in self.contents else "draft"

@@ -275,3 +275,17 @@ def test_the_hunks_shown_are_named_with_their_file(qtbot, tmp_path):
     assert dialog.names["b.txt"].font().bold() and not dialog.names["a.txt"].font().bold()
     dialog.buttons["a.txt"]["edit"].click()  # editing a file shows its hunks
     assert dialog.shown.text().startswith("<b>a.txt")
+
+
+def test_the_side_taken_is_marked_on_its_button(qtbot, tmp_path):
+    """A checked Ours read like an unchecked one in both themes: the side taken says so."""
+    dialog = MergeDialog(two_files(tmp_path), Resolver(), "Lead")
+    qtbot.addWidget(dialog)
+    buttons = dialog.buttons["a.txt"]
+    assert (buttons["ours"].text(), buttons["theirs"].text()) == ("Ours", "Theirs")
+    buttons["theirs"].click()
+    assert (buttons["ours"].text(), buttons["theirs"].text()) == ("Ours", "✓ Theirs")
+    buttons["ours"].click()
+    assert (buttons["ours"].text(), buttons["theirs"].text()) == ("✓ Ours", "Theirs")
+    buttons["ours"].click()  # pressed again: undecided, unmarked
+    assert buttons["ours"].text() == "Ours"
