@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 
 MAX_RESULT_CHARS = 20_000
 MAX_SHOWN = 300
+SYSTEM_CHARS = 1200
+"""How much of a run's own line (a pause, a failure, a merge) is shown: a pause's reason
+says how to go on (a merge undone: where to merge, which branch, then resume), which 300
+characters cut off; longer ones are an error's dump, clipped."""
 """Most recent entries drawn at once (a long run's page would take the window's time)."""
 STATUS_COLORS = {"completed": "ok", "approved": "ok", "running": "accent", "failed": "error",
                  "denied": "error", "withdrawn": "muted", "awaiting approval": "warning",
@@ -254,7 +258,7 @@ class ConversationView(QWidget):
         if entry.kind == "system":
             color = t.error if any(word in entry.title for word in
                                    ("failed", "stalled", "blocked")) else t.muted
-            why = f" — {html.escape(_short(entry.text, 300))}" if entry.text else ""
+            why = f" — {html.escape(_short(entry.text, SYSTEM_CHARS))}" if entry.text else ""
             return (f"<p align='center' style='color:{color}; margin:8px 0'>"
                     f"<b>{html.escape(entry.title)}</b>{why}</p>")
         if entry.kind == "incoming":

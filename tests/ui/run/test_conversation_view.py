@@ -137,3 +137,19 @@ def test_a_long_run_draws_its_latest_entries_and_a_hidden_view_waits(qtbot) -> N
     assert not view._timer.isActive()
     view.show()
     qtbot.waitUntil(lambda: "while hidden" in view.browser.toPlainText())
+
+
+def test_a_pause_says_all_of_how_to_go_on(qtbot) -> None:
+    """An undone merge pauses the run with where and how to merge by hand; the line was
+    cut at 300 characters, in the middle of the git command, before "then resume"."""
+    worktree = "/home/me/.local/share/agent-canvas/runs/" + "d3c3b37b-f020-46a1-a4df-" \
+        "15b5265150e2/worktrees/orchestrator"
+    reason = ("paused: merging canvas/d3c3b37b/impl-a into canvas/d3c3b37b/orchestrator "
+              "conflicts in config.py, greet.py (the merge was refused); the merge was undone "
+              f"and the node waits. Merge it yourself in {worktree} (git merge "
+              "canvas/d3c3b37b/impl-a, fix the files, git commit), then resume the run")
+    events = run_events()
+    events.append({"seq": 99, "type": "run.paused", "reason": reason})
+    view = _view(qtbot, events)
+    text = " ".join(view.browser.toPlainText().split())
+    assert f"Run paused — {reason}" in text
