@@ -2,7 +2,9 @@
 
 The file work of a fork (copying the log prefix and agent folders, replaying diffs with
 git) runs on a worker thread; the fork's engine is opened on the loop and hosted like
-any run the service created, so it streams and takes commands at once.
+any run the service created, so it streams and takes commands at once. The source's
+lock (``RunService.lock``) is held while its folder is read, so deleting the source waits
+for the fork to be made rather than taking the folder away mid-copy.
 """
 
 from __future__ import annotations
@@ -35,20 +37,22 @@ def _api_error(exc: ForkError) -> ApiError:
 
 async def fork(service: RunService, run_id: str, body: ForkRun) -> dict[str, Any]:
     """Make the fork of ``run_id`` the body asks for; host it unless ``start`` is false."""
-    folder = service.run_dir(run_id)
+    service.run_dir(run_id)  # 404 before anything else
     if service.closing:
         raise ApiError(503, "shutting_down", "the service is shutting down")
     request = ForkRequest(
         at=body.at, mode=body.mode, global_mode=body.global_mode,
         nodes=[NodeEdit(n.node, n.instructions, n.model, n.provider) for n in body.nodes],
         items=[ItemEdit(i.item_id, i.text) for i in body.items])
-    try:
-        prepared = await asyncio.to_thread(prepare_fork, folder, service.data_dir, request)
-        made = open_fork(prepared, service.options())
-    except ForkError as exc:
-        raise _api_error(exc) from None
-    except (EngineError, RunError) as exc:
-        raise ApiError(409, "fork_conflict", str(exc)) from None
+    async with service.lock(run_id):
+        folder = service.run_dir(run_id)  # deleted while this waited: 404
+        try:
+            prepared = await asyncio.to_thread(prepare_fork, folder, service.data_dir, request)
+            made = open_fork(prepared, service.options())
+        except ForkError as exc:
+            raise _api_error(exc) from None
+        except (EngineError, RunError) as exc:
+            raise ApiError(409, "fork_conflict", str(exc)) from None
     engine = made.engine
     if body.start:
         service.host(engine)

@@ -2,7 +2,10 @@
 ``POST .../apply`` and ``POST .../pull-request``.
 
 The git work runs on a worker thread. A run whose engine is still working (queued or
-running) is refused with 409: its branches are still moving.
+running) is refused with 409: its branches are still moving. Each holds the run's lock
+(``RunService.lock``), as deleting it does: a result is never read or applied while the
+run's branches and folder are being taken away, and an application is never recorded
+in a folder that is gone.
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ async def _settled(service: RunService, run_id: str) -> None:
 
 async def result(service: RunService, run_id: str) -> dict[str, Any]:
     """The run's result branch, its changed files and its applications."""
-    found = await _result(service, run_id)
+    async with service.lock(run_id):
+        found = await _result(service, run_id)
     blocker = await asyncio.to_thread(pull_request_blocker, found.repo)
     return {**found.to_json(), "pullRequest": blocker}
 
@@ -49,16 +53,22 @@ async def result_diff(service: RunService, run_id: str, path: str | None) -> dic
     """One changed file's diff against the run's base."""
     if not path:
         raise ApiError(422, "invalid_query", "give the file as ?path=", "path")
-    found = await _result(service, run_id)
-    try:
-        patch = await asyncio.to_thread(file_patch, found, path)
-    except ResultError as exc:
-        raise ApiError(422, "invalid_query", str(exc), "path") from None
+    async with service.lock(run_id):
+        found = await _result(service, run_id)
+        try:
+            patch = await asyncio.to_thread(file_patch, found, path)
+        except ResultError as exc:
+            raise ApiError(422, "invalid_query", str(exc), "path") from None
     return {"path": path, "patch": patch}
 
 
 async def apply(service: RunService, run_id: str, body: ApplyResult) -> dict[str, Any]:
     """Apply the run's result; 409 naming the files when it collides (nothing changed)."""
+    async with service.lock(run_id):
+        return await _apply(service, run_id, body)
+
+
+async def _apply(service: RunService, run_id: str, body: ApplyResult) -> dict[str, Any]:
     await _settled(service, run_id)
     found = await _result(service, run_id)
     try:
@@ -82,9 +92,11 @@ async def apply(service: RunService, run_id: str, body: ApplyResult) -> dict[str
 async def pull_request(service: RunService, run_id: str,
                        body: OpenPullRequest) -> dict[str, Any]:
     """Push the branch and open a pull request of it with gh."""
-    found = await _result(service, run_id)
-    try:
-        url, remote = await asyncio.to_thread(open_pull_request, found, body.branch, body.title)
-    except ResultError as exc:
-        raise ApiError(409, "pull_request_failed", str(exc), "branch") from None
+    async with service.lock(run_id):
+        found = await _result(service, run_id)
+        try:
+            url, remote = await asyncio.to_thread(open_pull_request, found, body.branch,
+                                                  body.title)
+        except ResultError as exc:
+            raise ApiError(409, "pull_request_failed", str(exc), "branch") from None
     return {"url": url, "remote": remote}
