@@ -17,6 +17,7 @@ from desktop.api.api_error import ApiError
 from desktop.api.runs import RunService
 from desktop.contract.api import ApplyResult, OpenPullRequest
 from desktop.contract.enums import RUN_WORKING
+from desktop.runtime.branch_name import BadBranchName
 from desktop.runtime.git_run import GitError
 from desktop.runtime.repo_busy import RepoBusy
 from desktop.runtime.result_apply import apply_result
@@ -76,9 +77,10 @@ async def _apply(service: RunService, run_id: str, body: ApplyResult) -> dict[st
                                           branch=body.branch, check=body.check)
     except RepoBusy as exc:  # the repository's state, not the request, is at fault
         raise ApiError(409, "repository_busy", str(exc)) from None
+    except BadBranchName as exc:
+        raise ApiError(422, "invalid_branch", str(exc), "branch") from None
     except ResultError as exc:
-        field = "branch" if body.branch and "branch" in str(exc) else "files"
-        raise ApiError(422, "invalid_apply", str(exc), field) from None
+        raise ApiError(422, "invalid_apply", str(exc), "files") from None
     except GitError as exc:
         raise ApiError(409, "git_failed", str(exc)) from None
     finally:
@@ -97,6 +99,8 @@ async def pull_request(service: RunService, run_id: str,
         try:
             url, remote = await asyncio.to_thread(open_pull_request, found, body.branch,
                                                   body.title)
+        except BadBranchName as exc:
+            raise ApiError(422, "invalid_branch", str(exc), "branch") from None
         except ResultError as exc:
             raise ApiError(409, "pull_request_failed", str(exc), "branch") from None
     return {"url": url, "remote": remote}

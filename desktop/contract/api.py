@@ -17,6 +17,7 @@ from pydantic import (
     Field,
     StrictBool,
     StrictInt,
+    field_validator,
     model_validator,
 )
 
@@ -473,6 +474,14 @@ class OpenPullRequest(RequestModel):
 
     branch: str = Field(min_length=1, max_length=255)
     title: str | None = Field(None, max_length=256)
+
+    @field_validator("title")
+    @classmethod
+    def _passable(cls, title: str | None) -> str | None:
+        if title is not None and "\x00" in title:  # gh is given it on its command line
+            raise ValueError("has a NUL character, which a pull request title cannot have; "
+                             "remove it")
+        return title
 
 
 class PullRequestOut(ResponseModel):

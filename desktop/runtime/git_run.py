@@ -134,6 +134,8 @@ def git(cwd: Path, *args: str, index: str | None = None,
                    input=stdin if stdin is not None else b"", capture_output=True)
     except OSError as exc:
         return GitResult(127, b"", str(exc).encode())
+    except ValueError:  # a NUL in an argument (a name from a request): no process can take it
+        return GitResult(128, b"", b"an argument has a NUL character, which git cannot be given")
     return GitResult(proc.returncode, proc.stdout, proc.stderr)
 
 

@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from desktop.runtime.branch_name import BadBranchName, check_new_branch
 from desktop.runtime.git_base import capture, run8
 from desktop.runtime.git_run import GitError, git, must
 from desktop.runtime.repo_busy import refuse_if_busy
@@ -119,15 +120,6 @@ def _empty_tree(repo: Path) -> str:
     return must(repo, "mktree", stdin=b"")
 
 
-def _check_branch_name(repo: Path, name: str) -> None:
-    if not git(repo, "check-ref-format", "--branch", name).ok or name.startswith("-"):
-        raise ResultError(f"{name!r} is not a branch name git accepts; try e.g. "
-                          "agent-canvas/result")
-    if git(repo, "rev-parse", "--verify", "-q", f"refs/heads/{name}").ok:
-        raise ResultError(f"branch {name} already exists in {repo}; choose another name "
-                          "(nothing was changed)")
-
-
 def _message(result: RunResult, files: list[str]) -> str:
     listed = "\n".join(f"  {p}" for p in files[:50])
     more = f"\n  ... and {len(files) - 50} more" if len(files) > 50 else ""
@@ -158,7 +150,7 @@ def apply_result(result: RunResult, *, files: list[str] | None = None,
     # must not land on the working tree the user meant to leave alone
     target: Target = "worktree" if branch is None else "branch"
     if branch is not None:
-        _check_branch_name(result.repo, branch)
+        check_new_branch(result.repo, branch)
     refuse_if_busy(result.repo, branch=branch is not None)
     with tempfile.TemporaryDirectory(prefix="agent-canvas-apply-") as scratch:
         theirs = _theirs(result, chosen, str(Path(scratch) / "index"))
@@ -188,8 +180,9 @@ def apply_result(result: RunResult, *, files: list[str] | None = None,
                       "-m", _message(result, chosen))
         made = git(result.repo, "update-ref", "-m", f"agent-canvas: run {run8(result.run_id)}",
                    f"refs/heads/{branch}", commit, "")
-        if not made.ok:
-            raise ResultError(f"could not create branch {branch}: {made.reason()}")
+        if not made.ok:  # made by another meanwhile (another run's apply, the user)
+            raise BadBranchName(f"could not create branch {branch}: {made.reason()}; "
+                                "choose another name (nothing was changed)")
     else:
         patch = git(result.repo, "diff", "--binary", "--full-index", "--no-renames",
                     ours_tree, merged).out

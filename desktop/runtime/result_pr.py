@@ -13,6 +13,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from desktop.runtime.branch_name import check_printable
 from desktop.runtime.git_base import run8
 from desktop.runtime.git_run import git
 from desktop.runtime.run_result import ResultError, RunResult
@@ -45,6 +46,7 @@ def open_pull_request(result: RunResult, branch: str, title: str | None = None
                       ) -> tuple[str, str]:
     """Push ``branch`` and open a pull request of it; its url and the remote pushed to.
     ResultError saying why not (no remote, no gh, no such branch, a push or gh failure)."""
+    check_printable(branch)
     blocker = pull_request_blocker(result.repo)
     if blocker:
         raise ResultError(f"cannot open a pull request: {blocker}")
