@@ -65,10 +65,20 @@ _INTEGER = re.compile(r"-?[0-9]+")
 """A query integer: ASCII digits, one optional minus sign."""
 
 
+def one_query(request: web.Request, name: str) -> str | None:
+    """Query parameter ``name`` (None when absent); 422 naming it when given more than once,
+    as ``?force=true&force=false`` says nothing the service may pick from."""
+    values = request.query.getall(name, [])
+    if len(values) > 1:
+        raise ApiError(422, "invalid_query", f"{name} is given {len(values)} times; give it "
+                       "once", name)
+    return values[0] if values else None
+
+
 def int_query(request: web.Request, name: str, default: int | None, low: int,
               high: int = MAX_QUERY_INT) -> int | None:
     """Query parameter ``name`` as an integer in [low, high]; 422 naming it otherwise."""
-    raw = request.query.get(name)
+    raw = one_query(request, name)
     if raw is None:
         return default
     if len(raw) > 20 or not _INTEGER.fullmatch(raw):
@@ -125,7 +135,8 @@ async def patch_run(request: web.Request) -> web.Response:
 
 
 async def delete_run(request: web.Request) -> web.Response:
-    raw = request.query.get("force", "false").lower()
+    given = one_query(request, "force")
+    raw = "false" if given is None else given.lower()
     if raw not in _FLAGS:
         raise ApiError(422, "invalid_query", "force must be true or false", "force")
     force = _FLAGS[raw]
@@ -160,7 +171,7 @@ async def run_result(request: web.Request) -> web.Response:
 
 
 async def run_result_diff(request: web.Request) -> web.Response:
-    path = request.query.get("path")
+    path = one_query(request, "path")
     work = results.result_diff(_service(request), _run_id(request), path)
     return _json(await _engines(request).run(work))
 
