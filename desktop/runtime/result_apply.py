@@ -64,14 +64,29 @@ class ApplyOutcome:
                 "message": self.message}
 
 
+_NAMED = 10
+"""Most files a message names; a request may list a hundred thousand."""
+
+
+def _some(paths: list[str]) -> str:
+    """``paths`` for a message: the first few, and how many more."""
+    more = len(paths) - _NAMED
+    return ", ".join(paths[:_NAMED]) + (f" and {more:,} more" if more > 0 else "")
+
+
 def _chosen(result: RunResult, files: list[str] | None) -> list[str]:
     if files is None:
         return result.paths()
-    unknown = [f for f in files if f not in result.paths()]
+    if not files:
+        raise ResultError("no files were given: list the files to apply (the result's "
+                          "files), or leave files out to apply them all")
+    changed = set(result.paths())
+    wanted = list(dict.fromkeys(files))
+    unknown = [f for f in wanted if f not in changed]
     if unknown:
-        raise ResultError(f"run {result.run_id[:8]} did not change {', '.join(unknown)}; "
-                          f"its files are: {', '.join(result.paths()) or 'none'}")
-    return list(dict.fromkeys(files))
+        raise ResultError(f"run {result.run_id[:8]} did not change {_some(unknown)}; "
+                          f"its files are: {_some(result.paths()) or 'none'}")
+    return wanted
 
 
 def _theirs(result: RunResult, chosen: list[str], index: str) -> str:
