@@ -158,6 +158,12 @@ def move_scratch(repo: RepoPlan, top: Path) -> None:
 
 
 def _check(repo: RepoPlan, run_id: str) -> None:
+    if not repo.top.is_dir() or not git(repo.top, "rev-parse", "--git-dir").ok:
+        # said apart: "its commits were collected" would send them looking for branches
+        raise ForkGitError(
+            f"{repo.top}, the repository run {run8(run_id)} worked in, is gone or no longer "
+            "a git repository, so the fork cannot check out its commits there; put the "
+            "repository back, then fork again")
     wanted = [("the base", repo.source_base)] + [
         (f"{node.name}'s commit", node.commit) for node in repo.nodes if node.commit]
     for what, commit in wanted:

@@ -100,6 +100,9 @@ def find_result(run_dir: Path) -> RunResult:
     repo = Path(node.git.repo)
     if not repo.is_dir():
         raise ResultError(f"the repository of run {state.id[:8]} is gone: {repo}")
+    if not git(repo, "rev-parse", "--git-dir").ok:  # else "its branch is gone" misleads
+        raise ResultError(f"the repository of run {state.id[:8]}, {repo}, is no longer a git "
+                          "repository (its .git was moved or removed)")
     tip = git(repo, "rev-parse", "--verify", "-q", f"refs/heads/{node.git.branch}^{{commit}}")
     if not tip.ok:
         raise ResultError(f"branch {node.git.branch} is gone from {repo} (the run was deleted, "
