@@ -1,5 +1,6 @@
 """Whether the user's repository is in the middle of a rebase, a merge, a cherry-pick, a
-revert or ``git am``, which taking a run's result must wait for.
+revert or ``git am``, which taking a run's result must wait for (and, onto the working
+tree, a git command of theirs holding the index: ``index.lock``).
 
 Applied onto the working tree then, the result's files would be swept into whatever
 commit the operation makes next (``git add -A && git rebase --continue``); made a
@@ -32,16 +33,19 @@ class RepoBusy(ResultError):
     """The repository is in the middle of an operation; the message names it and the fix."""
 
 
+def _git_path(repo: Path, name: str) -> Path | None:
+    found = git(repo, "rev-parse", "--git-path", name)
+    if not found.ok:
+        return None
+    path = Path(found.text)
+    return path if path.is_absolute() else repo / path
+
+
 def busy_with(repo: Path) -> tuple[str, str] | None:
     """(what, its command) of the operation ``repo`` is in the middle of, else None."""
     for marker, what, command in _OPERATIONS:
-        found = git(repo, "rev-parse", "--git-path", marker)
-        if not found.ok:
-            continue
-        path = Path(found.text)
-        if not path.is_absolute():
-            path = repo / path
-        if path.exists():
+        path = _git_path(repo, marker)
+        if path is not None and path.exists():
             return what, command
     return None
 
@@ -72,7 +76,16 @@ def base_note(repo: Path) -> str | None:
 
 def refuse_if_busy(repo: Path, *, branch: bool) -> None:
     """Raise RepoBusy when ``repo`` is mid-operation and the result must wait for it (a
-    new ``branch`` waits only for a rebase: the others keep HEAD on the user's branch)."""
+    new ``branch`` waits only for a rebase: the others keep HEAD on the user's branch),
+    or, for the working tree, while a git command of theirs holds the index."""
+    lock = None if branch else _git_path(repo, "index.lock")
+    if lock is not None and lock.exists():
+        # git itself refuses then: a checkout or stash at work rewrites the very files
+        # the result would be written into
+        raise RepoBusy(f"a git command is at work in {repo} ({lock} is there); apply again "
+                       "once it is done. If no git is running, one that crashed left the "
+                       f"file: remove it. Or take the result as a new branch now: --branch "
+                       "NAME; nothing was changed")
     found = busy_with(repo)
     if found is None:
         return
