@@ -213,6 +213,7 @@ class ApprovalBroker:
         approval_id = self.match(approval_id)
         status = ApprovalStatus(status)
         request = self._pending[approval_id]
+        _fits_status(status, modified_args, merge, choice)
         if request.choice is not None:
             choice = check_choice(request.choice, status, choice)
         elif choice is not None:
@@ -250,6 +251,23 @@ class ApprovalBroker:
         self._subscribers.append(callback)
         return lambda: self._subscribers.remove(callback) if callback in self._subscribers \
             else None
+
+
+def _fits_status(status: ApprovalStatus, modified_args: dict[str, Any] | None,
+                 merge: dict[str, Any] | None, choice: int | None) -> None:
+    """ApprovalInvalid when the decision carries what its status does not use: the log
+    would record new arguments, a merge or an attempt that nothing acted on (an approved
+    call runs as asked; a denied merge or choice takes none)."""
+    if modified_args is not None and status is not ApprovalStatus.MODIFIED:
+        raise ApprovalInvalid(f"modifiedArgs goes with status modified: a call {status.value} "
+                              "runs (or is refused) as it was asked. Send status modified "
+                              "to change its arguments, or leave modifiedArgs out",
+                              "modifiedArgs")
+    if status is ApprovalStatus.DENIED:
+        for given, name in ((merge, "merge"), (choice, "choice")):
+            if given is not None:
+                raise ApprovalInvalid(f"a denied approval takes no {name}: approve with it, "
+                                      f"or deny leaving {name} out", name)
 
 
 def _resolved(approval_id: str, node_id: str | None, resolution: Resolution) -> dict[str, Any]:
