@@ -343,8 +343,10 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", RUN + "/apply", apply_result, "Apply the result (or the accepted files) "
           "onto the user's working tree by a three-way merge, or as a new branch; a "
           "collision changes nothing (409, the files in error.problems), and so does a "
-          "repository in the middle of a rebase or merge (409 repository_busy)", m.ApplyResult,
-          m.ApplyOutcomeOut, errors=(400, 404, 409, 413, 422)),
+          "repository in the middle of a rebase or merge, or whose index a git command "
+          "holds when it goes onto the working tree (409 repository_busy); a branch name "
+          "git refuses, taken, or clashing with another as file and folder is 422 "
+          "invalid_branch", m.ApplyResult, m.ApplyOutcomeOut, errors=(400, 404, 409, 413, 422)),
     Route("POST", RUN + "/pull-request", pull_request, "Push a branch made by apply and open "
           "a pull request of it with gh", m.OpenPullRequest, m.PullRequestOut, 201,
           errors=(400, 404, 409, 422)),
