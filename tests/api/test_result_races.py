@@ -1,10 +1,12 @@
-"""Deleting a run while its result is applied, or while it is forked: the delete waits for
-the other to finish, then takes everything away; nothing is written into the run's folder
-once it is gone, nothing answers 500, and the user's repository keeps their work.
+"""Deleting a run while its result is applied, or while it is forked, and applying it
+twice at once: the second waits for the first to finish. A delete then takes everything
+away and nothing is written into the run's folder once it is gone; a second apply finds
+the result already there (or the branch taken) rather than colliding with the first;
+nothing answers 500, and the user's repository keeps their work.
 
-The apply (the fork) is held on its worker thread until the delete has either finished
-(as it did before deletes waited) or is waiting for the run's lock, so the interleaving
-is the one that matters, without a timer deciding it.
+The first request is held on its worker thread until the second has either finished (as
+it did before they waited) or is waiting for the run's lock, so the interleaving is the
+one that matters, without a timer deciding it.
 """
 
 from __future__ import annotations
@@ -37,13 +39,14 @@ class WatchedLock(asyncio.Lock):
 
 def held(real: Callable[..., Any]) -> tuple[Callable[..., Any], threading.Event,
                                             threading.Event]:
-    """``real``, made to wait on its worker thread until released; the wrapper, the event
-    set when it is entered, and the one that releases it."""
+    """``real``, its first call made to wait on its worker thread until released; the
+    wrapper, the event set when that call is entered, and the one that releases it."""
     entered, release = threading.Event(), threading.Event()
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        entered.set()
-        assert release.wait(60), "never released"
+        if not entered.is_set():
+            entered.set()
+            assert release.wait(60), "never released"
         return real(*args, **kwargs)
 
     return wrapper, entered, release
@@ -55,17 +58,25 @@ async def answer(api: Api, method: str, path: str, body: Any = None) -> tuple[in
         return response.status, await response.json()
 
 
-async def delete_meanwhile(api: Api, run_id: str, lock: WatchedLock, entered: threading.Event,
-                           release: threading.Event, first: asyncio.Task[tuple[int, Any]]
-                           ) -> tuple[tuple[int, Any], tuple[int, Any]]:
-    """DELETE the run once ``first`` is held; release it when the delete is done or waits.
-    Both answers."""
+async def meanwhile(api: Api, lock: WatchedLock, entered: threading.Event,
+                    release: threading.Event, first: asyncio.Future[tuple[int, Any]],
+                    method: str, path: str, body: Any = None
+                    ) -> tuple[tuple[int, Any], tuple[int, Any]]:
+    """Send the second request once ``first`` is held; release it when the second is done
+    or waits for the run's lock. Both answers."""
     await asyncio.to_thread(entered.wait, 60)
-    deleting = asyncio.ensure_future(answer(api, "DELETE", f"/api/runs/{run_id}"))
-    await within(60, lambda: deleting.done() or lock.waited.is_set(),
-                 "the delete neither finished nor waited for the run")
+    second = asyncio.ensure_future(answer(api, method, path, body))
+    await within(60, lambda: second.done() or lock.waited.is_set(),
+                 "the second request neither finished nor waited for the run")
     release.set()
-    return await first, await deleting
+    return await first, await second
+
+
+async def delete_meanwhile(api: Api, run_id: str, lock: WatchedLock, entered: threading.Event,
+                           release: threading.Event, first: asyncio.Future[tuple[int, Any]]
+                           ) -> tuple[tuple[int, Any], tuple[int, Any]]:
+    """DELETE the run once ``first`` is held: both answers."""
+    return await meanwhile(api, lock, entered, release, first, "DELETE", f"/api/runs/{run_id}")
 
 
 async def test_a_delete_waits_for_an_apply_and_nothing_is_left_of_the_run(
@@ -109,3 +120,27 @@ async def test_a_delete_waits_for_a_fork_of_the_run_which_is_whole(
     state = await api.run_state(fork_id)  # the fork's folder is whole and readable
     assert state["status"] == "paused"
     assert (repo / "lib.txt").read_text() == "committed\nwork in progress\n"
+
+
+@pytest.mark.parametrize("body", [{}, {"branch": "agent/result"}], ids=["tree", "branch"])
+async def test_two_applies_at_once_are_one_after_the_other(
+        api: Api, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: dict) -> None:
+    repo = project(tmp_path)
+    run_id = await finished_run(api, repo)
+    lock = api.service._run_locks[run_id] = WatchedLock()
+    wrapper, entered, release = held(results.apply_result)
+    monkeypatch.setattr(results, "apply_result", wrapper)
+    url = f"/api/runs/{run_id}/apply"
+    first = asyncio.ensure_future(answer(api, "POST", url, body))
+    (one, one_body), (two, two_body) = await meanwhile(api, lock, entered, release, first,
+                                                       "POST", url, body)
+
+    assert one == 200 and one_body["applied"], one_body
+    if body:  # the same name again: taken, said as such
+        assert two == 422 and "already exists" in two_body["error"]["message"], two_body
+    else:  # the result is in the tree: nothing collides with it
+        assert two == 200 and not two_body["applied"], two_body
+        assert "already there" in two_body["message"]
+    assert (repo / "lib.txt").read_text() == "committed\nwork in progress\n"
+    applied = (await api.json("GET", f"/api/runs/{run_id}/result", 200))["applied"]
+    assert len(applied) == 1
