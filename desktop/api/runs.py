@@ -224,7 +224,10 @@ class RunService:
     # --- steering ------------------------------------------------------------------------
 
     def lock(self, run_id: str) -> asyncio.Lock:
-        """Serialises PATCH/DELETE of one run (take-over and stop are not instant)."""
+        """Serialises PATCH/DELETE of one run (take-over and stop are not instant), and
+        applying, reading and forking its result with them; 404 unless the run exists,
+        so ids a client makes up leave no lock behind (a deleted run's goes with it)."""
+        self.run_dir(run_id)
         return self._run_locks.setdefault(run_id, asyncio.Lock())
 
     async def execute(self, run_id: str, command: Command) -> Outcome:
@@ -318,6 +321,8 @@ class RunService:
             for note in deleted.cleanup.kept:
                 log.warning("deleting run %s: %s", run_id, note)
             self.folded.forget(folder)
+            # who waits on it now finds the run gone (404); no one takes it anew
+            self._run_locks.pop(run_id, None)
             return deleted
 
     async def _state_or_none(self, run_id: str) -> dict[str, Any] | None:

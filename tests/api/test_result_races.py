@@ -144,3 +144,21 @@ async def test_two_applies_at_once_are_one_after_the_other(
     assert (repo / "lib.txt").read_text() == "committed\nwork in progress\n"
     applied = (await api.json("GET", f"/api/runs/{run_id}/result", 200))["applied"]
     assert len(applied) == 1
+
+
+async def test_made_up_run_ids_leave_no_lock_and_a_deleted_run_takes_its_own(
+        api: Api, tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    run_id = await finished_run(api, repo)
+    await api.json("GET", f"/api/runs/{run_id}/result", 200)
+    assert set(api.service._run_locks) == {run_id}
+    for n in range(50):
+        made_up = f"00000000-0000-4000-8000-{n:012d}"
+        for method, path, body in (("GET", "/result", None), ("GET", "/result/diff?path=a", None),
+                                   ("POST", "/apply", {}), ("POST", "/fork", {"at": 1}),
+                                   ("POST", "/pull-request", {"branch": "b"}),
+                                   ("PATCH", "", {"status": "running"}), ("DELETE", "", None)):
+            await api.json(method, f"/api/runs/{made_up}{path}", 404, body)
+    assert set(api.service._run_locks) == {run_id}
+    await api.json("DELETE", f"/api/runs/{run_id}", 200)
+    assert api.service._run_locks == {}
