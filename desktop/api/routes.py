@@ -401,7 +401,8 @@ STREAM_DOC: dict[str, Any] = {
                   "400": {"description": "not a WebSocket upgrade"},
                   "401": {"description": "missing or wrong token"},
                   "403": {"description": "Host or Origin not allowed"},
-                  "422": {"description": "after is not an integer of at least 0"},
+                  "422": {"description": "after is not an integer of at least 0, or is "
+                                         "given twice"},
                   "426": {"description": "a WebSocket version other than 13: the answer's "
                                          "Sec-WebSocket-Version header names 13"},
                   "503": {"description": "the service holds as many connections as it "

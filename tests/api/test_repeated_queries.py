@@ -16,7 +16,8 @@ async def test_each_query_parameter_given_twice_is_refused_naming_it(api: Api) -
             ("GET", f"{NO_RUN}/result/diff?path=a.py&path=b.py", "path"),
             ("GET", f"{NO_RUN}/events?limit=1&limit=2", "limit"),
             ("GET", f"{NO_RUN}/events?after=1&after=1", "after"),
-            ("GET", f"{NO_RUN}/fork-points?at=1&at=2", "at")):
+            ("GET", f"{NO_RUN}/fork-points?at=1&at=2", "at"),
+            ("GET", f"{NO_RUN}/stream?after=0&after=5", "after")):
         refused = await api.json(method, path, 422)
         error = refused["error"]
         assert (error["code"], error["field"]) == ("invalid_query", name), (path, error)
