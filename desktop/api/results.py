@@ -96,11 +96,13 @@ async def pull_request(service: RunService, run_id: str,
     """Push the branch and open a pull request of it with gh."""
     async with service.lock(run_id):
         found = await _result(service, run_id)
-        try:
-            url, remote = await asyncio.to_thread(open_pull_request, found, body.branch,
-                                                  body.title)
-        except BadBranchName as exc:
-            raise ApiError(422, "invalid_branch", str(exc), "branch") from None
-        except ResultError as exc:
-            raise ApiError(409, "pull_request_failed", str(exc), "branch") from None
+    # the push and gh go over the network for as long as they take: the run's lock is not
+    # held meanwhile, as they touch the user's branch, not the run's folder or branches
+    try:
+        url, remote = await asyncio.to_thread(open_pull_request, found, body.branch,
+                                              body.title)
+    except BadBranchName as exc:
+        raise ApiError(422, "invalid_branch", str(exc), "branch") from None
+    except ResultError as exc:
+        raise ApiError(409, "pull_request_failed", str(exc), "branch") from None
     return {"url": url, "remote": remote}

@@ -19,7 +19,12 @@ from typing import Any
 
 import pytest
 from api_helpers import Api, within
-from test_result_api import finished_run, git, project
+from test_result_api import (
+    finished_run,
+    git,
+    project,
+    stand_in_gh,  # noqa: F401 (a fixture)
+)
 
 from desktop.api import forks, results
 
@@ -162,3 +167,27 @@ async def test_made_up_run_ids_leave_no_lock_and_a_deleted_run_takes_its_own(
     assert set(api.service._run_locks) == {run_id}
     await api.json("DELETE", f"/api/runs/{run_id}", 200)
     assert api.service._run_locks == {}
+
+
+async def test_a_delete_does_not_wait_for_a_pull_request_on_the_network(
+        api: Api, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        stand_in_gh: Path) -> None:  # noqa: F811 (the fixture)
+    repo = project(tmp_path)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    run_id = await finished_run(api, repo)
+    await api.json("POST", f"/api/runs/{run_id}/apply", 200, {"branch": "agent/result"})
+    wrapper, entered, release = held(results.open_pull_request)
+    monkeypatch.setattr(results, "open_pull_request", wrapper)
+    opening = asyncio.ensure_future(answer(api, "POST", f"/api/runs/{run_id}/pull-request",
+                                           {"branch": "agent/result"}))
+    try:
+        await asyncio.to_thread(entered.wait, 60)  # the push has begun, and hangs
+        deleting = asyncio.ensure_future(answer(api, "DELETE", f"/api/runs/{run_id}"))
+        await within(30, deleting.done, "the delete waited for the pull request's push")
+    finally:
+        release.set()
+    assert (await deleting)[0] == 200
+    assert (await opening)[0] == 201  # the user's branch went on its way all the same
+    assert git(remote, "rev-parse", "agent/result") == git(repo, "rev-parse", "agent/result")
