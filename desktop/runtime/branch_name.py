@@ -40,15 +40,20 @@ def check_new_branch(repo: Path, name: str) -> None:
     if git(repo, "rev-parse", "--verify", "-q", f"refs/heads/{name}").ok:
         raise BadBranchName(f"branch {name} already exists in {repo}; choose another name "
                             "(nothing was changed)")
+    # one look at the branches a and a/b (for a/b/c) and those under a/b/c/: git keeps
+    # a branch as a file, so none of them can be there with it
     parts = name.split("/")
-    for end in range(1, len(parts)):
-        above = "/".join(parts[:end])
-        if git(repo, "rev-parse", "--verify", "-q", f"refs/heads/{above}").ok:
-            raise BadBranchName(f"branch {above} exists in {repo}, so there can be no "
-                                f"branch {name} below it; choose another name (e.g. "
-                                f"{above}-result; nothing was changed)")
-    below = git(repo, "for-each-ref", "--count=1", "--format=%(refname:short)",
-                f"refs/heads/{name}/")
-    if below.ok and below.text:
-        raise BadBranchName(f"branch {below.text} exists in {repo}, so {name} cannot be a "
+    above = ["/".join(parts[:end]) for end in range(1, len(parts))]
+    listed = git(repo, "for-each-ref", "--format=%(refname)",
+                 *(f"refs/heads/{a}" for a in above), f"refs/heads/{name}/")
+    refs = set(listed.text.splitlines()) if listed.ok else set()
+    for a in above:
+        if f"refs/heads/{a}" in refs:
+            raise BadBranchName(f"branch {a} exists in {repo}, so there can be no branch "
+                                f"{name} below it; choose another name (e.g. {a}-result; "
+                                "nothing was changed)")
+    below = sorted(r.removeprefix("refs/heads/") for r in refs
+                   if r.startswith(f"refs/heads/{name}/"))
+    if below:
+        raise BadBranchName(f"branch {below[0]} exists in {repo}, so {name} cannot be a "
                             "branch as well; choose another name (nothing was changed)")

@@ -52,6 +52,10 @@ async def test_names_git_refuses_or_that_clash_are_422s_saying_why_and_what_inst
         assert says in error["message"], error
         assert any(fix in error["message"] for fix in ("try e.g.", "choose another name")), error
     assert looks(repo) == before
+    for beside in ("team/y", "agent-x", "someone/team"):  # next to a branch, not in its way
+        checked = await api.json("POST", f"/api/runs/{run_id}/apply", 200,
+                                 {"branch": beside, "check": True})
+        assert checked["branch"] == beside
     made = await api.json("POST", f"/api/runs/{run_id}/apply", 200,
                           {"branch": "agent-result/one"})
     assert made["applied"] and git(repo, "rev-parse", "agent-result/one") == made["commit"]
