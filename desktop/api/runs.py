@@ -351,7 +351,9 @@ class RunService:
         if approval_id in self._resolved:
             raise ApiError(409, "approval_resolved",
                            f"approval {approval_id} is already resolved", "approvalId")
-        raise ApiError(404, "approval_not_found", f"no pending approval {approval_id!r}",
+        # an id is 36 characters; a longer one is cut rather than echoed whole
+        shown = approval_id if len(approval_id) <= 64 else approval_id[:64] + "…"
+        raise ApiError(404, "approval_not_found", f"no pending approval {shown!r}",
                        "approvalId")
 
     async def resolve(self, command: Resolve) -> tuple[str, Outcome]:

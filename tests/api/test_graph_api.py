@@ -210,3 +210,11 @@ async def test_on_a_finished_run_an_unknown_id_is_404_and_a_known_one_409_not_li
         error = (await api.json(method, path, 409, body))["error"]
         assert error["code"] == "run_not_live", (path, error)
     assert (await api.run_state(run_id)) == state  # nothing changed
+
+
+async def test_an_unknown_approval_id_is_named_cut_short_not_echoed_whole(api: Api) -> None:
+    long_id = "a" * 5000
+    error = (await api.json("POST", f"/api/approvals/{long_id}/resolve", 404,
+                            {"status": "approved"}))["error"]
+    assert error["field"] == "approvalId"
+    assert "a" * 64 + "…" in error["message"] and len(error["message"]) < 200
