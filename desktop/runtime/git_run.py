@@ -121,17 +121,21 @@ class Stopper:
 
 def git(cwd: Path, *args: str, index: str | None = None,
         stdin: bytes | None = None, stop: Stopper | None = None,
-        terminal: bool = False) -> GitResult:
+        terminal: bool = False, timeout: float | None = None) -> GitResult:
     """Run ``git args`` in ``cwd`` (``stdin``: its input); never raises for a failing
     command (only Stopped, when ``stop`` was stopped). ``terminal``: keep the user's
-    terminal (a push that may ask for an ssh passphrase), else a session of its own."""
+    terminal (a push that may ask for an ssh passphrase), else a session of its own.
+    ``timeout``: seconds after which git is killed and the result says it timed out."""
     argv = ["git", *SAFE_CONFIG, *args]
     try:
         if stop is not None:
             return stop.run(argv, cwd, git_env(index))
         run = subprocess.run if terminal else helper_process.run
         proc = run(argv, cwd=str(cwd), env=git_env(index),
-                   input=stdin if stdin is not None else b"", capture_output=True)
+                   input=stdin if stdin is not None else b"", capture_output=True,
+                   timeout=timeout)
+    except subprocess.TimeoutExpired:  # subprocess.run and helper_process kill it first
+        return GitResult(124, b"", f"no answer within {timeout:g} s; stopped".encode())
     except OSError as exc:
         return GitResult(127, b"", str(exc).encode())
     except ValueError:  # a NUL in an argument (a name from a request): no process can take it

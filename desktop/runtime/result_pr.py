@@ -19,6 +19,8 @@ from desktop.runtime.git_run import git
 from desktop.runtime.run_result import ResultError, RunResult
 
 _TIMEOUT = 180.0
+"""Seconds the push, and then gh, may take: a remote that never answers fails the request
+instead of holding its worker thread for good."""
 
 
 def _remotes(repo: Path) -> list[str]:
@@ -56,7 +58,8 @@ def open_pull_request(result: RunResult, branch: str, title: str | None = None
     remotes = _remotes(result.repo)
     remote = "origin" if "origin" in remotes else remotes[0]
     pushed = git(result.repo, "push", "--quiet", remote,
-                 f"refs/heads/{branch}:refs/heads/{branch}", terminal=True)
+                 f"refs/heads/{branch}:refs/heads/{branch}", terminal=True,
+                 timeout=_TIMEOUT)
     if not pushed.ok:
         raise ResultError(f"git push {remote} {branch} failed: {pushed.reason()}")
     gh = shutil.which("gh") or "gh"
