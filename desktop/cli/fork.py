@@ -3,7 +3,8 @@
 The new run copies RUN's events up to the fork point, so nothing before it runs again
 and no tokens are spent on it; its workspace is restored to that point from the
 recorded diffs. A SEQ inside a turn snaps back to before that turn (which the fork then
-takes again); a SEQ between turns snaps forward to just before the next turn.
+takes again); a SEQ between turns snaps forward to just before the next turn; a SEQ past
+the end of a run no engine holds is refused.
 
 Change a node for the fork (each --node starts the edits of one node):
 

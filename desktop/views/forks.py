@@ -8,7 +8,8 @@ handoffs and reports it sends after ``turn.status completed``) always lies befor
 a point, so a fork never loses what a finished turn handed on, and the workspace at S
 is exactly what the recorded diffs of the agent runs before S describe.
 
-A seq chosen anywhere snaps to a fork point:
+A seq chosen anywhere in the log snaps to a fork point (one past the end of a run no
+engine holds is refused: there is no event there to fork from, nor will be):
 
 - inside a turn (some turn is running after it): back to the point before the turn
   that was running first, which the fork then takes again;
@@ -101,6 +102,8 @@ class ForkScan:
     """The commits of the nodes working in their own git worktrees, in log order."""
     labels: dict[str, str] = field(default_factory=dict)
     workflow_path: str | None = None
+    live: bool = False
+    """An engine held the run as it was read: its log may still grow past ``last_seq``."""
 
     def busy_at(self, seq: int) -> bool:
         """Whether a turn was running (or an approval pending) after event ``seq``."""
@@ -116,6 +119,14 @@ class ForkScan:
         if not self.points:
             raise NoForkPoint(f"run {self.run_id[:8]} has no point between turns to fork from"
                               " (no turn has started yet, or the log is empty)")
+        if int(requested) > self.last_seq and not self.live:
+            # no event there, nor ever will be: snapping back would quietly fork somewhere
+            # else than asked (a live run's log grows: a seq past it means "where it is now")
+            last = self.points[-1]
+            raise NoForkPoint(f"seq {requested} is past the end of run {self.run_id[:8]}, whose "
+                              f"last event is seq {self.last_seq}; give a seq up to "
+                              f"{self.last_seq} (its last point to fork from is seq "
+                              f"{last.seq}, {self.describe(last)})")
         seq = min(max(int(requested), 1), self.last_seq)
         seqs = [p.seq for p in self.points]
         busy = self.busy_at(seq)
@@ -163,7 +174,7 @@ class _Scanner:
 
     def __init__(self, live: bool) -> None:
         self.live = live
-        self.scan = ForkScan()
+        self.scan = ForkScan(live=live)
         self.running: set[str] = set()
         self.approvals: set[str] = set()
         self.completed: dict[str, int] = {}

@@ -157,6 +157,20 @@ def test_bad_input_exits_2_with_a_message_and_makes_no_run(
     assert set(runs_dir(source.run_dir.parent.parent).iterdir()) == before
 
 
+@pytest.mark.parametrize("dry", [[], ["--dry-run"]], ids=["fork", "dry-run"])
+def test_a_seq_past_the_end_of_the_run_is_refused_and_makes_no_run(
+        cli, source: Recorded, dry: list[str]) -> None:
+    last = source.events[-1]["seq"]
+    before = set(runs_dir(source.run_dir.parent.parent).iterdir())
+    for at in (last + 1, last + 1000):
+        result = cli(source.run_id[:8], "--at", str(at), *dry)
+        assert result.returncode == 2, result.stderr
+        assert f"seq {at} is past the end of run {source.run_id[:8]}" in result.stderr
+        assert f"give a seq up to {last}" in result.stderr
+    assert cli(source.run_id[:8], "--at", str(last), "--dry-run").returncode == 0
+    assert set(runs_dir(source.run_dir.parent.parent).iterdir()) == before
+
+
 def test_an_edit_option_before_any_node_is_a_usage_error(cli, source: Recorded) -> None:
     with pytest.raises(SystemExit) as exc:
         cli(source.run_id, "--at", "5", "--model", "x")

@@ -127,3 +127,23 @@ def test_a_best_of_n_turn_keeps_only_the_winning_attempts_diff(winner: int,
     scan = scan_events(events)
     assert [(d.path, d.attempt) for d in scan.diffs] == [
         (f"agents/a{winner}/diff.patch", None)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(logs(), st.integers(1, 10**20))
+def test_a_seq_past_the_end_of_a_finished_log_is_refused_not_snapped_back(
+        events: list[dict[str, Any]], beyond: int) -> None:
+    # the run has no event there: snapping back would fork from a point never asked for
+    live = scan_events(events, live=True)
+    if live.points:  # a live run's log grows: past its end is "where it is now"
+        assert live.snap(events[-1]["seq"] + beyond).point == live.snap(events[-1]["seq"]).point
+    scan = scan_events(events)
+    last = events[-1]["seq"]
+    try:
+        scan.snap(last + beyond)
+    except NoForkPoint as exc:
+        if scan.points:
+            assert f"past the end of run {RUN[:8]}" in str(exc)
+            assert f"last event is seq {last}" in str(exc)
+    else:
+        raise AssertionError(f"seq {last + beyond} of a {last}-event log was accepted")
