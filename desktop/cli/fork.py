@@ -115,7 +115,7 @@ def fork_command(args: argparse.Namespace) -> int:
     """List the fork points, show a plan, or make the fork and drive it to the end."""
     from desktop.runtime.engine import EngineError
     from desktop.runtime.fork import ForkError, branches_json, check_fork, fork_run
-    from desktop.store.runs import RunError, find_run
+    from desktop.store.runs import RunError, find_run, run_log_problem
     from desktop.views.forks import scan_run
 
     if args.server:
@@ -129,6 +129,9 @@ def fork_command(args: argparse.Namespace) -> int:
         return fork_remote(args)
     try:
         folder = find_run(data_dir(args.data_dir), args.run)
+        problem = run_log_problem(folder)
+        if problem:  # else a log with nothing usable reads as a run with no point to fork
+            raise ForkError(problem)
         if args.list:
             return _list(scan_run(folder))
         if args.at is None:

@@ -24,8 +24,7 @@ from desktop.contract.enums import shown_status
 from desktop.contract.state import RunState
 from desktop.disk.paths import data_dir, runs_dir
 from desktop.store.runner_diff import AgentRunRecord, agent_records, pair_runs
-from desktop.store.runs import RunError, engine_alive, find_run, log_problem
-from desktop.store.snapshot import read_snapshot
+from desktop.store.runs import RunError, engine_alive, find_run, log_problem, run_log_problem
 from desktop.views.activity import node_activity, short
 from desktop.views.format import preview
 from desktop.views.paused import PauseDetail, left_paused, pause_detail
@@ -178,8 +177,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             # a log with nothing usable says why itself, before the state built from it
             # fails with less to say (an empty log: a run stopped before it began, unless
             # state.json has seen events)
-            snapshot = read_snapshot(folder)
-            problem = log_problem(folder, snapshot.last_seq if snapshot else 0)
+            problem = run_log_problem(folder)
             if problem:
                 return fail(problem)
             state, _ = _open(args)
@@ -346,7 +344,11 @@ def cmd_events(args: argparse.Namespace) -> int:
     if args.limit < 1:
         return fail("--limit must be at least 1")
     try:
-        state, reader = _open(args)
+        folder = find_run(data_dir(args.data_dir), args.run)
+        problem = run_log_problem(folder)
+        if problem:  # else a log that is gone or unreadable shows as a run without events
+            return fail(problem)
+        state, reader = open_run(folder), EventReader(folder)
     except RunError as exc:
         return fail(str(exc))
     page = reader.page(limit=args.limit, before=args.before, after=args.after)

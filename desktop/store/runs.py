@@ -8,7 +8,7 @@ from pathlib import Path
 from desktop.disk.paths import runs_dir
 from desktop.store.jsonl import EVENTS_FILE, complete_end, file_size, last_event
 from desktop.store.safe_open import RunFileError, check_run_folder, open_fd, open_file
-from desktop.store.snapshot import STATE_FILE
+from desktop.store.snapshot import STATE_FILE, read_snapshot
 
 try:
     import fcntl
@@ -98,6 +98,13 @@ def log_problem(run_dir: Path, last_seq: int) -> str | None:
         return (f"{path} ends at event {last['seq']}, but state.json has seen {last_seq}; "
                 f"{fix}")
     return None
+
+
+def run_log_problem(run_dir: Path) -> str | None:
+    """:func:`log_problem` against what the run's state.json has seen (nothing when it is
+    missing or unreadable): why the run's log can back no view of the run, or None."""
+    snapshot = read_snapshot(run_dir)
+    return log_problem(run_dir, snapshot.last_seq if snapshot else 0)
 
 
 def find_run(data_dir: Path, ref: str) -> Path:
