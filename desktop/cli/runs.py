@@ -6,6 +6,7 @@ exits 1 when the two runs' environments differ.
 """
 
 import argparse
+import os
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -24,7 +25,14 @@ from desktop.contract.enums import shown_status
 from desktop.contract.state import RunState
 from desktop.disk.paths import data_dir, runs_dir
 from desktop.store.runner_diff import AgentRunRecord, agent_records, pair_runs
-from desktop.store.runs import RunError, engine_alive, find_run, log_problem, run_log_problem
+from desktop.store.runs import (
+    RunError,
+    engine_alive,
+    find_run,
+    log_problem,
+    run_log_problem,
+    unreadable,
+)
 from desktop.views.activity import node_activity, short
 from desktop.views.format import preview
 from desktop.views.paused import PauseDetail, left_paused, pause_detail
@@ -140,18 +148,24 @@ def cmd_list(args: argparse.Namespace) -> int:
 
         return list_remote(args)
     folder = data_dir(args.data_dir)
+    root = runs_dir(folder)
+    try:  # the listing takes a runs folder it may not read for one without runs
+        os.scandir(root).close()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        return fail(unreadable(exc, root))
     rows = list_rows(folder)
     if args.json:
-        root = runs_dir(folder)
         _print_json([{**r, "path": str(root / str(r["id"]))} for r in rows])
         return 0
     if not rows:
         print(f"no runs in {folder}")
         return 0
     out_console().print(run_table(rows))
-    unreadable = [str(r["id"])[:8] for r in rows if r["status"] == UNREADABLE]
-    if unreadable:
-        print(f"{plural(len(unreadable), 'run')} unreadable ({', '.join(unreadable)}): "
+    broken = [str(r["id"])[:8] for r in rows if r["status"] == UNREADABLE]
+    if broken:
+        print(f"{plural(len(broken), 'run')} unreadable ({', '.join(broken)}): "
               f"`agent-canvas runs show ID` says why", file=sys.stderr)
     return 0
 

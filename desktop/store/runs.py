@@ -2,6 +2,7 @@
 
 import contextlib
 import os
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -112,12 +113,31 @@ def find_run(data_dir: Path, ref: str) -> Path:
 
     RunError too when one of its files is a symbolic link (see store/safe_open.py).
     """
-    folder = _find_run(data_dir, ref)
+    folder: Path | None = None
     try:
+        folder = _find_run(data_dir, ref)
         check_run_folder(folder)
+        # every command reads the log first: one it may not read is refused here, by name
+        # and with the fix, not as a traceback from wherever it is opened
+        if (folder / EVENTS_FILE).exists():
+            with open_file(folder / EVENTS_FILE):
+                pass
     except RunFileError as exc:
         raise RunError(exc.strerror) from None
+    except OSError as exc:
+        raise RunError(unreadable(exc, folder or runs_dir(Path(data_dir)))) from None
     return folder
+
+
+def unreadable(exc: OSError, folder: Path) -> str:
+    """Why a file or folder of the run in ``folder`` could not be read (``exc`` names it,
+    else ``folder`` stands for it), and the fix."""
+    path = Path(exc.filename) if exc.filename else Path(folder)
+    why = exc.strerror or type(exc).__name__
+    if isinstance(exc, PermissionError):
+        return (f"{path}: cannot read it ({why}); give your user access: chmod -R u+rwX "
+                f"{shlex.quote(str(folder))} (or run this as the user who owns it)")
+    return f"{path}: cannot read it ({why})"
 
 
 def _find_run(data_dir: Path, ref: str) -> Path:

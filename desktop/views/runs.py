@@ -6,7 +6,8 @@ from pathlib import Path
 from desktop.contract.enums import RUN_LIVE
 from desktop.contract.state import RunState
 from desktop.store.jsonl import EVENTS_FILE
-from desktop.store.runs import RunError, engine_alive
+from desktop.store.runs import RunError, engine_alive, unreadable
+from desktop.store.safe_open import RunFileError
 from desktop.store.snapshot import STATE_FILE, read_snapshot
 from desktop.views.paused import left_paused
 from desktop.views.reader import EventReader
@@ -26,12 +27,15 @@ def fold_run(run_dir: Path) -> RunState:
     """The run's state as its files tell it (snapshot plus the events after it), without
     asking whether an engine holds it. Raises RunError when the folder holds no run."""
     run_dir = Path(run_dir)
-    if not (run_dir / EVENTS_FILE).exists() and not (run_dir / STATE_FILE).exists():
-        raise RunError(f"{run_dir} is not a run folder (no {EVENTS_FILE} or {STATE_FILE})")
     try:
+        if not (run_dir / EVENTS_FILE).exists() and not (run_dir / STATE_FILE).exists():
+            raise RunError(f"{run_dir} is not a run folder (no {EVENTS_FILE} or {STATE_FILE})")
         return project_run(run_dir).model(with_clock=True)
     except ValueError as exc:
         raise RunError(f"{run_dir}: {exc}") from None
+    except OSError as exc:  # a log or folder this user may not read, a link in its place
+        message = exc.strerror if isinstance(exc, RunFileError) else unreadable(exc, run_dir)
+        raise RunError(message) from None
 
 
 def marked_interrupted(state: RunState, run_dir: Path) -> RunState:
