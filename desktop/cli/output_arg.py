@@ -14,7 +14,12 @@ EXIT_BAD_INPUT = 2
 def folder_given(command: str, output: str | os.PathLike[str] | None, example: str) -> str | None:
     """The message when ``output`` (the -o of ``command``) is a folder, naming a file like
     ``example`` to give instead; None when it is not given or not a folder."""
-    if output is None or not Path(output).is_dir():
+    if output is None:
+        return None
+    try:
+        if not Path(output).is_dir():
+            return None
+    except OSError:  # in a folder it may not look into: the write says so, in one line
         return None
     return f"{command}: -o {output} is a folder; give a file name like {example}"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cli_kit import unreadable
 
 from desktop.cli.entry import main
 
@@ -40,6 +41,20 @@ def test_an_output_that_cannot_be_written_is_one_line(
     assert main([*COMMANDS[name][0], "-o", str(target)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{name}: cannot write {target}: ") and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("name", ["export", "export dot", "layout"])
+def test_an_output_in_a_folder_it_may_not_read_is_one_line(
+        name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    closed = tmp_path / "closed folder"
+    closed.mkdir()
+    target = closed / "out.txt"
+    with unreadable(closed):
+        code = main([*COMMANDS[name][0], "-o", str(target)])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and len(err.splitlines()) == 1, err
+    assert str(target) in err and "Permission denied" in err
+    assert list(closed.iterdir()) == []
 
 
 @pytest.mark.parametrize("name", ["export", "layout"])
