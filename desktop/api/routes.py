@@ -331,8 +331,10 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", RUN + "/fork", fork_run, "Continue the run from a point between turns as "
           "a new run, with edits", m.ForkRun, m.ForkCreated, 201,
           errors=(400, 404, 409, 413, 422)),
-    Route("GET", RUN + "/fork-points", fork_points, "The points the run can be forked from",
-          response=m.ForkPoints, query=("at",), errors=(404, 422)),
+    Route("GET", RUN + "/fork-points", fork_points, "The points the run can be forked from, "
+          "and where ?at= lands (409 when the run has no point to fork from, or at is past "
+          "the end of a run no engine holds)", response=m.ForkPoints, query=("at",),
+          errors=(404, 409, 422)),
     Route("GET", RUN + "/result", run_result, "The run's result branch and the files it "
           "changes against the run's base", response=m.RunResultOut, errors=(404, 409)),
     Route("GET", RUN + "/result/diff", run_result_diff, "One changed file's diff against the "
