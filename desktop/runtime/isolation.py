@@ -99,9 +99,12 @@ async def prepare(ctx: TurnContext, workspace: Path, emit: Emit,
                      source=workspace, emit=emit, redactor=redactor, command=command)
     for text in await asyncio.to_thread(_settle, ctx, tree):
         emit({"type": "node.progress", "message": text})
+    # where the last turn started: a sender's commit merged since, not by us, was merged
+    # by hand (a conflict blocked the node, and a person merged and resumed)
+    blocked_at = ctx.node.git.head if ctx.node.git is not None else None
     try:
         merging = await merge_gate.merge_senders(ctx.items, ctx.nodes, tree, ctx.ask_merge,
-                                                 emit)
+                                                 emit, blocked_at)
     finally:
         await record_head(ctx, tree, emit)
     return Ready(tree.workdir, tree, merging)

@@ -114,17 +114,29 @@ async def _settle(tree: NodeTree, conflict: Conflicted, choice: dict[str, Any],
     return []
 
 
+BY_HAND = "resolved by a person in the worktree"
+"""How a merge a person made by hand in the node's worktree, while the node was blocked,
+reads on its progress line (the Conversation shows it as it shows the others)."""
+
+
 async def merge_senders(items: list[Mapping[str, Any]], peers: Mapping[str, Any],
-                        tree: NodeTree, ask: AskMerge | None, emit: Emit
-                        ) -> OpenMerge | None:
+                        tree: NodeTree, ask: AskMerge | None, emit: Emit,
+                        since: str | None = None) -> OpenMerge | None:
     """Merge what each sender in ``items`` sent (see the module); the merge left for the
-    agent, if one is."""
+    agent, if one is. ``since``: the worktree's commit when its last turn started
+    (None: none did); a sender's commit merged since by a merge not of ours is a merge
+    by hand."""
     sources = worktree_merge.inbox_sources(items, peers, tree)
     deferred: tuple[Source, dict[str, Any]] | None = None
     for index, source in enumerate(sources):
         outcome = await asyncio.to_thread(worktree_merge.merge_one, tree, source)
         if isinstance(outcome, Merged):
             _progress(emit, _merged_note(outcome, tree.branch))
+        if outcome is None and since is not None:
+            by_hand = await asyncio.to_thread(worktree_merge.merged_since, tree, source,
+                                              since)
+            if by_hand is not None:
+                _progress(emit, _merged_note(by_hand, tree.branch, f": {BY_HAND}"))
         if not isinstance(outcome, Conflicted):
             continue
         choice = await _decide(tree, outcome, ask, deferred is None, emit)

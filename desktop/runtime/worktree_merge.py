@@ -144,6 +144,27 @@ def merge_one(tree: NodeTree, source: Source) -> Merged | Conflicted | None:
     raise MergeConflict(source.branch, tree.branch, files, tree.path, result.reason())
 
 
+def merged_since(tree: NodeTree, source: Source, before: str) -> Merged | None:
+    """The merge that brought the commit ``source`` sent into the worktree after
+    ``before`` (a person merging by hand between turns), or None when ``before`` had it
+    already, the worktree still lacks it or the merge is one of the engine's (its message
+    names the commit merged). Its commit is the first merge commit on the
+    way from the sent commit to HEAD (the sent commit itself when fast-forwarded)."""
+    ref = source.commit or f"refs/heads/{source.branch}"
+    tip = git(tree.path, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
+    if not tip.ok or git(tree.path, "merge-base", "--is-ancestor", tip.text, before).ok:
+        return None
+    if not git(tree.path, "merge-base", "--is-ancestor", tip.text, "HEAD").ok:
+        return None
+    merges = git(tree.path, "rev-list", "--ancestry-path", "--merges", "--reverse",
+                 f"{tip.text}..HEAD")
+    first = merges.text.split("\n", 1)[0] if merges.ok and merges.text else tip.text
+    said = git(tree.path, "log", "-1", "--format=%B", first)
+    if f"\nCommit: {tip.text}\n" in f"\n{said.text}\n":
+        return None  # our own merge (merge_one, a decision, the agent's): told already
+    return Merged(source.branch, first, source.sender)
+
+
 def merge_open(tree: NodeTree) -> bool:
     """Whether a merge is under way in the worktree."""
     return git(tree.path, "rev-parse", "--verify", "-q", "MERGE_HEAD").ok
@@ -157,4 +178,4 @@ def abort(tree: NodeTree) -> None:
 
 
 __all__ = ["Conflicted", "GitError", "MergeConflict", "Merged", "Source", "abort",
-           "conflicts", "inbox_sources", "merge_one", "merge_open"]
+           "conflicts", "inbox_sources", "merge_one", "merge_open", "merged_since"]

@@ -193,6 +193,13 @@ async def test_a_denied_merge_is_undone_and_the_run_waits_for_a_hand_merge(
         resumed.close()
     assert tree_files(repo, lead.git.branch)["committed.txt"] == b"left and right\n"
     assert fingerprint(repo) == before
+    # the merge by hand leaves its mark, as a merge decided in the dialog does
+    hand = git(worktree, "rev-list", "--merges", "-n", "1", "HEAD")
+    marks = [e["message"] for e in of_type(events_of(engine.run_dir), "node.progress")
+             if e.get("nodeId") == lead.id and "resolved by a person in the worktree" in
+             e.get("message", "")]
+    assert marks == [f"merged {request['source']} (from {request['sender']}) into "
+                     f"{lead.git.branch} ({hand[:8]}): resolved by a person in the worktree"]
 
 
 async def test_a_merge_approval_that_does_not_fit_is_refused_and_still_waits(

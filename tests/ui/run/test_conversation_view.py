@@ -153,3 +153,19 @@ def test_a_pause_says_all_of_how_to_go_on(qtbot) -> None:
     view = _view(qtbot, events)
     text = " ".join(view.browser.toPlainText().split())
     assert f"Run paused — {reason}" in text
+
+
+def test_a_merge_made_by_hand_reads_as_one(qtbot) -> None:
+    """A merge a person made in the worktree and resumed shows in the Conversation as the
+    merges decided in the dialog or by the agent do, saying who resolved it."""
+    from desktop.runtime.merge_gate import BY_HAND
+
+    events = run_events()
+    events.append({"seq": 99, "type": "node.progress", "nodeId": A, "message":
+                   f"merged canvas/1a2b/right (from right) into canvas/1a2b/lead "
+                   f"(4c92bfc1): {BY_HAND}"})
+    view = _view(qtbot, events)
+    text = " ".join(view.browser.toPlainText().split())
+    assert ("canvas/1a2b/right into canvas/1a2b/lead at 4c92bfc1; resolved by a person in "
+            "the worktree") in text
+    assert "merged right's branch" in text
