@@ -30,6 +30,7 @@ from desktop.contract.enums import ApprovalStatus
 from desktop.runtime import merge_conflict, worktree_merge
 from desktop.runtime.worktree_merge import Conflicted, MergeConflict, Merged, Source
 from desktop.runtime.worktrees import NodeTree
+from desktop.views.approval_text import BY_PERSON
 
 if TYPE_CHECKING:
     from desktop.contract.events import Resolution
@@ -114,7 +115,7 @@ async def _settle(tree: NodeTree, conflict: Conflicted, choice: dict[str, Any],
     return []
 
 
-BY_HAND = "resolved by a person in the worktree"
+BY_HAND = f"{BY_PERSON} in the worktree"
 """How a merge a person made by hand in the node's worktree, while the node was blocked,
 reads on its progress line (the Conversation shows it as it shows the others)."""
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from desktop.views.activity import tool_text
+from desktop.views.tool_calls import ENGINE
 
 
 def file_note(entry: Mapping[str, Any]) -> str:
@@ -54,16 +55,23 @@ def approval_text(approval: Mapping[str, Any]) -> str:
     return tool_text(approval.get("tool") or {})
 
 
+BY_PERSON = "resolved by a person"
+"""Who settled a merge's conflicts, in the same words everywhere: the Conversation, the
+CLI's event lines and the engine's own merge line (desktop/runtime/merge_gate.py) —
+whichever client a person used ("gui", "cli", "user") is theirs, not the reader's."""
+
+
 def resolution_text(resolution: Mapping[str, Any]) -> str:
-    """How a merge approval was decided: ``a.txt: theirs; b.txt: edited; the rest to the
-    agent``, or ``denied (why)``."""
+    """How a merge approval was decided: ``resolved by a person: a.txt: theirs; b.txt:
+    edited; the rest to the agent``, or ``refused by a person (why): the merge was
+    undone`` (``withdrawn``, not refused, when the engine let the request go)."""
     if resolution.get("status") == "denied":
         why = f" ({resolution['reason']})" if resolution.get("reason") else ""
-        return f"denied{why}: the merge was undone"
+        who = "withdrawn" if resolution.get("by") == ENGINE else "refused by a person"
+        return f"{who}{why}: the merge was undone"
     choice = resolution.get("merge") or {}
     parts = [f"{path}: {side}" for path, side in (choice.get("files") or {}).items()]
     parts += [f"{path}: edited" for path in choice.get("contents") or {}]
     if choice.get("agent"):
         parts.append("the rest to the agent" if parts else "to the agent")
-    by = f" by {resolution['by']}" if resolution.get("by") else ""
-    return ("; ".join(parts) or "approved") + by
+    return f"{BY_PERSON}: " + "; ".join(parts) if parts else BY_PERSON

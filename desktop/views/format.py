@@ -8,7 +8,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from desktop.views.approval_text import attempt_line, choice_text, file_note, merge_text
+from desktop.views.approval_text import (
+    attempt_line,
+    choice_text,
+    file_note,
+    merge_text,
+    resolution_text,
+)
 from desktop.views.branches import ahead_text
 from desktop.views.tool_calls import status_text
 
@@ -99,6 +105,8 @@ def _line(event: dict, tools: dict[str, dict] | None) -> str:
         return f"approval needed: {tool.get('name', '?')} {_short(_args(tool.get('args')), 160)}"
     if kind == "approval.resolved":
         res = event.get("resolution") or {}
+        if res.get("merge") is not None:  # a merge's decision: the Conversation's words
+            return resolution_text(res)
         by = f" by {res['by']}" if res.get("by") else ""
         why = f" ({res['reason']})" if res.get("reason") else ""
         return f"{res.get('status', '?')}{by}{why}"

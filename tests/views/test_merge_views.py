@@ -35,10 +35,15 @@ def test_a_merge_approval_reads_as_its_branches_and_files() -> None:
     assert "line 2, ours:\n```\nleft\n```" in detail and "theirs:\n```\nright\n```" in detail
     assert approval_text({"tool": {"name": "command", "args": {"cmd": "ls"}}}) == \
         "command: $ ls"
-    assert resolution_text(RESOLVED["resolution"]) == \
-        "logo.png: ours; the rest to the agent by gui"
-    assert resolution_text({"status": "denied", "reason": "later"}) == \
-        "denied (later): the merge was undone"
+    # one wording for a person's decision, whichever client they used, as the engine's
+    # merge line says it ("resolved by a person: a.txt: theirs")
+    said = "resolved by a person: logo.png: ours; the rest to the agent"
+    assert resolution_text(RESOLVED["resolution"]) == said
+    assert preview(RESOLVED) == said
+    assert resolution_text({"status": "denied", "reason": "later", "by": "cli"}) == \
+        "refused by a person (later): the merge was undone"
+    assert resolution_text({"status": "denied", "by": "engine"}) == \
+        "withdrawn: the merge was undone"
 
 
 def test_the_conversation_notes_the_merge_and_its_decision_and_no_tool_call() -> None:

@@ -169,3 +169,23 @@ def test_a_merge_made_by_hand_reads_as_one(qtbot) -> None:
     assert ("canvas/1a2b/right into canvas/1a2b/lead at 4c92bfc1; resolved by a person in "
             "the worktree") in text
     assert "merged right's branch" in text
+
+
+def test_a_merge_decided_in_the_dialog_says_who_as_the_merge_line_does(qtbot) -> None:
+    """The decision and the merge it made name the person the same way, not "by user"
+    on one line and "resolved by a person" on the next."""
+    events = run_events()
+    events += [{"seq": 98, "type": "approval.requested", "nodeId": A, "approvalId": "m1",
+                "kind": "merge", "merge": {"source": "canvas/1a2b/right", "sender": "right",
+                                           "target": "canvas/1a2b/lead",
+                                           "files": [{"path": "a.txt", "hunks": [{}]}]}},
+               {"seq": 99, "type": "approval.resolved", "nodeId": A, "approvalId": "m1",
+                "resolution": {"status": "approved", "by": "user",
+                               "merge": {"files": {"a.txt": "theirs"}}}},
+               {"seq": 100, "type": "node.progress", "nodeId": A, "message":
+                "merged canvas/1a2b/right (from right) into canvas/1a2b/lead (4c92bfc1): "
+                "resolved by a person: a.txt: theirs"}]
+    view = _view(qtbot, events)
+    text = " ".join(view.browser.toPlainText().split())
+    assert "by user" not in text
+    assert text.count("resolved by a person: a.txt: theirs") == 2
