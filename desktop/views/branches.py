@@ -35,8 +35,9 @@ class BranchNote:
 
     @property
     def count_text(self) -> str:
-        """``+3``: the short form beside the branch on the card ("" when not counted)."""
-        return "" if self.ahead is None else f"+{self.ahead}"
+        """``+3``: the short form beside the branch on the card ("" when not counted, and
+        when the branch has no commits of its own yet: "+0" read as a change)."""
+        return "" if not self.ahead else f"+{self.ahead}"
 
 
 def branch_note(node: Mapping[str, Any]) -> BranchNote | None:

@@ -87,3 +87,15 @@ def test_badge_text_reads_on_its_fill(qapp, look) -> None:
         fill = QColor(getattr(look, name))
         best = max(contrast(QColor(ink), fill) for ink in (theme.INK_LIGHT, theme.INK_DARK))
         assert contrast(scene.look.ink_on(fill), fill) == best, (look.name, name)
+
+
+def test_a_branch_with_no_new_commits_shows_no_count(qapp) -> None:
+    """A node's branch that has no commits of its own yet shows its name alone: "+0" read
+    as a change where there is none."""
+    from desktop.views.branches import branch_note
+
+    badge = StatusBadge(QRectF(0, 0, 200, 80))
+    badge.set_branch(branch_note({"git": {"branch": "canvas/1a2b3c4d/lead", "ahead": 0}}))
+    assert badge.branch_text() == "canvas/1a2b3c4d/lead"
+    badge.set_branch(branch_note({"git": {"branch": "canvas/1a2b3c4d/lead", "ahead": 2}}))
+    assert badge.branch_text() == "canvas/1a2b3c4d/lead  +2"

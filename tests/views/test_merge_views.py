@@ -86,6 +86,8 @@ def test_a_branch_reads_with_its_count_ahead() -> None:
     assert branch_note({"label": "x"}) is None
     note = branch_note({"git": {"branch": "canvas/1a2b3c4d/lead", "ahead": 3}})
     assert note is not None and note.count_text == "+3"
+    none_yet = branch_note({"git": {"branch": "canvas/1a2b3c4d/lead", "ahead": 0}})
+    assert none_yet is not None and none_yet.count_text == ""
     uncounted = branch_note({"git": {"branch": "canvas/1a2b3c4d/lead"}})
     assert uncounted is not None and uncounted.count_text == ""
     assert [ahead_text(n) for n in (0, 1, 2)] == ["no commits ahead", "1 commit ahead",
