@@ -152,8 +152,12 @@ def result_text(row: HistoryRow) -> str:
 
 
 def _duration(seconds: float | None) -> str:
+    """``1:05``, ``2:00:07``; ``<1 s`` for a run shorter than a second ("0:00" read as
+    no time, or as not measured)."""
     if seconds is None:
         return "—"
+    if seconds < 1:
+        return "<1 s"
     minutes, sec = divmod(int(seconds), 60)
     hours, minutes = divmod(minutes, 60)
     return f"{hours}:{minutes:02d}:{sec:02d}" if hours else f"{minutes}:{sec:02d}"

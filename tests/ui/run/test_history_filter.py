@@ -120,3 +120,14 @@ def test_a_row_passes_only_what_was_asked(row, workflow, status, text) -> None:
         assert ok
     # narrowing the search never brings a row back
     assert not (row_matches(row, HistoryQuery(workflow, status, text + " zzzqqq")) and not ok)
+
+
+def test_a_run_under_a_second_says_so_in_duration(qtbot, tmp_path: Path) -> None:
+    """A run that took under a second reads "<1 s", not "0:00" (no time at all)."""
+    from desktop.ui.run.history import COLUMNS
+
+    _write_run(tmp_path, "Single agent", "run.completed", 3)  # all its events at one time
+    history = RunHistory(tmp_path)
+    qtbot.addWidget(history)
+    history.refresh()
+    assert history.table.item(0, COLUMNS.index("Duration")).text() == "<1 s"
