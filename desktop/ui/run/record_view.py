@@ -45,6 +45,7 @@ class RecordView(QWidget):
         self.pin = pin_button()
         self.note = QLabel("Double-click an agent run to open its folder.")
         self.note.setProperty("role", "muted")
+        self.note.hide()  # a hint for rows: shown only while there are some to click
         bar = QHBoxLayout()
         bar.addWidget(self.node_combo)
         bar.addWidget(self.pin)
@@ -67,6 +68,7 @@ class RecordView(QWidget):
         self.run_dir, self.state, self.rows, self._artifacts = None, None, [], -1
         self.table.clear()
         self.empty.show()
+        self.note.hide()
         self.node_combo.blockSignals(True)
         self.node_combo.clear()
         self.node_combo.addItem("All nodes", None)
@@ -115,6 +117,7 @@ class RecordView(QWidget):
         for column in range(len(COLUMNS) - 1):
             self.table.resizeColumnToContents(column)
         self.empty.setVisible(not self.rows)
+        self.note.setVisible(bool(self.rows))
 
     def _open(self, item: QTreeWidgetItem) -> None:
         QDesktopServices.openUrl(QUrl.fromLocalFile(item.data(0, Qt.ItemDataRole.UserRole)))

@@ -30,8 +30,10 @@ def test_the_record_says_there_is_no_agent_run_until_there_is(qtbot, past_run):
     view.show()
     qtbot.waitExposed(view)
     assert view.empty.isVisible() and view.empty.text() == NO_RECORDS
+    assert not view.note.isVisible(), "no row to double-click: no hint to"
     run_dir = past_run(examples_dir() / "single-agent.flow.yaml", "single")
     view.update_run(run_dir, json.loads((run_dir / "state.json").read_text()))
     assert view.rows and not view.empty.isVisible()
+    assert view.note.isVisible() and view.note.text().startswith("Double-click")
     view.clear()
-    assert view.empty.isVisible()
+    assert view.empty.isVisible() and not view.note.isVisible()
