@@ -295,15 +295,32 @@ class ResultView(QWidget):
     def mark_collisions(self, files: list[str]) -> None:
         """Show ``files`` in red in the list, the others as usual."""
         self.collisions = list(files)
+        self._style_rows()
+
+    def _style_rows(self) -> None:
+        """Each row as it stands: a colliding file in red, a rejected one dimmed, struck
+        through and saying "rejected" (its checkbox alone was easy to miss), in the
+        theme's colours."""
         collided = QBrush(self.theme.color("error"))
+        muted = QBrush(self.theme.color("muted"))
+        blocked = self.files.blockSignals(True)  # restyling is no change of the user's
         for i in range(self.files.topLevelItemCount()):
             item = self.files.topLevelItem(i)
-            collides = item.data(0, Qt.ItemDataRole.UserRole) in files
+            collides = item.data(0, Qt.ItemDataRole.UserRole) in self.collisions
+            rejected = item.checkState(0) != Qt.CheckState.Checked
             status = item.data(1, Qt.ItemDataRole.UserRole)
-            item.setText(1, f"{status}, collides" if collides else status)
-            item.setForeground(0, collided if collides else QBrush())
-            item.setForeground(1, collided if collides else self._status_brush(status))
-            item.setToolTip(0, "collides with your uncommitted change" if collides else "")
+            said = [status] + (["collides"] if collides else []) + \
+                (["rejected"] if rejected else [])
+            item.setText(1, ", ".join(said))
+            item.setForeground(0, collided if collides else muted if rejected else QBrush())
+            item.setForeground(1, collided if collides else muted if rejected
+                               else self._status_brush(status))
+            font = item.font(0)
+            font.setStrikeOut(rejected)
+            item.setFont(0, font)
+            item.setToolTip(0, "collides with your uncommitted change" if collides else
+                            "rejected: left out when applied" if rejected else "")
+        self.files.blockSignals(blocked)
 
     def set_busy(self, busy: bool) -> None:
         """While a request is out, its buttons wait."""
@@ -360,6 +377,7 @@ class ResultView(QWidget):
             self.fileSelected.emit(path)
 
     def _sync_buttons(self) -> None:
+        self._style_rows()
         paths = self._paths()
         chosen = [p for p in paths if self._item_accepted(p)]
         self.count.setText(f"{len(chosen)} of {plural(len(paths), 'file')} accepted")

@@ -135,7 +135,7 @@ def test_a_finished_runs_result_is_listed_diffed_applied_in_part_branched_and_co
     assert git(repo, "log", "--format=%s") == "init"  # nothing committed
     assert "Applied 1 file to your working tree" in view.note.text()
     assert "right.txt" in view.note.text()
-    assert rows(view)[0] == ("left.txt", "added", False)  # the choice outlives the reload
+    assert rows(view)[0] == ("left.txt", "added, rejected", False)  # the choice outlives the reload
     assert not view.applied.isHidden() and "the working tree: 1 file:" in view.applied.text()
     # the application just made is listed: it is not "before" the note that announces it
     assert view.applied.text().startswith("Applied so far:\n")
@@ -323,3 +323,32 @@ def test_a_collision_note_agrees_with_its_count(qtbot):
     assert "1 file collides with your uncommitted changes" in view.note.text()
     view.show_collision(["app.py", "README.md"])
     assert "2 files collide with your uncommitted changes" in view.note.text()
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_a_rejected_file_reads_as_rejected_in_either_theme(qtbot, dark):
+    """A rejected file differed from an accepted one only by its checkbox: it now says
+    "rejected", is struck through and dimmed (the theme's muted colour), and reads as
+    before once accepted again."""
+    from desktop.ui.run.result_view import ResultView
+    from desktop.ui.theme import DARK, LIGHT
+
+    look = DARK if dark else LIGHT
+    view = ResultView(theme=look)
+    qtbot.addWidget(view)
+    view.show_result({"branch": "canvas/1a2b3c4d/lead", "node": "lead", "repo": "/r",
+                      "base": "ab" * 20, "commit": "cd" * 20,
+                      "files": [{"path": "app.py", "status": "modified"},
+                                {"path": "notes.md", "status": "added"}]})
+    kept, dropped = (view.files.topLevelItem(i) for i in range(2))
+    dropped.setCheckState(0, Qt.CheckState.Unchecked)  # as a click on its box does
+    assert dropped.text(1) == "added, rejected" and dropped.font(0).strikeOut()
+    muted = look.color("muted")
+    assert dropped.foreground(0).color() == muted == dropped.foreground(1).color()
+    assert kept.text(1) == "modified" and not kept.font(0).strikeOut()
+    assert kept.foreground(0).color() != muted
+    view.show_collision(["notes.md"])  # a rejected file that collides says both
+    assert dropped.text(1) == "added, collides, rejected"
+    dropped.setCheckState(0, Qt.CheckState.Checked)
+    assert dropped.text(1) == "added, collides" and not dropped.font(0).strikeOut()
+    assert view.accepted() is None
