@@ -1,6 +1,7 @@
 """A run opened from Run history is shown with its own graph: the one its first event
 (``run.created``) recorded. When that graph is the window's own, the run is shown there
-(its statuses over the same nodes); otherwise in a tab of its own (a window of its own
+(its statuses over the same nodes); when another tab shows that graph, the run goes to
+that tab, brought to the front; otherwise in a tab of its own (a window of its own
 when the window is not tabbed), whose name, counts and canvas are the run's. A run of
 another machine's service has no folder here: it is shown in the window as it is.
 """
@@ -27,6 +28,17 @@ def same_graph(a: WorkflowDocument, b: WorkflowDocument) -> bool:
     return graph_of(a) == graph_of(b)
 
 
+def showing(window: Any, doc: WorkflowDocument) -> Any:
+    """Another tab of ``window``'s tabs that shows ``doc``'s graph (None: none does, or
+    the window is not tabbed)."""
+    host = getattr(window, "host", None)
+    for other in host.editors() if host is not None else []:
+        if other is not window and not other.files.is_blank() \
+                and same_graph(doc, other.editor.model.doc):
+            return other
+    return None
+
+
 def show_run(window: Any, run_dir: Path, replay: bool = False) -> Any:
     """Show the run in ``window`` when it has the run's graph (or nothing), else in a new
     tab or window with the run's graph; returns the session (None when the run's first
@@ -40,7 +52,13 @@ def show_run(window: Any, run_dir: Path, replay: bool = False) -> Any:
         window.message(f"Cannot open the run: {exc}", 10000)
         return None
     target = window
-    if window.files.is_blank() or not same_graph(doc, window.editor.model.doc):
+    if not window.files.is_blank() and not same_graph(doc, window.editor.model.doc):
+        shown = showing(window, doc)
+        if shown is not None:  # another tab has this graph: the run goes there
+            window.host.tabs.setCurrentWidget(shown)
+            target = shown
+    if target is window and (window.files.is_blank()
+                             or not same_graph(doc, window.editor.model.doc)):
         if not window.files.is_blank():
             target = window.files.document_window()
         target.file.new(fill_missing_positions(doc))

@@ -126,3 +126,20 @@ def test_a_run_tab_whose_run_is_deleted_says_so_in_its_name(qloop, tabbed_window
     run_tab.run_panels.open_run(other)
     assert shell.tabs.tabText(1) == f"▶ Single agent · {other.name[:8]}"
     assert "(deleted)" not in shell.windowTitle()
+
+
+def test_a_run_whose_workflow_another_tab_shows_goes_to_that_tab(tabbed_window, past_run):
+    """Opened from Run history while another workflow's tab is in front, a run goes to the
+    tab that already shows its workflow (brought to the front), not to a new tab."""
+    shell = tabbed_window
+    pir = shell.current()
+    single_tab = EditorWindow()
+    assert single_tab.files.open_path(SINGLE)
+    shell.add(single_tab, focus=False)
+    assert shell.current() is pir and shell.tabs.count() == 2
+    run_dir = past_run(SINGLE, "single")
+    pir.run_panels.history.openRequested.emit(run_dir)
+    assert shell.tabs.count() == 2
+    assert shell.current() is single_tab
+    assert single_tab.run_panels.session.run_dir == run_dir
+    assert pir.run_panels.session is None
