@@ -21,6 +21,7 @@ import asyncio
 import sys
 from pathlib import Path
 
+from desktop.cli.output_arg import given_path
 from desktop.wording import plural
 
 EXIT_BAD_INPUT = 2
@@ -37,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--baseline", required=True, metavar="A.flow.yaml",
                    help="the workflow as it is")
     r.add_argument("--new", required=True, metavar="B.flow.yaml", help="the changed workflow")
-    r.add_argument("--out", required=True, metavar="DIR", help="folder for the results")
+    r.add_argument("--out", required=True, metavar="DIR", type=given_path,
+                   help="folder for the results")
     r.add_argument("--repeat", type=int, default=1, metavar="N",
                    help="run each case N times per side (default 1)")
     r.add_argument("--concurrency", type=int, default=2, metavar="K",
@@ -65,7 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     rp = actions.add_parser("report", help="write the comparison as one HTML file")
     rp.add_argument("dir", metavar="DIR", help="the --out folder of `eval run`")
-    rp.add_argument("-o", "--output", metavar="FILE",
+    rp.add_argument("-o", "--output", metavar="FILE", type=given_path,
                     help="where to write the report (default DIR/report.html)")
     rp.set_defaults(handler=report_command)
 

@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from desktop.cli.output_arg import write_output
+from desktop.cli.output_arg import given_path, write_output
 from desktop.cli.workflow_arg import load_or_report
 from desktop.graph.export import FORMATS, export, write_export
 
@@ -15,7 +15,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", metavar="FILE", help="workflow file (*.flow.yaml)")
     p.add_argument("--format", "-f", choices=sorted(FORMATS), default="mermaid",
                    help="output format (default: mermaid)")
-    p.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    p.add_argument("-o", "--output", metavar="OUT", type=given_path,
+                   help="write here instead of stdout")
     p.set_defaults(handler=run)
 
 

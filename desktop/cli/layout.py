@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from desktop.cli.output_arg import EXIT_BAD_INPUT, write_output
+from desktop.cli.output_arg import EXIT_BAD_INPUT, given_path, write_output
 from desktop.cli.workflow_arg import load_or_report
 from desktop.graph.io import save_workflow
 from desktop.graph.layout import auto_layout
@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "rewritten in place unless --force is given (write "
                                    "the result elsewhere with -o OTHER to keep FILE).")
     p.add_argument("file", metavar="FILE", help="workflow file (*.flow.yaml)")
-    p.add_argument("-o", "--output", metavar="OUT",
+    p.add_argument("-o", "--output", metavar="OUT", type=given_path,
                    help="write here (default: rewrite FILE in place, atomically)")
     p.add_argument("--method", choices=["auto", "layered", "force"], default="auto",
                    help="layout method (default: auto)")

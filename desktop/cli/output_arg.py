@@ -1,14 +1,25 @@
 """The ``-o FILE`` of commands that write one file: refused, with what to give instead,
-when it names a folder, and a write that fails said in one line, not a traceback."""
+when it names a folder or is empty, and a write that fails said in one line, not a
+traceback."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 EXIT_BAD_INPUT = 2
+
+
+def given_path(value: str) -> str:
+    """The argparse type of an option naming where to write: an empty one (an unset
+    shell variable, ``--out "$DIR"``) would write into the current folder, or over the
+    input, so it is refused."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("is empty; give a file or folder name")
+    return value
 
 
 def folder_given(command: str, output: str | os.PathLike[str] | None, example: str) -> str | None:

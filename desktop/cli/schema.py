@@ -4,6 +4,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from desktop.cli.output_arg import given_path
 from desktop.contract.schema import SUFFIX, SchemaSource, build_schemas, contract_sources
 from desktop.disk.atomic import atomic_write_json
 
@@ -15,7 +16,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="write JSON Schema files for runs, nodes, edges, events, run-info, workflows, "
              "evaluation suites and artifacts",
     )
-    p.add_argument("--out", required=True, metavar="DIR", help="folder to write *.schema.json")
+    p.add_argument("--out", required=True, metavar="DIR", type=given_path,
+                   help="folder to write *.schema.json")
     p.set_defaults(handler=write_schemas_command)
 
 

@@ -16,8 +16,12 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
 
 def data_dir_problem(override: str | os.PathLike[str] | None = None) -> str | None:
     """Why the data folder :func:`data_dir` picks cannot be one (it, or a folder it would
-    be made in, is a file), naming where the choice came from and what to do; None when
-    it is a folder or can be made."""
+    be made in, is a file, or ``--data-dir ""`` gave none), naming where the choice came
+    from and what to do; None when it is a folder or can be made."""
+    if override is not None and not str(override).strip():
+        # an unset shell variable (--data-dir "$DATA"), not a wish for the default folder
+        return (f"--data-dir is empty; give a folder (a missing one is made), or leave "
+                f"--data-dir out for {data_dir(None)}")
     folder = data_dir(override)
     # a missing folder is made on first use; the first part that exists decides
     first = next((p for p in (folder, *folder.parents) if p.exists()), None)

@@ -1,5 +1,6 @@
 """A data folder that is a file (or lies under one), given by --data-dir or
-$AGENT_CANVAS_DATA_DIR, is one clear line and exit 2 from every command that takes it."""
+$AGENT_CANVAS_DATA_DIR, or an empty --data-dir, is one clear line and exit 2 from every
+command that takes it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from desktop.cli.entry import build_parser, main
 from desktop.disk.paths import ENV_DATA_DIR
@@ -69,3 +72,21 @@ def test_a_missing_data_folder_is_still_fine(tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["runs", "list", "--data-dir", str(tmp_path / "new" / "data")]) == 0
     assert "no runs in" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@settings(max_examples=3, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(blank=st.text(alphabet=" \t", max_size=2))
+def test_an_empty_data_dir_is_refused_not_taken_for_the_default(
+        command: str, blank: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # `--data-dir "$DATA"` with DATA unset: the default folder's runs are not the ones meant
+    default = tmp_path / "the default"
+    monkeypatch.setenv(ENV_DATA_DIR, str(default))
+    monkeypatch.chdir(tmp_path)  # a blank folder name would be made here
+    assert main([*command.split(), "--data-dir", blank]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1
+    assert "--data-dir is empty; give a folder" in err and str(default) in err
+    assert not default.exists() and list(tmp_path.iterdir()) == []

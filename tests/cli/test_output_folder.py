@@ -1,5 +1,6 @@
 """`-o` naming a folder, for every command that writes one file: one line saying to give
-a file name, exit 2, nothing written; a file that cannot be written is one line too."""
+a file name, exit 2, nothing written; a file that cannot be written is one line too; an
+empty -o or --out is refused before anything is written."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from cli_kit import unreadable
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from desktop.cli.entry import main
 
@@ -62,3 +65,32 @@ def test_an_output_file_is_written(name: str, tmp_path: Path) -> None:
     target = tmp_path / "out.flow.yaml"
     assert main([*COMMANDS[name][0], "-o", str(target)]) == 0
     assert target.is_file() and target.read_text()
+
+
+WHERE_TO_WRITE = {
+    "export": ["export", str(EXAMPLE), "-o"],
+    "layout": ["layout", str(EXAMPLE), "-o"],
+    "schema": ["schema", "--out"],
+    "eval run": ["eval", "run", str(EXAMPLE), "--baseline", str(EXAMPLE), "--new",
+                 str(EXAMPLE), "--out"],
+    "eval report": ["eval", "report", str(EXAMPLE.parent), "-o"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(WHERE_TO_WRITE))
+@settings(max_examples=3, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(blank=st.text(alphabet=" \t", max_size=2))
+def test_an_empty_place_to_write_is_a_usage_error_and_writes_nothing(
+        name: str, blank: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # `--out "$DIR"` with DIR unset wrote into the current folder (or over the input)
+    here = tmp_path / "here"
+    here.mkdir(exist_ok=True)
+    monkeypatch.chdir(here)
+    before = EXAMPLE.read_bytes()
+    with pytest.raises(SystemExit) as exc:
+        main([*WHERE_TO_WRITE[name], blank])
+    assert exc.value.code == 2
+    assert "is empty; give a file or folder name" in capsys.readouterr().err
+    assert list(here.iterdir()) == [] and EXAMPLE.read_bytes() == before
