@@ -22,24 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from desktop.runtime.git_run import GitError, git, must
-from desktop.runtime.worktree_repair import begin_merge, end_merge
+from desktop.runtime.merge_errors import MergeConflict
+from desktop.runtime.worktree_repair import begin_merge, conflicts, end_merge
 from desktop.runtime.worktrees import NodeTree
-
-
-class MergeConflict(RuntimeError):
-    """Merging ``source`` into ``target`` conflicts in ``files``; nothing was changed."""
-
-    def __init__(self, source: str, target: str, files: list[str], worktree: Path,
-                 detail: str = "") -> None:
-        self.source, self.target, self.files = source, target, list(files)
-        self.worktree, self.detail = worktree, detail
-        shown = ", ".join(self.files) if self.files else detail or "git could not merge"
-        if self.files and detail:
-            shown += f" ({detail})"
-        super().__init__(
-            f"merging {source} into {target} conflicts in {shown}; the merge was undone and "
-            f"the node waits. Merge it yourself in {worktree} (git merge {source}, fix the "
-            "files, git commit), then resume the run")
 
 
 @dataclass(frozen=True)
@@ -94,12 +79,6 @@ def inbox_sources(items: Iterable[Mapping[str, Any]], peers: Mapping[str, Any],
         found.pop(record.branch, None)  # a later envelope of the sender's: its later commit
         found[record.branch] = Source(record.branch, node.key or node.label, commit)
     return list(found.values())
-
-
-def conflicts(folder: Path) -> list[str]:
-    """The paths the index holds unmerged (from the worktree's top)."""
-    listed = git(folder, "diff", "--name-only", "--diff-filter=U", "-z")
-    return [name for name in listed.out.decode("utf-8", "replace").split("\0") if name]
 
 
 @dataclass(frozen=True)

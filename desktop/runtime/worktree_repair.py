@@ -11,7 +11,11 @@ doing when it died:
   merge runs or waits for a person's decision: the merge is aborted, the worktree reset
   to that commit and the files a half-done checkout wrote are removed. A merge that
   finished (the branch moved on) is kept;
-- any other merge left open (``MERGE_HEAD``) is aborted.
+- any other merge left open (``MERGE_HEAD``) is a person's, started by hand while the
+  node waited on a conflict: it is kept. With every file resolved (nothing unmerged in
+  the index) the next commit concludes it (desktop/runtime/worktrees.py: ``commit_all``);
+  with files still conflicted the node goes on waiting (:class:`MergeLeftOpen`), nothing
+  undone, rather than throw away what the person has resolved so far.
 
 What a half-made commit leaves (the index updated, the branch not moved) is committed
 by the next turn like any change made between turns. A worktree whose ``git worktree
@@ -28,6 +32,7 @@ from pathlib import Path
 
 from desktop.disk.atomic import atomic_write_bytes
 from desktop.runtime.git_run import git, must
+from desktop.runtime.merge_errors import MergeLeftOpen
 from desktop.runtime.worktrees import NodeTree
 
 
@@ -46,6 +51,28 @@ def begin_merge(tree: NodeTree) -> str:
 def end_merge(tree: NodeTree) -> None:
     """The merge is concluded or undone: forget the note."""
     merging_mark(tree.path).unlink(missing_ok=True)
+
+
+def conflicts(folder: Path) -> list[str]:
+    """The paths the index holds unmerged (from the worktree's top)."""
+    listed = git(folder, "diff", "--name-only", "--diff-filter=U", "-z")
+    return [name for name in listed.out.decode("utf-8", "replace").split("\0") if name]
+
+
+def _merging_what(tree: NodeTree) -> str:
+    """The branch being merged (one of the run's, at the commit merged), else the commit."""
+    commit = git(tree.path, "rev-parse", "--verify", "-q", "MERGE_HEAD")
+    named = git(tree.path, "for-each-ref", "--points-at", "MERGE_HEAD",
+                "--format=%(refname:short)", "refs/heads/")
+    names = named.text.splitlines() if named.ok else []
+    return names[0] if names else commit.text[:12] or "MERGE_HEAD"
+
+
+def _keep_open(tree: NodeTree) -> None:
+    """A person's merge under way: kept; refused while a file of it is unmerged."""
+    left = conflicts(tree.path)
+    if left:
+        raise MergeLeftOpen(_merging_what(tree), tree.branch, left, tree.path)
 
 
 def _git_dir(tree: NodeTree) -> Path | None:
@@ -76,6 +103,9 @@ def repair(tree: NodeTree) -> list[str]:
     mark = merging_mark(tree.path)
     start = mark.read_text().strip() if mark.is_file() else ""
     if _merge_open(tree):
+        if not start:
+            _keep_open(tree)
+            return notes
         must(tree.path, "merge", "--abort")
         notes.append(f"undid a merge left unfinished in {tree.branch}")
     if start:
@@ -92,4 +122,4 @@ def repair(tree: NodeTree) -> list[str]:
     return notes
 
 
-__all__ = ["begin_merge", "end_merge", "merging_mark", "repair"]
+__all__ = ["begin_merge", "conflicts", "end_merge", "merging_mark", "repair"]

@@ -223,7 +223,7 @@ def _made(repo: Repo, path: Path, run_dir: Path, run_id: str, branch: str,
 
 def commit_all(tree: NodeTree, message: str) -> str | None:
     """Commit everything changed in the worktree (ignored files left out) on its branch;
-    the new commit, or None when nothing changed.
+    the new commit, or None when nothing changed. A merge under way is concluded by it.
 
     Build products and caches (desktop/runtime/agent_ignore.py) are left out. Plumbing
     rather than ``git commit``, which stats every file a second time after
@@ -233,6 +233,11 @@ def commit_all(tree: NodeTree, message: str) -> str | None:
     excludes = excludes_for(tree.path)  # what agents leave behind stays out
     must(tree.path, "-c", "core.untrackedCache=true", "-c", f"core.excludesFile={excludes}",
          "add", "-A", "--", ":/")
+    if git(tree.path, "rev-parse", "--verify", "-q", "MERGE_HEAD").ok:
+        # a person's merge, resolved (desktop/runtime/worktree_repair.py): concluded as a
+        # merge commit, so the branch records what it merged
+        must(tree.path, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", message)
+        return must(tree.path, "rev-parse", "HEAD")
     written = must(tree.path, "write-tree")
     parent, parent_tree = must(tree.path, "rev-parse", "HEAD", "HEAD^{tree}").split()
     if written == parent_tree:

@@ -202,6 +202,80 @@ async def test_a_denied_merge_is_undone_and_the_run_waits_for_a_hand_merge(
                      f"{lead.git.branch} ({hand[:8]}): resolved by a person in the worktree"]
 
 
+def merge_by_hand(worktree: Path, source: str) -> None:
+    """``git merge`` of the sender's branch in the node's worktree, stopping at conflicts."""
+    merged = subprocess.run(["git", *USER, "merge", "-q", source], cwd=worktree,
+                            capture_output=True, check=False)
+    assert merged.returncode != 0 and git(worktree, "diff", "--name-only",
+                                          "--diff-filter=U") == "committed.txt"
+
+
+async def resume_to_end(run_dir: Path) -> tuple[str, Engine]:
+    resumed = resume_engine(run_dir)
+    try:
+        resumed.resume_run()
+        return await asyncio.wait_for(resumed.run(exit_on_pause=True), 60), resumed
+    finally:
+        resumed.close()
+
+
+async def test_a_hand_merge_resolved_but_not_committed_is_concluded_on_resume(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "project")
+    engine, [request] = await run_deciding(repo, tmp_path / "data",
+                                           lambda request: ("denied", None))
+    lead = node_git(engine, "lead")
+    worktree = engine.run_dir / lead.worktree
+    merge_by_hand(worktree, request["source"])
+    (worktree / "committed.txt").write_text("left and right\n")
+    git(worktree, "add", "committed.txt")  # resolved, not committed
+    status, resumed = await resume_to_end(engine.run_dir)
+    assert status == "completed"
+    assert tree_files(repo, lead.branch)["committed.txt"] == b"left and right\n"
+    sent = git(repo, "rev-parse", request["source"])
+    merges = git(repo, "log", "--merges", "--format=%P", lead.branch).splitlines()
+    assert any(line.split()[1] == sent for line in merges), "concluded as a merge of it"
+    marks = [e["message"] for e in of_type(events_of(engine.run_dir), "node.progress")
+             if "resolved by a person in the worktree" in e.get("message", "")]
+    assert len(marks) == 1 and request["source"] in marks[0]
+    assert resumed.state.status == "completed"
+
+
+async def test_a_hand_merge_with_files_still_conflicted_is_kept_and_the_node_waits(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "project")
+    engine, [request] = await run_deciding(repo, tmp_path / "data",
+                                           lambda request: ("denied", None))
+    lead = node_git(engine, "lead")
+    worktree = engine.run_dir / lead.worktree
+    merge_by_hand(worktree, request["source"])
+    (worktree / "committed.txt").write_text("half way\n")  # being resolved, not added yet
+    (worktree / "notes.txt").write_text("mine\n")
+    status, resumed = await resume_to_end(engine.run_dir)
+    assert status == "paused"
+    lead_state = resumed.state.nodes[lead_id(resumed)]
+    assert lead_state.status == "blocked"
+    error = [e["message"] for e in of_type(events_of(engine.run_dir), "bus.message",
+                                           busType="ERROR")][-1]
+    assert "still has conflicts in committed.txt" in error and str(worktree) in error
+    assert "git add" in error and "git merge --abort" in error
+    # nothing undone: the merge still open, the person's files as they left them
+    assert (worktree / "committed.txt").read_text() == "half way\n"
+    assert (worktree / "notes.txt").read_text() == "mine\n"
+    assert git(worktree, "rev-parse", "--verify", "-q", "MERGE_HEAD")
+    assert resumed.state.inboxes[lead_state.id], "the report still waits"
+
+    git(worktree, "add", "committed.txt")
+    status, _ = await resume_to_end(engine.run_dir)
+    assert status == "completed"
+    files = tree_files(repo, lead.branch)
+    assert files["committed.txt"] == b"half way\n" and files["notes.txt"] == b"mine\n"
+
+
+def lead_id(engine: Engine) -> str:
+    return next(n.id for n in engine.state.nodes.values() if n.key == "lead")
+
+
 async def test_a_merge_approval_that_does_not_fit_is_refused_and_still_waits(
         tmp_path: Path, no_git_config) -> None:
     from desktop.runtime.approvals import ApprovalInvalid

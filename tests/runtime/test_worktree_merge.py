@@ -21,7 +21,7 @@ from desktop.runtime.worktree_merge import (
     merge_one,
     merge_open,
 )
-from desktop.runtime.worktree_repair import merging_mark, repair
+from desktop.runtime.worktree_repair import begin_merge, merging_mark, repair
 from desktop.runtime.worktrees import NodeTree, commit_all, head, open_tree
 
 __all__ = ["no_git_config"]
@@ -100,10 +100,11 @@ def test_a_merge_left_half_done_is_undone(tmp_path: Path, no_git_config) -> None
     write(t["a"], "committed.txt", "a's\n")
     write(t["b"], "committed.txt", "b's\n")
     before = head(t["a"].path)
+    begin_merge(t["a"])  # the engine's merge (a person's is kept: test_worktree_repair.py)
     stopped = subprocess.run(["git", *USER, "merge", "--no-edit", t["b"].branch],
                              cwd=t["a"].path, capture_output=True, check=False)
     assert stopped.returncode == 1  # a dead engine's merge, stopped at the conflict
-    assert repair(t["a"]) == [f"undid a merge left unfinished in {t['a'].branch}"]
+    assert repair(t["a"])[0] == f"undid a merge left unfinished in {t['a'].branch}"
     assert head(t["a"].path) == before and git(t["a"].path, "status", "--porcelain") == ""
 
 

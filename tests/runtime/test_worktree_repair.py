@@ -7,8 +7,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
 from gitkit import USER, git, no_git_config, tree_files, user_repo
 
+from desktop.runtime.merge_errors import MergeLeftOpen
 from desktop.runtime.worktree_repair import begin_merge, merging_mark, repair
 from desktop.runtime.worktrees import NodeTree, adding_mark, commit_all, head, open_tree
 
@@ -121,3 +123,36 @@ def test_a_worktree_whose_add_never_finished_is_made_again(
     assert files(a.path) == want and git(a.path, "status", "--porcelain") == ""
     assert not adding_mark(a.path).exists()
     assert "locked" not in git(a.repo.top, "worktree", "list", "--porcelain")
+
+
+def test_a_persons_merge_left_open_is_kept_refused_while_conflicted_then_concluded(
+        tmp_path: Path, no_git_config) -> None:
+    _run, t = trees(tmp_path)
+    a, b = t["a"], t["b"]
+    (a.path / "committed.txt").write_text("a's\n")
+    commit_all(a, "a\n")
+    (b.path / "committed.txt").write_text("b's\n")
+    (b.path / "from_b.txt").write_text("b\n")
+    commit_all(b, "b\n")
+    before, sent = head(a.path), head(b.path)
+    stopped = subprocess.run(["git", *USER, "merge", "--no-edit", b.branch], cwd=a.path,
+                             capture_output=True)  # by hand: no mark of ours
+    assert stopped.returncode == 1
+    (a.path / "committed.txt").write_text("half resolved\n")
+    with pytest.raises(MergeLeftOpen) as refused:
+        repair(a)
+    assert refused.value.source == b.branch and refused.value.files == ["committed.txt"]
+    assert "git merge --abort" in str(refused.value)
+    assert (a.path / "committed.txt").read_text() == "half resolved\n"  # nothing undone
+    assert head(a.path) == before and git(a.path, "rev-parse", "MERGE_HEAD") == sent
+
+    git(a.path, "add", "committed.txt")
+    assert repair(a) == []
+    concluded = commit_all(a, "between turns\n")
+    assert concluded is not None
+    assert git(a.path, "rev-list", "--parents", "-n", "1", concluded).split()[1:] == \
+        [before, sent]
+    files_now = tree_files(a.repo.top, a.branch)
+    assert files_now["committed.txt"] == b"half resolved\n"
+    assert files_now["from_b.txt"] == b"b\n"
+    assert not (gitdir(a) / "MERGE_HEAD").exists()
