@@ -18,6 +18,10 @@ settings.load_profile("agent-canvas")
 # Processes the tests start (the service, agents, the CLI) see an empty keyring, never the
 # user's real one; this process gets a fresh in-memory one per test (below).
 os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.null.Keyring"
+# No spare worktree written in the background while a run works: whether one is done
+# before the run ends is a race, and tests count the worktrees of the user's repository.
+# tests/runtime/test_worktree_spare.py turns it on.
+os.environ["AGENT_CANVAS_SPARE_WORKTREE"] = "0"
 
 
 class MemoryKeyring(KeyringBackend):

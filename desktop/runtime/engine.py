@@ -36,7 +36,7 @@ from typing import Any
 
 from desktop.contract.enums import RUN_ENDED, RUN_LIVE, TURN_CUT_SHORT, GlobalMode, Mode, RunStatus
 from desktop.contract.state import NodeConfig, RunState
-from desktop.runtime import budget, worktree_prefetch
+from desktop.runtime import budget, worktree_prefetch, worktree_spare
 from desktop.runtime.approvals import ApprovalBroker
 from desktop.runtime.gate import NodeGate, NodeView
 from desktop.runtime.management import Manager
@@ -365,14 +365,17 @@ class Engine:
     def prefetch_worktrees(self, node_id: str) -> None:
         """Node ``node_id`` has its worktree (so the run has its base commit): prepare the
         other nodes' worktrees in the background (desktop/runtime/worktree_prefetch.py),
-        once per run of this loop."""
+        and a spare for the repository's next run, once per run of this loop."""
         if self._stopping or self._halted or self._closed or self._wake is None:
             return
         if self._prefetch is None:
             self._prefetch = worktree_prefetch.Prefetch(self.run_dir, self.run_id)
         if not self._prefetch.started:
-            self._prefetch.start(worktree_prefetch.jobs(
-                self.state, self.run_dir, self.workflow_dir(), skip=[node_id, *self.tasks]))
+            every = worktree_prefetch.jobs(self.state, self.run_dir, self.workflow_dir())
+            busy = {node_id, *self.tasks}  # their turns make their own
+            self._prefetch.start([job for job in every if job.node_id not in busy],
+                                 spares=[job.workspace for job in every]
+                                 if worktree_spare.wanted() else [])
 
     async def _stop_prefetch(self) -> None:
         prefetch, self._prefetch = self._prefetch, None

@@ -45,13 +45,15 @@ def slot(pool: Path, common_dir: Path) -> Path:
     return pool / key
 
 
-def _waiting(folder: Path) -> list[Path]:
+def waiting(folder: Path) -> list[Path]:
+    """The worktrees waiting in one repository's pool folder (a spare being made, named
+    with a leading dot, is not one yet)."""
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
-def _drop(common_dir: Path, path: Path) -> None:
+def drop(common_dir: Path, path: Path) -> None:
     """Remove a worktree git may or may not still know (a broken pool entry)."""
     git(common_dir, "worktree", "remove", "--force", "--force", str(path))
     if path.exists():
@@ -63,15 +65,15 @@ def take(common_dir: Path, pool: Path, path: Path, branch: str, base: str,
          branch_exists: bool) -> bool:
     """Move a pooled worktree of the repository to ``path`` and check out ``branch`` there
     (made at ``base`` when it does not exist yet); False when none could be taken."""
-    for entry in _waiting(slot(pool, common_dir)):
+    for entry in waiting(slot(pool, common_dir)):
         if not git(common_dir, "worktree", "move", str(entry), str(path)).ok:
-            _drop(common_dir, entry)
+            drop(common_dir, entry)
             continue
         switch = ["checkout", "-q", "--force", branch] if branch_exists else \
             ["checkout", "-q", "--force", "-b", branch, base]
         if git(path, *switch).ok and git(path, "clean", "-ffdxq").ok:
             return True
-        _drop(common_dir, path)
+        drop(common_dir, path)
     return False
 
 
@@ -80,7 +82,7 @@ def give(common_dir: Path, pool: Path, path: Path) -> bool:
     full or git refused (the caller removes it then)."""
     into = slot(pool, common_dir)
     theirs = git(common_dir, "rev-parse", "--verify", "-q", "HEAD^{commit}")
-    if len(_waiting(into)) >= KEEP or not theirs.ok:
+    if len(waiting(into)) >= KEEP or not theirs.ok:
         return False
     for step in (["reset", "-q", "--hard"],  # also ends a merge left open
                  ["checkout", "-q", "--force", "--detach", theirs.text],
@@ -91,4 +93,4 @@ def give(common_dir: Path, pool: Path, path: Path) -> bool:
     return git(common_dir, "worktree", "move", str(path), str(into / uuid.uuid4().hex)).ok
 
 
-__all__ = ["KEEP", "POOL", "give", "pool_dir", "slot", "take"]
+__all__ = ["KEEP", "POOL", "drop", "give", "pool_dir", "slot", "take", "waiting"]

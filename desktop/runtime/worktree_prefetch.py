@@ -16,6 +16,9 @@ Made in the run folder, the worktrees are the run's own: another run cannot take
 :func:`desktop.runtime.worktrees.open_tree`, whose adding mark makes one that a stop or
 the engine's death cut short be made again by the node's turn.
 
+Then a spare worktree is written into the pool of each repository the run works in,
+for the repository's next run (desktop/runtime/worktree_spare.py).
+
 Stopping (the run stopped or over, the engine closed) kills the git command at work
 and waits for the worker thread to return.
 """
@@ -30,7 +33,7 @@ from pathlib import Path
 
 from desktop.contract.isolation import Isolation
 from desktop.contract.state import NodeConfig, RunState
-from desktop.runtime import worktrees
+from desktop.runtime import worktree_pool, worktree_spare, worktrees
 from desktop.runtime.git_run import Stopped, Stopper
 from desktop.views.node_folder import workspace_path
 
@@ -81,14 +84,30 @@ class Prefetch:
     def started(self) -> bool:
         return self._task is not None
 
-    def start(self, work: list[Job]) -> None:
-        """Prepare ``work``'s worktrees in the background (once per run; later calls and
+    def start(self, work: list[Job], spares: Iterable[Path] = ()) -> None:
+        """Prepare ``work``'s worktrees in the background, then a spare in the pool of
+        each repository the workspaces ``spares`` are in (once per run; later calls and
         calls after :meth:`stop` do nothing)."""
-        if self._task is not None or self._stopper.stopped or not work:
+        folders = list(dict.fromkeys(spares))
+        if self._task is not None or self._stopper.stopped or not (work or folders):
             return
-        self._task = asyncio.create_task(self._prepare(work), name="worktree-prefetch")
+        self._task = asyncio.create_task(self._prepare(work, folders),
+                                         name="worktree-prefetch")
 
-    async def _prepare(self, work: list[Job]) -> None:
+    async def _prepare(self, work: list[Job], spares: list[Path]) -> None:
+        await self._prepare_nodes(work)
+        pool = worktree_pool.pool_dir(self.run_dir)
+        for folder in spares:
+            if self._stopper.stopped:
+                return
+            try:
+                await asyncio.to_thread(worktree_spare.make, folder, pool, self._stopper)
+            except Stopped:
+                return
+            except Exception as exc:  # only the next run's speed is at stake
+                log.warning("could not write a spare worktree for %s: %s", folder, exc)
+
+    async def _prepare_nodes(self, work: list[Job]) -> None:
         for job in work:
             if self._stopper.stopped:
                 return
