@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.graph.document import WorkflowDocument
 from desktop.ui.editor import fill_missing_positions
 from desktop.views.rerun import document_of_run
+
+if TYPE_CHECKING:
+    from desktop.ui.window import EditorWindow
 
 
 def graph_of(doc: WorkflowDocument) -> tuple[frozenset[str], Counter]:
@@ -28,10 +31,10 @@ def same_graph(a: WorkflowDocument, b: WorkflowDocument) -> bool:
     return graph_of(a) == graph_of(b)
 
 
-def showing(window: Any, doc: WorkflowDocument) -> Any:
+def showing(window: EditorWindow, doc: WorkflowDocument) -> EditorWindow | None:
     """Another tab of ``window``'s tabs that shows ``doc``'s graph (None: none does, or
     the window is not tabbed)."""
-    host = getattr(window, "host", None)
+    host = window.host
     for other in host.editors() if host is not None else []:
         if other is not window and not other.files.is_blank() \
                 and same_graph(doc, other.editor.model.doc):
