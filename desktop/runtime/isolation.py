@@ -39,7 +39,7 @@ from desktop.runtime import (
     worktrees,
 )
 from desktop.runtime.agent_env import build_env
-from desktop.runtime.merge_gate import OpenMerge
+from desktop.runtime.merge_gate import BY_HAND, OpenMerge
 from desktop.runtime.worktrees import NodeTree
 from desktop.views.notices import ISOLATION_NOTE, WORKSPACE_NOTE
 
@@ -158,8 +158,13 @@ def _settle(ctx: TurnContext, tree: NodeTree) -> list[str]:
     since the last turn; what was done, as progress lines."""
     notes = worktree_repair.repair(tree)
     name = ctx.node.key or ctx.node.label
-    left = worktrees.commit_all(tree, worktrees.between_message(ctx.run_id, name,
-                                                                ctx.turn_number))
+    message = worktrees.between_message(ctx.run_id, name, ctx.turn_number)
+    if worktree_merge.merge_open(tree):  # a person's, resolved: the commit concludes it
+        what = worktree_repair.merging_what(tree)
+        message = f"Merge {what} into {tree.branch}, {BY_HAND}\n\n{message}"
+        worktrees.commit_all(tree, message)
+        return notes  # the merge's own line follows (merge_gate.merge_senders)
+    left = worktrees.commit_all(tree, message)
     if left is not None:
         what = "an interrupted agent run left" if ctx.restart else \
             "made in the worktree since the last turn"

@@ -59,7 +59,7 @@ def conflicts(folder: Path) -> list[str]:
     return [name for name in listed.out.decode("utf-8", "replace").split("\0") if name]
 
 
-def _merging_what(tree: NodeTree) -> str:
+def merging_what(tree: NodeTree) -> str:
     """The branch being merged (one of the run's, at the commit merged), else the commit."""
     commit = git(tree.path, "rev-parse", "--verify", "-q", "MERGE_HEAD")
     named = git(tree.path, "for-each-ref", "--points-at", "MERGE_HEAD",
@@ -72,7 +72,7 @@ def _keep_open(tree: NodeTree) -> None:
     """A person's merge under way: kept; refused while a file of it is unmerged."""
     left = conflicts(tree.path)
     if left:
-        raise MergeLeftOpen(_merging_what(tree), tree.branch, left, tree.path)
+        raise MergeLeftOpen(merging_what(tree), tree.branch, left, tree.path)
 
 
 def _git_dir(tree: NodeTree) -> Path | None:
@@ -122,4 +122,4 @@ def repair(tree: NodeTree) -> list[str]:
     return notes
 
 
-__all__ = ["begin_merge", "conflicts", "end_merge", "merging_mark", "repair"]
+__all__ = ["begin_merge", "conflicts", "end_merge", "merging_mark", "merging_what", "repair"]

@@ -235,6 +235,9 @@ async def test_a_hand_merge_resolved_but_not_committed_is_concluded_on_resume(
     sent = git(repo, "rev-parse", request["source"])
     merges = git(repo, "log", "--merges", "--format=%P", lead.branch).splitlines()
     assert any(line.split()[1] == sent for line in merges), "concluded as a merge of it"
+    subject = git(repo, "log", "-1", "--format=%s", lead.branch + "^{/^Merge }")
+    assert subject == (f"Merge {request['source']} into {lead.branch}, resolved by a person "
+                       "in the worktree")
     marks = [e["message"] for e in of_type(events_of(engine.run_dir), "node.progress")
              if "resolved by a person in the worktree" in e.get("message", "")]
     assert len(marks) == 1 and request["source"] in marks[0]
