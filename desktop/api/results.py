@@ -21,7 +21,7 @@ from desktop.runtime.branch_name import BadBranchName
 from desktop.runtime.git_run import GitError
 from desktop.runtime.repo_busy import RepoBusy
 from desktop.runtime.result_apply import apply_result
-from desktop.runtime.result_pr import open_pull_request, pull_request_blocker
+from desktop.runtime.result_pr import made_branches, open_pull_request, pull_request_blocker
 from desktop.runtime.run_result import ResultError, RunResult, file_patch, find_result
 
 
@@ -96,11 +96,12 @@ async def pull_request(service: RunService, run_id: str,
     """Push the branch and open a pull request of it with gh."""
     async with service.lock(run_id):
         found = await _result(service, run_id)
+        made = await asyncio.to_thread(made_branches, found)
     # the push and gh go over the network for as long as they take: the run's lock is not
     # held meanwhile, as they touch the user's branch, not the run's folder or branches
     try:
         url, remote = await asyncio.to_thread(open_pull_request, found, body.branch,
-                                              body.title)
+                                              body.title, made)
     except BadBranchName as exc:
         raise ApiError(422, "invalid_branch", str(exc), "branch") from None
     except ResultError as exc:

@@ -1,5 +1,9 @@
 """A pull request of a run's result: push the branch made by applying it, open it with ``gh``.
 
+Only a branch that applying this run's result made (its ``applied.json``) is pushed: a
+request naming another branch of the user's (``main``, their work in progress) is
+refused, whoever sent it.
+
 Offered only when the repository has a remote and the GitHub CLI is installed. The
 branch is pushed by name without setting an upstream (the user's config is theirs);
 ``gh pr create`` runs in the repository with the user's own environment, so their
@@ -17,6 +21,7 @@ from desktop.runtime.branch_name import check_printable
 from desktop.runtime.git_base import run8
 from desktop.runtime.git_run import git
 from desktop.runtime.run_result import ResultError, RunResult
+from desktop.store.applied import read_applied
 
 _TIMEOUT = 180.0
 """Seconds the push, and then gh, may take: a remote that never answers fails the request
@@ -37,6 +42,12 @@ def pull_request_blocker(repo: Path) -> str | None:
     return None
 
 
+def made_branches(result: RunResult) -> set[str]:
+    """The branches applying the run's result made (its applied.json records)."""
+    return {record["branch"] for record in read_applied(result.run_dir)
+            if record.get("target") == "branch" and isinstance(record.get("branch"), str)}
+
+
 def _body(result: RunResult) -> str:
     files = "\n".join(f"- `{f.path}` ({f.status})" for f in result.files[:100])
     more = f"\n- ... and {len(result.files) - 100} more" if len(result.files) > 100 else ""
@@ -44,10 +55,12 @@ def _body(result: RunResult) -> str:
             f"(node {result.node}).\n\n{files}{more}\n")
 
 
-def open_pull_request(result: RunResult, branch: str, title: str | None = None
-                      ) -> tuple[str, str]:
+def open_pull_request(result: RunResult, branch: str, title: str | None = None,
+                      made: set[str] | None = None) -> tuple[str, str]:
     """Push ``branch`` and open a pull request of it; its url and the remote pushed to.
-    ResultError saying why not (no remote, no gh, no such branch, a push or gh failure)."""
+    ResultError saying why not (no remote, no gh, no such branch, one the run's result
+    did not make, a push or gh failure). ``made``: :func:`made_branches`, read by a
+    caller that holds the run's lock (the run may be deleted while this pushes)."""
     check_printable(branch)
     blocker = pull_request_blocker(result.repo)
     if blocker:
@@ -55,6 +68,11 @@ def open_pull_request(result: RunResult, branch: str, title: str | None = None
     if not git(result.repo, "rev-parse", "--verify", "-q", f"refs/heads/{branch}").ok:
         raise ResultError(f"branch {branch} is not in {result.repo}; apply the result as a "
                           "branch first (runs apply RUN --branch NAME)")
+    if branch not in (made_branches(result) if made is None else made):
+        # the user's own branches (main, work in progress) are not this request's to push
+        raise ResultError(f"branch {branch} was not made from run {run8(result.run_id)}'s "
+                          "result; apply the result as a branch first (runs apply "
+                          f"{run8(result.run_id)} --branch NAME) and open that one")
     remotes = _remotes(result.repo)
     remote = "origin" if "origin" in remotes else remotes[0]
     pushed = git(result.repo, "push", "--quiet", remote,

@@ -175,6 +175,24 @@ async def test_a_pull_request_pushes_the_branch_and_opens_it_with_gh(
     assert upstream.returncode == 1  # pushed by name: the user's config gained nothing
 
 
+async def test_a_pull_request_of_a_branch_the_run_did_not_make_is_refused_and_nothing_pushed(
+        api: Api, tmp_path: Path, stand_in_gh: Path) -> None:
+    repo = project(tmp_path)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    run_id = await finished_run(api, repo)
+    base = f"/api/runs/{run_id}"
+    git(repo, "branch", "wip")  # the user's own work, never pushed by a run's request
+    await api.json("POST", f"{base}/apply", 200, {"branch": "agent/result"})
+    for theirs in ("wip", git(repo, "symbolic-ref", "--short", "HEAD")):
+        refused = await api.json("POST", f"{base}/pull-request", 409, {"branch": theirs})
+        message = refused["error"]["message"]
+        assert f"branch {theirs} was not made from run {run_id[:8]}'s result" in message
+        assert f"runs apply {run_id[:8]} --branch NAME" in message
+    assert git(remote, "for-each-ref") == "" and not stand_in_gh.exists()
+
+
 async def test_a_repository_mid_merge_gets_409_naming_it_and_keeps_its_state(
         api: Api, tmp_path: Path) -> None:
     repo = project(tmp_path)
