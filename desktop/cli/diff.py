@@ -9,6 +9,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from desktop.cli.workflow_arg import given_workflow
+
 if TYPE_CHECKING:
     from desktop.graph.document import WorkflowDocument
 
@@ -19,10 +21,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "diff", help="compare two workflows (exit 0 same, 1 different, 2 bad input)",
         description="List the nodes, edges and parameters NEW adds, removes or changes "
                     "relative to OLD. Positions, notes and groups (layout) are left out.")
-    p.add_argument("old", metavar="OLD", help="the workflow to compare from (*.flow.yaml, "
-                                              "or REV:PATH for a version in git)")
-    p.add_argument("new", metavar="NEW", help="the workflow to compare with it (a file, "
-                                              "or REV:PATH)")
+    p.add_argument("old", metavar="OLD", type=given_workflow,
+                   help="the workflow to compare from (*.flow.yaml, or REV:PATH for a "
+                        "version in git)")
+    p.add_argument("new", metavar="NEW", type=given_workflow,
+                   help="the workflow to compare with it (a file, or REV:PATH)")
     p.add_argument("--json", action="store_true", help="print the differences as JSON")
     p.set_defaults(handler=run)
 

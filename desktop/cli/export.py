@@ -4,7 +4,7 @@ import argparse
 import sys
 
 from desktop.cli.output_arg import given_path, write_output
-from desktop.cli.workflow_arg import load_or_report
+from desktop.cli.workflow_arg import given_workflow, load_or_report
 from desktop.graph.export import FORMATS, export, write_export
 
 
@@ -12,7 +12,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the `export` subcommand."""
     p = sub.add_parser("export", help="export a workflow as Mermaid or Graphviz DOT",
                        description="Write a workflow as a Mermaid flowchart or a DOT graph.")
-    p.add_argument("file", metavar="FILE", help="workflow file (*.flow.yaml)")
+    p.add_argument("file", metavar="FILE", type=given_workflow, help="workflow file (*.flow.yaml)")
     p.add_argument("--format", "-f", choices=sorted(FORMATS), default="mermaid",
                    help="output format (default: mermaid)")
     p.add_argument("-o", "--output", metavar="OUT", type=given_path,

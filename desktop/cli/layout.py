@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from desktop.cli.output_arg import EXIT_BAD_INPUT, given_path, write_output
-from desktop.cli.workflow_arg import load_or_report
+from desktop.cli.workflow_arg import given_workflow, load_or_report
 from desktop.graph.io import save_workflow
 from desktop.graph.layout import auto_layout
 from desktop.graph.yaml_comments import first_comment_line
@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "without YAML comments: a FILE with comments is not "
                                    "rewritten in place unless --force is given (write "
                                    "the result elsewhere with -o OTHER to keep FILE).")
-    p.add_argument("file", metavar="FILE", help="workflow file (*.flow.yaml)")
+    p.add_argument("file", metavar="FILE", type=given_workflow, help="workflow file (*.flow.yaml)")
     p.add_argument("-o", "--output", metavar="OUT", type=given_path,
                    help="write here (default: rewrite FILE in place, atomically)")
     p.add_argument("--method", choices=["auto", "layered", "force"], default="auto",

@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from desktop.cli import run as run_cmd
+from desktop.cli.workflow_arg import given_workflow
 from desktop.disk.paths import data_dir
 from desktop.wording import plural
 
@@ -29,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``rehearse`` subcommand."""
     p = sub.add_parser("rehearse", help="dry-run a workflow's agents on scripted model replies",
                        description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("file", metavar="FILE", help="a *.flow.yaml workflow")
+    p.add_argument("file", metavar="FILE", type=given_workflow, help="a *.flow.yaml workflow")
     p.add_argument("--script", type=Path, default=None,
                    help="replies file (default: <workflow>.rehearsal.yaml beside it)")
     p.add_argument("--agents-bin", type=Path, default=None,

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from desktop.cli.run_ref import resume_hint, run_ref
 from desktop.cli.server_args import add_server_options
+from desktop.cli.workflow_arg import given_workflow
 from desktop.contract.enums import RunStatus
 from desktop.disk.paths import data_dir
 from desktop.wording import plural
@@ -50,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the `run` and `resume` subcommands."""
     p = sub.add_parser("run", help="run a workflow in the terminal",
                        description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("file", metavar="FILE", help="a *.flow.yaml workflow")
+    p.add_argument("file", metavar="FILE", type=given_workflow, help="a *.flow.yaml workflow")
     p.add_argument("--executor", metavar="WHERE",
                    help="where the run's agents run: local, ray://HOST:PORT (a Ray cluster "
                         "through Ray Client), ray (the cluster of this machine) or "

@@ -3,6 +3,7 @@
 import argparse
 import sys
 
+from desktop.cli.workflow_arg import given_workflow
 from desktop.graph.validate import check_file
 from desktop.wording import plural
 
@@ -13,7 +14,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "validate", help="check workflow files (exit 0 valid, 2 invalid)",
         description="Check *.flow.yaml workflow files. Problems go to stderr; warnings "
                     "are shown but do not fail the check.")
-    p.add_argument("files", nargs="+", metavar="FILE", help="workflow files to check")
+    p.add_argument("files", nargs="+", metavar="FILE", type=given_workflow,
+                   help="workflow files to check")
     p.set_defaults(handler=run)
 
 

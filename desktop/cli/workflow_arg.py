@@ -1,11 +1,24 @@
-"""Loading the workflow a command was given, with its problems printed on failure."""
+"""The workflow file a command was given: refused when empty, told apart from a folder,
+and loaded with its problems printed on failure."""
 
+from __future__ import annotations
+
+import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from desktop.graph.document import WorkflowDocument
-from desktop.graph.errors import WorkflowLoadError
-from desktop.graph.io import load_workflow
+if TYPE_CHECKING:
+    from desktop.graph.document import WorkflowDocument
+
+
+def given_workflow(value: str) -> str:
+    """The argparse type of a workflow FILE argument: an empty one (an unset shell
+    variable, ``validate "$FLOW"``) would be read as the current folder and reported with
+    no name, so it is refused as a usage error."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("is empty; give the path of a *.flow.yaml file")
+    return value
 
 
 def not_a_file(path: Path) -> str | None:
@@ -21,6 +34,10 @@ def not_a_file(path: Path) -> str | None:
 
 def load_or_report(path: str) -> WorkflowDocument | None:
     """The document at ``path``, or None after printing every load problem on stderr."""
+    # imported here: `run` takes given_workflow from this module and loads the file later
+    from desktop.graph.errors import WorkflowLoadError
+    from desktop.graph.io import load_workflow
+
     try:
         return load_workflow(path)
     except WorkflowLoadError as exc:
