@@ -10,7 +10,13 @@ import shutil
 import sys
 from pathlib import Path
 
-from desktop.cli.normalize import add_provider_arg, normalize, read_lines, stream_problem
+from desktop.cli.normalize import (
+    add_provider_arg,
+    normalize,
+    not_a_stream_file,
+    read_lines,
+    stream_problem,
+)
 from desktop.cli.runs import add_data_dir
 from desktop.contract.base import new_id, utc_now
 from desktop.disk.atomic import atomic_write_text
@@ -78,8 +84,11 @@ def import_stream(provider: str, path: Path, data: Path, label: str | None = Non
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    if not args.file.is_file():
-        print(f"error: {args.file}: no such file", file=sys.stderr)
+    if not args.file.is_file():  # it is copied into the run: a FIFO or - will not do
+        problem = not_a_stream_file(args.file) or (
+            f"{args.file}: not a regular file; give the file the agent's stdout (JSON "
+            "lines) was saved in")
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     try:
         run_dir = import_stream(args.provider, args.file, data_dir(args.data_dir), args.label)

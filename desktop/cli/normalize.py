@@ -64,6 +64,19 @@ def normalize(provider: str, lines: Iterator[bytes], run_id: str | None = None,
     return events, parser
 
 
+def not_a_stream_file(path: Path) -> str | None:
+    """Why ``path`` cannot be opened as a recorded stream (a folder, or nothing there), or
+    None when it can be tried: a folder is told as one, not as missing or unreadable."""
+    if str(path) == "-" or path.is_file():
+        return None
+    if path.is_dir():
+        return (f"{path}: is a folder, not a file; give the file the agent's stdout "
+                "(JSON lines) was saved in")
+    if not path.exists():
+        return f"{path}: no such file"
+    return None  # a FIFO or a device: reading it says what is wrong
+
+
 def stream_problem(path: Path, parser: Any) -> str | None:
     """Why the stream in ``path`` is not an agent's JSON-lines output at all, or None."""
     if parser.lines == 0:
@@ -75,6 +88,10 @@ def stream_problem(path: Path, parser: Any) -> str | None:
 
 
 def cmd_normalize(args: argparse.Namespace) -> int:
+    problem = not_a_stream_file(args.file)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     try:
         events, parser = normalize(args.provider, read_lines(args.file), args.run_id,
                                    args.node_id)
