@@ -1,11 +1,13 @@
 """``agent-canvas replay RUN``: fold the event log again and compare it with ``state.json``.
 
-Exit codes: 0 the same, 1 different (the differing fields are listed), 2 bad run reference.
+Exit codes: 0 the same, 1 different (the differing fields are listed, or state.json is
+missing or not a snapshot), 2 bad run reference or a state.json this user may not read.
 """
 
 import argparse
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -13,7 +15,8 @@ import orjson
 from desktop.cli.runs import add_data_dir, fail
 from desktop.disk.paths import data_dir
 from desktop.disk.safe_json import json_kind
-from desktop.store.runs import RunError, find_run
+from desktop.store.runs import RunError, find_run, unreadable
+from desktop.store.safe_open import RunFileError, open_file
 from desktop.store.snapshot import STATE_FILE, read_snapshot
 from desktop.views.reader import EventReader
 from desktop.views.state import RunProjection
@@ -55,12 +58,32 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def snapshot_unreadable(folder: Path) -> str | None:
+    """Why the run's state.json, which is there, may not be read, with the fix; None when
+    it can be read or is not there (a run may have no snapshot yet)."""
+    try:
+        with open_file(folder / STATE_FILE):
+            pass
+    except FileNotFoundError:
+        return None
+    except RunFileError as exc:  # a link or a FIFO in its place: said as find_run says it
+        return exc.strerror
+    except OSError as exc:
+        return unreadable(exc, folder)
+    return None
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     """Compare the re-folded state with the snapshot."""
     try:
         folder = find_run(data_dir(args.data_dir), args.run)
     except RunError as exc:
         return fail(str(exc))
+    # the snapshot is half of the comparison: one it may not read is refused by name and
+    # with the chmod that fixes it, not taken for one that is missing
+    problem = snapshot_unreadable(folder)
+    if problem is not None:
+        return fail(problem)
     reader = EventReader(folder)
     untyped: list[dict[str, Any]] = []
 
@@ -94,7 +117,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     for skipped in untyped:
         print(f"note: skipped the event of seq {skipped['seq']}: {skipped['detail']}")
     if stored is None:
-        print(f"{folder / STATE_FILE} is missing or unreadable; nothing to compare")
+        what = "is not a run snapshot" if (folder / STATE_FILE).exists() else "is missing"
+        print(f"{folder / STATE_FILE} {what}; nothing to compare")
         return 1
     if not diffs:
         print(f"same: state.json matches the fold of {replayed['lastSeq']} events")

@@ -1,6 +1,7 @@
 """A run whose log or folder this user may not read (mode 000, another user's): every
 command on it refuses with the path and the chmod that fixes it, exit 2, never a
-traceback, and `runs list` shows it as unreadable among the runs it can read."""
+traceback, and `runs list` shows it as unreadable among the runs it can read. replay
+says the same of a state.json it may not read (the file it compares the log with)."""
 
 from __future__ import annotations
 
@@ -82,3 +83,16 @@ def test_a_runs_folder_it_may_not_read_is_not_taken_for_one_without_runs(
         result = cli("runs", "list")
     assert result.code == 2 and "no runs" not in result.out
     assert f"{runs_dir(data)}: cannot read it (Permission denied)" in result.err
+
+
+@pytest.mark.parametrize("json", [[], ["--json"]], ids=["text", "json"])
+def test_replay_of_a_run_whose_snapshot_it_may_not_read_names_it_and_the_fix(
+        cli: Cli, data: Path, json: list[str]) -> None:
+    # it was taken for a missing snapshot: "missing or unreadable; nothing to compare"
+    run = runs_dir(data) / "dddd0000-0000-4000-8000-000000000001"
+    with unreadable(run / "state.json"):
+        result = cli("replay", "dddd", *json)
+    assert result.code == 2 and result.out == "", (result.out, result.err)
+    assert result.err == (f"error: {run / 'state.json'}: cannot read it (Permission "
+                          f"denied); give your user access: chmod -R u+rwX '{run}' (or run "
+                          "this as the user who owns it)\n")
