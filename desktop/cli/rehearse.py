@@ -59,6 +59,14 @@ def rehearse_command(args: argparse.Namespace) -> int:
     if missing:
         print(missing, file=sys.stderr)
         return run_cmd.EXIT_BAD_INPUT
+    # the workflow first (the file the user named), then its replies: both are said when
+    # both are wrong, so one try shows everything to fix
+    doc, problems = check_file(str(path))
+    errors = [p for p in problems if p.is_error]
+    for problem in problems:
+        print(str(problem), file=sys.stderr)
+    if doc is None or errors:
+        print(f"{path}: invalid workflow ({plural(len(errors), 'error')})", file=sys.stderr)
     replies = args.script or script_path(path)
     try:
         script = Script.load(replies)
@@ -66,12 +74,7 @@ def rehearse_command(args: argparse.Namespace) -> int:
         print(f"error: {exc}\n(write scripted replies per node id in {replies})",
               file=sys.stderr)
         return run_cmd.EXIT_BAD_INPUT
-    doc, problems = check_file(str(path))
-    errors = [p for p in problems if p.is_error]
-    for problem in problems:
-        print(str(problem), file=sys.stderr)
     if doc is None or errors:
-        print(f"{path}: invalid workflow ({plural(len(errors), 'error')})", file=sys.stderr)
         return run_cmd.EXIT_BAD_INPUT
     bin_dir = args.agents_bin or (PROJECT_BIN if PROJECT_BIN.is_dir() else None)
     return asyncio.run(_rehearse(doc, path, script, bin_dir, args))
