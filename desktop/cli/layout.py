@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from desktop.cli.output_arg import EXIT_BAD_INPUT, given_path, write_output
+from desktop.cli.output_arg import EXIT_BAD_INPUT, given_path, unwritable, write_output
 from desktop.cli.workflow_arg import given_workflow, load_or_report
 from desktop.graph.io import save_workflow
 from desktop.graph.layout import auto_layout
@@ -66,6 +66,11 @@ def run(args: argparse.Namespace) -> int:
     if doc is None:
         return EXIT_BAD_INPUT
     target = args.output or args.file
+    # a FILE that may not be rewritten is said first: --force for its comments would not help
+    problem = unwritable("layout", target, "laid-out.flow.yaml")
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return EXIT_BAD_INPUT
     if not args.force and _same_file(target, args.file):
         problem = comments_lost(args.file)
         if problem is not None:

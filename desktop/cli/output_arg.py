@@ -1,14 +1,17 @@
 """The ``-o FILE`` of commands that write one file: refused, with what to give instead,
-when it names a folder or is empty, and a write that fails said in one line, not a
-traceback."""
+when it names a folder, a read-only file or nothing, and a write that fails said in one
+line, not a traceback."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
+
+from desktop.disk.atomic import read_only
 
 EXIT_BAD_INPUT = 2
 
@@ -35,11 +38,24 @@ def folder_given(command: str, output: str | os.PathLike[str] | None, example: s
     return f"{command}: -o {output} is a folder; give a file name like {example}"
 
 
+def unwritable(command: str, output: str | os.PathLike[str], example: str) -> str | None:
+    """Why ``command`` may not write ``output`` (a folder, or a file marked read-only),
+    with what to do instead; None when it may try."""
+    problem = folder_given(command, output, example)
+    if problem is None and read_only(output):
+        # the write replaces the file by a rename, which the file's own mode does not stop
+        quoted = shlex.quote(os.fspath(output))
+        problem = (f"{command}: {output} is read-only; chmod u+w {quoted} or write "
+                   "elsewhere with -o")
+    return problem
+
+
 def write_output(command: str, output: str | os.PathLike[str], example: str,
                  write: Callable[[], None]) -> int:
-    """Call ``write`` (which writes ``output``) unless ``output`` is a folder; 0 when it
-    wrote, else 2 after one line on stderr saying why and what to do."""
-    problem = folder_given(command, output, example)
+    """Call ``write`` (which writes ``output``) unless ``output`` is a folder or a
+    read-only file; 0 when it wrote, else 2 after one line on stderr saying why and what
+    to do."""
+    problem = unwritable(command, output, example)
     if problem is None:
         try:
             write()

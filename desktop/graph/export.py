@@ -55,4 +55,4 @@ def export(doc: WorkflowDocument, fmt: str) -> str:
 def write_export(doc: WorkflowDocument, fmt: str, path: str | os.PathLike[str]) -> None:
     """Write the document in format ``fmt`` to ``path`` (atomically: a reader never sees
     half a file); ValueError for an unknown format, OSError when it cannot be written."""
-    atomic_write_text(path, export(doc, fmt))
+    atomic_write_text(path, export(doc, fmt), keep_mode=True)

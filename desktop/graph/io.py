@@ -254,5 +254,6 @@ def dumps_workflow(doc: WorkflowDocument) -> str:
 
 
 def save_workflow(doc: WorkflowDocument, path: str | os.PathLike[str]) -> None:
-    """Write the document to ``path`` atomically."""
-    atomic_write_text(path, dumps_workflow(doc))
+    """Write the document to ``path`` atomically, keeping the mode of the file it replaces
+    (the user's file: a rewrite does not change who may read it)."""
+    atomic_write_text(path, dumps_workflow(doc), keep_mode=True)
