@@ -303,7 +303,10 @@ def scan_run(run_dir: Path, *, live: bool | None = None) -> ForkScan:
         from desktop.store.runs import engine_alive
 
         live = engine_alive(run_dir)
-    return scan_events(EventReader(run_dir).iter_events(), live=live)
+    scan = scan_events(EventReader(run_dir).iter_events(), live=live)
+    if not scan.run_id:  # no event names it (an emptied log): the folder does, for messages
+        scan.run_id = Path(run_dir).name
+    return scan
 
 
 def tree_order(items: list[T], key: Callable[[T], str], parent: Callable[[T], str | None]

@@ -114,3 +114,19 @@ async def test_forking_an_unknown_run_is_404(api: Api) -> None:
     await api.json("POST", "/api/runs/6a1f3a52-2f1e-4c8e-9a4d-1b2c3d4e5f60/fork", 404,
                    {"at": 1})
     await api.json("GET", "/api/runs/nope/fork-points", 404)
+
+
+@pytest.mark.parametrize("how", ["GET fork-points?at=1", "POST fork"])
+async def test_a_run_whose_log_was_emptied_is_named_when_it_has_no_point(
+        api: Api, how: str) -> None:
+    # the message took the run's id from its events, so an empty log left "run  has no
+    # point between turns" with no run in it
+    source = await _finished_source(api, SMALL)
+    (runs_dir(api.data) / source["id"] / "events.jsonl").write_bytes(b"")
+    if how.startswith("GET"):
+        body = await api.json("GET", f"/api/runs/{source['id']}/fork-points?at=1", 409)
+    else:
+        body = await api.json("POST", f"/api/runs/{source['id']}/fork", 409, {"at": 1})
+    assert body["error"]["code"] == "fork_conflict" and body["error"]["field"] == "at"
+    assert body["error"]["message"].startswith(
+        f"run {source['id'][:8]} has no point between turns to fork from"), body
