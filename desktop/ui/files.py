@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 from shiboken6 import isValid
 
+from desktop.disk.atomic import read_only
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.errors import Problem
 from desktop.graph.io import dumps_workflow, save_workflow
@@ -115,6 +117,9 @@ class WorkflowFile(QObject):
         target = Path(path).expanduser().resolve() if path else self.path
         if target is None:
             raise ValueError("the document has no file yet; give a path (Save As)")
+        if read_only(target):  # saving by rename would replace it all the same
+            raise PermissionError(errno.EACCES, "the file is read-only; use Save As to save "
+                                  f"elsewhere, or make it writable (chmod u+w {target})")
         if target != self.path:  # Save As elsewhere: subflow paths follow the file
             rebase_subflows(self.editor.model.doc, self.path, target)
         text = dumps_workflow(self.editor.model.doc)

@@ -114,6 +114,25 @@ def test_modified_tracking_undo_back_to_clean_and_revert(example_window):
     assert not win.file.is_modified()
 
 
+def test_a_read_only_file_is_not_replaced_by_save(example_window, monkeypatch):
+    win = example_window
+    path = win.file.path
+    before = path.read_bytes()
+    path.chmod(0o444)
+    shown: list[tuple[str, str]] = []
+    monkeypatch.setattr(win, "show_error", lambda title, text: shown.append((title, text)))
+    win.editor.add_node("tester")
+    assert not win.files.save()
+    assert path.read_bytes() == before and (path.stat().st_mode & 0o777) == 0o444
+    assert win.file.is_modified(), "the edit is still there to save elsewhere"
+    [(title, text)] = shown
+    assert title == "Cannot save" and text.startswith(f"{path}: the file is read-only")
+    assert "Save As" in text and f"chmod u+w {path}" in text
+    path.chmod(0o644)
+    assert win.files.save()
+    assert "tester" in [n.id for n in load_workflow(path).nodes]
+
+
 def test_close_prompt_cancel_keeps_window_save_writes(example_window, monkeypatch):
     win = example_window
     win.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)  # qtbot deletes it later
