@@ -195,7 +195,7 @@ def _merge_conflict(engine: Engine, node_id: str, turn_id: str, agent_runs: int,
     recorder.emit({"type": "bus.message", "busType": "ERROR", "message": str(conflict)},
                   node_id)
     recorder.emit({"type": "node.patch", "patch": {
-        "status": "blocked", "summary": f"merge conflict with {conflict.source}"}}, node_id)
+        "status": "blocked", "summary": conflict.summary()}}, node_id)
     recorder.flush()
     engine.pause(f"paused: {conflict}")
 

@@ -1,5 +1,6 @@
-"""Why a node waits on a merge: undone (refused, or git could not merge), or left open by
-a person with files still conflicted.
+"""Why a node waits on a merge: undone (refused, or git could not merge), left open by a
+person with files still conflicted, or another git operation of a person's (a rebase, a
+cherry-pick) under way in its worktree.
 
 Both block the node and pause the run (desktop/runtime/dispatch.py) with the node's input
 kept in its inbox; the message says what to do before resuming.
@@ -26,6 +27,10 @@ class MergeConflict(RuntimeError):
             shown += f" ({self.detail})"
         return shown
 
+    def summary(self) -> str:
+        """The node's summary while it waits."""
+        return f"merge conflict with {self.source}"
+
     def explain(self) -> str:
         """What happened and what the person does next."""
         return (f"merging {self.source} into {self.target} conflicts in {self.shown()}; the "
@@ -45,4 +50,22 @@ class MergeLeftOpen(MergeConflict):
                 "with git merge --abort), then resume the run")
 
 
-__all__ = ["MergeConflict", "MergeLeftOpen"]
+class OperationUnderWay(MergeConflict):
+    """A rebase, cherry-pick, revert or ``git am`` of a person's is under way in the node's
+    worktree: a turn there would commit into the middle of it, so the node waits."""
+
+    def __init__(self, what: str, command: str, target: str, worktree: Path) -> None:
+        self.what, self.command = what, command
+        super().__init__(what, target, [], worktree)
+
+    def summary(self) -> str:
+        return f"{self.what} under way in its worktree"
+
+    def explain(self) -> str:
+        return (f"{self.what} is under way in {self.worktree}, the worktree of "
+                f"{self.target}; it was kept as it is and the node waits. Finish it "
+                f"({self.command} --continue) or undo it ({self.command} --abort), then "
+                "resume the run")
+
+
+__all__ = ["MergeConflict", "MergeLeftOpen", "OperationUnderWay"]

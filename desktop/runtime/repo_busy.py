@@ -14,40 +14,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desktop.runtime.git_run import git
+from desktop.runtime.git_operation import busy_with, git_path
 from desktop.runtime.run_result import ResultError
-from desktop.runtime.worktree_merge import conflicts
-
-_OPERATIONS = (
-    # (what git leaves in its folder, what it is, its command)
-    ("rebase-merge", "a rebase", "git rebase"),
-    ("rebase-apply/applying", "`git am`", "git am"),
-    ("rebase-apply", "a rebase", "git rebase"),
-    ("MERGE_HEAD", "a merge", "git merge"),
-    ("CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick"),
-    ("REVERT_HEAD", "a revert", "git revert"),
-)
+from desktop.runtime.worktree_repair import conflicts
 
 
 class RepoBusy(ResultError):
     """The repository is in the middle of an operation; the message names it and the fix."""
-
-
-def _git_path(repo: Path, name: str) -> Path | None:
-    found = git(repo, "rev-parse", "--git-path", name)
-    if not found.ok:
-        return None
-    path = Path(found.text)
-    return path if path.is_absolute() else repo / path
-
-
-def busy_with(repo: Path) -> tuple[str, str] | None:
-    """(what, its command) of the operation ``repo`` is in the middle of, else None."""
-    for marker, what, command in _OPERATIONS:
-        path = _git_path(repo, marker)
-        if path is not None and path.exists():
-            return what, command
-    return None
 
 
 def base_note(repo: Path) -> str | None:
@@ -78,7 +51,7 @@ def refuse_if_busy(repo: Path, *, branch: bool) -> None:
     """Raise RepoBusy when ``repo`` is mid-operation and the result must wait for it (a
     new ``branch`` waits only for a rebase: the others keep HEAD on the user's branch),
     or, for the working tree, while a git command of theirs holds the index."""
-    lock = None if branch else _git_path(repo, "index.lock")
+    lock = None if branch else git_path(repo, "index.lock")
     if lock is not None and lock.exists():
         # git itself refuses then: a checkout or stash at work rewrites the very files
         # the result would be written into

@@ -15,7 +15,10 @@ doing when it died:
   node waited on a conflict: it is kept. With every file resolved (nothing unmerged in
   the index) the next commit concludes it (desktop/runtime/worktrees.py: ``commit_all``);
   with files still conflicted the node goes on waiting (:class:`MergeLeftOpen`), nothing
-  undone, rather than throw away what the person has resolved so far.
+  undone, rather than throw away what the person has resolved so far;
+- a rebase, cherry-pick, revert or ``git am`` of a person's under way there is kept too,
+  and the node waits until they finish or undo it (:class:`OperationUnderWay`): a turn's
+  commit would land in the middle of it.
 
 What a half-made commit leaves (the index updated, the branch not moved) is committed
 by the next turn like any change made between turns. A worktree whose ``git worktree
@@ -31,8 +34,9 @@ import os
 from pathlib import Path
 
 from desktop.disk.atomic import atomic_write_bytes
+from desktop.runtime.git_operation import MERGE, busy_with
 from desktop.runtime.git_run import git, must
-from desktop.runtime.merge_errors import MergeLeftOpen
+from desktop.runtime.merge_errors import MergeLeftOpen, OperationUnderWay
 from desktop.runtime.worktrees import NodeTree
 
 
@@ -100,6 +104,9 @@ def repair(tree: NodeTree) -> list[str]:
         with contextlib.suppress(FileNotFoundError):
             lock.unlink()
         notes.append(f"removed {lock.name}, left by a git command that did not finish")
+    operation = busy_with(tree.path)
+    if operation is not None and operation[0] != MERGE:  # a person's: theirs to finish
+        raise OperationUnderWay(*operation, tree.branch, tree.path)
     mark = merging_mark(tree.path)
     start = mark.read_text().strip() if mark.is_file() else ""
     if _merge_open(tree):

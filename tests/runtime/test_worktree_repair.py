@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from gitkit import USER, git, no_git_config, tree_files, user_repo
 
-from desktop.runtime.merge_errors import MergeLeftOpen
+from desktop.runtime.merge_errors import MergeLeftOpen, OperationUnderWay
 from desktop.runtime.worktree_repair import begin_merge, merging_mark, repair
 from desktop.runtime.worktrees import NodeTree, adding_mark, commit_all, head, open_tree
 
@@ -156,3 +156,37 @@ def test_a_persons_merge_left_open_is_kept_refused_while_conflicted_then_conclud
     assert files_now["committed.txt"] == b"half resolved\n"
     assert files_now["from_b.txt"] == b"b\n"
     assert not (gitdir(a) / "MERGE_HEAD").exists()
+
+
+@pytest.mark.parametrize(("command", "what"), [("cherry-pick", "a cherry-pick"),
+                                               ("rebase", "a rebase"),
+                                               ("revert", "a revert")])
+def test_a_persons_rebase_or_cherry_pick_under_way_is_kept_and_the_node_waits(
+        tmp_path: Path, no_git_config, command: str, what: str) -> None:
+    _run, t = trees(tmp_path)
+    a, b = t["a"], t["b"]
+    (a.path / "committed.txt").write_text("a's\n")
+    commit_all(a, "a\n")
+    (b.path / "committed.txt").write_text("b's\n")
+    commit_all(b, "b\n")
+    if command == "revert":  # reverting b's change on top of a later one of b's own
+        (b.path / "committed.txt").write_text("b's again\n")
+        commit_all(b, "b again\n")
+        a = b
+        args = ["revert", "--no-edit", "HEAD~1"]
+    else:
+        args = [command, b.branch]
+    stopped = subprocess.run(["git", *USER, *args], cwd=a.path, capture_output=True)
+    assert stopped.returncode != 0
+    (a.path / "committed.txt").write_text("being resolved\n")
+    before = head(a.path)
+    with pytest.raises(OperationUnderWay) as waiting:
+        repair(a)
+    message = str(waiting.value)
+    assert message.startswith(f"{what} is under way in {a.path}, the worktree of {a.branch}")
+    assert f"git {command} --continue" in message and f"git {command} --abort" in message
+    assert waiting.value.summary() == f"{what} under way in its worktree"
+    assert (a.path / "committed.txt").read_text() == "being resolved\n"  # nothing undone
+    assert head(a.path) == before
+    git(a.path, command, "--abort")
+    assert repair(a) == []
