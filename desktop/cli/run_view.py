@@ -15,6 +15,7 @@ from desktop.runtime.engine import Engine
 from desktop.views.activity import RecentActivity
 from desktop.views.activity import short as _short
 from desktop.views.approval_text import approval_text
+from desktop.views.deciders import decision_text
 from desktop.views.notices import (
     ApprovalClosed,
     ApprovalOpened,
@@ -91,8 +92,9 @@ class PlainView:
                  f"{approval_text(request)}")
 
     def _decided(self, closed: ApprovalClosed) -> None:
-        why = f" ({closed.reason})" if closed.reason else ""
-        self.say(f"approval {closed.approval_id[:8]} {closed.status}{why}")
+        said = decision_text({"status": closed.status, "by": closed.by,
+                              "reason": closed.reason})
+        self.say(f"approval {closed.approval_id[:8]} {said}")
 
     def _sent(self, sent: HandoffSent) -> None:
         self.say(f"[{self._label(sent.from_node)}] -> {self._label(sent.to_node)} "

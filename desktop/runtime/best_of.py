@@ -153,7 +153,7 @@ class BestOf:
             if self.runners.cancelled or any(r.cancelled for r, _ in results):
                 self._end("cancelled", self.engine.cancel_reason)
                 return
-            winner = await self._judge([s for _r, s in results])
+            winner, chooser = await self._judge([s for _r, s in results])
             result, summary = results[winner - 1]
             commit = await asyncio.to_thread(attempt_trees.adopt, home, summary.commit or
                                              home.start)
@@ -161,7 +161,7 @@ class BestOf:
             await asyncio.to_thread(attempt_trees.put_away, home, trees)
         self.emit({"type": "choice.made", "turnId": self.turn_id, "attemptIndex": winner,
                    "agentRunId": result.agent_run_id, "commit": summary.commit,
-                   "by": self.config.judge})
+                   "by": chooser})
         said = (summary.output or "").strip().split("\n", 1)[0]
         self.emit({"type": "node.progress",  # the card says what went on, not the wait
                    "message": f"attempt {winner} chosen" + (f": {said}" if said else "")})
@@ -270,13 +270,15 @@ class BestOf:
             emit(event)
         return tagged
 
-    async def _judge(self, summaries: list[AttemptSummary]) -> int:
-        """The index of the attempt that goes on."""
+    async def _judge(self, summaries: list[AttemptSummary]) -> tuple[int, str]:
+        """The index of the attempt that goes on, and who chose it: the judge node's key,
+        or where the person who chose did (the resolution's ``by``: the terminal, or the
+        service for the app), so the choice reads like any other decision of theirs."""
         request = ChoiceRequest(turnId=self.turn_id, attempts=summaries)
         if not request.choosable():
             raise AttemptFailed(f"none of the {len(summaries)} attempts succeeded")
         if self.config.judge != USER_JUDGE:
-            return await self._judge_node(request)
+            return await self._judge_node(request), self.config.judge
         self.emit({"type": "node.progress", "message": f"{len(summaries)} attempts done: "
                                                        "waiting for a choice"})
         resolution = await self.engine.broker.request_choice(
@@ -285,7 +287,7 @@ class BestOf:
         if resolution.status == ApprovalStatus.DENIED or resolution.choice is None:
             why = f" ({resolution.reason})" if resolution.reason else ""
             raise AttemptFailed(f"no attempt was chosen{why}")
-        return resolution.choice
+        return resolution.choice, resolution.by or USER_JUDGE
 
     async def _judge_node(self, request: ChoiceRequest) -> int:
         state = self.engine.state

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from desktop.views.activity import tool_text
-from desktop.views.tool_calls import ENGINE
+from desktop.views.deciders import A_PERSON, decider, decision_text
 
 
 def file_note(entry: Mapping[str, Any]) -> str:
@@ -55,23 +55,23 @@ def approval_text(approval: Mapping[str, Any]) -> str:
     return tool_text(approval.get("tool") or {})
 
 
-BY_PERSON = "resolved by a person"
-"""Who settled a merge's conflicts, in the same words everywhere: the Conversation, the
-CLI's event lines and the engine's own merge line (desktop/runtime/merge_gate.py) —
-whichever client a person used ("gui", "cli", "user") is theirs, not the reader's."""
+BY_PERSON = f"resolved by {A_PERSON}"
+"""Who settled a merge's conflicts when the record does not say where: the engine's own
+merge line (desktop/runtime/merge_gate.py). A decision's ``by`` is worded in one place,
+desktop/views/deciders.py, for the Conversation and the CLI alike."""
 
 
 def resolution_text(resolution: Mapping[str, Any]) -> str:
-    """How a merge approval was decided: ``resolved by a person: a.txt: theirs; b.txt:
-    edited; the rest to the agent``, or ``refused by a person (why): the merge was
-    undone`` (``withdrawn``, not refused, when the engine let the request go)."""
+    """How a merge approval was decided: ``resolved by a person in the app: a.txt:
+    theirs; b.txt: edited; the rest to the agent``, or ``refused by a person in the
+    terminal (why): the merge was undone`` (``withdrawn``, not refused, when the engine
+    let the request go)."""
     if resolution.get("status") == "denied":
-        why = f" ({resolution['reason']})" if resolution.get("reason") else ""
-        who = "withdrawn" if resolution.get("by") == ENGINE else "refused by a person"
-        return f"{who}{why}: the merge was undone"
+        return f"{decision_text(resolution)}: the merge was undone"
+    done = f"resolved by {decider(resolution.get('by'))}"
     choice = resolution.get("merge") or {}
     parts = [f"{path}: {side}" for path, side in (choice.get("files") or {}).items()]
     parts += [f"{path}: edited" for path in choice.get("contents") or {}]
     if choice.get("agent"):
         parts.append("the rest to the agent" if parts else "to the agent")
-    return f"{BY_PERSON}: " + "; ".join(parts) if parts else BY_PERSON
+    return f"{done}: " + "; ".join(parts) if parts else done

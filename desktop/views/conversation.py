@@ -17,6 +17,7 @@ from typing import Any
 
 from desktop.views.approval_text import attempt_line, merge_text, resolution_text
 from desktop.views.branches import merge_note
+from desktop.views.deciders import chosen_text, decision_text
 from desktop.views.tool_calls import RunNotes
 
 MAX_ENTRIES = 400
@@ -158,16 +159,15 @@ class Conversation:
             self._choices.discard(event.get("approvalId"))
             resolution = event.get("resolution") or {}
             if resolution.get("status") == "denied":  # a choice made is told by choice.made
-                why = f" ({resolution['reason']})" if resolution.get("reason") else ""
-                self._add(Entry("system", seq, node, ts, f"denied{why}: the turn fails",
+                self._add(Entry("system", seq, node, ts,
+                                f"{decision_text(resolution)}: the turn fails",
                                 "No attempt chosen"))
         elif kind == "choice.made":
             index = event.get("attemptIndex")
             commit = f" at {str(event['commit'])[:8]}" if event.get("commit") else ""
             self._add(Entry("system", seq, node, ts,
                             f"attempt {index} goes on{commit}; the others keep their branches",
-                            f"{self.label(node)}: attempt {index} chosen by "
-                            f"{event.get('by') or 'user'}"))
+                            f"{self.label(node)}: {chosen_text(index, event.get('by'))}"))
         elif kind == "approval.requested":
             tool = event.get("tool") or {}
             tool_id = str(tool.get("id", ""))

@@ -16,6 +16,7 @@ from desktop.views.approval_text import (
     resolution_text,
 )
 from desktop.views.branches import ahead_text
+from desktop.views.deciders import chosen_text, decision_text
 from desktop.views.tool_calls import status_text
 
 PREVIEW_CHARS = 300
@@ -98,8 +99,7 @@ def _line(event: dict, tools: dict[str, dict] | None) -> str:
     if kind == "attempt.completed":
         return attempt_line(event.get("summary") or {})
     if kind == "choice.made":
-        return f"attempt {event.get('attemptIndex')} chosen by {event.get('by') or '?'}: it " \
-               "goes on"
+        return f"{chosen_text(event.get('attemptIndex'), event.get('by'))}: it goes on"
     if kind == "approval.requested":
         tool = event.get("tool") or {}
         return f"approval needed: {tool.get('name', '?')} {_short(_args(tool.get('args')), 160)}"
@@ -107,9 +107,7 @@ def _line(event: dict, tools: dict[str, dict] | None) -> str:
         res = event.get("resolution") or {}
         if res.get("merge") is not None:  # a merge's decision: the Conversation's words
             return resolution_text(res)
-        by = f" by {res['by']}" if res.get("by") else ""
-        why = f" ({res['reason']})" if res.get("reason") else ""
-        return f"{res.get('status', '?')}{by}{why}"
+        return decision_text(res)
     if kind == "bus.message":
         return f"[{event.get('busType', '')}] {_short(event.get('message', ''))}"
     if kind == "handoff.sent":

@@ -40,6 +40,8 @@ class ApprovalClosed:
     """approved, denied, modified, ... as its resolution says; withdrawn when its engine
     denied it on letting go of the run."""
     reason: str = ""
+    by: str = ""
+    """Who decided, as the log names it (desktop/views/deciders.py words it)."""
 
 
 @dataclass(frozen=True)
@@ -152,7 +154,7 @@ def _approval(event: dict[str, Any], kind: str) -> list[Notice]:
     status = _text(res.get("status"))
     if status == "denied" and res.get("by") == ENGINE:  # its engine let go: nobody said no
         status = WITHDRAWN
-    return [ApprovalClosed(approval_id, status, _text(res.get("reason")))]
+    return [ApprovalClosed(approval_id, status, _text(res.get("reason")), _text(res.get("by")))]
 
 
 def _failure(event: dict[str, Any], kind: str) -> list[Notice]:

@@ -116,7 +116,8 @@ def test_approvals_from_stdin(cli, tmp_path: Path) -> None:
     result = cli("run", str(path), "--data-dir", str(tmp_path),
                  stdin='approve\ndeny not this one\nmodify {"cmd": "echo changed"}\n')
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "approval" in result.stdout and "denied (not this one)" in result.stdout
+    assert "approval" in result.stdout
+    assert "refused by a person in the terminal (not this one)" in result.stdout
     stdout = (next((tmp_path / "runs").glob("*/agents/*/agent-stdout.txt"))).read_text()
     assert "changed" in stdout
 

@@ -87,7 +87,7 @@ def test_the_plain_view_says_a_line_per_turn_request_decision_handoff_and_status
     assert lines[-6:] == [
         "[Solo] turn running",
         "[Solo] APPROVAL ap123456: command: $ ls",
-        "approval ap123456 denied (not now)",
+        "approval ap123456 refused by a person (not now)",
         "[Solo] -> Solo (report)",
         "[Solo] turn failed: exit 3",
         "run.failed: Solo failed",

@@ -30,6 +30,7 @@ def test_approval_and_tool_events_have_a_detail(tmp_path: Path, capsys: pytest.C
     for kind in ("tool.proposed", "approval.requested", "approval.resolved", "tool.completed"):
         assert rows.get(kind) and all(rows[kind]), f"{kind}: {rows.get(kind)}"
     assert any("echo built > build.txt" in d for d in rows["approval.requested"])
-    assert any("denied" in d and "no need to print it" in d for d in rows["approval.resolved"])
+    assert any("refused by a person in the terminal (no need to print it)" in d
+               for d in rows["approval.resolved"])
     assert any("approved" in d for d in rows["approval.resolved"])
     assert any("command" in d for d in rows["tool.completed"])

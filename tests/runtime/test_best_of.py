@@ -131,7 +131,7 @@ async def test_the_console_chooses_when_the_choice_opens(tmp_path: Path) -> None
         engine.close()
     assert engine.state.status == "completed"
     [made] = of_type(events_of(engine.run_dir), "choice.made")
-    assert made["attemptIndex"] == 2 and made["by"] == "user"
+    assert made["attemptIndex"] == 2 and made["by"] == "terminal"  # who chose, where
     [resolved] = of_type(events_of(engine.run_dir), "approval.resolved")
     assert resolved["resolution"]["choice"] == 2 and resolved["resolution"]["by"] == "terminal"
 

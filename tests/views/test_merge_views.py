@@ -35,13 +35,16 @@ def test_a_merge_approval_reads_as_its_branches_and_files() -> None:
     assert "line 2, ours:\n```\nleft\n```" in detail and "theirs:\n```\nright\n```" in detail
     assert approval_text({"tool": {"name": "command", "args": {"cmd": "ls"}}}) == \
         "command: $ ls"
-    # one wording for a person's decision, whichever client they used, as the engine's
-    # merge line says it ("resolved by a person: a.txt: theirs")
-    said = "resolved by a person: logo.png: ours; the rest to the agent"
+    # a person's decision in the product's words (desktop/views/deciders.py), never the
+    # log's name of the client they used ("gui"), in the transcript as in the Conversation
+    said = "resolved by a person in the app: logo.png: ours; the rest to the agent"
     assert resolution_text(RESOLVED["resolution"]) == said
     assert preview(RESOLVED) == said
     assert resolution_text({"status": "denied", "reason": "later", "by": "cli"}) == \
-        "refused by a person (later): the merge was undone"
+        "refused by a person in the terminal (later): the merge was undone"
+    refused = {**RESOLVED, "resolution": {"status": "denied", "reason": "later", "by": "gui"}}
+    assert preview(refused) == "refused by a person in the app (later)"
+    assert "gui" not in resolution_text(refused["resolution"])
     assert resolution_text({"status": "denied", "by": "engine"}) == \
         "withdrawn: the merge was undone"
 
@@ -109,7 +112,7 @@ def test_a_best_of_n_choice_reads_as_its_attempts_then_the_one_chosen() -> None:
                   "attemptIndex": 1, "commit": "0123456789abcdef", "by": "gui"}])
     assert [(e.kind, e.title) for e in conv.entries] == [
         ("system", "Lead waits: choose one of 2 attempts"),
-        ("system", "Lead: attempt 1 chosen by gui")]
+        ("system", "Lead: attempt 1 chosen by a person in the app")]
     assert conv.entries[0].text.splitlines() == [
         'attempt 1: 1 file changed, 2 insertions(+); "wrote one.txt"',
         "attempt 2: failed (exit 1)"]
@@ -119,5 +122,5 @@ def test_a_best_of_n_choice_reads_as_its_attempts_then_the_one_chosen() -> None:
                            "approvalId": "c1", "resolution": {"status": "denied",
                                                               "reason": "none is right"}}])
     assert [(e.title, e.text) for e in denied.entries][1:] == [
-        ("No attempt chosen", "denied (none is right): the turn fails")]
+        ("No attempt chosen", "refused by a person (none is right): the turn fails")]
     assert not any(e.kind == "tool" for e in conv.entries + denied.entries)

@@ -121,5 +121,6 @@ def test_a_request_its_engine_denied_on_letting_go_closes_as_withdrawn() -> None
         return notices_of([{"type": "approval.resolved", "approvalId": "ap1", "resolution": {
             "status": "denied", "reason": "the engine detached", "by": by}}])
 
-    assert closed("engine") == [ApprovalClosed("ap1", "withdrawn", "the engine detached")]
-    assert closed("gui") == [ApprovalClosed("ap1", "denied", "the engine detached")]
+    assert closed("engine") == [ApprovalClosed("ap1", "withdrawn", "the engine detached",
+                                               "engine")]
+    assert closed("gui") == [ApprovalClosed("ap1", "denied", "the engine detached", "gui")]

@@ -80,7 +80,7 @@ def test_the_attempts_of_one_node_stream_into_rows_of_their_own():
                  ev(7, "choice.made", attemptIndex=2, by="user")])
     assert shown(rows) == [5, 6, 7]
     assert rows.display(0) == "[attempt 2] two second"
-    assert rows.display(2) == "attempt 2 chosen by user: it goes on"
+    assert rows.display(2) == "attempt 2 chosen by a person: it goes on"
 
 
 def test_a_new_message_without_a_final_starts_a_new_row():
