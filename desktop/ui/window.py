@@ -41,6 +41,7 @@ from desktop.ui.run.attach import attach_run_panels
 from desktop.ui.run.bring_up import bring_up_run
 from desktop.ui.run.window_parts import WindowParts
 from desktop.ui.settings import ui_settings
+from desktop.ui.status_message import show_whole_messages
 from desktop.ui.subflow_open import open_subflow
 from desktop.ui.subflow_pane import SubflowPane
 from desktop.ui.subflow_pick import SubflowPicker
@@ -234,6 +235,7 @@ class EditorWindow(QMainWindow):
 
     def _status(self) -> None:
         bar = self.statusBar()
+        self.status_message = show_whole_messages(bar)  # a long message is not cut off
         self.counts_label = QLabel()
         self.problems_label = QLabel()
         self.zoom_label = QLabel("100%")
