@@ -22,6 +22,10 @@ from desktop.views.tool_calls import RunNotes
 
 MAX_ENTRIES = 400
 INCOMING = {"task": "Task", "handoff": "Handoff", "report": "Report"}
+SENT = {"handoff": "handed off", "report": "reported"}
+"""How the work a node merged came to it: a merge happens at the start of the receiver's
+next turn, after the report (or handoff) that brought the sender's branch, so its line
+names that report's sender as the report does (``merged the work reported by B``)."""
 SYSTEM_TYPES = {"run.completed": "Run completed", "run.failed": "Run failed",
                 "run.stopped": "Run stopped", "run.stalled": "Run stalled",
                 "run.paused": "Run paused"}
@@ -58,6 +62,8 @@ class Conversation:
         self._approvals: dict[str, str] = {}  # approval id -> tool id
         self._merges: set[str] = set()  # merge approvals still pending
         self._choices: set[str] = set()  # best-of-N choices still pending
+        self._names: dict[str, str] = {}  # a node's key and label -> its id (merge lines)
+        self._brought: dict[tuple[Any, str], str] = {}  # (receiver, sender) -> report/handoff
         self._last_seq = 0
         self.version = 0  # grows on every change; views redraw when it moved
 
@@ -80,6 +86,7 @@ class Conversation:
                     continue
                 self._last_seq = seq
             self.notes.learn(event)
+            self._learn_names(event)
             self._fold(event)
         if len(self.entries) > self.limit:
             del self.entries[: len(self.entries) - self.limit]
@@ -91,6 +98,30 @@ class Conversation:
         """Entries of ``node`` (all when None) made at or before seq ``upto``."""
         return [e for e in self.entries if (node is None or e.node == node or e.node is None)
                 and (upto is None or e.seq <= upto)]
+
+    def _learn_names(self, event: dict) -> None:
+        """A merge line names its sender by key (or label): which node that is."""
+        if event.get("type") == "run.created":
+            for node_id, node in (event.get("nodes") or {}).items():
+                for name in (node.get("key"), node.get("label")):
+                    if name:
+                        self._names.setdefault(str(name), node_id)
+        elif event.get("type") == "node.patch" and event.get("nodeId"):
+            patch = event.get("patch") or {}
+            for name in (patch.get("key"), patch.get("label")):
+                if name:
+                    self._names.setdefault(str(name), event["nodeId"])
+
+    def _merged_title(self, node: str | None, sender: str) -> str:
+        """``Lead merged the work reported by Right``, or ``Lead merged Right's branch``
+        when no report or handoff from that sender came in."""
+        sender_id = self._names.get(sender)
+        if sender_id is None:
+            return f"{self.label(node)} merged {sender}'s branch"
+        how = self._brought.get((node, sender_id))
+        if how is None:
+            return f"{self.label(node)} merged {self.label(sender_id)}'s branch"
+        return f"{self.label(node)} merged the work {how} by {self.label(sender_id)}"
 
     # ---------------------------------------------------------------- folding
     def _add(self, entry: Entry) -> Entry:
@@ -114,6 +145,8 @@ class Conversation:
             env = item.get("envelope") or {}
             sender = env.get("fromNodeId")
             title = INCOMING[what] + (f" from {self.label(sender)}" if sender else "")
+            if sender and what in SENT:
+                self._brought[(node, str(sender))] = SENT[what]
             self._add(Entry("incoming", seq, node, ts, str(item.get("text", "")), title))
         elif kind == "message.user":
             self._add(Entry("user", seq, node, ts, str(event.get("text", "")), "You"))
@@ -199,7 +232,7 @@ class Conversation:
                 how = f"; {merged.how}" if merged.how else ""
                 self._add(Entry("system", seq, node, ts,
                                 f"{merged.source} into {merged.target} at {merged.commit}{how}",
-                                f"{self.label(node)} merged {merged.sender}'s branch"))
+                                self._merged_title(node, merged.sender)))
         elif kind == "node.patch" and (event.get("patch") or {}).get("status") == "blocked":
             why = str((event.get("patch") or {}).get("summary") or "")
             self._add(Entry("system", seq, node, ts, why, f"{self.label(node)} is blocked"))

@@ -124,3 +124,34 @@ def test_a_best_of_n_choice_reads_as_its_attempts_then_the_one_chosen() -> None:
     assert [(e.title, e.text) for e in denied.entries][1:] == [
         ("No attempt chosen", "refused by a person (none is right): the turn fails")]
     assert not any(e.kind == "tool" for e in conv.entries + denied.entries)
+
+
+def test_a_merge_reads_as_the_work_of_the_report_that_brought_it() -> None:
+    """The merge happens at the start of the receiver's next turn, after the report: its
+    line names the report's sender as the report does (label, not key), and says the
+    work it merged is what that report brought."""
+    right, left = "n-right", "n-left"
+    conv = Conversation()
+    conv.extend([
+        {"type": "run.created", "seq": 1, "nodes": {
+            LEAD: {"key": "lead", "label": "Lead"},
+            right: {"key": "right", "label": "Right half"},
+            left: {"key": "left", "label": "Left half"}}},
+        {"type": "inbox.queued", "seq": 2, "nodeId": LEAD, "item": {
+            "kind": "report", "text": "right is done",
+            "envelope": {"fromNodeId": right, "toNodeId": LEAD}}},
+        {"type": "inbox.queued", "seq": 3, "nodeId": LEAD, "item": {
+            "kind": "handoff", "text": "take left over",
+            "envelope": {"fromNodeId": left, "toNodeId": LEAD}}},
+        {"type": "node.progress", "nodeId": LEAD, "seq": 4,
+         "message": "merged canvas/1a2b/right (from right) into canvas/1a2b/lead (0123abcd)"},
+        {"type": "node.progress", "nodeId": LEAD, "seq": 5,
+         "message": "merged canvas/1a2b/left (from left) into canvas/1a2b/lead (4567cdef)"},
+        {"type": "node.progress", "nodeId": right, "seq": 6,
+         "message": "merged canvas/1a2b/lead (from lead) into canvas/1a2b/right (89abcdef)"},
+    ])
+    assert [e.title for e in conv.entries] == [
+        "Report from Right half", "Handoff from Left half",
+        "Lead merged the work reported by Right half",
+        "Lead merged the work handed off by Left half",
+        "Right half merged Lead's branch"]  # nothing of Lead's came in: its branch

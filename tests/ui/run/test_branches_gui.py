@@ -81,13 +81,19 @@ def test_cards_diffs_conversation_and_history_show_the_branches(
         seen.setdefault(key, set()).update(f.path for f in view.files)
     assert seen == OWN
 
-    # the Conversation marks the two merges into the orchestrator's worktree
+    # the Conversation marks the two merges into the orchestrator's worktree, each as the
+    # work of the report that brought it, named as that report names its sender
     conversation = panels.conversation
-    titles = [e.title for e in conversation.conversation.entries if e.kind == "system"]
+    titles = [e.title for e in conversation.conversation.entries
+              if e.kind in ("system", "incoming")]
     assert sorted(t for t in titles if "merged" in t) == [
-        "Orchestrator merged impl-num's branch", "Orchestrator merged impl-text's branch"]
+        "Orchestrator merged the work reported by Implementer (numbers)",
+        "Orchestrator merged the work reported by Implementer (text)"]
+    for sender in ("Implementer (numbers)", "Implementer (text)"):
+        assert titles.index(f"Report from {sender}") < \
+            titles.index(f"Orchestrator merged the work reported by {sender}")
     conversation.render()
-    assert "Orchestrator merged impl-text" in conversation.html
+    assert "Orchestrator merged the work reported by Implementer (text)" in conversation.html
 
     # Run history: the result branch, not applied, then applied as a branch
     run_dir = panels.session.run_dir
