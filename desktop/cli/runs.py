@@ -34,6 +34,7 @@ from desktop.store.runs import (
     unreadable,
 )
 from desktop.views.activity import node_activity, short
+from desktop.views.approval_text import approval_text
 from desktop.views.format import preview
 from desktop.views.paused import PauseDetail, left_paused, pause_detail
 from desktop.views.reader import EventReader
@@ -246,8 +247,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     _agent_runs(console, state, find_run(data_dir(args.data_dir), args.run))
     for approval in state.pending_approvals.values():
         who = state.nodes[approval.node_id].label if approval.node_id in state.nodes else "-"
-        console.print(f"pending approval {approval.approval_id} from {who}: "
-                      f"{approval.tool.get('name', '?')} {approval.tool.get('args', {})}")
+        asked = approval_text(approval.to_json_dict())
+        console.print(f"pending approval {approval.approval_id} from {escape(who)}: "
+                      f"{escape(asked)}", soft_wrap=True)
     if state.stall:
         console.print(f"[yellow]stalled[/]: {state.stall.get('reason')} "
                       f"{state.stall.get('evidence', {})}")

@@ -119,7 +119,9 @@ def test_a_waiting_run_stays_in_the_service_and_resume_finishes_it(cli, service,
     waiting = runs[0]
     assert waiting["live"] and waiting["status"] == "running"  # still driven by the service
     shown = cli("runs", "show", waiting["id"][:8])
-    assert shown.returncode == 0 and "pending approval" in shown.stdout
+    assert shown.returncode == 0
+    [line] = [x for x in shown.stdout.splitlines() if x.startswith("pending approval ")]
+    assert line.endswith(" from Worker: command: $ echo one"), line  # what it asks, in words
     resumed = cli("resume", waiting["id"][:8], "--json", stdin="approve\napprove\n")
     assert resumed.returncode == 0, resumed.stderr
     events = [orjson.loads(line) for line in resumed.stdout.splitlines()]
