@@ -152,13 +152,18 @@ def stand_in_gh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return log
 
 
-async def test_a_pull_request_pushes_the_branch_and_opens_it_with_gh(
-        api: Api, tmp_path: Path, stand_in_gh: Path) -> None:
+async def run_with_remote(api: Api, tmp_path: Path) -> tuple[Path, Path, str]:
+    """A finished run on a repository with a bare remote ``origin``: (repo, remote, run)."""
     repo = project(tmp_path)
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(remote))
     git(repo, "remote", "add", "origin", str(remote))
-    run_id = await finished_run(api, repo)
+    return repo, remote, await finished_run(api, repo)
+
+
+async def test_a_pull_request_pushes_the_branch_and_opens_it_with_gh(
+        api: Api, tmp_path: Path, stand_in_gh: Path) -> None:
+    repo, remote, run_id = await run_with_remote(api, tmp_path)
     base = f"/api/runs/{run_id}"
     assert (await api.json("GET", f"{base}/result", 200))["pullRequest"] is None
     not_made = await api.json("POST", f"{base}/pull-request", 409, {"branch": "agent/result"})
@@ -177,11 +182,7 @@ async def test_a_pull_request_pushes_the_branch_and_opens_it_with_gh(
 
 async def test_a_pull_request_of_a_branch_the_run_did_not_make_is_refused_and_nothing_pushed(
         api: Api, tmp_path: Path, stand_in_gh: Path) -> None:
-    repo = project(tmp_path)
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    git(repo, "remote", "add", "origin", str(remote))
-    run_id = await finished_run(api, repo)
+    repo, remote, run_id = await run_with_remote(api, tmp_path)
     base = f"/api/runs/{run_id}"
     git(repo, "branch", "wip")  # the user's own work, never pushed by a run's request
     await api.json("POST", f"{base}/apply", 200, {"branch": "agent/result"})

@@ -210,6 +210,17 @@ def merge_by_hand(worktree: Path, source: str) -> None:
                                           "--diff-filter=U") == "committed.txt"
 
 
+async def refused_then_merged_by_hand(tmp_path: Path) -> tuple[Path, Engine, dict, Any]:
+    """The merge into the lead refused, then started by hand in its worktree: the user's
+    repository, the engine, the merge request and the lead's ``git`` record."""
+    repo = user_repo(tmp_path / "project")
+    engine, [request] = await run_deciding(repo, tmp_path / "data",
+                                           lambda request: ("denied", None))
+    lead = node_git(engine, "lead")
+    merge_by_hand(engine.run_dir / lead.worktree, request["source"])
+    return repo, engine, request, lead
+
+
 async def resume_to_end(run_dir: Path) -> tuple[str, Engine]:
     resumed = resume_engine(run_dir)
     try:
@@ -221,12 +232,8 @@ async def resume_to_end(run_dir: Path) -> tuple[str, Engine]:
 
 async def test_a_hand_merge_resolved_but_not_committed_is_concluded_on_resume(
         tmp_path: Path, no_git_config) -> None:
-    repo = user_repo(tmp_path / "project")
-    engine, [request] = await run_deciding(repo, tmp_path / "data",
-                                           lambda request: ("denied", None))
-    lead = node_git(engine, "lead")
+    repo, engine, request, lead = await refused_then_merged_by_hand(tmp_path)
     worktree = engine.run_dir / lead.worktree
-    merge_by_hand(worktree, request["source"])
     (worktree / "committed.txt").write_text("left and right\n")
     git(worktree, "add", "committed.txt")  # resolved, not committed
     status, resumed = await resume_to_end(engine.run_dir)
@@ -246,12 +253,8 @@ async def test_a_hand_merge_resolved_but_not_committed_is_concluded_on_resume(
 
 async def test_a_hand_merge_with_files_still_conflicted_is_kept_and_the_node_waits(
         tmp_path: Path, no_git_config) -> None:
-    repo = user_repo(tmp_path / "project")
-    engine, [request] = await run_deciding(repo, tmp_path / "data",
-                                           lambda request: ("denied", None))
-    lead = node_git(engine, "lead")
+    repo, engine, request, lead = await refused_then_merged_by_hand(tmp_path)
     worktree = engine.run_dir / lead.worktree
-    merge_by_hand(worktree, request["source"])
     (worktree / "committed.txt").write_text("half way\n")  # being resolved, not added yet
     (worktree / "notes.txt").write_text("mine\n")
     status, resumed = await resume_to_end(engine.run_dir)

@@ -27,6 +27,15 @@ def trees(tmp_path: Path) -> tuple[Path, dict[str, NodeTree]]:
     return run_dir, found  # type: ignore[return-value]
 
 
+def diverged(tmp_path: Path) -> tuple[NodeTree, NodeTree]:
+    """Nodes a and b, each with its own commit of committed.txt: merging conflicts."""
+    _run, t = trees(tmp_path)
+    for key in ("a", "b"):
+        (t[key].path / "committed.txt").write_text(f"{key}'s\n")
+        commit_all(t[key], f"{key}\n")
+    return t["a"], t["b"]
+
+
 def files(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
             if p.is_file() and ".git" not in p.relative_to(folder).parts}
@@ -75,12 +84,7 @@ def test_a_merge_killed_in_its_checkout_is_undone_to_the_commit_before_it(
 
 
 def test_a_merge_stopped_at_a_conflict_is_aborted(tmp_path: Path, no_git_config) -> None:
-    _run, t = trees(tmp_path)
-    a, b = t["a"], t["b"]
-    (a.path / "committed.txt").write_text("a's\n")
-    commit_all(a, "a\n")
-    (b.path / "committed.txt").write_text("b's\n")
-    commit_all(b, "b\n")
+    a, b = diverged(tmp_path)
     before = head(a.path)
     begin_merge(a)
     stopped = subprocess.run(["git", *USER, "merge", "--no-edit", b.branch], cwd=a.path,
@@ -127,13 +131,9 @@ def test_a_worktree_whose_add_never_finished_is_made_again(
 
 def test_a_persons_merge_left_open_is_kept_refused_while_conflicted_then_concluded(
         tmp_path: Path, no_git_config) -> None:
-    _run, t = trees(tmp_path)
-    a, b = t["a"], t["b"]
-    (a.path / "committed.txt").write_text("a's\n")
-    commit_all(a, "a\n")
-    (b.path / "committed.txt").write_text("b's\n")
+    a, b = diverged(tmp_path)
     (b.path / "from_b.txt").write_text("b\n")
-    commit_all(b, "b\n")
+    commit_all(b, "b, a file of its own\n")
     before, sent = head(a.path), head(b.path)
     stopped = subprocess.run(["git", *USER, "merge", "--no-edit", b.branch], cwd=a.path,
                              capture_output=True)  # by hand: no mark of ours
@@ -163,12 +163,7 @@ def test_a_persons_merge_left_open_is_kept_refused_while_conflicted_then_conclud
                                                ("revert", "a revert")])
 def test_a_persons_rebase_or_cherry_pick_under_way_is_kept_and_the_node_waits(
         tmp_path: Path, no_git_config, command: str, what: str) -> None:
-    _run, t = trees(tmp_path)
-    a, b = t["a"], t["b"]
-    (a.path / "committed.txt").write_text("a's\n")
-    commit_all(a, "a\n")
-    (b.path / "committed.txt").write_text("b's\n")
-    commit_all(b, "b\n")
+    a, b = diverged(tmp_path)
     if command == "revert":  # reverting b's change on top of a later one of b's own
         (b.path / "committed.txt").write_text("b's again\n")
         commit_all(b, "b again\n")
