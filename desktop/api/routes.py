@@ -324,7 +324,9 @@ ROUTES: tuple[Route, ...] = (
     Route("PATCH", RUN, patch_run, "Pause, resume (taking the run over), stop, switch modes",
           m.PatchRun, RunState, errors=(400, 404, 409, 422)),
     Route("DELETE", RUN, delete_run, "Remove a run's folder, worktrees and branches (a live "
-          "one with ?force=true); what went", response=m.RunDeletedOut, query=("force",),
+          "one with ?force=true); what went. A run with a worktree the user locked (git "
+          "worktree lock) is refused with nothing changed (409 worktree_locked, the locked "
+          "worktrees in error.problems)", response=m.RunDeletedOut, query=("force",),
           errors=(404, 409, 422)),
     Route("GET", RUN + "/events", run_events, "A page of the run's events (offset index)",
           response=m.EventPage, query=("limit", "before", "after"), errors=(404, 422)),

@@ -37,7 +37,12 @@ from desktop.disk.paths import runs_dir
 from desktop.runtime.control import Command, CommandError, Outcome, Resolve, execute
 from desktop.runtime.engine import Engine, EngineError, EngineOptions
 from desktop.runtime.recovery import resume_engine
-from desktop.runtime.run_delete import RunDeleted, delete_run_folder
+from desktop.runtime.run_delete import (
+    RunDeleted,
+    WorktreesLocked,
+    delete_run_folder,
+    refuse_if_locked,
+)
 from desktop.store.runs import EngineBusy, RunError, engine_alive
 from desktop.views.reader import EventReader, Page
 from desktop.wording import plural
@@ -294,16 +299,19 @@ class RunService:
 
     async def delete(self, run_id: str, force: bool) -> RunDeleted:
         """Remove the run's folder, worktrees and branches (desktop/runtime/run_delete.py);
-        a live run only with ``force`` (it is stopped first). What went."""
+        a live run only with ``force`` (it is stopped first). What went. A run with a
+        worktree the user locked is refused (409 worktree_locked) with nothing changed."""
         from desktop.runtime.control import Stop
 
         async with self.lock(run_id):
             folder = self.run_dir(run_id)
             hosted = self.hosted.get(run_id)
+            if hosted is not None and not force:
+                raise ApiError(409, "run_live", f"run {run_id} is live; stop it first or "
+                               "DELETE with ?force=true")
+            # refused before a live run is stopped or its streams closed: nothing changes
+            await self._refuse_locked(folder, run_id, await self._state_or_none(run_id))
             if hosted is not None:
-                if not force:
-                    raise ApiError(409, "run_live", f"run {run_id} is live; stop it first or "
-                                   "DELETE with ?force=true")
                 with contextlib.suppress(ApiError):
                     await self.execute(run_id, Stop("deleted by the user"))
                 hosted.engine.halt()
@@ -318,12 +326,22 @@ class RunService:
             except EngineBusy:  # taken over by another process since the look above
                 raise ApiError(409, "run_busy",
                                f"run {run_id} is held by another engine") from None
+            except WorktreesLocked as exc:  # locked since the look above
+                raise _locked(exc) from None
             for note in deleted.cleanup.kept:
                 log.warning("deleting run %s: %s", run_id, note)
             self.folded.forget(folder)
             # who waits on it now finds the run gone (404); no one takes it anew
             self._run_locks.pop(run_id, None)
             return deleted
+
+    async def _refuse_locked(self, folder: Path, run_id: str,
+                             state: dict[str, Any] | None) -> None:
+        """409 worktree_locked when the user locked a worktree of the run."""
+        try:
+            await asyncio.to_thread(refuse_if_locked, folder, run_id, state)
+        except WorktreesLocked as exc:
+            raise _locked(exc) from None
 
     async def _state_or_none(self, run_id: str) -> dict[str, Any] | None:
         """The run's state, or None when its folder cannot be read (it is deleted anyway)."""
@@ -407,3 +425,9 @@ def _resolved_in_log(folder: Path) -> list[str]:
     """The ids of the approvals ``folder``'s log records as resolved, oldest first."""
     return [str(event.get("approvalId")) for event in EventReader(folder).iter_events()
             if event.get("type") == "approval.resolved"]
+
+
+def _locked(exc: WorktreesLocked) -> ApiError:
+    """The refusal of a run with worktrees the user locked; ``problems``: their paths."""
+    return ApiError(409, "worktree_locked", str(exc),
+                    problems=[str(t.path) for t in exc.locked])

@@ -9,12 +9,18 @@ are cleaned and kept in DATA/worktree-pool for the next run (or removed when the
 is full), its canvas/RUN8/* branches and refs/canvas/RUN8/ refs are deleted, then its
 folder. Your own branches, index and working tree are not touched.
 
+A run with a worktree you locked (`git worktree lock`) is not deleted: that worktree is
+in the run's folder, and locking it says "keep this". Nothing of the run is changed and
+the error names each locked worktree with its branch, your reason and the
+`git worktree unlock PATH` that lets it go; then delete the run again.
+
 A live run (its engine is running it) is deleted only with --force: the service that
 runs it stops it first. A run an `agent-canvas run` or `resume` in a terminal holds is
 stopped there (Ctrl-C), not from here.
 
-Exit codes: 0 every run deleted; 1 some run refused (live) or not deleted; 2 a run
-reference that names no run or several, or bad input: then nothing is deleted.
+Exit codes: 0 every run deleted; 1 some run refused (live, or a worktree of it locked)
+or not deleted; 2 a run reference that names no run or several, or bad input: then
+nothing is deleted.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ import orjson
 
 from desktop.cli.server_args import RemoteError, add_server_options, client_for
 from desktop.disk.paths import data_dir
-from desktop.runtime.run_delete import delete_run_folder
+from desktop.runtime.run_delete import WorktreesLocked, delete_run_folder
 from desktop.store.runs import EngineBusy, RunError, engine_alive, find_run
 from desktop.views.run_deleted import branches_deleted, worktrees_text
 from desktop.views.runs import fold_run
@@ -144,6 +150,9 @@ def _delete_here(run: Path, force: bool, report: _Report) -> None:
     except EngineBusy:  # resumed by another process since the look above
         report.refused(_live(run8) if not force else _held_in_terminal(run8))
         return
+    except WorktreesLocked as exc:  # the user's to keep: the run stays, as it says
+        report.refused(str(exc))
+        return
     except OSError as exc:
         report.refused(f"cannot delete run {run8} ({run}): {exc.strerror or exc}")
         return
@@ -170,8 +179,7 @@ def _delete_in_service(run: Path, report: _Report) -> None:
     try:
         report.deleted(asyncio.run(go()))
     except ApiError as exc:
-        report.refused(_held_in_terminal(run8) if exc.code == "run_busy"
-                       else f"run {run8}: {exc}")
+        report.refused(_remote_refusal(run8, exc))
 
 
 def _delete_remote(args: argparse.Namespace) -> int:
@@ -207,4 +215,6 @@ def _remote_refusal(run8: str, exc: ApiError) -> str:
         return _live(run8)
     if exc.code == "run_busy":
         return _held_in_terminal(run8)
+    if exc.code == "worktree_locked":
+        return exc.message  # names the run, each locked worktree and how to unlock it
     return f"run {run8}: {exc}"

@@ -6,6 +6,13 @@ pooled or removed, so an engine that takes the run over meanwhile (a resume in a
 process) makes this fail with :class:`EngineBusy` before anything of it is touched; the
 lock is let go before the folder goes, as a file held open cannot be deleted everywhere.
 
+A worktree of the run that the user locked (``git worktree lock``) is them saying "keep
+this". Its folder is inside the run folder, so the run cannot go without it: such a run
+is refused with :class:`WorktreesLocked`, naming each locked worktree and how to unlock
+it, and nothing of it is touched. (Should one be locked between that look and the
+cleanup, it is left alone with its branch, the rest of the run's worktrees and refs go,
+and the folder stays: the same refusal says so.)
+
 Blocking: run it on a worker thread.
 """
 
@@ -17,8 +24,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop.runtime.worktree_cleanup import Cleanup, remove_run_worktrees
-from desktop.store.runs import hold_engine_lock
+from desktop.runtime.worktree_cleanup import (
+    Cleanup,
+    LockedWorktree,
+    locked_worktrees,
+    remove_run_worktrees,
+)
+from desktop.store.runs import RunError, hold_engine_lock
+
+
+class WorktreesLocked(RunError):
+    """The run has worktrees the user locked; the message names them and how to go on."""
+
+    def __init__(self, run_id: str, locked: list[LockedWorktree], *, partly: bool = False) -> None:
+        self.locked = locked
+        done = ("its other worktrees and branches were removed, its folder was kept"
+                if partly else "nothing was changed")
+        trees = "; ".join(t.describe() for t in locked)
+        super().__init__(f"run {run_id[:8]} not deleted, {done}: {trees}, then delete "
+                         "the run again")
 
 
 @dataclass(frozen=True)
@@ -40,16 +64,27 @@ class RunDeleted:
                 "kept": list(self.cleanup.kept)}
 
 
+def refuse_if_locked(folder: Path, run_id: str,
+                     state: Mapping[str, Any] | None = None) -> None:
+    """Raise WorktreesLocked when the user locked a worktree of run ``run_id``."""
+    locked = locked_worktrees(folder, state)
+    if locked:
+        raise WorktreesLocked(run_id, locked)
+
+
 def delete_run_folder(folder: Path, run_id: str,
                       state: Mapping[str, Any] | None = None) -> RunDeleted:
     """Pool or remove run ``run_id``'s worktrees, delete its branches and base ref, then
     its folder ``folder`` (``state``: its folded state, whose nodes name the repositories;
     None when unreadable). Raises EngineBusy (desktop/store/runs.py) when an engine holds
-    the run."""
+    the run, WorktreesLocked when the user locked one of its worktrees."""
     with hold_engine_lock(folder):
+        refuse_if_locked(folder, run_id, state)
         cleanup = remove_run_worktrees(folder, run_id, state)
+    if cleanup.locked:  # locked since the look above: the run folder holds it
+        raise WorktreesLocked(run_id, cleanup.locked, partly=True)
     shutil.rmtree(folder)
     return RunDeleted(run_id, Path(folder), cleanup)
 
 
-__all__ = ["RunDeleted", "delete_run_folder"]
+__all__ = ["RunDeleted", "WorktreesLocked", "delete_run_folder", "refuse_if_locked"]

@@ -1,21 +1,27 @@
 """Deleting a run's git traces: its node worktrees, their branches and its base ref.
 
 The repositories are the ones its nodes' ``git`` records name, and the ones the
-worktrees left in its folder belong to. In each, every worktree inside the run folder is
-cleaned and given to the pool for the next run's nodes (desktop/runtime/worktree_pool.py),
-or removed with ``git worktree remove --force`` when the pool is full; then ``git
-worktree prune``, and the refs under
+worktrees left in its folder belong to. In each, every worktree inside the run folder
+is cleaned and given to the pool for the next run's nodes
+(desktop/runtime/worktree_pool.py), or removed with ``git worktree remove --force``
+when the pool is full; then ``git worktree prune``, and the refs under
 ``refs/heads/canvas/<run8>/`` and ``refs/canvas/<run8>/`` are deleted. Nothing else
 of the repository is touched: a branch checked out in a worktree outside the run
 folder (the user's own checkout of it, say) is kept and reported, and so are the
 refs of a repository whose base ref belongs to another run with the same first 8
 characters.
 
+A worktree the user locked (``git worktree lock``) is theirs to keep: a run that has
+one is not deleted at all (:func:`locked_worktrees` names them up front,
+desktop/runtime/run_delete.py), and should one be locked after that look, the cleanup
+still neither cleans, pools nor removes it, nor deletes its branch (``Cleanup.locked``).
+
 Blocking: run it on a worker thread.
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +31,32 @@ from desktop.runtime import worktree_pool
 from desktop.runtime.git_base import base_ref, run8
 from desktop.runtime.git_run import git
 from desktop.runtime.worktrees import WORKTREES, repo_lock
+
+
+@dataclass(frozen=True)
+class Worktree:
+    """One worktree of a repository as ``git worktree list --porcelain`` gives it."""
+
+    path: Path
+    branch: str | None
+    """The checked-out branch's ref (None: detached)."""
+    lock: str | None
+    """Why the user locked it ("" when they gave no reason); None: not locked."""
+
+
+@dataclass(frozen=True)
+class LockedWorktree:
+    """A worktree of the run that the user locked with ``git worktree lock``."""
+
+    path: Path
+    branch: str | None
+    reason: str
+
+    def describe(self) -> str:
+        """``kept canvas/1a2b3c4d/lead: locked by you (why); git worktree unlock PATH``."""
+        name = self.branch.removeprefix("refs/heads/") if self.branch else "a detached worktree"
+        why = f" ({self.reason})" if self.reason else ""
+        return f"kept {name}: locked by you{why}; git worktree unlock {shlex.quote(str(self.path))}"
 
 
 @dataclass
@@ -39,6 +71,8 @@ class Cleanup:
     """Refs deleted (branches and the base ref)."""
     kept: list[str] = field(default_factory=list)
     """Refs left alone, each with the reason."""
+    locked: list[LockedWorktree] = field(default_factory=list)
+    """Worktrees of the run left alone, with their branches, because the user locked them."""
 
 
 def _under(path: Path, folder: Path) -> bool:
@@ -61,21 +95,37 @@ def repositories(run_dir: Path, state: Mapping[str, Any] | None) -> list[Path]:
     return list(dict.fromkeys(p for p in found if p.is_dir()))
 
 
-def _worktrees(common: Path) -> list[tuple[Path, str | None]]:
-    """(path, checked-out branch ref) of every worktree of the repository."""
+def _worktrees(common: Path) -> list[Worktree]:
+    """Every worktree of the repository."""
     listed = git(common, "worktree", "list", "--porcelain")
-    out: list[tuple[Path, str | None]] = []
+    out: list[Worktree] = []
     path: Path | None = None
     branch: str | None = None
+    lock: str | None = None
     for line in [*listed.out.decode("utf-8", "replace").splitlines(), ""]:
         if line.startswith("worktree "):
-            path, branch = Path(line[len("worktree "):]), None
+            path, branch, lock = Path(line[len("worktree "):]), None, None
         elif line.startswith("branch "):
             branch = line[len("branch "):]
+        elif line == "locked" or line.startswith("locked "):
+            lock = line[len("locked "):]
         elif not line and path is not None:  # a blank line ends each worktree's record
-            out.append((path, branch))
+            out.append(Worktree(path, branch, lock))
             path = None
     return out
+
+
+def _locked_in(common: Path, run_dir: Path) -> list[LockedWorktree]:
+    return [LockedWorktree(t.path, t.branch, t.lock) for t in _worktrees(common)
+            if t.lock is not None and _under(t.path, run_dir)]
+
+
+def locked_worktrees(run_dir: Path,
+                     state: Mapping[str, Any] | None = None) -> list[LockedWorktree]:
+    """The worktrees inside the run folder ``run_dir`` (folded ``state``) that the user
+    locked with ``git worktree lock``, in every repository the run made worktrees in."""
+    return [tree for common in repositories(run_dir, state)
+            for tree in _locked_in(common, run_dir)]
 
 
 def _owned(common: Path, run_id: str) -> bool:
@@ -88,10 +138,17 @@ def _owned(common: Path, run_id: str) -> bool:
 def clean_repository(common: Path, run_dir: Path, run_id: str, done: Cleanup) -> None:
     """Remove the run's worktrees and refs from one repository (see the module)."""
     in_use: set[str] = set()
+    locked: list[LockedWorktree] = []
     pool = worktree_pool.pool_dir(run_dir)
     with repo_lock(common):
-        for path, branch in _worktrees(common):
-            if not _under(path, run_dir):
+        for tree in _worktrees(common):
+            path, branch = tree.path, tree.branch
+            inside = _under(path, run_dir)
+            if inside and tree.lock is not None:
+                # the user's to keep, with its files and branch: the pool would clean it,
+                # and git removes it only when told twice (-f -f)
+                locked.append(LockedWorktree(path, branch, tree.lock))
+            if not inside or tree.lock is not None:
                 if branch is not None:
                     in_use.add(branch)
             elif worktree_pool.give(common, pool, path):
@@ -100,6 +157,7 @@ def clean_repository(common: Path, run_dir: Path, run_id: str, done: Cleanup) ->
             elif git(common, "worktree", "remove", "--force", "--force", str(path)).ok:
                 done.removed.append(path)
         git(common, "worktree", "prune")
+    done.locked += locked
     if not _owned(common, run_id):
         done.kept.append(f"{common}: refs/canvas/{run8(run_id)}/ belongs to another run")
         return
@@ -107,7 +165,9 @@ def clean_repository(common: Path, run_dir: Path, run_id: str, done: Cleanup) ->
                  f"refs/heads/canvas/{run8(run_id)}/", f"refs/canvas/{run8(run_id)}/")
     for ref in listed.text.splitlines() if listed.ok else []:
         if ref in in_use:
-            done.kept.append(f"{common}: {ref} is checked out outside the run")
+            mine = any(t.branch == ref for t in locked)
+            where = "in a worktree you locked" if mine else "outside the run"
+            done.kept.append(f"{common}: {ref} is checked out {where}")
         elif git(common, "update-ref", "-d", ref).ok:
             done.deleted.append(ref)
 

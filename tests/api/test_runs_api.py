@@ -6,7 +6,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from api_helpers import EXAMPLE, Api, gated_shell, slow, workflow
+from api_helpers import EXAMPLE, GATED, Api, gated_shell, slow, workflow
 
 from desktop.contract.state import RunState
 from desktop.graph.resources import examples_dir
@@ -180,6 +180,35 @@ async def test_delete_removes_the_runs_worktrees_and_branches(api: Api, tmp_path
                             capture_output=True, text=True, check=True).stdout
     assert listed.count("worktree ") == 1 and run_id not in listed
     assert sorted(p.name for p in repo.iterdir()) == [".git", "mine.txt"]
+
+
+async def test_delete_refuses_a_run_whose_worktree_the_user_locked_and_leaves_it_live(
+        api: Api, tmp_path) -> None:
+    repo = tmp_path / "project"
+    repo.mkdir()
+    for args in (["init", "-q"], ["-c", "user.name=U", "-c", "user.email=u@example.com",
+                                   "commit", "-q", "--allow-empty", "-m", "init"]):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    run_id = (await api.start(workflow({"a": {
+        "workspace": str(repo), "script": [{"shell": "echo hi"}, {"say": "done"}],
+        "permissions": GATED}})))["id"]
+    await api.until(run_id, lambda s: bool(s["pendingApprovals"]))
+    tree = api.data / "runs" / run_id / "worktrees" / "a"
+    subprocess.run(["git", "worktree", "lock", "--reason", "keep", str(tree)], cwd=repo,
+                   check=True)
+
+    refused = (await api.json("DELETE", f"/api/runs/{run_id}?force=true", 409))["error"]
+    assert refused["code"] == "worktree_locked" and refused["problems"] == [str(tree)]
+    assert refused["message"] == (
+        f"run {run_id[:8]} not deleted, nothing was changed: kept canvas/{run_id[:8]}/a: "
+        f"locked by you (keep); git worktree unlock {tree}, then delete the run again")
+    # refused before the live run was stopped: it still waits for its approval
+    assert run_id in api.service.hosted and tree.is_dir()
+    assert (await api.run_state(run_id))["pendingApprovals"]
+
+    subprocess.run(["git", "worktree", "unlock", str(tree)], cwd=repo, check=True)
+    await api.json("DELETE", f"/api/runs/{run_id}?force=true", 200)
+    assert not (api.data / "runs" / run_id).exists()
 
 
 async def test_health_counts_live_runs(api: Api) -> None:

@@ -17,7 +17,7 @@ from cli_kit import Cli, git, make_cli
 from own_work import own_repo
 from service_process import ServeProcess
 
-from desktop.store.runs import hold_engine_lock
+from desktop.store.runs import engine_alive, hold_engine_lock
 
 
 @pytest.fixture
@@ -188,6 +188,36 @@ def test_a_run_an_engine_holds_is_refused_with_or_without_force(
     assert_gone(held, folder, repo)
 
 
+def test_a_run_with_a_worktree_the_user_locked_stays_whole_and_the_error_says_how_to_go_on(
+        cli: Cli, repo: UserRepo, tmp_path: Path) -> None:
+    assert cli("run", str(flow(tmp_path, repo))).code == 0
+    assert cli("run", str(flow(tmp_path, repo))).code == 0
+    kept, other = run_ids(cli)
+    folder = tmp_path / "data" / "runs" / kept
+    lead = folder / "worktrees" / "lead"
+    git(repo.path, "worktree", "lock", "--reason", "my fix is in here", str(lead))
+
+    def traces() -> tuple[object, ...]:
+        trees = [t for t in repo.worktrees().split("\n\n") if kept in t]
+        return trees, repo.canvas_refs(kept), sorted(folder.rglob("*"))
+
+    before = traces()
+
+    said = cli("runs", "delete", kept[:8], other[:8])
+    assert said.code == 1
+    assert said.err == (
+        f"error: run {kept[:8]} not deleted, nothing was changed: kept canvas/{kept[:8]}/lead:"
+        f" locked by you (my fix is in here); git worktree unlock {lead}, then delete the "
+        "run again\n")
+    assert said.out.startswith(f"deleted run {other[:8]}:")  # the others still go
+    assert_gone(other, tmp_path / "data" / "runs" / other, repo)
+    assert traces() == before and len(before[0]) == 2
+
+    git(repo.path, "worktree", "unlock", str(lead))
+    assert cli("runs", "delete", kept[:8]).code == 0
+    assert_gone(kept, folder, repo)
+
+
 # --- through a service ------------------------------------------------------------------
 
 
@@ -238,6 +268,24 @@ def test_over_the_server_a_live_run_goes_only_with_force(
         assert_gone(run_id, service.data_dir / "runs" / run_id, repo)
     assert repo.seen() == before
     assert not {live, done} & set(run_ids(remote))
+
+
+def test_over_the_server_a_live_run_with_a_locked_worktree_is_refused_and_goes_on(
+        remote: Cli, local: Cli, service: ServeProcess, repo: UserRepo,
+        tmp_path: Path) -> None:
+    live = started(remote, str(flow(tmp_path, repo, gated=True)), code=3)
+    tree = service.data_dir / "runs" / live / "worktrees" / "worker"
+    git(repo.path, "worktree", "lock", str(tree))
+    refusal = (f"error: run {live[:8]} not deleted, nothing was changed: kept "
+               f"canvas/{live[:8]}/worker: locked by you; git worktree unlock {tree}, then "
+               "delete the run again\n")
+    for cli in (remote, local):  # through the service, and handed to it by --force here
+        said = cli("runs", "delete", live[:8], "--force")
+        assert said.code == 1 and said.out == "" and said.err == refusal
+        assert engine_alive(tree.parent.parent)  # not stopped: the service still runs it
+    git(repo.path, "worktree", "unlock", str(tree))
+    assert remote("runs", "delete", live[:8], "--force").code == 0
+    assert_gone(live, service.data_dir / "runs" / live, repo)
 
 
 def test_in_this_process_force_has_the_service_stop_and_delete_its_run(
