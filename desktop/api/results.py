@@ -5,7 +5,8 @@ The git work runs on a worker thread. A run whose engine is still working (queue
 running) is refused with 409: its branches are still moving. Each holds the run's lock
 (``RunService.lock``), as deleting it does: a result is never read or applied while the
 run's branches and folder are being taken away, and an application is never recorded
-in a folder that is gone.
+in a folder that is gone. An apply while another apply of the same run is under way,
+here or in a terminal, is refused (409 apply_busy).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from desktop.api.api_error import ApiError
 from desktop.api.runs import RunService
 from desktop.contract.api import ApplyResult, OpenPullRequest
 from desktop.contract.enums import RUN_WORKING
+from desktop.runtime.apply_lock import ApplyBusy
 from desktop.runtime.branch_name import BadBranchName
 from desktop.runtime.git_run import GitError
 from desktop.runtime.repo_busy import RepoBusy
@@ -79,6 +81,8 @@ async def _apply(service: RunService, run_id: str, body: ApplyResult) -> dict[st
         raise ApiError(409, "repository_busy", str(exc)) from None
     except BadBranchName as exc:
         raise ApiError(422, "invalid_branch", str(exc), "branch") from None
+    except ApplyBusy as exc:  # a terminal's `runs apply`, or another request, is applying
+        raise ApiError(409, "apply_busy", str(exc)) from None
     except ResultError as exc:
         raise ApiError(422, "invalid_apply", str(exc), "files") from None
     except GitError as exc:

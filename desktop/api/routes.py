@@ -350,7 +350,9 @@ ROUTES: tuple[Route, ...] = (
           "repository in the middle of a rebase or merge, or whose index a git command "
           "holds when it goes onto the working tree (409 repository_busy); a branch name "
           "git refuses, taken, or clashing with another as file and folder is 422 "
-          "invalid_branch", m.ApplyResult, m.ApplyOutcomeOut, errors=(400, 404, 409, 413, 422)),
+          "invalid_branch; an apply while another apply of the run is under way, through "
+          "this service or in a terminal, is 409 apply_busy", m.ApplyResult,
+          m.ApplyOutcomeOut, errors=(400, 404, 409, 413, 422)),
     Route("POST", RUN + "/pull-request", pull_request, "Push a branch made by apply and open "
           "a pull request of it with gh", m.OpenPullRequest, m.PullRequestOut, 201,
           errors=(400, 404, 409, 422)),

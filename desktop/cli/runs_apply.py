@@ -11,8 +11,12 @@
 Your uncommitted changes are never overwritten: a file whose change collides with
 yours stops the whole application, and nothing is changed.
 
+One apply of a run at a time: while another is under way (in a terminal, the app or
+a service) this one is refused at once and changes nothing (--check is not).
+
 Exit codes: 0 applied (or, with --check, it would apply), 1 it collides (the files are
-listed) or there was nothing to apply, 2 a run that cannot be used or bad input.
+listed) or there was nothing to apply, 2 a run that cannot be used, another apply of it
+under way, or bad input.
 """
 
 from __future__ import annotations

@@ -20,7 +20,9 @@ the files that collide. A clean one lands as:
 - a branch: a commit of the merged tree on top of their HEAD, under the name they gave
   (never an existing branch); their checkout is not touched.
 
-Every application is recorded in the run folder (desktop/store/applied.py).
+Every application is recorded in the run folder (desktop/store/applied.py). One
+application of a run runs at a time, whichever process asks: a second is refused at
+once (desktop/runtime/apply_lock.py).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from desktop.runtime.apply_lock import hold_apply_lock
 from desktop.runtime.branch_name import BadBranchName, check_new_branch
 from desktop.runtime.git_base import capture, run8
 from desktop.runtime.git_run import GitError, git, must
@@ -159,7 +162,19 @@ def _collision(count: int, branch: str | None, check: bool) -> str:
 def apply_result(result: RunResult, *, files: list[str] | None = None,
                  branch: str | None = None, check: bool = False) -> ApplyOutcome:
     """Apply ``result`` (only ``files`` when given) onto the user's working tree, or as
-    new branch ``branch``; ``check``: say what it would do and change nothing."""
+    new branch ``branch``; ``check``: say what it would do and change nothing.
+
+    Raises ApplyBusy when another application of the run is under way (in this
+    process or another: desktop/runtime/apply_lock.py); a check, which writes nothing
+    of the user's, goes on beside one."""
+    if check:
+        return _apply(result, files, branch, check=True)
+    with hold_apply_lock(result.run_dir):
+        return _apply(result, files, branch, check=False)
+
+
+def _apply(result: RunResult, files: list[str] | None, branch: str | None, *,
+           check: bool) -> ApplyOutcome:
     chosen = _chosen(result, files)
     # an empty name is a bad name, not "no branch": `--branch "$NAME"` with NAME unset
     # must not land on the working tree the user meant to leave alone

@@ -28,7 +28,7 @@ class EngineBusy(RunError):
     """Another live engine holds the run."""
 
 
-def _try_lock(fd: int, exclusive: bool) -> bool:
+def try_lock(fd: int, exclusive: bool) -> bool:
     """Take an advisory lock without waiting; the OS drops it when the process dies."""
     if fcntl is None:  # pragma: no cover - Windows: one byte, exclusive only
         try:
@@ -52,7 +52,7 @@ def hold_engine_lock(run_dir: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = open_fd(path, os.O_RDWR | os.O_CREAT)
     try:
-        if not _try_lock(fd, exclusive=True):
+        if not try_lock(fd, exclusive=True):
             raise EngineBusy(f"run {Path(run_dir).name} is already open in another engine")
         yield
     finally:
@@ -67,7 +67,7 @@ def engine_alive(run_dir: Path) -> bool:
     except OSError:
         return False
     try:
-        return not _try_lock(fd, exclusive=False)
+        return not try_lock(fd, exclusive=False)
     finally:
         os.close(fd)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from api_helpers import TOKEN, Api, workflow
+from lockkit import applying_elsewhere
 
 from desktop.api.client import ApiClient, ApiError
 
@@ -213,3 +214,22 @@ async def test_a_repository_mid_merge_gets_409_naming_it_and_keeps_its_state(
     assert "in the middle of a merge" in refused["error"]["message"]
     assert "git merge --abort" in refused["error"]["message"]
     assert git(repo, "status", "--porcelain") == status and not (repo / "left.txt").exists()
+
+
+async def test_an_apply_while_a_terminal_applies_the_run_gets_409_apply_busy(
+        api: Api, tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    run_id = await finished_run(api, repo)
+    url = f"/api/runs/{run_id}/apply"
+    status = git(repo, "status", "--porcelain")
+    with applying_elsewhere(api.data / "runs" / run_id):  # `agent-canvas runs apply`
+        for body in ({}, {"branch": "agent/result"}):
+            refused = (await api.json("POST", url, 409, body))["error"]
+            assert refused["code"] == "apply_busy"
+            assert refused["message"] == (
+                f"another apply of run {run_id[:8]} is under way (in the app, a service or "
+                "a terminal): let that one finish, then apply again")
+        assert git(repo, "status", "--porcelain") == status
+        assert git(repo, "branch", "--list", "agent/result") == ""
+        assert (await api.json("POST", url, 200, {"check": True}))["files"]
+    assert (await api.json("POST", url, 200, {}))["applied"]

@@ -11,6 +11,7 @@ import orjson
 import pytest
 import yaml
 from cli_kit import Cli, git, make_cli
+from lockkit import applying_elsewhere
 
 from desktop.cli import main
 from desktop.graph.resources import examples_dir
@@ -145,3 +146,21 @@ def test_a_run_whose_result_changes_nothing_says_so(cli, repo: Path, tmp_path: P
     assert again.code == 0
     assert "no change against the run's base" in again.err
     assert "runs apply" not in again.err
+
+
+def test_an_apply_while_the_run_is_being_applied_elsewhere_is_refused_at_once(
+        cli, repo: Path, tmp_path: Path) -> None:
+    assert cli("run", str(the_example_on(repo, tmp_path))).code == 0
+    run_id = orjson.loads(cli("runs", "list", "--json").out)[0]["id"]
+    status = git(repo, "status", "--porcelain")
+    with applying_elsewhere(tmp_path / "data" / "runs" / run_id):  # the app, say
+        for args in ((), ("--branch", "agent/result")):
+            said = cli("runs", "apply", run_id[:8], *args)
+            assert said.code == 2 and said.out == ""
+            assert said.err == (f"error: another apply of run {run_id[:8]} is under way (in "
+                                "the app, a service or a terminal): let that one finish, "
+                                "then apply again\n")
+        assert git(repo, "status", "--porcelain") == status
+        assert git(repo, "branch", "--list", "agent/result") == ""
+        assert cli("runs", "apply", run_id[:8], "--check").code == 0
+    assert cli("runs", "apply", run_id[:8]).code == 0

@@ -253,7 +253,7 @@ async def test_a_hand_merge_resolved_but_not_committed_is_concluded_on_resume(
 
 async def test_a_hand_merge_with_files_still_conflicted_is_kept_and_the_node_waits(
         tmp_path: Path, no_git_config) -> None:
-    repo, engine, request, lead = await refused_then_merged_by_hand(tmp_path)
+    repo, engine, _request, lead = await refused_then_merged_by_hand(tmp_path)
     worktree = engine.run_dir / lead.worktree
     (worktree / "committed.txt").write_text("half way\n")  # being resolved, not added yet
     (worktree / "notes.txt").write_text("mine\n")

@@ -4,6 +4,7 @@ it or the accepted files; a collision changes nothing and names the files."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,9 @@ from gitkit import (
     tree_files,
     user_repo,
 )
+from lockkit import applying_elsewhere
 
+from desktop.runtime.apply_lock import ApplyBusy, hold_apply_lock
 from desktop.runtime.repo_busy import RepoBusy
 from desktop.runtime.result_apply import apply_result
 from desktop.runtime.run_result import ResultError, RunResult, changed_files, file_patch
@@ -140,6 +143,48 @@ def test_a_file_the_run_did_not_change_is_refused_by_name(tmp_path: Path,
     with pytest.raises(ResultError, match=r"did not change README\.md"):
         apply_result(result, files=["README.md"])
     assert fingerprint(repo) == before
+
+
+def test_an_apply_while_another_process_applies_the_run_is_refused_at_once(
+        tmp_path: Path, no_git_config) -> None:
+    """As a `runs apply` in a terminal and the app's Apply on the same run would."""
+    repo, result = a_result(tmp_path)
+    before = fingerprint(repo)
+    busy = rf"another apply of run {RUN[:8]} is under way .*let that one finish"
+    with applying_elsewhere(result.run_dir):
+        for branch in (None, "feature/result"):
+            with pytest.raises(ApplyBusy, match=busy):
+                apply_result(result, branch=branch)
+        assert fingerprint(repo) == before and read_applied(result.run_dir) == []
+        # a check writes nothing of the user's: it goes on beside an application
+        assert apply_result(result, check=True).files == result.paths()
+    assert apply_result(result).applied
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts /proc/self/fd")
+def test_the_apply_lock_is_let_go_however_an_apply_ends_and_no_descriptor_stays(
+        tmp_path: Path, no_git_config) -> None:
+    _, result = a_result(tmp_path)
+    open_fds = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(ResultError, match="did not change"):  # raised inside the lock
+        apply_result(result, files=["README.md"])
+    with hold_apply_lock(result.run_dir), pytest.raises(ApplyBusy):
+        apply_result(result)  # in this process too: each apply opens its own descriptor
+    assert apply_result(result).applied
+    assert not apply_result(result).applied  # already there, and the lock was free again
+    assert len(os.listdir("/proc/self/fd")) == open_fds
+
+
+def test_an_apply_lock_that_is_a_link_is_refused_naming_it(tmp_path: Path,
+                                                            no_git_config) -> None:
+    repo, result = a_result(tmp_path)
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("not the run's\n")
+    (result.run_dir / "apply.lock").symlink_to(elsewhere)
+    before = fingerprint(repo)
+    with pytest.raises(ResultError, match=r"apply\.lock: is a symbolic link"):
+        apply_result(result)
+    assert fingerprint(repo) == before and elsewhere.read_text() == "not the run's\n"
 
 
 def mid_rebase(repo: Path) -> tuple[object, ...]:

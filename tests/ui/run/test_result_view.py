@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from lockkit import applying_elsewhere
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 from service_process import ServeProcess
@@ -168,6 +169,32 @@ def test_a_finished_runs_result_is_listed_diffed_applied_in_part_branched_and_co
     view.branch_button.click()
     assert view.dialog.textValue() == f"agent-canvas/{run8}-2"  # the name is taken
     view.dialog.reject()
+
+
+def test_apply_while_a_terminal_applies_the_run_says_so_and_changes_nothing(
+        qloop, window_for, until, tmp_path):
+    repo = project(tmp_path)
+    window, panels = window_for(loads_workflow(two_implementers(repo)))
+    view = panels.result
+
+    async def finished() -> None:
+        await run_to_the_end(panels, until)
+        show_result_tab(window, panels)
+        await until(lambda: view.result is not None)
+        await settled(panels, until)
+
+    qloop.run_until_complete(finished())
+    run_id = panels.session.run_id
+    with applying_elsewhere(panels.session.run_dir):  # `agent-canvas runs apply` meanwhile
+        view.apply_button.click()
+        qloop.run_until_complete(settled(panels, until))
+    assert view.note.text() == (
+        f"Nothing was changed: another apply of run {run_id[:8]} is under way (in the app, "
+        "a service or a terminal): let that one finish, then apply again")
+    assert not (repo / "left.txt").exists() and view.apply_button.isEnabled()
+    view.apply_button.click()  # that one done: this one goes
+    qloop.run_until_complete(settled(panels, until))
+    assert (repo / "left.txt").read_text() == "left\n"
 
 
 def test_a_run_without_worktrees_says_so_and_why(qloop, window_for, until):
