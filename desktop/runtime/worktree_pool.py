@@ -53,6 +53,19 @@ def waiting(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
+def locked(common_dir: Path) -> set[Path]:
+    """The repository's worktrees the user locked (``git worktree lock``)."""
+    listed = git(common_dir, "worktree", "list", "--porcelain", "-z")
+    found: set[Path] = set()
+    path: Path | None = None
+    for field in listed.out.decode("utf-8", "replace").split("\0") if listed.ok else []:
+        if field.startswith("worktree "):
+            path = Path(field.removeprefix("worktree ")).resolve()
+        elif path is not None and (field == "locked" or field.startswith("locked ")):
+            found.add(path)
+    return found
+
+
 def drop(common_dir: Path, path: Path) -> None:
     """Remove a worktree git may or may not still know (a broken pool entry)."""
     git(common_dir, "worktree", "remove", "--force", "--force", str(path))
@@ -65,7 +78,10 @@ def take(common_dir: Path, pool: Path, path: Path, branch: str, base: str,
          branch_exists: bool) -> bool:
     """Move a pooled worktree of the repository to ``path`` and check out ``branch`` there
     (made at ``base`` when it does not exist yet); False when none could be taken."""
+    held = locked(common_dir)
     for entry in waiting(slot(pool, common_dir)):
+        if entry.resolve() in held:  # the user's to keep: not taken, not dropped
+            continue
         if not git(common_dir, "worktree", "move", str(entry), str(path)).ok:
             drop(common_dir, entry)
             continue
@@ -93,4 +109,4 @@ def give(common_dir: Path, pool: Path, path: Path) -> bool:
     return git(common_dir, "worktree", "move", str(path), str(into / uuid.uuid4().hex)).ok
 
 
-__all__ = ["KEEP", "POOL", "drop", "give", "pool_dir", "slot", "take", "waiting"]
+__all__ = ["KEEP", "POOL", "drop", "give", "locked", "pool_dir", "slot", "take", "waiting"]

@@ -109,3 +109,21 @@ async def test_two_runs_starting_together_never_take_the_same_worktree(
             tree = run.run_dir / "worktrees" / key
             assert (tree / f"{key}.txt").read_text() == f"{text}\n"
             assert git(tree, "status", "--porcelain") == ""
+
+
+async def test_a_pooled_worktree_the_user_locked_is_neither_taken_nor_dropped(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "project")
+    data = tmp_path / "data"
+    first = await run_doc(_doc(repo, ["a"], "first\n"), data)
+    remove_run_worktrees(first.run_dir, first.run_id, first.state.to_json_dict())
+    [waiting] = _pooled(data, repo)
+    admin = _admin(waiting)
+    git(repo, "worktree", "lock", "--reason", "mine now", str(waiting))
+    (waiting / "my-notes.txt").write_text("kept\n")
+    second = await run_doc(_doc(repo, ["a"], "second\n"), data)
+    tree = second.run_dir / "worktrees" / "a"
+    assert _admin(tree) != admin and (tree / "a.txt").read_text() == "second\n"
+    assert _pooled(data, repo) == [waiting] and _admin(waiting) == admin
+    assert (waiting / "my-notes.txt").read_text() == "kept\n"
+    assert worktree_pool.locked(repo / ".git") == {waiting.resolve()}
