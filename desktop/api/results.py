@@ -18,7 +18,7 @@ from desktop.api.api_error import ApiError
 from desktop.api.runs import RunService
 from desktop.contract.api import ApplyResult, OpenPullRequest
 from desktop.contract.enums import RUN_WORKING
-from desktop.runtime.apply_lock import ApplyBusy
+from desktop.runtime.apply_lock import ApplyBusy, ApplyLockUnusable
 from desktop.runtime.branch_name import BadBranchName
 from desktop.runtime.git_run import GitError
 from desktop.runtime.repo_busy import RepoBusy
@@ -83,6 +83,8 @@ async def _apply(service: RunService, run_id: str, body: ApplyResult) -> dict[st
         raise ApiError(422, "invalid_branch", str(exc), "branch") from None
     except ApplyBusy as exc:  # a terminal's `runs apply`, or another request, is applying
         raise ApiError(409, "apply_busy", str(exc)) from None
+    except ApplyLockUnusable as exc:  # the run folder's state, not the request's files
+        raise ApiError(409, "run_folder_unusable", str(exc)) from None
     except ResultError as exc:
         raise ApiError(422, "invalid_apply", str(exc), "files") from None
     except GitError as exc:

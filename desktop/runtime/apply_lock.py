@@ -30,6 +30,11 @@ class ApplyBusy(ResultError):
     """Another application of the run's result is under way; nothing was changed."""
 
 
+class ApplyLockUnusable(ResultError):
+    """The run folder's apply lock cannot be opened (a link put there, no permission):
+    the run folder's fault, not the request's; nothing was changed."""
+
+
 @contextlib.contextmanager
 def hold_apply_lock(run_dir: Path) -> Iterator[None]:
     """Hold run folder ``run_dir``'s apply lock while the block runs; ApplyBusy at once
@@ -38,9 +43,9 @@ def hold_apply_lock(run_dir: Path) -> Iterator[None]:
     try:
         fd = open_fd(path, os.O_RDWR | os.O_CREAT)
     except RunFileError as exc:  # a link put there: says so, and what to do
-        raise ResultError(exc.strerror or str(exc)) from None
+        raise ApplyLockUnusable(exc.strerror or str(exc)) from None
     except OSError as exc:
-        raise ResultError(f"{path}: cannot open the run's apply lock "
+        raise ApplyLockUnusable(f"{path}: cannot open the run's apply lock "
                           f"({exc.strerror or exc}); check the run folder's permissions") from None
     try:
         if not try_lock(fd, exclusive=True):
@@ -52,4 +57,4 @@ def hold_apply_lock(run_dir: Path) -> Iterator[None]:
         os.close(fd)  # closing the descriptor releases the lock
 
 
-__all__ = ["APPLY_LOCK", "ApplyBusy", "hold_apply_lock"]
+__all__ = ["APPLY_LOCK", "ApplyBusy", "ApplyLockUnusable", "hold_apply_lock"]

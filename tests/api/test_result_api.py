@@ -233,3 +233,18 @@ async def test_an_apply_while_a_terminal_applies_the_run_gets_409_apply_busy(
         assert git(repo, "branch", "--list", "agent/result") == ""
         assert (await api.json("POST", url, 200, {"check": True}))["files"]
     assert (await api.json("POST", url, 200, {}))["applied"]
+
+
+async def test_an_apply_lock_put_there_as_a_link_is_409_of_the_run_folder_not_the_files(
+        api: Api, tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    run_id = await finished_run(api, repo)
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("not the run's\n")
+    (api.data / "runs" / run_id / "apply.lock").symlink_to(elsewhere)
+    status = git(repo, "status", "--porcelain")
+    refused = (await api.json("POST", f"/api/runs/{run_id}/apply", 409, {}))["error"]
+    assert refused["code"] == "run_folder_unusable" and "field" not in refused
+    assert "apply.lock: is a symbolic link" in refused["message"]
+    assert git(repo, "status", "--porcelain") == status
+    assert elsewhere.read_text() == "not the run's\n"
