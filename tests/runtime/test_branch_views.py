@@ -84,8 +84,9 @@ async def test_each_node_records_how_many_commits_its_branch_is_ahead_of_the_bas
     conv = Conversation()
     conv.extend(events)
     marks = [e for e in conv.entries if e.kind == "system" and "merged" in e.title]
-    assert sorted(e.title for e in marks) == ["Orchestrator merged impl-num's branch",
-                                              "Orchestrator merged impl-text's branch"]
+    assert sorted(e.title for e in marks) == [
+        "Orchestrator merged the work reported by Implementer (numbers)",
+        "Orchestrator merged the work reported by Implementer (text)"]
     lead_branch = records["orchestrator"].branch
     assert all(e.node == ids["orchestrator"] and f"into {lead_branch}" in e.text
                for e in marks)

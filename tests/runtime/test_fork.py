@@ -78,7 +78,12 @@ def test_a_fork_at_any_seq_snaps_to_a_point_and_matches_the_source(
         recorded: dict[str, Recorded], tmp_path_factory: pytest.TempPathFactory,
         data: st.DataObject) -> None:
     source = recorded[data.draw(st.sampled_from(IDS), label="example")]
-    at = data.draw(st.integers(1, source.events[-1]["seq"] + 3), label="at")
+    last = source.events[-1]["seq"]
+    at = data.draw(st.integers(1, last + 3), label="at")
+    if at > last:  # past the run's end: refused, naming the last seq there is
+        with pytest.raises(ForkError, match=rf"seq {at} is past the end of run .*up to {last}"):
+            fork_run(source.run_dir, tmp_path_factory.mktemp("forks"), ForkRequest(at=at))
+        return
     check_fork(source, tmp_path_factory.mktemp("forks"), at)
 
 
