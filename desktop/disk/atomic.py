@@ -48,11 +48,14 @@ def _mode_of(target: Path) -> int | None:
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *,
-                       keep_mode: bool = False) -> None:
+                       keep_mode: bool = False, make_folder: bool = True) -> None:
     """Replace ``path`` with ``data`` so a reader sees the old or the new file, never half;
-    with ``keep_mode`` the file keeps the permission bits of the one it replaces."""
+    with ``keep_mode`` the file keeps the permission bits of the one it replaces. Without
+    ``make_folder``, a folder that is gone stays gone (FileNotFoundError): a cache of a
+    run's must not bring back a run folder being deleted."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if make_folder:
+        target.parent.mkdir(parents=True, exist_ok=True)
     mode = _mode_of(target) if keep_mode else None
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:

@@ -18,7 +18,10 @@ Blocking: run it on a worker thread.
 
 from __future__ import annotations
 
+import os
 import shutil
+import time
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +34,9 @@ from desktop.runtime.worktree_cleanup import (
     remove_run_worktrees,
 )
 from desktop.store.runs import RunError, hold_engine_lock
+
+RMTREE_TRIES = 5
+"""Times removing a deleted run's folder is tried before what is left is left."""
 
 
 class WorktreesLocked(RunError):
@@ -83,8 +89,25 @@ def delete_run_folder(folder: Path, run_id: str,
         cleanup = remove_run_worktrees(folder, run_id, state)
     if cleanup.locked:  # locked since the look above: the run folder holds it
         raise WorktreesLocked(run_id, cleanup.locked, partly=True)
-    shutil.rmtree(folder)
+    remove_folder(Path(folder))
     return RunDeleted(run_id, Path(folder), cleanup)
+
+
+def remove_folder(folder: Path) -> None:
+    """Remove a run folder: first renamed out of the runs' names (``.deleting-...``), so
+    the run is gone at once for every reader, then removed. A reader that was still
+    writing a cache of the run's (its event index) as the removal went can leave a file
+    behind the listing; the removal is tried again then, and what stays is a hidden
+    folder no listing shows."""
+    doomed = folder.with_name(f".deleting-{folder.name}-{uuid.uuid4().hex[:8]}")
+    os.rename(folder, doomed)
+    for _attempt in range(RMTREE_TRIES - 1):
+        try:
+            shutil.rmtree(doomed)
+            return
+        except OSError:  # ENOTEMPTY: a late writer's file appeared in the middle
+            time.sleep(0.05)
+    shutil.rmtree(doomed, ignore_errors=True)
 
 
 __all__ = ["RunDeleted", "WorktreesLocked", "delete_run_folder", "refuse_if_locked"]

@@ -123,4 +123,4 @@ class OffsetIndex:
         data = {"v": _VERSION, "step": self.step, "covered": self.covered,
                 "entries": self.entries}
         with contextlib.suppress(OSError):
-            atomic_write_bytes(self.path, orjson.dumps(data))
+            atomic_write_bytes(self.path, orjson.dumps(data), make_folder=False)
