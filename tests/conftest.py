@@ -118,3 +118,12 @@ def _loop_left_set() -> asyncio.AbstractEventLoop | None:
     if loop is not None and not loop.is_closed() and not loop.is_running():
         return loop
     return None
+
+
+@pytest.fixture(autouse=True)
+def _no_declared_client(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts as no client of the product's (the CLI's main() declares itself
+    the terminal, for the rest of the process it runs in)."""
+    from desktop.contract import client_origin as origin
+
+    monkeypatch.setattr(origin, "_declared", [])

@@ -20,6 +20,7 @@ import orjson
 
 from desktop.api.api_error import ApiError
 from desktop.api.client_errors import ServiceUnavailable
+from desktop.contract import client_origin as origin
 from desktop.contract.commands import (
     AddEdge,
     AddNode,
@@ -103,8 +104,12 @@ class ApiClient:
 
     def _http(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
+            headers = {"Authorization": f"Bearer {self.token}"}
+            declared = origin.declared()
+            if declared is not None:  # where a person's decisions come from
+                headers[origin.HEADER] = declared
             self._session = aiohttp.ClientSession(
-                headers={"Authorization": f"Bearer {self.token}"}, timeout=self._timeout,
+                headers=headers, timeout=self._timeout,
                 json_serialize=lambda obj: orjson.dumps(obj).decode())
         return self._session
 

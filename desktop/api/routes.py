@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Awaitable, Callable
@@ -21,6 +22,7 @@ from desktop.api.errors import from_validation
 from desktop.api.media_type import check_json_body
 from desktop.api.runs import RunService
 from desktop.contract import api as m
+from desktop.contract import client_origin as origin
 from desktop.contract.state import RunState
 from desktop.disk.safe_json import JSONDecodeError
 from desktop.disk.safe_json import loads as safe_loads
@@ -237,7 +239,12 @@ async def list_approvals(request: web.Request) -> web.Response:
 async def resolve_approval(request: web.Request) -> web.Response:
     body = await parse(request, m.ResolveApproval)
     approval_id = request.match_info["approval_id"]
-    work = _service(request).resolve(body.command(approval_id=approval_id))
+    try:  # the person decided in the app, the terminal, or through the API
+        by = origin.decider(request.headers.get(origin.HEADER))
+    except ValueError as exc:
+        raise ApiError(422, "invalid_client", str(exc)) from None
+    command = dataclasses.replace(body.command(approval_id=approval_id), by=by)
+    work = _service(request).resolve(command)
     run_id, outcome = await _engines(request).run(work)
     resolution = outcome.resolution.to_json_dict() if outcome.resolution else {}
     return _json({"approvalId": approval_id, "runId": run_id, "resolution": resolution})

@@ -53,6 +53,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if problem is not None:
             print(f"agent-canvas {args.command}: {problem}", file=sys.stderr)
             return 2
+    from desktop.contract import client_origin as origin
+
+    origin.declare(origin.TERMINAL)  # a decision sent from here was made in the terminal
     try:
         return int(args.handler(args) or 0)
     except KeyboardInterrupt:

@@ -138,10 +138,11 @@ class Resolve:
     status: Annotated[str, Body(type=ApprovalStatus)]
     modified_args: Annotated[dict[str, Any] | None, Body("modifiedArgs")] = None
     reason: Annotated[str | None, Body(max_length=10_000)] = None
-    # Who decided is the service's to record, not the client's to claim: the token holder
-    # is the user, and a client-chosen name could pass a person's decision off as the
-    # policy's or the engine's in the log.
-    by: Annotated[str, Internal("the service records the user (USER) as who decided")] = USER
+    # Who decided is the service's to record, not the client's to claim: a client-chosen
+    # name could pass a person's decision off as the policy's or the engine's in the log.
+    # The service records where the person decided, from a header it maps to people only
+    # (desktop/contract/client_origin.py).
+    by: Annotated[str, Internal("the service records who decided (client_origin.py)")] = USER
     merge: Annotated[dict[str, Any] | None,
                      Body(type=MergeChoiceIn | None,
                           description="a merge approval, approved: how")] = None

@@ -17,6 +17,7 @@ from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop import __version__
+from desktop.contract import client_origin as origin
 from desktop.graph.resources import APP_ICON, app_icon_files
 from desktop.ui.early_keys import EarlyKeys
 from desktop.ui.on_demand import until_painted
@@ -67,6 +68,7 @@ def run_app(path: str | None) -> int:
     The window's API client (HTTP commands, the WebSocket event stream) runs on the
     same loop as the widgets, on the GUI thread, so no thread ever touches a widget.
     """
+    origin.declare(origin.APP)  # a decision sent from here was made in the app
     app = application()
     collector = collect_on_gui_thread(app)
     first = show_first_window(path)  # keeps itself alive (TabbedWindow registry)

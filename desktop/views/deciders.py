@@ -1,8 +1,9 @@
 """Who decided a request, in the product's words, in one place.
 
 A resolution's ``by`` (and a ``choice.made``'s) records where a decision came from: the
-client a person used (``gui``, ``cli``/``terminal``, ``api``, or ``user`` when the
-service took it and cannot tell which client sent it), the run's policy, the engine
+client a person used (``gui``, ``cli``/``terminal``, ``api`` for a client that does not
+say which it is, desktop/contract/client_origin.py; ``user`` in logs from before the service told
+them apart), the run's policy, the engine
 letting a request go, a test, or, for a best-of-N choice, the judge node's key. Those
 are the log's names, not the reader's: every place a decision is shown (the
 Conversation, the transcript, ``runs events``, the console of ``agent-canvas run``)
@@ -23,7 +24,7 @@ PEOPLE: Mapping[str, str] = {
     "cli": f"{A_PERSON} in the terminal",
     "terminal": f"{A_PERSON} in the terminal",
     "api": f"{A_PERSON} through the API",
-    # the service records every client's decision as the user's: it cannot say which
+    # logs from before the service recorded which client a decision came from
     "user": A_PERSON,
 }
 """The ``by`` values that are a person's decision, and where they made it."""

@@ -13,7 +13,6 @@ import yaml
 from service_process import ServeProcess
 
 from desktop.cli import main
-from desktop.runtime.control import USER
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
 
@@ -87,7 +86,7 @@ def test_stdin_commands_resolve_approvals_through_the_api(cli, service, tmp_path
     events = log_of(service, runs[0]["id"])
     resolved = [e["resolution"] for e in events if e["type"] == "approval.resolved"]
     assert [r["status"] for r in resolved] == ["approved", "denied"]
-    assert {r.get("by") for r in resolved} == {USER}  # a person, through a command
+    assert {r.get("by") for r in resolved} == {"cli"}  # a person, in the terminal
     assert resolved[1]["reason"] == "not this one"
 
 

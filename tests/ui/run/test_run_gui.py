@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from run_flows import gated
 
+from desktop.contract import client_origin as origin
 from desktop.graph.io import load_workflow, loads_workflow
-from desktop.runtime.control import USER
 from desktop.store.reducer import fold_events
 from desktop.views.notices import HandoffSent
 from desktop.views.reader import LogTail
@@ -139,6 +139,7 @@ def test_examples_step_through_in_interactive_mode(qloop, window_for, until, exa
 
 
 def test_approve_deny_modify_through_the_dialog(qloop, window_for, until, qtbot):
+    origin.declare(origin.APP)  # as the app does at its start (ui/app.py)
     _window, panels = window_for(loads_workflow(GATED))
     decisions = iter([("approve", None), ("deny", None), ("modify", '{"cmd": "echo changed"}')])
 
@@ -166,7 +167,7 @@ def test_approve_deny_modify_through_the_dialog(qloop, window_for, until, qtbot)
     qloop.run_until_complete(go())
     resolved = [e["resolution"] for e in all_events(panels) if e["type"] == "approval.resolved"]
     assert [r["status"] for r in resolved] == ["approved", "denied", "modified"]
-    assert all(r.get("by") == USER for r in resolved)  # a person, through a command
+    assert all(r.get("by") == "gui" for r in resolved)  # a person, in the app
     assert resolved[2]["modifiedArgs"] == {"cmd": "echo changed"}
     assert "(0)" in panels.approvals.badge.text()
 
