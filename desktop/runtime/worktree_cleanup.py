@@ -30,18 +30,8 @@ from typing import Any
 from desktop.runtime import worktree_pool
 from desktop.runtime.git_base import base_ref, run8
 from desktop.runtime.git_run import git
+from desktop.runtime.worktree_list import worktrees
 from desktop.runtime.worktrees import WORKTREES, repo_lock
-
-
-@dataclass(frozen=True)
-class Worktree:
-    """One worktree of a repository as ``git worktree list --porcelain`` gives it."""
-
-    path: Path
-    branch: str | None
-    """The checked-out branch's ref (None: detached)."""
-    lock: str | None
-    """Why the user locked it ("" when they gave no reason); None: not locked."""
 
 
 @dataclass(frozen=True)
@@ -95,28 +85,8 @@ def repositories(run_dir: Path, state: Mapping[str, Any] | None) -> list[Path]:
     return list(dict.fromkeys(p for p in found if p.is_dir()))
 
 
-def _worktrees(common: Path) -> list[Worktree]:
-    """Every worktree of the repository."""
-    listed = git(common, "worktree", "list", "--porcelain")
-    out: list[Worktree] = []
-    path: Path | None = None
-    branch: str | None = None
-    lock: str | None = None
-    for line in [*listed.out.decode("utf-8", "replace").splitlines(), ""]:
-        if line.startswith("worktree "):
-            path, branch, lock = Path(line[len("worktree "):]), None, None
-        elif line.startswith("branch "):
-            branch = line[len("branch "):]
-        elif line == "locked" or line.startswith("locked "):
-            lock = line[len("locked "):]
-        elif not line and path is not None:  # a blank line ends each worktree's record
-            out.append(Worktree(path, branch, lock))
-            path = None
-    return out
-
-
 def _locked_in(common: Path, run_dir: Path) -> list[LockedWorktree]:
-    return [LockedWorktree(t.path, t.branch, t.lock) for t in _worktrees(common)
+    return [LockedWorktree(t.path, t.branch, t.lock) for t in worktrees(common)
             if t.lock is not None and _under(t.path, run_dir)]
 
 
@@ -141,7 +111,7 @@ def clean_repository(common: Path, run_dir: Path, run_id: str, done: Cleanup) ->
     locked: list[LockedWorktree] = []
     pool = worktree_pool.pool_dir(run_dir)
     with repo_lock(common):
-        for tree in _worktrees(common):
+        for tree in worktrees(common):
             path, branch = tree.path, tree.branch
             inside = _under(path, run_dir)
             if inside and tree.lock is not None:

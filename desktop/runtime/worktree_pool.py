@@ -27,6 +27,7 @@ import uuid
 from pathlib import Path
 
 from desktop.runtime.git_run import git
+from desktop.runtime.worktree_list import worktrees
 
 POOL = "worktree-pool"
 """The data folder's folder of pooled worktrees."""
@@ -55,15 +56,7 @@ def waiting(folder: Path) -> list[Path]:
 
 def locked(common_dir: Path) -> set[Path]:
     """The repository's worktrees the user locked (``git worktree lock``)."""
-    listed = git(common_dir, "worktree", "list", "--porcelain", "-z")
-    found: set[Path] = set()
-    path: Path | None = None
-    for field in listed.out.decode("utf-8", "replace").split("\0") if listed.ok else []:
-        if field.startswith("worktree "):
-            path = Path(field.removeprefix("worktree ")).resolve()
-        elif path is not None and (field == "locked" or field.startswith("locked ")):
-            found.add(path)
-    return found
+    return {tree.path.resolve() for tree in worktrees(common_dir) if tree.lock is not None}
 
 
 def drop(common_dir: Path, path: Path) -> None:

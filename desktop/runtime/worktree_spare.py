@@ -23,7 +23,6 @@ Blocking: run on a worker thread.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import uuid
 from collections.abc import Iterator
@@ -31,6 +30,7 @@ from pathlib import Path
 
 from desktop.runtime import worktree_pool, worktrees
 from desktop.runtime.git_run import Stopper, git, must
+from desktop.store.runs import try_lock
 
 SWITCH = "AGENT_CANVAS_SPARE_WORKTREE"
 """``0``: make no spare."""
@@ -44,12 +44,7 @@ def _held(folder: Path) -> Iterator[bool]:
     """Whether this caller holds the folder's spare lock (not waiting for it)."""
     fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        yield True
+        yield try_lock(fd, exclusive=True)
     finally:
         os.close(fd)  # closing releases the lock
 
