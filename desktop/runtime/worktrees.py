@@ -221,6 +221,21 @@ def _made(repo: Repo, path: Path, run_dir: Path, run_id: str, branch: str,
     return NodeTree(repo, path, branch, base)
 
 
+def _merging(folder: Path) -> bool:
+    """Whether a merge is under way in the worktree at ``folder``: its git folder (named by
+    its ``.git`` file) holds ``MERGE_HEAD``. A look at a file, not a git process: every
+    turn's commit asks."""
+    dotgit = folder / ".git"
+    try:
+        pointer = dotgit.read_text(encoding="utf-8")
+    except IsADirectoryError:  # a repository's own checkout
+        return (dotgit / "MERGE_HEAD").is_file()
+    except OSError:
+        return git(folder, "rev-parse", "--verify", "-q", "MERGE_HEAD").ok
+    gitdir = Path(pointer.removeprefix("gitdir:").strip())
+    return ((gitdir if gitdir.is_absolute() else folder / gitdir) / "MERGE_HEAD").is_file()
+
+
 def commit_all(tree: NodeTree, message: str) -> str | None:
     """Commit everything changed in the worktree (ignored files left out) on its branch;
     the new commit, or None when nothing changed. A merge under way is concluded by it.
@@ -233,7 +248,7 @@ def commit_all(tree: NodeTree, message: str) -> str | None:
     excludes = excludes_for(tree.path)  # what agents leave behind stays out
     must(tree.path, "-c", "core.untrackedCache=true", "-c", f"core.excludesFile={excludes}",
          "add", "-A", "--", ":/")
-    if git(tree.path, "rev-parse", "--verify", "-q", "MERGE_HEAD").ok:
+    if _merging(tree.path):
         # a person's merge, resolved (desktop/runtime/worktree_repair.py): concluded as a
         # merge commit, so the branch records what it merged
         must(tree.path, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", message)
