@@ -112,15 +112,18 @@ class Conversation:
                 if name:
                     self._names.setdefault(str(name), event["nodeId"])
 
+    def _sender_label(self, sender: str) -> str:
+        """The node a merge names by key, by its label when the run told which it is."""
+        sender_id = self._names.get(sender)
+        return sender if sender_id is None else self.label(sender_id)
+
     def _merged_title(self, node: str | None, sender: str) -> str:
         """``Lead merged the work reported by Right``, or ``Lead merged Right's branch``
         when no report or handoff from that sender came in."""
         sender_id = self._names.get(sender)
-        if sender_id is None:
-            return f"{self.label(node)} merged {sender}'s branch"
-        how = self._brought.get((node, sender_id))
-        if how is None:
-            return f"{self.label(node)} merged {self.label(sender_id)}'s branch"
+        how = None if sender_id is None else self._brought.get((node, sender_id))
+        if sender_id is None or how is None:
+            return f"{self.label(node)} merged {self._sender_label(sender)}'s branch"
         return f"{self.label(node)} merged the work {how} by {self.label(sender_id)}"
 
     # ---------------------------------------------------------------- folding
@@ -175,7 +178,8 @@ class Conversation:
         elif kind == "approval.requested" and event.get("kind") == "merge":
             self._merges.add(str(event.get("approvalId", "")))
             merge = event.get("merge") or {}
-            sender = f"{merge['sender']}'s branch" if merge.get("sender") else "a branch"
+            sender = (f"{self._sender_label(str(merge['sender']))}'s branch"
+                      if merge.get("sender") else "a branch")
             self._add(Entry("system", seq, node, ts, merge_text(merge),
                             f"{self.label(node)} waits: merging {sender} conflicts"))
         elif kind == "approval.resolved" and event.get("approvalId") in self._merges:

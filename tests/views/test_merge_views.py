@@ -51,10 +51,17 @@ def test_a_merge_approval_reads_as_its_branches_and_files() -> None:
 
 def test_the_conversation_notes_the_merge_and_its_decision_and_no_tool_call() -> None:
     conv = Conversation()
-    conv.extend([{"type": "run.created", "seq": 1, "nodes": {LEAD: {"label": "Lead"}}},
+    conv.extend([{"type": "run.created", "seq": 1, "nodes": {
+        LEAD: {"label": "Lead"}, "node-right": {"key": "right", "label": "Right side"}}},
                  REQUESTED, RESOLVED])
+    # the merge names its sender by key; the line names the node as the canvas does
     assert [(e.kind, e.title) for e in conv.entries] == [
-        ("system", "Lead waits: merging right's branch conflicts"), ("system", "Merge decided")]
+        ("system", "Lead waits: merging Right side's branch conflicts"),
+        ("system", "Merge decided")]
+    unknown = Conversation()  # a sender the run never named stays as the merge gave it
+    unknown.extend([{"type": "run.created", "seq": 1, "nodes": {LEAD: {"label": "Lead"}}},
+                    REQUESTED])
+    assert unknown.entries[0].title == "Lead waits: merging right's branch conflicts"
     assert "conflicts in a.txt" in conv.entries[0].text
     notes = RunNotes()
     assert [notes.learn(e) for e in (REQUESTED, RESOLVED)] == [None, None]
