@@ -21,18 +21,24 @@ Blocking: run on a worker thread, holding the repository's lock (worktrees.py).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import shutil
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 from desktop.runtime.git_run import git
 from desktop.runtime.worktree_list import worktrees
+from desktop.store.runs import try_lock
 
 POOL = "worktree-pool"
 """The data folder's folder of pooled worktrees."""
 KEEP = 4
 """Worktrees kept per repository: a run's usual width, without letting disk grow."""
+LOCK = ".spare.lock"
+"""A repository's pool folder's lock: held while a spare is made or the folder tidied."""
 
 
 def pool_dir(run_dir: Path) -> Path:
@@ -52,6 +58,17 @@ def waiting(folder: Path) -> list[Path]:
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+@contextlib.contextmanager
+def held(folder: Path) -> Iterator[bool]:
+    """Whether this caller holds ``folder``'s :data:`LOCK` (never waits for it), across
+    processes."""
+    fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        yield try_lock(fd, exclusive=True)
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def locked(common_dir: Path) -> set[Path]:
@@ -102,4 +119,5 @@ def give(common_dir: Path, pool: Path, path: Path) -> bool:
     return git(common_dir, "worktree", "move", str(path), str(into / uuid.uuid4().hex)).ok
 
 
-__all__ = ["KEEP", "POOL", "drop", "give", "locked", "pool_dir", "slot", "take", "waiting"]
+__all__ = ["KEEP", "LOCK", "POOL", "drop", "give", "held", "locked", "pool_dir", "slot", "take",
+           "waiting"]

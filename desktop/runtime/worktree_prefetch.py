@@ -16,8 +16,10 @@ Made in the run folder, the worktrees are the run's own: another run cannot take
 :func:`desktop.runtime.worktrees.open_tree`, whose adding mark makes one that a stop or
 the engine's death cut short be made again by the node's turn.
 
-Then a spare worktree is written into the pool of each repository the run works in,
-for the repository's next run (desktop/runtime/worktree_spare.py).
+Then, once a day, the pool is tidied of repositories gone or long unused
+(desktop/runtime/worktree_pool_prune.py), and a spare worktree is written into the pool
+of each repository the run works in, for the repository's next run
+(desktop/runtime/worktree_spare.py).
 
 Stopping (the run stopped or over, the engine closed) kills the git command at work
 and waits for the worker thread to return.
@@ -33,7 +35,7 @@ from pathlib import Path
 
 from desktop.contract.isolation import Isolation
 from desktop.contract.state import NodeConfig, RunState
-from desktop.runtime import worktree_pool, worktree_spare, worktrees
+from desktop.runtime import worktree_pool, worktree_pool_prune, worktree_spare, worktrees
 from desktop.runtime.git_run import Stopped, Stopper
 from desktop.views.node_folder import workspace_path
 
@@ -97,6 +99,11 @@ class Prefetch:
     async def _prepare(self, work: list[Job], spares: list[Path]) -> None:
         await self._prepare_nodes(work)
         pool = worktree_pool.pool_dir(self.run_dir)
+        if worktree_pool_prune.due(pool) and not self._stopper.stopped:
+            try:
+                await asyncio.to_thread(worktree_pool_prune.tidy, pool)
+            except Exception as exc:  # only disk is at stake; tried again tomorrow
+                log.warning("could not tidy the worktree pool %s: %s", pool, exc)
         for folder in spares:
             if self._stopper.stopped:
                 return

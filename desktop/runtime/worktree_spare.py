@@ -22,31 +22,17 @@ Blocking: run on a worker thread.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 from desktop.runtime import worktree_pool, worktrees
 from desktop.runtime.git_run import Stopper, git, must
-from desktop.store.runs import try_lock
 
 SWITCH = "AGENT_CANVAS_SPARE_WORKTREE"
 """``0``: make no spare."""
 MAKING = ".making-"
 """The name a spare has while its files are written."""
-LOCK = ".spare.lock"
-
-
-@contextlib.contextmanager
-def _held(folder: Path) -> Iterator[bool]:
-    """Whether this caller holds the folder's spare lock (not waiting for it)."""
-    fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        yield try_lock(fd, exclusive=True)
-    finally:
-        os.close(fd)  # closing releases the lock
 
 
 def wanted() -> bool:
@@ -67,7 +53,7 @@ def make(workspace: Path, pool: Path, stop: Stopper | None = None) -> Path | Non
         return None
     into = worktree_pool.slot(pool, repo.common_dir)
     into.mkdir(parents=True, exist_ok=True)
-    with _held(into) as mine:
+    with worktree_pool.held(into) as mine:
         if not mine or worktree_pool.waiting(into):
             return None
         theirs = git(repo.top, "rev-parse", "--verify", "-q", "HEAD^{commit}")

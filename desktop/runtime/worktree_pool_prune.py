@@ -1,0 +1,108 @@
+"""The worktree pool tidied: what waits there for a repository that is gone, or that no
+run has used for :data:`IDLE_DAYS`, is removed, so the pool's disk does not grow with
+every repository the user ever ran on.
+
+Each repository's pool folder (desktop/runtime/worktree_pool.py) changes whenever a run
+takes a worktree from it, gives one back or adds a spare, so its modification time says
+when the repository's runs last used it. A pooled worktree's ``.git`` file names its
+repository's git folder; when that folder is gone (the repository deleted or moved), git
+cannot remove the worktree, and its folder is simply deleted. A repository still there
+is asked to remove its worktrees (``git worktree remove``), so ``git worktree list``
+stops showing them, except one the user locked (``git worktree lock``), which is theirs.
+A folder whose spare lock another engine holds is left for later.
+
+Tidied at most once a day per data folder (a stamp file in the pool), when a run writes
+its spare (desktop/runtime/worktree_spare.py). Blocking: run on a worker thread.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+from desktop.runtime import worktree_pool, worktrees
+
+IDLE_DAYS = 30
+"""A repository's pool unused this long is removed."""
+STAMP = ".tidied"
+"""The pool's stamp: when it was last tidied."""
+EVERY = 24 * 3600.0
+
+
+def _common_dir(tree: Path) -> Path | None:
+    """The git folder of the repository a pooled worktree belongs to, as its ``.git``
+    file names it (``gitdir: <repo>/.git/worktrees/<name>``); None when unreadable."""
+    try:
+        text = (tree / ".git").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    return Path(text[len("gitdir:"):].strip()).parent.parent
+
+
+def _entries(folder: Path) -> list[Path]:
+    """Every worktree in a repository's pool folder, a spare half made among them."""
+    return sorted(p for p in folder.iterdir() if p.is_dir())
+
+
+def _remove(folder: Path) -> bool:
+    """Remove the folder's worktrees but those the user locked; whether all went."""
+    kept = False
+    for tree in _entries(folder):
+        common = _common_dir(tree)
+        if common is None or not common.is_dir():  # no repository left to tell
+            shutil.rmtree(tree, ignore_errors=True)
+            continue
+        with worktrees.repo_lock(common):
+            if tree.resolve() in worktree_pool.locked(common):
+                kept = True
+            else:
+                worktree_pool.drop(common, tree)
+    if not kept:
+        shutil.rmtree(folder, ignore_errors=True)
+    return not kept
+
+
+def _unwanted(folder: Path, now: float) -> bool:
+    trees = _entries(folder)
+    gone = any((c := _common_dir(t)) is None or not c.is_dir() for t in trees)
+    return gone or not trees or now - folder.stat().st_mtime > IDLE_DAYS * 86400
+
+
+def tidy(pool: Path, now: float | None = None) -> list[Path]:
+    """Remove the pool folders of repositories gone or idle for :data:`IDLE_DAYS` (an
+    empty one too); the folders removed."""
+    now = time.time() if now is None else now
+    if not pool.is_dir():
+        return []
+    removed = []
+    for folder in sorted(p for p in pool.iterdir() if p.is_dir()):
+        try:
+            with worktree_pool.held(folder) as mine:
+                if mine and _unwanted(folder, now) and _remove(folder):
+                    removed.append(folder)
+        except OSError:  # a folder another engine removed meanwhile, or unreadable
+            continue
+    return removed
+
+
+def due(pool: Path, now: float | None = None) -> bool:
+    """Whether the pool is there and was last tidied a day ago or more (and marks it
+    tidied now)."""
+    now = time.time() if now is None else now
+    stamp = pool / STAMP
+    try:
+        if now - stamp.stat().st_mtime < EVERY:
+            return False
+    except FileNotFoundError:
+        if not pool.is_dir():
+            return False
+    stamp.touch()
+    os.utime(stamp, (now, now))
+    return True
+
+
+__all__ = ["IDLE_DAYS", "STAMP", "due", "tidy"]
