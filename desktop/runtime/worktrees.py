@@ -236,6 +236,14 @@ def _merging(folder: Path) -> bool:
     return ((gitdir if gitdir.is_absolute() else folder / gitdir) / "MERGE_HEAD").is_file()
 
 
+def person_of(folder: Path) -> str | None:
+    """``Name <email>`` of the person git knows at ``folder`` (the repository's or their
+    own ``user.name`` and ``user.email``), or None when either is unset."""
+    name = git(folder, "config", "user.name").text
+    email = git(folder, "config", "user.email").text
+    return f"{name} <{email}>" if name and email else None
+
+
 def commit_all(tree: NodeTree, message: str) -> str | None:
     """Commit everything changed in the worktree (ignored files left out) on its branch;
     the new commit, or None when nothing changed. A merge under way is concluded by it.
@@ -250,8 +258,11 @@ def commit_all(tree: NodeTree, message: str) -> str | None:
          "add", "-A", "--", ":/")
     if _merging(tree.path):
         # a person's merge, resolved (desktop/runtime/worktree_repair.py): concluded as a
-        # merge commit, so the branch records what it merged
-        must(tree.path, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", message)
+        # merge commit, so the branch records what it merged, and whose resolution it is
+        person = person_of(tree.path)
+        author = ["--author", person] if person else []
+        must(tree.path, "commit", "--quiet", "--no-verify", "--allow-empty", *author,
+             "-m", message)
         return must(tree.path, "rev-parse", "HEAD")
     written = must(tree.path, "write-tree")
     parent, parent_tree = must(tree.path, "rev-parse", "HEAD", "HEAD^{tree}").split()
@@ -292,6 +303,7 @@ __all__ = [
     "head",
     "open_tree",
     "path_lock",
+    "person_of",
     "repo_lock",
     "repo_of",
     "turn_message",

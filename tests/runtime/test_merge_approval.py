@@ -15,6 +15,7 @@ from engine_helpers import events_of, of_type, workflow
 from gitkit import USER, fingerprint, git, no_git_config, node_git, tree_files, user_repo
 
 from desktop.contract.events import parse_event
+from desktop.runtime import worktrees
 from desktop.runtime.approvals import PendingRequest
 from desktop.runtime.engine import Engine
 from desktop.runtime.recovery import create_run, resume_engine
@@ -236,15 +237,20 @@ async def test_a_hand_merge_resolved_but_not_committed_is_concluded_on_resume(
     worktree = engine.run_dir / lead.worktree
     (worktree / "committed.txt").write_text("left and right\n")
     git(worktree, "add", "committed.txt")  # resolved, not committed
+    assert worktrees.person_of(worktree) is None  # no identity: the engine's stands
+    git(repo, "config", "user.name", "Ada Person")  # who git knows there resolved it
+    git(repo, "config", "user.email", "ada@example.com")
     status, resumed = await resume_to_end(engine.run_dir)
     assert status == "completed"
     assert tree_files(repo, lead.branch)["committed.txt"] == b"left and right\n"
     sent = git(repo, "rev-parse", request["source"])
     merges = git(repo, "log", "--merges", "--format=%P", lead.branch).splitlines()
     assert any(line.split()[1] == sent for line in merges), "concluded as a merge of it"
-    subject = git(repo, "log", "-1", "--format=%s", lead.branch + "^{/^Merge }")
+    subject, author, committer = git(repo, "log", "-1", "--format=%s%n%an <%ae>%n%cn",
+                                     lead.branch + "^{/^Merge }").splitlines()
     assert subject == (f"Merge {request['source']} into {lead.branch}, resolved by a person "
                        "in the worktree")
+    assert (author, committer) == ("Ada Person <ada@example.com>", "Agent Canvas")
     marks = [e["message"] for e in of_type(events_of(engine.run_dir), "node.progress")
              if "resolved by a person in the worktree" in e.get("message", "")]
     assert len(marks) == 1 and request["source"] in marks[0]
