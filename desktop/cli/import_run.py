@@ -26,10 +26,20 @@ from desktop.store.snapshot import write_snapshot
 from desktop.views.state import RunProjection
 
 
+def given_stream(value: str) -> Path:
+    """The argparse type of FILE: an empty one (an unset shell variable) would be read as
+    the current folder, so it is refused as a usage error."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("is empty; give the file the agent's stdout (JSON "
+                                         "lines) was saved in")
+    return Path(value)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``import`` subcommand."""
     p = sub.add_parser("import", help="make a run from a recorded agent stream")
-    p.add_argument("file", type=Path, metavar="FILE", help="the agent's stdout (JSON lines)")
+    p.add_argument("file", type=given_stream, metavar="FILE",
+                   help="the agent's stdout (JSON lines)")
     add_provider_arg(p)
     p.add_argument("--label", default=None, help="node label (default: the file name)")
     add_data_dir(p)

@@ -47,3 +47,18 @@ def test_an_empty_workflow_file_is_refused_by_name(
                                          "*.flow.yaml file")
     assert "INVALID" not in said.err and said.out == ""
     assert list(here.iterdir()) == [] and not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\t"])
+def test_an_empty_stream_file_to_import_is_refused_by_name(
+        blank: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        main(["import", "--provider", "claude", "--data-dir", str(tmp_path / "data"), blank])
+    said = capsys.readouterr()
+    assert exc.value.code == 2
+    assert said.err.splitlines()[-1] == ("agent-canvas import: error: argument FILE: is "
+                                         "empty; give the file the agent's stdout (JSON "
+                                         "lines) was saved in")
+    assert not (tmp_path / "data").exists()
