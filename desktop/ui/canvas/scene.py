@@ -10,9 +10,14 @@ leaves the area its edge first claimed is still drawn in that frame.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QLineF, QPoint, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPainter, QPen, QTransform
-from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene, QGraphicsSceneMouseEvent
+from PySide6.QtWidgets import (
+    QGraphicsPathItem,
+    QGraphicsScene,
+    QGraphicsSceneContextMenuEvent,
+    QGraphicsSceneMouseEvent,
+)
 
 from desktop.contract.enums import EdgeType
 from desktop.disk.safe_json import loads as safe_loads
@@ -66,6 +71,7 @@ class CanvasScene(QGraphicsScene):
     subflowOpened = Signal(str)  # a subflow node was double-clicked: show its inside
     subflowAsked = Signal(QPointF)  # "Subflow…" dropped here: ask for its file
     connectionDroppedOnEmpty = Signal(str, QPointF)  # source node, scene point
+    nodeMenuAsked = Signal(str, QPoint)  # a node right-clicked: its id, the screen point
 
     def __init__(self, editor: Editor, theme: Theme = LIGHT, parent=None):
         super().__init__(parent)
@@ -422,6 +428,16 @@ class CanvasScene(QGraphicsScene):
             if isinstance(item, NodeItem):
                 return item
         return None
+
+    def contextMenuEvent(self, event: QGraphicsSceneContextMenuEvent) -> None:
+        """A node's menu is the run panels' (what they offer depends on the run shown);
+        anything else (a note, a group) offers its own."""
+        node = self.node_at(event.scenePos())
+        if node is not None:
+            self.nodeMenuAsked.emit(node.node_id, event.screenPos())
+            event.accept()
+            return
+        super().contextMenuEvent(event)
 
     # ---------------------------------------------------------------- gestures
     def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:

@@ -1,7 +1,8 @@
 """How the run panels keep the window in step with the open run: the mode combos and the
 inspector show the modes in force (the running run's, else the workflow's), the chat
-panel says when it cannot send, and the node views (chat, transcript, conversation,
-diffs, record) follow the canvas selection unless pinned.
+panel says when it cannot send, the node views (chat, transcript, conversation, diffs,
+record) follow the canvas selection unless pinned, and a node right-clicked offers its
+folder and branch in the run shown (desktop/ui/run/node_menu.py).
 
 A mixin of :class:`desktop.ui.run.attach.RunPanels`.
 """
@@ -11,8 +12,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from PySide6.QtCore import QPoint
+
 from desktop.contract.enums import RUN_ENDED
+from desktop.ui.run.node_menu import NodeMenu, show_node_menu
 from desktop.ui.run.window_parts import WindowParts
+from desktop.views.node_place import node_place
 
 
 class ModesAndChat:
@@ -27,6 +32,8 @@ class ModesAndChat:
     diffs: Any
     record: Any
     session: Any
+    node_menu: NodeMenu | None = None
+    """The menu last shown for a node of the run (kept, as Qt shows it after we return)."""
 
     def _sync_document_modes(self, *_args: object) -> None:
         doc, _path = self._document()
@@ -83,3 +90,15 @@ class ModesAndChat:
         node_id = by_key.get(keys[0]) if len(keys) == 1 else None
         for view in (self.transcript, self.conversation, self.diffs, self.record):  # unpinned
             view.follow_selection(node_id)
+
+    def _node_menu(self, key: str, at: QPoint) -> None:
+        """A node right-clicked on the canvas: while a run is shown, where it works."""
+        session = self.session
+        if session is None:
+            return
+        place = node_place(session.state, session.run_dir, key,
+                           remote=session.remote is not None)
+        if place is not None:
+            if self.node_menu is not None:
+                self.node_menu.deleteLater()
+            self.node_menu = show_node_menu(place, at, said=self.parts.message)

@@ -1,12 +1,16 @@
 """A run whose nodes work in their own git worktrees, seen in the app: each node's card shows
 its branch and commits ahead, each node's diffs in the Diffs tab hold only its own files,
-the Conversation marks the merges, and Run history gives the result branch and where it
-was applied."""
+the Conversation marks the merges, a node's menu offers its worktree and branch, and Run
+history gives the result branch and where it was applied."""
 
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+
+from PySide6.QtCore import QEvent, QPoint
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QGraphicsSceneContextMenuEvent
 
 from desktop.graph.io import load_workflow, save_workflow
 from desktop.graph.resources import examples_dir
@@ -94,6 +98,27 @@ def test_cards_diffs_conversation_and_history_show_the_branches(
             titles.index(f"Orchestrator merged the work reported by {sender}")
     conversation.render()
     assert "Orchestrator merged the work reported by Implementer (text)" in conversation.html
+
+    # a node right-clicked on the canvas: its own worktree and branch, to open or copy
+    card = editor_window.scene.nodes["impl-text"]
+    click = QGraphicsSceneContextMenuEvent(QEvent.Type.GraphicsSceneContextMenu)
+    click.setScenePos(card.sceneBoundingRect().center())
+    click.setScreenPos(QPoint(20, 20))
+    editor_window.scene.contextMenuEvent(click)
+    menu = panels.node_menu
+    assert menu is not None and click.isAccepted()
+    text = next(n for n in state["nodes"].values() if n["key"] == "impl-text")["git"]
+    folder = panels.session.run_dir / text["workdir"]
+    assert menu.place.folder == folder and (folder / "text_utils.py").is_file()
+    assert [a.text() for a in menu.actions() if a.isVisible()] == [
+        f"Implementer (text): canvas/{run8}/impl-text", "Open worktree in editor",
+        "Open worktree in file manager", "Copy worktree path", "Copy branch name"]
+    assert menu.open_editor.isEnabled() and menu.open_files.isEnabled()
+    menu.copy_path.trigger()
+    assert QGuiApplication.clipboard().text() == str(folder)
+    menu.copy_branch.trigger()
+    assert QGuiApplication.clipboard().text() == f"canvas/{run8}/impl-text"
+    menu.close()
 
     # Run history: the result branch, not applied, then applied as a branch
     run_dir = panels.session.run_dir

@@ -1,0 +1,73 @@
+"""A node's menu on the canvas while a run is shown (right-click on its card): open the
+folder it works in (its own worktree) in the editor or the file manager, copy its path,
+copy its branch. The run's state says which folder (desktop/views/node_place.py); a
+folder that is gone, or on another machine, is named and not offered to open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, QUrl
+from PySide6.QtGui import QDesktopServices, QGuiApplication
+from PySide6.QtWidgets import QMenu, QWidget
+
+from desktop.ui.run.diff_view import open_in_editor
+from desktop.views.node_place import NodePlace
+
+
+def _open_folder(path: Path) -> bool:
+    return QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+
+
+class NodeMenu(QMenu):
+    """The menu of one node's place in a run."""
+
+    def __init__(self, place: NodePlace, parent: QWidget | None = None, *,
+                 editor: Callable[[Path], bool] = open_in_editor,
+                 files: Callable[[Path], bool] = _open_folder,
+                 said: Callable[[str], None] | None = None) -> None:
+        super().__init__(parent)
+        self.place = place
+        self._said = said
+        title = f"{place.label}: {place.branch}" if place.branch else place.label
+        self.addSection(title)
+        what = place.what
+        self.open_editor = self.addAction(f"Open {what} in editor",
+                                          lambda: self._open(editor, "an editor"))
+        self.open_files = self.addAction(f"Open {what} in file manager",
+                                         lambda: self._open(files, "a file manager"))
+        self.copy_path = self.addAction(f"Copy {what} path",
+                                        lambda: self._copy(str(place.folder)))
+        self.copy_branch = self.addAction("Copy branch name",
+                                          lambda: self._copy(place.branch or ""))
+        self.copy_branch.setVisible(place.branch is not None)
+        for action in (self.open_editor, self.open_files):
+            action.setEnabled(place.unreachable is None)
+            action.setToolTip(place.unreachable or str(place.folder))
+        if place.unreachable is not None:
+            note = self.addAction(f"Cannot open: {place.unreachable}")
+            note.setEnabled(False)
+        self.setToolTipsVisible(True)
+
+    def _open(self, opener: Callable[[Path], bool], where: str) -> None:
+        if not opener(self.place.folder) and self._said is not None:
+            self._said(f"Could not open {self.place.folder} in {where}; set $VISUAL or "
+                       "$EDITOR, or copy its path")
+
+    def _copy(self, text: str) -> None:
+        QGuiApplication.clipboard().setText(text)
+        if self._said is not None:
+            self._said(f"Copied {text}")
+
+
+def show_node_menu(place: NodePlace, at: QPoint, parent: QWidget | None = None,
+                   **kwargs: object) -> NodeMenu:
+    """Pop the menu of ``place`` up at the screen point ``at`` (it returns at once)."""
+    menu = NodeMenu(place, parent, **kwargs)  # type: ignore[arg-type]
+    menu.popup(at)
+    return menu
+
+
+__all__ = ["NodeMenu", "show_node_menu"]
