@@ -8,6 +8,7 @@ Blocking (it runs git): callers run it on a worker thread.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from desktop.runtime.git_run import git
@@ -29,6 +30,29 @@ def check_printable(name: str) -> None:
                             f"which no branch name may have; try e.g. {EXAMPLE}")
 
 
+_PSEUDO = re.compile(r"[A-Z_]*HEAD")
+"""HEAD, ORIG_HEAD, FETCH_HEAD, MERGE_HEAD...: names git reads in its own folder first."""
+
+
+def check_unambiguous(repo: Path, name: str) -> None:
+    """BadBranchName when git would read ``name`` as another ref than the new branch: a
+    full ref name (``refs/heads/main`` would make ``refs/heads/refs/heads/main``), a tag,
+    a remote's branch, or one of git's own names, as git looks a name up (git-rev-parse(1),
+    "SPECIFYING REVISIONS"). Every git command naming it would then warn or pick the other."""
+    if _PSEUDO.fullmatch(name):
+        raise BadBranchName(f"{name} is a name git keeps for itself; choose another name "
+                            "(nothing was changed)")
+    looks = [f"refs/{name}", f"refs/tags/{name}", f"refs/remotes/{name}",
+             f"refs/remotes/{name}/HEAD", *([name] if name.startswith("refs/") else [])]
+    listed = git(repo, "for-each-ref", "--format=%(refname)", *looks)
+    found = [r for r in (listed.text.splitlines() if listed.ok else []) if r in looks]
+    if found or name.startswith("refs/"):
+        what = f"{found[0]} exists in {repo}" if found else "it is a full ref name"
+        raise BadBranchName(f"{name} would not name the new branch alone ({what}; git "
+                            "would read the name as that, or warn on every use); choose "
+                            f"another name, e.g. {EXAMPLE} (nothing was changed)")
+
+
 def check_new_branch(repo: Path, name: str) -> None:
     """BadBranchName unless ``name`` can be made as a new branch of ``repo``."""
     check_printable(name)
@@ -40,6 +64,7 @@ def check_new_branch(repo: Path, name: str) -> None:
     if git(repo, "rev-parse", "--verify", "-q", f"refs/heads/{name}").ok:
         raise BadBranchName(f"branch {name} already exists in {repo}; choose another name "
                             "(nothing was changed)")
+    check_unambiguous(repo, name)
     # one look at the branches a and a/b (for a/b/c) and those under a/b/c/: git keeps
     # a branch as a file, so none of them can be there with it
     parts = name.split("/")

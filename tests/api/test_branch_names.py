@@ -1,7 +1,8 @@
 """Branch names for ``POST .../apply`` and ``POST .../pull-request``: a name git refuses,
 one with a control character (a NUL once made the service fail with a 500), one that
-clashes with a branch of the user's as file and folder, is a 422 naming ``branch`` and
-saying what to give instead; the user's repository is left as it was."""
+clashes with a branch of the user's as file and folder, one git would read as another ref
+(``refs/heads/main`` once made a branch ``refs/heads/refs/heads/main``), is a 422 naming
+``branch`` and saying what to give instead; the user's repository is left as it was."""
 
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ _RUNS: dict[Path, tuple[Path, str]] = {}
 
 async def a_result(api: Api, tmp_path: Path) -> tuple[Path, str]:
     """The user's repository (with a branch ``agent`` and a branch ``team/x`` of theirs,
-    and ``other`` checked out before ``main``) and a finished run on it; made once per
-    service, however many examples use it."""
+    ``other`` checked out before ``main``, a tag ``v1`` and a remote's ``origin/main``)
+    and a finished run on it; made once per service, however many examples use it."""
     if api.data not in _RUNS:
         repo = project(tmp_path)
         for name in ("agent", "team/x", "other"):
             git(repo, "branch", name)
+        git(repo, "tag", "v1")
+        git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
         git(repo, "checkout", "-q", "other")
         git(repo, "checkout", "-q", "main")
         _RUNS[api.data] = repo, await finished_run(api, repo)
@@ -45,14 +48,20 @@ async def test_names_git_refuses_or_that_clash_are_422s_saying_why_and_what_inst
                        ("tab\there", "control character"), ("@{-1}", "not a branch name"),
                        ("-x", "not a branch name"), ("HEAD", "not a branch name"),
                        ("main", "already exists"), ("agent/result", "branch agent exists"),
-                       ("team", "branch team/x exists")):
+                       ("team", "branch team/x exists"),
+                       ("refs/heads/main", "refs/heads/main exists"),
+                       ("refs/heads/new", "it is a full ref name"),
+                       ("heads/main", "refs/heads/main exists"), ("v1", "refs/tags/v1 exists"),
+                       ("origin/main", "refs/remotes/origin/main exists"),
+                       ("ORIG_HEAD", "git keeps for itself")):
         refused = await api.json("POST", f"/api/runs/{run_id}/apply", 422, {"branch": name})
         error = refused["error"]
         assert (error["code"], error["field"]) == ("invalid_branch", "branch"), error
         assert says in error["message"], error
         assert any(fix in error["message"] for fix in ("try e.g.", "choose another name")), error
     assert looks(repo) == before
-    for beside in ("team/y", "agent-x", "someone/team"):  # next to a branch, not in its way
+    assert "refs/heads/refs/heads/main" not in git(repo, "for-each-ref", "--format=%(refname)")
+    for beside in ("team/y", "agent-x", "someone/team", "v1-result", "origin-main"):
         checked = await api.json("POST", f"/api/runs/{run_id}/apply", 200,
                                  {"branch": beside, "check": True})
         assert checked["branch"] == beside
