@@ -47,10 +47,11 @@ def check_unambiguous(repo: Path, name: str) -> None:
     listed = git(repo, "for-each-ref", "--format=%(refname)", *looks)
     found = [r for r in (listed.text.splitlines() if listed.ok else []) if r in looks]
     if found or name.startswith("refs/"):
-        what = f"{found[0]} exists in {repo}" if found else "it is a full ref name"
-        raise BadBranchName(f"{name} would not name the new branch alone ({what}; git "
-                            "would read the name as that, or warn on every use); choose "
-                            f"another name, e.g. {EXAMPLE} (nothing was changed)")
+        why = (f"{found[0]} exists in {repo}, and git would read the name as that or "
+               "warn on every use" if found else
+               f"a branch of that name would be refs/heads/{name}")
+        raise BadBranchName(f"{name} cannot name a new branch: {why}; choose another name, "
+                            f"e.g. {EXAMPLE} (nothing was changed)")
 
 
 def check_new_branch(repo: Path, name: str) -> None:

@@ -50,7 +50,7 @@ async def test_names_git_refuses_or_that_clash_are_422s_saying_why_and_what_inst
                        ("main", "already exists"), ("agent/result", "branch agent exists"),
                        ("team", "branch team/x exists"),
                        ("refs/heads/main", "refs/heads/main exists"),
-                       ("refs/heads/new", "it is a full ref name"),
+                       ("refs/heads/new", "would be refs/heads/refs/heads/new"),
                        ("heads/main", "refs/heads/main exists"), ("v1", "refs/tags/v1 exists"),
                        ("origin/main", "refs/remotes/origin/main exists"),
                        ("ORIG_HEAD", "git keeps for itself")):
