@@ -13,6 +13,7 @@ from __future__ import annotations
 from PySide6.QtCore import QLineF, QPoint, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPainter, QPen, QTransform
 from PySide6.QtWidgets import (
+    QGraphicsItem,
     QGraphicsPathItem,
     QGraphicsScene,
     QGraphicsSceneContextMenuEvent,
@@ -61,6 +62,17 @@ def box_at(x: float, y: float) -> Box:
     """The card at top-left ``(x, y)`` with the room edges keep around it."""
     left, top, right, bottom = CLEARANCE
     return Box(x - left, y - top, x + NODE_W + right, y + NODE_H + bottom)
+
+
+def _node_key(item: QGraphicsItem | None) -> str | None:
+    """The node ``item`` is, or hangs from: a document node's id, or the run's id of a
+    node the run added (an item with a ``run_node_id``)."""
+    while item is not None:
+        key = item.node_id if isinstance(item, NodeItem) else getattr(item, "run_node_id", None)
+        if isinstance(key, str):
+            return key
+        item = item.parentItem()
+    return None
 
 
 class CanvasScene(QGraphicsScene):
@@ -430,13 +442,16 @@ class CanvasScene(QGraphicsScene):
         return None
 
     def contextMenuEvent(self, event: QGraphicsSceneContextMenuEvent) -> None:
-        """A node's menu is the run panels' (what they offer depends on the run shown);
-        anything else (a note, a group) offers its own."""
-        node = self.node_at(event.scenePos())
-        if node is not None:
-            self.nodeMenuAsked.emit(node.node_id, event.screenPos())
-            event.accept()
-            return
+        """A node's menu is the run panels' (what they offer depends on the run shown),
+        a node the run added included (an item with a ``run_node_id``); anything else (a
+        note, a group) offers its own."""
+        for item in self.items(event.scenePos(), Qt.ItemSelectionMode.IntersectsItemShape,
+                               Qt.SortOrder.DescendingOrder, QTransform()):
+            key = _node_key(item)  # the card, or what hangs from it (its status, branch)
+            if key is not None:
+                self.nodeMenuAsked.emit(key, event.screenPos())
+                event.accept()
+                return
         super().contextMenuEvent(event)
 
     # ---------------------------------------------------------------- gestures

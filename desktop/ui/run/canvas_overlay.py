@@ -58,6 +58,7 @@ class RuntimeNodeItem(QGraphicsItem):
     def __init__(self, node_id: str, label: str) -> None:
         super().__init__()
         self.node_id = node_id
+        self.run_node_id = node_id  # the canvas asks the run panels for its menu by it
         self.label = label
         self.setZValue(2)
         self.badge = StatusBadge(QRectF(0, 0, RUNTIME_W, RUNTIME_H), self)

@@ -1,10 +1,20 @@
-"""A node's menu on its own: opening its folder goes to the opener given and says when
-none could; a folder that cannot be opened from here is named and not offered."""
+"""A node's menu: the canvas asks for it for a card, what hangs below the card, or a node
+the run added; opening its folder goes to the opener given and says when none could; a
+folder that cannot be opened from here is named and not offered."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import QEvent, QPoint, QPointF
+from PySide6.QtWidgets import QGraphicsSceneContextMenuEvent
+
+from desktop.graph.io import load_workflow
+from desktop.graph.resources import examples_dir
+from desktop.ui.canvas.scene import CanvasScene
+from desktop.ui.canvas.status_badge import StatusBadge
+from desktop.ui.editor import Editor
+from desktop.ui.run.canvas_overlay import RuntimeNodeItem
 from desktop.ui.run.node_menu import NodeMenu
 from desktop.views.node_place import NodePlace
 
@@ -35,3 +45,33 @@ def test_a_folder_not_here_is_named_and_not_offered_to_open(qtbot, tmp_path: Pat
     assert texts["Copy working folder path"].isEnabled()
     assert not texts[f"Cannot open: {why}"].isEnabled()
     assert "Copy branch name" not in texts
+
+
+def _right_click(scene: CanvasScene, at: QPointF) -> QGraphicsSceneContextMenuEvent:
+    click = QGraphicsSceneContextMenuEvent(QEvent.Type.GraphicsSceneContextMenu)
+    click.setScenePos(at)
+    click.setScreenPos(QPoint(5, 5))
+    click.ignore()
+    scene.contextMenuEvent(click)
+    return click
+
+
+def test_the_canvas_asks_for_the_menu_of_a_card_its_status_or_a_node_the_run_added(
+        qapp) -> None:
+    doc = load_workflow(examples_dir() / "single-agent.flow.yaml")
+    scene = CanvasScene(Editor(doc))
+    card = scene.nodes["implementer"]
+    under = StatusBadge(card.body_rect(), card)  # the run's status and branch below the card
+    added = RuntimeNodeItem("run-node-7", "Helper")
+    scene.addItem(added)
+    added.setPos(card.sceneBoundingRect().right() + 400, 0)
+    asked: list[str] = []
+    scene.nodeMenuAsked.connect(lambda key, _at: asked.append(key))
+    assert _right_click(scene, card.sceneBoundingRect().center()).isAccepted()
+    below = under.sceneBoundingRect()
+    assert not card.sceneBoundingRect().contains(below.bottomLeft() + QPointF(8, -4))
+    assert _right_click(scene, below.bottomLeft() + QPointF(8, -4)).isAccepted()
+    assert _right_click(scene, added.sceneBoundingRect().center()).isAccepted()
+    assert asked == ["implementer", "implementer", "run-node-7"]
+    assert not _right_click(scene, QPointF(-5000, -5000)).isAccepted()  # nothing there
+    assert asked == ["implementer", "implementer", "run-node-7"]
