@@ -11,15 +11,11 @@ opened from its folder reads them from there.
 from __future__ import annotations
 
 import asyncio
-import os
-import shlex
-import subprocess
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -32,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.ui.open_path import open_in_editor
 from desktop.ui.run.diff_parse import FileDiff, parse_diff
 from desktop.ui.run.node_picker import node_combo, pin_button
 from desktop.ui.run.patch_view import PatchView
@@ -48,18 +45,6 @@ def node_workspace(state: dict | None, run_dir: Path, node_id: str | None) -> Pa
     from desktop.views.node_folder import node_folder
 
     return node_folder(state, Path(run_dir), node_id).resolve()
-
-
-def open_in_editor(path: Path) -> bool:
-    """Open ``path`` in $VISUAL / $EDITOR, else the desktop's default application."""
-    command = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-    if command:
-        try:
-            subprocess.Popen([*shlex.split(command), str(path)], start_new_session=True)
-            return True
-        except OSError:
-            pass
-    return QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
 
 
 @dataclass(frozen=True)

@@ -9,16 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, QUrl
-from PySide6.QtGui import QDesktopServices, QGuiApplication
+from PySide6.QtCore import QPoint
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMenu, QWidget
 
-from desktop.ui.run.diff_view import open_in_editor
+from desktop.ui.open_path import open_in_editor, open_with_desktop
 from desktop.views.node_place import NodePlace
-
-
-def _open_folder(path: Path) -> bool:
-    return QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
 
 
 class NodeMenu(QMenu):
@@ -26,7 +22,7 @@ class NodeMenu(QMenu):
 
     def __init__(self, place: NodePlace, parent: QWidget | None = None, *,
                  editor: Callable[[Path], bool] = open_in_editor,
-                 files: Callable[[Path], bool] = _open_folder,
+                 files: Callable[[Path], bool] = open_with_desktop,
                  said: Callable[[str], None] | None = None) -> None:
         super().__init__(parent)
         self.place = place

@@ -10,14 +10,15 @@ A mixin of :class:`desktop.ui.run.attach.RunPanels`.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QPoint
 
 from desktop.contract.enums import RUN_ENDED
-from desktop.ui.run.node_menu import NodeMenu, show_node_menu
 from desktop.ui.run.window_parts import WindowParts
-from desktop.views.node_place import node_place
+
+if TYPE_CHECKING:
+    from desktop.ui.run.node_menu import NodeMenu
 
 
 class ModesAndChat:
@@ -93,6 +94,9 @@ class ModesAndChat:
 
     def _node_menu(self, key: str, at: QPoint) -> None:
         """A node right-clicked on the canvas: while a run is shown, where it works."""
+        from desktop.ui.run.node_menu import show_node_menu  # not before the first paint
+        from desktop.views.node_place import node_place
+
         session = self.session
         if session is None:
             return
