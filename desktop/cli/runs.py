@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from desktop.cli import runs_apply, runs_delete
+from desktop.cli import runs_apply, runs_delete, runs_pool
 from desktop.cli.console_out import out_console
 from desktop.cli.run_ref import resume_hint, run_ref
 from desktop.cli.server_args import add_server_options
@@ -100,6 +100,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     dp.set_defaults(handler=cmd_diff_env)
     runs_apply.register(kids, add_data_dir)
     runs_delete.register(kids, add_data_dir)
+    runs_pool.register(kids, add_data_dir)
 
 
 def _print_json(obj: object) -> None:

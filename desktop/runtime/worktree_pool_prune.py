@@ -12,7 +12,9 @@ stops showing them, except one the user locked (``git worktree lock``), which is
 A folder whose spare lock another engine holds is left for later.
 
 Tidied at most once a day per data folder (a stamp file in the pool), when a run writes
-its spare (desktop/runtime/worktree_spare.py). Blocking: run on a worker thread.
+its spare (desktop/runtime/worktree_spare.py). ``agent-canvas runs pool`` shows each
+repository's pool (:func:`survey`) and drops them all on request (:func:`drop_all`).
+Blocking: run on a worker thread.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.runtime import worktree_pool, worktrees
@@ -46,6 +49,71 @@ def _common_dir(tree: Path) -> Path | None:
 def _entries(folder: Path) -> list[Path]:
     """Every worktree in a repository's pool folder, a spare half made among them."""
     return sorted(p for p in folder.iterdir() if p.is_dir())
+
+
+def _repository(common: Path) -> Path:
+    """The repository a git folder belongs to: its checkout for a ``.git`` folder."""
+    return common.parent if common.name == ".git" else common
+
+
+def _disk(folder: Path) -> int:
+    """Bytes the files under ``folder`` take on disk (as ``du`` counts them)."""
+    total = 0
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_blocks * 512
+            except OSError:  # removed meanwhile
+                continue
+    return total
+
+
+@dataclass(frozen=True)
+class PoolFolder:
+    """One repository's pooled worktrees."""
+
+    folder: Path
+    repository: Path | None
+    """None when no worktree there names one."""
+    worktrees: int
+    disk: int
+    """Bytes on disk."""
+    last_used: float
+    """When a run last took, gave back or added one (seconds since the epoch)."""
+    gone: bool
+    """The repository is no longer there: the next tidy removes the folder."""
+
+
+def survey(pool: Path) -> list[PoolFolder]:
+    """Each repository's folder in the pool, most recently used first."""
+    if not pool.is_dir():
+        return []
+    found = []
+    for folder in (p for p in pool.iterdir() if p.is_dir()):
+        try:
+            trees = _entries(folder)
+            commons = [c for c in map(_common_dir, trees) if c is not None]
+            found.append(PoolFolder(
+                folder, _repository(commons[0]) if commons else None, len(trees),
+                _disk(folder), folder.stat().st_mtime,
+                any(not c.is_dir() for c in commons) or len(commons) < len(trees)))
+        except OSError:  # removed meanwhile
+            continue
+    return sorted(found, key=lambda f: -f.last_used)
+
+
+def drop_all(pool: Path) -> tuple[list[Path], list[Path]]:
+    """Remove every repository's pooled worktrees but those the user locked; the folders
+    removed, and those kept (a locked worktree in them, or another engine writing a
+    spare there)."""
+    removed, kept = [], []
+    for folder in sorted(p for p in pool.iterdir() if p.is_dir()) if pool.is_dir() else []:
+        try:
+            with worktree_pool.held(folder) as mine:
+                (removed if mine and _remove(folder) else kept).append(folder)
+        except OSError:
+            continue
+    return removed, kept
 
 
 def _remove(folder: Path) -> bool:
@@ -105,4 +173,4 @@ def due(pool: Path, now: float | None = None) -> bool:
     return True
 
 
-__all__ = ["IDLE_DAYS", "STAMP", "due", "tidy"]
+__all__ = ["IDLE_DAYS", "STAMP", "PoolFolder", "drop_all", "due", "survey", "tidy"]
