@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,19 +37,19 @@ EVERY = 24 * 3600.0
 
 def _common_dir(tree: Path) -> Path | None:
     """The git folder of the repository a pooled worktree belongs to, as its ``.git``
-    file names it (``gitdir: <repo>/.git/worktrees/<name>``); None when unreadable."""
-    try:
-        text = (tree / ".git").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    if not text.startswith("gitdir:"):
-        return None
-    return Path(text[len("gitdir:"):].strip()).parent.parent
+    file names it (``<repo>/.git/worktrees/<name>``); None when unreadable."""
+    gitdir = worktrees.linked_git_dir(tree)
+    return None if gitdir is None else gitdir.parent.parent
 
 
 def _entries(folder: Path) -> list[Path]:
     """Every worktree in a repository's pool folder, a spare half made among them."""
     return sorted(p for p in folder.iterdir() if p.is_dir())
+
+
+def _gone(trees: list[Path]) -> bool:
+    """Whether a worktree among ``trees`` names no repository, or one no longer there."""
+    return any((c := _common_dir(t)) is None or not c.is_dir() for t in trees)
 
 
 def _repository(common: Path) -> Path:
@@ -95,8 +96,7 @@ def survey(pool: Path) -> list[PoolFolder]:
             commons = [c for c in map(_common_dir, trees) if c is not None]
             found.append(PoolFolder(
                 folder, _repository(commons[0]) if commons else None, len(trees),
-                _disk(folder), folder.stat().st_mtime,
-                any(not c.is_dir() for c in commons) or len(commons) < len(trees)))
+                _disk(folder), folder.stat().st_mtime, _gone(trees)))
         except OSError:  # removed meanwhile
             continue
     return sorted(found, key=lambda f: -f.last_used)
@@ -106,12 +106,22 @@ def drop_all(pool: Path) -> tuple[list[Path], list[Path]]:
     """Remove every repository's pooled worktrees but those the user locked; the folders
     removed, and those kept (a locked worktree in them, or another engine writing a
     spare there)."""
-    removed, kept = [], []
+    return _sweep(pool, lambda _folder: True)
+
+
+def _sweep(pool: Path, unwanted: Callable[[Path], bool]) -> tuple[list[Path], list[Path]]:
+    """Remove each pool folder ``unwanted`` picks, holding its lock; the folders removed,
+    and those picked but kept (a worktree the user locked, or the lock held elsewhere)."""
+    removed: list[Path] = []
+    kept: list[Path] = []
     for folder in sorted(p for p in pool.iterdir() if p.is_dir()) if pool.is_dir() else []:
         try:
             with worktree_pool.held(folder) as mine:
-                (removed if mine and _remove(folder) else kept).append(folder)
-        except OSError:
+                if not mine:
+                    kept.append(folder)
+                elif unwanted(folder):
+                    (removed if _remove(folder) else kept).append(folder)
+        except OSError:  # a folder another engine removed meanwhile, or unreadable
             continue
     return removed, kept
 
@@ -136,25 +146,14 @@ def _remove(folder: Path) -> bool:
 
 def _unwanted(folder: Path, now: float) -> bool:
     trees = _entries(folder)
-    gone = any((c := _common_dir(t)) is None or not c.is_dir() for t in trees)
-    return gone or not trees or now - folder.stat().st_mtime > IDLE_DAYS * 86400
+    return _gone(trees) or not trees or now - folder.stat().st_mtime > IDLE_DAYS * 86400
 
 
 def tidy(pool: Path, now: float | None = None) -> list[Path]:
     """Remove the pool folders of repositories gone or idle for :data:`IDLE_DAYS` (an
     empty one too); the folders removed."""
     now = time.time() if now is None else now
-    if not pool.is_dir():
-        return []
-    removed = []
-    for folder in sorted(p for p in pool.iterdir() if p.is_dir()):
-        try:
-            with worktree_pool.held(folder) as mine:
-                if mine and _unwanted(folder, now) and _remove(folder):
-                    removed.append(folder)
-        except OSError:  # a folder another engine removed meanwhile, or unreadable
-            continue
-    return removed
+    return _sweep(pool, lambda folder: _unwanted(folder, now))[0]
 
 
 def due(pool: Path, now: float | None = None) -> bool:

@@ -221,19 +221,29 @@ def _made(repo: Repo, path: Path, run_dir: Path, run_id: str, branch: str,
     return NodeTree(repo, path, branch, base)
 
 
-def _merging(folder: Path) -> bool:
-    """Whether a merge is under way in the worktree at ``folder``: its git folder (named by
-    its ``.git`` file) holds ``MERGE_HEAD``. A look at a file, not a git process: every
-    turn's commit asks."""
-    dotgit = folder / ".git"
+def linked_git_dir(folder: Path) -> Path | None:
+    """The git folder a linked worktree's ``.git`` file names (``gitdir: ...``, made
+    absolute), read as a file, not asked of git; None when ``.git`` is no such file (a
+    repository's own checkout has a ``.git`` folder) or cannot be read."""
     try:
-        pointer = dotgit.read_text(encoding="utf-8")
-    except IsADirectoryError:  # a repository's own checkout
-        return (dotgit / "MERGE_HEAD").is_file()
+        pointer = (folder / ".git").read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return git(folder, "rev-parse", "--verify", "-q", "MERGE_HEAD").ok
+        return None
+    if not pointer.startswith("gitdir:"):
+        return None
     gitdir = Path(pointer.removeprefix("gitdir:").strip())
-    return ((gitdir if gitdir.is_absolute() else folder / gitdir) / "MERGE_HEAD").is_file()
+    return gitdir if gitdir.is_absolute() else folder / gitdir
+
+
+def _merging(folder: Path) -> bool:
+    """Whether a merge is under way in the worktree at ``folder``: its git folder holds
+    ``MERGE_HEAD``. A look at a file, not a git process: every turn's commit asks."""
+    gitdir = linked_git_dir(folder)
+    if gitdir is not None:
+        return (gitdir / "MERGE_HEAD").is_file()
+    if (folder / ".git").is_dir():  # a repository's own checkout
+        return (folder / ".git" / "MERGE_HEAD").is_file()
+    return git(folder, "rev-parse", "--verify", "-q", "MERGE_HEAD").ok
 
 
 def person_of(folder: Path) -> str | None:
@@ -301,6 +311,7 @@ __all__ = [
     "branch_name",
     "commit_all",
     "head",
+    "linked_git_dir",
     "open_tree",
     "path_lock",
     "person_of",
