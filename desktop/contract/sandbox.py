@@ -34,6 +34,9 @@ def check_relative_root(value: str) -> str:
     if ".." in parts:
         raise ValueError(f"{value!r} leaves the workspace ('..'); name a folder inside it")
     root = PurePosixPath(*parts).as_posix() if parts else "."
+    if PureWindowsPath(root).drive:  # "./A:" normalises to "A:", a drive once more
+        raise ValueError(f"{value!r} is absolute; give a path relative to the node's "
+                         "workspace (e.g. 'build')")
     # "a/ / " strips to "a/ /", whose normal form "a/ " strips again: repeat until stable
     return root if root == root.strip() else check_relative_root(root)
 

@@ -97,6 +97,7 @@ segment = st.text(st.characters(codec="utf-8", exclude_characters="/\\\0"), min_
 @given(st.lists(segment, min_size=1, max_size=4))
 @example(["0", "\r", "\r"])  # stripped once, "0/\r" was returned; it strips again to "0"
 @example(["a", " ", " "])
+@example([".", "A:"])  # accepted once, as its normal form "A:" is refused
 def test_relative_roots_are_normalized_or_refused(parts: list[str]) -> None:
     text = "/".join(parts)
     try:
