@@ -20,6 +20,7 @@ import contextlib
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from desktop.cli.run_ref import resume_hint, run_ref
 from desktop.cli.server_args import add_server_options
@@ -27,6 +28,9 @@ from desktop.cli.workflow_arg import given_workflow
 from desktop.contract.enums import RunStatus
 from desktop.disk.paths import data_dir
 from desktop.wording import plural
+
+if TYPE_CHECKING:
+    from desktop.graph.document import WorkflowDocument
 
 EXIT = {RunStatus.COMPLETED: 0, RunStatus.FAILED: 1, RunStatus.STOPPED: 4}
 EXIT_BAD_INPUT = 2
@@ -56,6 +60,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="where the run's agents run: local, ray://HOST:PORT (a Ray cluster "
                         "through Ray Client), ray (the cluster of this machine) or "
                         "ray:HOST:PORT; a node's own executor still wins")
+    p.add_argument("--workspace", metavar="DIR",
+                   help="the folder the nodes work on, instead of the workflow's "
+                        "`workspace` or the run's scratch folder; in a git repository "
+                        "each node works in its own worktree. A node's own workspace "
+                        "still wins")
     _common(p)
     p.set_defaults(handler=run_command)
     r = sub.add_parser("resume", help="continue an interrupted, paused or stopped run",
@@ -73,6 +82,21 @@ def _options(args: argparse.Namespace):
     return EngineOptions(concurrency=args.concurrency, silence_sec=args.silence_sec)
 
 
+def _override(doc: WorkflowDocument, args: argparse.Namespace) -> None:
+    """Apply ``--executor`` and ``--workspace`` to ``doc``; ValueError says what is wrong."""
+    if args.executor:
+        from desktop.contract.executor import parse_executor_arg
+
+        doc.executor = parse_executor_arg(args.executor)
+    if args.workspace:
+        folder = Path(args.workspace).expanduser()
+        if not folder.is_dir():
+            what = "is not a folder" if folder.exists() else "does not exist"
+            raise ValueError(f"--workspace {args.workspace}: {folder.absolute()} {what}; "
+                             "name the folder (a git repository, usually) the nodes work on")
+        doc.workspace = str(folder.resolve())
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Create a run of FILE and drive it to the end."""
     from desktop.cli.workflow_arg import not_a_file
@@ -85,17 +109,11 @@ def run_command(args: argparse.Namespace) -> int:
     if missing:
         print(missing, file=sys.stderr)
         return EXIT_BAD_INPUT
-    doc, problems = check_file(str(path))
-    if doc is not None and args.executor:
-        from desktop.contract.executor import parse_executor_arg
-        from desktop.graph.validate import validate
-
-        try:
-            doc.executor = parse_executor_arg(args.executor)
-        except ValueError as exc:
-            print(str(exc), file=sys.stderr)
-            return EXIT_BAD_INPUT
-        problems = validate(doc, str(path))
+    try:
+        doc, problems = check_file(str(path), lambda doc: _override(doc, args))
+    except ValueError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_BAD_INPUT
     errors = [p for p in problems if p.is_error]
     for problem in problems:
         print(str(problem), file=sys.stderr)

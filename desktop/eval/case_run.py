@@ -42,6 +42,7 @@ def case_document(doc: WorkflowDocument, case: Case) -> WorkflowDocument:
     copy = doc.model_copy(deep=True)
     copy.task = case.task
     copy.isolation = Isolation.SHARED
+    copy.workspace = None
     copy.node_configs = {key: cfg.model_copy(update={"workspace": None, "isolation": None})
                          for key, cfg in doc.node_configs.items()}
     return copy

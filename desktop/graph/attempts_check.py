@@ -32,7 +32,7 @@ def check_attempts(doc: WorkflowDocument) -> list[Problem]:
                                    f"({', '.join(i for i in ids if i != key) or 'none'})",
                                    "error"))
         shared = (cfg.isolation or doc.isolation) == Isolation.SHARED.value
-        if cfg.attempts is not None and cfg.workspace and shared:
+        if cfg.attempts is not None and doc.workspace_of(key) and shared:
             out.append(Problem(f"{base}.isolation", "attempts need worktrees of their own, "
                                "and isolation: shared keeps the node in its workspace itself",
                                "remove isolation: shared (or attempts)", "error"))

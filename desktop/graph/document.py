@@ -83,6 +83,10 @@ class WorkflowDocument(_DocModel):
     mode: Mode = Mode.AUTO
     global_mode: GlobalMode = Field(GlobalMode.IMPLEMENTATION, alias="globalMode")
     executor: ExecutorSpec = "local"
+    workspace: str | None = Field(
+        None, description="The folder a node without a workspace of its own works on "
+                          "(relative to this file); unset: each such node works in the "
+                          "run's scratch folder.")
     isolation: Isolation | None = Field(
         None, description="worktree: each node in its own git worktree and branch; shared: "
                           "nodes work in their workspace itself. Unset: worktree for nodes "
@@ -128,6 +132,10 @@ class WorkflowDocument(_DocModel):
     def config(self, node_id: str) -> NodeConfig:
         """The node's config (a default one when the document has none)."""
         return self.node_configs.get(node_id) or NodeConfig()
+
+    def workspace_of(self, node_id: str) -> str | None:
+        """The workspace ``node_id`` works on: its own, else the workflow's."""
+        return self.config(node_id).workspace or self.workspace
 
     def entry_node(self) -> WorkflowNode | None:
         """The node marked ``entry``, else the first node with no incoming handoff."""

@@ -169,6 +169,8 @@ def document_data(doc: WorkflowDocument) -> dict[str, Any]:
     data["globalMode"] = str(doc.global_mode)
     if doc.executor != "local":
         data["executor"] = _tidy_numbers(executor_json(doc.executor))
+    if doc.workspace is not None:
+        data["workspace"] = doc.workspace
     if doc.isolation is not None:
         data["isolation"] = str(doc.isolation)
     if doc.budget is not None:

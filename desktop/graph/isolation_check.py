@@ -48,12 +48,13 @@ def check_isolation(doc: WorkflowDocument, source: str | None = None) -> list[Pr
         if cfg is None or cfg.isolation != WORKTREE:
             continue
         where = f"nodeConfigs.{node.id}.isolation"
-        if not cfg.workspace:  # a worktree of the run's scratch repository
+        workspace = doc.workspace_of(node.id)
+        if not workspace:  # a worktree of the run's scratch repository
             continue
-        folder = _workspace(cfg.workspace, base)
+        folder = _workspace(workspace, base)
         if folder is not None and folder.is_dir() and not in_git_repository(folder):
             out.append(Problem(
-                where, f"the workspace {cfg.workspace!r} of node {node.id!r} is not in a git "
+                where, f"the workspace {workspace!r} of node {node.id!r} is not in a git "
                 "repository, so the node works in the folder itself (shared)",
                 f"run `git init` in {folder}, or set isolation: shared", "warning"))
     return out
@@ -64,8 +65,10 @@ def check_workspaces(doc: WorkflowDocument, source: str | None = None) -> list[P
     could not make the folder (relative paths are checked when the workflow is a file)."""
     out: list[Problem] = []
     base = _workflow_dir(source)
-    for key, cfg in doc.node_configs.items():
-        folder = _workspace(cfg.workspace, base) if cfg.workspace else None
+    named = [(f"nodeConfigs.{key}.workspace", cfg.workspace)
+             for key, cfg in doc.node_configs.items()]
+    for where, workspace in [("workspace", doc.workspace), *named]:
+        folder = _workspace(workspace, base) if workspace else None
         if folder is None:
             continue
         # a missing folder is made when the run starts; the first part that exists decides
@@ -74,7 +77,7 @@ def check_workspaces(doc: WorkflowDocument, source: str | None = None) -> list[P
             continue
         what = "is a file" if first == folder else f"is inside {first}, which is a file"
         out.append(Problem(
-            f"nodeConfigs.{key}.workspace", f"{cfg.workspace!r} {what}, not a folder",
+            where, f"{workspace!r} {what}, not a folder",
             "name a folder (a missing one is made when the run starts), or move the file "
             "away"))
     return out

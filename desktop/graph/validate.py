@@ -3,6 +3,7 @@
 import fnmatch
 import os
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -365,8 +366,12 @@ def _handoff_targets(script: object, where: str) -> list[tuple[str, str]]:
     return found
 
 
-def check_file(path: str) -> tuple[WorkflowDocument | None, list[Problem]]:
-    """Load and validate a workflow file: the document (None if unreadable) and all problems."""
+def check_file(path: str, adjust: Callable[[WorkflowDocument], None] | None = None
+               ) -> tuple[WorkflowDocument | None, list[Problem]]:
+    """Load and validate a workflow file: the document (None if unreadable) and all problems.
+
+    ``adjust`` changes the document before it is checked (a command line's overrides); a
+    ValueError it raises is passed on."""
     from desktop.graph.errors import WorkflowLoadError
     from desktop.graph.io import read_workflow
 
@@ -374,6 +379,8 @@ def check_file(path: str) -> tuple[WorkflowDocument | None, list[Problem]]:
         doc, smap = read_workflow(path)
     except WorkflowLoadError as exc:
         return None, exc.problems
+    if adjust is not None:
+        adjust(doc)
     problems = validate(doc, str(path), smap)
     if has_subflows(doc):
         here = str(Path(path).resolve())

@@ -141,8 +141,9 @@ class BestOf:
         node_ctx = self._context(self.engine.state.nodes[self.node_id], self.config,
                                  self.emit, None)
         home, tree = await self._home(node_ctx)
-        name = f"{worktrees.branch_component(node_ctx.node.key, self.node_id)}" \
-               f".t{self.turn_number}"
+        component = worktrees.branch_component(node_ctx.node.key, self.node_id,
+                                               self.engine.run_dir)
+        name = f"{component}.t{self.turn_number}"
         count = len(overrides(self.config.attempts))
         trees = [await asyncio.to_thread(attempt_trees.add, home, self.engine.run_dir, name, i)
                  for i in range(1, count + 1)]
@@ -187,8 +188,8 @@ class BestOf:
                 "attempts need the node's own git worktree: its workspace must be in a git "
                 f"repository and its isolation not {Isolation.SHARED.value}")
         node = ctx.node
-        branch = worktrees.branch_name(ctx.run_id, worktrees.branch_component(node.key,
-                                                                             node.id))
+        branch = worktrees.branch_name(ctx.run_id, worktrees.branch_component(
+            node.key, node.id, ctx.run_dir))
         message = worktrees.between_message(ctx.run_id, node.key or node.label,
                                             self.turn_number)
         return await asyncio.to_thread(attempt_trees.scratch_home, ready.workdir, branch,

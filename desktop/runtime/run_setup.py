@@ -43,25 +43,35 @@ def _node_state(run_id: str, wn: WorkflowNode, key: str, parent: str | None,
     return node
 
 
-def _config(doc: WorkflowDocument, node_id: str, folder: str) -> dict[str, Any]:
-    """The node's config; a relative workspace rebased from the folder of its own file
-    (``folder``, relative to the top workflow's) to the top workflow's folder, which the
-    run resolves it against."""
-    config = doc.config(node_id)
-    workspace = config.workspace
+def _rebased(workspace: str | None, folder: str) -> str | None:
+    """``workspace`` as written in a file in ``folder`` (relative to the top workflow's
+    folder), made relative to the top workflow's folder, which the run resolves it against."""
     if folder and workspace and not os.path.isabs(workspace) and \
             not workspace.startswith("~"):
-        config = config.model_copy(update={
-            "workspace": os.path.normpath(os.path.join(folder, workspace))})
+        return os.path.normpath(os.path.join(folder, workspace))
+    return workspace
+
+
+def _config(doc: WorkflowDocument, node_id: str, folder: str,
+            fallback: str | None) -> dict[str, Any]:
+    """The node's config, its workspace rebased to the top workflow's folder; a node
+    without one works on ``fallback`` (its workflow's, already rebased)."""
+    config = doc.config(node_id)
+    workspace = _rebased(config.workspace, folder) if config.workspace else fallback
+    if workspace != config.workspace:
+        config = config.model_copy(update={"workspace": workspace})
     return config.to_json_dict()
 
 
 def graph_of(doc: WorkflowDocument, run_id: str, subflows: dict[str, Subflow],
-             scope: str = "", parent: str | None = None, folder: str = ""
+             scope: str = "", parent: str | None = None, folder: str = "",
+             inherited: str | None = None
              ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """The run's nodes, node configs and edges (wire form, by id) for ``doc`` and the
     subflows it uses, keys scoped by ``scope``; ``folder``: where ``doc``'s file is,
-    relative to the top workflow's folder."""
+    relative to the top workflow's folder; ``inherited``: the workspace of the workflows
+    around ``doc`` (relative to the top workflow's folder)."""
+    here = _rebased(doc.workspace, folder) if doc.workspace else inherited
     nodes: dict[str, Any] = {}
     configs: dict[str, Any] = {}
     edges: dict[str, Any] = {}
@@ -70,11 +80,11 @@ def graph_of(doc: WorkflowDocument, run_id: str, subflows: dict[str, Subflow],
         sub = subflows.get(wn.id) if wn.kind == "subflow" else None
         node = _node_state(run_id, wn, key, parent, sub)
         nodes[node.id] = node.to_json_dict()
-        configs[node.id] = _config(doc, wn.id, folder)
+        configs[node.id] = _config(doc, wn.id, folder, here)
         if sub is not None:
             inner_folder = os.path.normpath(os.path.join(folder, os.path.dirname(wn.flow or "")))
             inner = graph_of(sub.doc, run_id, sub.inner, key, node.id,
-                             "" if inner_folder == "." else inner_folder)
+                             "" if inner_folder == "." else inner_folder, here)
             for mine, theirs in zip((nodes, configs, edges), inner, strict=True):
                 mine.update(theirs)
     for index, we in enumerate(doc.edges):

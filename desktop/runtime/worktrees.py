@@ -31,6 +31,9 @@ from desktop.runtime.git_run import GitError, Stopper, git, must
 
 WORKTREES = "worktrees"
 """The run folder's folder of node worktrees."""
+SCOPE_JOIN = "+"
+"""Joins the parts of a subflow's node's key in its branch name: no node id holds it, so
+no other node's name is the same."""
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$")
 # weak: a lock lives while someone holds or waits for it, so a long-running service
 # does not keep one for every worktree path (or repository) it ever made
@@ -39,12 +42,19 @@ _locks_guard = threading.Lock()
 _path_locks: weakref.WeakValueDictionary[str, threading.Lock] = weakref.WeakValueDictionary()
 
 
-def branch_component(key: str | None, node_id: str) -> str:
+def branch_component(key: str | None, node_id: str, run_dir: Path | None = None) -> str:
     """The node's name in its branch and worktree folder: its key when git accepts it as
-    one path component (no ``..``, no trailing ``.`` or ``.lock``), else its id."""
-    if key and _SAFE.match(key) and not key.endswith(".lock"):
-        return key
-    return node_id
+    one path component (no ``..``, no trailing ``.`` or ``.lock``), a subflow's node's
+    scoped key joined by :data:`SCOPE_JOIN` (``review+implementer``), else its id.
+
+    With ``run_dir``, a subflow's node whose worktree folder a run made before is named
+    by its id keeps that name."""
+    parts = key.split("/") if key else []
+    if not parts or not all(_SAFE.match(p) and not p.endswith(".lock") for p in parts):
+        return node_id
+    if len(parts) > 1 and run_dir is not None and (run_dir / WORKTREES / node_id).exists():
+        return node_id
+    return SCOPE_JOIN.join(parts)
 
 
 def branch_name(run_id: str, component: str) -> str:
@@ -193,7 +203,7 @@ def open_tree(workspace: Path, run_dir: Path, run_id: str, key: str | None,
     repo = repo_of(workspace)
     if repo is None:
         return None
-    component = branch_component(key, node_id)
+    component = branch_component(key, node_id, run_dir)
     path = (run_dir / WORKTREES / component).absolute()
     lock = path_lock(path)
     if not lock.acquire(blocking=stop is None):

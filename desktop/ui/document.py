@@ -24,7 +24,8 @@ from desktop.graph.document import (
 
 NOTE = "note"
 GROUP = "group"
-META_FIELDS = ("name", "description", "task", "mode", "global_mode", "executor", "extra")
+META_FIELDS = ("name", "description", "task", "mode", "global_mode", "executor", "workspace",
+               "extra")
 
 
 class DocumentModel(QObject):
@@ -239,8 +240,7 @@ class DocumentModel(QObject):
         self.changed.emit()
 
     def set_meta(self, **fields: object) -> None:
-        """Set document-level fields (name, description, task, mode, global_mode, executor,
-        extra)."""
+        """Set document-level fields (:data:`META_FIELDS`)."""
         for name, value in fields.items():
             if name not in META_FIELDS:
                 raise KeyError(name)

@@ -251,7 +251,7 @@ class Inspector(QScrollArea):
         doc = self.model.doc
         return {"doc": {"name": doc.name, "description": doc.description, "task": doc.task,
                         "mode": str(doc.mode), "globalMode": str(doc.global_mode),
-                        "executor": executor_json(doc.executor)}}
+                        "executor": executor_json(doc.executor), "workspace": doc.workspace}}
 
     def reload(self) -> None:
         for name, page in self.pages.items():

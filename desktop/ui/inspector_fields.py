@@ -47,7 +47,8 @@ NODE_SECTIONS: list[tuple[str, list[Field]]] = [
         Field(("config", "command"), "Command", "optional",
               placeholder="program to run (command/custom providers)"),
         Field(("config", "args"), "Arguments", "list", placeholder="comma separated"),
-        Field(("config", "workspace"), "Workspace", "optional", placeholder="run folder"),
+        Field(("config", "workspace"), "Workspace", "optional",
+              placeholder="the workflow's workspace"),
         Field(("config", "envAllowlist"), "Env allowlist", "list",
               placeholder="e.g. PATH, HOME"),
         Field(("config", "verification"), "Verification", "optional",
@@ -147,6 +148,10 @@ DOC_SECTIONS = [
         Field(("doc", "task"), "Task", "multiline", placeholder="What the run should do"),
         Field(("doc", "mode"), "Mode", "combo", _enum(Mode)),
         Field(("doc", "globalMode"), "Global mode", "combo", _enum(GlobalMode)),
+        Field(("doc", "workspace"), "Workspace", "optional",
+              placeholder="the run's scratch folder",
+              tip="The folder the nodes work on (relative to this file); in a git "
+                  "repository each node works in its own worktree. A node may set its own"),
         Field(("doc", "executor"), "Runs on", "executor", placeholder="local",
               tip="Where the agents run: local, ray://HOST:PORT (a Ray cluster), ray "
                   "(this machine's cluster) or ray:HOST:PORT; a node may override it"),

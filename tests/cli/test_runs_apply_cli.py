@@ -164,3 +164,49 @@ def test_an_apply_while_the_run_is_being_applied_elsewhere_is_refused_at_once(
         assert git(repo, "branch", "--list", "agent/result") == ""
         assert cli("runs", "apply", run_id[:8], "--check").code == 0
     assert cli("runs", "apply", run_id[:8]).code == 0
+
+
+def test_run_workspace_puts_an_example_on_the_user_s_repository_node_by_node(
+        cli, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    example = examples_dir() / "orchestrator-two-implementers.flow.yaml"
+    status = git(repo, "status", "--porcelain")
+    monkeypatch.chdir(tmp_path)  # the folder is named as a user types it: from here
+    ran = cli("run", str(example), "--workspace", "project")
+    assert ran.code == 0, ran.err
+    [listed] = orjson.loads(cli("runs", "list", "--json").out)
+    run8 = listed["id"][:8]
+    shown = orjson.loads(cli("runs", "result", run8, "--json").out)
+    assert [f["path"] for f in shown["files"]] == IMPLEMENTED
+    # each implementer worked in its own worktree of the user's repository
+    base = git(repo, "rev-parse", f"canvas/{run8}/impl-text~1")
+    for node, mine in (("impl-text", "text_utils.py"), ("impl-num", "num_utils.py")):
+        changed = git(repo, "diff", "--name-only", base, f"canvas/{run8}/{node}").split()
+        assert changed == sorted([mine, f"test_{mine}"])
+    assert git(repo, "status", "--porcelain") == status
+    assert (repo / "lib.py").read_text().endswith("def wip(): ...\n")
+
+
+@pytest.mark.parametrize(("named", "says"), [("nowhere", "does not exist"),
+                                             ("project/lib.py", "is not a folder")])
+def test_run_workspace_that_is_no_folder_exits_2_before_anything_runs(
+        cli, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str,
+        says: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    ran = cli("run", str(examples_dir() / "single-agent.flow.yaml"), "--workspace", named)
+    assert ran.code == 2
+    assert ran.err.startswith(f"--workspace {named}: {tmp_path / named} {says}")
+    assert not (tmp_path / "data" / "runs").exists() or not any(
+        (tmp_path / "data" / "runs").iterdir())
+
+
+@pytest.mark.parametrize("option", [["--workspace", "project"], ["--executor", "local"]])
+def test_a_missing_subflow_is_bad_input_with_an_override_too(
+        cli, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        option: list[str]) -> None:
+    flow = tmp_path / "top.flow.yaml"  # its subflow's file stayed behind
+    flow.write_text((examples_dir() / "subflow-review.flow.yaml").read_text())
+    monkeypatch.chdir(tmp_path)
+    ran = cli("run", str(flow), *option)
+    assert ran.code == 2
+    assert "subflow file 'review.flow.yaml' not found" in ran.err
+    assert "invalid workflow (1 error)" in ran.err

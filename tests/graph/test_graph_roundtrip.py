@@ -74,7 +74,7 @@ def documents(draw: st.DrawFn) -> WorkflowDocument:
     return WorkflowDocument(
         name=draw(texts), description=draw(texts), task=draw(texts),
         mode=draw(st.sampled_from(list(Mode))),
-        global_mode=draw(st.sampled_from(list(GlobalMode))),
+        global_mode=draw(st.sampled_from(list(GlobalMode))), workspace=draw(st.none() | texts),
         nodes=nodes, edges=edges, node_configs=node_configs,
         extra=draw(st.dictionaries(slugs, texts | st.integers(-(2**63), 2**63 - 1), max_size=2)),
     )

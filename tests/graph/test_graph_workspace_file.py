@@ -51,3 +51,33 @@ def test_validate_command_says_it(tmp_path: Path, capsys: pytest.CaptureFixture[
     err = capsys.readouterr().err
     assert f"{path}:20: nodeConfigs.implementer.workspace: '{tmp_path / 'afile'}' is a file, " \
            "not a folder" in err
+
+
+def test_the_workflows_workspace_that_is_a_file_is_an_error_at_its_line(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("not a folder")
+    path = tmp_path / "w.flow.yaml"
+    path.write_text(EXAMPLE.read_text(encoding="utf-8").replace(
+        "mode:", "workspace: afile\nmode:", 1))
+    doc, problems = check_file(str(path))
+    assert doc is not None and doc.workspace == "afile"
+    [problem] = [p for p in problems if p.location == "workspace"]
+    assert problem.is_error and problem.file == str(path)
+    assert problem.line is not None and path.read_text().splitlines()[
+        problem.line - 1].startswith("workspace: afile")
+    assert problem.message == "'afile' is a file, not a folder"
+
+
+def test_isolation_advice_and_attempts_read_the_workflows_workspace(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"  # a folder outside git: no worktree can be made in it
+    plain.mkdir()
+    path = tmp_path / "w.flow.yaml"
+    text = EXAMPLE.read_text(encoding="utf-8").replace("mode:", f"workspace: {plain}\nmode:", 1)
+    path.write_text(text.replace("    instructions:", "    isolation: worktree\n"
+                                 "    instructions:", 1))
+    _doc, problems = check_file(str(path))
+    [advice] = [p for p in problems if p.location == "nodeConfigs.implementer.isolation"]
+    assert advice.severity == "warning" and "not in a git repository" in advice.message
+    path.write_text(text.replace("mode:", "isolation: shared\nmode:", 1).replace(
+        "    instructions:", "    attempts: 2\n    instructions:", 1))
+    _doc, problems = check_file(str(path))
+    assert any(p.is_error and "attempts need worktrees" in p.message for p in problems)

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from engine_helpers import events_of, of_type, until, workflow
+from gitkit import fingerprint, no_git_config, tree_files, user_repo
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -17,6 +18,7 @@ from desktop.runtime.engine import Engine
 from desktop.runtime.gate import blocklist_rule, is_write_command
 from desktop.runtime.recovery import create_run
 
+__all__ = ["no_git_config"]
 GATED = {"cliPermissionsMode": "gated"}
 
 
@@ -216,3 +218,21 @@ def test_blocklist_rules_match_substrings_and_globs() -> None:
     assert blocklist_rule("sudo rm -rf /", ["rm -rf"]) == "rm -rf"
     assert blocklist_rule("curl http://x", ["wget*", "curl *"]) == "curl *"
     assert blocklist_rule("ls", ["rm", ""]) is None
+
+
+async def test_a_spawned_node_works_on_its_spawners_repository(tmp_path: Path,
+                                                               no_git_config) -> None:
+    repo = user_repo(tmp_path / "project")
+    before = fingerprint(repo)
+    spawn = {"spawn_node": {**SPAWN["spawn_node"], "script": [
+        {"edit": {"path": "helped.txt", "content": "helped\n"}}, {"say": "done"}]}}
+    doc = workflow({"boss": {"script": [spawn, {"say": "delegated"}],
+                             "workspace": str(repo)}})
+    engine = create_run(doc, tmp_path / "data")
+    status = await _run_with(engine, lambda e, p: e.broker.resolve(p.approval_id, "approved"))
+    assert status == "completed"
+    helper = engine.state.nodes[engine.find_node("helper")]
+    assert engine.state.node_configs[helper.id].workspace == str(repo)
+    assert helper.git is not None and Path(helper.git.repo).resolve() == repo.resolve()
+    assert "helped.txt" in tree_files(repo, helper.git.branch)
+    assert fingerprint(repo) == before

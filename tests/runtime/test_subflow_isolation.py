@@ -5,14 +5,16 @@ repository alike."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import orjson
 import pytest
 from engine_helpers import events_of, of_type, run_doc
-from gitkit import git, no_git_config, node_git, tree_files, user_repo
+from gitkit import fingerprint, git, no_git_config, node_git, tree_files, user_repo
 
 from desktop.graph.io import load_workflow
+from desktop.runtime.recovery import create_run
 
 __all__ = ["no_git_config"]
 
@@ -81,3 +83,27 @@ async def test_the_node_after_a_subflow_gets_its_work_and_the_subflow_gets_the_s
     for name, text in (("a.txt", "from a\n"), ("inner.txt", "inner\n"),
                        ("checked.txt", "checked\n")):
         assert (worktree / name).read_text() == text
+
+
+async def test_the_workflows_workspace_reaches_every_node_and_its_subflows(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "project")
+    before = fingerprint(repo)
+    top = _flows(tmp_path / "flows", None)
+    doc = load_workflow(top)
+    doc.workspace = "../project"  # as written in the top file: relative to its folder
+    engine = create_run(doc, tmp_path / "data", workflow_path=str(top))
+    try:
+        await asyncio.wait_for(engine.run(), 60)
+    finally:
+        engine.close()
+    assert engine.state.status == "completed"
+    run8 = engine.state.id[:8]
+    for key in ("a", "sub/inner", "sub/check", "after"):
+        record = node_git(engine, key)
+        assert record is not None, key
+        assert Path(record.repo).resolve() == repo.resolve()
+        # a subflow's node is named by its scoped key in its branch, not by its id
+        assert record.branch == f"canvas/{run8}/{key.replace('/', '+')}"
+        assert git(repo, "rev-parse", "--verify", "--quiet", record.branch)
+    assert fingerprint(repo) == before  # the user's work is as it was

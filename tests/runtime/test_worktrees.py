@@ -40,6 +40,33 @@ def test_every_node_key_gives_a_branch_git_accepts(key: str) -> None:
         assert component == key  # a key git takes as it is stays readable
 
 
+SLUGS = st.from_regex(SLUG_PATTERN, fullmatch=True)
+SCOPED = st.lists(SLUGS, min_size=1, max_size=3).map("/".join)
+
+
+@given(keys=st.lists(SCOPED, min_size=2, max_size=6, unique=True))
+def test_distinct_keys_of_a_run_never_share_a_branch(keys: list[str]) -> None:
+    # a subflow's node (review/tester) beside top-level ones: no two nodes of a run
+    # (keys are unique in it, ids follow from keys) may work in one worktree
+    ids = [f"{i:08d}-0000-4000-8000-000000000000" for i in range(len(keys))]
+    components = [branch_component(key, node) for key, node in zip(keys, ids, strict=True)]
+    assert len(set(components)) == len(components)
+    for key, component in zip(keys, components, strict=True):
+        assert "/" not in component
+        assert ref_ok(f"refs/heads/{branch_name(RUN, component)}")
+        if "/" in key and component not in ids:
+            assert component.split("+") == key.split("/")  # readable: review+tester
+
+
+def test_a_subflows_node_keeps_the_id_named_worktree_of_a_run_made_before(
+        tmp_path: Path) -> None:
+    run_dir = tmp_path / RUN
+    assert branch_component("review/tester", NODE_ID, run_dir) == "review+tester"
+    (run_dir / "worktrees" / NODE_ID).mkdir(parents=True)
+    assert branch_component("review/tester", NODE_ID, run_dir) == NODE_ID
+    assert branch_component("tester", NODE_ID, run_dir) == "tester"
+
+
 def test_keys_git_refuses_fall_back_to_the_node_id() -> None:
     for key in ("a..b", "a.", "x.lock", "a.-b"):
         assert branch_component(key, NODE_ID) in (NODE_ID, key)

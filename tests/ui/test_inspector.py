@@ -112,6 +112,24 @@ def test_workflow_fields_when_nothing_selected(example_window):
     assert "Renamed flow" in win.windowTitle()
 
 
+def test_the_workflow_workspace_is_set_cleared_and_undone(example_window, tmp_path, qtbot):
+    win = example_window
+    win.scene.select([])
+    file = tmp_path / "notes.txt"
+    file.write_text("a file, not a folder\n", encoding="utf-8")
+    type_into(field(win, "doc", "workspace"), "../project")
+    assert win.editor.model.doc.workspace == "../project"
+    type_into(field(win, "doc", "workspace"), str(file))  # a file: the problems say so
+    assert win.editor.model.doc.workspace == str(file)
+    qtbot.waitUntil(lambda: any(p.location == "workspace" and "is a file" in p.message
+                                for p in win.problems.problems))
+    win.editor.undo_stack.undo()
+    assert win.editor.model.doc.workspace == "../project"
+    field(win, "doc", "workspace").clear()
+    type_into(field(win, "doc", "workspace"), "")
+    assert win.editor.model.doc.workspace is None
+
+
 def test_problem_shown_on_node_and_in_panel_click_selects(example_window):
     win = example_window
     win.scene.select(["implementer"])
