@@ -31,6 +31,7 @@ from desktop.ui.canvas.empty_hint import empty_hint
 from desktop.ui.canvas.minimap import Minimap
 from desktop.ui.canvas.scene import CanvasScene
 from desktop.ui.canvas.view import CanvasView
+from desktop.ui.canvas_menu import CanvasMenus
 from desktop.ui.editor import Editor
 from desktop.ui.files import WorkflowFile
 from desktop.ui.inspector import Inspector
@@ -161,6 +162,8 @@ class EditorWindow(QMainWindow):
         self.run_panels = attach_run_panels(self, self._run_parts(), follow_service=True)
         self.run_panels.sessionChanged.connect(self._run_shown)
         self.run_panels.runDeleted.connect(self.origin_run_deleted)
+        self.canvas_menus = CanvasMenus(self.scene, self.actions_, self.run_panels.node_place,
+                                        said=self.message, parent=self)
         self.use_chosen_service()
         self._close_confirmed = False
         self.run_choice = "keep"  # what closing does to a live run: "keep" it, or "stop" it

@@ -84,6 +84,7 @@ class CanvasScene(QGraphicsScene):
     subflowAsked = Signal(QPointF)  # "Subflow…" dropped here: ask for its file
     connectionDroppedOnEmpty = Signal(str, QPointF)  # source node, scene point
     nodeMenuAsked = Signal(str, QPoint)  # a node right-clicked: its id, the screen point
+    canvasMenuAsked = Signal(QPointF, QPoint)  # an edge or empty space: scene, screen point
 
     def __init__(self, editor: Editor, theme: Theme = LIGHT, parent=None):
         super().__init__(parent)
@@ -442,9 +443,9 @@ class CanvasScene(QGraphicsScene):
         return None
 
     def contextMenuEvent(self, event: QGraphicsSceneContextMenuEvent) -> None:
-        """A node's menu is the run panels' (what they offer depends on the run shown),
-        a node the run added included (an item with a ``run_node_id``); anything else (a
-        note, a group) offers its own."""
+        """A node right-clicked asks for its menu (desktop/ui/canvas_menu.py), a node the
+        run added included (an item with a ``run_node_id``); a note or a group offers its
+        own; an edge or empty space asks for the canvas's."""
         for item in self.items(event.scenePos(), Qt.ItemSelectionMode.IntersectsItemShape,
                                Qt.SortOrder.DescendingOrder, QTransform()):
             key = _node_key(item)  # the card, or what hangs from it (its status, branch)
@@ -452,7 +453,19 @@ class CanvasScene(QGraphicsScene):
                 self.nodeMenuAsked.emit(key, event.screenPos())
                 event.accept()
                 return
+        event.ignore()
         super().contextMenuEvent(event)
+        if not event.isAccepted():
+            self.canvasMenuAsked.emit(event.scenePos(), event.screenPos())
+            event.accept()
+
+    def edge_at(self, pos: QPointF) -> str | None:
+        """The key of the edge drawn at ``pos``, or None."""
+        for item in self.items(pos, Qt.ItemSelectionMode.IntersectsItemShape,
+                               Qt.SortOrder.DescendingOrder, QTransform()):
+            if isinstance(item, EdgeItem):
+                return item.key
+        return None
 
     # ---------------------------------------------------------------- gestures
     def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:

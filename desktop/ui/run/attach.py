@@ -179,7 +179,6 @@ class RunPanels(ModesAndChat, QObject):
         self._sync_document_modes()
         if self.parts.scene is not None:
             self.parts.scene.selectionChanged.connect(self._canvas_selection)
-            self.parts.scene.nodeMenuAsked.connect(self._node_menu)
 
 
     # --- sessions ---------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """How the run panels keep the window in step with the open run: the mode combos and the
 inspector show the modes in force (the running run's, else the workflow's), the chat
 panel says when it cannot send, the node views (chat, transcript, conversation, diffs,
-record) follow the canvas selection unless pinned, and a node right-clicked offers its
-folder and branch in the run shown (desktop/ui/run/node_menu.py).
+record) follow the canvas selection unless pinned, and a node's place in the run shown
+(its folder and branch) is there for its menu on the canvas (desktop/ui/canvas_menu.py).
 
 A mixin of :class:`desktop.ui.run.attach.RunPanels`.
 """
@@ -12,13 +12,11 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QPoint
-
 from desktop.contract.enums import RUN_ENDED
 from desktop.ui.run.window_parts import WindowParts
 
 if TYPE_CHECKING:
-    from desktop.ui.run.node_menu import NodeMenu
+    from desktop.views.node_place import NodePlace
 
 
 class ModesAndChat:
@@ -33,8 +31,6 @@ class ModesAndChat:
     diffs: Any
     record: Any
     session: Any
-    node_menu: NodeMenu | None = None
-    """The menu last shown for a node of the run (kept, as Qt shows it after we return)."""
 
     def _sync_document_modes(self, *_args: object) -> None:
         doc, _path = self._document()
@@ -92,17 +88,13 @@ class ModesAndChat:
         for view in (self.transcript, self.conversation, self.diffs, self.record):  # unpinned
             view.follow_selection(node_id)
 
-    def _node_menu(self, key: str, at: QPoint) -> None:
-        """A node right-clicked on the canvas: while a run is shown, where it works."""
-        from desktop.ui.run.node_menu import show_node_menu  # not before the first paint
+    def node_place(self, key: str) -> NodePlace | None:
+        """Where node ``key`` works in the run shown (None: no run shown, or no such node
+        in it): what its menu on the canvas offers (desktop/ui/canvas_menu.py)."""
         from desktop.views.node_place import node_place
 
         session = self.session
         if session is None:
-            return
-        place = node_place(session.state, session.run_dir, key,
-                           remote=session.remote is not None)
-        if place is not None:
-            if self.node_menu is not None:
-                self.node_menu.deleteLater()
-            self.node_menu = show_node_menu(place, at, said=self.parts.message)
+            return None
+        return node_place(session.state, session.run_dir, key,
+                          remote=session.remote is not None)

@@ -105,14 +105,16 @@ def test_cards_diffs_conversation_and_history_show_the_branches(
     click.setScenePos(card.sceneBoundingRect().center())
     click.setScreenPos(QPoint(20, 20))
     editor_window.scene.contextMenuEvent(click)
-    menu = panels.node_menu
+    menu = editor_window.canvas_menus.shown
     assert menu is not None and click.isAccepted()
     text = next(n for n in state["nodes"].values() if n["key"] == "impl-text")["git"]
     folder = panels.session.run_dir / text["workdir"]
     assert menu.place.folder == folder and (folder / "text_utils.py").is_file()
-    assert [a.text() for a in menu.actions() if a.isVisible()] == [
+    shown = [a.text() for a in menu.actions() if a.isVisible()]
+    assert shown[:6] == [
         f"Implementer (text): canvas/{run8}/impl-text", "Open worktree in editor",
-        "Open worktree in file manager", "Copy worktree path", "Copy branch name"]
+        "Open worktree in file manager", "Copy worktree path", "Copy branch name", "Workflow"]
+    assert "&Rename Node" in shown[6:]  # what the editor does to the node comes after
     assert menu.open_editor.isEnabled() and menu.open_files.isEnabled()
     menu.copy_path.trigger()
     assert QGuiApplication.clipboard().text() == str(folder)

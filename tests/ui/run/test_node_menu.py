@@ -67,11 +67,15 @@ def test_the_canvas_asks_for_the_menu_of_a_card_its_status_or_a_node_the_run_add
     added.setPos(card.sceneBoundingRect().right() + 400, 0)
     asked: list[str] = []
     scene.nodeMenuAsked.connect(lambda key, _at: asked.append(key))
+    elsewhere: list[QPointF] = []
+    scene.canvasMenuAsked.connect(lambda at, _screen: elsewhere.append(at))
     assert _right_click(scene, card.sceneBoundingRect().center()).isAccepted()
     below = under.sceneBoundingRect()
     assert not card.sceneBoundingRect().contains(below.bottomLeft() + QPointF(8, -4))
     assert _right_click(scene, below.bottomLeft() + QPointF(8, -4)).isAccepted()
     assert _right_click(scene, added.sceneBoundingRect().center()).isAccepted()
     assert asked == ["implementer", "implementer", "run-node-7"]
-    assert not _right_click(scene, QPointF(-5000, -5000)).isAccepted()  # nothing there
+    assert elsewhere == []
+    assert _right_click(scene, QPointF(-5000, -5000)).isAccepted()  # nothing there
     assert asked == ["implementer", "implementer", "run-node-7"]
+    assert elsewhere == [QPointF(-5000, -5000)]  # the canvas's own menu
