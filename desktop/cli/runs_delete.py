@@ -3,6 +3,13 @@
   agent-canvas runs delete 1a2b3c4d 5e6f7a8b      runs no engine holds
   agent-canvas runs delete 1a2b3c4d --force       a live one too (the service stops it)
   agent-canvas runs delete 1a2b3c4d --server URL  in a running `agent-canvas serve`
+  agent-canvas runs delete --older-than 7d        every run not changed for a week
+  agent-canvas runs delete --applied --dry-run    which runs whose result you took would go
+
+Instead of naming runs, --older-than AGE (30m, 12h, 7d, 2w: since the run's last event)
+and --applied (its result was applied to your repository) pick them; given both, a run
+must match both. A live run is never picked. --dry-run lists what would go and deletes
+nothing.
 
 Each run goes as DELETE /api/runs/RUN takes it, by the same code: its node worktrees
 are cleaned and kept in DATA/worktree-pool for the next run (or removed when the pool
@@ -28,6 +35,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +46,8 @@ from desktop.disk.paths import data_dir
 from desktop.runtime.run_delete import WorktreesLocked, delete_run_folder
 from desktop.store.runs import EngineBusy, RunError, engine_alive, find_run
 from desktop.views.run_deleted import branches_deleted, worktrees_text
+from desktop.views.run_list import list_rows
+from desktop.views.run_select import RunChoice, chosen, parse_age
 from desktop.views.runs import fold_run
 from desktop.wording import plural
 
@@ -53,14 +63,49 @@ def register(kids: argparse._SubParsersAction, add_data_dir: Any) -> None:
     p = kids.add_parser("delete", help="remove runs with their worktrees and branches",
                         description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     add_data_dir(p, suppress=True)
-    p.add_argument("runs", nargs="+", metavar="RUN",
+    p.add_argument("runs", nargs="*", metavar="RUN",
                    help="run id, unique id prefix or run folder (several: each is deleted)")
+    p.add_argument("--older-than", metavar="AGE", type=_age,
+                   help="instead of naming runs: those whose last event is older than AGE "
+                        "(30m, 12h, 7d, 2w)")
+    p.add_argument("--applied", action="store_true",
+                   help="instead of naming runs: those whose result was applied")
+    p.add_argument("--dry-run", action="store_true",
+                   help="say which runs would go, delete nothing")
     p.add_argument("--force", action="store_true",
                    help="delete a live run too: the service running it stops it first")
     p.add_argument("--json", action="store_true", help="print what went as JSON, one "
                    "object per deleted run")
     add_server_options(p)
     p.set_defaults(handler=cmd_delete)
+
+
+def _age(text: str) -> timedelta:
+    try:
+        return parse_age(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _choice(args: argparse.Namespace) -> RunChoice | None:
+    """What picks the runs when none is named (None: they are named)."""
+    if args.older_than is None and not args.applied:
+        return None
+    return RunChoice(older_than=args.older_than, applied=args.applied)
+
+
+def _picked(rows: list[dict[str, Any]], choice: RunChoice, dry_run: bool) -> list[str]:
+    """The ids ``choice`` picks; said when none is, or (``dry_run``) which would go."""
+    ids = chosen(rows, choice, datetime.now(UTC))
+    if not ids:
+        print("no run matches: nothing deleted", file=sys.stderr)
+    elif dry_run:
+        by_id = {str(row["id"]): row for row in rows}
+        for run_id in ids:
+            row = by_id[run_id]
+            print(f"would delete run {run_id[:8]}: {row.get('workflowName') or '-'}, "
+                  f"{row.get('status')}, last event {row.get('updatedAt') or '-'}")
+    return ids
 
 
 def deleted_line(went: dict[str, Any]) -> str:
@@ -119,11 +164,22 @@ def _bad(message: str) -> int:
 
 def cmd_delete(args: argparse.Namespace) -> int:
     """Delete every run named; see the module for the exit codes."""
+    choice = _choice(args)
+    if (choice is None) == (not args.runs):
+        return _bad("name the runs to delete, or pick them with --older-than AGE or "
+                    "--applied (not both)")
+    if args.dry_run and choice is None:
+        return _bad("--dry-run goes with --older-than or --applied")
     if args.server:
-        return _delete_remote(args)
+        return _delete_remote(args, choice)
     folder = data_dir(args.data_dir)
+    refs = args.runs
+    if choice is not None:
+        refs = _picked(list_rows(folder), choice, args.dry_run)
+        if args.dry_run or not refs:
+            return 0
     try:  # every reference first: a typo deletes nothing
-        runs = list(dict.fromkeys(find_run(folder, ref).resolve() for ref in args.runs))
+        runs = list(dict.fromkeys(find_run(folder, ref).resolve() for ref in refs))
     except RunError as exc:
         return _bad(str(exc))
     report = _Report(args.json)
@@ -182,19 +238,24 @@ def _delete_in_service(run: Path, report: _Report) -> None:
         report.refused(_remote_refusal(run8, exc))
 
 
-def _delete_remote(args: argparse.Namespace) -> int:
-    """`--server URL`: every reference resolved by the service first, then each run
-    deleted by it."""
+def _delete_remote(args: argparse.Namespace, choice: RunChoice | None) -> int:
+    """`--server URL`: every reference resolved by the service first (or the runs
+    ``choice`` picks from its list), then each run deleted by it."""
     from desktop.api.client import ApiError
     from desktop.cli.remote import find_run_id
 
     async def go() -> int:
         async with client_for(args) as client:
-            try:
-                ids = list(dict.fromkeys([await find_run_id(client, ref)
-                                          for ref in args.runs]))
-            except RemoteError as exc:
-                return _bad(str(exc))
+            if choice is not None:
+                ids = _picked(await client.list_runs(), choice, args.dry_run)
+                if args.dry_run or not ids:
+                    return 0
+            else:
+                try:
+                    ids = list(dict.fromkeys([await find_run_id(client, ref)
+                                              for ref in args.runs]))
+                except RemoteError as exc:
+                    return _bad(str(exc))
             report = _Report(args.json)
             for run_id in ids:
                 try:

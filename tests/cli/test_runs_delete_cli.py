@@ -221,6 +221,43 @@ def test_a_run_with_a_worktree_the_user_locked_stays_whole_and_the_error_says_ho
 # --- through a service ------------------------------------------------------------------
 
 
+def test_applied_runs_are_picked_listed_first_with_dry_run_then_deleted(
+        cli: Cli, repo: UserRepo, tmp_path: Path) -> None:
+    assert cli("run", str(flow(tmp_path, repo))).code == 0
+    assert cli("run", str(flow(tmp_path, repo))).code == 0
+    kept, taken = run_ids(cli)
+    assert cli("runs", "apply", taken[:8], "--branch", "took-it").code == 0
+    before = repo.seen()
+
+    dry = cli("runs", "delete", "--applied", "--dry-run")
+    assert dry.code == 0 and dry.out.splitlines() == [
+        f"would delete run {taken[:8]}: two, completed, last event "
+        f"{orjson.loads(cli('runs', 'list', '--json').out)[1]['updatedAt']}"]
+    assert run_ids(cli) == [kept, taken]  # a dry run deletes nothing
+    none = cli("runs", "delete", "--applied", "--older-than", "1d")
+    assert none.code == 0 and none.out == "" and "no run matches" in none.err
+    said = cli("runs", "delete", "--applied")
+    assert said.code == 0 and said.out.startswith(f"deleted run {taken[:8]}: ")
+    assert_gone(taken, tmp_path / "data" / "runs" / taken, repo)
+    assert run_ids(cli) == [kept] and repo.canvas_branches(kept)
+    assert git(repo.path, "rev-parse", "--verify", "--quiet", "took-it")  # the user's now
+    assert repo.seen() == before
+
+
+@pytest.mark.parametrize("args", [[], ["abc", "--applied"], ["abc", "--dry-run"]])
+def test_runs_are_named_or_picked_not_both_nor_neither(cli: Cli, args: list[str]) -> None:
+    said = cli("runs", "delete", *args)
+    assert said.code == 2 and said.err.startswith("error: ")
+
+
+def test_an_age_that_is_none_is_a_usage_error(cli: Cli,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli("runs", "delete", "--older-than", "soon")
+    assert exited.value.code == 2
+    assert "'soon' is no age: give a number and a unit" in capsys.readouterr().err
+
+
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
     svc = ServeProcess(tmp_path_factory.mktemp("delete-service"))
@@ -286,6 +323,20 @@ def test_over_the_server_a_live_run_with_a_locked_worktree_is_refused_and_goes_o
     git(repo.path, "worktree", "unlock", str(tree))
     assert remote("runs", "delete", live[:8], "--force").code == 0
     assert_gone(live, service.data_dir / "runs" / live, repo)
+
+
+def test_over_the_server_the_runs_picked_are_those_the_service_lists(
+        remote: Cli, service: ServeProcess, repo: UserRepo, tmp_path: Path) -> None:
+    kept = started(remote, str(flow(tmp_path, repo)), code=0)
+    taken = started(remote, str(flow(tmp_path, repo)), code=0)
+    assert remote("runs", "apply", taken[:8], "--branch", f"took-{taken[:8]}").code == 0
+    dry = remote("runs", "delete", "--applied", "--dry-run")
+    assert dry.code == 0 and dry.out.startswith(f"would delete run {taken[:8]}: two, ")
+    assert {kept, taken} <= set(run_ids(remote))
+    said = remote("runs", "delete", "--applied")
+    assert said.code == 0 and said.out.startswith(f"deleted run {taken[:8]}: ")
+    assert_gone(taken, service.data_dir / "runs" / taken, repo)
+    assert kept in run_ids(remote)
 
 
 def test_in_this_process_force_has_the_service_stop_and_delete_its_run(
