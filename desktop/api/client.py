@@ -212,6 +212,14 @@ class ApiClient:
                                   ("globalMode", global_mode)) if v is not None}
         return await self.request("PATCH", f"/api/runs/{quote(run_id)}", json=body)
 
+    async def warm_pool(self, workflow: dict, workflow_path: str | None = None) -> dict:
+        """Have spare worktrees made ahead of a run of ``workflow`` (a document; its
+        file's absolute path for relative workspaces): ``{"repositories": [...]}``."""
+        body: dict = {"workflow": workflow}
+        if workflow_path is not None:
+            body["workflowPath"] = workflow_path
+        return await self.request("POST", "/api/worktree-pool/warm", json=body)
+
     async def delete_run(self, run_id: str, *, force: bool = False) -> dict:
         """Remove the run's folder, worktrees and branches (``force`` stops a live run
         first); what went (``RunDeletedOut``: runId, folder, pooled, removed, refsDeleted,

@@ -112,6 +112,12 @@ async def create_run(request: web.Request) -> web.Response:
     return _json(await _engines(request).run(_service(request).create(body)), status=201)
 
 
+async def warm_pool(request: web.Request) -> web.Response:
+    body = await parse(request, m.WarmPool)
+    warming = await _engines(request).run(_service(request).pool.warm(body))
+    return _json(warming.to_json_dict(), status=202)
+
+
 async def list_runs(request: web.Request) -> web.Response:
     answer = await _engines(request).run(_service(request).run_list())
     # no-cache: a client may keep the list but asks each time; the ETag makes that a 304
@@ -382,6 +388,9 @@ ROUTES: tuple[Route, ...] = (
           m.EdgeCreated, 201, errors=(400, 404, 409, 422)),
     Route("DELETE", RUN + "/edges/{edge_id}", delete_edge, "Remove an edge", status=204,
           errors=(404, 409)),
+    Route("POST", "/api/worktree-pool/warm", warm_pool, "Make spare worktrees ahead of a "
+          "workflow's first run, in the background", m.WarmPool, m.PoolWarming, 202,
+          errors=(400, 413, 422, 503)),
     Route("GET", "/api/approvals", list_approvals, "Pending approvals of every live run",
           response=m.ApprovalList),
     Route("POST", "/api/approvals/{approval_id}/resolve", resolve_approval,

@@ -28,6 +28,7 @@ from desktop.api.feeds import Feeds
 from desktop.api.folded import FoldedRuns
 from desktop.api.not_live import unknown_target
 from desktop.api.paths import AllowedRoots
+from desktop.api.pool_warm import PoolWarmer
 from desktop.api.run_index import Encoded, RunIndex
 from desktop.api.stream import CLOSE_UNKNOWN_RUN
 from desktop.contract.api import CreateRun, PatchRun
@@ -78,6 +79,7 @@ class RunService:
         self.closing = False
         self.index = RunIndex(runs_dir(self.data_dir))
         self.folded = FoldedRuns()
+        self.pool = PoolWarmer(self.data_dir)
 
     # --- finding runs --------------------------------------------------------------------
 
@@ -393,6 +395,7 @@ class RunService:
     async def shutdown(self) -> None:
         """Detach every live run (resumable; agent processes ended), then close streams."""
         self.closing = True
+        await self.pool.close()
         hosted = list(self.hosted.items())
         for _run_id, h in hosted:
             h.detaching = True

@@ -102,6 +102,22 @@ class CreateRun(RequestModel):
         return self
 
 
+class WarmPool(RequestModel):
+    """Make spare worktrees ahead of a run of this workflow (the app, as it opens one):
+    the document, and ``workflowPath`` (absolute) where it lives, for relative
+    workspaces."""
+
+    workflow: dict[str, Any] = Field(description="a workflow document")
+    workflow_path: str | None = Field(None, alias="workflowPath", min_length=1,
+                                      max_length=4096)
+
+
+class PoolWarming(ResponseModel):
+    """The repositories whose spare worktree is being made (in the background)."""
+
+    repositories: list[str]
+
+
 class PatchRun(body_model(c.SetMode)):
     """Pause, resume (taking over a run no engine holds), stop, or switch modes."""
 

@@ -18,6 +18,7 @@ commit (the user's HEAD plus their uncommitted and untracked changes), kept reac
 by ``refs/canvas/<run8>/base``. :class:`NodeGit` is what the run records of it.
 """
 
+import os
 from enum import StrEnum
 
 from pydantic import ConfigDict, Field, field_validator
@@ -93,3 +94,13 @@ class WorktreeSetup(ContractModel):
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
+
+
+SPARE_SWITCH = "AGENT_CANVAS_SPARE_WORKTREE"
+"""``0``: no spare worktree is made ahead of a run (a repository too large to keep one
+more checkout of): not by a run (desktop/runtime/worktree_spare.py), nor for the app."""
+
+
+def spares_wanted() -> bool:
+    """Whether spare worktrees are made (see :data:`SPARE_SWITCH`)."""
+    return os.environ.get(SPARE_SWITCH, "1").strip() != "0"

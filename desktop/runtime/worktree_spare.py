@@ -22,14 +22,14 @@ Blocking: run on a worker thread.
 
 from __future__ import annotations
 
-import os
 import uuid
 from pathlib import Path
 
+from desktop.contract.isolation import SPARE_SWITCH, spares_wanted
 from desktop.runtime import worktree_pool, worktrees
 from desktop.runtime.git_run import Stopper, git, must
 
-SWITCH = "AGENT_CANVAS_SPARE_WORKTREE"
+SWITCH = SPARE_SWITCH
 """``0``: make no spare."""
 MAKING = ".making-"
 """The name a spare has while its files are written."""
@@ -37,7 +37,7 @@ MAKING = ".making-"
 
 def wanted() -> bool:
     """Whether spares are made (see :data:`SWITCH`)."""
-    return os.environ.get(SWITCH, "1").strip() != "0"
+    return spares_wanted()
 
 
 def _inside(path: Path, folder: Path) -> bool:

@@ -36,6 +36,7 @@ from desktop.ui.editor import Editor
 from desktop.ui.files import WorkflowFile
 from desktop.ui.inspector import Inspector
 from desktop.ui.palette import Palette
+from desktop.ui.pool_warmer import PoolWarmer
 from desktop.ui.popups import FilterPopup
 from desktop.ui.problems import ProblemsPanel
 from desktop.ui.run.attach import attach_run_panels
@@ -164,6 +165,8 @@ class EditorWindow(QMainWindow):
         self.run_panels.runDeleted.connect(self.origin_run_deleted)
         self.canvas_menus = CanvasMenus(self.scene, self.actions_, self.run_panels.node_place,
                                         said=self.message, parent=self)
+        self.pool_warmer = PoolWarmer(self.editor.model, lambda: self.file.path,
+                                      self.run_panels.local_data_dir, parent=self)
         self.use_chosen_service()
         self._close_confirmed = False
         self.run_choice = "keep"  # what closing does to a live run: "keep" it, or "stop" it
@@ -569,6 +572,7 @@ class EditorWindow(QMainWindow):
             return
         self.save_layout()
         self.file.close()
+        self.pool_warmer.stop()
         self.run_panels.release()
         # the window is deleted next; its parts must not signal each other half-destroyed
         self.editor.undo_stack.blockSignals(True)

@@ -215,6 +215,11 @@ class RunPanels(ModesAndChat, QObject):
 
         return self.data_dir or data_dir(None)
 
+    def local_data_dir(self) -> Path | None:
+        """The data folder runs are made in, when it is on this machine (None while the
+        window follows a service on another one)."""
+        return None if self.remote is not None else self._data_dir()
+
     def show_session(self, session: RunSession | None) -> None:
         """Make ``session`` the run the panels show (closing the previous one)."""
         from desktop.views.activity import StepOrder
