@@ -55,3 +55,11 @@ class AllowedRoots:
         roots = ", ".join(str(r) for r in self.roots)
         return (f"{raw}: workflow files must be inside an allowed folder ({roots}); "
                 f"start `agent-canvas serve --workflow-root DIR` to allow another")
+
+
+def recorded_path(raw: str) -> str:
+    """A document's own path, recorded but not read: it must be absolute and plain."""
+    if "\x00" in raw or not Path(raw).is_absolute():
+        raise ApiError(422, "invalid_path", "workflowPath must be an absolute path when a "
+                       "workflow document is sent with it", "workflowPath")
+    return str(Path(raw))

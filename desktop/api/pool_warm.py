@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from desktop.api.api_error import ApiError
 from desktop.api.errors import from_validation
+from desktop.api.paths import recorded_path
 from desktop.contract.api import PoolWarming, WarmPool
 from desktop.runtime.git_run import Stopper
 
@@ -44,10 +45,7 @@ class PoolWarmer:
             doc = WorkflowDocument.model_validate(request.workflow)
         except ValidationError as exc:
             raise from_validation(exc, "workflow") from None
-        home = request.workflow_path
-        if home is not None and ("\x00" in home or not Path(home).is_absolute()):
-            raise ApiError(422, "invalid_path", "workflowPath must be an absolute path",
-                           "workflowPath")
+        home = recorded_path(request.workflow_path) if request.workflow_path else None
         if not worktree_spare.wanted():  # switched off: a repository too large for one more
             return PoolWarming(repositories=[])
         folders = await asyncio.to_thread(repositories, doc,

@@ -27,7 +27,7 @@ from desktop.api.errors import from_command, from_validation
 from desktop.api.feeds import Feeds
 from desktop.api.folded import FoldedRuns
 from desktop.api.not_live import unknown_target
-from desktop.api.paths import AllowedRoots
+from desktop.api.paths import AllowedRoots, recorded_path
 from desktop.api.pool_warm import PoolWarmer
 from desktop.api.run_index import Encoded, RunIndex
 from desktop.api.stream import CLOSE_UNKNOWN_RUN
@@ -152,7 +152,7 @@ class RunService:
             workflow_path = str(path)
         else:
             if request.workflow_path is not None:
-                workflow_path = _recorded_path(request.workflow_path)
+                workflow_path = recorded_path(request.workflow_path)
             try:
                 doc = WorkflowDocument.model_validate(request.workflow)
             except ValidationError as exc:
@@ -414,14 +414,6 @@ class RunService:
     @property
     def live_count(self) -> int:
         return sum(1 for h in self.hosted.values() if not h.detaching)
-
-
-def _recorded_path(raw: str) -> str:
-    """A document's own path, recorded but not read: it must be absolute and plain."""
-    if "\x00" in raw or not Path(raw).is_absolute():
-        raise ApiError(422, "invalid_path", "workflowPath must be an absolute path when a "
-                       "workflow document is sent with it", "workflowPath")
-    return str(Path(raw))
 
 
 def _resolved_in_log(folder: Path) -> list[str]:

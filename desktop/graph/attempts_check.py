@@ -31,7 +31,7 @@ def check_attempts(doc: WorkflowDocument) -> list[Problem]:
                                    f"use {USER_JUDGE} (you choose in the inbox) or a node id "
                                    f"({', '.join(i for i in ids if i != key) or 'none'})",
                                    "error"))
-        shared = (cfg.isolation or doc.isolation) == Isolation.SHARED.value
+        shared = doc.isolation_of(key) == Isolation.SHARED.value
         if cfg.attempts is not None and doc.workspace_of(key) and shared:
             out.append(Problem(f"{base}.isolation", "attempts need worktrees of their own, "
                                "and isolation: shared keeps the node in its workspace itself",

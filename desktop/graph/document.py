@@ -137,6 +137,10 @@ class WorkflowDocument(_DocModel):
         """The workspace ``node_id`` works on: its own, else the workflow's."""
         return self.config(node_id).workspace or self.workspace
 
+    def isolation_of(self, node_id: str) -> str | None:
+        """The isolation ``node_id`` asks for: its own, else the workflow's (None: unset)."""
+        return self.config(node_id).isolation or self.isolation
+
     def entry_node(self) -> WorkflowNode | None:
         """The node marked ``entry``, else the first node with no incoming handoff."""
         marked = [n for n in self.nodes if n.entry]

@@ -31,8 +31,8 @@ def repositories(doc: WorkflowDocument, workflow_dir: Path | None) -> list[Path]
     found: dict[Path, None] = {}
     for node in doc.nodes:
         workspace = doc.workspace_of(node.id)
-        isolation = doc.config(node.id).isolation or doc.isolation
-        if node.kind == "subflow" or not workspace or isolation == Isolation.SHARED.value:
+        shared = doc.isolation_of(node.id) == Isolation.SHARED.value
+        if node.kind == "subflow" or not workspace or shared:
             continue
         folder = Path(workspace).expanduser()
         if not folder.is_absolute():

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QPoint
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMenu, QWidget
 
@@ -58,12 +57,4 @@ class NodeMenu(QMenu):
             self._said(f"Copied {text}")
 
 
-def show_node_menu(place: NodePlace, at: QPoint, parent: QWidget | None = None,
-                   **kwargs: object) -> NodeMenu:
-    """Pop the menu of ``place`` up at the screen point ``at`` (it returns at once)."""
-    menu = NodeMenu(place, parent, **kwargs)  # type: ignore[arg-type]
-    menu.popup(at)
-    return menu
-
-
-__all__ = ["NodeMenu", "show_node_menu"]
+__all__ = ["NodeMenu"]
