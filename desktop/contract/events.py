@@ -85,6 +85,9 @@ class RunCreated(EventBase):
         None, alias="forkedFrom", description="Set in a fork: the run and seq it copied.")
     isolation: Isolation | None = Field(
         None, description="The workflow's isolation (worktree or shared), when it sets one.")
+    workspace: str | None = Field(
+        None, description="The workflow's workspace (relative to its folder), when it sets "
+        "one: where a node added to the run without a workspace of its own works.")
     budget: Budget | None = Field(None, description="The workflow's budget, when it sets one.")
 
 

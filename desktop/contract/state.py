@@ -272,6 +272,8 @@ class RunState(ContractModel):
     isolation: Isolation | None = Field(None, description="The workflow's isolation, unless "
                                         "a node names its own (None: worktree for nodes whose "
                                         "workspace is a git repository).")
+    workspace: str | None = Field(None, description="The workflow's workspace, where a node "
+                                  "added to the run without one of its own works.")
     inboxes: dict[str, list[InboxItem]] = Field(default_factory=dict)
     pending_approvals: dict[str, PendingApproval] = Field(
         default_factory=dict, alias="pendingApprovals"

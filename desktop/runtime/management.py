@@ -107,9 +107,12 @@ class Manager:
                 patch[extra] = args[extra]
         config = {k: args[k] for k in SPAWN_CONFIG_KEYS if k in args}
         spawner = state.node_configs.get(caller)
-        if "workspace" not in config and spawner is not None and spawner.workspace:
-            # a helper works on its spawner's project, as it runs its provider
-            config["workspace"] = spawner.workspace
+        if "workspace" not in config:
+            # a helper works on its spawner's project, as it runs its provider; one the user
+            # adds works where the workflow's nodes do
+            workspace = spawner.workspace if spawner is not None else state.workspace
+            if workspace:
+                config["workspace"] = workspace
         self._emit({"type": "node.patch", "nodeId": node_id, "patch": patch, "config": config})
         result: dict[str, Any] = {"nodeId": node_id, "key": key}
         source = self._ref(caller, args.get("connectFrom"))

@@ -123,6 +123,8 @@ def run_created_event(doc: WorkflowDocument, run_id: str, *, mode: str, global_m
         event["executor"] = executor_json(doc.executor)
     if doc.isolation is not None:
         event["isolation"] = str(doc.isolation)
+    if doc.workspace:
+        event["workspace"] = doc.workspace
     if doc.budget is not None:
         event["budget"] = doc.budget.to_json_dict()
     return event

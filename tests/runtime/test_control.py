@@ -198,3 +198,29 @@ async def test_the_run_moves_between_one_turn_and_the_next(tmp_path: Path) -> No
     finally:
         await _end(engine, task)
     assert not engine.moving()
+
+
+async def test_a_node_the_user_adds_works_in_the_workflows_workspace(tmp_path: Path) -> None:
+    project, own = tmp_path / "project", tmp_path / "own"
+    doc = workflow({"a": {"script": [{"sleep": 30}]}}, workspace=str(project))
+    engine, task = await _live(tmp_path / "data", doc)
+    try:
+        plain = await c.execute(engine, c.AddNode("plain", config={"instructions": "x"}))
+        mine = await c.execute(engine, c.AddNode("mine", config={"workspace": str(own)}))
+        configs = engine.state.node_configs
+        assert configs[plain.created["nodeId"]].workspace == str(project)
+        assert configs[mine.created["nodeId"]].workspace == str(own)
+    finally:
+        await _end(engine, task)
+    created = of_type(events_of(engine.run_dir), "run.created")[0]
+    assert created["workspace"] == str(project)
+
+
+async def test_without_a_workflow_workspace_an_added_node_has_none(tmp_path: Path) -> None:
+    engine, task = await _live(tmp_path)
+    try:
+        added = await c.execute(engine, c.AddNode("extra"))
+        assert engine.state.node_configs[added.created["nodeId"]].workspace is None
+        assert "workspace" not in of_type(events_of(engine.run_dir), "run.created")[0]
+    finally:
+        await _end(engine, task)

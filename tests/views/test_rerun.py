@@ -1,5 +1,5 @@
 """Run again rebuilds the workflow a run started with from its ``run.created``: every
-example, and a graph with a budget, an executor, attempts and isolation, starts the very
+example, and a graph with a budget, an executor, attempts, isolation and a workspace, starts the very
 run the original started (layout, notes and run-time additions left out)."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def test_every_example_runs_again_as_it_started(example: str) -> None:
 
 def test_budget_executor_attempts_and_isolation_are_kept() -> None:
     doc = WorkflowDocument.model_validate({
-        "name": "kept", "task": "t", "isolation": "shared",
+        "name": "kept", "task": "t", "isolation": "shared", "workspace": "../project",
         "executor": {"kind": "ray", "address": "ray://head:10001"},
         "budget": {"maxTokens": 5000, "maxCostUsd": 1.5, "maxWallSec": 600},
         "nodes": [{"id": "a", "entry": True}, {"id": "b"}],
@@ -45,6 +45,7 @@ def test_budget_executor_attempts_and_isolation_are_kept() -> None:
     again, _ = document_of_first(first, "test")
     assert _created(again) == first
     assert again.budget == doc.budget and again.executor == doc.executor
+    assert again.workspace == "../project"
 
 
 def test_a_log_that_does_not_start_with_run_created_is_refused_by_name() -> None:
