@@ -1,6 +1,6 @@
 """Run again rebuilds the workflow a run started with from its ``run.created``: every
-example, and a graph with a budget, an executor, attempts, isolation and a workspace, starts the very
-run the original started (layout, notes and run-time additions left out)."""
+example, and a graph with a budget, an executor, attempts, isolation and a workspace,
+starts the very run the original started (layout, notes and run-time additions left out)."""
 
 from __future__ import annotations
 
