@@ -282,6 +282,12 @@ class ApiClient:
             body["branch"] = branch
         return await self.request("POST", f"/api/runs/{quote(run_id)}/apply", json=body)
 
+    async def undo_apply(self, run_id: str, *, check: bool = False) -> dict:
+        """Undo the latest application of the run's result to the working tree; ApiError
+        409 undo_collides with the colliding files in ``problems``."""
+        return await self.request("POST", f"/api/runs/{quote(run_id)}/apply/undo",
+                                  json={"check": check})
+
     async def pull_request(self, run_id: str, branch: str, title: str | None = None) -> dict:
         """Push ``branch`` and open a pull request of it: ``{"url", "remote"}``."""
         body: dict[str, Any] = {"branch": branch}

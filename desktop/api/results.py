@@ -1,5 +1,5 @@
 """A run's result through the service: ``GET /api/runs/{id}/result`` (and one file's diff),
-``POST .../apply`` and ``POST .../pull-request``.
+``POST .../apply``, ``POST .../apply/undo`` and ``POST .../pull-request``.
 
 The git work runs on a worker thread. A run whose engine is still working (queued or
 running) is refused with 409: its branches are still moving. Each holds the run's lock
@@ -16,7 +16,7 @@ from typing import Any
 
 from desktop.api.api_error import ApiError
 from desktop.api.runs import RunService
-from desktop.contract.api import ApplyResult, OpenPullRequest
+from desktop.contract.api import ApplyResult, OpenPullRequest, UndoApply
 from desktop.contract.enums import RUN_WORKING
 from desktop.runtime.apply_lock import ApplyBusy, ApplyLockUnusable
 from desktop.runtime.branch_name import BadBranchName
@@ -24,6 +24,7 @@ from desktop.runtime.git_run import GitError
 from desktop.runtime.repo_busy import RepoBusy
 from desktop.runtime.result_apply import apply_result
 from desktop.runtime.result_pr import made_branches, open_pull_request, pull_request_blocker
+from desktop.runtime.result_undo import NothingToUndo, undo_apply
 from desktop.runtime.run_result import ResultError, RunResult, file_patch, find_result
 
 
@@ -65,6 +66,17 @@ async def result_diff(service: RunService, run_id: str, path: str | None) -> dic
     return {"path": path, "patch": patch}
 
 
+def _refused(exc: Exception) -> ApiError:
+    """The 409 for what stops an application (or its undo) whatever the request said."""
+    if isinstance(exc, RepoBusy):  # the repository's state, not the request, is at fault
+        return ApiError(409, "repository_busy", str(exc))
+    if isinstance(exc, ApplyBusy):  # a terminal's `runs apply`, or another request
+        return ApiError(409, "apply_busy", str(exc))
+    if isinstance(exc, ApplyLockUnusable):  # the run folder's state, not the request's
+        return ApiError(409, "run_folder_unusable", str(exc))
+    return ApiError(409, "git_failed", str(exc))
+
+
 async def apply(service: RunService, run_id: str, body: ApplyResult) -> dict[str, Any]:
     """Apply the run's result; 409 naming the files when it collides (nothing changed)."""
     async with service.lock(run_id):
@@ -77,22 +89,37 @@ async def _apply(service: RunService, run_id: str, body: ApplyResult) -> dict[st
     try:
         outcome = await asyncio.to_thread(apply_result, found, files=body.files,
                                           branch=body.branch, check=body.check)
-    except RepoBusy as exc:  # the repository's state, not the request, is at fault
-        raise ApiError(409, "repository_busy", str(exc)) from None
+    except (RepoBusy, ApplyBusy, ApplyLockUnusable, GitError) as exc:
+        raise _refused(exc) from None
     except BadBranchName as exc:
         raise ApiError(422, "invalid_branch", str(exc), "branch") from None
-    except ApplyBusy as exc:  # a terminal's `runs apply`, or another request, is applying
-        raise ApiError(409, "apply_busy", str(exc)) from None
-    except ApplyLockUnusable as exc:  # the run folder's state, not the request's files
-        raise ApiError(409, "run_folder_unusable", str(exc)) from None
     except ResultError as exc:
         raise ApiError(422, "invalid_apply", str(exc), "files") from None
-    except GitError as exc:
-        raise ApiError(409, "git_failed", str(exc)) from None
     finally:
         service.index.touched(run_id)  # applied.json may have a new record
     if outcome.collisions:
         raise ApiError(409, "apply_collides", outcome.message + ": "
+                       + ", ".join(outcome.collisions), "files", problems=outcome.collisions)
+    return outcome.to_json()
+
+
+async def undo(service: RunService, run_id: str, body: UndoApply) -> dict[str, Any]:
+    """Undo the latest application to the working tree; 409 naming the files when an
+    edit made since collides (nothing changed)."""
+    async with service.lock(run_id):
+        found = await _result(service, run_id)
+        try:
+            outcome = await asyncio.to_thread(undo_apply, found, check=body.check)
+        except (RepoBusy, ApplyBusy, ApplyLockUnusable, GitError) as exc:
+            raise _refused(exc) from None
+        except NothingToUndo as exc:
+            raise ApiError(409, "nothing_to_undo", str(exc)) from None
+        except ResultError as exc:  # the state before it is gone
+            raise ApiError(409, "undo_unavailable", str(exc)) from None
+        finally:
+            service.index.touched(run_id)
+    if outcome.collisions:
+        raise ApiError(409, "undo_collides", outcome.message + ": "
                        + ", ".join(outcome.collisions), "files", problems=outcome.collisions)
     return outcome.to_json()
 

@@ -196,6 +196,12 @@ async def apply_result(request: web.Request) -> web.Response:
     return _json(await _engines(request).run(work))
 
 
+async def undo_apply(request: web.Request) -> web.Response:
+    body = await parse(request, m.UndoApply)
+    work = results.undo(_service(request), _run_id(request), body)
+    return _json(await _engines(request).run(work))
+
+
 async def pull_request(request: web.Request) -> web.Response:
     body = await parse(request, m.OpenPullRequest)
     work = results.pull_request(_service(request), _run_id(request), body)
@@ -366,6 +372,12 @@ ROUTES: tuple[Route, ...] = (
           "invalid_branch; an apply while another apply of the run is under way, through "
           "this service or in a terminal, is 409 apply_busy", m.ApplyResult,
           m.ApplyOutcomeOut, errors=(400, 404, 409, 413, 422)),
+    Route("POST", RUN + "/apply/undo", undo_apply, "Undo the latest application of the "
+          "result to the user's working tree (a three-way merge back to the state before "
+          "it): an edit made since that collides changes nothing (409 undo_collides, the "
+          "files in error.problems); none to undo is 409 nothing_to_undo; a repository "
+          "mid-operation 409 repository_busy, an apply under way 409 apply_busy",
+          m.UndoApply, m.ApplyOutcomeOut, errors=(400, 404, 409, 413, 422)),
     Route("POST", RUN + "/pull-request", pull_request, "Push a branch made by apply and open "
           "a pull request of it with gh", m.OpenPullRequest, m.PullRequestOut, 201,
           errors=(400, 404, 409, 422)),

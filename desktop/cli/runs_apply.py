@@ -7,16 +7,21 @@
   agent-canvas runs apply RUN --branch NAME    as a new branch on your HEAD
   agent-canvas runs apply RUN --file a.py --file b.py    only the files you accept
   agent-canvas runs apply RUN --branch NAME --pull-request   and open a pull request (gh)
+  agent-canvas runs apply RUN --undo           put back what the last apply to your
+                                               working tree changed (--check: say what)
 
 Your uncommitted changes are never overwritten: a file whose change collides with
-yours stops the whole application, and nothing is changed.
+yours stops the whole application, and nothing is changed. An application to your
+working tree can be undone (latest first) until the run is deleted: the files it
+changed go back as they were, an edit you made since elsewhere stays, and one that
+collides with what undo puts back stops it, changing nothing.
 
 One apply of a run at a time: while another is under way (in a terminal, the app or
 a service) this one is refused at once and changes nothing (--check is not).
 
-Exit codes: 0 applied (or, with --check, it would apply), 1 it collides (the files are
-listed) or there was nothing to apply, 2 a run that cannot be used, another apply of it
-under way, or bad input.
+Exit codes: 0 applied or undone (or, with --check, it would be), 1 it collides (the
+files are listed) or there was nothing to apply or undo, 2 a run that cannot be used,
+another apply of it under way, or bad input.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from desktop.disk.paths import data_dir
 from desktop.runtime.git_run import GitError
 from desktop.runtime.result_apply import apply_result
 from desktop.runtime.result_pr import open_pull_request, pull_request_blocker
+from desktop.runtime.result_undo import NothingToUndo, undo_apply
 from desktop.runtime.run_result import ResultError, file_patch, find_result
 from desktop.store.runs import RunError, find_run
 from desktop.wording import plural
@@ -60,6 +66,8 @@ def register(kids: argparse._SubParsersAction, add_data_dir: Any) -> None:
                     help="apply only this file (repeat for more); default: every file")
     ap.add_argument("--pull-request", action="store_true",
                     help="with --branch: push it and open a pull request with gh")
+    ap.add_argument("--undo", action="store_true", help="undo the latest application to "
+                    "your working tree")
     ap.add_argument("--json", action="store_true", help="print the outcome as JSON")
     add_server_options(ap)
     ap.set_defaults(handler=cmd_apply)
@@ -115,12 +123,22 @@ def cmd_result(args: argparse.Namespace) -> int:
     for record in body["applied"]:
         where = f"branch {record.get('branch')}" if record.get("target") == "branch" \
             else "the working tree"
+        undone = f" (undone at {record['undone']})" if record.get("undone") else ""
         print(f"applied to {where} at {record.get('at')}: "
-              f"{plural(len(record.get('files', [])), 'file')}")
+              f"{plural(len(record.get('files', [])), 'file')}{undone}")
     return 0
 
 
+def _undo(args: argparse.Namespace) -> dict[str, Any]:
+    if args.server:
+        return asyncio.run(_remote(args, "undo_apply", check=args.check))
+    found = find_result(find_run(data_dir(args.data_dir), args.run))
+    return undo_apply(found, check=args.check).to_json()
+
+
 def _apply(args: argparse.Namespace) -> dict[str, Any]:
+    if args.undo:
+        return _undo(args)
     if args.server:
         if args.pull_request:  # said before anything is applied
             blocker = asyncio.run(_remote(args, "result")).get("pullRequest")
@@ -150,14 +168,23 @@ def cmd_apply(args: argparse.Namespace) -> int:
 
     if args.pull_request and not args.branch:
         return _fail("--pull-request needs --branch NAME (the branch to push)")
+    if args.undo and (args.branch is not None or args.files or args.pull_request):
+        return _fail("--undo takes back the latest apply to your working tree whole: give it "
+                     "no --branch, --file or --pull-request")
     try:
         outcome = _apply(args)
     except ApiError as exc:
-        if exc.code == "apply_collides":
+        if exc.code == "nothing_to_undo":
+            print(exc.message)
+            return 1
+        if exc.code in ("apply_collides", "undo_collides"):
             outcome = {"applied": False, "collisions": exc.problems, "files": [],
                        "message": exc.message}
         else:
             return _fail(str(exc))
+    except NothingToUndo as exc:
+        print(exc)
+        return 1
     except (RunError, ResultError, GitError, RemoteError) as exc:
         return _fail(str(exc))
     if args.json:
@@ -168,6 +195,9 @@ def cmd_apply(args: argparse.Namespace) -> int:
             print(f"  collides: {path}")
         for path in outcome.get("files") or []:
             print(f"  {'would change' if args.check else 'changed'}: {path}")
+        if args.undo and outcome.get("collisions"):
+            print("  take the apply's change out of those files by hand, or put them back as "
+                  "the apply left them and undo again")
         if outcome.get("pullRequest"):
             print(f"pull request: {outcome['pullRequest']['url']}")
     if outcome.get("collisions"):

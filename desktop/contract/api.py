@@ -416,6 +416,13 @@ class ApplyResult(RequestModel):
     check: StrictBool = Field(False, description="say what it would do; change nothing")
 
 
+class UndoApply(RequestModel):
+    """Undo the latest application of a run's result to the user's working tree (see
+    ``agent-canvas runs apply --undo``)."""
+
+    check: StrictBool = Field(False, description="say what it would do; change nothing")
+
+
 class ResultFileOut(ResponseModel):
     path: str
     status: Literal["added", "modified", "deleted", "type changed"]

@@ -20,7 +20,9 @@ the files that collide. A clean one lands as:
 - a branch: a commit of the merged tree on top of their HEAD, under the name they gave
   (never an existing branch); their checkout is not touched.
 
-Every application is recorded in the run folder (desktop/store/applied.py). One
+Every application is recorded in the run folder (desktop/store/applied.py); one onto
+the working tree keeps the state it changed, so it can be undone
+(desktop/runtime/result_undo.py). One
 application of a run runs at a time, whichever process asks: a second is refused at
 once (desktop/runtime/apply_lock.py).
 """
@@ -39,7 +41,7 @@ from desktop.runtime.git_base import capture, run8
 from desktop.runtime.git_run import GitError, git, must
 from desktop.runtime.repo_busy import refuse_if_busy
 from desktop.runtime.run_result import ResultError, RunResult, changed_files
-from desktop.store.applied import record_applied
+from desktop.store.applied import read_applied, record_applied
 from desktop.wording import plural
 
 Target = Literal["worktree", "branch"]
@@ -117,12 +119,13 @@ def _on_base(result: RunResult, tree: str, what: str) -> str:
                 "-m", f"Agent Canvas: {what} (run {run8(result.run_id)})")
 
 
-def _merge(result: RunResult, ours: str, theirs: str) -> tuple[str | None, list[str]]:
-    """The merged tree, or None and the files that collide."""
-    merged = git(result.repo, "merge-tree", "--write-tree", "--no-messages", "--name-only",
+def merge_trees(repo: Path, ours: str, theirs: str) -> tuple[str | None, list[str]]:
+    """The merged tree of commits ``ours`` and ``theirs`` (their common parent the merge
+    base), or None and the files that collide."""
+    merged = git(repo, "merge-tree", "--write-tree", "--no-messages", "--name-only",
                  "-z", ours, theirs)
     if merged.code not in (0, 1):
-        raise GitError(f"git merge-tree in {result.repo} failed: {merged.reason()}")
+        raise GitError(f"git merge-tree in {repo} failed: {merged.reason()}")
     parts = [p for p in merged.out.decode("utf-8", "surrogateescape").split("\0") if p]
     if merged.code == 0:
         return parts[0], []
@@ -159,6 +162,31 @@ def _collision(count: int, branch: str | None, check: bool) -> str:
             "to your working tree; nothing was changed")
 
 
+def onto_working_tree(repo: Path, ours: str, merged: str) -> str | None:
+    """Write the difference from tree ``ours`` (the working tree's state) to ``merged``
+    into the working tree; why not, when it was not (then nothing was written: ``git
+    apply`` checks every file before it writes any)."""
+    patch = git(repo, "diff", "--binary", "--full-index", "--no-renames", ours, merged).out
+    done = git(repo, "apply", "--whitespace=nowarn", "-", stdin=patch)
+    return None if done.ok else f"git apply: {done.reason()}"
+
+
+def utc_stamp() -> str:
+    """Now, as the records of applications give their times."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _undo_point(result: RunResult, before: str, merged: str) -> str:
+    """Keep the working tree's state before and after an application, for undo: a commit
+    of ``merged`` whose parent is ``before``, under a ref of the run (deleted with it);
+    the ref's name."""
+    after = must(result.repo, "commit-tree", merged, "-p", before, "-m",
+                 f"Agent Canvas: your working tree after applying run {run8(result.run_id)}")
+    ref = f"refs/canvas/{run8(result.run_id)}/applied/{len(read_applied(result.run_dir)) + 1}"
+    must(result.repo, "update-ref", "-m", "agent-canvas: applied", ref, after)
+    return ref
+
+
 def apply_result(result: RunResult, *, files: list[str] | None = None,
                  branch: str | None = None, check: bool = False) -> ApplyOutcome:
     """Apply ``result`` (only ``files`` when given) onto the user's working tree, or as
@@ -185,13 +213,15 @@ def _apply(result: RunResult, files: list[str] | None, branch: str | None, *,
     with tempfile.TemporaryDirectory(prefix="agent-canvas-apply-") as scratch:
         theirs = _theirs(result, chosen, str(Path(scratch) / "index"))
         head = _head(result.repo)
+        now = ""  # the working tree's state before: what undo puts back
         if branch:
             ours_tree = must(result.repo, "rev-parse", f"{head}^{{tree}}") if head \
                 else _empty_tree(result.repo)
         else:
             now = capture(result.repo, "Agent Canvas: your working tree", [result.run_dir])
             ours_tree = must(result.repo, "rev-parse", f"{now}^{{tree}}")
-    merged, collisions = _merge(result, _on_base(result, ours_tree, "your state"), theirs)
+    merged, collisions = merge_trees(result.repo, _on_base(result, ours_tree, "your state"),
+                                     theirs)
     if merged is None:
         return ApplyOutcome(target, False, collisions=collisions, branch=branch,
                             message=_collision(len(collisions), branch, check))
@@ -214,17 +244,16 @@ def _apply(result: RunResult, files: list[str] | None, branch: str | None, *,
             raise BadBranchName(f"could not create branch {branch}: {made.reason()}; "
                                 "choose another name (nothing was changed)")
     else:
-        patch = git(result.repo, "diff", "--binary", "--full-index", "--no-renames",
-                    ours_tree, merged).out
-        done = git(result.repo, "apply", "--whitespace=nowarn", "-", stdin=patch)
-        if not done.ok:
+        failed = onto_working_tree(result.repo, ours_tree, merged)
+        if failed:
             return ApplyOutcome(target, False, collisions=touched, message=(
-                "your working tree changed while applying; nothing was changed "
-                f"(git apply: {done.reason()})"))
-    record_applied(result.run_dir, {
-        "at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "target": target,
-        "branch": branch, "commit": commit, "resultCommit": result.commit,
-        "files": touched})
+                f"your working tree changed while applying; nothing was changed ({failed})"))
+    record: dict[str, Any] = {
+        "at": utc_stamp(), "target": target, "branch": branch, "commit": commit,
+        "resultCommit": result.commit, "files": touched}
+    if not branch:
+        record["undo"] = _undo_point(result, now, merged)
+    record_applied(result.run_dir, record)
     where = f"branch {branch}" if branch else "your working tree"
     return ApplyOutcome(target, True, files=touched, branch=branch, commit=commit,
                         message=f"applied {plural(len(touched), 'file')} to {where}")

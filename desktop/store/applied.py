@@ -36,3 +36,16 @@ def record_applied(run_dir: Path, record: dict[str, Any]) -> None:
         records = read_applied(run_dir)
         records.append(record)
         atomic_write_json(Path(run_dir) / APPLIED_FILE, {"applied": records})
+
+
+def mark_undone(run_dir: Path, undo: str, at: str) -> bool:
+    """Record that the application kept under ref ``undo`` was undone ``at``; whether a
+    record named it."""
+    with _guard:
+        records = read_applied(run_dir)
+        found = [r for r in records if r.get("undo") == undo and not r.get("undone")]
+        for record in found:
+            record["undone"] = at
+        if found:
+            atomic_write_json(Path(run_dir) / APPLIED_FILE, {"applied": records})
+        return bool(found)

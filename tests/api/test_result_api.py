@@ -248,3 +248,32 @@ async def test_an_apply_lock_put_there_as_a_link_is_409_of_the_run_folder_not_th
     assert "apply.lock: is a symbolic link" in refused["message"]
     assert git(repo, "status", "--porcelain") == status
     assert elsewhere.read_text() == "not the run's\n"
+
+
+async def test_an_application_to_the_working_tree_is_undone_through_the_api_and_client(
+        api: Api, tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    run_id = await finished_run(api, repo)
+    base = f"/api/runs/{run_id}"
+    status = git(repo, "status", "--porcelain")
+    none = await api.json("POST", f"{base}/apply/undo", 409, {})
+    assert none["error"]["code"] == "nothing_to_undo"
+    for body, field in (({"check": "maybe"}, "check"), ({"files": []}, "files")):
+        refused = await api.json("POST", f"{base}/apply/undo", 422, body)
+        assert refused["error"]["field"] == field, (body, refused)
+    await api.json("POST", f"{base}/apply", 200, {})
+    (repo / "left.txt").write_text("the user's own left\n")
+    collided = await api.json("POST", f"{base}/apply/undo", 409, {})
+    assert collided["error"]["code"] == "undo_collides"
+    assert collided["error"]["problems"] == ["left.txt"]
+    assert (repo / "right.txt").read_text() == "right\n"  # nothing changed
+    (repo / "left.txt").write_text("left\n")
+    async with ApiClient(str(api.client.make_url("")), TOKEN) as client:
+        checked = await client.undo_apply(run_id, check=True)
+        assert checked["applied"] is False and checked["files"] == ["left.txt", "right.txt"]
+        undone = await client.undo_apply(run_id)
+    assert undone["applied"] and undone["files"] == ["left.txt", "right.txt"]
+    assert git(repo, "status", "--porcelain") == status
+    assert (repo / "lib.txt").read_text() == "committed\nwork in progress\n"
+    applied = (await api.json("GET", f"{base}/result", 200))["applied"]
+    assert applied[0]["undone"]

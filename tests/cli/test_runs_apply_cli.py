@@ -210,3 +210,30 @@ def test_a_missing_subflow_is_bad_input_with_an_override_too(
     assert ran.code == 2
     assert "subflow file 'review.flow.yaml' not found" in ran.err
     assert "invalid workflow (1 error)" in ran.err
+
+
+def test_an_apply_to_the_working_tree_is_undone_and_the_user_s_work_survives(
+        cli, repo: Path, tmp_path: Path) -> None:
+    assert cli("run", str(the_example_on(repo, tmp_path))).code == 0
+    run8 = orjson.loads(cli("runs", "list", "--json").out)[0]["id"][:8]
+    status = git(repo, "status", "--porcelain")
+    nothing = cli("runs", "apply", run8, "--undo")
+    assert nothing.code == 1 and "no application to your working tree to undo" in nothing.out
+    assert cli("runs", "apply", run8).code == 0
+    (repo / "text_utils.py").write_text("# rewritten by me\n")
+    collides = cli("runs", "apply", run8, "--undo")
+    assert collides.code == 1 and "collides: text_utils.py" in collides.out
+    assert (repo / "num_utils.py").is_file()  # nothing changed
+    refused = cli("runs", "apply", run8, "--undo", "--file", "num_utils.py")
+    assert refused.code == 2 and "--undo takes back the latest apply" in refused.err
+    (repo / "text_utils.py").unlink()
+    (repo / "later.txt").write_text("mine\n")
+    checked = cli("runs", "apply", run8, "--undo", "--check")
+    assert checked.code == 0 and "would change: num_utils.py" in checked.out
+    undone = cli("runs", "apply", run8, "--undo")
+    assert undone.code == 0 and "undid the application" in undone.out, undone
+    assert (repo / "later.txt").read_text() == "mine\n"
+    (repo / "later.txt").unlink()
+    assert git(repo, "status", "--porcelain") == status
+    assert (repo / "lib.py").read_text().endswith("def wip(): ...\n")
+    assert "(undone at " in cli("runs", "result", run8).out
