@@ -15,8 +15,6 @@ started from, not what the files hold.
 
 from __future__ import annotations
 
-from typing import Any
-
 from desktop.runtime.apply_lock import hold_apply_lock
 from desktop.runtime.git_base import capture
 from desktop.runtime.git_run import git, must
@@ -29,20 +27,12 @@ from desktop.runtime.result_apply import (
 )
 from desktop.runtime.run_result import ResultError, RunResult, changed_files
 from desktop.store.applied import mark_undone, read_applied
+from desktop.views.result import undoable
 from desktop.wording import plural
 
 
 class NothingToUndo(ResultError):
     """The run has no application to the working tree left to undo."""
-
-
-def undoable(records: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The application that undo would take back: the latest onto the working tree not
-    undone yet, when it kept its state (None: nothing to undo)."""
-    for record in reversed(records):
-        if record.get("target") == "worktree" and not record.get("undone"):
-            return record if record.get("undo") else None
-    return None
 
 
 def undo_apply(result: RunResult, *, check: bool = False) -> ApplyOutcome:

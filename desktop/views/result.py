@@ -27,6 +27,16 @@ _PAGE = 2000
 """Events read at a time when the log is searched from its end."""
 
 
+def undoable(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The application of a result that undo would take back (``applied.json``'s
+    records, oldest first): the latest onto the working tree not undone yet, when it
+    kept its state; None: nothing to undo."""
+    for record in reversed(records):
+        if record.get("target") == "worktree" and not record.get("undone"):
+            return record if record.get("undo") else None
+    return None
+
+
 def in_scratch(result: Mapping[str, Any]) -> bool:
     """The result (``GET .../result``) is in the run's own scratch repository (its nodes
     asked for worktrees with no workspace), not in a repository of the user's."""

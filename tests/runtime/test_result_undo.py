@@ -13,9 +13,10 @@ from test_result_apply import BASE_COMMITTED, a_result
 
 from desktop.runtime.apply_lock import ApplyBusy
 from desktop.runtime.result_apply import apply_result
-from desktop.runtime.result_undo import undo_apply, undoable
+from desktop.runtime.result_undo import undo_apply
 from desktop.runtime.run_result import ResultError
 from desktop.store.applied import read_applied
+from desktop.views.result import undoable
 
 __all__ = ["no_git_config"]
 

@@ -1,5 +1,5 @@
 """The Result view's link to the service: the result of the run the panels show, a file's
-diff, applying the accepted files, a branch, a pull request.
+diff, applying the accepted files (and undoing that), a branch, a pull request.
 
 Every call is a task on the GUI thread's asyncio loop (qasync): the git work runs in the
 service, nothing here blocks the window, and no other thread touches a widget. The
@@ -56,6 +56,7 @@ class ResultActions(QObject):
         view.applyRequested.connect(lambda files: self.apply(files))
         view.branchRequested.connect(lambda files, name: self.apply(files, name))
         view.pullRequestRequested.connect(self.pull_request)
+        view.undoRequested.connect(self.undo)
 
     # --- following the run on show -----------------------------------------------------------
 
@@ -190,6 +191,35 @@ class ResultActions(QObject):
             return
         self.view.set_busy(False)
         self.view.show_outcome(outcome)
+        await self._records(run_id)
+
+    def undo(self) -> asyncio.Task | None:
+        """Take back the latest apply of the result to the working tree."""
+        if self.run_id is None:
+            return None
+        return self._spawn(self._undo(self.run_id))
+
+    async def _undo(self, run_id: str) -> None:
+        self.view.set_busy(True)
+        try:
+            outcome = await self._call(lambda c: c.undo_apply(run_id))
+        except ApiError as exc:
+            if self._current(run_id):
+                self.view.set_busy(False)
+                if exc.code == "undo_collides":
+                    self.view.show_undo_collision(exc.problems)
+                else:
+                    self.view.show_note("error", _html(f"Nothing was undone: {exc}"))
+            return
+        except Exception as exc:
+            if self._current(run_id):
+                self.view.set_busy(False)
+                self.view.show_note("error", _html(f"The apply cannot be undone: {exc}"))
+            return
+        if not self._current(run_id):
+            return
+        self.view.set_busy(False)
+        self.view.show_undone(outcome)
         await self._records(run_id)
 
     async def _records(self, run_id: str) -> None:

@@ -28,13 +28,46 @@ def _files(files: list[str], most: int = 6) -> str:
     return shown + (f" and {len(files) - most} more" if len(files) > most else "")
 
 
+def _when(stamp: Any) -> str:
+    return str(stamp or "").replace("T", " ").rstrip("Z")
+
+
 def applied_line(record: dict[str, Any]) -> str:
-    """One earlier application: when, where to, which files."""
+    """One earlier application: when, where to, which files (and when it was undone)."""
     files = [str(f) for f in record.get("files") or []]
     where = f"branch {record.get('branch')}" if record.get("target") == "branch" \
         else "the working tree"
-    when = str(record.get("at") or "").replace("T", " ").rstrip("Z")
-    return f"• {when} to {where}: {plural(len(files), 'file')}: {_files(files)}"
+    undone = f" (undone {_when(record['undone'])})" if record.get("undone") else ""
+    return (f"• {_when(record.get('at'))} to {where}: {plural(len(files), 'file')}: "
+            f"{_files(files)}{undone}")
+
+
+def undo_tip(record: dict[str, Any]) -> str:
+    """What Undo apply would do to the application ``record``."""
+    return (f"Put the {plural(len(record.get('files') or []), 'file')} the apply of "
+            f"{_when(record.get('at'))} changed back as they were before it; an edit of yours "
+            "made since stays, and one that collides stops it (nothing changes)")
+
+
+def undone_text(outcome: dict[str, Any]) -> str:
+    """What undoing an application did, as rich text."""
+    files = [str(f) for f in outcome.get("files") or []]
+    if not outcome.get("applied"):
+        message = str(outcome.get("message") or "")
+        return escape(message[:1].upper() + message[1:])
+    return (f"<b>Undone</b>: {plural(len(files), 'file')} put back as before the apply: "
+            f"{escape(_files(files, 12)) or 'none needed it'}. Your edits since are kept.")
+
+
+def undo_collision_text(files: list[str]) -> str:
+    """Undo was refused: ``files`` were edited since the apply, in the same lines."""
+    listed = "".join(f"<li><b>{escape(p)}</b></li>" for p in files)
+    verb = "collides" if len(files) == 1 else "collide"
+    count = plural(len(files), "file")
+    return (f"<b>Nothing was changed</b>: your edits since the apply to {count} "
+            f"{verb} with what undo puts back:<ul style='margin: 2px 0'>{listed}</ul>Take the "
+            "apply's change out of them by hand, or put them back as the apply left them, "
+            "then undo again.")
 
 
 def outcome_text(outcome: dict[str, Any]) -> str:

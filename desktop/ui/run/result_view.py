@@ -1,6 +1,7 @@
 """The Result view: a finished run's result branch, its change per file against the run's
 base with accept/reject for each file, one file's diff, and the ways to take it: onto
-the user's working tree, as a new branch, and a pull request of that branch.
+the user's working tree (and undoing that), as a new branch, and a pull request of that
+branch.
 
 The widget only shows and asks; :class:`~desktop.ui.run.result_actions.ResultActions`
 talks to the service and calls back with what it answered.
@@ -30,9 +31,16 @@ from PySide6.QtWidgets import (
 
 from desktop.ui.run.diff_parse import parse_diff
 from desktop.ui.run.patch_view import PatchView
-from desktop.ui.run.result_text import applied_line, default_branch, outcome_text
+from desktop.ui.run.result_text import (
+    applied_line,
+    default_branch,
+    outcome_text,
+    undo_collision_text,
+    undo_tip,
+    undone_text,
+)
 from desktop.ui.theme import LIGHT, Theme
-from desktop.views.result import in_scratch
+from desktop.views.result import in_scratch, undoable
 from desktop.wording import plural
 
 # a banner per kind of note: the theme's colours of its background and border (the
@@ -58,6 +66,7 @@ class ResultView(QWidget):
     applyRequested = Signal(object)  # the accepted files (None: every file)
     branchRequested = Signal(object, str)  # the accepted files (None: all), the branch name
     pullRequestRequested = Signal(str)  # the branch to push and open a pull request of
+    undoRequested = Signal()  # take back the latest apply to the working tree
 
     def __init__(self, parent: QWidget | None = None, theme: Theme = LIGHT) -> None:
         super().__init__(parent)
@@ -128,10 +137,13 @@ class ResultView(QWidget):
                                   "of it with gh")
         self.pr_button.clicked.connect(
             lambda: self.branch and self.pullRequestRequested.emit(self.branch))
+        self.undo_button = QPushButton("Undo apply")
+        self.undo_button.clicked.connect(self.undoRequested)
+        self.undo_button.hide()
         self.count = QLabel()
         actions = QHBoxLayout()
         actions.addWidget(self.count, 1)
-        for button in (self.apply_button, self.branch_button, self.pr_button):
+        for button in (self.undo_button, self.apply_button, self.branch_button, self.pr_button):
             actions.addWidget(button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -153,6 +165,7 @@ class ResultView(QWidget):
             widget.setVisible(shown)
         self.pr_button.setVisible(shown and self.result is not None
                                   and self.result.get("pullRequest") is None)
+        self.undo_button.setVisible(shown and self._undoable() is not None)
         if not shown:
             self.applied.hide()
 
@@ -282,6 +295,20 @@ class ResultView(QWidget):
         self.show_note("ok" if outcome.get("applied") else "info", outcome_text(outcome))
         self._sync_buttons()
 
+    def show_undone(self, outcome: dict[str, Any]) -> None:
+        """What undoing the latest apply did."""
+        self.mark_collisions([])
+        self.show_note("ok" if outcome.get("applied") else "info", undone_text(outcome))
+        self._sync_buttons()
+
+    def show_undo_collision(self, files: list[str]) -> None:
+        """Undo was refused: ``files`` were edited since the apply where it would write."""
+        self.mark_collisions(files)
+        self.show_note("collision", undo_collision_text(files))
+
+    def _undoable(self) -> dict[str, Any] | None:
+        return undoable((self.result or {}).get("applied") or [])
+
     def show_collision(self, files: list[str]) -> None:
         """Applying was refused: ``files`` collide with the user's changes, nothing changed."""
         self.mark_collisions(files)
@@ -385,6 +412,9 @@ class ResultView(QWidget):
         self.apply_button.setEnabled(ready and bool(chosen))
         self.branch_button.setEnabled(ready and bool(chosen))
         self.pr_button.setEnabled(ready and self.branch is not None)
+        record = self._undoable()
+        self.undo_button.setEnabled(ready and record is not None)
+        self.undo_button.setToolTip(undo_tip(record) if record is not None else "")
         self.pr_button.setToolTip(
             f"Push branch {self.branch} and open a pull request of it with gh"
             if self.branch else "Create a branch first: the pull request is opened from it")

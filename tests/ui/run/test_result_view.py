@@ -197,6 +197,46 @@ def test_apply_while_a_terminal_applies_the_run_says_so_and_changes_nothing(
     assert (repo / "left.txt").read_text() == "left\n"
 
 
+def test_undo_apply_puts_the_files_back_keeps_later_edits_and_names_a_collision(
+        qloop, window_for, until, tmp_path):
+    repo = project(tmp_path)
+    window, panels = window_for(loads_workflow(two_implementers(repo)))
+    view = panels.result
+
+    async def finished() -> None:
+        await run_to_the_end(panels, until)
+        show_result_tab(window, panels)
+        await until(lambda: view.result is not None)
+        await settled(panels, until)
+
+    qloop.run_until_complete(finished())
+    assert not view.undo_button.isVisibleTo(view)  # nothing applied: nothing to undo
+    view.apply_button.click()
+    qloop.run_until_complete(settled(panels, until))
+    assert (repo / "left.txt").exists() and view.undo_button.isVisibleTo(view)
+    assert "2 files the apply of" in view.undo_button.toolTip()
+
+    (repo / "right.txt").write_text("right\nmine instead\n")  # edited where undo writes
+    (repo / "later.txt").write_text("mine\n")  # and a file of the user's own since
+    view.undo_button.click()
+    qloop.run_until_complete(settled(panels, until))
+    note = view.note.text()
+    assert "Nothing was changed" in note and "right.txt" in note
+    assert ("right.txt", "added, collides", True) in rows(view)
+    assert (repo / "left.txt").read_text() == "left\n"
+
+    (repo / "right.txt").write_text("right\nsecond\n")
+    view.undo_button.click()
+    qloop.run_until_complete(settled(panels, until))
+    assert "Undone" in view.note.text() and "left.txt, right.txt" in view.note.text()
+    assert not (repo / "left.txt").exists() and not (repo / "right.txt").exists()
+    assert (repo / "later.txt").read_text() == "mine\n"
+    assert (repo / "lib.txt").read_text() == "committed\nwork in progress\n"
+    assert (repo / "notes.txt").read_text() == "untracked\n"
+    assert "(undone " in view.applied.text()
+    assert not view.undo_button.isVisibleTo(view)  # that was the only one
+
+
 def test_a_run_without_worktrees_says_so_and_why(qloop, window_for, until):
     window, panels = window_for(loads_workflow(two_implementers(None)))
     view = panels.result
