@@ -126,7 +126,9 @@ def latest_result_node(state: RunState, run_dir: Path) -> NodeState | None:
 
 @dataclass(frozen=True)
 class ResultSummary:
-    """A run's result branch and each time it was applied (oldest first)."""
+    """A run's result branch and each time it was applied (oldest first) and not undone
+    since: an application taken back no longer counts (Run history says "not applied",
+    and ``runs delete --applied`` leaves the run, whose work would go with it)."""
 
     node_id: str
     node: str
@@ -134,6 +136,10 @@ class ResultSummary:
     branch: str
     repo: str
     applied: tuple[dict[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        standing = tuple(entry for entry in self.applied if not entry.get("undone"))
+        object.__setattr__(self, "applied", standing)
 
     @property
     def last_applied(self) -> dict[str, Any] | None:

@@ -49,3 +49,11 @@ def test_each_place_is_named_once_latest_first(applied: list[dict]) -> None:
     text = summary(*applied).applied_text()
     assert sum(int(t.split(" times")[0].rsplit("(", 1)[1]) if " times)" in t else 1
                for t in text.split("; ")) == len(applied)
+
+
+def test_an_undone_application_no_longer_counts() -> None:
+    undone = {**TREE, "undone": "2026-11-28T03:40:00Z"}
+    assert summary(undone).applied_where() == "not applied"
+    assert summary(undone).to_json()["applied"] == []
+    kept = summary(branch("x"), undone)
+    assert kept.applied_where() == "branch x" and kept.last_applied == branch("x")
