@@ -40,7 +40,7 @@ from desktop.contract.enums import (
     TurnStatus,
 )
 from desktop.contract.envelope import Envelope
-from desktop.contract.isolation import Isolation
+from desktop.contract.isolation import Isolation, WorktreeSetup
 from desktop.contract.merge import MergeChoice, MergeRequest
 from desktop.contract.state import (
     Artifact,
@@ -88,6 +88,9 @@ class RunCreated(EventBase):
     workspace: str | None = Field(
         None, description="The workflow's workspace (relative to its folder), when it sets "
         "one: where a node added to the run without a workspace of its own works.")
+    worktree_setup: WorktreeSetup | None = Field(
+        None, alias="worktreeSetup", description="The workflow's worktree setup, when it sets "
+        "one: what a node added to the run without a setup (or workspace) of its own gets.")
     budget: Budget | None = Field(None, description="The workflow's budget, when it sets one.")
 
 

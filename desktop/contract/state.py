@@ -274,6 +274,9 @@ class RunState(ContractModel):
                                         "workspace is a git repository).")
     workspace: str | None = Field(None, description="The workflow's workspace, where a node "
                                   "added to the run without one of its own works.")
+    worktree_setup: WorktreeSetup | None = Field(
+        None, alias="worktreeSetup", description="The workflow's worktree setup, which a node "
+        "added to the run without a workspace or setup of its own gets.")
     inboxes: dict[str, list[InboxItem]] = Field(default_factory=dict)
     pending_approvals: dict[str, PendingApproval] = Field(
         default_factory=dict, alias="pendingApprovals"

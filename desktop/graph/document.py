@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator,
 
 from desktop.contract.enums import EdgeType, GlobalMode, Mode, Provider
 from desktop.contract.executor import ExecutorSpec
-from desktop.contract.isolation import Isolation
+from desktop.contract.isolation import Isolation, WorktreeSetup
 from desktop.contract.state import Budget, Capabilities, NodeConfig, Permissions
 from desktop.graph.decorations import NodeGroup, StickyNote, duplicate_ids
 
@@ -87,6 +87,11 @@ class WorkflowDocument(_DocModel):
         None, description="The folder a node without a workspace of its own works on "
                           "(relative to this file); unset: each such node works in the "
                           "run's scratch folder.")
+    worktree_setup: WorktreeSetup | None = Field(
+        None, alias="worktreeSetup",
+        description="What each node's new worktree gets before its first turn (files the "
+                    "repository ignores copied in, a command run), for every node without a "
+                    "setup of its own.")
     isolation: Isolation | None = Field(
         None, description="worktree: each node in its own git worktree and branch; shared: "
                           "nodes work in their workspace itself. Unset: worktree for nodes "
@@ -136,6 +141,10 @@ class WorkflowDocument(_DocModel):
     def workspace_of(self, node_id: str) -> str | None:
         """The workspace ``node_id`` works on: its own, else the workflow's."""
         return self.config(node_id).workspace or self.workspace
+
+    def setup_of(self, node_id: str) -> WorktreeSetup | None:
+        """The worktree setup of ``node_id``: its own, else the workflow's."""
+        return self.config(node_id).worktree_setup or self.worktree_setup
 
     def isolation_of(self, node_id: str) -> str | None:
         """The isolation ``node_id`` asks for: its own, else the workflow's (None: unset)."""

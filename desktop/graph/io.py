@@ -171,6 +171,9 @@ def document_data(doc: WorkflowDocument) -> dict[str, Any]:
         data["executor"] = _tidy_numbers(executor_json(doc.executor))
     if doc.workspace is not None:
         data["workspace"] = doc.workspace
+    if doc.worktree_setup is not None:
+        data["worktreeSetup"] = doc.worktree_setup.model_dump(mode="json", by_alias=True,
+                                                              exclude_defaults=True)
     if doc.isolation is not None:
         data["isolation"] = str(doc.isolation)
     if doc.budget is not None:

@@ -28,7 +28,7 @@ from desktop.views.node_ref import exact_node
 
 SPAWN_CONFIG_KEYS = ("instructions", "script", "model", "command", "args", "verification",
                      "limits", "untilDone", "maxRestarts", "commandBlocklist", "stallThreshold",
-                     "workspace", "isolation")
+                     "workspace", "isolation", "worktreeSetup")
 
 
 class Manager:
@@ -108,11 +108,15 @@ class Manager:
         config = {k: args[k] for k in SPAWN_CONFIG_KEYS if k in args}
         spawner = state.node_configs.get(caller)
         if "workspace" not in config:
-            # a helper works on its spawner's project, as it runs its provider; one the user
-            # adds works where the workflow's nodes do
-            workspace = spawner.workspace if spawner is not None else state.workspace
+            # a helper works on its spawner's project, as it runs its provider, and its
+            # worktree is set up as its spawner's was; one the user adds works where the
+            # workflow's nodes do, set up as theirs are
+            workspace, setup = (spawner.workspace, spawner.worktree_setup) \
+                if spawner is not None else (state.workspace, state.worktree_setup)
             if workspace:
                 config["workspace"] = workspace
+            if setup is not None and "worktreeSetup" not in config:
+                config["worktreeSetup"] = setup.to_json_dict()
         self._emit({"type": "node.patch", "nodeId": node_id, "patch": patch, "config": config})
         result: dict[str, Any] = {"nodeId": node_id, "key": key}
         source = self._ref(caller, args.get("connectFrom"))

@@ -15,6 +15,7 @@ from typing import Any
 from desktop.contract.base import new_id, utc_now
 from desktop.contract.enums import EdgeType
 from desktop.contract.executor import executor_json
+from desktop.contract.isolation import WorktreeSetup
 from desktop.contract.state import Capabilities, EdgeState, NodeState, Permissions
 from desktop.graph.document import WorkflowDocument, WorkflowNode, edge_uuid, node_uuid
 from desktop.graph.subflows import Subflow, scoped_key
@@ -52,26 +53,32 @@ def _rebased(workspace: str | None, folder: str) -> str | None:
     return workspace
 
 
-def _config(doc: WorkflowDocument, node_id: str, folder: str,
-            fallback: str | None) -> dict[str, Any]:
+def _config(doc: WorkflowDocument, node_id: str, folder: str, fallback: str | None,
+            setup: WorktreeSetup | None) -> dict[str, Any]:
     """The node's config, its workspace rebased to the top workflow's folder; a node
-    without one works on ``fallback`` (its workflow's, already rebased)."""
+    without one works on ``fallback`` (its workflow's, already rebased), and one without a
+    worktree setup takes ``setup`` (its workflow's)."""
     config = doc.config(node_id)
     workspace = _rebased(config.workspace, folder) if config.workspace else fallback
+    update: dict[str, Any] = {}
     if workspace != config.workspace:
-        config = config.model_copy(update={"workspace": workspace})
-    return config.to_json_dict()
+        update["workspace"] = workspace
+    if config.worktree_setup is None and setup is not None:
+        update["worktree_setup"] = setup
+    return (config.model_copy(update=update) if update else config).to_json_dict()
 
 
 def graph_of(doc: WorkflowDocument, run_id: str, subflows: dict[str, Subflow],
              scope: str = "", parent: str | None = None, folder: str = "",
-             inherited: str | None = None
+             inherited: str | None = None, inherited_setup: WorktreeSetup | None = None
              ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """The run's nodes, node configs and edges (wire form, by id) for ``doc`` and the
     subflows it uses, keys scoped by ``scope``; ``folder``: where ``doc``'s file is,
     relative to the top workflow's folder; ``inherited``: the workspace of the workflows
-    around ``doc`` (relative to the top workflow's folder)."""
+    around ``doc`` (relative to the top workflow's folder), ``inherited_setup`` their
+    worktree setup."""
     here = _rebased(doc.workspace, folder) if doc.workspace else inherited
+    setup = doc.worktree_setup or inherited_setup
     nodes: dict[str, Any] = {}
     configs: dict[str, Any] = {}
     edges: dict[str, Any] = {}
@@ -80,11 +87,11 @@ def graph_of(doc: WorkflowDocument, run_id: str, subflows: dict[str, Subflow],
         sub = subflows.get(wn.id) if wn.kind == "subflow" else None
         node = _node_state(run_id, wn, key, parent, sub)
         nodes[node.id] = node.to_json_dict()
-        configs[node.id] = _config(doc, wn.id, folder, here)
+        configs[node.id] = _config(doc, wn.id, folder, here, setup)
         if sub is not None:
             inner_folder = os.path.normpath(os.path.join(folder, os.path.dirname(wn.flow or "")))
             inner = graph_of(sub.doc, run_id, sub.inner, key, node.id,
-                             "" if inner_folder == "." else inner_folder, here)
+                             "" if inner_folder == "." else inner_folder, here, setup)
             for mine, theirs in zip((nodes, configs, edges), inner, strict=True):
                 mine.update(theirs)
     for index, we in enumerate(doc.edges):
@@ -125,6 +132,8 @@ def run_created_event(doc: WorkflowDocument, run_id: str, *, mode: str, global_m
         event["isolation"] = str(doc.isolation)
     if doc.workspace:
         event["workspace"] = doc.workspace
+    if doc.worktree_setup is not None:
+        event["worktreeSetup"] = doc.worktree_setup.to_json_dict()
     if doc.budget is not None:
         event["budget"] = doc.budget.to_json_dict()
     return event

@@ -72,7 +72,7 @@ def _run_created(s: State | None, e: dict) -> State | None:
     new = {"id": e.get("runId"), "status": "queued", "createdAt": ts, "updatedAt": ts}
     for key in ("mode", "globalMode", "workflowName", "workflowPath", "task", "nodes",
                 "nodeConfigs", "edges", "forkedFrom", "executor", "isolation", "workspace",
-                "budget"):
+                "worktreeSetup", "budget"):
         if e.get(key) is not None:
             new[key] = e[key]
     return _checked(RunState, new)

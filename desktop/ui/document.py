@@ -25,7 +25,7 @@ from desktop.graph.document import (
 NOTE = "note"
 GROUP = "group"
 META_FIELDS = ("name", "description", "task", "mode", "global_mode", "executor", "workspace",
-               "extra")
+               "worktree_setup", "extra")
 
 
 class DocumentModel(QObject):

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.contract.executor import executor_json
+from desktop.contract.isolation import WorktreeSetup
 from desktop.contract.sandbox import Sandbox
 from desktop.contract.state import Capabilities, NodeConfig, Permissions
 from desktop.graph.document import SLUG_PATTERN, WorkflowEdge, WorkflowNode
@@ -251,7 +252,9 @@ class Inspector(QScrollArea):
         doc = self.model.doc
         return {"doc": {"name": doc.name, "description": doc.description, "task": doc.task,
                         "mode": str(doc.mode), "globalMode": str(doc.global_mode),
-                        "executor": executor_json(doc.executor), "workspace": doc.workspace}}
+                        "executor": executor_json(doc.executor), "workspace": doc.workspace,
+                        "worktreeSetup": (doc.worktree_setup or WorktreeSetup()).model_dump(
+                            mode="json", by_alias=True)}}
 
     def reload(self) -> None:
         for name, page in self.pages.items():
@@ -418,7 +421,12 @@ class Inspector(QScrollArea):
             value = self._executor_value(f, data, value)
             f = Field(f.path[:2], f.label)
         if self.kind == "doc":
-            key = {"globalMode": "global_mode"}.get(f.path[1], f.path[1])
+            if f.path[1] == "worktreeSetup":  # one of its fields: the setup as a whole
+                shown = {**data["doc"]["worktreeSetup"], f.path[2]: value}
+                setup = WorktreeSetup.model_validate(shown)
+                value = None if setup.empty else setup
+            key = {"globalMode": "global_mode",
+                   "worktreeSetup": "worktree_setup"}.get(f.path[1], f.path[1])
             self.editor.set_meta(**{key: value})
             return
         if self.kind == "edge":

@@ -152,6 +152,14 @@ DOC_SECTIONS = [
               placeholder="the run's scratch folder",
               tip="The folder the nodes work on (relative to this file); in a git "
                   "repository each node works in its own worktree. A node may set its own"),
+        Field(("doc", "worktreeSetup", "copy"), "Copy in", "list",
+              placeholder="e.g. .env, config/local.yaml",
+              tip="Ignored files or folders of the workspace copied into each node's new "
+                  "git worktree; a node may set its own"),
+        Field(("doc", "worktreeSetup", "run"), "Setup command", "optional",
+              placeholder="e.g. npm ci",
+              tip="Run in each node's new worktree before its first turn (a node may set "
+                  "its own); the turn fails if it fails"),
         Field(("doc", "executor"), "Runs on", "executor", placeholder="local",
               tip="Where the agents run: local, ray://HOST:PORT (a Ray cluster), ray "
                   "(this machine's cluster) or ray:HOST:PORT; a node may override it"),

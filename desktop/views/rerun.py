@@ -46,6 +46,8 @@ def document_from_created(created: dict, scope: str | None = None) -> WorkflowDo
                             globalMode=created.get("globalMode", "IMPLEMENTATION"),
                             isolation=created.get("isolation"),
                             workspace=created.get("workspace") if scope is None else None,
+                            worktreeSetup=created.get("worktreeSetup") if scope is None
+                            else None,
                             executor=created.get("executor") or "local",
                             budget=created.get("budget"),
                             nodes=doc_nodes, nodeConfigs=doc_configs, edges=edges)

@@ -5,6 +5,7 @@ from hypothesis import strategies as st
 
 from desktop.contract.enums import CliPermissionsMode, EdgeManagement, EdgeType, GlobalMode, Mode
 from desktop.contract.enums import Provider as ProviderName
+from desktop.contract.isolation import WorktreeSetup
 from desktop.contract.state import Capabilities, Limits, NodeConfig, Permissions
 from desktop.graph.document import Position, WorkflowDocument, WorkflowEdge, WorkflowNode
 from desktop.graph.io import dumps_workflow, load_workflow, loads_workflow, save_workflow
@@ -75,6 +76,8 @@ def documents(draw: st.DrawFn) -> WorkflowDocument:
         name=draw(texts), description=draw(texts), task=draw(texts),
         mode=draw(st.sampled_from(list(Mode))),
         global_mode=draw(st.sampled_from(list(GlobalMode))), workspace=draw(st.none() | texts),
+        worktree_setup=draw(st.none() | st.builds(
+            WorktreeSetup, copy=st.lists(slugs, max_size=2), run=st.none() | texts)),
         nodes=nodes, edges=edges, node_configs=node_configs,
         extra=draw(st.dictionaries(slugs, texts | st.integers(-(2**63), 2**63 - 1), max_size=2)),
     )

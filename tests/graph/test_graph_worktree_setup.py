@@ -58,3 +58,36 @@ def test_the_workflow_schema_knows_worktree_setup() -> None:
            "nodeConfigs": {"a": {"worktreeSetup": {"copy": [".env"], "run": "make deps"}}}}
     check.validate(doc)
     assert not check.is_valid({**doc, "nodeConfigs": {"a": {"worktreeSetup": {"cp": []}}}})
+
+
+WORKFLOW_SETUP = """version: 1
+name: t
+workspace: ../project
+worktreeSetup:
+  copy: [.env]
+  run: npm ci
+nodes:
+  - {id: a, entry: true}
+  - {id: b}
+nodeConfigs:
+  b:
+    worktreeSetup:
+      run: make deps
+"""
+
+
+def test_a_workflow_s_setup_is_each_node_s_without_one_and_round_trips() -> None:
+    doc, _ = parse_workflow(WORKFLOW_SETUP, "t.flow.yaml")
+    assert doc.setup_of("a") == doc.worktree_setup
+    assert doc.worktree_setup is not None and doc.worktree_setup.copy_ == [".env"]
+    assert doc.setup_of("b") is not None and doc.setup_of("b").run == "make deps"
+    data = document_data(doc)
+    assert data["worktreeSetup"] == {"copy": [".env"], "run": "npm ci"}
+    assert parse_workflow(yaml.safe_dump(data), "again.yaml")[0] == doc
+
+
+def test_a_bad_workflow_setup_is_named_with_its_line() -> None:
+    with pytest.raises(WorkflowLoadError) as err:
+        parse_workflow(WORKFLOW_SETUP.replace("[.env]", "[../secrets]"), "t.flow.yaml")
+    assert "t.flow.yaml:5: worktreeSetup.copy[0]: '../secrets' leaves the workspace" \
+        in str(err.value)

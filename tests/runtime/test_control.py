@@ -202,18 +202,23 @@ async def test_the_run_moves_between_one_turn_and_the_next(tmp_path: Path) -> No
 
 async def test_a_node_the_user_adds_works_in_the_workflows_workspace(tmp_path: Path) -> None:
     project, own = tmp_path / "project", tmp_path / "own"
-    doc = workflow({"a": {"script": [{"sleep": 30}]}}, workspace=str(project))
+    setup = {"copy": [".env"], "run": "npm ci"}
+    doc = workflow({"a": {"script": [{"sleep": 30}]}}, workspace=str(project),
+                   worktreeSetup=setup)
     engine, task = await _live(tmp_path / "data", doc)
     try:
         plain = await c.execute(engine, c.AddNode("plain", config={"instructions": "x"}))
         mine = await c.execute(engine, c.AddNode("mine", config={"workspace": str(own)}))
         configs = engine.state.node_configs
         assert configs[plain.created["nodeId"]].workspace == str(project)
+        assert configs[plain.created["nodeId"]].worktree_setup.to_json_dict() == setup
+        # the workflow's setup belongs with its workspace, not with another folder
         assert configs[mine.created["nodeId"]].workspace == str(own)
+        assert configs[mine.created["nodeId"]].worktree_setup is None
     finally:
         await _end(engine, task)
     created = of_type(events_of(engine.run_dir), "run.created")[0]
-    assert created["workspace"] == str(project)
+    assert created["workspace"] == str(project) and created["worktreeSetup"] == setup
 
 
 async def test_without_a_workflow_workspace_an_added_node_has_none(tmp_path: Path) -> None:

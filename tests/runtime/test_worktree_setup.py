@@ -173,3 +173,20 @@ async def test_stopping_the_run_during_its_setup_ends_the_command(
 
     await until(gone, timeout=10)
     assert engine.state.status == "stopped"
+
+
+
+async def test_a_workflow_s_setup_sets_up_every_node_without_its_own(
+        tmp_path: Path, no_git_config) -> None:
+    repo = project(tmp_path)
+    doc = load_workflow(examples_dir() / EXAMPLE)
+    doc.workspace = str(repo)
+    doc.worktree_setup = WorktreeSetup.model_validate({"copy": [".env"]})
+    doc.node_configs["impl-num"] = doc.config("impl-num").model_copy(update={
+        "worktree_setup": WorktreeSetup.model_validate({"copy": ["local"]})})
+    engine = await run_doc(doc, tmp_path / "data")
+    assert engine.state.status == "completed"
+    for key, copied, left in (("orchestrator", ".env", "local"), ("impl-text", ".env", "local"),
+                              ("impl-num", "local", ".env")):
+        tree = engine.run_dir / node_git(engine, key).worktree
+        assert (tree / copied).exists() and not (tree / left).exists(), key

@@ -130,6 +130,23 @@ def test_the_workflow_workspace_is_set_cleared_and_undone(example_window, tmp_pa
     assert win.editor.model.doc.workspace is None
 
 
+def test_the_workflow_worktree_setup_is_set_refused_cleared_and_undone(example_window):
+    win = example_window
+    win.scene.select([])
+    doc = win.editor.model.doc
+    type_into(field(win, "doc", "worktreeSetup", "copy"), ".env, local")
+    type_into(field(win, "doc", "worktreeSetup", "run"), "npm ci")
+    assert (doc.worktree_setup.copy_, doc.worktree_setup.run) == ([".env", "local"], "npm ci")
+    type_into(field(win, "doc", "worktreeSetup", "copy"), "../secrets")
+    assert "leaves the workspace" in error(win, "doc", "worktreeSetup", "copy").text()
+    assert doc.worktree_setup.copy_ == [".env", "local"]
+    win.editor.undo_stack.undo()
+    assert doc.worktree_setup.run is None and doc.worktree_setup.copy_ == [".env", "local"]
+    field(win, "doc", "worktreeSetup", "copy").clear()
+    type_into(field(win, "doc", "worktreeSetup", "copy"), "")
+    assert doc.worktree_setup is None  # nothing left: no setup is written
+
+
 def test_problem_shown_on_node_and_in_panel_click_selects(example_window):
     win = example_window
     win.scene.select(["implementer"])

@@ -36,6 +36,7 @@ def test_every_example_runs_again_as_it_started(example: str) -> None:
 def test_budget_executor_attempts_and_isolation_are_kept() -> None:
     doc = WorkflowDocument.model_validate({
         "name": "kept", "task": "t", "isolation": "shared", "workspace": "../project",
+        "worktreeSetup": {"copy": [".env"], "run": "npm ci"},
         "executor": {"kind": "ray", "address": "ray://head:10001"},
         "budget": {"maxTokens": 5000, "maxCostUsd": 1.5, "maxWallSec": 600},
         "nodes": [{"id": "a", "entry": True}, {"id": "b"}],
@@ -45,7 +46,7 @@ def test_budget_executor_attempts_and_isolation_are_kept() -> None:
     again, _ = document_of_first(first, "test")
     assert _created(again) == first
     assert again.budget == doc.budget and again.executor == doc.executor
-    assert again.workspace == "../project"
+    assert again.workspace == "../project" and again.worktree_setup == doc.worktree_setup
 
 
 def test_a_log_that_does_not_start_with_run_created_is_refused_by_name() -> None:
