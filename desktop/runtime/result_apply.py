@@ -233,7 +233,7 @@ def _apply(result: RunResult, files: list[str] | None, branch: str | None, *,
         return ApplyOutcome(target, False, files=touched, branch=branch,
                             message=f"would change {plural(len(touched), 'file')}; applies "
                             "cleanly")
-    commit = None
+    commit = undo = None
     if branch:
         parents = ["-p", head] if head else []
         commit = must(result.repo, "commit-tree", merged, *parents,
@@ -244,15 +244,19 @@ def _apply(result: RunResult, files: list[str] | None, branch: str | None, *,
             raise BadBranchName(f"could not create branch {branch}: {made.reason()}; "
                                 "choose another name (nothing was changed)")
     else:
+        # kept before the files are written: an application that could not be undone
+        # would be made only if keeping its state failed, and then nothing is written
+        undo = _undo_point(result, now, merged)
         failed = onto_working_tree(result.repo, ours_tree, merged)
         if failed:
+            git(result.repo, "update-ref", "-d", undo)
             return ApplyOutcome(target, False, collisions=touched, message=(
                 f"your working tree changed while applying; nothing was changed ({failed})"))
     record: dict[str, Any] = {
         "at": utc_stamp(), "target": target, "branch": branch, "commit": commit,
         "resultCommit": result.commit, "files": touched}
-    if not branch:
-        record["undo"] = _undo_point(result, now, merged)
+    if undo is not None:
+        record["undo"] = undo
     record_applied(result.run_dir, record)
     where = f"branch {branch}" if branch else "your working tree"
     return ApplyOutcome(target, True, files=touched, branch=branch, commit=commit,
