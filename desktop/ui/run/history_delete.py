@@ -24,6 +24,7 @@ from shiboken6 import isValid
 
 from desktop.api.api_error import ApiError
 from desktop.api.client_errors import ServiceUnavailable
+from desktop.views.result import undoable
 from desktop.views.run_deleted import branches_deleted, worktrees_text
 from desktop.wording import plural
 
@@ -54,6 +55,11 @@ def delete_question(rows: list[HistoryRow]) -> tuple[str, str, str]:
     elif worked:
         goes += f", and the node worktrees and branches of those that had them ({branches})"
     goes += "."
+    undoable_apply = [row for row in worked if undoable(list(row.result.applied))]
+    if undoable_apply:
+        whose = "its" if one else "a run's"
+        goes += (f" So is the state before {whose} apply to your working tree: that apply "
+                 "can no longer be undone (what it wrote stays).")
     note = (f"{goes}\n\nLeft as they are: your repository, its branches and any uncommitted "
             "work in it, and a result already applied to one of your branches.\n\n"
             "This cannot be undone.")
