@@ -348,6 +348,10 @@ def _restore(plan: ForkPlan, staging: Path, final: Path, git: GitFork
         moved = str(final / COPIES / str(index))
         repoints += [{"type": "node.patch", "nodeId": node_id, "patch": {},
                       "config": {"workspace": moved}} for node_id in nodes]
+        if state.workspace and \
+                workspace_path(state.workspace, workflow_dir, source).resolve() == path:
+            # a node added to the fork works on the fork's copy, as its nodes do
+            repoints.append({"type": "run.patch", "patch": {"workspace": moved}})
     for one in restored:  # from here on they are named as in the published folder
         one.path = one.path.relative_to(staging)
     return restored, repoints

@@ -138,3 +138,24 @@ def test_a_fork_from_the_first_point_restores_the_project_as_it_started(
     fork = fork_run(source.run_dir, tmp_path / "data", ForkRequest(at=first.seq))
     fork.engine.close()
     assert files_of(fork.engine.run_dir / "workspaces" / "1") == {"seed.txt": b"seed\n"}
+
+
+def test_a_fork_of_a_workflow_s_own_folder_moves_it_to_the_copy_for_added_nodes(
+        tmp_path: Path) -> None:
+    from desktop.graph.io import load_workflow
+
+    flow = _two_step_flow(tmp_path)
+    doc = load_workflow(flow)
+    doc.workspace = "proj"
+    for config in doc.node_configs.values():
+        config.workspace = None
+    flow.write_text(dumps_workflow(doc))
+    source = record(flow, tmp_path / "data")
+    before_b = next(p for p in scan_run(source.run_dir).points if p.label == "B")
+    fork = fork_run(source.run_dir, tmp_path / "data", ForkRequest(at=before_b.seq))
+    try:
+        copy = str(fork.engine.run_dir / "workspaces" / "1")
+        assert fork.engine.state.workspace == copy
+        assert {c.workspace for c in fork.engine.state.node_configs.values()} == {copy}
+    finally:
+        fork.engine.close()
