@@ -48,10 +48,14 @@ def undo_apply(result: RunResult, *, check: bool = False) -> ApplyOutcome:
 
 def _undo(result: RunResult, *, check: bool) -> ApplyOutcome:
     repo = result.repo
-    record = undoable(read_applied(result.run_dir))
+    records = read_applied(result.run_dir)
+    record = undoable(records)
     if record is None:
+        made = [str(r["branch"]) for r in records if r.get("target") == "branch"]
+        branch = f" (a branch made from it, like {made[-1]}, goes with `git branch -D " \
+                 f"{made[-1]}`)" if made else ""
         raise NothingToUndo(f"run {result.run_id[:8]} has no application to your working tree "
-                          "to undo (a branch it created is deleted with `git branch -D`)")
+                            f"to undo{branch}")
     ref, at = str(record["undo"]), str(record.get("at", "?"))
     after = git(repo, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
     if not after.ok:
@@ -85,4 +89,4 @@ def _undo(result: RunResult, *, check: bool) -> ApplyOutcome:
     mark_undone(result.run_dir, ref, utc_stamp())
     git(repo, "update-ref", "-d", ref, after.text)
     return ApplyOutcome("worktree", True, files=touched, message=(
-        f"undid the application of {at}: {plural(len(touched), 'file')} as before it"))
+        f"undid the application of {at}: {plural(len(touched), 'file')} put back as before it"))
