@@ -32,6 +32,19 @@ def _enum(e) -> tuple[str, ...]:
     return tuple(m.value for m in e)
 
 
+def _setup_fields(scope: str, into: str, where: str) -> list[Field]:
+    """The fields of a worktree setup: the node's (``scope`` "config") or the workflow's
+    ("doc"); ``into`` and ``where`` name the worktrees it sets up, in their tips."""
+    return [
+        Field((scope, "worktreeSetup", "copy"), "Copy in", "list",
+              placeholder="e.g. .env, config/local.yaml",
+              tip=f"Ignored files or folders of the workspace copied into {into}"),
+        Field((scope, "worktreeSetup", "run"), "Setup command", "optional",
+              placeholder="e.g. npm ci",
+              tip=f"Run in {where} before its first turn; the turn fails if it fails"),
+    ]
+
+
 NODE_SECTIONS: list[tuple[str, list[Field]]] = [
     ("Node", [
         Field(("node", "id"), "Id", "text", tip="Slug used in runs and edges"),
@@ -72,16 +85,9 @@ NODE_SECTIONS: list[tuple[str, list[Field]]] = [
         Field(("config", "budget", "maxWallSec"), "Budget: time (s)", "float",
               placeholder="no limit", tip="Time spent in this node's turns"),
     ]),
-    ("Worktree", [
-        Field(("config", "worktreeSetup", "copy"), "Copy in", "list",
-              placeholder="e.g. .env, config/local.yaml",
-              tip="Ignored files or folders of the workspace copied into the node's new "
-                  "git worktree (a worktree has only what the repository keeps)"),
-        Field(("config", "worktreeSetup", "run"), "Setup command", "optional",
-              placeholder="e.g. npm ci",
-              tip="Run in the node's new worktree before its first turn; the turn fails "
-                  "if it fails"),
-    ]),
+    ("Worktree", _setup_fields("config", "the node's new git worktree (a worktree has only "
+                                         "what the repository keeps)",
+                               "the node's new worktree")),
     ("Best of N", [
         Field(("config", "attempts"), "Attempts", "attempts", placeholder="one",
               tip="Run each turn this many times at once (2 to 8), each in its own "
@@ -152,14 +158,8 @@ DOC_SECTIONS = [
               placeholder="the run's scratch folder",
               tip="The folder the nodes work on (relative to this file); in a git "
                   "repository each node works in its own worktree. A node may set its own"),
-        Field(("doc", "worktreeSetup", "copy"), "Copy in", "list",
-              placeholder="e.g. .env, config/local.yaml",
-              tip="Ignored files or folders of the workspace copied into each node's new "
-                  "git worktree; a node may set its own"),
-        Field(("doc", "worktreeSetup", "run"), "Setup command", "optional",
-              placeholder="e.g. npm ci",
-              tip="Run in each node's new worktree before its first turn (a node may set "
-                  "its own); the turn fails if it fails"),
+        *_setup_fields("doc", "each node's new git worktree; a node may set its own",
+                       "each node's new worktree (a node may set its own)"),
         Field(("doc", "executor"), "Runs on", "executor", placeholder="local",
               tip="Where the agents run: local, ray://HOST:PORT (a Ray cluster), ray "
                   "(this machine's cluster) or ray:HOST:PORT; a node may override it"),

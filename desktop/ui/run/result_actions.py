@@ -171,27 +171,9 @@ class ResultActions(QObject):
         return self._spawn(self._apply(self.run_id, files, branch))
 
     async def _apply(self, run_id: str, files: list[str] | None, branch: str | None) -> None:
-        self.view.set_busy(True)
-        try:
-            outcome = await self._call(lambda c: c.apply(run_id, files=files, branch=branch))
-        except ApiError as exc:
-            if self._current(run_id):
-                self.view.set_busy(False)
-                if exc.code == "apply_collides":
-                    self.view.show_collision(exc.problems)
-                else:
-                    self.view.show_note("error", _html(f"Nothing was changed: {exc}"))
-            return
-        except Exception as exc:
-            if self._current(run_id):
-                self.view.set_busy(False)
-                self.view.show_note("error", _html(f"The result cannot be applied: {exc}"))
-            return
-        if not self._current(run_id):
-            return
-        self.view.set_busy(False)
-        self.view.show_outcome(outcome)
-        await self._records(run_id)
+        await self._change(run_id, lambda c: c.apply(run_id, files=files, branch=branch),
+                           self.view.show_outcome, ("apply_collides", self.view.show_collision),
+                           "Nothing was changed", "The result cannot be applied")
 
     def undo(self) -> asyncio.Task | None:
         """Take back the latest apply of the result to the working tree."""
@@ -200,26 +182,37 @@ class ResultActions(QObject):
         return self._spawn(self._undo(self.run_id))
 
     async def _undo(self, run_id: str) -> None:
+        await self._change(run_id, lambda c: c.undo_apply(run_id), self.view.show_undone,
+                           ("undo_collides", self.view.show_undo_collision),
+                           "Nothing was undone", "The apply cannot be undone")
+
+    async def _change(self, run_id: str, call: Callable[[ApiClient], Awaitable[Any]],
+                      done: Callable[[Any], None],
+                      collides: tuple[str, Callable[[list[str]], None]],
+                      refused: str, failed: str) -> None:
+        """Ask the service to change the user's repository (apply, undo); show what it
+        did (``done``), the files it named as colliding (``collides``: the error code and
+        who shows them), or why it ``refused`` or ``failed``; then the applications."""
         self.view.set_busy(True)
         try:
-            outcome = await self._call(lambda c: c.undo_apply(run_id))
+            outcome = await self._call(call)
         except ApiError as exc:
             if self._current(run_id):
                 self.view.set_busy(False)
-                if exc.code == "undo_collides":
-                    self.view.show_undo_collision(exc.problems)
+                if exc.code == collides[0]:
+                    collides[1](exc.problems)
                 else:
-                    self.view.show_note("error", _html(f"Nothing was undone: {exc}"))
+                    self.view.show_note("error", _html(f"{refused}: {exc}"))
             return
         except Exception as exc:
             if self._current(run_id):
                 self.view.set_busy(False)
-                self.view.show_note("error", _html(f"The apply cannot be undone: {exc}"))
+                self.view.show_note("error", _html(f"{failed}: {exc}"))
             return
         if not self._current(run_id):
             return
         self.view.set_busy(False)
-        self.view.show_undone(outcome)
+        done(outcome)
         await self._records(run_id)
 
     async def _records(self, run_id: str) -> None:

@@ -171,19 +171,20 @@ def test_a_finished_runs_result_is_listed_diffed_applied_in_part_branched_and_co
     view.dialog.reject()
 
 
+async def result_on_show(window, panels, until) -> None:
+    """The run ran to its end and the user looks at its Result tab, loaded."""
+    await run_to_the_end(panels, until)
+    show_result_tab(window, panels)
+    await until(lambda: panels.result.result is not None)
+    await settled(panels, until)
+
+
 def test_apply_while_a_terminal_applies_the_run_says_so_and_changes_nothing(
         qloop, window_for, until, tmp_path):
     repo = project(tmp_path)
     window, panels = window_for(loads_workflow(two_implementers(repo)))
     view = panels.result
-
-    async def finished() -> None:
-        await run_to_the_end(panels, until)
-        show_result_tab(window, panels)
-        await until(lambda: view.result is not None)
-        await settled(panels, until)
-
-    qloop.run_until_complete(finished())
+    qloop.run_until_complete(result_on_show(window, panels, until))
     run_id = panels.session.run_id
     with applying_elsewhere(panels.session.run_dir):  # `agent-canvas runs apply` meanwhile
         view.apply_button.click()
@@ -202,14 +203,7 @@ def test_undo_apply_puts_the_files_back_keeps_later_edits_and_names_a_collision(
     repo = project(tmp_path)
     window, panels = window_for(loads_workflow(two_implementers(repo)))
     view = panels.result
-
-    async def finished() -> None:
-        await run_to_the_end(panels, until)
-        show_result_tab(window, panels)
-        await until(lambda: view.result is not None)
-        await settled(panels, until)
-
-    qloop.run_until_complete(finished())
+    qloop.run_until_complete(result_on_show(window, panels, until))
     assert not view.undo_button.isVisibleTo(view)  # nothing applied: nothing to undo
     view.apply_button.click()
     qloop.run_until_complete(settled(panels, until))
