@@ -1,5 +1,6 @@
 """Where nodes work: a configured ``workspace`` that cannot be a folder (an error), and
-advice on ``isolation`` (worktree | shared): where a worktree cannot be made.
+advice on ``isolation`` (worktree | shared): where a worktree cannot be made, and a
+``worktreeSetup`` that no worktree would ever run.
 
 A node gets its own git worktree when its configured ``workspace`` is in a git
 repository, or, asked for, in the run's scratch repository (no workspace); folders
@@ -80,4 +81,53 @@ def check_workspaces(doc: WorkflowDocument, source: str | None = None) -> list[P
             where, f"{workspace!r} {what}, not a folder",
             "name a folder (a missing one is made when the run starts), or move the file "
             "away"))
+    return out
+
+
+def _no_worktree(doc: WorkflowDocument, node_id: str,
+                 base: Path | None) -> tuple[str, str] | None:
+    """Why ``node_id`` would never work in a worktree of its own, and what would give it
+    one; None when it may (or it cannot be told: a relative workspace of a workflow not
+    read from a file)."""
+    if doc.isolation_of(node_id) == Isolation.SHARED.value:
+        return "works in its workspace itself (isolation: shared)", "set isolation: worktree"
+    workspace = doc.workspace_of(node_id)
+    if not workspace:
+        if doc.isolation_of(node_id) == WORKTREE:
+            return None  # a worktree of the run's scratch repository
+        return ("has no workspace, so it works in the run's scratch folder",
+                "set a workspace in a git repository")
+    folder = _workspace(workspace, base)
+    if folder is not None and folder.is_dir() and not in_git_repository(folder):
+        return (f"works on {workspace!r}, which is not in a git repository",
+                f"run `git init` in {folder}")
+    return None
+
+
+def check_setups(doc: WorkflowDocument, source: str | None = None) -> list[Problem]:
+    """Warnings for a ``worktreeSetup`` that would never run: a node's, when the node
+    never works in a worktree of its own; the workflow's, when none of the nodes that
+    take it does."""
+    out: list[Problem] = []
+    base = _workflow_dir(source)
+    takers: list[tuple[str, tuple[str, str] | None]] = []  # taking the workflow's setup
+    for node in doc.nodes:
+        if node.kind != "agent":  # a subflow's own nodes are its file's to check
+            continue
+        why = _no_worktree(doc, node.id, base)
+        if doc.config(node.id).worktree_setup is None:
+            takers.append((node.id, why))
+        elif why is not None:
+            out.append(Problem(
+                f"nodeConfigs.{node.id}.worktreeSetup", f"node {node.id!r} {why[0]}, so its "
+                "worktreeSetup never runs", f"{why[1]}, or remove worktreeSetup", "warning"))
+    if doc.worktree_setup is not None and takers and all(why for _, why in takers):
+        node_id, why = takers[0]
+        assert why is not None
+        others = len(takers) - 1
+        more = "" if not others else " (and so does the other node that takes it)" \
+            if others == 1 else f" (and so do the {others} other nodes that take it)"
+        out.append(Problem(
+            "worktreeSetup", f"node {node_id!r} {why[0]}{more}, so the workflow's "
+            "worktreeSetup never runs", f"{why[1]}, or remove worktreeSetup", "warning"))
     return out

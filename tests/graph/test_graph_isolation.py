@@ -107,3 +107,34 @@ def test_the_workflow_schema_knows_isolation() -> None:
     check.validate(doc)
     assert not check.is_valid(doc | {"isolation": "copy"})
     assert not check.is_valid(doc | {"nodeConfigs": {"a": {"isolation": "copy"}}})
+
+
+def setup_warnings(source: str, **parts: str) -> list:
+    doc, smap = load(source=source, **parts)
+    return [p for p in validate(doc, source, smap) if "worktreeSetup" in p.location]
+
+
+def test_a_worktree_setup_that_would_never_run_is_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "repo").mkdir()
+    subprocess.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)
+    source = str(tmp_path / "t.flow.yaml")
+    setup = "    worktreeSetup: {run: npm ci}\n"
+    # a node's own: shared, outside git, or in the scratch folder, it never runs
+    for a, says, fix in (
+            ("    isolation: shared\n    workspace: repo\n", "isolation: shared",
+             "set isolation: worktree"),
+            ("    workspace: plain\n", "not in a git repository", "git init"),
+            ("", "scratch folder", "set a workspace in a git repository")):
+        [found] = setup_warnings(source, a=a + setup)
+        assert found.location == "nodeConfigs.a.worktreeSetup" and not found.is_error
+        assert says in found.message and fix in found.hint, (a, found)
+    for a in ("    workspace: repo\n", "    isolation: worktree\n"):  # a worktree: it runs
+        assert setup_warnings(source, a=a + setup) == []
+    # the workflow's: a warning only when no node that takes it has a worktree
+    workflow = "workspace: plain\nworktreeSetup: {copy: [.env]}\n"
+    [found] = setup_warnings(source, run=workflow)
+    assert found.location == "worktreeSetup"
+    assert "(and so does the other node that takes it)" in found.message
+    assert setup_warnings(source, run=workflow, b="    workspace: repo\n") == []
+    assert setup_warnings(source, run="workspace: repo\nworktreeSetup: {copy: [.env]}\n") == []
