@@ -14,7 +14,7 @@ import orjson
 from desktop.runtime.engine import Engine
 from desktop.views.activity import RecentActivity
 from desktop.views.activity import short as _short
-from desktop.views.approval_text import approval_text
+from desktop.views.approval_text import approval_text, resolution_text
 from desktop.views.deciders import decision_text
 from desktop.views.notices import (
     ApprovalClosed,
@@ -25,6 +25,7 @@ from desktop.views.notices import (
     RunNotices,
     TurnChanged,
 )
+from desktop.views.tool_calls import WITHDRAWN
 
 
 def stall_text(engine: Engine) -> str | None:
@@ -66,6 +67,7 @@ class PlainView:
         self.notices.subscribe(HandoffSent, self._sent)
         self.notices.subscribe(RunChanged, self._run)
         self.notices.subscribe(EngineNote, self._note)
+        self._kinds: dict[str, str] = {}  # open requests' kinds (merge, choice, ...) by id
         engine.recorder.listen(self.notices.publish)
 
     def __enter__(self) -> PlainView:
@@ -87,11 +89,16 @@ class PlainView:
 
     def _asked(self, opened: ApprovalOpened) -> None:
         request = opened.request
+        self._kinds[opened.approval_id] = str(request.get("kind") or "")
         word = {"merge": "MERGE", "choice": "CHOICE"}.get(request.get("kind"), "APPROVAL")
         self.say(f"[{self._label(request.get('nodeId'))}] {word} {opened.approval_id[:8]}: "
                  f"{approval_text(request)}")
 
     def _decided(self, closed: ApprovalClosed) -> None:
+        if self._kinds.pop(closed.approval_id, "") == "merge" and closed.status != WITHDRAWN:
+            # which side each file took, or that the merge was undone
+            self.say(f"merge {closed.approval_id[:8]} {resolution_text(closed.resolution)}")
+            return
         said = decision_text({"status": closed.status, "by": closed.by,
                               "reason": closed.reason})
         self.say(f"approval {closed.approval_id[:8]} {said}")

@@ -42,6 +42,8 @@ class ApprovalClosed:
     reason: str = ""
     by: str = ""
     """Who decided, as the log names it (desktop/views/deciders.py words it)."""
+    resolution: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    """The whole resolution, as the log has it (a merge's: which side each file took)."""
 
 
 @dataclass(frozen=True)
@@ -154,7 +156,8 @@ def _approval(event: dict[str, Any], kind: str) -> list[Notice]:
     status = _text(res.get("status"))
     if status == "denied" and res.get("by") == ENGINE:  # its engine let go: nobody said no
         status = WITHDRAWN
-    return [ApprovalClosed(approval_id, status, _text(res.get("reason")), _text(res.get("by")))]
+    return [ApprovalClosed(approval_id, status, _text(res.get("reason")), _text(res.get("by")),
+                           res)]
 
 
 def _failure(event: dict[str, Any], kind: str) -> list[Notice]:

@@ -92,3 +92,35 @@ def test_the_plain_view_says_a_line_per_turn_request_decision_handoff_and_status
         "[Solo] turn failed: exit 3",
         "run.failed: Solo failed",
     ]
+
+
+def test_the_plain_view_says_how_a_merge_was_decided(tmp_path: Path) -> None:
+    import io
+
+    from desktop.cli.run_view import PlainView
+
+    engine = create_run(_doc(), tmp_path)
+    out = io.StringIO()
+    merge = {"source": "canvas/1/right", "target": "canvas/1/lead", "files": [
+        {"path": "notes.txt", "conflicts": 1}]}
+    try:
+        PlainView(engine, out)
+        node_id = next(iter(engine.state.nodes))
+        for approval, resolution in (
+                ("mg1234567890", {"status": "approved", "by": "cli",
+                                  "merge": {"files": {"notes.txt": "theirs"}}}),
+                ("mg0987654321", {"status": "denied", "by": "cli"}),
+                ("mg5555555555", {"status": "denied", "by": "engine",
+                                  "reason": "the engine detached"})):
+            engine.recorder.emit({"type": "approval.requested", "approvalId": approval,
+                                  "nodeId": node_id, "kind": "merge", "merge": merge})
+            engine.recorder.emit({"type": "approval.resolved", "approvalId": approval,
+                                  "resolution": resolution})
+        engine.recorder.flush()
+    finally:
+        engine.close()
+    decided = [line for line in out.getvalue().splitlines() if not line.startswith("[")]
+    assert decided[-3:] == [
+        "merge mg123456 resolved by a person in the terminal: notes.txt: theirs",
+        "merge mg098765 refused by a person in the terminal: the merge was undone",
+        "approval mg555555 withdrawn (the engine detached)"]
