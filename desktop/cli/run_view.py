@@ -25,7 +25,6 @@ from desktop.views.notices import (
     RunNotices,
     TurnChanged,
 )
-from desktop.views.tool_calls import WITHDRAWN
 
 
 def stall_text(engine: Engine) -> str | None:
@@ -95,7 +94,7 @@ class PlainView:
                  f"{approval_text(request)}")
 
     def _decided(self, closed: ApprovalClosed) -> None:
-        if self._kinds.pop(closed.approval_id, "") == "merge" and closed.status != WITHDRAWN:
+        if self._kinds.pop(closed.approval_id, "") == "merge":
             # which side each file took, or that the merge was undone
             self.say(f"merge {closed.approval_id[:8]} {resolution_text(closed.resolution)}")
             return

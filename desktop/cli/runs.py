@@ -350,7 +350,7 @@ def _gist(event: dict, notes: RunNotes) -> str:
     without its type, which has a column of its own."""
     notes.learn(event)
     kind = str(event.get("type", ""))
-    text = preview(event, notes.tools)
+    text = preview(event, notes.tools, notes.merges)
     if text.startswith(kind):
         text = text[len(kind):].lstrip(": ")
     return short(text, DETAIL_WIDTH)

@@ -52,16 +52,20 @@ def _args(args: Any) -> str:
     return json.dumps(args or {}, ensure_ascii=False, sort_keys=True)
 
 
-def preview(event: dict, tools: dict[str, dict] | None = None) -> str:
-    """One line for the list row; an attempt's events (best-of-N) say which attempt."""
-    line = _line(event, tools)
+def preview(event: dict, tools: dict[str, dict] | None = None,
+            merges: set[str] | frozenset[str] = frozenset()) -> str:
+    """One line for the list row; an attempt's events (best-of-N) say which attempt.
+    ``merges``: the ids of requests to decide a merge (:class:`RunNotes` learns them), so a
+    refused one says the merge was undone."""
+    line = _line(event, tools, merges)
     index = event.get("attemptIndex")
     if type(index) is int and event.get("type") != "choice.made":
         return f"[attempt {index}] {line}"
     return line
 
 
-def _line(event: dict, tools: dict[str, dict] | None) -> str:
+def _line(event: dict, tools: dict[str, dict] | None, merges: set[str] | frozenset[str]
+          ) -> str:
     kind = event.get("type", "")
     if kind in ("message.user", "message.assistant.final", "message.assistant.delta"):
         return _short(event.get("text", ""))
@@ -105,7 +109,8 @@ def _line(event: dict, tools: dict[str, dict] | None) -> str:
         return f"approval needed: {tool.get('name', '?')} {_short(_args(tool.get('args')), 160)}"
     if kind == "approval.resolved":
         res = event.get("resolution") or {}
-        if res.get("merge") is not None:  # a merge's decision: the Conversation's words
+        if res.get("merge") is not None or event.get("approvalId") in merges:
+            # a merge's decision (a refused one has no choice of sides): the Conversation's
             return resolution_text(res)
         return decision_text(res)
     if kind == "bus.message":

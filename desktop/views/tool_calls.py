@@ -57,7 +57,8 @@ def call_status(info: dict[str, Any]) -> str:
 
 
 class RunNotes:
-    """Node labels and tool-call records learned from events (in any order)."""
+    """Node labels, tool-call records and merge requests learned from events (in any
+    order)."""
 
     def __init__(self) -> None:
         self.node_labels: dict[str, str] = {}
@@ -65,6 +66,7 @@ class RunNotes:
         self._approval_tool: dict[str, str] = {}  # approvalId -> tool id
         self._decided: dict[Any, dict[str, Any]] = {}  # resolutions read before requests
         self._seen: set[int] = set()  # seqs of the events learned (of the kinds above)
+        self.merges: set[str] = set()  # the ids of requests to decide a merge
 
     def learn(self, event: dict) -> str | None:
         """Take what ``event`` says about labels and tool calls (once per event); returns
@@ -77,6 +79,9 @@ class RunNotes:
             if seq in self._seen:
                 return None
             self._seen.add(seq)
+        if kind == "approval.requested" and event.get("kind") == "merge" and \
+                isinstance(event.get("approvalId"), str):
+            self.merges.add(event["approvalId"])
         if kind == "run.created":
             for node_id, node in (event.get("nodes") or {}).items():
                 self.node_labels[node_id] = node.get("label") or node.get("key") or node_id[:8]

@@ -159,7 +159,7 @@ class TranscriptRows:
             return None
         if self.position(row) in self.expanded:
             return expanded_text(event)
-        return preview(event, self.tools)
+        return preview(event, self.tools, self.notes.merges)
 
     def markdown(self, row: int) -> str | None:
         """The row's event in full, for the detail pane."""

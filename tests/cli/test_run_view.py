@@ -123,4 +123,4 @@ def test_the_plain_view_says_how_a_merge_was_decided(tmp_path: Path) -> None:
     assert decided[-3:] == [
         "merge mg123456 resolved by a person in the terminal: notes.txt: theirs",
         "merge mg098765 refused by a person in the terminal: the merge was undone",
-        "approval mg555555 withdrawn (the engine detached)"]
+        "merge mg555555 withdrawn (the engine detached): the merge was undone"]

@@ -44,6 +44,11 @@ def test_a_merge_approval_reads_as_its_branches_and_files() -> None:
         "refused by a person in the terminal (later): the merge was undone"
     refused = {**RESOLVED, "resolution": {"status": "denied", "reason": "later", "by": "gui"}}
     assert preview(refused) == "refused by a person in the app (later)"
+    # the request told it was a merge's: what refusing it did is said too
+    notes = RunNotes()
+    notes.learn(REQUESTED)
+    assert preview(refused, merges=notes.merges) == \
+        "refused by a person in the app (later): the merge was undone"
     assert "gui" not in resolution_text(refused["resolution"])
     assert resolution_text({"status": "denied", "by": "engine"}) == \
         "withdrawn: the merge was undone"
