@@ -128,6 +128,8 @@ def from_validation_error(exc: ValidationError) -> list[Problem]:
         named = [p for p in _clean_loc(err["loc"]) if isinstance(p, str)]
         if err["type"] == "enum" and named:
             message = f"unknown {named[-1]} {err.get('input')!r}"
+        elif err["type"] == "model_type":  # not "... or instance of Budget": a class name
+            message = "Input should be a mapping of its fields"
         elif err["type"] not in ("missing",) and "input" in err:
             shown = repr(err["input"])
             if len(shown) <= 60:
