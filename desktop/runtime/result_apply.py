@@ -22,9 +22,8 @@ the files that collide. A clean one lands as:
 
 Every application is recorded in the run folder (desktop/store/applied.py); one onto
 the working tree keeps the state it changed, so it can be undone
-(desktop/runtime/result_undo.py). One
-application of a run runs at a time, whichever process asks: a second is refused at
-once (desktop/runtime/apply_lock.py).
+(desktop/runtime/result_undo.py). One application of a run runs at a time, whichever
+process asks: a second is refused at once (desktop/runtime/apply_lock.py).
 """
 
 from __future__ import annotations

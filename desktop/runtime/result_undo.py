@@ -38,8 +38,9 @@ class NothingToUndo(ResultError):
 def undo_apply(result: RunResult, *, check: bool = False) -> ApplyOutcome:
     """Put the files the latest application onto the working tree changed back as they
     were before it; ``check``: say what it would do and change nothing. Raises
-    ResultError when there is nothing to undo, ApplyBusy while an application of the run
-    is under way, RepoBusy while the repository is mid-operation."""
+    NothingToUndo when there is nothing to undo, ResultError when the state before it is
+    gone, ApplyBusy while an application of the run is under way, RepoBusy while the
+    repository is mid-operation."""
     if check:
         return _undo(result, check=True)
     with hold_apply_lock(result.run_dir):
