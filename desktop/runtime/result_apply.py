@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import tempfile
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -40,7 +39,7 @@ from desktop.runtime.git_base import capture, run8
 from desktop.runtime.git_run import GitError, git, must
 from desktop.runtime.repo_busy import refuse_if_busy
 from desktop.runtime.run_result import ResultError, RunResult, changed_files
-from desktop.store.applied import read_applied, record_applied
+from desktop.store.applied import read_applied, record_applied, utc_stamp
 from desktop.wording import plural
 
 Target = Literal["worktree", "branch"]
@@ -168,11 +167,6 @@ def onto_working_tree(repo: Path, ours: str, merged: str) -> str | None:
     patch = git(repo, "diff", "--binary", "--full-index", "--no-renames", ours, merged).out
     done = git(repo, "apply", "--whitespace=nowarn", "-", stdin=patch)
     return None if done.ok else f"git apply: {done.reason()}"
-
-
-def utc_stamp() -> str:
-    """Now, as the records of applications give their times."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _undo_point(result: RunResult, before: str, merged: str) -> str:

@@ -19,14 +19,9 @@ from desktop.runtime.apply_lock import hold_apply_lock
 from desktop.runtime.git_base import capture
 from desktop.runtime.git_run import git, must
 from desktop.runtime.repo_busy import refuse_if_busy
-from desktop.runtime.result_apply import (
-    ApplyOutcome,
-    merge_trees,
-    onto_working_tree,
-    utc_stamp,
-)
+from desktop.runtime.result_apply import ApplyOutcome, merge_trees, onto_working_tree
 from desktop.runtime.run_result import ResultError, RunResult, changed_files
-from desktop.store.applied import mark_undone, read_applied
+from desktop.store.applied import mark_undone, read_applied, utc_stamp
 from desktop.views.result import undoable
 from desktop.wording import plural
 

@@ -10,6 +10,7 @@ atomically, the whole list at once; a file that cannot be read counts as no reco
 from __future__ import annotations
 
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +39,8 @@ def record_applied(run_dir: Path, record: dict[str, Any]) -> None:
         atomic_write_json(Path(run_dir) / APPLIED_FILE, {"applied": records})
 
 
-def mark_undone(run_dir: Path, undo: str, at: str) -> bool:
-    """Record that the application kept under ref ``undo`` was undone ``at``; whether a
-    record named it."""
+def mark_undone(run_dir: Path, undo: str, at: str) -> None:
+    """Record that the application kept under ref ``undo`` was undone ``at``."""
     with _guard:
         records = read_applied(run_dir)
         found = [r for r in records if r.get("undo") == undo and not r.get("undone")]
@@ -48,4 +48,8 @@ def mark_undone(run_dir: Path, undo: str, at: str) -> bool:
             record["undone"] = at
         if found:
             atomic_write_json(Path(run_dir) / APPLIED_FILE, {"applied": records})
-        return bool(found)
+
+
+def utc_stamp() -> str:
+    """Now, as the records give their times (``at``, ``undone``)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -55,8 +55,7 @@ def delete_question(rows: list[HistoryRow]) -> tuple[str, str, str]:
     elif worked:
         goes += f", and the node worktrees and branches of those that had them ({branches})"
     goes += "."
-    undoable_apply = [row for row in worked if undoable(list(row.result.applied))]
-    if undoable_apply:
+    if any(undoable(list(row.result.applied)) for row in worked):
         whose = "its" if one else "a run's"
         goes += (f" So is the state before {whose} apply to your working tree: that apply "
                  "can no longer be undone (what it wrote stays).")

@@ -59,15 +59,28 @@ def undone_text(outcome: dict[str, Any]) -> str:
             f"{escape(_files(files, 12)) or 'none needed it'}. Your edits since are kept.")
 
 
+def _bullets(files: list[str]) -> str:
+    listed = "".join(f"<li><b>{escape(p)}</b></li>" for p in files)
+    return f"<ul style='margin: 2px 0'>{listed}</ul>"
+
+
+def _collide(files: list[str]) -> str:
+    return "collides" if len(files) == 1 else "collide"
+
+
+def collision_text(files: list[str]) -> str:
+    """Applying was refused: ``files`` collide with the user's changes, nothing changed."""
+    return (f"<b>Nothing was changed</b>: {plural(len(files), 'file')} {_collide(files)} with "
+            f"your uncommitted changes:{_bullets(files)}Reject these files (untick them), or "
+            "commit or stash your own change to them, then apply again.")
+
+
 def undo_collision_text(files: list[str]) -> str:
     """Undo was refused: ``files`` were edited since the apply, in the same lines."""
-    listed = "".join(f"<li><b>{escape(p)}</b></li>" for p in files)
-    verb = "collides" if len(files) == 1 else "collide"
-    count = plural(len(files), "file")
-    return (f"<b>Nothing was changed</b>: your edits since the apply to {count} "
-            f"{verb} with what undo puts back:<ul style='margin: 2px 0'>{listed}</ul>Take the "
-            "apply's change out of them by hand, or put them back as the apply left them, "
-            "then undo again.")
+    return (f"<b>Nothing was changed</b>: your edits since the apply to "
+            f"{plural(len(files), 'file')} {_collide(files)} with what undo puts back:"
+            f"{_bullets(files)}Take the apply's change out of them by hand, or put them back "
+            "as the apply left them, then undo again.")
 
 
 def outcome_text(outcome: dict[str, Any]) -> str:

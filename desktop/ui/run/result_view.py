@@ -9,7 +9,6 @@ talks to the service and calls back with what it answered.
 
 from __future__ import annotations
 
-from html import escape as _esc
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -33,6 +32,7 @@ from desktop.ui.run.diff_parse import parse_diff
 from desktop.ui.run.patch_view import PatchView
 from desktop.ui.run.result_text import (
     applied_line,
+    collision_text,
     default_branch,
     outcome_text,
     undo_collision_text,
@@ -312,12 +312,7 @@ class ResultView(QWidget):
     def show_collision(self, files: list[str]) -> None:
         """Applying was refused: ``files`` collide with the user's changes, nothing changed."""
         self.mark_collisions(files)
-        listed = "".join(f"<li><b>{_esc(p)}</b></li>" for p in files)
-        verb = "collides" if len(files) == 1 else "collide"
-        self.show_note("collision", f"<b>Nothing was changed</b>: {plural(len(files), 'file')} "
-                       f"{verb} with your uncommitted changes:"
-                       f"<ul style='margin: 2px 0'>{listed}</ul>Reject these files (untick "
-                       "them), or commit or stash your own change to them, then apply again.")
+        self.show_note("collision", collision_text(files))
 
     def mark_collisions(self, files: list[str]) -> None:
         """Show ``files`` in red in the list, the others as usual."""
