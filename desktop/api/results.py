@@ -12,7 +12,9 @@ here or in a terminal, is refused (409 apply_busy).
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
 
 from desktop.api.api_error import ApiError
 from desktop.api.runs import RunService
@@ -25,13 +27,23 @@ from desktop.runtime.repo_busy import RepoBusy
 from desktop.runtime.result_apply import apply_result
 from desktop.runtime.result_pr import made_branches, open_pull_request, pull_request_blocker
 from desktop.runtime.result_undo import NothingToUndo, undo_apply
-from desktop.runtime.run_result import ResultError, RunResult, file_patch, find_result
+from desktop.runtime.run_result import (
+    ResultError,
+    RunPlace,
+    RunResult,
+    file_patch,
+    find_place,
+    find_result,
+)
+
+Found = TypeVar("Found", RunResult, RunPlace)
 
 
-async def _result(service: RunService, run_id: str) -> RunResult:
+async def _result(service: RunService, run_id: str,
+                  find: Callable[[Path], Found] = find_result) -> Found:
     folder = service.run_dir(run_id)
     try:
-        return await asyncio.to_thread(find_result, folder)
+        return await asyncio.to_thread(find, folder)
     except ResultError as exc:
         raise ApiError(409, "no_result", str(exc)) from None
     except GitError as exc:
@@ -107,7 +119,7 @@ async def undo(service: RunService, run_id: str, body: UndoApply) -> dict[str, A
     """Undo the latest application to the working tree; 409 naming the files when an
     edit made since collides (nothing changed)."""
     async with service.lock(run_id):
-        found = await _result(service, run_id)
+        found = await _result(service, run_id, find_place)
         try:
             outcome = await asyncio.to_thread(undo_apply, found, check=body.check)
         except (RepoBusy, ApplyBusy, ApplyLockUnusable, GitError) as exc:

@@ -39,7 +39,7 @@ from desktop.runtime.git_run import GitError
 from desktop.runtime.result_apply import apply_result
 from desktop.runtime.result_pr import open_pull_request, pull_request_blocker
 from desktop.runtime.result_undo import NothingToUndo, undo_apply
-from desktop.runtime.run_result import ResultError, file_patch, find_result
+from desktop.runtime.run_result import ResultError, file_patch, find_place, find_result
 from desktop.store.runs import RunError, find_run
 from desktop.wording import plural
 
@@ -132,7 +132,7 @@ def cmd_result(args: argparse.Namespace) -> int:
 def _undo(args: argparse.Namespace) -> dict[str, Any]:
     if args.server:
         return asyncio.run(_remote(args, "undo_apply", check=args.check))
-    found = find_result(find_run(data_dir(args.data_dir), args.run))
+    found = find_place(find_run(data_dir(args.data_dir), args.run))
     return undo_apply(found, check=args.check).to_json()
 
 

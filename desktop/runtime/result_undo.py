@@ -20,7 +20,7 @@ from desktop.runtime.git_base import capture
 from desktop.runtime.git_run import git, must
 from desktop.runtime.repo_busy import refuse_if_busy
 from desktop.runtime.result_apply import ApplyOutcome, merge_trees, onto_working_tree
-from desktop.runtime.run_result import ResultError, RunResult, changed_files
+from desktop.runtime.run_result import ResultError, RunPlace, RunResult, changed_files
 from desktop.store.applied import mark_undone, read_applied, utc_stamp
 from desktop.views.result import undoable
 from desktop.wording import plural
@@ -30,19 +30,19 @@ class NothingToUndo(ResultError):
     """The run has no application to the working tree left to undo."""
 
 
-def undo_apply(result: RunResult, *, check: bool = False) -> ApplyOutcome:
+def undo_apply(result: RunPlace | RunResult, *, check: bool = False) -> ApplyOutcome:
     """Put the files the latest application onto the working tree changed back as they
-    were before it; ``check``: say what it would do and change nothing. Raises
-    NothingToUndo when there is nothing to undo, ResultError when the state before it is
-    gone, ApplyBusy while an application of the run is under way, RepoBusy while the
-    repository is mid-operation."""
+    were before it, whether or not the run's result branch is still there; ``check``: say
+    what it would do and change nothing. Raises NothingToUndo when there is nothing to
+    undo, ResultError when the state before it is gone, ApplyBusy while an application of
+    the run is under way, RepoBusy while the repository is mid-operation."""
     if check:
         return _undo(result, check=True)
     with hold_apply_lock(result.run_dir):
         return _undo(result, check=False)
 
 
-def _undo(result: RunResult, *, check: bool) -> ApplyOutcome:
+def _undo(result: RunPlace | RunResult, *, check: bool) -> ApplyOutcome:
     repo = result.repo
     records = read_applied(result.run_dir)
     record = undoable(records)

@@ -13,14 +13,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.runtime.git_run import GitError, git, must
 from desktop.store.applied import read_applied
 from desktop.views.reader import EventReader
-from desktop.views.result import result_node
+from desktop.views.result import result_node, undoable
 from desktop.views.runs import open_run
 from desktop.views.scratch_result import scratch_result
+
+if TYPE_CHECKING:
+    from desktop.contract.state import NodeState, RunState
 
 _STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "type changed"}
 _MAX_PATCH = 400_000
@@ -37,6 +40,15 @@ class ResultFile:
     path: str
     status: str
     """added, modified, deleted or "type changed" (a file became a link, or back)."""
+
+
+@dataclass(frozen=True)
+class RunPlace:
+    """A run and the repository its result belongs to (its branch may be gone)."""
+
+    run_id: str
+    run_dir: Path
+    repo: Path
 
 
 @dataclass(frozen=True)
@@ -84,6 +96,30 @@ def changed_files(repo: Path, old: str, new: str) -> tuple[ResultFile, ...]:
 def find_result(run_dir: Path) -> RunResult:
     """The result of the run in ``run_dir``; ResultError when it has none (no node worked
     in a worktree, or the branch is gone)."""
+    state, node, repo = _located(run_dir)
+    tip = git(repo, "rev-parse", "--verify", "-q", f"refs/heads/{node.git.branch}^{{commit}}")
+    if not tip.ok:
+        undo = (f"; `agent-canvas runs apply {state.id[:8]} --undo` still puts back what "
+                "its last apply to your working tree changed"
+                if undoable(read_applied(run_dir)) else "")
+        raise ResultError(f"branch {node.git.branch} is gone from {repo} (the run was deleted, "
+                          f"or the branch removed by hand){undo}")
+    return RunResult(state.id, Path(run_dir), node.id, node.key or node.label, repo,
+                     node.git.branch, node.git.base, tip.text,
+                     changed_files(repo, node.git.base, tip.text))
+
+
+def find_place(run_dir: Path) -> RunPlace:
+    """The run in ``run_dir`` and its result's repository, whether or not the result
+    branch is still there (undoing an apply needs only the repository); ResultError as
+    :func:`find_result` says it, but for the branch."""
+    state, _node, repo = _located(run_dir)
+    return RunPlace(state.id, Path(run_dir), repo)
+
+
+def _located(run_dir: Path) -> tuple[RunState, NodeState, Path]:
+    """The run's state, its result node (which worked in a worktree) and that node's
+    repository, checked to still be one."""
     state = open_run(run_dir)
     node = result_node(state, EventReader(run_dir).iter_events())
     if node is None or node.git is None:
@@ -103,13 +139,7 @@ def find_result(run_dir: Path) -> RunResult:
     if not git(repo, "rev-parse", "--git-dir").ok:  # else "its branch is gone" misleads
         raise ResultError(f"the repository of run {state.id[:8]}, {repo}, is no longer a git "
                           "repository (its .git was moved or removed)")
-    tip = git(repo, "rev-parse", "--verify", "-q", f"refs/heads/{node.git.branch}^{{commit}}")
-    if not tip.ok:
-        raise ResultError(f"branch {node.git.branch} is gone from {repo} (the run was deleted, "
-                          "or the branch removed by hand)")
-    return RunResult(state.id, Path(run_dir), node.id, node.key or node.label, repo,
-                     node.git.branch, node.git.base, tip.text,
-                     changed_files(repo, node.git.base, tip.text))
+    return state, node, repo
 
 
 def file_patch(result: RunResult, path: str) -> str:

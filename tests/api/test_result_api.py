@@ -14,6 +14,7 @@ from api_helpers import TOKEN, Api, workflow
 from lockkit import applying_elsewhere
 
 from desktop.api.client import ApiClient, ApiError
+from desktop.store.applied import read_applied
 
 USER = ("-c", "user.name=U", "-c", "user.email=u@example.com")
 
@@ -268,6 +269,10 @@ async def test_an_application_to_the_working_tree_is_undone_through_the_api_and_
     assert collided["error"]["problems"] == ["left.txt"]
     assert (repo / "right.txt").read_text() == "right\n"  # nothing changed
     (repo / "left.txt").write_text("left\n")
+    branch = (await api.json("GET", f"{base}/result", 200))["branch"]
+    git(repo, "update-ref", "-d", f"refs/heads/{branch}")  # by hand: undo needs it not
+    gone = (await api.json("GET", f"{base}/result", 409))["error"]["message"]
+    assert "is gone" in gone and "--undo` still puts back" in gone
     async with ApiClient(str(api.client.make_url("")), TOKEN) as client:
         checked = await client.undo_apply(run_id, check=True)
         assert checked["applied"] is False and checked["files"] == ["left.txt", "right.txt"]
@@ -275,5 +280,4 @@ async def test_an_application_to_the_working_tree_is_undone_through_the_api_and_
     assert undone["applied"] and undone["files"] == ["left.txt", "right.txt"]
     assert git(repo, "status", "--porcelain") == status
     assert (repo / "lib.txt").read_text() == "committed\nwork in progress\n"
-    applied = (await api.json("GET", f"{base}/result", 200))["applied"]
-    assert applied[0]["undone"]
+    assert read_applied(api.data / "runs" / run_id)[0]["undone"]

@@ -237,3 +237,20 @@ def test_an_apply_to_the_working_tree_is_undone_and_the_user_s_work_survives(
     assert git(repo, "status", "--porcelain") == status
     assert (repo / "lib.py").read_text().endswith("def wip(): ...\n")
     assert "(undone at " in cli("runs", "result", run8).out
+
+
+def test_an_apply_is_undone_after_the_result_branch_was_deleted_by_hand(
+        cli, repo: Path, tmp_path: Path) -> None:
+    assert cli("run", str(the_example_on(repo, tmp_path))).code == 0
+    run8 = orjson.loads(cli("runs", "list", "--json").out)[0]["id"][:8]
+    status = git(repo, "status", "--porcelain")
+    branch = orjson.loads(cli("runs", "result", run8, "--json").out)["branch"]
+    assert cli("runs", "apply", run8).code == 0
+    git(repo, "update-ref", "-d", f"refs/heads/{branch}")  # git branch -D refuses: a worktree
+    gone = cli("runs", "result", run8)
+    assert gone.code != 0 and f"branch {branch} is gone" in gone.err
+    assert f"runs apply {run8} --undo` still puts back" in gone.err
+    undone = cli("runs", "apply", run8, "--undo")
+    assert undone.code == 0 and "undid the application" in undone.out, undone
+    assert git(repo, "status", "--porcelain") == status
+    assert not (repo / "num_utils.py").exists()
