@@ -143,8 +143,13 @@ class _Report:
         self.went.append(went)
         if not self.as_json:
             print(deleted_line(went))
+        run8 = str(went["runId"])[:8]
         for note in went.get("kept") or []:
-            print(f"warning: run {str(went['runId'])[:8]}: kept {note}", file=sys.stderr)
+            print(f"warning: run {run8}: kept {note}", file=sys.stderr)
+        for lost in went.get("undoLost") or []:
+            print(f"warning: run {run8}: its apply to your working tree in {lost['repo']} "
+                  f"can no longer be undone with `runs apply --undo`; to undo it by hand: "
+                  f"{lost['byHand']}", file=sys.stderr)
 
     def refused(self, message: str) -> None:
         self.failed = True

@@ -447,6 +447,15 @@ class RunResultOut(ResponseModel):
                                                  "(null: it can: a remote and gh are there)")
 
 
+class LostUndoOut(ResponseModel):
+    """An application of a deleted run's result that the app can no longer undo."""
+
+    repo: str = Field(description="the repository it was applied to")
+    commit: str = Field(description="the tree it left; its parent is the state before it "
+                                    "(kept by git until it prunes unreachable objects)")
+    by_hand: str = Field(alias="byHand", description="the commands that undo it by hand")
+
+
 class RunDeletedOut(ResponseModel):
     """What deleting a run took away (desktop/runtime/run_delete.py)."""
 
@@ -459,6 +468,10 @@ class RunDeletedOut(ResponseModel):
                                     description="its branches and base ref, deleted")
     kept: list[str] = Field(description="its refs left alone, each with the reason (a "
                                         "branch checked out outside the run)")
+    undo_lost: list[LostUndoOut] = Field(
+        alias="undoLost", default_factory=list,
+        description="its applications onto the working tree that could still have been "
+                    "undone, latest first: each can now be undone only by hand")
 
 
 class ApplyOutcomeOut(ResponseModel):

@@ -35,6 +35,12 @@ def base_ref(run_id: str) -> str:
     return f"refs/canvas/{run8(run_id)}/base"
 
 
+def applied_refs(run_id: str) -> str:
+    """The prefix of the refs that keep, for undo, each application of run ``run_id``'s
+    result onto the working tree (``<prefix><n>``, n from 1)."""
+    return f"refs/canvas/{run8(run_id)}/applied/"
+
+
 def _message(run_id: str) -> str:
     return (f"Agent Canvas: base of run {run8(run_id)}\n\n"
             "The repository's HEAD plus the uncommitted and untracked changes at the start "

@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from desktop.runtime.apply_lock import hold_apply_lock
 from desktop.runtime.branch_name import BadBranchName, check_new_branch
-from desktop.runtime.git_base import capture, run8
+from desktop.runtime.git_base import applied_refs, capture, run8
 from desktop.runtime.git_run import GitError, git, must
 from desktop.runtime.repo_busy import refuse_if_busy
 from desktop.runtime.run_result import ResultError, RunResult, changed_files
@@ -175,7 +175,7 @@ def _undo_point(result: RunResult, before: str, merged: str) -> str:
     the ref's name."""
     after = must(result.repo, "commit-tree", merged, "-p", before, "-m",
                  f"Agent Canvas: your working tree after applying run {run8(result.run_id)}")
-    ref = f"refs/canvas/{run8(result.run_id)}/applied/{len(read_applied(result.run_dir)) + 1}"
+    ref = f"{applied_refs(result.run_id)}{len(read_applied(result.run_dir)) + 1}"
     must(result.repo, "update-ref", "-m", "agent-canvas: applied", ref, after)
     return ref
 

@@ -67,7 +67,8 @@ class RunDeleted:
                 "pooled": [str(p) for p in self.cleanup.pooled],
                 "removed": [str(p) for p in self.cleanup.removed if p not in pooled],
                 "refsDeleted": list(self.cleanup.deleted),
-                "kept": list(self.cleanup.kept)}
+                "kept": list(self.cleanup.kept),
+                "undoLost": [lost.to_json() for lost in self.cleanup.undo_lost]}
 
 
 def refuse_if_locked(folder: Path, run_id: str,

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.runtime import worktree_pool
-from desktop.runtime.git_base import base_ref, run8
+from desktop.runtime.git_base import applied_refs, base_ref, run8
 from desktop.runtime.git_run import git
 from desktop.runtime.worktree_list import worktrees
 from desktop.runtime.worktrees import WORKTREES, repo_lock
@@ -63,6 +63,28 @@ class Cleanup:
     """Refs left alone, each with the reason."""
     locked: list[LockedWorktree] = field(default_factory=list)
     """Worktrees of the run left alone, with their branches, because the user locked them."""
+    undo_lost: list[LostUndo] = field(default_factory=list)
+    """Applications onto the working tree that could still be undone, latest first."""
+
+
+@dataclass(frozen=True)
+class LostUndo:
+    """An application of the run's result that can no longer be undone by the app, once
+    its ref is deleted: its commit (the tree it left, whose parent is the state before it)
+    stays in the repository until git prunes unreachable objects."""
+
+    repo: Path
+    """The repository's top folder (its git folder for a bare one)."""
+    commit: str
+
+    def by_hand(self) -> str:
+        """The commands that put back by hand what the application changed."""
+        top = shlex.quote(str(self.repo))
+        return (f"git -C {top} diff --binary {self.commit[:12]} {self.commit[:12]}^ | "
+                f"git -C {top} apply")
+
+    def to_json(self) -> dict[str, str]:
+        return {"repo": str(self.repo), "commit": self.commit, "byHand": self.by_hand()}
 
 
 def _under(path: Path, folder: Path) -> bool:
@@ -133,13 +155,29 @@ def clean_repository(common: Path, run_dir: Path, run_id: str, done: Cleanup) ->
         return
     listed = git(common, "for-each-ref", "--format=%(refname)",
                  f"refs/heads/canvas/{run8(run_id)}/", f"refs/canvas/{run8(run_id)}/")
-    for ref in listed.text.splitlines() if listed.ok else []:
+    refs = listed.text.splitlines() if listed.ok else []
+    done.undo_lost += _undo_lost(common, run_id, refs)
+    for ref in refs:
         if ref in in_use:
             mine = any(t.branch == ref for t in locked)
             where = "in a worktree you locked" if mine else "outside the run"
             done.kept.append(f"{common}: {ref} is checked out {where}")
         elif git(common, "update-ref", "-d", ref).ok:
             done.deleted.append(ref)
+
+
+def _undo_lost(common: Path, run_id: str, refs: list[str]) -> list[LostUndo]:
+    """The applications still kept for undo among the run's ``refs``, latest first."""
+    prefix = applied_refs(run_id)
+    kept = sorted((int(ref[len(prefix):]), ref) for ref in refs
+                  if ref.startswith(prefix) and ref[len(prefix):].isdigit())
+    top = common.parent if common.name == ".git" else common
+    lost = []
+    for _n, ref in reversed(kept):
+        commit = git(common, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
+        if commit.ok:
+            lost.append(LostUndo(top, commit.text))
+    return lost
 
 
 def remove_run_worktrees(run_dir: Path, run_id: str,

@@ -6,6 +6,7 @@ several, deletes nothing and exits 2. In this process and through a service."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -352,3 +353,21 @@ def test_in_this_process_force_has_the_service_stop_and_delete_its_run(
         f"refs/canvas/{live[:8]}/base", f"refs/heads/canvas/{live[:8]}/worker"]
     assert_gone(live, service.data_dir / "runs" / live, repo)
     assert live not in run_ids(remote)
+
+
+def test_deleting_a_run_whose_apply_could_be_undone_says_how_to_undo_it_by_hand(
+        cli: Cli, repo: UserRepo, tmp_path: Path) -> None:
+    assert cli("run", str(flow(tmp_path, repo))).code == 0
+    [run_id] = run_ids(cli)
+    before = repo.seen()
+    assert cli("runs", "apply", run_id[:8]).code == 0
+    assert repo.seen() != before
+    said = cli("runs", "delete", run_id[:8], "--json")
+    assert said.code == 0
+    [lost] = orjson.loads(said.out)[0]["undoLost"]
+    assert lost["repo"] == str(repo.path)
+    [warning] = [line for line in said.err.splitlines() if "no longer be undone" in line]
+    assert warning.endswith(lost["byHand"])
+    assert_gone(run_id, tmp_path / "data" / "runs" / run_id, repo)
+    subprocess.run(lost["byHand"], shell=True, check=True, cwd=tmp_path)
+    assert repo.seen() == before
