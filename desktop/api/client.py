@@ -223,7 +223,7 @@ class ApiClient:
     async def delete_run(self, run_id: str, *, force: bool = False) -> dict:
         """Remove the run's folder, worktrees and branches (``force`` stops a live run
         first); what went (``RunDeletedOut``: runId, folder, pooled, removed, refsDeleted,
-        kept)."""
+        kept, undoLost)."""
         return await self.request("DELETE", f"/api/runs/{quote(run_id)}",
                                   params={"force": True} if force else None)
 
