@@ -39,6 +39,23 @@ class BranchNote:
         when the branch has no commits of its own yet: "+0" read as a change)."""
         return "" if not self.ahead else f"+{self.ahead}"
 
+    def describe(self) -> str:
+        """``branch canvas/1a2b3c4d/lead, 3 commits ahead of the run's base``."""
+        ahead = "" if self.ahead is None else f", {ahead_text(self.ahead)} of the run's base"
+        return f"branch {self.branch}{ahead}"
+
+    def forms(self) -> list[str]:
+        """The branch's name, then shorter forms for a card too narrow for it: without
+        the ``canvas/`` every run's branches share, then the node's own part alone. A
+        name cut in the middle of a word (``…vas/1a2b3c4d/lead``) reads as a typo."""
+        found = [self.branch]
+        if self.branch.startswith("canvas/"):
+            found.append(self.branch.removeprefix("canvas/"))
+        last = self.branch.rsplit("/", 1)[-1]
+        if last and last != found[-1]:
+            found.append(last)
+        return found
+
 
 def branch_note(node: Mapping[str, Any]) -> BranchNote | None:
     """The branch note of a node (its wire-form state), or None when it works in no

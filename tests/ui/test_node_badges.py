@@ -99,3 +99,29 @@ def test_a_branch_with_no_new_commits_shows_no_count(qapp) -> None:
     assert badge.branch_text() == "canvas/1a2b3c4d/lead"
     badge.set_branch(branch_note({"git": {"branch": "canvas/1a2b3c4d/lead", "ahead": 2}}))
     assert badge.branch_text() == "canvas/1a2b3c4d/lead  +2"
+
+
+def test_a_branch_too_long_for_the_card_drops_its_shared_prefix_before_cutting_a_word(
+        qapp) -> None:
+    """The card shows the longest form of the branch that fits: without ``canvas/``, then
+    the node's part; a name is never cut in the middle of ``canvas``. The tooltip has it
+    whole."""
+    from PySide6.QtGui import QFontMetricsF
+
+    from desktop.ui.canvas.status_badge import _small_font
+    from desktop.views.branches import branch_note
+
+    badge = StatusBadge(QRectF(0, 0, 200, 80))
+    badge.set_branch(branch_note({"git": {"branch": "canvas/1a2b3c4d/impl-text",
+                                          "ahead": 1}}))
+    width = QFontMetricsF(_small_font()).horizontalAdvance
+    assert badge.branch_shown(width("canvas/1a2b3c4d/impl-text")) \
+        == "canvas/1a2b3c4d/impl-text"
+    assert badge.branch_shown(width("canvas/1a2b3c4d/impl-text") - 1) == "1a2b3c4d/impl-text"
+    assert badge.branch_shown(width("1a2b3c4d/impl-text") - 1) == "impl-text"
+    cut = badge.branch_shown(width("impl-text") - 1)
+    assert cut.startswith("impl") and cut.endswith("…")
+    assert badge.toolTip() == "branch canvas/1a2b3c4d/impl-text, 1 commit ahead of the " \
+                              "run's base"
+    badge.set_branch(None)
+    assert badge.toolTip() == ""

@@ -192,9 +192,11 @@ class StatusBadge(QGraphicsItem):
             self.update()
 
     def set_branch(self, branch: BranchNote | None) -> None:
-        """Show the node's branch and how far it is ahead (None: no line)."""
+        """Show the node's branch and how far it is ahead (None: no line); its tooltip
+        names the branch whole, as the card may show it shortened."""
         if branch != self.branch:
             self.branch = branch
+            self.setToolTip(branch.describe() if branch is not None else "")
             self.update()
 
     def set_meter(self, meter: Meter | None) -> None:
@@ -209,6 +211,16 @@ class StatusBadge(QGraphicsItem):
             return ""
         count = self.branch.count_text
         return f"{self.branch.branch}  {count}" if count else self.branch.branch
+
+    def branch_shown(self, room: float) -> str:
+        """The branch's name as the card shows it in ``room`` pixels: the longest of its
+        forms that fits (views/branches.py), else the shortest cut at its end."""
+        if self.branch is None:
+            return ""
+        metrics = QFontMetricsF(_small_font())
+        forms = self.branch.forms()
+        return next((form for form in forms if metrics.horizontalAdvance(form) <= room),
+                    metrics.elidedText(forms[-1], Qt.TextElideMode.ElideRight, room))
 
     def refresh(self) -> bool:
         """Recount the relative time; True when the pill's text changed (and repaints)."""
@@ -307,12 +319,12 @@ class StatusBadge(QGraphicsItem):
                         self._muted())
 
     def _paint_branch(self, painter: QPainter, row: QRectF) -> None:
-        """The branch line: a branch mark, the branch (elided at its start, so the node's
-        name at its end stays) and, at the right, ``+N`` commits ahead of the base."""
+        """The branch line: a branch mark, the branch (the longest of its forms that fits,
+        so the node's name at its end stays) and, at the right, ``+N`` commits ahead of
+        the base."""
         assert self.branch is not None
         muted = self._muted()
         small = _small_font()
-        metrics = QFontMetricsF(small)
         draw_branch_icon(painter, QRectF(row.left(), row.top() + 1, row.height() - 2,
                                          row.height() - 2), muted)
         left = row.left() + row.height() + 1
@@ -321,7 +333,7 @@ class StatusBadge(QGraphicsItem):
         bold.setWeight(QFont.Weight.DemiBold)
         width = QFontMetricsF(bold).horizontalAdvance(count) if count else 0.0
         room = row.right() - left - (width + 6 if count else 0)
-        name = metrics.elidedText(self.branch.branch, Qt.TextElideMode.ElideLeft, room)
+        name = self.branch_shown(room)
         painter.setFont(small)
         painter.setPen(muted)
         align = Qt.AlignmentFlag.AlignVCenter
