@@ -32,6 +32,7 @@ from desktop.runtime import (
     merge_conflict,
     merge_gate,
     repo_busy,
+    submodules,
     workspace_diff,
     worktree_merge,
     worktree_repair,
@@ -97,6 +98,11 @@ async def prepare(ctx: TurnContext, workspace: Path, emit: Emit,
     if setup is not None and not setup.empty:  # before settling: its products commit apart
         await set_up(ctx, worktree=tree.path, workdir=tree.workdir, branch=tree.branch,
                      source=workspace, emit=emit, redactor=redactor, command=command)
+    if ctx.turn_number == 1 and ctx.attempt == 1 and not ctx.restart:  # after its setup,
+        # which may have filled them
+        note = await asyncio.to_thread(submodules.submodule_note, tree.path)
+        if note is not None:
+            emit({"type": "node.log", "stream": "stderr", "text": WORKSPACE_NOTE + note})
     for text in await asyncio.to_thread(_settle, ctx, tree):
         emit({"type": "node.progress", "message": text})
     # where the last turn started: a sender's commit merged since, not by us, was merged

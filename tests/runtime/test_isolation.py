@@ -161,3 +161,39 @@ async def test_a_node_is_told_when_its_base_is_a_checkout_mid_merge_with_conflic
     assert "1 file has unresolved conflicts (both.txt)" in note
     assert "conflict markers included" in note and "finished or aborted" in note
     assert fingerprint(repo) == before
+
+
+def with_submodule(tmp_path: Path) -> Path:
+    """The user's repository with a submodule checked out at vendor/lib."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    git(lib, "init", "-q", "-b", "main")
+    (lib / "lib.txt").write_text("the library\n")
+    git(lib, "add", ".")
+    git(lib, "commit", "-q", "-m", "lib")
+    repo = user_repo(tmp_path / "project")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib),
+        "vendor/lib")
+    git(repo, "commit", "-q", "-m", "the submodule")
+    return repo
+
+
+async def test_a_node_is_told_its_worktree_s_submodules_are_empty_until_its_setup_fills_them(
+        tmp_path: Path, no_git_config) -> None:
+    repo = with_submodule(tmp_path)
+    before = fingerprint(repo)
+    doc = on_repo(workflow({"a": {"script": [{"say": "looked"}]}}), repo)
+    engine = await run_doc(doc, tmp_path / "data")
+    assert engine.state.status == "completed"
+    [note] = workspace_notes(engine)
+    assert "1 submodule empty in this node's worktree (vendor/lib)" in note
+    assert "`worktreeSetup: {run: git submodule update --init --recursive}`" in note
+
+    filled = on_repo(workflow({"a": {"script": [{"say": "looked"}]}},
+                              worktreeSetup={"run": "git -c protocol.file.allow=always "
+                                                    "submodule update --init -q"}), repo)
+    engine = await run_doc(filled, tmp_path / "data")
+    assert engine.state.status == "completed" and workspace_notes(engine) == []
+    lib = engine.run_dir / "worktrees" / "a" / "vendor" / "lib"
+    assert (lib / "lib.txt").read_text() == "the library\n"
+    assert fingerprint(repo) == before
