@@ -94,13 +94,14 @@ def ensure_base(top: Path, run_id: str, exclude: list[Path] | None = None) -> st
     """Run ``run_id``'s base commit in the repository at ``top``: the one its ref names,
     else captured now and named. Callers hold the repository's lock (worktrees.py)."""
     ref = base_ref(run_id)
-    found = git(top, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
-    if found.ok:
-        body = must(top, "log", "-1", "--format=%B", found.text)
+    # one git process for the commit and its message: every node's worktree asks
+    found = git(top, "log", "-1", "--format=%H%n%B", f"{ref}^{{commit}}", "--")
+    if found.ok and found.text:
+        commit, _, body = found.text.partition("\n")
         if f"Run: {run_id}" not in body:
             raise GitError(f"{ref} in {top} belongs to another run whose id also starts "
                            f"with {run8(run_id)}; delete that run (or the ref) and retry")
-        return found.text
+        return commit
     commit = capture(top, _message(run_id), exclude)
     # the empty old value: create the ref only if no other process made it meanwhile
     made = git(top, "update-ref", "-m", "agent-canvas: run base", ref, commit, "")
