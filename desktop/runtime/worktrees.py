@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop.runtime import worktree_pool
+from desktop.runtime import submodules, worktree_pool
 from desktop.runtime.agent_ignore import excludes_for
 from desktop.runtime.git_base import base_ref, ensure_base, run8
 from desktop.runtime.git_run import GitError, Stopper, git, must
@@ -274,8 +274,10 @@ def commit_all(tree: NodeTree, message: str) -> str | None:
     ``update-ref`` of HEAD (so the branch moves, guarded by its old value).
     """
     excludes = excludes_for(tree.path)  # what agents leave behind stays out
+    # a submodule left behind by a merge keeps the commit the merge recorded
+    kept = [f":(exclude,top,literal){path}" for path in submodules.behind(tree.path)]
     must(tree.path, "-c", "core.untrackedCache=true", "-c", f"core.excludesFile={excludes}",
-         "add", "-A", "--", ":/")
+         "add", "-A", "--", ":/", *kept)
     if _merging(tree.path):
         # a person's merge, resolved (desktop/runtime/worktree_repair.py): concluded as a
         # merge commit, so the branch records what it merged, and whose resolution it is

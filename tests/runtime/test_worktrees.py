@@ -165,3 +165,44 @@ def test_what_agents_leave_behind_stays_out_of_a_turn_and_the_users_excludes_hol
     changed = git(tree.path, "diff", "--name-only", tree.base, commit).split()
     assert sorted(changed) == ["kept.pyc", "pkg/mod.py"]  # a tracked file still counts
     assert git(repo, "config", "--get", "core.excludesFile") == str(theirs)  # untouched
+
+
+def _lib_commit(lib: Path, text: str) -> str:
+    (lib / "lib.txt").write_text(text)
+    git(lib, "add", ".")
+    git(lib, "commit", "-q", "-m", text)
+    return git(lib, "rev-parse", "HEAD")
+
+
+def test_a_turn_keeps_a_submodule_update_a_merge_brought_and_one_the_node_made(
+        tmp_path: Path, no_git_config) -> None:
+    """A submodule checked out in the worktree stays where it was when a merge moves the
+    commit the branch records; the turn's commit must keep the merge's, not undo it. A
+    submodule the node itself moved on is recorded as it is."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    git(lib, "init", "-q", "-b", "main")
+    old = _lib_commit(lib, "v1\n")
+    repo = user_repo(tmp_path / "project")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
+    git(repo, "commit", "-q", "-m", "the submodule")
+    new = _lib_commit(lib, "v2\n")
+    tree = open_tree(repo, tmp_path / "runs" / RUN, RUN, "a", NODE_ID)
+    assert tree is not None
+    git(tree.path, "-c", "protocol.file.allow=always", "submodule", "update", "--init", "-q")
+    assert git(tree.path / "lib", "rev-parse", "HEAD") == old
+    # another node's update of the submodule, merged: the branch records it, the checkout
+    # stays at the old commit
+    git(tree.path, "update-index", "--cacheinfo", f"160000,{new},lib")
+    git(tree.path, "commit", "-q", "-m", "merged the other node's update")
+    (tree.path / "mine.txt").write_text("the node's own work\n")
+    commit = commit_all(tree, "turn 1\n")
+    assert commit is not None
+    assert git(tree.path, "rev-parse", f"{commit}:lib") == new
+    assert "mine.txt" in git(tree.path, "ls-tree", "--name-only", commit)
+
+    newer = _lib_commit(lib, "v3\n")  # the node moves it on itself
+    git(tree.path / "lib", "fetch", "-q", "origin")
+    git(tree.path / "lib", "checkout", "-q", newer)
+    commit = commit_all(tree, "turn 2\n")
+    assert commit is not None and git(tree.path, "rev-parse", f"{commit}:lib") == newer
