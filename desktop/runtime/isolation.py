@@ -113,6 +113,9 @@ async def prepare(ctx: TurnContext, workspace: Path, emit: Emit,
                                                  emit, blocked_at)
     finally:
         await record_head(ctx, tree, emit)
+    if merging is None:  # a sender's submodule update: its files too, where they are here
+        for text in await asyncio.to_thread(submodules.catch_up, tree.path):
+            emit({"type": "node.progress", "message": text})
     return Ready(tree.workdir, tree, merging)
 
 

@@ -81,3 +81,20 @@ def submodule_note(worktree: Path) -> str | None:
             "a worktree does not check submodules out. To fill them in every node's "
             "worktree, give the workflow (or the node) `worktreeSetup: {run: git submodule "
             "update --init --recursive}`")
+
+
+def catch_up(worktree: Path) -> list[str]:
+    """Check the submodules :func:`behind` out at the commits the worktree's branch
+    records, from their clones here (no fetch); what was done or could not be, in
+    words for the node's progress."""
+    notes = []
+    recorded_now = recorded(worktree)
+    for path in behind(worktree):
+        commit = recorded_now[path][:12]
+        if git(worktree, "submodule", "update", "--no-fetch", "-q", "--", path).ok:
+            notes.append(f"checked submodule {path} out at {commit}, as the merge recorded")
+        else:
+            notes.append(f"submodule {path} stays checked out behind the {commit} the "
+                         "merge recorded (its clone here lacks it): `git submodule update "
+                         f"-- {path}` in the worktree fetches it; the branch keeps {commit}")
+    return notes

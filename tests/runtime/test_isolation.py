@@ -197,3 +197,28 @@ async def test_a_node_is_told_its_worktree_s_submodules_are_empty_until_its_setu
     lib = engine.run_dir / "worktrees" / "a" / "vendor" / "lib"
     assert (lib / "lib.txt").read_text() == "the library\n"
     assert fingerprint(repo) == before
+
+
+async def test_a_submodule_one_node_moved_on_reaches_the_next_node_and_stays_recorded(
+        tmp_path: Path, no_git_config) -> None:
+    """a moves the submodule on and hands off to b; b's worktree, set up at the base's
+    commit, merges a's branch: its checkout follows, and b's turn keeps a's update."""
+    repo = with_submodule(tmp_path)
+    lib = tmp_path / "lib"
+    (lib / "lib.txt").write_text("the library, v2\n")
+    git(lib, "commit", "-q", "-am", "v2")
+    new = git(lib, "rev-parse", "HEAD")
+    setup = {"run": "git -c protocol.file.allow=always submodule update --init -q"}
+    doc = on_repo(workflow({
+        "a": {"script": [{"shell": "git -C vendor/lib pull -q --ff-only origin main"}]},
+        "b": {"script": [{"edit": {"path": "b.txt", "content": "b\n"}}]},
+    }, [{"from": "a", "to": "b"}], worktreeSetup=setup), repo)
+    engine = await run_doc(doc, tmp_path / "data")
+    assert engine.state.status == "completed"
+    b = node_git(engine, "b")
+    assert git(repo, "rev-parse", f"{b.branch}:vendor/lib") == new
+    assert (engine.run_dir / b.worktree / "vendor" / "lib" / "lib.txt").read_text() == \
+        "the library, v2\n"
+    progress = [e["message"] for e in of_type(events_of(engine.run_dir), "node.progress")]
+    assert f"checked submodule vendor/lib out at {new[:12]}, as the merge recorded" \
+        in progress

@@ -206,3 +206,36 @@ def test_a_turn_keeps_a_submodule_update_a_merge_brought_and_one_the_node_made(
     git(tree.path / "lib", "checkout", "-q", newer)
     commit = commit_all(tree, "turn 2\n")
     assert commit is not None and git(tree.path, "rev-parse", f"{commit}:lib") == newer
+
+
+def test_a_submodule_a_merge_moved_is_checked_out_where_the_branch_records_it(
+        tmp_path: Path, no_git_config) -> None:
+    """After a merge, a submodule behind the commit its branch records is checked out
+    at it from its clone; one the clone lacks is left, and the note says how to fetch."""
+    from desktop.runtime.submodules import behind, catch_up
+
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    git(lib, "init", "-q", "-b", "main")
+    _lib_commit(lib, "v1\n")
+    repo = user_repo(tmp_path / "project")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
+    git(repo, "commit", "-q", "-m", "the submodule")
+    new = _lib_commit(lib, "v2\n")
+    tree = open_tree(repo, tmp_path / "runs" / RUN, RUN, "a", NODE_ID)
+    assert tree is not None
+    assert catch_up(tree.path) == []  # not checked out: nothing behind
+    git(tree.path, "-c", "protocol.file.allow=always", "submodule", "update", "--init", "-q")
+    git(tree.path, "update-index", "--cacheinfo", f"160000,{new},lib")
+    git(tree.path, "commit", "-q", "-m", "merged")
+    assert behind(tree.path) == ["lib"]
+    assert catch_up(tree.path) == [f"checked submodule lib out at {new[:12]}, as the merge "
+                                   "recorded"]
+    assert (tree.path / "lib" / "lib.txt").read_text() == "v2\n" and behind(tree.path) == []
+
+    unseen = _lib_commit(lib, "v3\n")  # made after the clone: not in it
+    git(tree.path, "update-index", "--cacheinfo", f"160000,{unseen},lib")
+    git(tree.path, "commit", "-q", "-m", "merged again")
+    [note] = catch_up(tree.path)
+    assert "stays checked out behind" in note and "git submodule update -- lib" in note
+    assert (tree.path / "lib" / "lib.txt").read_text() == "v2\n"
