@@ -126,3 +126,24 @@ def stopped_at_a_conflict(repo: Path, how: str = "merge") -> None:
     with contextlib.suppress(subprocess.CalledProcessError):  # git exits 1: the conflict
         git(repo, how, "side")
     assert "UU both.txt" in git(repo, "status", "--porcelain")
+
+
+def library_commit(lib: Path, text: str) -> str:
+    """A commit of a submodule's own repository whose ``lib.txt`` says ``text``."""
+    (lib / "lib.txt").write_text(text)
+    git(lib, "add", ".")
+    git(lib, "commit", "-q", "-m", text)
+    return git(lib, "rev-parse", "HEAD")
+
+
+def with_submodule(tmp_path: Path, at: str = "vendor/lib") -> tuple[Path, Path]:
+    """The user's repository (``user_repo``) with a submodule checked out at ``at``, and
+    the submodule's own repository (one commit, ``lib.txt`` "the library")."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    git(lib, "init", "-q", "-b", "main")
+    library_commit(lib, "the library\n")
+    repo = user_repo(tmp_path / "project")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), at)
+    git(repo, "commit", "-q", "-m", "the submodule")
+    return repo, lib

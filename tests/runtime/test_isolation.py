@@ -12,12 +12,14 @@ from gitkit import (
     diffs_by_node,
     fingerprint,
     git,
+    library_commit,
     no_git_config,
     node_git,
     patch_files,
     stopped_at_a_conflict,
     tree_files,
     user_repo,
+    with_submodule,
 )
 
 from desktop.contract.events import parse_event
@@ -163,24 +165,9 @@ async def test_a_node_is_told_when_its_base_is_a_checkout_mid_merge_with_conflic
     assert fingerprint(repo) == before
 
 
-def with_submodule(tmp_path: Path) -> Path:
-    """The user's repository with a submodule checked out at vendor/lib."""
-    lib = tmp_path / "lib"
-    lib.mkdir()
-    git(lib, "init", "-q", "-b", "main")
-    (lib / "lib.txt").write_text("the library\n")
-    git(lib, "add", ".")
-    git(lib, "commit", "-q", "-m", "lib")
-    repo = user_repo(tmp_path / "project")
-    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib),
-        "vendor/lib")
-    git(repo, "commit", "-q", "-m", "the submodule")
-    return repo
-
-
 async def test_a_node_is_told_its_worktree_s_submodules_are_empty_until_its_setup_fills_them(
         tmp_path: Path, no_git_config) -> None:
-    repo = with_submodule(tmp_path)
+    repo, _lib = with_submodule(tmp_path)
     before = fingerprint(repo)
     doc = on_repo(workflow({"a": {"script": [{"say": "looked"}]}}), repo)
     engine = await run_doc(doc, tmp_path / "data")
@@ -203,11 +190,8 @@ async def test_a_submodule_one_node_moved_on_reaches_the_next_node_and_stays_rec
         tmp_path: Path, no_git_config) -> None:
     """a moves the submodule on and hands off to b; b's worktree, set up at the base's
     commit, merges a's branch: its checkout follows, and b's turn keeps a's update."""
-    repo = with_submodule(tmp_path)
-    lib = tmp_path / "lib"
-    (lib / "lib.txt").write_text("the library, v2\n")
-    git(lib, "commit", "-q", "-am", "v2")
-    new = git(lib, "rev-parse", "HEAD")
+    repo, lib = with_submodule(tmp_path)
+    new = library_commit(lib, "the library, v2\n")
     setup = {"run": "git -c protocol.file.allow=always submodule update --init -q"}
     doc = on_repo(workflow({
         "a": {"script": [{"shell": "git -C vendor/lib pull -q --ff-only origin main"}]},

@@ -6,13 +6,22 @@ import re
 import subprocess
 from pathlib import Path
 
-from gitkit import fingerprint, git, no_git_config, tree_files, user_repo
+from gitkit import (
+    fingerprint,
+    git,
+    library_commit,
+    no_git_config,
+    tree_files,
+    user_repo,
+    with_submodule,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
 from desktop.graph.document import SLUG_PATTERN
 from desktop.runtime.git_base import base_ref
 from desktop.runtime.worktrees import (
+    NodeTree,
     branch_component,
     branch_name,
     commit_all,
@@ -167,11 +176,22 @@ def test_what_agents_leave_behind_stays_out_of_a_turn_and_the_users_excludes_hol
     assert git(repo, "config", "--get", "core.excludesFile") == str(theirs)  # untouched
 
 
-def _lib_commit(lib: Path, text: str) -> str:
-    (lib / "lib.txt").write_text(text)
-    git(lib, "add", ".")
-    git(lib, "commit", "-q", "-m", text)
-    return git(lib, "rev-parse", "HEAD")
+def _tree_with_submodule(tmp_path: Path) -> tuple[NodeTree, Path, str, str]:
+    """A node's worktree of a repository whose submodule ``lib`` has a commit newer than
+    the one recorded: (the worktree, the submodule's repository, recorded, newer)."""
+    repo, lib = with_submodule(tmp_path, at="lib")
+    old = git(lib, "rev-parse", "HEAD")
+    new = library_commit(lib, "v2\n")
+    tree = open_tree(repo, tmp_path / "runs" / RUN, RUN, "a", NODE_ID)
+    assert tree is not None
+    return tree, lib, old, new
+
+
+def _merged(tree: NodeTree, commit: str) -> None:
+    """What a merge of another node's update of ``lib`` does to the branch: records
+    ``commit``, leaving the checkout as it is."""
+    git(tree.path, "update-index", "--cacheinfo", f"160000,{commit},lib")
+    git(tree.path, "commit", "-q", "-m", "merged another node's update")
 
 
 def test_a_turn_keeps_a_submodule_update_a_merge_brought_and_one_the_node_made(
@@ -179,29 +199,17 @@ def test_a_turn_keeps_a_submodule_update_a_merge_brought_and_one_the_node_made(
     """A submodule checked out in the worktree stays where it was when a merge moves the
     commit the branch records; the turn's commit must keep the merge's, not undo it. A
     submodule the node itself moved on is recorded as it is."""
-    lib = tmp_path / "lib"
-    lib.mkdir()
-    git(lib, "init", "-q", "-b", "main")
-    old = _lib_commit(lib, "v1\n")
-    repo = user_repo(tmp_path / "project")
-    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
-    git(repo, "commit", "-q", "-m", "the submodule")
-    new = _lib_commit(lib, "v2\n")
-    tree = open_tree(repo, tmp_path / "runs" / RUN, RUN, "a", NODE_ID)
-    assert tree is not None
+    tree, lib, old, new = _tree_with_submodule(tmp_path)
     git(tree.path, "-c", "protocol.file.allow=always", "submodule", "update", "--init", "-q")
     assert git(tree.path / "lib", "rev-parse", "HEAD") == old
-    # another node's update of the submodule, merged: the branch records it, the checkout
-    # stays at the old commit
-    git(tree.path, "update-index", "--cacheinfo", f"160000,{new},lib")
-    git(tree.path, "commit", "-q", "-m", "merged the other node's update")
+    _merged(tree, new)
     (tree.path / "mine.txt").write_text("the node's own work\n")
     commit = commit_all(tree, "turn 1\n")
     assert commit is not None
     assert git(tree.path, "rev-parse", f"{commit}:lib") == new
     assert "mine.txt" in git(tree.path, "ls-tree", "--name-only", commit)
 
-    newer = _lib_commit(lib, "v3\n")  # the node moves it on itself
+    newer = library_commit(lib, "v3\n")  # the node moves it on itself
     git(tree.path / "lib", "fetch", "-q", "origin")
     git(tree.path / "lib", "checkout", "-q", newer)
     commit = commit_all(tree, "turn 2\n")
@@ -214,28 +222,16 @@ def test_a_submodule_a_merge_moved_is_checked_out_where_the_branch_records_it(
     at it from its clone; one the clone lacks is left, and the note says how to fetch."""
     from desktop.runtime.submodules import behind, catch_up
 
-    lib = tmp_path / "lib"
-    lib.mkdir()
-    git(lib, "init", "-q", "-b", "main")
-    _lib_commit(lib, "v1\n")
-    repo = user_repo(tmp_path / "project")
-    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
-    git(repo, "commit", "-q", "-m", "the submodule")
-    new = _lib_commit(lib, "v2\n")
-    tree = open_tree(repo, tmp_path / "runs" / RUN, RUN, "a", NODE_ID)
-    assert tree is not None
+    tree, lib, _old, new = _tree_with_submodule(tmp_path)
     assert catch_up(tree.path) == []  # not checked out: nothing behind
     git(tree.path, "-c", "protocol.file.allow=always", "submodule", "update", "--init", "-q")
-    git(tree.path, "update-index", "--cacheinfo", f"160000,{new},lib")
-    git(tree.path, "commit", "-q", "-m", "merged")
+    _merged(tree, new)
     assert behind(tree.path) == ["lib"]
     assert catch_up(tree.path) == [f"checked submodule lib out at {new[:12]}, as the merge "
                                    "recorded"]
     assert (tree.path / "lib" / "lib.txt").read_text() == "v2\n" and behind(tree.path) == []
 
-    unseen = _lib_commit(lib, "v3\n")  # made after the clone: not in it
-    git(tree.path, "update-index", "--cacheinfo", f"160000,{unseen},lib")
-    git(tree.path, "commit", "-q", "-m", "merged again")
+    _merged(tree, library_commit(lib, "v3\n"))  # made after the clone: not in it
     [note] = catch_up(tree.path)
     assert "stays checked out behind" in note and "git submodule update -- lib" in note
     assert (tree.path / "lib" / "lib.txt").read_text() == "v2\n"
