@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from desktop.runtime import submodules
 from desktop.runtime.apply_lock import hold_apply_lock
 from desktop.runtime.branch_name import BadBranchName, check_new_branch
 from desktop.runtime.git_base import applied_refs, capture, run8
@@ -218,14 +219,20 @@ def _apply(result: RunResult, files: list[str] | None, branch: str | None, *,
     if merged is None:
         return ApplyOutcome(target, False, collisions=collisions, branch=branch,
                             message=_collision(len(collisions), branch, check))
+    skipped = [] if branch else submodules.moved(result.repo, ours_tree, merged)
+    if skipped:
+        with tempfile.TemporaryDirectory(prefix="agent-canvas-apply-") as scratch:
+            merged = submodules.without(result.repo, merged, ours_tree,
+                                        [m.path for m in skipped], str(Path(scratch) / "index"))
+    left_out = _left_out(skipped)
     touched = [f.path for f in changed_files(result.repo, ours_tree, merged)]
     if not touched:
-        return ApplyOutcome(target, False, branch=branch,
-                            message="nothing to change: the result is already there")
+        return ApplyOutcome(target, False, branch=branch, message=(
+            "nothing to change: the result is already there" + left_out))
     if check:
         return ApplyOutcome(target, False, files=touched, branch=branch,
                             message=f"would change {plural(len(touched), 'file')}; applies "
-                            "cleanly")
+                            "cleanly" + left_out)
     commit = undo = None
     if branch:
         parents = ["-p", head] if head else []
@@ -253,4 +260,15 @@ def _apply(result: RunResult, files: list[str] | None, branch: str | None, *,
     record_applied(result.run_dir, record)
     where = f"branch {branch}" if branch else "your working tree"
     return ApplyOutcome(target, True, files=touched, branch=branch, commit=commit,
-                        message=f"applied {plural(len(touched), 'file')} to {where}")
+                        message=f"applied {plural(len(touched), 'file')} to {where}"
+                        + left_out)
+
+
+def _left_out(skipped: list[submodules.Moved]) -> str:
+    """What an application to the working tree says of the submodules it leaves out."""
+    if not skipped:
+        return ""
+    return (f"; left out: {plural(len(skipped), 'submodule')} the result moves, "
+            f"{', '.join(m.describe() for m in skipped)}: a submodule is a repository of "
+            "its own, whose checkout is yours to move (a branch made from the result "
+            "records it)")

@@ -1,5 +1,5 @@
-"""A node's worktree and the repository's submodules: which are empty, and which are
-checked out behind what the branch records.
+"""A node's worktree and the repository's submodules: which are empty, which are
+checked out behind what the branch records, and which a run's result moves.
 
 ``git worktree add`` checks out a submodule as an empty folder, and so does every way
 a node's worktree is made (desktop/runtime/worktrees.py): a submodule is a repository
@@ -14,14 +14,20 @@ records, not the submodule's checkout. ``git add -A`` would then record the old
 checkout and silently undo the other node's update, so a turn's commit leaves out a
 submodule whose checkout is behind what the branch records (:func:`behind`).
 
+A result that moves a submodule (a node checked a newer commit of it out) is applied to
+the user's working tree without that move: a submodule's working tree is a repository
+of its own, whose checkout ``git apply`` cannot change, so applying it would claim a
+change that never happened (:func:`moved`, :func:`without`).
+
 Blocking (git): callers run it on a worker thread.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-from desktop.runtime.git_run import git
+from desktop.runtime.git_run import git, must
 from desktop.wording import plural
 
 _GITLINK = "160000"
@@ -98,3 +104,57 @@ def catch_up(worktree: Path) -> list[str]:
                          "merge recorded (its clone here lacks it): `git submodule update "
                          f"-- {path}` in the worktree fetches it; the branch keeps {commit}")
     return notes
+
+
+@dataclass(frozen=True)
+class Moved:
+    """A submodule whose recorded commit differs between two trees."""
+
+    path: str
+    old: str | None
+    """Its commit in the first tree; None when it was no submodule there."""
+    new: str | None
+    """Its commit in the second; None when it is no submodule there."""
+
+    def describe(self) -> str:
+        """``vendor/lib (to 1a2b3c4d5e6f: git -C vendor/lib checkout 1a2b3c4d5e6f, after
+        a git fetch there if it lacks it)``."""
+        if self.new is None:
+            return f"{self.path} (removed in the result)"
+        return (f"{self.path} (to {self.new[:12]}: git -C {self.path} checkout "
+                f"{self.new[:12]}, after a git fetch there if it lacks it)")
+
+
+def moved(repo: Path, old_tree: str, new_tree: str) -> list[Moved]:
+    """The submodules whose commit differs between trees ``old_tree`` and ``new_tree``."""
+    out = git(repo, "diff-tree", "-r", "-z", "--no-renames", old_tree, new_tree)
+    if not out.ok:
+        return []
+    found = []
+    fields = out.out.decode("utf-8", "surrogateescape").split("\0")
+    for head, path in zip(fields[0::2], fields[1::2], strict=False):
+        parts = head.lstrip(":").split()
+        if len(parts) < 4 or _GITLINK not in (parts[0], parts[1]):
+            continue
+        old = parts[2] if parts[0] == _GITLINK else None
+        new = parts[3] if parts[1] == _GITLINK else None
+        found.append(Moved(path, old, new))
+    return found
+
+
+def without(repo: Path, tree: str, base_tree: str, paths: list[str], index: str) -> str:
+    """``tree`` with ``paths`` as they are in ``base_tree`` (absent where it has none)."""
+    must(repo, "read-tree", tree, index=index)
+    listed = git(repo, "ls-tree", "-r", "-z", "--full-tree", base_tree, "--",
+                 *paths).out
+    entries = [e for e in listed.split(b"\0") if e]
+    kept = {e.partition(b"\t")[2] for e in entries}
+    gone = [p.encode("utf-8", "surrogateescape") for p in paths]
+    gone = [p for p in gone if p not in kept]
+    if gone:
+        must(repo, "update-index", "-z", "--force-remove", "--stdin",
+             stdin=b"".join(p + b"\0" for p in gone), index=index)
+    if entries:
+        must(repo, "update-index", "-z", "--index-info",
+             stdin=b"".join(e + b"\0" for e in entries), index=index)
+    return must(repo, "write-tree", index=index)

@@ -11,10 +11,12 @@ import pytest
 from gitkit import (
     fingerprint,
     git,
+    library_commit,
     no_git_config,
     stopped_at_a_conflict,
     tree_files,
     user_repo,
+    with_submodule,
 )
 from lockkit import applying_elsewhere
 
@@ -236,3 +238,44 @@ def test_a_repository_mid_merge_takes_the_result_only_as_a_branch(
         git(repo, "rev-parse", "HEAD")
     assert {k: v for k, v in fingerprint(repo).items() if k != "refs"} == \
         {k: v for k, v in before.items() if k != "refs"}
+
+
+def test_a_submodule_the_result_moves_is_left_out_of_the_working_tree_and_said(
+        tmp_path: Path, no_git_config) -> None:
+    """A submodule's checkout is a repository of its own, which ``git apply`` cannot
+    move: applying to the working tree leaves it out and says how to move it, never
+    claiming it changed; a branch made from the result records it."""
+    repo, lib = with_submodule(tmp_path)
+    new = library_commit(lib, "v2\n")
+    run_dir = tmp_path / "runs" / RUN
+    tree = open_tree(repo, run_dir, RUN, "impl", NODE)
+    assert tree is not None
+    git(tree.path, "-c", "protocol.file.allow=always", "submodule", "update", "--init", "-q")
+    git(tree.path / "vendor" / "lib", "pull", "-q", "--ff-only", "origin", "main")
+    (tree.path / "notes.txt").write_text("bumped the library\n")
+    assert commit_all(tree, "the run's turn\n") is not None
+    tip = head(tree.path)
+    result = RunResult(RUN, run_dir, NODE, "impl", repo, tree.branch, tree.base, tip,
+                       changed_files(repo, tree.base, tip))
+    assert result.paths() == ["notes.txt", "vendor/lib"]
+    before = fingerprint(repo)
+
+    checked = apply_result(result, check=True)
+    assert checked.files == ["notes.txt"]
+    said = f"left out: 1 submodule the result moves, vendor/lib (to {new[:12]}"
+    assert said in checked.message
+    applied = apply_result(result)
+    assert applied.applied and applied.files == ["notes.txt"] and said in applied.message
+    assert (repo / "notes.txt").read_text() == "bumped the library\n"
+    assert read_applied(run_dir)[-1]["files"] == ["notes.txt"]
+    assert git(repo / "vendor" / "lib", "rev-parse", "HEAD") != new  # theirs to move
+
+    made = apply_result(result, branch="with-the-library")
+    assert made.applied and made.files == ["notes.txt", "vendor/lib"]
+    assert "left out" not in made.message
+    assert git(repo, "rev-parse", "with-the-library:vendor/lib") == new
+    after = fingerprint(repo)
+    assert after["files"] != before["files"]  # notes.txt, applied
+    (repo / "notes.txt").unlink()
+    assert {k: v for k, v in fingerprint(repo).items() if k != "refs"} == \
+        {k: v for k, v in before.items() if k != "refs"}  # refs: the new branch
