@@ -1,6 +1,7 @@
 """Where nodes work: a configured ``workspace`` that cannot be a folder (an error), and
-advice on ``isolation`` (worktree | shared): where a worktree cannot be made, and a
-``worktreeSetup`` that no worktree would ever run.
+advice on ``isolation`` (worktree | shared): where a worktree cannot be made, a
+``worktreeSetup`` that no worktree would ever run, and a repository whose submodules
+the nodes' worktrees would have empty.
 
 A node gets its own git worktree when its configured ``workspace`` is in a git
 repository, or, asked for, in the run's scratch repository (no workspace); folders
@@ -19,10 +20,16 @@ from desktop.graph.errors import Problem
 WORKTREE = Isolation.WORKTREE.value
 
 
+def repository_top(folder: Path) -> Path | None:
+    """The nearest folder from ``folder`` up that holds a ``.git`` (no git process run)."""
+    here = folder.absolute()
+    return next((place for place in (here, *here.parents) if (place / ".git").exists()),
+                None)
+
+
 def in_git_repository(folder: Path) -> bool:
     """Whether ``folder`` or a folder above it holds a ``.git`` (no git process run)."""
-    here = folder.absolute()
-    return any((place / ".git").exists() for place in (here, *here.parents))
+    return repository_top(folder) is not None
 
 
 def _workflow_dir(source: str | None) -> Path | None:
@@ -131,3 +138,39 @@ def check_setups(doc: WorkflowDocument, source: str | None = None) -> list[Probl
             "worktreeSetup", f"node {node_id!r} {why[0]}{more}, so the workflow's "
             "worktreeSetup never runs", f"{why[1]}, or remove worktreeSetup", "warning"))
     return out
+
+
+def check_submodules(doc: WorkflowDocument, source: str | None = None) -> list[Problem]:
+    """A warning per repository with submodules (a ``.gitmodules``) that nodes would work
+    on in worktrees of their own with no setup command: a worktree does not check
+    submodules out, so their agents would find those folders empty."""
+    base = _workflow_dir(source)
+    found: dict[Path, tuple[str, list[str]]] = {}  # repository: where, its nodes
+    for node in doc.nodes:
+        workspace = doc.workspace_of(node.id)
+        setup = doc.setup_of(node.id)
+        if node.kind != "agent" or not workspace or (setup is not None and setup.run) \
+                or _no_worktree(doc, node.id, base):
+            continue
+        folder = _workspace(workspace, base)
+        top = repository_top(folder) if folder is not None and folder.is_dir() else None
+        if top is None or not (top / ".gitmodules").is_file():
+            continue
+        where = "workspace" if not doc.config(node.id).workspace \
+            else f"nodeConfigs.{node.id}.workspace"
+        found.setdefault(top, (where, []))[1].append(node.id)
+    fix = "give the workflow worktreeSetup: {run: git submodule update --init --recursive}"
+    return [Problem(where, f"{top} has submodules, which {_worktrees_of(nodes)} would "
+                    "have empty (a worktree does not check submodules out)", fix, "warning")
+            for top, (where, nodes) in found.items()]
+
+
+def _worktrees_of(nodes: list[str]) -> str:
+    """``the worktree of node 'a'``, ``the worktrees of nodes 'a' and 'b'``, ``... of
+    nodes 'a', 'b' and 3 more``."""
+    quoted = [repr(n) for n in nodes]
+    if len(quoted) == 1:
+        return f"the worktree of node {quoted[0]}"
+    shown = quoted[:2] if len(quoted) > 3 else quoted[:-1]
+    rest = f"{len(quoted) - 2} more" if len(quoted) > 3 else quoted[-1]
+    return f"the worktrees of nodes {', '.join(shown)} and {rest}"

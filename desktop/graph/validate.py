@@ -18,7 +18,12 @@ from desktop.graph.attempts_check import check_attempts
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.errors import Problem
 from desktop.graph.fields import from_validation_error, locate, wide_integers
-from desktop.graph.isolation_check import check_isolation, check_setups, check_workspaces
+from desktop.graph.isolation_check import (
+    check_isolation,
+    check_setups,
+    check_submodules,
+    check_workspaces,
+)
 from desktop.graph.roles import role_names
 from desktop.graph.sourcemap import SourceMap
 from desktop.graph.subflows import check_subflows, has_subflows
@@ -49,6 +54,7 @@ def validate(doc: WorkflowDocument, source: str | None = None,
     problems += check_workspaces(doc, source)
     problems += check_isolation(doc, source)
     problems += check_setups(doc, source)
+    problems += check_submodules(doc, source)
     problems += check_attempts(doc)
     # a document made in the editor or sent to the service was never through the loader
     problems += wide_integers(doc.model_dump(by_alias=True))

@@ -138,3 +138,35 @@ def test_a_worktree_setup_that_would_never_run_is_a_warning(tmp_path: Path) -> N
     assert "(and so does the other node that takes it)" in found.message
     assert setup_warnings(source, run=workflow, b="    workspace: repo\n") == []
     assert setup_warnings(source, run="workspace: repo\nworktreeSetup: {copy: [.env]}\n") == []
+
+
+def submodule_warnings(source: str, **parts: str) -> list:
+    doc, smap = load(source=source, **parts)
+    return [p for p in validate(doc, source, smap) if "has submodules" in p.message]
+
+
+def test_a_repository_with_submodules_and_no_setup_command_is_a_warning(
+        tmp_path: Path) -> None:
+    """Worktrees do not check submodules out: nodes working on a repository that has
+    some, with no setup command, would find them empty. One warning per repository,
+    naming its nodes, at the workspace that brings it."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    source = str(tmp_path / "t.flow.yaml")
+    assert submodule_warnings(source, run="workspace: repo\n") == []  # none yet
+    (repo / ".gitmodules").write_text('[submodule "lib"]\n\tpath = lib\n\turl = ../lib\n')
+    [found] = submodule_warnings(source, run="workspace: repo\n")
+    assert found.location == "workspace" and not found.is_error
+    assert f"{repo} has submodules, which the worktrees of nodes 'a' and 'b' would have " \
+           "empty" in found.message
+    assert "worktreeSetup: {run: git submodule update --init --recursive}" in found.hint
+    [found] = submodule_warnings(source, a="    workspace: repo\n")
+    assert found.location == "nodeConfigs.a.workspace" and found.line == 9
+    assert "the worktree of node 'a' would" in found.message
+    # a setup command (it may fill them), or no worktree of the repository: no warning
+    alone = "    instructions: a\n"
+    for run, a in (("workspace: repo\nworktreeSetup: {run: make deps}\n", alone),
+                   ("workspace: repo\nisolation: shared\n", alone),
+                   ("", "    workspace: repo\n    worktreeSetup: {run: make deps}\n")):
+        assert submodule_warnings(source, run=run, a=a) == [], (run, a)
