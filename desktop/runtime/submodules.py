@@ -97,12 +97,15 @@ def catch_up(worktree: Path) -> list[str]:
     recorded_now = recorded(worktree)
     for path in behind(worktree):
         commit = recorded_now[path][:12]
-        if git(worktree, "submodule", "update", "--no-fetch", "-q", "--", path).ok:
+        done = git(worktree, "submodule", "update", "--no-fetch", "-q", "--", path)
+        if done.ok:
             notes.append(f"checked submodule {path} out at {commit}, as the merge recorded")
-        else:
-            notes.append(f"submodule {path} stays checked out behind the {commit} the "
-                         "merge recorded (its clone here lacks it): `git submodule update "
-                         f"-- {path}` in the worktree fetches it; the branch keeps {commit}")
+            continue
+        lacks = not git(worktree / path, "cat-file", "-e", f"{commit}^{{commit}}").ok
+        why = "its clone here lacks it" if lacks else f"git: {done.reason()}"
+        notes.append(f"submodule {path} stays checked out behind the {commit} the merge "
+                     f"recorded ({why}): `git submodule update -- {path}` in the worktree "
+                     f"takes it there; the branch keeps {commit}")
     return notes
 
 

@@ -233,5 +233,11 @@ def test_a_submodule_a_merge_moved_is_checked_out_where_the_branch_records_it(
 
     _merged(tree, library_commit(lib, "v3\n"))  # made after the clone: not in it
     [note] = catch_up(tree.path)
-    assert "stays checked out behind" in note and "git submodule update -- lib" in note
+    assert "stays checked out behind" in note and "(its clone here lacks it)" in note
+    assert "git submodule update -- lib" in note
     assert (tree.path / "lib" / "lib.txt").read_text() == "v2\n"
+    git(tree.path / "lib", "fetch", "-q", "origin")  # it has it now, but a change of the
+    (tree.path / "lib" / "lib.txt").write_text("the node's own edit\n")  # node's is there
+    [note] = catch_up(tree.path)
+    assert "stays checked out behind" in note and "(git: " in note
+    assert (tree.path / "lib" / "lib.txt").read_text() == "the node's own edit\n"
