@@ -138,6 +138,8 @@ class ResultActions(QObject):
             if self._current(run_id):
                 self.view.set_busy(False)
                 self.view.show_message(*_no_result(exc))
+                if exc.code == "no_result":  # its branch removed by hand: undo still works
+                    await self._offer_undo(run_id)
             return
         except Exception as exc:  # the service could not be started: say why
             if self._current(run_id):
@@ -147,6 +149,16 @@ class ResultActions(QObject):
         if self._current(run_id):
             self.view.set_busy(False)
             self.view.show_result(result, self._label(result))
+
+    async def _offer_undo(self, run_id: str) -> None:
+        """Offer Undo apply when the service's check says there is an apply to undo."""
+        try:
+            check = await self._call(lambda c: c.undo_apply(run_id, check=True))
+        except Exception as exc:  # nothing to undo, or it cannot be: the message stands
+            log.debug("no undo to offer: %s", exc)
+            return
+        if self._current(run_id):
+            self.view.offer_undo(check)
 
     def load_patch(self, path: str) -> asyncio.Task | None:
         """Fetch one file's diff against the run's base."""

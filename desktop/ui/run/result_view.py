@@ -74,6 +74,9 @@ class ResultView(QWidget):
         self.note_kind: str | None = None  # the banner's kind, while one is shown
         self.collisions: list[str] = []  # the files shown as colliding
         self.result: dict[str, Any] | None = None
+        self.undo_alone: str | None = None
+        """With no result to show (its branch removed by hand): what undoing the apply
+        that is still kept would do, as the service's check said; None: no such apply."""
         self.branch: str | None = None  # the branch made from the result (pull request)
         self.patches: dict[str, str] = {}  # path -> its diff, as fetched
         self.dialog: QInputDialog | None = None
@@ -172,7 +175,7 @@ class ResultView(QWidget):
     def show_message(self, line: str, why: str = "") -> None:
         """No result to show: a short ``line`` says so (no run, still working, no
         worktrees), and ``why``, when given, explains it in a paragraph under it."""
-        self.result, self.branch = None, None
+        self.result, self.branch, self.undo_alone = None, None, None
         self.patches.clear()
         self.files.clear()
         self.collisions = []
@@ -197,7 +200,7 @@ class ResultView(QWidget):
             self.patches.clear()
             self.note.hide()
         current = self.current_path() if same else None
-        self.result = result
+        self.result, self.undo_alone = result, None
         files = result.get("files") or []
         self.title.setText(f"Result: branch {result['branch']}, from node "
                            f"{node_label or result['node']}")
@@ -295,10 +298,22 @@ class ResultView(QWidget):
         self.show_note("ok" if outcome.get("applied") else "info", outcome_text(outcome))
         self._sync_buttons()
 
+    def offer_undo(self, check: dict[str, Any]) -> None:
+        """No result to show, but an apply of it can still be undone: Undo apply, with
+        what it would do (``check``: the service's answer to undo with ``check``)."""
+        if self.result is not None:
+            return
+        self.undo_alone = str(check.get("message") or "")
+        self.undo_button.show()
+        self._sync_buttons()
+
     def show_undone(self, outcome: dict[str, Any]) -> None:
         """What undoing the latest apply did."""
         self.mark_collisions([])
         self.show_note("ok" if outcome.get("applied") else "info", undone_text(outcome))
+        if self.result is None and outcome.get("applied"):
+            self.undo_alone = None  # that was the apply kept; the records are out of sight
+            self.undo_button.hide()
         self._sync_buttons()
 
     def show_undo_collision(self, files: list[str]) -> None:
@@ -408,8 +423,10 @@ class ResultView(QWidget):
         self.branch_button.setEnabled(ready and bool(chosen))
         self.pr_button.setEnabled(ready and self.branch is not None)
         record = self._undoable()
-        self.undo_button.setEnabled(ready and record is not None)
-        self.undo_button.setToolTip(undo_tip(record) if record is not None else "")
+        alone = self.result is None and self.undo_alone is not None
+        self.undo_button.setEnabled(not self.busy and (alone or (ready and record is not None)))
+        self.undo_button.setToolTip(undo_tip(record) if record is not None else
+                                    (self.undo_alone or "").capitalize() if alone else "")
         self.pr_button.setToolTip(
             f"Push branch {self.branch} and open a pull request of it with gh"
             if self.branch else "Create a branch first: the pull request is opened from it")

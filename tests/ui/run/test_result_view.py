@@ -413,3 +413,31 @@ def test_a_rejected_file_reads_as_rejected_in_either_theme(qtbot, dark):
     dropped.setCheckState(0, Qt.CheckState.Checked)
     assert dropped.text(1) == "added, collides" and not dropped.font(0).strikeOut()
     assert view.accepted() is None
+
+
+def test_undo_apply_is_offered_after_the_result_branch_was_removed_by_hand(
+        qloop, window_for, until, tmp_path):
+    """With its branch gone the run has no result to show, but the apply it made is
+    still kept: the view says why, and Undo apply puts the files back."""
+    repo = project(tmp_path)
+    window, panels = window_for(loads_workflow(two_implementers(repo)))
+    view = panels.result
+    qloop.run_until_complete(result_on_show(window, panels, until))
+    branch = view.result["branch"]
+    view.apply_button.click()
+    qloop.run_until_complete(settled(panels, until))
+    assert (repo / "left.txt").exists()
+    git(repo, "update-ref", "-d", f"refs/heads/{branch}")
+
+    view.refresh_button.click()
+    qloop.run_until_complete(until(lambda: view.title.text() == "No result"))
+    qloop.run_until_complete(settled(panels, until))
+    assert f"Branch {branch} is gone" in view.detail.text()
+    assert view.undo_button.isVisibleTo(view) and view.undo_button.isEnabled()
+    assert view.undo_button.toolTip().startswith("Would put back 2 files")
+    view.undo_button.click()
+    qloop.run_until_complete(settled(panels, until))
+    assert "Undone" in view.note.text()
+    assert not (repo / "left.txt").exists() and not (repo / "right.txt").exists()
+    assert (repo / "lib.txt").read_text() == "committed\nwork in progress\n"
+    assert not view.undo_button.isVisibleTo(view)
