@@ -231,6 +231,10 @@ class ResultActions(QObject):
         """The list of applications, brought up to date after one more."""
         try:
             result = await self._call(lambda c: c.result(run_id))
+        except ApiError as exc:
+            if exc.code == "no_result" and self._current(run_id) and self.view.result is None:
+                self.view.restate(_no_result(exc)[1])  # no undo left to speak of, say
+            return
         except Exception as exc:  # the outcome on show already says what happened
             log.info("result not reloaded: %s", exc)
             return

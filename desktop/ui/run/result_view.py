@@ -97,7 +97,8 @@ class ResultView(QWidget):
         words.addWidget(self.title)
         words.addWidget(self.detail)
         head.addLayout(words, 1)
-        head.addWidget(self.refresh_button, 0, Qt.AlignmentFlag.AlignTop)
+        head.addWidget(self.refresh_button, 0,
+                       Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignRight)
         self.note = QLabel()
         self.note.setWordWrap(True)
         self.note.setTextFormat(Qt.TextFormat.RichText)
@@ -145,7 +146,8 @@ class ResultView(QWidget):
         self.undo_button.hide()
         self.count = QLabel()
         actions = QHBoxLayout()
-        actions.addWidget(self.count, 1)
+        actions.addWidget(self.count)
+        actions.addStretch(1)  # the buttons keep their size when the count is hidden
         for button in (self.undo_button, self.apply_button, self.branch_button, self.pr_button):
             actions.addWidget(button)
         layout = QVBoxLayout(self)
@@ -190,6 +192,11 @@ class ResultView(QWidget):
         self.detail.setVisible(bool(why))
         self.note.hide()
         self._body(False)
+
+    def restate(self, why: str) -> None:
+        """With no result on show: why, as it reads now (after an undo), the note kept."""
+        if self.result is None:
+            self.detail.setText(why)
 
     def show_result(self, result: dict[str, Any], node_label: str | None = None) -> None:
         """Show ``result`` (GET .../result; ``node_label``: its node's name on the canvas);

@@ -441,3 +441,4 @@ def test_undo_apply_is_offered_after_the_result_branch_was_removed_by_hand(
     assert not (repo / "left.txt").exists() and not (repo / "right.txt").exists()
     assert (repo / "lib.txt").read_text() == "committed\nwork in progress\n"
     assert not view.undo_button.isVisibleTo(view)
+    assert "is gone" in view.detail.text() and "--undo" not in view.detail.text()
