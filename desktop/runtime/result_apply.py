@@ -98,19 +98,25 @@ def _theirs(result: RunResult, chosen: list[str], index: str) -> str:
     if set(chosen) == set(result.paths()):
         tree = must(result.repo, "rev-parse", f"{result.commit}^{{tree}}")
     else:
-        must(result.repo, "read-tree", result.base, index=index)
-        wanted = {p.encode("utf-8", "surrogateescape") for p in chosen}
-        listed = git(result.repo, "ls-tree", "-r", "-z", "--full-tree", result.commit).out
-        entries = [e for e in listed.split(b"\0") if e.partition(b"\t")[2] in wanted]
-        gone = wanted - {e.partition(b"\t")[2] for e in entries}
-        if gone:
-            must(result.repo, "update-index", "-z", "--force-remove", "--stdin",
-                 stdin=b"".join(p + b"\0" for p in sorted(gone)), index=index)
-        if entries:
-            must(result.repo, "update-index", "-z", "--index-info",
-                 stdin=b"".join(e + b"\0" for e in entries), index=index)
-        tree = must(result.repo, "write-tree", index=index)
+        tree = _spliced(result.repo, result.base, result.commit, chosen, index)
     return _on_base(result, tree, "the run's result")
+
+
+def _spliced(repo: Path, tree: str, source: str, paths: list[str], index: str) -> str:
+    """Tree ``tree`` with ``paths`` as they are in ``source`` (gone where it has none),
+    written through the scratch ``index``."""
+    must(repo, "read-tree", tree, index=index)
+    wanted = {p.encode("utf-8", "surrogateescape") for p in paths}
+    listed = git(repo, "ls-tree", "-r", "-z", "--full-tree", source).out
+    entries = [e for e in listed.split(b"\0") if e.partition(b"\t")[2] in wanted]
+    gone = wanted - {e.partition(b"\t")[2] for e in entries}
+    if gone:
+        must(repo, "update-index", "-z", "--force-remove", "--stdin",
+             stdin=b"".join(p + b"\0" for p in sorted(gone)), index=index)
+    if entries:
+        must(repo, "update-index", "-z", "--index-info",
+             stdin=b"".join(e + b"\0" for e in entries), index=index)
+    return must(repo, "write-tree", index=index)
 
 
 def _on_base(result: RunResult, tree: str, what: str) -> str:
@@ -222,8 +228,8 @@ def _apply(result: RunResult, files: list[str] | None, branch: str | None, *,
     skipped = [] if branch else submodules.moved(result.repo, ours_tree, merged)
     if skipped:
         with tempfile.TemporaryDirectory(prefix="agent-canvas-apply-") as scratch:
-            merged = submodules.without(result.repo, merged, ours_tree,
-                                        [m.path for m in skipped], str(Path(scratch) / "index"))
+            merged = _spliced(result.repo, merged, ours_tree, [m.path for m in skipped],
+                              str(Path(scratch) / "index"))
     left_out = _left_out(skipped)
     touched = [f.path for f in changed_files(result.repo, ours_tree, merged)]
     if not touched:

@@ -17,7 +17,7 @@ submodule whose checkout is behind what the branch records (:func:`behind`).
 A result that moves a submodule (a node checked a newer commit of it out) is applied to
 the user's working tree without that move: a submodule's working tree is a repository
 of its own, whose checkout ``git apply`` cannot change, so applying it would claim a
-change that never happened (:func:`moved`, :func:`without`).
+change that never happened (:func:`moved`).
 
 Blocking (git): callers run it on a worker thread.
 """
@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop.runtime.git_run import git, must
+from desktop.runtime.git_run import git
 from desktop.wording import plural
 
 _GITLINK = "160000"
@@ -57,12 +57,13 @@ def empty_submodules(worktree: Path) -> list[str]:
             if not (worktree / path).is_dir() or not any((worktree / path).iterdir())]
 
 
-def behind(worktree: Path) -> list[str]:
+def behind(worktree: Path, found: dict[str, str] | None = None) -> list[str]:
     """The submodules checked out in the worktree at ``worktree`` at a commit behind the
-    one its index records: an ancestor of it, or one their clone lacks (then the branch
-    moved it, by a merge, as the node could not have checked it out)."""
+    one its index records (``found``: :func:`recorded`, when known): an ancestor of it,
+    or one their clone lacks (then the branch moved it, by a merge, as the node could
+    not have checked it out)."""
     stale = []
-    for path, commit in recorded(worktree).items():
+    for path, commit in (recorded(worktree) if found is None else found).items():
         folder = worktree / path
         if not (folder / ".git").exists():
             continue  # not checked out: git add leaves it as recorded
@@ -95,7 +96,7 @@ def catch_up(worktree: Path) -> list[str]:
     words for the node's progress."""
     notes = []
     recorded_now = recorded(worktree)
-    for path in behind(worktree):
+    for path in behind(worktree, recorded_now):
         commit = recorded_now[path][:12]
         done = git(worktree, "submodule", "update", "--no-fetch", "-q", "--", path)
         if done.ok:
@@ -143,21 +144,3 @@ def moved(repo: Path, old_tree: str, new_tree: str) -> list[Moved]:
         new = parts[3] if parts[1] == _GITLINK else None
         found.append(Moved(path, old, new))
     return found
-
-
-def without(repo: Path, tree: str, base_tree: str, paths: list[str], index: str) -> str:
-    """``tree`` with ``paths`` as they are in ``base_tree`` (absent where it has none)."""
-    must(repo, "read-tree", tree, index=index)
-    listed = git(repo, "ls-tree", "-r", "-z", "--full-tree", base_tree, "--",
-                 *paths).out
-    entries = [e for e in listed.split(b"\0") if e]
-    kept = {e.partition(b"\t")[2] for e in entries}
-    gone = [p.encode("utf-8", "surrogateescape") for p in paths]
-    gone = [p for p in gone if p not in kept]
-    if gone:
-        must(repo, "update-index", "-z", "--force-remove", "--stdin",
-             stdin=b"".join(p + b"\0" for p in gone), index=index)
-    if entries:
-        must(repo, "update-index", "-z", "--index-info",
-             stdin=b"".join(e + b"\0" for e in entries), index=index)
-    return must(repo, "write-tree", index=index)
