@@ -430,8 +430,10 @@ def test_undo_apply_is_offered_after_the_result_branch_was_removed_by_hand(
     git(repo, "update-ref", "-d", f"refs/heads/{branch}")
 
     view.refresh_button.click()
-    qloop.run_until_complete(until(lambda: view.title.text() == "No result"))
-    qloop.run_until_complete(settled(panels, until))
+    # one wait for both: the refresh goes on to ask the service about undo, and a loop
+    # stopped between two waits would leave that request half way
+    qloop.run_until_complete(until(lambda: view.title.text() == "No result"
+                                   and not panels.results.tasks))
     assert f"Branch {branch} is gone" in view.detail.text()
     assert view.undo_button.isVisibleTo(view) and view.undo_button.isEnabled()
     assert view.undo_button.toolTip().startswith("Would put back 2 files")
