@@ -33,6 +33,7 @@ from desktop.api.engine_loop import EngineLoop
 from desktop.api.paths import AllowedRoots
 from desktop.api.runs import RunService
 from desktop.contract.api import ServerInfo
+from desktop.disk import keychain
 from desktop.disk.atomic import atomic_write_json
 from desktop.runtime import heap
 from desktop.runtime.engine import EngineOptions
@@ -137,6 +138,7 @@ async def serve(config: ServeConfig, ready: Callable[[str], None] | None = None)
         os.chmod(info_path, 0o600)
         heap.settle()  # the service as built lives until it stops; runs come and go after
         (ready or _print_ready)(url)
+        keychain.detect_soon()  # every run reads it: found now, not by the first run
         await stop.wait()
     finally:
         await engines.run(service.shutdown())

@@ -99,6 +99,10 @@ def _override(doc: WorkflowDocument, args: argparse.Namespace) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     """Create a run of FILE and drive it to the end."""
+    from desktop.disk import keychain
+
+    if not args.server:  # the run reads the keyring: found while the workflow is checked
+        keychain.detect_soon()
     from desktop.cli.workflow_arg import not_a_file
     from desktop.graph.validate import check_file
     from desktop.runtime.recovery import create_run

@@ -10,11 +10,10 @@ into an agent's environment and the redactor's list of secrets.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-
-import keyring
-from keyring.errors import KeyringError
+from types import ModuleType
 
 SERVICE = "agent-canvas"
 """The keyring's service name for every key of the app."""
@@ -45,6 +44,39 @@ class KeyStatus:
     in_environment: bool
 
 
+_detecting: threading.Thread | None = None
+_detecting_guard = threading.Lock()
+
+
+def detect_soon() -> None:
+    """Find the keyring in use on a thread of its own, from now: the ``keyring`` package
+    takes about a tenth of a second to import and to try each of its backends (one
+    starts ``ldconfig``), which a command that reads the keys later need not wait for."""
+    global _detecting
+    with _detecting_guard:
+        if _detecting is None:
+            _detecting = threading.Thread(target=_detect, name="keyring-detect")
+            _detecting.start()
+
+
+def _detect() -> None:
+    import keyring
+
+    keyring.get_keyring()
+
+
+def _keyring() -> ModuleType:
+    """The ``keyring`` module, its backend found (waiting for :func:`detect_soon`'s
+    thread, so the backend is never looked for twice at once)."""
+    with _detecting_guard:
+        detecting = _detecting
+    if detecting is not None:
+        detecting.join()
+    import keyring
+
+    return keyring
+
+
 def key_names() -> list[str]:
     """The variable names the app keeps keys for, in a stable order."""
     return sorted(set(API_KEY_BY_PROVIDER.values()))
@@ -56,13 +88,13 @@ def providers_of(name: str) -> tuple[str, ...]:
 
 def backend_name() -> str:
     """A readable name of the keyring in use."""
-    backend = keyring.get_keyring()
+    backend = _keyring().get_keyring()
     return getattr(backend, "name", type(backend).__name__)
 
 
 def available() -> bool:
     """Whether a real keyring can hold keys (not keyring's "fail" or "null" stand-ins)."""
-    module = type(keyring.get_keyring()).__module__
+    module = type(_keyring().get_keyring()).__module__
     return not module.startswith(("keyring.backends.fail", "keyring.backends.null"))
 
 
@@ -81,9 +113,10 @@ def set_key(name: str, value: str) -> None:
     if len(value) > MAX_KEY_LEN or any(ch in value for ch in "\r\n\0"):
         raise KeychainError(f"{name}: a key is one line of at most {MAX_KEY_LEN} characters; "
                             "paste only the key")
+    keyring = _keyring()
     try:
         keyring.set_password(SERVICE, name, value)
-    except KeyringError as exc:
+    except keyring.errors.KeyringError as exc:
         raise KeychainError(f"the keyring ({backend_name()}) did not store {name}: {exc}. "
                             "Unlock or install a keyring, or export the variable "
                             "before starting the app") from None
@@ -92,20 +125,23 @@ def set_key(name: str, value: str) -> None:
 def delete_key(name: str) -> bool:
     """Remove ``name`` from the keyring; False when it held none."""
     _check_name(name)
+    keyring = _keyring()
     try:
         keyring.delete_password(SERVICE, name)
     except keyring.errors.PasswordDeleteError:
         return False
-    except KeyringError as exc:
+    except keyring.errors.KeyringError as exc:
         raise KeychainError(f"the keyring ({backend_name()}) did not remove {name}: "
                             f"{exc}") from None
     return True
 
 
 def _get(name: str) -> str | None:
+    keyring = _keyring()
     try:
         value = keyring.get_password(SERVICE, name)
-    except (KeyringError, RuntimeError):  # no keyring, a locked one, a dbus without one
+    # no keyring, a locked one, a dbus without one
+    except (keyring.errors.KeyringError, RuntimeError):
         return None
     return value or None
 
@@ -145,9 +181,10 @@ def set_service_token(value: str) -> None:
     if not value or len(value) > MAX_KEY_LEN or any(ch in value for ch in "\r\n\0 "):
         raise KeychainError("the service token is one word of at most "
                             f"{MAX_KEY_LEN} characters; paste only the token")
+    keyring = _keyring()
     try:
         keyring.set_password(SERVICE, SERVICE_TOKEN, value)
-    except KeyringError as exc:
+    except keyring.errors.KeyringError as exc:
         raise KeychainError(f"the keyring ({backend_name()}) did not store the service "
                             f"token: {exc}. Unlock or install a keyring, or export "
                             f"{SERVICE_TOKEN_ENV} before starting the app") from None

@@ -112,3 +112,14 @@ async def test_an_agent_gets_its_keyring_key_by_name_and_no_file_or_event_holds_
     assert KEY.encode() not in kept
     assert KEY not in json.dumps(events)
     assert "my key is [REDACTED]" in json.dumps(events)
+
+
+def test_a_keyring_found_in_the_background_is_the_one_keys_are_read_from(
+        memory_keyring, monkeypatch) -> None:
+    monkeypatch.delenv("XAI_API_KEY", raising=False)
+    monkeypatch.setattr(keychain, "_detecting", None)
+    memory_keyring.values[(keychain.SERVICE, "XAI_API_KEY")] = "xai-0123456789"
+    keychain.detect_soon()
+    keychain.detect_soon()  # asked again while (or after) it looks: one search
+    assert keychain.keyring_env({}) == {"XAI_API_KEY": "xai-0123456789"}
+    assert keychain._detecting is not None and not keychain._detecting.is_alive()
