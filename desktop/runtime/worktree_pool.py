@@ -76,6 +76,20 @@ def locked(common_dir: Path) -> set[Path]:
     return {tree.path.resolve() for tree in worktrees(common_dir) if tree.lock is not None}
 
 
+def is_locked(entry: Path) -> bool:
+    """Whether the user locked the pooled worktree at ``entry``: its git folder (named by
+    its ``.git`` file) holds ``locked``, where ``git worktree lock`` writes the reason.
+    Read as a file: taking a worktree from the pool asks once per run's node."""
+    try:
+        pointer = (entry / ".git").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    if not pointer.startswith("gitdir:"):
+        return False
+    gitdir = Path(pointer.removeprefix("gitdir:").strip())
+    return ((gitdir if gitdir.is_absolute() else entry / gitdir) / "locked").exists()
+
+
 def drop(common_dir: Path, path: Path) -> None:
     """Remove a worktree git may or may not still know (a broken pool entry)."""
     git(common_dir, "worktree", "remove", "--force", "--force", str(path))
@@ -88,9 +102,8 @@ def take(common_dir: Path, pool: Path, path: Path, branch: str, base: str,
          branch_exists: bool) -> bool:
     """Move a pooled worktree of the repository to ``path`` and check out ``branch`` there
     (made at ``base`` when it does not exist yet); False when none could be taken."""
-    held = locked(common_dir)
     for entry in waiting(slot(pool, common_dir)):
-        if entry.resolve() in held:  # the user's to keep: not taken, not dropped
+        if is_locked(entry):  # the user's to keep: not taken, not dropped
             continue
         if not git(common_dir, "worktree", "move", str(entry), str(path)).ok:
             drop(common_dir, entry)
@@ -119,5 +132,5 @@ def give(common_dir: Path, pool: Path, path: Path) -> bool:
     return git(common_dir, "worktree", "move", str(path), str(into / uuid.uuid4().hex)).ok
 
 
-__all__ = ["KEEP", "LOCK", "POOL", "drop", "give", "held", "locked", "pool_dir", "slot", "take",
-           "waiting"]
+__all__ = ["KEEP", "LOCK", "POOL", "drop", "give", "held", "is_locked", "locked", "pool_dir",
+           "slot", "take", "waiting"]

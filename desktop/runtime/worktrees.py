@@ -164,7 +164,8 @@ def _register(repo: Repo, path: Path, branch: str, base: str, pool: Path) -> boo
     """Give ``path`` a worktree of the node's branch: one from the pool when one waits
     there (desktop/runtime/worktree_pool.py, its files written: True), else a new one
     with no file checked out yet (False: :func:`_check_out` writes them)."""
-    _discard(repo, path)
+    if adding_mark(path).exists() or path.exists():  # else no add was ever begun here
+        _discard(repo, path)
     path.parent.mkdir(parents=True, exist_ok=True)
     adding_mark(path).touch()
     exists = git(repo.top, "rev-parse", "--verify", "-q", f"refs/heads/{branch}").ok
