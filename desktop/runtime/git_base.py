@@ -61,7 +61,7 @@ def _excluded(top: Path, folders: list[Path]) -> list[str]:
 
 
 def _tree(top: Path, index: Path, exclude: list[str]) -> str | None:
-    if not git(top, "add", "-A", "--", ":/", *exclude, index=str(index)).ok:
+    if not git(top, "add", "-A", "--sparse", "--", ":/", *exclude, index=str(index)).ok:
         return None
     result = git(top, "write-tree", index=str(index))
     return result.text if result.ok and result.text else None

@@ -63,9 +63,11 @@ class GitResult:
         return self.out.decode("utf-8", "replace").strip()
 
     def reason(self) -> str:
-        """git's last line on stderr (else stdout), or the exit code."""
+        """git's last line on stderr (else stdout), or the exit code; never one of git's
+        ``hint:`` lines, which follow the error to say how to silence them."""
         for stream in (self.err, self.out):
-            lines = stream.decode("utf-8", "replace").strip().splitlines()
+            lines = [line for line in stream.decode("utf-8", "replace").strip().splitlines()
+                     if not line.startswith("hint:")]
             if lines:
                 return lines[-1].strip()
         return f"git exit {self.code}"

@@ -137,12 +137,13 @@ def apply(tree: NodeTree, choice: dict[str, Any]) -> None:
         if _exists(tree, rev, path):
             must(tree.path, "checkout", rev, "--", path)
         else:
-            must(tree.path, "rm", "--quiet", "--force", "--ignore-unmatch", "--", path)
+            must(tree.path, "rm", "--quiet", "--force", "--ignore-unmatch", "--sparse", "--",
+                 path)
     for path, text in (choice.get("contents") or {}).items():
         target = _inside(tree, path)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8", newline="")
-        must(tree.path, "add", "--", path)
+        must(tree.path, "add", "--sparse", "--", path)
 
 
 def unresolved(tree: NodeTree, files: list[str]) -> list[str]:
@@ -163,7 +164,7 @@ def unresolved(tree: NodeTree, files: list[str]) -> list[str]:
 def conclude(tree: NodeTree, message: str) -> str:
     """Stage everything and commit the merge (its parents: the node's commit and the one
     merged in); the new commit."""
-    must(tree.path, "add", "-A", "--", ":/")
+    must(tree.path, "add", "-A", "--sparse", "--", ":/")
     must(tree.path, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", message)
     end_merge(tree)
     return must(tree.path, "rev-parse", "HEAD")

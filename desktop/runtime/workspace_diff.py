@@ -44,7 +44,7 @@ def _snapshot(folder: Path) -> str | None:
             code, _ = _git(folder, "read-tree", "HEAD", index=index)
             if code != 0:
                 return None
-        code, _ = _git(folder, "add", "-A", "--", ".", index=index)
+        code, _ = _git(folder, "add", "-A", "--sparse", "--", ".", index=index)
         if code != 0:
             return None
         code, out = _git(folder, "write-tree", index=index)

@@ -269,7 +269,10 @@ def commit_all(tree: NodeTree, message: str) -> str | None:
     """Commit everything changed in the worktree (ignored files left out) on its branch;
     the new commit, or None when nothing changed. A merge under way is concluded by it.
 
-    Build products and caches (desktop/runtime/agent_ignore.py) are left out. Plumbing
+    Build products and caches (desktop/runtime/agent_ignore.py) are left out. A file
+    written outside the repository's sparse-checkout patterns (git copies them into
+    every worktree) is committed all the same (``add --sparse``): without it git refuses
+    the whole ``add``, and the turn's work would be left out of its branch. Plumbing
     rather than ``git commit``, which stats every file a second time after
     ``git add`` did: ``write-tree`` from the index just written, ``commit-tree`` and
     ``update-ref`` of HEAD (so the branch moves, guarded by its old value).
@@ -278,7 +281,7 @@ def commit_all(tree: NodeTree, message: str) -> str | None:
     # a submodule left behind by a merge keeps the commit the merge recorded
     kept = [f":(exclude,top,literal){path}" for path in submodules.behind(tree.path)]
     must(tree.path, "-c", "core.untrackedCache=true", "-c", f"core.excludesFile={excludes}",
-         "add", "-A", "--", ":/", *kept)
+         "add", "-A", "--sparse", "--", ":/", *kept)
     if _merging(tree.path):
         # a person's merge, resolved (desktop/runtime/worktree_repair.py): concluded as a
         # merge commit, so the branch records what it merged, and whose resolution it is
