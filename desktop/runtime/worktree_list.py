@@ -1,5 +1,6 @@
 """A repository's worktrees as ``git worktree list --porcelain`` gives them: where each
-is, its branch, and whether the user locked it. Read by the pool (a locked worktree is
+is, its branch, and whether the user locked it; and the git folder of one, read from its
+``.git`` file. Read by the pool (a locked worktree is
 not taken) and by deleting a run (a locked one is not removed).
 
 Blocking: run it on a worker thread.
@@ -24,6 +25,20 @@ class Worktree:
     """Why the user locked it ("" when they gave no reason); None: not locked."""
 
 
+def linked_git_dir(folder: Path) -> Path | None:
+    """The git folder a linked worktree's ``.git`` file names (``gitdir: ...``, made
+    absolute), read as a file, not asked of git; None when ``.git`` is no such file (a
+    repository's own checkout has a ``.git`` folder) or cannot be read."""
+    try:
+        pointer = (folder / ".git").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if not pointer.startswith("gitdir:"):
+        return None
+    gitdir = Path(pointer.removeprefix("gitdir:").strip())
+    return gitdir if gitdir.is_absolute() else folder / gitdir
+
+
 def worktrees(common: Path) -> list[Worktree]:
     """Every worktree of the repository whose git folder is ``common``."""
     listed = git(common, "worktree", "list", "--porcelain")
@@ -44,4 +59,4 @@ def worktrees(common: Path) -> list[Worktree]:
     return out
 
 
-__all__ = ["Worktree", "worktrees"]
+__all__ = ["Worktree", "linked_git_dir", "worktrees"]

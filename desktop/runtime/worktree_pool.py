@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from desktop.runtime.git_run import git
-from desktop.runtime.worktree_list import worktrees
+from desktop.runtime.worktree_list import linked_git_dir, worktrees
 from desktop.store.runs import try_lock
 
 POOL = "worktree-pool"
@@ -77,17 +77,11 @@ def locked(common_dir: Path) -> set[Path]:
 
 
 def is_locked(entry: Path) -> bool:
-    """Whether the user locked the pooled worktree at ``entry``: its git folder (named by
-    its ``.git`` file) holds ``locked``, where ``git worktree lock`` writes the reason.
-    Read as a file: taking a worktree from the pool asks once per run's node."""
-    try:
-        pointer = (entry / ".git").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    if not pointer.startswith("gitdir:"):
-        return False
-    gitdir = Path(pointer.removeprefix("gitdir:").strip())
-    return ((gitdir if gitdir.is_absolute() else entry / gitdir) / "locked").exists()
+    """Whether the user locked the pooled worktree at ``entry``: its git folder holds
+    ``locked``, where ``git worktree lock`` writes the reason. Read as a file: taking a
+    worktree from the pool asks once per run's node."""
+    gitdir = linked_git_dir(entry)
+    return gitdir is not None and (gitdir / "locked").exists()
 
 
 def drop(common_dir: Path, path: Path) -> None:

@@ -28,6 +28,7 @@ from desktop.runtime import submodules, worktree_pool
 from desktop.runtime.agent_ignore import excludes_for
 from desktop.runtime.git_base import base_ref, ensure_base, run8
 from desktop.runtime.git_run import GitError, Stopper, git, must
+from desktop.runtime.worktree_list import linked_git_dir
 
 WORKTREES = "worktrees"
 """The run folder's folder of node worktrees."""
@@ -230,20 +231,6 @@ def _made(repo: Repo, path: Path, run_dir: Path, run_id: str, branch: str,
         _check_out(path, stop)
     adding_mark(path).unlink(missing_ok=True)
     return NodeTree(repo, path, branch, base)
-
-
-def linked_git_dir(folder: Path) -> Path | None:
-    """The git folder a linked worktree's ``.git`` file names (``gitdir: ...``, made
-    absolute), read as a file, not asked of git; None when ``.git`` is no such file (a
-    repository's own checkout has a ``.git`` folder) or cannot be read."""
-    try:
-        pointer = (folder / ".git").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    if not pointer.startswith("gitdir:"):
-        return None
-    gitdir = Path(pointer.removeprefix("gitdir:").strip())
-    return gitdir if gitdir.is_absolute() else folder / gitdir
 
 
 def _merging(folder: Path) -> bool:
