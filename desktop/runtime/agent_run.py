@@ -63,6 +63,9 @@ class AgentRunResult:
     output_limit_exceeded: bool = False
     oom_killed: bool = False
     refused: bool = False
+    uncommitted: bool = False
+    """The agent's change could not be committed on the node's branch (``error`` says why):
+    the turn fails, since its branch does not hold its work."""
     runner_hash: str | None = None
     base_env: dict[str, str] = field(default_factory=dict)
 
@@ -226,7 +229,7 @@ class AgentRun:
         if back is not None:
             patch = self._remote_change(res, back, folder)
         if tree is not None and start is not None:
-            patch, commit = await self._commit(tree, start, agent_run_id)
+            patch, commit = await self._commit(tree, start, res)
         elif back is None and git and before:
             after = await workspace_diff.snapshot(self.workspace)
             patch = await workspace_diff.diff(self.workspace, before, after) if after else b""
@@ -255,16 +258,23 @@ class AgentRun:
         return res
 
     async def _commit(self, tree: "NodeTree", start: str,
-                      agent_run_id: str) -> tuple[bytes, dict[str, str]]:
+                      res: AgentRunResult) -> tuple[bytes, dict[str, str]]:
         """Commit the agent run's change on the node's branch: the patch from the turn's
-        start to the commit, and the commit and branch for the diff artifact."""
+        start to the commit, and the commit and branch for the diff artifact. A change git
+        would not commit fails the agent run (``res.uncommitted``)."""
         merging = self.merging if self.merging is not None \
             and await isolation.merge_open(tree) else None
         try:
-            commit = await isolation.commit_turn(self.ctx, tree, agent_run_id, self.attempt,
-                                                 self.merging)
-        except GitError as exc:  # the change stays in the worktree; the next turn commits it
-            self._log(f"the agent run's change could not be committed on {tree.branch}: {exc}")
+            commit = await isolation.commit_turn(self.ctx, tree, res.agent_run_id,
+                                                 self.attempt, self.merging)
+        except GitError as exc:
+            # shown as done, the turn would hand on a branch without its work: it fails,
+            # and its change waits in the worktree for the next turn's first commit
+            res.uncommitted = True
+            res.error = (f"the agent run's change could not be committed on {tree.branch}: "
+                         f"{str(exc).rstrip('.')}. It stays in {tree.workdir}, uncommitted: "
+                         "the node's next turn commits it first, once git can commit there")
+            self._log(res.error)
             return b"", {}
         if commit is None:
             if self.merging is not None and await isolation.merge_open(tree):

@@ -63,13 +63,15 @@ class GitResult:
         return self.out.decode("utf-8", "replace").strip()
 
     def reason(self) -> str:
-        """git's last line on stderr (else stdout), or the exit code; never one of git's
-        ``hint:`` lines, which follow the error to say how to silence them."""
+        """git's last ``fatal:`` or ``error:`` line on stderr, else its last line there
+        (else on stdout), or the exit code; never one of git's ``hint:`` lines, nor the
+        advice git prints after the error (``remove the file manually to continue.``)."""
         for stream in (self.err, self.out):
             lines = [line for line in stream.decode("utf-8", "replace").strip().splitlines()
                      if not line.startswith("hint:")]
+            errors = [line for line in lines if line.startswith(("fatal:", "error:"))]
             if lines:
-                return lines[-1].strip()
+                return (errors or lines)[-1].strip()
         return f"git exit {self.code}"
 
 

@@ -207,7 +207,7 @@ class TurnRunner:
             verification = await self._verify(ctx, workspace, last, redactor, emit)
         error = last.error
         ok = last.exit_code == 0 and not (last.timed_out or last.cancelled or self._cancelled)
-        ok = ok and not last.output_limit_exceeded
+        ok = ok and not last.output_limit_exceeded and not last.uncommitted
         if config.until_done and ok and not last.done:
             ok = False
             error = (f"the agent did not write DONE in {plural(len(results), 'run')} "

@@ -206,3 +206,26 @@ async def test_a_submodule_one_node_moved_on_reaches_the_next_node_and_stays_rec
     progress = [e["message"] for e in of_type(events_of(engine.run_dir), "node.progress")]
     assert f"checked submodule vendor/lib out at {new[:12]}, as the merge recorded" \
         in progress
+
+
+async def test_a_turn_whose_change_git_will_not_commit_fails_and_keeps_the_change(
+        tmp_path: Path, no_git_config) -> None:
+    """Shown as done, the turn would hand on (and the run offer as its result) a branch
+    without the agent's work; it fails instead, naming the branch and git's reason."""
+    repo = user_repo(tmp_path / "repo")
+    doc = on_repo(workflow({"a": {"script": [
+        {"edit": {"path": "work.txt", "content": "the agent's work\n"}},
+        # what a git killed mid-command leaves: the worktree's index locked
+        {"shell": "touch \"$(git rev-parse --git-dir)/index.lock\""}]}}), repo)
+    engine = await run_doc(doc, tmp_path / "data")
+    assert engine.state.status != "completed"
+    [node] = engine.state.nodes.values()
+    assert node.status == "failed"
+    [ended] = [e for e in of_type(events_of(engine.run_dir), "turn.status")
+               if e["status"] != "started"]
+    assert ended["status"] == "failed"
+    assert "could not be committed on canvas/" in ended["reason"]
+    assert "index.lock': File exists" in ended["reason"]  # git's error, not its advice
+    a = node_git(engine, "a")
+    assert (engine.run_dir / a.worktree / "work.txt").read_text() == "the agent's work\n"
+    assert git(repo, "rev-parse", a.branch) == a.base  # nothing of it on the branch
