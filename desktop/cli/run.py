@@ -67,7 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "still wins")
     _common(p)
     p.set_defaults(handler=run_command)
-    r = sub.add_parser("resume", help="continue an interrupted, paused or stopped run",
+    r = sub.add_parser("resume", help="continue an interrupted, paused, stopped or failed run",
                        description="Continue a run from its event log (exit codes as `run`).")
     r.add_argument("run", metavar="RUN", help="run id, unique id prefix, or run folder")
     _common(r)

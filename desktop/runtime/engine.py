@@ -10,7 +10,8 @@ Run-level rules:
   it. Independent nodes run concurrently up to ``concurrency``.
 - AUTO starts turns on its own; INTERACTIVE starts one per :meth:`step`.
 - The run completes when no inbox holds anything, no turn runs and no
-  approval is pending; it fails when a turn fails beyond ``limits.retries``.
+  approval is pending; it fails when a turn fails beyond ``limits.retries``
+  (the turn's input goes back to its inbox, so resuming the failed run retries it).
 - ``limits.maxTurns``: a node that has used its turns and still has input is
   marked failed ("max turns reached") and the run fails; the input stays in
   its inbox, so raising the limit and resuming continues the run.

@@ -249,6 +249,13 @@ def _inbox_edited(s: State, e: dict) -> State | None:
     return s
 
 
+def _give_back(s: State, nid: str, turn: dict | None) -> None:
+    """Put an ended turn's items back at the front of its node's inbox, marked to restart."""
+    if turn and turn.get("items"):
+        back = [{**it, "restart": True} for it in turn["items"]]
+        s["inboxes"][nid] = back + s["inboxes"].get(nid, [])
+
+
 def _turn_status(s: State, e: dict) -> State | None:
     nid, status = e.get("nodeId"), e.get("status")
     if type(nid) is not str:
@@ -284,15 +291,14 @@ def _turn_status(s: State, e: dict) -> State | None:
             s["lastAgentRun"][nid] = agent_run
         new_status = "idle"
     elif status == "failed":
-        running.pop(nid, None)
+        # its input waits in the inbox, as a cut-short turn's does: resuming the failed
+        # run takes it again (the run fails at once, so nothing takes it before)
+        _give_back(s, nid, running.pop(nid, None))
         if node is not None:
             node["summary"] = e.get("reason") or ""
         new_status = "failed"
     elif status in TURN_CUT_SHORT:
-        turn = running.pop(nid, None)
-        if turn and turn.get("items"):
-            back = [{**it, "restart": True} for it in turn["items"]]
-            s["inboxes"][nid] = back + s["inboxes"].get(nid, [])
+        _give_back(s, nid, running.pop(nid, None))
         new_status = "idle"
     elif status == "pending":
         return s

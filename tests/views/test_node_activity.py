@@ -42,7 +42,8 @@ def test_summary_turns_inbox_and_the_latest_action():
     a, b = node_activity(projection.state, recent).values()
     assert (a.label, a.status, a.summary, a.turns, a.inbox) == ("A", "idle", "Plan ready", 1, 0)
     assert a.doing == "Plan ready"  # a completed turn: the summary says it best
-    assert (b.status, b.summary, b.inbox, b.doing) == ("failed", "exit 3", 0, "turn failed: exit 3")
+    # the failed turn's input waits for a resume to take it again
+    assert (b.status, b.summary, b.inbox, b.doing) == ("failed", "exit 3", 1, "turn failed: exit 3")
 
 
 def test_no_state_no_nodes():
