@@ -327,6 +327,7 @@ class RunPanels(ModesAndChat, QObject):
         self.controls.set_state(state, live=self.session.live, running=self.session.running,
                                 next_node=self.order.next_node(state),
                                 resumable=self.session.left_paused)
+        self.failure.offer_retry(self.session.live and (state or {}).get("status") == "failed")
         self._show_run_modes(state)
         self.chat.set_state(state)
         self.chat.set_live(self.session.running, self._why_no_chat(state))

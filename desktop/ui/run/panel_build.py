@@ -125,6 +125,7 @@ def _place_banners(panels: RunPanels) -> None:
 
 def _wire(panels: RunPanels) -> None:
     panels.stall.resumeRequested.connect(panels.resume)
+    panels.failure.retryRequested.connect(panels.resume)
     panels.stall.stopRequested.connect(panels.ask_stop)
     panels.stall.instructionsChanged.connect(panels._new_instructions)
     panels.service.restartRequested.connect(panels.restart_service)

@@ -107,7 +107,8 @@ class RunControls(QToolBar):
         self.step_action.setEnabled(active and interactive)
         self.step_button.setEnabled(active and interactive)
         self.pause_action.setEnabled(active and status == "running")
-        self.resume_action.setEnabled(resumable or (
+        # a failed run resumes too: its failed turn runs again (the failure banner's Retry)
+        self.resume_action.setEnabled(resumable or (live and status == "failed") or (
             active and (status == "paused" or not running)))
         self.stop_action.setEnabled(active)
         self.active = active

@@ -178,7 +178,10 @@ class StallBanner(QFrame):
 
 
 class FailureBanner(QFrame):
-    """Failed nodes: why, with the tail of the agent's stderr."""
+    """Failed nodes: why, with the tail of the agent's stderr; and, once the run has
+    failed, Retry: resuming it runs the failed turn again with the same input."""
+
+    retryRequested = Signal()
 
     def __init__(self, run_dir: Path | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -190,10 +193,16 @@ class FailureBanner(QFrame):
         self.title = QLabel()
         self.title.setWordWrap(True)
         self.tail = _mono("")
+        self.retry_button = QPushButton("&Retry")
+        self.retry_button.setToolTip("Resume the failed run: the failed turn runs again with "
+                                     "the same input (fix what made it fail first)")
+        self.retry_button.clicked.connect(self.retryRequested)
+        self.retry_button.hide()
         close = QPushButton("Dismiss")
         close.clicked.connect(self.hide)
         row = QHBoxLayout()
         row.addWidget(self.title, 1)
+        row.addWidget(self.retry_button)
         row.addWidget(close)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
@@ -203,6 +212,13 @@ class FailureBanner(QFrame):
     def name_nodes(self, state: dict | None) -> None:
         """Take the nodes' names from the run's state."""
         self.node_labels = node_labels(state)
+
+    def offer_retry(self, offered: bool) -> None:
+        """Show Retry while the run has failed and the service can resume it; once the
+        run goes on (resumed), the failure it showed is over and the banner goes."""
+        if self.retry_button.isVisibleTo(self) and not offered:
+            self.hide()
+        self.retry_button.setVisible(offered)
 
     def failed(self, notice: NodeFailed) -> None:
         """A turn or the run failed: say why, with the stderr of the agent that ran."""

@@ -256,6 +256,39 @@ def test_a_failed_turn_shows_its_node_and_stderr_and_the_handoff_flies(qloop, wi
     assert "the build broke at step 3" in panels.failure.tail.toPlainText()
 
 
+def test_retry_on_a_failed_run_runs_the_failed_turn_again(qloop, window_for, until,
+                                                          tmp_path: Path):
+    """The failure banner offers Retry once the run has failed; after the user fixes the
+    cause, it resumes the run, the failed turn runs again and the run completes."""
+    flag = tmp_path / "service-is-up"
+    doc = loads_workflow(FAILING.replace(
+        "{id: b, label: Builder, provider: scripted}",
+        "{id: b, label: Builder, provider: command}").replace(
+        '{script: [{fail: "the build broke at step 3"}]}',
+        f'{{command: sh, args: ["-c", "test -f {flag}"], limits: {{retries: 0}}}}'))
+
+    async def fail() -> None:
+        await panels.run()
+        await until(lambda: status(panels) == "failed"
+                    and panels.failure.retry_button.isVisibleTo(panels.failure))
+
+    _window, panels = window_for(doc)
+    qloop.run_until_complete(fail())
+    assert not panels.failure.isHidden()
+    assert panels.controls.resume_action.isEnabled()
+    flag.write_text("")
+
+    async def retry() -> None:
+        panels.failure.retry_button.click()
+        await until(lambda: status(panels) == "completed")
+
+    qloop.run_until_complete(retry())
+    builder = next(i for i, n in panels.session.state["nodes"].items()
+                   if n["label"] == "Builder")
+    assert panels.session.state["turns"][builder] == 1
+    assert panels.failure.isHidden()  # the failure it showed is over
+
+
 def test_stop_from_the_toolbar_asks_first_and_esc_keeps_the_run(qloop, window_for, until):
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
