@@ -28,7 +28,7 @@ next turn, after the report (or handoff) that brought the sender's branch, so it
 names that report's sender as the report does (``merged the work reported by B``)."""
 SYSTEM_TYPES = {"run.completed": "Run completed", "run.failed": "Run failed",
                 "run.stopped": "Run stopped", "run.stalled": "Run stalled",
-                "run.paused": "Run paused"}
+                "run.paused": "Run paused", "run.resumed": "Run resumed"}
 
 
 @dataclass

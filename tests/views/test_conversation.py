@@ -115,3 +115,15 @@ def test_a_request_its_engine_withdrew_reads_as_withdrawn_not_denied() -> None:
     call = denied_call("engine", "the engine detached")
     assert (call.status, call.reason) == ("withdrawn", "the engine detached")
     assert denied_call("gui", "not now").status == "denied"  # a person's no is a denial
+
+
+def test_a_resumed_run_reads_as_resumed_between_its_failure_and_what_came_after() -> None:
+    events = [{"type": "run.failed", "reason": "Coder: exit code 7"},
+              {"type": "run.resumed", "reason": "resumed from failed"},
+              {"type": "message.assistant.final", "nodeId": B, "text": "built"},
+              {"type": "run.completed"}]
+    conv = Conversation()
+    conv.extend([{"seq": i, "ts": "2026-01-01T00:00:00Z", **e} for i, e in enumerate(events, 1)])
+    assert [(e.title or e.text, e.text) for e in conv.entries] == [
+        ("Run failed", "Coder: exit code 7"), ("Run resumed", "resumed from failed"),
+        ("built", "built"), ("Run completed", "")]
