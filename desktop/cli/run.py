@@ -249,6 +249,10 @@ async def drive(engine, args: argparse.Namespace, after_seq: int) -> int:
         return EXIT_PAUSED
     engine.close()
     _tell_result(engine, args.data_dir)
+    if status == RunStatus.FAILED:
+        print(f"run {engine.state.id[:8]} failed; once what failed is fixed, "
+              f"{resume_hint(engine.state.id, args.data_dir)} takes the failed turn again",
+              file=sys.stderr)
     return EXIT.get(RunStatus(status), EXIT_PAUSED)
 
 

@@ -238,6 +238,9 @@ class TurnStatusEvent(EventBase):
     restart: bool = False
     exit_code: int | None = Field(None, alias="exitCode")
     reason: str | None = None
+    input_kept: bool = Field(False, alias="inputKept", description=(
+        "failed: the turn's inbox items went back to its node's inbox, so resuming the "
+        "run takes the turn again (runs recorded before this field dropped them)"))
 
 
 class EdgeCreated(EventBase):

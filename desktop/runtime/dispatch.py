@@ -153,7 +153,7 @@ async def run_turn(engine: Engine, node_id: str) -> None:
             break
         if retry > config.limits.retries:
             recorder.emit({"type": "turn.status", "status": "failed", "turnId": turn_id,
-                           "attempt": max(agent_runs, 1), "reason": reason,
+                           "attempt": max(agent_runs, 1), "reason": reason, "inputKept": True,
                            "agentRunId": result.agent_run_id if result else None,
                            "exitCode": result.exit_code if result else None}, node_id)
             recorder.flush()

@@ -292,8 +292,11 @@ def _turn_status(s: State, e: dict) -> State | None:
         new_status = "idle"
     elif status == "failed":
         # its input waits in the inbox, as a cut-short turn's does: resuming the failed
-        # run takes it again (the run fails at once, so nothing takes it before)
-        _give_back(s, nid, running.pop(nid, None))
+        # run takes it again (the run fails at once, so nothing takes it before). Only
+        # when the event says so: a run recorded before dropped it, and folds as it was.
+        turn = running.pop(nid, None)
+        if e.get("inputKept") is True:
+            _give_back(s, nid, turn)
         if node is not None:
             node["summary"] = e.get("reason") or ""
         new_status = "failed"

@@ -94,6 +94,8 @@ def test_failed_node_exits_1(cli, tmp_path: Path) -> None:
     result = cli("run", str(path), "--data-dir", str(tmp_path))
     assert result.returncode == 1
     assert "run.failed" in result.stdout
+    assert "takes the failed turn again" in result.stderr and "agent-canvas resume" in \
+        result.stderr
 
 
 def test_interactive_steps_from_stdin_then_resume(cli, tmp_path: Path) -> None:

@@ -108,6 +108,24 @@ def test_turn_cancelled_puts_items_back_first(end):
     assert inbox[0]["restart"] is True and "restart" not in inbox[1]
 
 
+@pytest.mark.parametrize("kept", [True, False])
+def test_a_failed_turn_keeps_its_input_for_a_resume_when_its_event_says_so(kept):
+    """A run recorded before ``inputKept`` dropped a failed turn's input; its log folds
+    as it was recorded (``agent-canvas replay`` still finds state.json the same)."""
+    more = {"inputKept": True} if kept else {}
+    s = fold_events([
+        created(),
+        ev("inbox.queued", nodeId=NODE_A, item=item("i1")),
+        ev("turn.status", nodeId=NODE_A, status="started", turnId="t", inboxItemIds=["i1"]),
+        ev("inbox.queued", nodeId=NODE_A, item=item("i2")),
+        ev("turn.status", nodeId=NODE_A, status="failed", turnId="t", reason="exit 3", **more),
+    ])
+    assert s.nodes[NODE_A].status == "failed" and NODE_A not in s.running_turns
+    inbox = [i.to_json_dict() for i in s.inboxes[NODE_A]]
+    assert [i["id"] for i in inbox] == (["i1", "i2"] if kept else ["i2"])
+    assert inbox[0].get("restart") is (True if kept else None)
+
+
 def test_turn_failed_and_edges_and_approvals_and_artifacts():
     s = fold_events([
         created(),

@@ -38,7 +38,8 @@ def test_summary_turns_inbox_and_the_latest_action():
         ev("message.assistant.final", nodeId=NODE_A, text="Plan ready\nsteps"),
         ev("turn.status", nodeId=NODE_A, status="completed", turnId="t"),
         ev("turn.status", nodeId=NODE_B, status="started", turnId="u", inboxItemIds=["i1"]),
-        ev("turn.status", nodeId=NODE_B, status="failed", turnId="u", reason="exit 3"))
+        ev("turn.status", nodeId=NODE_B, status="failed", turnId="u", reason="exit 3",
+           inputKept=True))
     a, b = node_activity(projection.state, recent).values()
     assert (a.label, a.status, a.summary, a.turns, a.inbox) == ("A", "idle", "Plan ready", 1, 0)
     assert a.doing == "Plan ready"  # a completed turn: the summary says it best
