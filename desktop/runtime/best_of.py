@@ -133,8 +133,11 @@ class BestOf:
             engine.runners.pop(self.node_id, None)
 
     def _end(self, status: str, reason: str) -> None:
-        self.emit({"type": "turn.status", "status": status, "turnId": self.turn_id,
-                   "attempt": 1, "reason": reason})
+        event = {"type": "turn.status", "status": status, "turnId": self.turn_id,
+                 "attempt": 1, "reason": reason}
+        if status == "failed":  # its input waits for a resume, as any failed turn's
+            event["inputKept"] = True
+        self.emit(event)
         self.engine.recorder.flush()
 
     async def _turn(self) -> None:

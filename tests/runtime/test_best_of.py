@@ -113,6 +113,8 @@ async def test_a_denied_choice_fails_the_turn(tmp_path: Path) -> None:
     assert engine.state.status == "failed"
     [failed] = of_type(events_of(engine.run_dir), "turn.status", status="failed")
     assert "no attempt was chosen" in failed["reason"]
+    # its input waits, so resuming the run runs the attempts again
+    assert failed["inputKept"] is True and engine.state.inboxes[failed["nodeId"]]
 
 
 async def test_the_console_chooses_when_the_choice_opens(tmp_path: Path) -> None:
