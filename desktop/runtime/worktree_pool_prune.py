@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.runtime import worktree_pool, worktrees
+from desktop.runtime.worktree_list import linked_git_dir
 
 IDLE_DAYS = 30
 """A repository's pool unused this long is removed."""
@@ -38,7 +39,7 @@ EVERY = 24 * 3600.0
 def _common_dir(tree: Path) -> Path | None:
     """The git folder of the repository a pooled worktree belongs to, as its ``.git``
     file names it (``<repo>/.git/worktrees/<name>``); None when unreadable."""
-    gitdir = worktrees.linked_git_dir(tree)
+    gitdir = linked_git_dir(tree)
     return None if gitdir is None else gitdir.parent.parent
 
 
@@ -135,7 +136,7 @@ def _remove(folder: Path) -> bool:
             shutil.rmtree(tree, ignore_errors=True)
             continue
         with worktrees.repo_lock(common):
-            if tree.resolve() in worktree_pool.locked(common):
+            if worktree_pool.is_locked(tree):
                 kept = True
             else:
                 worktree_pool.drop(common, tree)

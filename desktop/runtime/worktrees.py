@@ -314,7 +314,6 @@ __all__ = [
     "branch_name",
     "commit_all",
     "head",
-    "linked_git_dir",
     "open_tree",
     "path_lock",
     "person_of",
