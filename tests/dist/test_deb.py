@@ -44,6 +44,8 @@ def test_control_names_the_package_version_and_dependencies(deb: Path):
                             capture_output=True, text=True, check=True).stdout.split()
     assert set(window) <= names, "Depends must cover what scripts/ensure-gui-libs installs"
     assert {"bubblewrap", "libc6"} <= names
+    # runs on a git repository need git 2.34 (worktrees, `git add --sparse`)
+    assert _dpkg_deb("--field", str(deb), "Recommends").strip() == "git (>= 1:2.34)"
 
 
 def test_contents_are_the_bundle_the_command_and_the_desktop_integration(deb: Path):
