@@ -175,7 +175,8 @@ def _settle(ctx: TurnContext, tree: NodeTree) -> list[str]:
         return notes  # the merge's own line follows (merge_gate.merge_senders)
     left = worktrees.commit_all(tree, message)
     if left is not None:
-        what = "an interrupted agent run left" if ctx.restart else \
+        # a restart follows a run that was cut short or failed: both leave work uncommitted
+        what = "the agent run before this one left uncommitted" if ctx.restart else \
             "made in the worktree since the last turn"
         notes.append(f"committed the changes {what} in {tree.branch} ({left[:8]})")
     return notes

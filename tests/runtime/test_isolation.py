@@ -25,7 +25,7 @@ from gitkit import (
 from desktop.contract.events import parse_event
 from desktop.graph.io import load_workflow
 from desktop.graph.resources import examples_dir
-from desktop.runtime.recovery import create_run
+from desktop.runtime.recovery import create_run, resume_engine
 
 __all__ = ["no_git_config"]
 EXAMPLE = "orchestrator-two-implementers.flow.yaml"
@@ -229,3 +229,31 @@ async def test_a_turn_whose_change_git_will_not_commit_fails_and_keeps_the_chang
     a = node_git(engine, "a")
     assert (engine.run_dir / a.worktree / "work.txt").read_text() == "the agent's work\n"
     assert git(repo, "rev-parse", a.branch) == a.base  # nothing of it on the branch
+
+
+async def test_resuming_after_a_failed_commit_commits_the_work_first(
+        tmp_path: Path, no_git_config) -> None:
+    """The retried turn's first commit takes in what the failed one left, and its
+    progress line says where the change came from."""
+    repo = user_repo(tmp_path / "repo")
+    fixed = tmp_path / "fixed"
+    doc = on_repo(workflow({"a": {"limits": {"retries": 0}, "script": [
+        {"edit": {"path": "work.txt", "content": "the agent's work\n"}},
+        {"shell": f"test -f '{fixed}' || touch \"$(git rev-parse --git-dir)/index.lock\""}]}}),
+        repo)
+    failed = await run_doc(doc, tmp_path / "data")
+    assert failed.state.status == "failed"
+    a = node_git(failed, "a")
+    lock = Path(git(failed.run_dir / a.worktree, "rev-parse", "--absolute-git-dir"))
+    (lock / "index.lock").unlink()  # the user puts right what stopped git
+    fixed.write_text("")
+    engine = resume_engine(failed.run_dir)
+    try:
+        await asyncio.wait_for(engine.run(), 60)
+    finally:
+        engine.close()
+    assert engine.state.status == "completed"
+    assert git(repo, "show", f"{a.branch}:work.txt") == "the agent's work"
+    progress = [e["message"] for e in of_type(events_of(engine.run_dir), "node.progress")]
+    assert any(m.startswith("committed the changes the agent run before this one left "
+                            f"uncommitted in {a.branch}") for m in progress), progress
