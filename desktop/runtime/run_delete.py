@@ -27,13 +27,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from desktop.runtime.run_result import ResultError, find_place
 from desktop.runtime.worktree_cleanup import (
     Cleanup,
     LockedWorktree,
     locked_worktrees,
     remove_run_worktrees,
 )
+from desktop.store.applied import read_applied
 from desktop.store.runs import RunError, hold_engine_lock
+from desktop.views.result import undoable
 
 RMTREE_TRIES = 5
 """Times removing a deleted run's folder is tried before what is left is left."""
@@ -87,11 +90,22 @@ def delete_run_folder(folder: Path, run_id: str,
     the run, WorktreesLocked when the user locked one of its worktrees."""
     with hold_engine_lock(folder):
         refuse_if_locked(folder, run_id, state)
-        cleanup = remove_run_worktrees(folder, run_id, state)
+        cleanup = remove_run_worktrees(folder, run_id, state, _applied_in(folder))
     if cleanup.locked:  # locked since the look above: the run folder holds it
         raise WorktreesLocked(run_id, cleanup.locked, partly=True)
     remove_folder(Path(folder))
     return RunDeleted(run_id, Path(folder), cleanup)
+
+
+def _applied_in(folder: Path) -> Path | None:
+    """Where an apply of the run's result that can still be undone went: the folder
+    ``runs apply --undo`` would undo it in; None when there is none."""
+    if undoable(read_applied(folder)) is None:
+        return None
+    try:
+        return find_place(folder).repo
+    except (ResultError, RunError, OSError):
+        return None
 
 
 def remove_folder(folder: Path) -> None:

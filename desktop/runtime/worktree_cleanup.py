@@ -127,8 +127,10 @@ def _owned(common: Path, run_id: str) -> bool:
     return not found.ok or f"Run: {run_id}" in found.text
 
 
-def clean_repository(common: Path, run_dir: Path, run_id: str, done: Cleanup) -> None:
-    """Remove the run's worktrees and refs from one repository (see the module)."""
+def clean_repository(common: Path, run_dir: Path, run_id: str, done: Cleanup,
+                     applied_in: Path | None = None) -> None:
+    """Remove the run's worktrees and refs from one repository (see the module);
+    ``applied_in``: as :func:`remove_run_worktrees` says."""
     in_use: set[str] = set()
     locked: list[LockedWorktree] = []
     pool = worktree_pool.pool_dir(run_dir)
@@ -156,7 +158,7 @@ def clean_repository(common: Path, run_dir: Path, run_id: str, done: Cleanup) ->
     listed = git(common, "for-each-ref", "--format=%(refname)",
                  f"refs/heads/canvas/{run8(run_id)}/", f"refs/canvas/{run8(run_id)}/")
     refs = listed.text.splitlines() if listed.ok else []
-    done.undo_lost += _undo_lost(common, run_id, refs)
+    done.undo_lost += _undo_lost(common, run_id, refs, applied_in)
     for ref in refs:
         if ref in in_use:
             mine = any(t.branch == ref for t in locked)
@@ -166,12 +168,17 @@ def clean_repository(common: Path, run_dir: Path, run_id: str, done: Cleanup) ->
             done.deleted.append(ref)
 
 
-def _undo_lost(common: Path, run_id: str, refs: list[str]) -> list[LostUndo]:
+def _undo_lost(common: Path, run_id: str, refs: list[str],
+               applied_in: Path | None) -> list[LostUndo]:
     """The applications still kept for undo among the run's ``refs``, latest first."""
     prefix = applied_refs(run_id)
     kept = sorted((int(ref[len(prefix):]), ref) for ref in refs
                   if ref.startswith(prefix) and ref[len(prefix):].isdigit())
+    if not kept:
+        return []
     top = common.parent if common.name == ".git" else common
+    if applied_in is not None and _common_dir(applied_in) == common.resolve():
+        top = applied_in  # a linked worktree of the user's: the main one was never touched
     lost = []
     for _n, ref in reversed(kept):
         commit = git(common, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
@@ -180,11 +187,19 @@ def _undo_lost(common: Path, run_id: str, refs: list[str]) -> list[LostUndo]:
     return lost
 
 
+def _common_dir(folder: Path) -> Path | None:
+    found = git(folder, "rev-parse", "--path-format=absolute", "--git-common-dir")
+    return Path(found.text).resolve() if found.ok else None
+
+
 def remove_run_worktrees(run_dir: Path, run_id: str,
-                         state: Mapping[str, Any] | None = None) -> Cleanup:
+                         state: Mapping[str, Any] | None = None,
+                         applied_in: Path | None = None) -> Cleanup:
     """Remove every worktree, branch and base ref run ``run_id`` (folder ``run_dir``,
-    folded ``state``) made in the user's repositories."""
+    folded ``state``) made in the user's repositories. ``applied_in``: the folder the
+    run's result is applied to (the user's worktree, perhaps a linked one), which the
+    commands of :class:`LostUndo` name; by default a repository's main worktree."""
     done = Cleanup()
     for common in repositories(run_dir, state):
-        clean_repository(common, run_dir, run_id, done)
+        clean_repository(common, run_dir, run_id, done, applied_in)
     return done

@@ -371,3 +371,23 @@ def test_deleting_a_run_whose_apply_could_be_undone_says_how_to_undo_it_by_hand(
     assert_gone(run_id, tmp_path / "data" / "runs" / run_id, repo)
     subprocess.run(lost["byHand"], shell=True, check=True, cwd=tmp_path)
     assert repo.seen() == before
+
+
+def test_the_undo_by_hand_names_the_linked_worktree_the_result_was_applied_to(
+        cli: Cli, repo: UserRepo, tmp_path: Path) -> None:
+    """A run on a linked worktree of the user's (``git worktree add``) applies its result
+    there; the command that undoes it by hand must change that worktree, not the main one."""
+    linked = UserRepo(tmp_path / "linked")
+    git(repo.path, "worktree", "add", "-q", "-b", "mine", str(linked.path))
+    (linked.path / "mine.txt").write_text("the user's, uncommitted\n")
+    assert cli("run", str(flow(tmp_path, linked))).code == 0
+    [run_id] = run_ids(cli)
+    main_before, before = repo.seen(), linked.seen()
+    assert cli("runs", "apply", run_id[:8]).code == 0
+    assert linked.seen() != before and repo.seen() == main_before
+    said = cli("runs", "delete", run_id[:8], "--json")
+    assert said.code == 0, said.err
+    [lost] = orjson.loads(said.out)[0]["undoLost"]
+    assert lost["repo"] == str(linked.path)
+    subprocess.run(lost["byHand"], shell=True, check=True, cwd=tmp_path)
+    assert linked.seen() == before and repo.seen() == main_before
