@@ -1,5 +1,6 @@
 """``agent-canvas runs list|show|events|diff-env``: look at recorded runs (``result`` and
-``apply``: desktop/cli/runs_apply.py; ``delete``: desktop/cli/runs_delete.py).
+``apply``: desktop/cli/runs_apply.py; ``delete``: desktop/cli/runs_delete.py; ``pool``
+and ``prune``: desktop/cli/runs_pool.py, desktop/cli/runs_prune.py).
 
 Exit codes: 0 success, 2 a run reference or folder that cannot be used; ``diff-env``
 exits 1 when the two runs' environments differ.
@@ -17,7 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from desktop.cli import runs_apply, runs_delete, runs_pool
+from desktop.cli import runs_apply, runs_delete, runs_pool, runs_prune
 from desktop.cli.console_out import out_console
 from desktop.cli.run_ref import resume_hint, run_ref
 from desktop.cli.server_args import add_server_options
@@ -101,6 +102,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     runs_apply.register(kids, add_data_dir)
     runs_delete.register(kids, add_data_dir)
     runs_pool.register(kids, add_data_dir)
+    runs_prune.register(kids, add_data_dir)
 
 
 def _print_json(obj: object) -> None:

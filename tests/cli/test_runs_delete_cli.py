@@ -391,3 +391,41 @@ def test_the_undo_by_hand_names_the_linked_worktree_the_result_was_applied_to(
     assert lost["repo"] == str(linked.path)
     subprocess.run(lost["byHand"], shell=True, check=True, cwd=tmp_path)
     assert linked.seen() == before and repo.seen() == main_before
+
+
+def test_prune_takes_only_what_runs_deleted_by_hand_left(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        repo: UserRepo, tmp_path: Path) -> None:
+    """A run folder removed with rm -rf leaves its branches and refs in the user's
+    repository; ``runs prune`` removes them, and keeps a run this data folder still has,
+    a run of another data folder (its worktrees are on disk), a leftover branch the user
+    checked out, and a canvas/ branch of the user's own."""
+    here = make_cli(capsys, monkeypatch, ["--data-dir", str(tmp_path / "data")])
+    other = make_cli(capsys, monkeypatch, ["--data-dir", str(tmp_path / "other")])
+    for _ in range(3):
+        assert here("run", str(flow(tmp_path, repo))).code == 0
+    held, gone, stays = run_ids(here)
+    assert other("run", str(flow(tmp_path, repo))).code == 0
+    [elsewhere] = run_ids(other)
+    for run_id in (gone, held):
+        shutil.rmtree(tmp_path / "data" / "runs" / run_id)
+    git(repo.path, "worktree", "prune")
+    git(repo.path, "worktree", "add", "-q", str(tmp_path / "mine"), f"canvas/{held[:8]}/lead")
+    git(repo.path, "branch", "canvas/deadbeef/mine")  # named like a run's, but the user's
+    before = repo.seen()
+
+    dry = here("runs", "prune", str(repo.path), "--dry-run")
+    assert dry.code == 1 and f"would remove what run {gone[:8]} left" in dry.out
+    assert repo.canvas_refs(gone)
+    said = here("runs", "prune", str(repo.path))
+    assert said.code == 1, said.err
+    assert said.out.startswith(f"removed what run {gone[:8]} left in {repo.path}: 2 branches")
+    assert repo.canvas_refs(gone) == "" and gone[:8] not in repo.worktrees()
+    assert f"kept what run {held[:8]} left in {repo.path}: canvas/{held[:8]}/lead is " \
+           f"checked out in {tmp_path / 'mine'}" in said.err
+    assert f"kept what run {elsewhere[:8]} left" in said.err and "another data folder" in said.err
+    for run_id in (held, stays, elsewhere):
+        assert repo.canvas_branches(run_id)
+    assert git(repo.path, "branch", "--list", "canvas/deadbeef/mine")
+    assert repo.seen() == before
+    assert other("runs", "show", elsewhere[:8]).code == 0
