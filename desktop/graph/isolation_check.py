@@ -27,6 +27,20 @@ def repository_top(folder: Path) -> Path | None:
                 None)
 
 
+def git_folder(folder: Path) -> Path | None:
+    """The git folder ``folder`` is in, when it is in one: a bare repository, or a
+    repository's ``.git`` (no git process run: git's own test, ``HEAD``, ``objects/``
+    and ``refs/`` side by side)."""
+    here = folder.absolute()
+    for place in (here, *here.parents):
+        if place.name == ".git" and place.is_dir():
+            return place
+        if (place / "HEAD").is_file() and (place / "objects").is_dir() and \
+                (place / "refs").is_dir():
+            return place
+    return None
+
+
 def in_git_repository(folder: Path) -> bool:
     """Whether ``folder`` or a folder above it holds a ``.git`` (no git process run)."""
     return repository_top(folder) is not None
@@ -69,8 +83,9 @@ def check_isolation(doc: WorkflowDocument, source: str | None = None) -> list[Pr
 
 
 def check_workspaces(doc: WorkflowDocument, source: str | None = None) -> list[Problem]:
-    """An error for each configured workspace that is a file, or lies under one: the run
-    could not make the folder (relative paths are checked when the workflow is a file)."""
+    """An error for each configured workspace that is a file, or lies under one (the run
+    could not make the folder), or lies in a git folder (relative paths are checked when
+    the workflow is a file)."""
     out: list[Problem] = []
     base = _workflow_dir(source)
     named = [(f"nodeConfigs.{key}.workspace", cfg.workspace)
@@ -81,6 +96,16 @@ def check_workspaces(doc: WorkflowDocument, source: str | None = None) -> list[P
             continue
         # a missing folder is made when the run starts; the first part that exists decides
         first = next((p for p in (folder, *folder.parents) if p.exists()), None)
+        inside = git_folder(first) if first is not None and first.is_dir() else None
+        if inside is not None:
+            fix = (f"name the repository's working tree, {inside.parent}, or a folder in it"
+                   if inside.name == ".git" else
+                   f"name a working tree of the repository (`git -C {inside} worktree "
+                   f"list`; make one with `git -C {inside} worktree add PATH`)")
+            out.append(Problem(
+                where, f"{workspace!r} is inside the git folder {inside} (a bare repository, "
+                "or a repository's .git): an agent would write among git's own files", fix))
+            continue
         if first is None or first.is_dir():
             continue
         what = "is a file" if first == folder else f"is inside {first}, which is a file"

@@ -3,6 +3,7 @@ line, as the run could never make the folder."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -81,3 +82,24 @@ def test_isolation_advice_and_attempts_read_the_workflows_workspace(tmp_path: Pa
         "    instructions:", "    attempts: 2\n    instructions:", 1))
     _doc, problems = check_file(str(path))
     assert any(p.is_error and "attempts need worktrees" in p.message for p in problems)
+
+
+@pytest.mark.parametrize("inside", ["bare.git", "bare.git/hooks", "repo/.git", "repo/.git/refs",
+                                    "repo/.git/missing"])
+def test_a_workspace_in_a_git_folder_is_an_error(tmp_path: Path, inside: str) -> None:
+    """An agent there would write among git's own files: a bare repository's, or the
+    .git of a checkout."""
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "bare.git")], check=True)
+    subprocess.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)
+    path = workflow_with(tmp_path, inside)
+    _doc, problems = check_file(str(path))
+    [problem] = [p for p in problems if p.location == "nodeConfigs.implementer.workspace"]
+    folder = tmp_path / inside.split("/")[0]
+    gitdir = folder if inside.startswith("bare") else folder / ".git"
+    assert problem.is_error and f"inside the git folder {gitdir}" in problem.message
+    if inside.startswith("bare"):
+        assert f"git -C {gitdir} worktree add PATH" in problem.hint
+    else:
+        assert f"the repository's working tree, {folder}" in problem.hint
+    _doc, fine = check_file(str(workflow_with(tmp_path, "repo")))
+    assert [p for p in fine if p.location.endswith("workspace")] == []
