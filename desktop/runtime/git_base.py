@@ -10,6 +10,13 @@ git's cached file stats make ``git add -A`` quick and what they staged is kept:
    (and the run folder, when it lies inside the repository);
 3. ``git write-tree``, then ``git commit-tree -p HEAD`` (no parent when HEAD is unborn).
 
+An untracked file larger than :data:`BIG_UNTRACKED` stays out of a run's base, and so
+out of every node's worktree: a dataset or a build product nobody ignored would be
+copied into the repository's objects and into each worktree (a 300 MB file made a
+one-second run take twelve, and each node's worktree 287 MB). The base's message names
+what was left out (``Left out: <path>`` lines), and each node's first turn says so in
+its log (:func:`left_out_note`). A file the user staged is theirs to carry: it stays in.
+
 ``refs/canvas/<run8>/base`` keeps the commit reachable (``git gc`` would drop a commit
 no ref names), and is how a resumed run, or its next node, finds the same base. The
 only things the repository gains are objects and refs under ``refs/canvas/`` and
@@ -20,9 +27,17 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from desktop.runtime.git_run import GitError, git, must
+from desktop.wording import plural
+
+BIG_UNTRACKED = 50 * 1024 * 1024
+"""Bytes above which an untracked file stays out of a run's base."""
+LEFT_OUT = "Left out: "
+"""How the base's message names each file left out of it."""
+_SHOWN = 5
 
 
 def run8(run_id: str) -> str:
@@ -41,10 +56,48 @@ def applied_refs(run_id: str) -> str:
     return f"refs/canvas/{run8(run_id)}/applied/"
 
 
-def _message(run_id: str) -> str:
+def _message(run_id: str, left_out: list[str]) -> str:
+    out = "".join(f"{LEFT_OUT}{path}\n" for path in left_out if "\n" not in path)
     return (f"Agent Canvas: base of run {run8(run_id)}\n\n"
             "The repository's HEAD plus the uncommitted and untracked changes at the start "
-            f"of the run.\n\nRun: {run_id}\n")
+            f"of the run.\n\nRun: {run_id}\n{out}")
+
+
+def big_untracked(top: Path, exclude: list[Path] | None = None) -> list[str]:
+    """The untracked files (ignored ones aside) of the repository at ``top`` larger than
+    :data:`BIG_UNTRACKED`, as paths from its top; ``exclude``: folders to leave out."""
+    limit = BIG_UNTRACKED
+    listed = git(top, "ls-files", "--others", "--exclude-standard", "-z", "--", ":/",
+                 *_excluded(top, exclude or []))
+    if not listed.ok:
+        return []
+    big = []
+    for path in listed.out.decode("utf-8", "surrogateescape").split("\0"):
+        try:
+            if path and (top / path).lstat().st_size > limit:
+                big.append(path)
+        except OSError:  # removed meanwhile
+            continue
+    return big
+
+
+def left_out_of(message: str) -> list[str]:
+    """The files a base commit's ``message`` says were left out of it."""
+    return [line.removeprefix(LEFT_OUT) for line in message.splitlines()
+            if line.startswith(LEFT_OUT)]
+
+
+def left_out_note(left_out: list[str]) -> str | None:
+    """What a node's log says of the files left out of its run's base; None for none."""
+    if not left_out:
+        return None
+    shown = ", ".join(left_out[:_SHOWN]) + (f" and {len(left_out) - _SHOWN} more"
+                                            if len(left_out) > _SHOWN else "")
+    return (f"{plural(len(left_out), 'untracked file')} larger than "
+            f"{BIG_UNTRACKED // (1024 * 1024)} MiB left out of this run's worktrees ({shown}): "
+            "each would be copied into the repository's objects and every worktree. An agent "
+            "that needs one gets it with `worktreeSetup: {copy: [PATH]}`, or once you commit "
+            "or stage it")
 
 
 def _excluded(top: Path, folders: list[Path]) -> list[str]:
@@ -67,11 +120,13 @@ def _tree(top: Path, index: Path, exclude: list[str]) -> str | None:
     return result.text if result.ok and result.text else None
 
 
-def capture(top: Path, message: str, exclude: list[Path] | None = None) -> str:
-    """A commit of the repository at ``top`` as it stands, uncommitted changes included;
-    GitError when git cannot make one."""
+def capture(top: Path, message: str, exclude: list[Path] | None = None,
+            leave_out: Sequence[str] = ()) -> str:
+    """A commit of the repository at ``top`` as it stands, uncommitted changes included
+    (but ``leave_out``, paths from its top); GitError when git cannot make one."""
     theirs = Path(must(top, "rev-parse", "--path-format=absolute", "--git-path", "index"))
-    specs = _excluded(top, exclude or [])
+    specs = _excluded(top, exclude or []) + [f":(exclude,top,literal){path}"
+                                             for path in leave_out]
     head = git(top, "rev-parse", "--verify", "-q", "HEAD^{commit}")
     with tempfile.TemporaryDirectory(prefix="agent-canvas-base-") as tmp:
         index = Path(tmp) / "index"
@@ -90,9 +145,11 @@ def capture(top: Path, message: str, exclude: list[Path] | None = None) -> str:
     return must(top, "commit-tree", tree, *parents, "-m", message)
 
 
-def ensure_base(top: Path, run_id: str, exclude: list[Path] | None = None) -> str:
+def ensure_base(top: Path, run_id: str,
+                exclude: list[Path] | None = None) -> tuple[str, list[str]]:
     """Run ``run_id``'s base commit in the repository at ``top``: the one its ref names,
-    else captured now and named. Callers hold the repository's lock (worktrees.py)."""
+    else captured now and named; with the files left out of it (:func:`left_out_of`).
+    Callers hold the repository's lock (worktrees.py)."""
     ref = base_ref(run_id)
     # one git process for the commit and its message: every node's worktree asks
     found = git(top, "log", "-1", "--format=%H%n%B", f"{ref}^{{commit}}", "--")
@@ -101,13 +158,15 @@ def ensure_base(top: Path, run_id: str, exclude: list[Path] | None = None) -> st
         if f"Run: {run_id}" not in body:
             raise GitError(f"{ref} in {top} belongs to another run whose id also starts "
                            f"with {run8(run_id)}; delete that run (or the ref) and retry")
-        return commit
-    commit = capture(top, _message(run_id), exclude)
+        return commit, left_out_of(body)
+    left_out = big_untracked(top, exclude)
+    commit = capture(top, _message(run_id, left_out), exclude, left_out)
     # the empty old value: create the ref only if no other process made it meanwhile
     made = git(top, "update-ref", "-m", "agent-canvas: run base", ref, commit, "")
     if not made.ok:
-        again = git(top, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
-        if not again.ok:
+        again = git(top, "log", "-1", "--format=%H%n%B", f"{ref}^{{commit}}", "--")
+        if not again.ok or not again.text:
             raise GitError(f"git update-ref {ref} in {top} failed: {made.reason()}")
-        return again.text
-    return commit
+        commit, _, body = again.text.partition("\n")
+        return commit, left_out_of(body)
+    return commit, left_out

@@ -40,6 +40,7 @@ from desktop.runtime import (
     worktrees,
 )
 from desktop.runtime.agent_env import build_env
+from desktop.runtime.git_base import left_out_note
 from desktop.runtime.merge_gate import BY_HAND, OpenMerge
 from desktop.runtime.worktrees import NodeTree
 from desktop.views.notices import ISOLATION_NOTE, WORKSPACE_NOTE
@@ -93,6 +94,9 @@ async def prepare(ctx: TurnContext, workspace: Path, emit: Emit,
     if ctx.turn_number == 1 and ctx.attempt == 1 and not ctx.restart:
         note = await asyncio.to_thread(repo_busy.base_note, tree.repo.top)
         if note is not None:  # the user may not know their checkout is mid-operation
+            emit({"type": "node.log", "stream": "stderr", "text": WORKSPACE_NOTE + note})
+        note = left_out_note(list(tree.left_out))
+        if note is not None:  # an agent may look for a file its worktree lacks
             emit({"type": "node.log", "stream": "stderr", "text": WORKSPACE_NOTE + note})
     setup = ctx.config.worktree_setup
     if setup is not None and not setup.empty:  # before settling: its products commit apart

@@ -36,7 +36,7 @@ from typing import Any, Literal
 from desktop.runtime import submodules
 from desktop.runtime.apply_lock import hold_apply_lock
 from desktop.runtime.branch_name import BadBranchName, check_new_branch
-from desktop.runtime.git_base import applied_refs, capture, run8
+from desktop.runtime.git_base import applied_refs, big_untracked, capture, run8
 from desktop.runtime.git_run import GitError, git, must
 from desktop.runtime.repo_busy import refuse_if_busy
 from desktop.runtime.run_result import ResultError, RunResult, changed_files
@@ -218,7 +218,13 @@ def _apply(result: RunResult, files: list[str] | None, branch: str | None, *,
             ours_tree = must(result.repo, "rev-parse", f"{head}^{{tree}}") if head \
                 else _empty_tree(result.repo)
         else:
-            now = capture(result.repo, "Agent Canvas: your working tree", [result.run_dir])
+            # a big untracked file the result leaves alone need not be copied into the
+            # repository's objects: the application never writes it
+            changed = set(result.paths())
+            aside = [p for p in big_untracked(result.repo, [result.run_dir])
+                     if p not in changed]
+            now = capture(result.repo, "Agent Canvas: your working tree", [result.run_dir],
+                          aside)
             ours_tree = must(result.repo, "rev-parse", f"{now}^{{tree}}")
     merged, collisions = merge_trees(result.repo, _on_base(result, ours_tree, "your state"),
                                      theirs)

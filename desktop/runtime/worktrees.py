@@ -81,6 +81,8 @@ class NodeTree:
     path: Path
     branch: str
     base: str
+    left_out: tuple[str, ...] = ()
+    """Untracked files left out of the run's base (desktop/runtime/git_base.py)."""
 
     @property
     def workdir(self) -> Path:
@@ -223,14 +225,14 @@ def _made(repo: Repo, path: Path, run_dir: Path, run_id: str, branch: str,
     """The worktree at ``path`` as :func:`open_tree` says, its path's lock held."""
     with repo_lock(repo.common_dir):
         _stale_ref_locks(repo, [f"refs/heads/{branch}", base_ref(run_id)])
-        base = ensure_base(repo.top, run_id, exclude=[run_dir])
+        base, left_out = ensure_base(repo.top, run_id, exclude=[run_dir])
         making = adding_mark(path).exists() or not _is_worktree(path)
         written = _register(repo, path, branch, base, worktree_pool.pool_dir(run_dir)) \
             if making else True
     if not written:
         _check_out(path, stop)
     adding_mark(path).unlink(missing_ok=True)
-    return NodeTree(repo, path, branch, base)
+    return NodeTree(repo, path, branch, base, tuple(left_out))
 
 
 def _merging(folder: Path) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -28,7 +29,7 @@ def test_the_base_holds_committed_staged_unstaged_and_untracked_work(
         tmp_path: Path, no_git_config) -> None:
     repo = user_repo(tmp_path / "repo")
     before = fingerprint(repo)
-    base = ensure_base(repo, RUN)
+    base, _left_out = ensure_base(repo, RUN)
     assert fingerprint(repo) == before
     files = tree_files(repo, base)
     expected = working_files(repo)
@@ -45,7 +46,7 @@ def test_a_repository_with_no_commit_gets_a_base_without_parent(
         tmp_path: Path, no_git_config) -> None:
     repo = user_repo(tmp_path / "repo", commit=False)
     before = fingerprint(repo)
-    base = ensure_base(repo, RUN)
+    base, _left_out = ensure_base(repo, RUN)
     assert fingerprint(repo) == before
     assert git(repo, "rev-list", "--parents", "-n", "1", base) == base  # no parent
     assert set(tree_files(repo, base)) == {".gitignore", "committed.txt", "both.txt",
@@ -56,16 +57,16 @@ def test_an_empty_repository_gets_an_empty_base(tmp_path: Path, no_git_config) -
     repo = tmp_path / "empty"
     repo.mkdir()
     git(repo, "init", "-q")
-    base = ensure_base(repo, RUN)
+    base, _left_out = ensure_base(repo, RUN)
     assert tree_files(repo, base) == {}
 
 
 def test_the_base_is_made_once_per_run_and_a_twin_run_is_refused(
         tmp_path: Path, no_git_config) -> None:
     repo = user_repo(tmp_path / "repo")
-    base = ensure_base(repo, RUN)
+    base, _left_out = ensure_base(repo, RUN)
     (repo / "later.txt").write_text("written after the run started\n")
-    assert ensure_base(repo, RUN) == base  # a resumed run, or its next node: the same base
+    assert ensure_base(repo, RUN)[0] == base  # a resumed run, or its next node: the same base
     with pytest.raises(GitError, match="belongs to another run"):
         ensure_base(repo, TWIN)
 
@@ -114,7 +115,7 @@ def test_any_mix_of_changes_is_captured_exactly_and_nothing_of_theirs_moves(
             if state == "staged-then-modified":
                 path.write_bytes(data + b"!")
         before = fingerprint(repo)
-        base = ensure_base(repo, RUN)
+        base, _left_out = ensure_base(repo, RUN)
         assert fingerprint(repo) == before
         expected = working_files(repo)
         tracked = set(git(repo, "ls-files", "-z").split("\0"))
@@ -141,6 +142,28 @@ def test_a_change_in_the_clock_tick_of_their_index_is_captured(tmp_path: Path,
     os.utime(index, ns=(tick, tick))  # the index written in the file's tick
     (repo / "a.txt").write_bytes(b"later\n")  # same size ...
     os.utime(repo / "a.txt", ns=(tick, tick))  # ... and the same time: only content differs
-    base = ensure_base(repo, RUN)
+    base, _left_out = ensure_base(repo, RUN)
     assert tree_files(repo, base)["a.txt"] == b"later\n"
     assert (repo / "a.txt").read_bytes() == b"later\n"
+
+
+def test_big_untracked_files_stay_out_of_the_base_and_its_message_names_them(
+        tmp_path: Path, no_git_config, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dataset nobody ignored would be copied into the repository's objects and every
+    worktree; one the user staged is theirs to carry."""
+    monkeypatch.setattr("desktop.runtime.git_base.BIG_UNTRACKED", 1000)
+    repo = user_repo(tmp_path / "repo")
+    (repo / "data").mkdir()
+    (repo / "data" / "set 1.bin").write_bytes(b"x" * 1001)
+    (repo / "staged.bin").write_bytes(b"y" * 2000)
+    git(repo, "add", "staged.bin")
+    (repo / "small.txt").write_text("z" * 1000)
+    before = fingerprint(repo)
+    base, left_out = ensure_base(repo, RUN)
+    assert fingerprint(repo) == before
+    assert left_out == ["data/set 1.bin"]
+    files = tree_files(repo, base)
+    assert "data/set 1.bin" not in files and {"staged.bin", "small.txt"} <= set(files)
+    blob = git(repo, "hash-object", "data/set 1.bin")  # its id, not written
+    assert subprocess.run(["git", "cat-file", "-e", blob], cwd=repo).returncode != 0
+    assert ensure_base(repo, RUN) == (base, ["data/set 1.bin"])  # read back from the message

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from engine_helpers import events_of, of_type, run_doc, until, workflow
 from gitkit import (
     diffs_by_node,
@@ -257,3 +258,20 @@ async def test_resuming_after_a_failed_commit_commits_the_work_first(
     progress = [e["message"] for e in of_type(events_of(engine.run_dir), "node.progress")]
     assert any(m.startswith("committed the changes the agent run before this one left "
                             f"uncommitted in {a.branch}") for m in progress), progress
+
+
+async def test_a_node_s_log_names_the_big_untracked_files_its_worktree_lacks(
+        tmp_path: Path, no_git_config, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("desktop.runtime.git_base.BIG_UNTRACKED", 1000)
+    repo = user_repo(tmp_path / "repo")
+    (repo / "data.bin").write_bytes(b"x" * 5000)
+    engine = await run_doc(on_repo(workflow({"a": {"script": [{"say": "hi"}]}}), repo),
+                           tmp_path / "data")
+    assert engine.state.status == "completed"
+    a = node_git(engine, "a")
+    assert not (engine.run_dir / a.worktree / "data.bin").exists()
+    logs = [e["text"] for e in of_type(events_of(engine.run_dir), "node.log")]
+    assert any("1 untracked file larger than 0 MiB left out of this run's worktrees "
+               "(data.bin)" in text and "worktreeSetup: {copy: [PATH]}" in text
+               for text in logs), logs
+    assert (repo / "data.bin").read_bytes() == b"x" * 5000

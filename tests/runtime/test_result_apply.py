@@ -5,6 +5,7 @@ it or the accepted files; a collision changes nothing and names the files."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from lockkit import applying_elsewhere
 from desktop.runtime.apply_lock import ApplyBusy, hold_apply_lock
 from desktop.runtime.repo_busy import RepoBusy
 from desktop.runtime.result_apply import apply_result
+from desktop.runtime.result_undo import undo_apply
 from desktop.runtime.run_result import ResultError, RunResult, changed_files, file_patch
 from desktop.runtime.worktrees import commit_all, head, open_tree
 from desktop.store.applied import read_applied
@@ -279,3 +281,30 @@ def test_a_submodule_the_result_moves_is_left_out_of_the_working_tree_and_said(
     (repo / "notes.txt").unlink()
     assert {k: v for k, v in fingerprint(repo).items() if k != "refs"} == \
         {k: v for k, v in before.items() if k != "refs"}  # refs: the new branch
+
+
+def test_a_big_untracked_file_the_result_leaves_alone_is_not_copied_into_the_repository(
+        tmp_path: Path, no_git_config, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Applying (and undoing) records the user's state in the repository's objects; a
+    dataset of theirs the result never writes need not be, while one where the result
+    adds a file still collides."""
+    monkeypatch.setattr("desktop.runtime.git_base.BIG_UNTRACKED", 1000)
+    repo, result = a_result(tmp_path)
+    (repo / "dataset.bin").write_bytes(b"d" * 5000)
+    blob = git(repo, "hash-object", "dataset.bin")  # its id, not written
+
+    def in_objects() -> bool:
+        return subprocess.run(["git", "cat-file", "-e", blob], cwd=repo).returncode == 0
+
+    outcome = apply_result(result)
+    assert outcome.applied and "dataset.bin" not in outcome.files and not in_objects()
+    assert undo_apply(result).applied and not in_objects()
+    assert (repo / "dataset.bin").read_bytes() == b"d" * 5000
+    assert not (repo / "src" / "new.py").exists()
+
+    (repo / "src").mkdir()
+    (repo / "src" / "new.py").write_bytes(b"the user's own, big\n" * 100)
+    before = fingerprint(repo)
+    clash = apply_result(result)
+    assert not clash.applied and clash.collisions == ["src/new.py"]
+    assert fingerprint(repo) == before
