@@ -82,7 +82,8 @@ class NodeTree:
     branch: str
     base: str
     left_out: tuple[str, ...] = ()
-    """Untracked files left out of the run's base (desktop/runtime/git_base.py)."""
+    """Untracked files left out of the run's base (desktop/runtime/git_base.py), and so
+    out of the node's commits."""
 
     @property
     def workdir(self) -> Path:
@@ -269,6 +270,8 @@ def commit_all(tree: NodeTree, message: str) -> str | None:
     excludes = excludes_for(tree.path)  # what agents leave behind stays out
     # a submodule left behind by a merge keeps the commit the merge recorded
     kept = [f":(exclude,top,literal){path}" for path in submodules.behind(tree.path)]
+    # a big file left out of the base and copied in by the worktree's setup stays out too
+    kept += [f":(exclude,top,literal){path}" for path in tree.left_out]
     must(tree.path, "-c", "core.untrackedCache=true", "-c", f"core.excludesFile={excludes}",
          "add", "-A", "--sparse", "--", ":/", *kept)
     if _merging(tree.path):

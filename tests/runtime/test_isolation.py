@@ -265,13 +265,20 @@ async def test_a_node_s_log_names_the_big_untracked_files_its_worktree_lacks(
     monkeypatch.setattr("desktop.runtime.git_base.BIG_UNTRACKED", 1000)
     repo = user_repo(tmp_path / "repo")
     (repo / "data.bin").write_bytes(b"x" * 5000)
-    engine = await run_doc(on_repo(workflow({"a": {"script": [{"say": "hi"}]}}), repo),
-                           tmp_path / "data")
+    engine = await run_doc(on_repo(workflow({
+        "a": {"script": [{"shell": "test -f data.bin || echo lacks > lacks.txt"},
+                         {"handoff": {"to": "b", "message": "go"}}]},
+        # copied in by its setup, it is there for the agent, and still never committed
+        "b": {"worktreeSetup": {"copy": ["data.bin"]},
+              "script": [{"shell": "cp data.bin seen.bin"}]}}, [{"from": "a", "to": "b"}]),
+        repo), tmp_path / "data")
     assert engine.state.status == "completed"
-    a = node_git(engine, "a")
-    assert not (engine.run_dir / a.worktree / "data.bin").exists()
+    a, b = node_git(engine, "a"), node_git(engine, "b")
+    assert git(repo, "show", f"{a.branch}:lacks.txt") == "lacks"
     logs = [e["text"] for e in of_type(events_of(engine.run_dir), "node.log")]
     assert any("1 untracked file larger than 0 MiB left out of this run's worktrees "
                "(data.bin)" in text and "worktreeSetup: {copy: [PATH]}" in text
                for text in logs), logs
+    assert git(repo, "show", f"{b.branch}:seen.bin") == "x" * 5000
+    assert git(repo, "ls-tree", "--name-only", b.branch, "data.bin") == ""
     assert (repo / "data.bin").read_bytes() == b"x" * 5000
