@@ -10,7 +10,7 @@ from typing import Any
 from desktop.contract.enums import Mode
 from desktop.graph.document import WorkflowDocument
 from desktop.runtime.engine import Engine, EngineOptions
-from desktop.runtime.recovery import create_run
+from desktop.runtime.recovery import create_run, resume_engine
 from desktop.runtime.turn import TurnResult
 from desktop.views.reader import EventReader
 
@@ -69,6 +69,16 @@ async def run_doc(doc: WorkflowDocument, data_dir: Path, *, approve: bool = Fals
     engine = create_run(doc, data_dir, options=EngineOptions(**options))
     if approve:
         approve_everything(engine)
+    try:
+        await asyncio.wait_for(engine.run(), 60)
+    finally:
+        engine.close()
+    return engine
+
+
+async def resume_to_end(run_dir: Path) -> Engine:
+    """Resume the run in ``run_dir`` and run it to its end; returns the (closed) engine."""
+    engine = resume_engine(run_dir)
     try:
         await asyncio.wait_for(engine.run(), 60)
     finally:

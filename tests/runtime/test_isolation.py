@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from engine_helpers import events_of, of_type, run_doc, until, workflow
+from engine_helpers import events_of, of_type, resume_to_end, run_doc, until, workflow
 from gitkit import (
     diffs_by_node,
     fingerprint,
@@ -26,7 +26,7 @@ from gitkit import (
 from desktop.contract.events import parse_event
 from desktop.graph.io import load_workflow
 from desktop.graph.resources import examples_dir
-from desktop.runtime.recovery import create_run, resume_engine
+from desktop.runtime.recovery import create_run
 
 __all__ = ["no_git_config"]
 EXAMPLE = "orchestrator-two-implementers.flow.yaml"
@@ -248,11 +248,7 @@ async def test_resuming_after_a_failed_commit_commits_the_work_first(
     lock = Path(git(failed.run_dir / a.worktree, "rev-parse", "--absolute-git-dir"))
     (lock / "index.lock").unlink()  # the user puts right what stopped git
     fixed.write_text("")
-    engine = resume_engine(failed.run_dir)
-    try:
-        await asyncio.wait_for(engine.run(), 60)
-    finally:
-        engine.close()
+    engine = await resume_to_end(failed.run_dir)
     assert engine.state.status == "completed"
     assert git(repo, "show", f"{a.branch}:work.txt") == "the agent's work"
     progress = [e["message"] for e in of_type(events_of(engine.run_dir), "node.progress")]

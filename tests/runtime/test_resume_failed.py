@@ -7,13 +7,10 @@ the failed node's work never done."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
-from engine_helpers import events_of, of_type, run_doc, workflow
+from engine_helpers import events_of, of_type, resume_to_end, run_doc, workflow
 from gitkit import git, no_git_config, node_git, user_repo
-
-from desktop.runtime.recovery import resume_engine
 
 __all__ = ["no_git_config"]
 
@@ -41,11 +38,7 @@ async def test_resuming_a_failed_run_runs_the_failed_turn_again_with_its_input(
     assert waiting.kind == "handoff" and waiting.to_json_dict()["restart"] is True
 
     registry.write_text("")  # the user fixes what failed
-    engine = resume_engine(failed.run_dir)
-    try:
-        await asyncio.wait_for(engine.run(), 60)
-    finally:
-        engine.close()
+    engine = await resume_to_end(failed.run_dir)
     assert engine.state.status == "completed"
     assert engine.state.turns[b] == 1 and not engine.state.inboxes.get(b)
     starts = of_type(events_of(engine.run_dir), "turn.status", status="started", nodeId=b)
