@@ -42,6 +42,7 @@ from desktop.runtime import (
 from desktop.runtime.agent_env import build_env
 from desktop.runtime.git_base import left_out_note
 from desktop.runtime.merge_gate import BY_HAND, OpenMerge
+from desktop.runtime.workspace_error import WorkspaceError
 from desktop.runtime.worktrees import NodeTree
 from desktop.views.notices import ISOLATION_NOTE, WORKSPACE_NOTE
 
@@ -84,6 +85,9 @@ async def prepare(ctx: TurnContext, workspace: Path, emit: Emit,
     tree = await asyncio.to_thread(worktrees.open_tree, workspace, ctx.run_dir, ctx.run_id,
                                    ctx.node.key, ctx.node.id)
     if tree is None:
+        problem = await asyncio.to_thread(worktrees.repo_problem, workspace)
+        if problem is not None:
+            raise WorkspaceError(problem)
         if asked == Isolation.WORKTREE:
             emit({"type": "node.log", "stream": "stderr", "text":
                   f"{ISOLATION_NOTE}worktree has no effect: {workspace} is not in a git "

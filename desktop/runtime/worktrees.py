@@ -109,6 +109,27 @@ def repo_of(workspace: Path) -> Repo | None:
     return Repo(Path(lines[0]), Path(lines[1]), prefix)
 
 
+def repo_problem(workspace: Path) -> str | None:
+    """Why a ``workspace`` that :func:`repo_of` finds in no repository is in one all the
+    same (a ``.git`` above it that git cannot read: git missing, a repository another
+    user owns); None when it is in none. Worked on as a plain folder, it would have the
+    agent write into the user's own checkout."""
+    here = workspace.absolute()
+    top = next((p for p in (here, *here.parents) if (p / ".git").exists()), None)
+    if top is None:
+        return None
+    found = git(workspace, "rev-parse", "--show-toplevel")
+    if found.code == 127:
+        why, fix = "git is not on PATH", "Install git 2.34 or newer"
+    else:
+        why = found.reason()
+        fix = (f"If it is yours to work in: git config --global --add safe.directory {top}"
+               if "dubious ownership" in why else f"`git -C {top} status` says what git needs")
+    return (f"{workspace} is in the git repository {top}, but git could not read it ({why}): "
+            "the node's worktree could not be made, and nothing ran in your checkout. "
+            f"{fix}; or set isolation: shared for the node to work in the folder itself")
+
+
 def repo_lock(common_dir: Path) -> threading.Lock:
     """The lock held while the repository's worktrees are made, pooled or removed."""
     return _lock_for(_locks, str(common_dir))

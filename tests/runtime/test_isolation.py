@@ -278,3 +278,30 @@ async def test_a_node_s_log_names_the_big_untracked_files_its_worktree_lacks(
     assert git(repo, "show", f"{b.branch}:seen.bin") == "x" * 5000
     assert git(repo, "ls-tree", "--name-only", b.branch, "data.bin") == ""
     assert (repo / "data.bin").read_bytes() == b"x" * 5000
+
+
+@pytest.mark.parametrize("broken", ["git missing", "unreadable .git"])
+async def test_a_repository_git_cannot_read_fails_the_turn_and_the_checkout_stays_untouched(
+        tmp_path: Path, no_git_config, monkeypatch: pytest.MonkeyPatch, broken: str) -> None:
+    """Worked on as a plain folder, the agent would write into the user's checkout."""
+    repo = user_repo(tmp_path / "repo")
+    if broken == "git missing":
+        (tmp_path / "bin").mkdir()
+        monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+        why, fix = "(git is not on PATH)", "Install git 2.34 or newer"
+        before = {p.name: p.read_bytes() for p in repo.iterdir() if p.is_file()}
+    else:
+        repo = tmp_path / "moved"  # a checkout whose repository went away
+        repo.mkdir()
+        (repo / ".git").write_text(f"gitdir: {tmp_path / 'gone'}\n")
+        why, fix = "(fatal: not a git repository", f"`git -C {repo} status` says what git"
+        before = {".git": (repo / ".git").read_bytes()}
+    doc = on_repo(workflow({"a": {"script": [
+        {"edit": {"path": "work.txt", "content": "the agent's work\n"}}]}}), repo)
+    engine = await run_doc(doc, tmp_path / "data")
+    assert engine.state.status == "failed"
+    [ended] = of_type(events_of(engine.run_dir), "turn.status", status="failed")
+    assert f"{repo} is in the git repository {repo}, but git could not read it {why}" \
+        in ended["reason"]
+    assert fix in ended["reason"] and "isolation: shared" in ended["reason"]
+    assert {p.name: p.read_bytes() for p in repo.iterdir() if p.is_file()} == before
