@@ -41,6 +41,13 @@ def git_folder(folder: Path) -> Path | None:
     return None
 
 
+def _plain_folder(folder: Path | None) -> bool:
+    """Whether ``folder`` is a folder in no git repository (one inside a git folder is
+    an error of its own: check_workspaces says it, and no advice on worktrees applies)."""
+    return folder is not None and folder.is_dir() and not in_git_repository(folder) \
+        and git_folder(folder) is None
+
+
 def in_git_repository(folder: Path) -> bool:
     """Whether ``folder`` or a folder above it holds a ``.git`` (no git process run)."""
     return repository_top(folder) is not None
@@ -74,7 +81,7 @@ def check_isolation(doc: WorkflowDocument, source: str | None = None) -> list[Pr
         if not workspace:  # a worktree of the run's scratch repository
             continue
         folder = _workspace(workspace, base)
-        if folder is not None and folder.is_dir() and not in_git_repository(folder):
+        if _plain_folder(folder):
             out.append(Problem(
                 where, f"the workspace {workspace!r} of node {node.id!r} is not in a git "
                 "repository, so the node works in the folder itself (shared)",
@@ -130,7 +137,7 @@ def _no_worktree(doc: WorkflowDocument, node_id: str,
         return ("has no workspace, so it works in the run's scratch folder",
                 "set a workspace in a git repository")
     folder = _workspace(workspace, base)
-    if folder is not None and folder.is_dir() and not in_git_repository(folder):
+    if _plain_folder(folder):
         return (f"works on {workspace!r}, which is not in a git repository",
                 f"run `git init` in {folder}")
     return None

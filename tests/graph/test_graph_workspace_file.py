@@ -103,3 +103,16 @@ def test_a_workspace_in_a_git_folder_is_an_error(tmp_path: Path, inside: str) ->
         assert f"the repository's working tree, {folder}" in problem.hint
     _doc, fine = check_file(str(workflow_with(tmp_path, "repo")))
     assert [p for p in fine if p.location.endswith("workspace")] == []
+
+
+def test_a_workspace_in_a_bare_repository_gets_no_advice_to_git_init_it(tmp_path: Path) -> None:
+    """The error says what to do; advice on worktrees there (``git init`` a bare
+    repository's folder) would contradict it."""
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "bare.git")], check=True)
+    path = workflow_with(tmp_path, "bare.git")
+    path.write_text(path.read_text().replace(
+        "    instructions:", "    isolation: worktree\n    worktreeSetup: {run: make}\n"
+        "    instructions:", 1))
+    _doc, problems = check_file(str(path))
+    assert [p.location for p in problems] == ["nodeConfigs.implementer.workspace"], \
+        [str(p) for p in problems]
