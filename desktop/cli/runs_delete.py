@@ -14,7 +14,8 @@ nothing.
 Each run goes as DELETE /api/runs/RUN takes it, by the same code: its node worktrees
 are cleaned and kept in DATA/worktree-pool for the next run (or removed when the pool
 is full), its canvas/RUN8/* branches and refs/canvas/RUN8/ refs are deleted, then its
-folder. Your own branches, index and working tree are not touched.
+folder. Your own branches, index and working tree are not touched. What a run folder
+removed by hand left in a repository goes with `agent-canvas runs prune REPO`.
 
 A run with a worktree you locked (`git worktree lock`) is not deleted: that worktree is
 in the run's folder, and locking it says "keep this". Nothing of the run is changed and
