@@ -119,7 +119,9 @@ def repo_problem(workspace: Path) -> str | None:
     if top is None:
         return None
     found = git(workspace, "rev-parse", "--show-toplevel")
-    if found.code == 127:
+    if found.ok:  # it failed a moment ago: a repository being moved, a git replaced
+        why, fix = "it failed a moment ago, and answers now", "Resume the run"
+    elif found.code == 127 and b"No such file" in found.err:  # no process could start
         why, fix = "git is not on PATH", "Install git 2.34 or newer"
     else:
         why = found.reason()
