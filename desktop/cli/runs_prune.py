@@ -81,7 +81,8 @@ def cmd_prune(args: argparse.Namespace) -> int:
             print(f"{repo}: no run of {data} left anything behind")
         for run in runs:
             kept = kept or run.kept is not None
-            out.append({"repo": str(repo), **run.to_json()})
+            out.append({"repo": str(repo), **run.to_json(),
+                        "removed": run.kept is None and not args.dry_run})
             if args.json:
                 continue
             if run.kept is None:

@@ -417,6 +417,10 @@ def test_prune_takes_only_what_runs_deleted_by_hand_left(
     dry = here("runs", "prune", str(repo.path), "--dry-run")
     assert dry.code == 1 and f"would remove what run {gone[:8]} left" in dry.out
     assert repo.canvas_refs(gone)
+    planned = {r["runId"]: r for r in orjson.loads(
+        here("runs", "prune", str(repo.path), "--dry-run", "--json").out)}
+    assert set(planned) == {gone, held, elsewhere}
+    assert planned[gone]["kept"] is None and not planned[gone]["removed"]
     said = here("runs", "prune", str(repo.path))
     assert said.code == 1, said.err
     assert said.out.startswith(f"removed what run {gone[:8]} left in {repo.path}: 2 branches")
