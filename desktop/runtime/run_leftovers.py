@@ -10,7 +10,8 @@ folder of, and whose worktrees are gone. A run's refs are known by their commits
 base ref's message, else a branch tip's, names the run (``Run: <id>``); a ``canvas/``
 branch of the user's own names none and is never taken. A worktree of the run still on
 disk keeps the run's refs: it belongs to a run of another data folder, or the user keeps
-it. So does a branch of the run checked out in a worktree of the user's own.
+it. So do a worktree of the run the user locked (git keeps it too, folder or not) and a
+branch of the run checked out in a worktree of the user's own.
 
 Taking leftovers away deletes their refs and lets git forget the worktrees whose
 folders are gone (``git worktree prune``); the user's working tree, index, HEAD and own
@@ -88,7 +89,12 @@ def _run_id(common: Path, run8: str, refs: list[str]) -> str | None:
 
 def _why_kept(run: Leftover, trees: list[Worktree]) -> str | None:
     for tree in trees:
-        if tree.branch not in run.refs or not tree.path.exists():
+        if tree.branch not in run.refs:
+            continue
+        if tree.lock is not None:  # perhaps on a drive not plugged in: git keeps it too
+            return (f"its worktree {tree.path} is locked (`git worktree unlock "
+                    f"{tree.path}` lets it go)")
+        if not tree.path.exists():
             continue
         if tree.path.parent.name == "worktrees" and \
                 tree.path.parent.parent.name.startswith(run.run_id[:8]):

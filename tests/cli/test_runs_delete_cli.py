@@ -402,12 +402,15 @@ def test_prune_takes_only_what_runs_deleted_by_hand_left(
     checked out, and a canvas/ branch of the user's own."""
     here = make_cli(capsys, monkeypatch, ["--data-dir", str(tmp_path / "data")])
     other = make_cli(capsys, monkeypatch, ["--data-dir", str(tmp_path / "other")])
-    for _ in range(3):
+    for _ in range(4):
         assert here("run", str(flow(tmp_path, repo))).code == 0
-    held, gone, stays = run_ids(here)
+    away, held, gone, stays = run_ids(here)
     assert other("run", str(flow(tmp_path, repo))).code == 0
     [elsewhere] = run_ids(other)
-    for run_id in (gone, held):
+    # a worktree on a drive not plugged in, locked so that git keeps it
+    git(repo.path, "worktree", "lock", "--reason", "on my USB drive",
+        str(tmp_path / "data" / "runs" / away / "worktrees" / "lead"))
+    for run_id in (gone, held, away):
         shutil.rmtree(tmp_path / "data" / "runs" / run_id)
     git(repo.path, "worktree", "prune")
     git(repo.path, "worktree", "add", "-q", str(tmp_path / "mine"), f"canvas/{held[:8]}/lead")
@@ -419,7 +422,7 @@ def test_prune_takes_only_what_runs_deleted_by_hand_left(
     assert repo.canvas_refs(gone)
     planned = {r["runId"]: r for r in orjson.loads(
         here("runs", "prune", str(repo.path), "--dry-run", "--json").out)}
-    assert set(planned) == {gone, held, elsewhere}
+    assert set(planned) == {gone, held, elsewhere, away}
     assert planned[gone]["kept"] is None and not planned[gone]["removed"]
     said = here("runs", "prune", str(repo.path))
     assert said.code == 1, said.err
@@ -428,7 +431,8 @@ def test_prune_takes_only_what_runs_deleted_by_hand_left(
     assert f"kept what run {held[:8]} left in {repo.path}: canvas/{held[:8]}/lead is " \
            f"checked out in {tmp_path / 'mine'}" in said.err
     assert f"kept what run {elsewhere[:8]} left" in said.err and "another data folder" in said.err
-    for run_id in (held, stays, elsewhere):
+    assert f"kept what run {away[:8]} left" in said.err and "is locked" in said.err
+    for run_id in (held, stays, elsewhere, away):
         assert repo.canvas_branches(run_id)
     assert git(repo.path, "branch", "--list", "canvas/deadbeef/mine")
     assert repo.seen() == before
