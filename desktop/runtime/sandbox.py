@@ -26,6 +26,7 @@ from pathlib import Path
 from desktop.cli.self_launch import self_command
 from desktop.contract.sandbox import NETWORK_PROVIDERS, Sandbox, SandboxBackend
 from desktop.runtime import helper_process
+from desktop.runtime.worktree_list import linked_git_dir
 
 FIX_INSTALL = ("install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap; "
                "`make test` does it), or set the node's sandbox.backend to none")
@@ -156,7 +157,7 @@ class SandboxLaunch:
         """
         found = [self.workspace, Path(env["HOME"]) if env.get("HOME") else None,
                  Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent,
-                 _PACKAGE_ROOT]
+                 _PACKAGE_ROOT, *git_folders(self.workspace)]
         paths = [p.resolve() for p in found
                  if p is not None and p.is_dir() and p.resolve().is_relative_to("/tmp")]
         return list(dict.fromkeys(paths))
@@ -174,6 +175,28 @@ class SandboxLaunch:
             paths += [self.message_bus, lock]
         paths += _agent_state(env)
         return list(dict.fromkeys(p.resolve() for p in paths))
+
+
+def git_folders(folder: Path) -> list[Path]:
+    """The repository the checkout ``folder`` is in, as the sandbox shows it (read only):
+    the checkout's top, or for a linked worktree (a node's) the repository's checkout,
+    whose ``.git`` holds the worktree's own git folder. Inside the sandbox an agent runs
+    ``git status``, ``diff`` and ``log``, and cannot write the user's repository (its
+    files, refs and hooks); a turn's commit is the engine's."""
+    for place in (folder, *folder.parents):
+        dot = place / ".git"
+        if dot.is_dir():
+            return [place]
+        gitdir = linked_git_dir(place) if dot.is_file() else None
+        if gitdir is None:
+            continue
+        try:  # a linked worktree's git folder names the repository's in ``commondir``
+            common = (gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip())
+        except OSError:
+            return [gitdir]
+        common = common.resolve()
+        return [common.parent if common.name == ".git" else common]
+    return []
 
 
 def _agent_state(env: Mapping[str, str]) -> list[Path]:
