@@ -13,11 +13,10 @@ from pathlib import Path
 
 import orjson
 import pytest
-from engine_helpers import events_of, of_type, unconsumed_items, workflow
+from engine_helpers import events_of, of_type, resume_to_end, unconsumed_items, workflow
 
 from desktop.graph.io import dumps_workflow
 from desktop.providers.process import group_members
-from desktop.runtime.engine import Engine
 from desktop.runtime.recovery import resume_engine
 from desktop.store.run_info import read_run_info
 from desktop.views.runs import open_run
@@ -60,15 +59,6 @@ def _kill(proc: subprocess.Popen) -> None:
     proc.stdout.close()
 
 
-async def _resume_to_end(run_dir: Path) -> Engine:
-    engine = resume_engine(run_dir)
-    try:
-        await asyncio.wait_for(engine.run(), 60)
-    finally:
-        engine.close()
-    return engine
-
-
 @pytest.mark.parametrize("seed", [1, 2, 3])
 async def test_kill_9_at_a_random_point_then_resume_loses_nothing(tmp_path: Path,
                                                                   seed: int) -> None:
@@ -86,7 +76,7 @@ async def test_kill_9_at_a_random_point_then_resume_loses_nothing(tmp_path: Path
         assert before.interrupted
     if before.status == "completed":
         return
-    engine = await _resume_to_end(run_dir)
+    engine = await resume_to_end(run_dir)
     events = events_of(run_dir)
     assert engine.state.status == "completed"
     assert unconsumed_items(events) == set(), "an inbox item was lost"
