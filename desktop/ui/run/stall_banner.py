@@ -231,6 +231,9 @@ class FailureBanner(QFrame):
         self.failures[node_id] = {"reason": reason, "agentRunId": agent_run_id}
         label = self.node_labels.get(node_id, node_id[:8] or "run")
         self.title.setText(f"<b>{label} failed:</b> {reason}")
+        # a turn that failed before its agent started (its worktree could not be made)
+        # has no stderr to show
+        self.tail.setVisible(bool(agent_run_id))
         tail = ""
         if agent_run_id and self.run_dir is not None:
             tail = read_tail(self.run_dir / "agents" / agent_run_id / "agent-stderr.txt")
