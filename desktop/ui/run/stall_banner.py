@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from html import escape
 from pathlib import Path
 
 from PySide6.QtCore import Signal
@@ -230,7 +231,9 @@ class FailureBanner(QFrame):
         """Fill the banner for one failure and show it."""
         self.failures[node_id] = {"reason": reason, "agentRunId": agent_run_id}
         label = self.node_labels.get(node_id, node_id[:8] or "run")
-        self.title.setText(f"<b>{label} failed:</b> {reason}")
+        # the run's failure names its node first ("Builder: ..."): said once here
+        said = escape(reason.removeprefix(f"{label}: "))  # git's <path> is text, not markup
+        self.title.setText(f"<b>{escape(label)} failed:</b> {said}")
         # a turn that failed before its agent started (its worktree could not be made)
         # has no stderr to show
         self.tail.setVisible(bool(agent_run_id))

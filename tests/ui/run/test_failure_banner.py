@@ -1,5 +1,6 @@
-"""The failure banner shows the failed agent's stderr; a turn that failed before any agent
-started (its worktree could not be made) has none, and shows no empty box for it."""
+"""The failure banner names the failed node once and shows its agent's stderr; a turn that
+failed before any agent started (its worktree could not be made) has none, and shows no
+empty box for it."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ def test_the_stderr_box_shows_only_for_a_failure_with_an_agent_run(qtbot, tmp_pa
     assert not banner.isHidden()
     assert "Builder failed:" in banner.title.text() and banner.tail.isHidden()
 
-    banner.show_failure(NODE, "exit 2", agent.name)
+    banner.show_failure(NODE, "Builder: exit 2", agent.name)  # as run.failed says it
+    assert banner.title.text() == "<b>Builder failed:</b> exit 2"
     assert not banner.tail.isHidden()
+    banner.show_failure(NODE, "error: cannot open <stdin>", agent.name)
+    assert banner.title.text().endswith("error: cannot open &lt;stdin&gt;")
     assert "the build broke at step 3" in banner.tail.toPlainText()
