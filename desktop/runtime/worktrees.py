@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from desktop.graph.isolation_check import repository_top
 from desktop.runtime import submodules, worktree_pool
 from desktop.runtime.agent_ignore import excludes_for
 from desktop.runtime.git_base import base_ref, ensure_base, run8
@@ -114,8 +115,7 @@ def repo_problem(workspace: Path) -> str | None:
     same (a ``.git`` above it that git cannot read: git missing, a repository another
     user owns); None when it is in none. Worked on as a plain folder, it would have the
     agent write into the user's own checkout."""
-    here = workspace.absolute()
-    top = next((p for p in (here, *here.parents) if (p / ".git").exists()), None)
+    top = repository_top(workspace)
     if top is None:
         return None
     found = git(workspace, "rev-parse", "--show-toplevel")
