@@ -11,6 +11,7 @@ from run_flows import gated
 from desktop.contract import client_origin as origin
 from desktop.graph.io import load_workflow, loads_workflow
 from desktop.store.reducer import fold_events
+from desktop.store.runs import engine_alive
 from desktop.views.notices import HandoffSent
 from desktop.views.reader import LogTail
 
@@ -202,6 +203,9 @@ def test_history_lists_runs_and_replay_shows_the_state_at_event_n(qloop, window_
     async def go():
         await panels.run()
         await until(lambda: status(panels) == "completed")
+        # The service lets the run's engine go a moment after run.completed; until then
+        # opening the run attaches to it (test_fork_gui replays one that way).
+        await until(lambda: not engine_alive(panels.session.run_dir))
 
     qloop.run_until_complete(go())
     run_dir = panels.session.run_dir
