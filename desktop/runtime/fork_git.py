@@ -29,7 +29,7 @@ from typing import Any
 from desktop.contract.isolation import Isolation
 from desktop.contract.state import RunState
 from desktop.runtime import worktrees
-from desktop.runtime.git_base import base_ref, run8
+from desktop.runtime.git_base import base_ref, left_out_lines, left_out_of, run8
 from desktop.runtime.git_run import GitError, git, must
 from desktop.views.forks import ForkScan
 from desktop.views.node_folder import workspace_path
@@ -174,10 +174,15 @@ def _check(repo: RepoPlan, run_id: str) -> None:
                 "cannot check it out; fork from another run or before its first turn")
 
 
-def _base_message(fork_id: str, source_id: str, seq: int) -> str:
+def _base_message(top: Path, source_base: str, fork_id: str, source_id: str,
+                  seq: int) -> str:
+    # the files the source's base left out stay out of the fork's commits too (a node's
+    # worktreeSetup may copy one in), so its lines go on
+    source = must(top, "log", "-1", "--format=%B", source_base, "--")
     return (f"Agent Canvas: base of run {run8(fork_id)}\n\n"
             f"A fork of run {run8(source_id)} at seq {seq}: that run's base.\n\n"
-            f"Run: {fork_id}\nForked-From: {source_id}\n")
+            f"Run: {fork_id}\nForked-From: {source_id}\n"
+            f"{left_out_lines(left_out_of(source))}")
 
 
 def make(plan: GitFork, fork_id: str, source_id: str, seq: int, fork_dir: Path) -> None:
@@ -188,7 +193,7 @@ def make(plan: GitFork, fork_id: str, source_id: str, seq: int, fork_dir: Path) 
     for repo in plan.repos:
         tree = must(repo.top, "rev-parse", f"{repo.source_base}^{{tree}}")
         repo.base = must(repo.top, "commit-tree", tree, "-p", repo.source_base, "-m",
-                         _base_message(fork_id, source_id, seq))
+                         _base_message(repo.top, repo.source_base, fork_id, source_id, seq))
         _new_ref(plan, repo.top, base_ref(fork_id), repo.base, "agent-canvas: fork base")
         for node in repo.nodes:
             component = Path(node.record["worktree"]).name

@@ -56,11 +56,15 @@ def applied_refs(run_id: str) -> str:
     return f"refs/canvas/{run8(run_id)}/applied/"
 
 
+def left_out_lines(left_out: list[str]) -> str:
+    """The lines of a base commit's message that name the files left out of it."""
+    return "".join(f"{LEFT_OUT}{path}\n" for path in left_out if "\n" not in path)
+
+
 def _message(run_id: str, left_out: list[str]) -> str:
-    out = "".join(f"{LEFT_OUT}{path}\n" for path in left_out if "\n" not in path)
     return (f"Agent Canvas: base of run {run8(run_id)}\n\n"
             "The repository's HEAD plus the uncommitted and untracked changes at the start "
-            f"of the run.\n\nRun: {run_id}\n{out}")
+            f"of the run.\n\nRun: {run_id}\n{left_out_lines(left_out)}")
 
 
 def big_untracked(top: Path, exclude: list[Path] | None = None) -> list[str]:

@@ -177,3 +177,31 @@ async def test_a_fork_that_fails_half_way_removes_what_it_made_and_only_that(
     assert branch_state(repo) == refs  # theirs kept, the fork's a and b gone
     assert git(repo, "for-each-ref", "refs/canvas/5e5e5e5e/") == ""
     assert git(repo, "worktree", "list", "--porcelain") == worktrees
+
+
+async def test_a_fork_keeps_the_big_untracked_files_its_source_left_out_out_of_its_commits(
+        tmp_path: Path, no_git_config, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("desktop.runtime.git_base.BIG_UNTRACKED", 1000)
+    repo = user_repo(tmp_path / "repo")
+    (repo / "data.bin").write_bytes(b"x" * 5000)
+    ws = {"workspace": str(repo)}
+    doc = workflow({
+        "a": {**ws, "script": [edit("a.txt", "a\n"), {"handoff": {"to": "b"}}]},
+        # copied in by its setup: there for the agent, never one of its changes
+        "b": {**ws, "worktreeSetup": {"copy": ["data.bin"]},
+              "script": [{"shell": "cp data.bin seen.bin"}]},
+    }, [{"from": "a", "to": "b"}])
+    data = tmp_path / "data"
+    source = await run_doc(doc, data)
+    [b_turn] = [p for p in scan_run(source.run_dir).points if p.label == "B"]
+    fork = fork_run(source.run_dir, data, ForkRequest(at=b_turn.seq))
+    engine = fork.engine
+    try:
+        assert await asyncio.wait_for(engine.run(), 60) == "completed"
+    finally:
+        engine.close()
+    b = node_git(engine, "b")
+    assert git(repo, "show", f"{b.branch}:seen.bin") == "x" * 5000
+    assert git(repo, "ls-tree", "--name-only", b.branch, "data.bin") == ""
+    assert git(repo, "ls-tree", "--name-only", b.base, "data.bin") == ""  # nor the fork's base
+    assert (repo / "data.bin").read_bytes() == b"x" * 5000
