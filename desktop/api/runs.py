@@ -40,6 +40,7 @@ from desktop.runtime.engine import Engine, EngineError, EngineOptions
 from desktop.runtime.recovery import resume_engine
 from desktop.runtime.run_delete import (
     RunDeleted,
+    WorkNotSaved,
     WorktreesLocked,
     delete_run_folder,
     refuse_if_locked,
@@ -330,6 +331,9 @@ class RunService:
                                f"run {run_id} is held by another engine") from None
             except WorktreesLocked as exc:  # locked since the look above
                 raise _locked(exc) from None
+            except WorkNotSaved as exc:
+                raise ApiError(409, "worktree_changed", str(exc),
+                               problems=[str(u.path) for u in exc.unsaved]) from None
             for note in deleted.cleanup.kept:
                 log.warning("deleting run %s: %s", run_id, note)
             self.folded.forget(folder)

@@ -22,13 +22,17 @@ in the run's folder, and locking it says "keep this". Nothing of the run is chan
 the error names each locked worktree with its branch, your reason and the
 `git worktree unlock PATH` that lets it go; then delete the run again.
 
+Nor is a run whose worktrees hold work made after it ended: a file you edited there, a
+commit you made on a node's branch. The error names each worktree, what is there and the
+git commands that keep it (a branch at your commits, a stash of your edits) or drop it.
+
 A live run (its engine is running it) is deleted only with --force: the service that
 runs it stops it first. A run an `agent-canvas run` or `resume` in a terminal holds is
 stopped there (Ctrl-C), not from here.
 
-Exit codes: 0 every run deleted; 1 some run refused (live, or a worktree of it locked)
-or not deleted; 2 a run reference that names no run or several, or bad input: then
-nothing is deleted.
+Exit codes: 0 every run deleted; 1 some run refused (live, a worktree of it locked or
+holding your work) or not deleted; 2 a run reference that names no run or several, or
+bad input: then nothing is deleted.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ import orjson
 
 from desktop.cli.server_args import RemoteError, add_server_options, client_for
 from desktop.disk.paths import data_dir
-from desktop.runtime.run_delete import WorktreesLocked, delete_run_folder
+from desktop.runtime.run_delete import WorkNotSaved, WorktreesLocked, delete_run_folder
 from desktop.store.runs import EngineBusy, RunError, engine_alive, find_run
 from desktop.views.run_deleted import branches_deleted, worktrees_text
 from desktop.views.run_list import list_rows
@@ -212,7 +216,7 @@ def _delete_here(run: Path, force: bool, report: _Report) -> None:
     except EngineBusy:  # resumed by another process since the look above
         report.refused(_live(run8) if not force else _held_in_terminal(run8))
         return
-    except WorktreesLocked as exc:  # the user's to keep: the run stays, as it says
+    except (WorktreesLocked, WorkNotSaved) as exc:  # the user's: the run stays, as it says
         report.refused(str(exc))
         return
     except OSError as exc:
@@ -282,6 +286,6 @@ def _remote_refusal(run8: str, exc: ApiError) -> str:
         return _live(run8)
     if exc.code == "run_busy":
         return _held_in_terminal(run8)
-    if exc.code == "worktree_locked":
-        return exc.message  # names the run, each locked worktree and how to unlock it
+    if exc.code in ("worktree_locked", "worktree_changed"):
+        return exc.message  # names the run, each worktree and what lets the run go
     return f"run {run8}: {exc}"

@@ -6,6 +6,9 @@ pooled or removed, so an engine that takes the run over meanwhile (a resume in a
 process) makes this fail with :class:`EngineBusy` before anything of it is touched; the
 lock is let go before the folder goes, as a file held open cannot be deleted everywhere.
 
+Work in the run's worktrees made after it ended (an edit, a commit on a node's branch:
+desktop/runtime/unsaved_work.py) is refused the same way, with :class:`WorkNotSaved`.
+
 A worktree of the run that the user locked (``git worktree lock``) is them saying "keep
 this". Its folder is inside the run folder, so the run cannot go without it: such a run
 is refused with :class:`WorktreesLocked`, naming each locked worktree and how to unlock
@@ -28,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.runtime.run_result import ResultError, find_place
+from desktop.runtime.unsaved_work import WorkNotSaved, refuse_if_unsaved
 from desktop.runtime.worktree_cleanup import (
     Cleanup,
     LockedWorktree,
@@ -87,9 +91,11 @@ def delete_run_folder(folder: Path, run_id: str,
     """Pool or remove run ``run_id``'s worktrees, delete its branches and base ref, then
     its folder ``folder`` (``state``: its folded state, whose nodes name the repositories;
     None when unreadable). Raises EngineBusy (desktop/store/runs.py) when an engine holds
-    the run, WorktreesLocked when the user locked one of its worktrees."""
+    the run, WorktreesLocked when the user locked one of its worktrees, WorkNotSaved when
+    its worktrees hold work made after it ended."""
     with hold_engine_lock(folder):
         refuse_if_locked(folder, run_id, state)
+        refuse_if_unsaved(folder, run_id, state)
         cleanup = remove_run_worktrees(folder, run_id, state, _applied_in(folder))
     if cleanup.locked:  # locked since the look above: the run folder holds it
         raise WorktreesLocked(run_id, cleanup.locked, partly=True)
@@ -125,4 +131,5 @@ def remove_folder(folder: Path) -> None:
     shutil.rmtree(doomed, ignore_errors=True)
 
 
-__all__ = ["RunDeleted", "WorktreesLocked", "delete_run_folder", "refuse_if_locked"]
+__all__ = ["RunDeleted", "WorkNotSaved", "WorktreesLocked", "delete_run_folder",
+           "refuse_if_locked"]

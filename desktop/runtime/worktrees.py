@@ -259,7 +259,7 @@ def _made(repo: Repo, path: Path, run_dir: Path, run_id: str, branch: str,
     return NodeTree(repo, path, branch, base, tuple(left_out))
 
 
-def _merging(folder: Path) -> bool:
+def merging(folder: Path) -> bool:
     """Whether a merge is under way in the worktree at ``folder``: its git folder holds
     ``MERGE_HEAD``. A look at a file, not a git process: every turn's commit asks."""
     gitdir = linked_git_dir(folder)
@@ -278,6 +278,18 @@ def person_of(folder: Path) -> str | None:
     return f"{name} <{email}>" if name and email else None
 
 
+def commit_scope(path: Path, left_out: tuple[str, ...] | list[str]
+                 ) -> tuple[list[str], list[str]]:
+    """What a node's commit takes in from its worktree at ``path``: git's options (before
+    the subcommand) and the pathspecs. ``left_out``: the files left out of the run's base."""
+    excludes = excludes_for(path)  # what agents leave behind stays out
+    # a submodule left behind by a merge keeps the commit the merge recorded
+    kept = [f":(exclude,top,literal){p}" for p in submodules.behind(path)]
+    # a big file left out of the base and copied in by the worktree's setup stays out too
+    kept += [f":(exclude,top,literal){p}" for p in left_out]
+    return ["-c", f"core.excludesFile={excludes}"], [":/", *kept]
+
+
 def commit_all(tree: NodeTree, message: str) -> str | None:
     """Commit everything changed in the worktree (ignored files left out) on its branch;
     the new commit, or None when nothing changed. A merge under way is concluded by it.
@@ -290,14 +302,10 @@ def commit_all(tree: NodeTree, message: str) -> str | None:
     ``git add`` did: ``write-tree`` from the index just written, ``commit-tree`` and
     ``update-ref`` of HEAD (so the branch moves, guarded by its old value).
     """
-    excludes = excludes_for(tree.path)  # what agents leave behind stays out
-    # a submodule left behind by a merge keeps the commit the merge recorded
-    kept = [f":(exclude,top,literal){path}" for path in submodules.behind(tree.path)]
-    # a big file left out of the base and copied in by the worktree's setup stays out too
-    kept += [f":(exclude,top,literal){path}" for path in tree.left_out]
-    must(tree.path, "-c", "core.untrackedCache=true", "-c", f"core.excludesFile={excludes}",
-         "add", "-A", "--sparse", "--", ":/", *kept)
-    if _merging(tree.path):
+    options, pathspecs = commit_scope(tree.path, tree.left_out)
+    must(tree.path, "-c", "core.untrackedCache=true", *options, "add", "-A", "--sparse", "--",
+         *pathspecs)
+    if merging(tree.path):
         # a person's merge, resolved (desktop/runtime/worktree_repair.py): concluded as a
         # merge commit, so the branch records what it merged, and whose resolution it is
         person = person_of(tree.path)
@@ -341,7 +349,9 @@ __all__ = [
     "branch_component",
     "branch_name",
     "commit_all",
+    "commit_scope",
     "head",
+    "merging",
     "open_tree",
     "path_lock",
     "person_of",

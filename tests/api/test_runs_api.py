@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+from datetime import datetime
 from pathlib import Path
 
 from api_helpers import EXAMPLE, GATED, Api, gated_shell, slow, workflow
@@ -180,6 +182,30 @@ async def test_delete_removes_the_runs_worktrees_and_branches(api: Api, tmp_path
                             capture_output=True, text=True, check=True).stdout
     assert listed.count("worktree ") == 1 and run_id not in listed
     assert sorted(p.name for p in repo.iterdir()) == [".git", "mine.txt"]
+
+
+async def test_delete_refuses_a_run_whose_worktree_holds_the_user_s_later_edit(
+        api: Api, tmp_path) -> None:
+    repo = tmp_path / "project"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    run_id = (await api.start(workflow({"a": {"workspace": str(repo), "script": [
+        {"edit": {"path": "new.txt", "content": "the agent's\n"}}]}})))["id"]
+    state = await api.finished(run_id)
+    tree = api.data / "runs" / run_id / "worktrees" / "a"
+    (tree / "new.txt").write_text("the agent's, fixed by the user\n")
+    later = datetime.fromisoformat(state["updatedAt"].replace("Z", "+00:00")).timestamp() + 5
+    os.utime(tree / "new.txt", (later, later))
+
+    refused = (await api.json("DELETE", f"/api/runs/{run_id}", 409))["error"]
+    assert refused["code"] == "worktree_changed" and refused["problems"] == [str(tree)]
+    assert f"{tree}: 1 uncommitted change (new.txt)" in refused["message"]
+    assert (tree / "new.txt").read_text() == "the agent's, fixed by the user\n"
+    await api.json("GET", f"/api/runs/{run_id}", 200)  # still listed
+
+    subprocess.run(["git", "checkout", "--", "new.txt"], cwd=tree, check=True)  # dropped
+    await api.json("DELETE", f"/api/runs/{run_id}", 200)
+    assert not (api.data / "runs" / run_id).exists()
 
 
 async def test_delete_refuses_a_run_whose_worktree_the_user_locked_and_leaves_it_live(

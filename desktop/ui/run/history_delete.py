@@ -133,6 +133,10 @@ def refusal(row: HistoryRow, exc: ApiError) -> str:
     if exc.code == "run_busy":
         return (f"{name} was not deleted: another engine holds it (an `agent-canvas run` in "
                 "a terminal?). Stop it there first.")
+    if exc.code in ("worktree_locked", "worktree_changed"):
+        # "run 1a2b3c4d not deleted, nothing was changed: <why>": the name is said once
+        why = exc.message.partition(": ")[2] or exc.message
+        return f"{name} was not deleted, nothing was changed: {why}"
     return f"{name} was not deleted: {exc}"
 
 

@@ -8,6 +8,7 @@ the panel too."""
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import pytest
@@ -196,3 +197,31 @@ def test_a_run_deleted_elsewhere_while_the_window_follows_it_is_shown_as_deleted
     qloop.run_until_complete(go())
     assert panels.service.isVisible() and f"Run {live[:8]} was deleted" in \
         panels.service.title.text()
+
+
+def test_a_run_whose_worktree_holds_the_user_s_later_edit_stays_and_the_panel_says_why(
+        window, qloop, until, own_service, tmp_path) -> None:
+    repo = own_repo(tmp_path / "project")
+    run_id = _start(qloop, own_service, _two_nodes(repo), "completed")
+    history = window.run_panels.history
+    qloop.run_until_complete(until(lambda: any(
+        r.run_id == run_id and not r.live for r in history.rows), 30))
+    folder = own_service.data_dir / "runs" / run_id
+    edited = folder / "worktrees" / "lead" / "new.txt"
+    edited.write_text("the agent's, fixed by the user\n")
+    later = (folder / "events.jsonl").stat().st_mtime + 5  # after the run's last event
+    os.utime(edited, (later, later))
+
+    [row] = [r for r in history.rows if r.run_id == run_id]
+    task = window.run_panels.deleting.delete([row])
+    qloop.run_until_complete(until(task.done, 30))
+    said = history.note.text()
+    assert history.note.property("role") == "error"
+    # the run named once, by the panel
+    assert said.startswith(f"“Two” (run {run_id[:8]}) was not deleted, nothing was changed: "
+                           "its worktrees hold work made after it ended")
+    assert said.count("not deleted") == 1
+    assert f"{edited.parent}: 1 uncommitted change (new.txt)" in said
+    assert f"git -C {edited.parent} stash push --include-untracked" in said
+    assert folder.is_dir() and edited.read_text() == "the agent's, fixed by the user\n"
+    assert run_id in _listed(history)

@@ -1,0 +1,181 @@
+"""Work in a run's worktrees that the run did not make, which deleting the run would lose.
+
+A node's worktree is a real folder: the user opens it in their editor, fixes a line, or
+commits on the node's branch. While the run goes on, the node's next turn takes such an
+edit in (desktop/runtime/isolation.py). Once the run has ended nothing will, and deleting
+the run (desktop/runtime/run_delete.py) would throw it away with the worktree and the
+branch. So a run with such work is not deleted, as one with a worktree the user locked
+is not: the refusal names each worktree, what is there, and how to keep or drop it.
+
+What counts is what happened after the run's last event, so what the run's own agents
+and commits did never does (an agent's own ``git commit``, an interrupted turn's files):
+
+- commits on a node's branch committed after that moment that no ref outside the run
+  keeps (a branch of the user's at them keeps them: then they are not lost);
+- uncommitted changes a node's commit would take in (ignored files, the agents'
+  leftovers the commits leave out and the base's big files aside) written after that
+  moment, in a worktree with no merge waiting on a person (the merge's own files).
+
+Blocking: run it on a worker thread.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from desktop.runtime import worktrees as wt
+from desktop.runtime.git_base import base_ref, left_out_of, run8
+from desktop.runtime.git_run import git
+from desktop.runtime.worktree_cleanup import repositories
+from desktop.runtime.worktree_list import worktrees
+from desktop.store.jsonl import EVENTS_FILE
+from desktop.store.runs import RunError
+from desktop.wording import plural
+
+_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class UnsavedWork:
+    """One worktree of the run holding work made after the run's last event."""
+
+    path: Path
+    branch: str | None
+    """The worktree's branch (``refs/heads/...``); None when detached."""
+    commits: list[str]
+    """The commits made on it since, newest first."""
+    changes: list[str]
+    """The uncommitted files changed since, as paths in the worktree."""
+
+    def describe(self) -> str:
+        """What is there, then the git commands that keep it or drop it, a line each."""
+        here = shlex.quote(str(self.path))
+        lines = []
+        if self.commits:
+            name = self.branch.removeprefix("refs/heads/") if self.branch else "its HEAD"
+            newest, oldest = self.commits[0][:12], self.commits[-1][:12]
+            which = newest if len(self.commits) == 1 else f"the newest {newest}"
+            lines += [f"{name}: {plural(len(self.commits), 'commit')} made since ({which})",
+                      f"  keep: git -C {here} branch NAME {newest}",
+                      f"  drop: git -C {here} reset --hard {oldest}^"]
+        if self.changes:
+            shown = ", ".join(self.changes[:_SHOWN]) + (
+                f" and {len(self.changes) - _SHOWN} more" if len(self.changes) > _SHOWN else "")
+            lines += [f"{self.path}: {plural(len(self.changes), 'uncommitted change')} ({shown})",
+                      f"  keep: git -C {here} stash push --include-untracked",
+                      f"  drop: git -C {here} reset --hard && git -C {here} clean -fd"]
+        return "\n".join(lines)
+
+
+class WorkNotSaved(RunError):
+    """The run's worktrees hold work made after it ended; the message says what and how
+    to keep it or drop it. Nothing of the run was changed."""
+
+    def __init__(self, run_id: str, unsaved: list[UnsavedWork]) -> None:
+        self.unsaved = unsaved
+        said = "\n".join(u.describe() for u in unsaved)
+        super().__init__(f"run {run8(run_id)} not deleted, nothing was changed: its worktrees "
+                         "hold work made after it ended, which deleting it would lose.\n"
+                         f"{said}\nKeep it or drop it, then delete the run again.")
+
+
+def ended_at(run_dir: Path, state: Mapping[str, Any] | None) -> float | None:
+    """When the run's last event was written (seconds since the epoch); None when
+    neither its state nor its log says."""
+    stamp = (state or {}).get("updatedAt")
+    if isinstance(stamp, str):
+        try:
+            return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            pass
+    try:
+        return (run_dir / EVENTS_FILE).stat().st_mtime
+    except OSError:
+        return None
+
+
+def _kept_elsewhere(common: Path, run_id: str) -> list[str]:
+    """The refs of the repository other than the run's own branches and refs."""
+    listed = git(common, "for-each-ref", "--format=%(refname)")
+    mine = (f"refs/heads/canvas/{run8(run_id)}/", f"refs/canvas/{run8(run_id)}/")
+    return [ref for ref in listed.text.splitlines() if ref and not ref.startswith(mine)] \
+        if listed.ok else []
+
+
+def _commits_since(common: Path, branch: str, since: float, others: list[str]) -> list[str]:
+    """The commits on ``branch`` committed after ``since`` that no ref of ``others`` has."""
+    negated = "".join(f"^{ref}\n" for ref in others).encode()
+    listed = git(common, "rev-list", f"--since=@{int(since) + 1}", branch, "--stdin",
+                 stdin=negated)
+    return listed.text.split() if listed.ok else []
+
+
+def _changed_at(top: Path, path: str) -> float:
+    """When the file at ``path`` in the worktree ``top`` last changed; for one deleted,
+    when its nearest folder still there did (a removal changes its folder)."""
+    where = top / path
+    while True:
+        try:
+            return where.lstat().st_mtime
+        except OSError:
+            if where == top or where.parent == where:
+                return 0.0
+            where = where.parent
+
+
+def _changes_since(tree: Path, since: float, left_out: list[str]) -> list[str]:
+    """The files a commit of the worktree ``tree`` would take in, changed after ``since``."""
+    if wt.merging(tree):
+        return []
+    options, pathspecs = wt.commit_scope(tree, left_out)
+    listed = git(tree, *options, "status", "--porcelain=v1", "-z", "--untracked-files=all",
+                 "--no-renames", "--", *pathspecs)
+    if not listed.ok:
+        return []
+    paths = [entry[3:] for entry in listed.out.decode("utf-8", "surrogateescape").split("\0")
+             if len(entry) > 3]
+    return [p for p in paths if _changed_at(tree, p) > since]
+
+
+def unsaved_work(run_dir: Path, run_id: str,
+                 state: Mapping[str, Any] | None = None) -> list[UnsavedWork]:
+    """The worktrees of run ``run_id`` (folder ``run_dir``, folded ``state``) holding
+    work made after its last event, in every repository it made worktrees in."""
+    since = ended_at(run_dir, state)
+    if since is None:
+        return []
+    found = []
+    for common in repositories(run_dir, state):
+        base = git(common, "log", "-1", "--format=%B", f"{base_ref(run_id)}^{{commit}}", "--")
+        left_out = left_out_of(base.text) if base.ok else []
+        others: list[str] | None = None
+        for tree in worktrees(common):
+            if tree.lock is not None or not tree.path.resolve().is_relative_to(
+                    run_dir.resolve()):
+                continue  # a locked one is refused on its own (run_delete.py)
+            if wt.adding_mark(tree.path).exists():
+                continue  # half checked out by the engine: its missing files are no one's work
+            commits: list[str] = []
+            if tree.branch is not None:
+                others = _kept_elsewhere(common, run_id) if others is None else others
+                commits = _commits_since(common, tree.branch, since, others)
+            changes = _changes_since(tree.path, since, left_out) if tree.path.is_dir() else []
+            if commits or changes:
+                found.append(UnsavedWork(tree.path, tree.branch, commits, changes))
+    return found
+
+
+def refuse_if_unsaved(run_dir: Path, run_id: str,
+                      state: Mapping[str, Any] | None = None) -> None:
+    """Raise WorkNotSaved when run ``run_id``'s worktrees hold work made after it ended."""
+    unsaved = unsaved_work(run_dir, run_id, state)
+    if unsaved:
+        raise WorkNotSaved(run_id, unsaved)
+
+
+__all__ = ["UnsavedWork", "WorkNotSaved", "ended_at", "refuse_if_unsaved", "unsaved_work"]
