@@ -12,8 +12,8 @@ worktrees whose folders are gone (`git worktree prune`).
 A run is known by its commits (each names its run); a canvas/ branch of your own is
 never taken. A run's refs stay while one of its worktrees is still on disk (a run of
 another data folder: delete it from there) or locked (`git worktree lock`), or while
-you have one of its branches checked out. Your working tree, index, HEAD and own
-branches are not touched.
+you have one of its branches checked out, or committed on one of them. Your working
+tree, index, HEAD and own branches are not touched.
 
 Exit codes: 0 removed, or nothing to remove; 1 some run's refs were kept (each said
 why); 2 bad input (a folder that is no git repository): nothing is changed.

@@ -10,8 +10,9 @@ folder of, and whose worktrees are gone. A run's refs are known by their commits
 base ref's message, else a branch tip's, names the run (``Run: <id>``); a ``canvas/``
 branch of the user's own names none and is never taken. A worktree of the run still on
 disk keeps the run's refs: it belongs to a run of another data folder, or the user keeps
-it. So do a worktree of the run the user locked (git keeps it too, folder or not) and a
-branch of the run checked out in a worktree of the user's own.
+it. So do a worktree of the run the user locked (git keeps it too, folder or not), a
+branch of the run checked out in a worktree of the user's own, and a branch whose newest
+commit the run did not make (one the user committed on it).
 
 Taking leftovers away deletes their refs and lets git forget the worktrees whose
 folders are gone (``git worktree prune``); the user's working tree, index, HEAD and own
@@ -35,6 +36,8 @@ _RUN8 = re.compile(r"^[0-9a-f]{8}$")
 _RUN_LINE = re.compile(r"^Run: ([0-9a-f]{8}-[0-9a-f-]{27})$", re.MULTILINE)
 _HEADS = "refs/heads/canvas/"
 _OURS = "refs/canvas/"
+_MERGE = "Merge canvas/"
+"""How the subject of a merge of one node's branch into another begins (worktree_merge)."""
 
 
 class NotARepository(Exception):
@@ -105,6 +108,26 @@ def _why_kept(run: Leftover, trees: list[Worktree]) -> str | None:
     return None
 
 
+def _not_the_runs(common: Path, run: Leftover) -> str | None:
+    """Why the run's refs stay when a branch of its has a newest commit the run did not
+    make (the user's, most likely: deleting it would lose that commit)."""
+    for ref in run.refs:
+        if not ref.startswith(_HEADS):
+            continue
+        message = git(common, "log", "-1", "--format=%h%n%s%n%b", ref, "--")
+        if not message.ok:
+            continue
+        short, _, rest = message.text.partition("\n")
+        subject = rest.partition("\n")[0]
+        if f"Run: {run.run_id}" in rest or subject.startswith(_MERGE):
+            continue
+        branch = ref.removeprefix("refs/heads/")
+        return (f"{branch}'s newest commit, {short} ({subject}), is not the run's; keep it "
+                f"with `git branch NAME {short}`, or delete the branch with `git branch -D "
+                f"{branch}`")
+    return None
+
+
 def find_leftovers(repo: Path, data: Path) -> list[Leftover]:
     """The runs whose refs are in the repository at ``repo`` and which the data folder
     ``data`` has no folder of, each with why its refs stay when they do."""
@@ -122,7 +145,7 @@ def find_leftovers(repo: Path, data: Path) -> list[Leftover]:
         if run_id is None or (runs_dir(data) / run_id).is_dir():
             continue  # not a run's, or the run is still here
         run = Leftover(run_id, refs)
-        run.kept = _why_kept(run, trees)
+        run.kept = _why_kept(run, trees) or _not_the_runs(common, run)
         found.append(run)
     return found
 

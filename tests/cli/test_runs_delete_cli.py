@@ -437,3 +437,32 @@ def test_prune_takes_only_what_runs_deleted_by_hand_left(
     assert git(repo.path, "branch", "--list", "canvas/deadbeef/mine")
     assert repo.seen() == before
     assert other("runs", "show", elsewhere[:8]).code == 0
+
+
+def test_prune_keeps_a_branch_the_user_committed_on(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        repo: UserRepo, tmp_path: Path) -> None:
+    """Deleting it would lose the user's commit: the refusal says how to keep it or let
+    it go, and once the branch is theirs alone the rest of the run's refs go."""
+    here = make_cli(capsys, monkeypatch, ["--data-dir", str(tmp_path / "data")])
+    assert here("run", str(flow(tmp_path, repo))).code == 0
+    [run_id] = run_ids(here)
+    tree = tmp_path / "data" / "runs" / run_id / "worktrees" / "lead"
+    (tree / "fix.txt").write_text("the user's fix\n")
+    git(tree, "add", "fix.txt")
+    git(tree, "-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-qm",
+        "my fix")
+    mine = git(tree, "rev-parse", "HEAD")
+    shutil.rmtree(tmp_path / "data" / "runs" / run_id)
+    git(repo.path, "worktree", "prune")
+
+    said = here("runs", "prune", str(repo.path))
+    assert said.code == 1, said.err
+    branch = f"canvas/{run_id[:8]}/lead"
+    assert f"kept what run {run_id[:8]} left in {repo.path}: {branch}'s newest commit, " \
+           f"{mine[:7]}" in said.err and "(my fix), is not the run's" in said.err
+    assert git(repo.path, "rev-parse", branch) == mine
+
+    git(repo.path, "branch", "-D", branch)  # as the refusal says, when it is not needed
+    assert here("runs", "prune", str(repo.path)).code == 0
+    assert repo.canvas_refs(run_id) == ""
