@@ -16,6 +16,10 @@ copied into the repository's objects and into each worktree (a 300 MB file made 
 one-second run take twelve, and each node's worktree 287 MB). The base's message names
 what was left out (``Left out: <path>`` lines), and each node's first turn says so in
 its log (:func:`left_out_note`). A file the user staged is theirs to carry: it stays in.
+So, for the same reasons, does a folder that holds no tracked file and more than
+:data:`MANY_UNTRACKED` untracked ones (``Left out: venv/``): a Python virtual
+environment or a ``node_modules`` nobody ignored, thousands of files copied into every
+worktree (and a virtual environment's scripts name its own folder, not the copy's).
 
 ``refs/canvas/<run8>/base`` keeps the commit reachable (``git gc`` would drop a commit
 no ref names), and is how a resumed run, or its next node, finds the same base. The
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -35,6 +40,9 @@ from desktop.wording import plural
 
 BIG_UNTRACKED = 50 * 1024 * 1024
 """Bytes above which an untracked file stays out of a run's base."""
+MANY_UNTRACKED = 1000
+"""Untracked files above which a folder that holds no tracked file stays out of a run's
+base (a virtual environment, a ``node_modules`` nobody ignored)."""
 LEFT_OUT = "Left out: "
 """How the base's message names each file left out of it."""
 _SHOWN = 5
@@ -68,21 +76,61 @@ def _message(run_id: str, left_out: list[str]) -> str:
 
 
 def big_untracked(top: Path, exclude: list[Path] | None = None) -> list[str]:
-    """The untracked files (ignored ones aside) of the repository at ``top`` larger than
-    :data:`BIG_UNTRACKED`, as paths from its top; ``exclude``: folders to leave out."""
-    limit = BIG_UNTRACKED
+    """What of the repository at ``top`` stays out of a run's base, as paths from its
+    top: the untracked files (ignored ones aside) larger than :data:`BIG_UNTRACKED`, and
+    the wholly untracked folders (``PATH/``) holding more than :data:`MANY_UNTRACKED` of
+    them. ``exclude``: folders to leave out of the look."""
     listed = git(top, "ls-files", "--others", "--exclude-standard", "-z", "--", ":/",
                  *_excluded(top, exclude or []))
     if not listed.ok:
         return []
+    paths = [p for p in listed.out.decode("utf-8", "surrogateescape").split("\0") if p]
+    folders = _crowded(top, paths)
     big = []
-    for path in listed.out.decode("utf-8", "surrogateescape").split("\0"):
+    for path in paths:
+        if folders and any(path.startswith(folder) for folder in folders):
+            continue
         try:
-            if path and (top / path).lstat().st_size > limit:
+            if (top / path).lstat().st_size > BIG_UNTRACKED:
                 big.append(path)
         except OSError:  # removed meanwhile
             continue
-    return big
+    return folders + big
+
+
+def _crowded(top: Path, untracked: list[str]) -> list[str]:
+    """The outermost folders (``PATH/``) holding more than :data:`MANY_UNTRACKED` of the
+    ``untracked`` files and no tracked file (a tracked file's change must stay in)."""
+    limit = MANY_UNTRACKED
+    if len(untracked) <= limit:
+        return []
+    counts: Counter[str] = Counter()
+    for path in untracked:
+        parts = path.split("/")[:-1]
+        counts.update("".join(f"{part}/" for part in parts[:depth + 1])
+                      for depth in range(len(parts)))
+    many = sorted((folder for folder, count in counts.items() if count > limit), key=len)
+    if not many:
+        return []
+    tracked = git(top, "ls-files", "-z", "--", *(f":(top,literal){f}" for f in many))
+    if not tracked.ok:
+        return []
+    holding = tracked.out.decode("utf-8", "surrogateescape").split("\0")
+    chosen: list[str] = []
+    for folder in many:  # outermost first: one inside a chosen one goes with it
+        if any(folder.startswith(outer) for outer in chosen):
+            continue
+        if not any(path.startswith(folder) for path in holding if path):
+            chosen.append(folder)
+    return sorted(chosen)
+
+
+def written_in(path: str, written: set[str] | list[str]) -> bool:
+    """Whether any of the ``written`` files is ``path``, or lies in it (a ``PATH/``
+    folder that :func:`big_untracked` left out)."""
+    if not path.endswith("/"):
+        return path in written
+    return any(file.startswith(path) for file in written)
 
 
 def left_out_of(message: str) -> list[str]:
@@ -97,11 +145,18 @@ def left_out_note(left_out: list[str]) -> str | None:
         return None
     shown = ", ".join(left_out[:_SHOWN]) + (f" and {len(left_out) - _SHOWN} more"
                                             if len(left_out) > _SHOWN else "")
-    return (f"{plural(len(left_out), 'untracked file')} larger than "
-            f"{BIG_UNTRACKED // (1024 * 1024)} MiB left out of this run's worktrees ({shown}): "
-            "each would be copied into the repository's objects and every worktree. An agent "
-            "that needs one gets it with `worktreeSetup: {copy: [PATH]}`, or once you commit "
-            "or stage it")
+    folders = sum(1 for path in left_out if path.endswith("/"))
+    files = len(left_out) - folders
+    what = [f"{plural(files, 'untracked file')} larger than "
+            f"{BIG_UNTRACKED // (1024 * 1024)} MiB"] if files else []
+    what += [f"{plural(folders, 'untracked folder')} of more than "
+             f"{plural(MANY_UNTRACKED, 'file')}"] if folders else []
+    make = (" (or, for installed packages, a setup command that installs them: "
+            "`worktreeSetup: {run: npm ci}`)") if folders else ""
+    return (f"{' and '.join(what)} left out of this run's worktrees ({shown}): each would "
+            "be copied into the repository's objects and every worktree. An agent that "
+            f"needs one gets it with `worktreeSetup: {{copy: [PATH]}}`{make}, or once you "
+            "commit or stage it")
 
 
 def _excluded(top: Path, folders: list[Path]) -> list[str]:

@@ -36,7 +36,7 @@ from typing import Any, Literal
 from desktop.runtime import submodules
 from desktop.runtime.apply_lock import hold_apply_lock
 from desktop.runtime.branch_name import BadBranchName, check_new_branch
-from desktop.runtime.git_base import applied_refs, big_untracked, capture, run8
+from desktop.runtime.git_base import applied_refs, big_untracked, capture, run8, written_in
 from desktop.runtime.git_run import GitError, git, must
 from desktop.runtime.repo_busy import refuse_if_busy
 from desktop.runtime.run_result import ResultError, RunResult, changed_files
@@ -222,7 +222,7 @@ def _apply(result: RunResult, files: list[str] | None, branch: str | None, *,
             # repository's objects: the application never writes it
             changed = set(result.paths())
             aside = [p for p in big_untracked(result.repo, [result.run_dir])
-                     if p not in changed]
+                     if not written_in(p, changed)]
             now = capture(result.repo, "Agent Canvas: your working tree", [result.run_dir],
                           aside)
             ours_tree = must(result.repo, "rev-parse", f"{now}^{{tree}}")

@@ -16,7 +16,7 @@ started from, not what the files hold.
 from __future__ import annotations
 
 from desktop.runtime.apply_lock import hold_apply_lock
-from desktop.runtime.git_base import big_untracked, capture
+from desktop.runtime.git_base import big_untracked, capture, written_in
 from desktop.runtime.git_run import git, must
 from desktop.runtime.repo_busy import refuse_if_busy
 from desktop.runtime.result_apply import ApplyOutcome, merge_trees, onto_working_tree
@@ -61,7 +61,7 @@ def _undo(result: RunPlace | RunResult, *, check: bool) -> ApplyOutcome:
     before_tree = must(repo, "rev-parse", f"{after.text}^^{{tree}}")
     # as when applying: a big untracked file the application did not write stays out
     wrote = set(record.get("files") or [])
-    aside = [p for p in big_untracked(repo, [result.run_dir]) if p not in wrote]
+    aside = [p for p in big_untracked(repo, [result.run_dir]) if not written_in(p, wrote)]
     now = capture(repo, "Agent Canvas: your working tree", [result.run_dir], aside)
     now_tree = must(repo, "rev-parse", f"{now}^{{tree}}")
 

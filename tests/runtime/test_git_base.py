@@ -167,3 +167,32 @@ def test_big_untracked_files_stay_out_of_the_base_and_its_message_names_them(
     blob = git(repo, "hash-object", "data/set 1.bin")  # its id, not written
     assert subprocess.run(["git", "cat-file", "-e", blob], cwd=repo).returncode != 0
     assert ensure_base(repo, RUN) == (base, ["data/set 1.bin"])  # read back from the message
+
+
+def test_untracked_folders_of_many_files_stay_out_of_the_base_and_tracked_work_stays_in(
+        tmp_path: Path, no_git_config, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A virtual environment nobody ignored is thousands of files copied into the
+    repository's objects and every worktree; a folder holding a tracked file keeps it
+    (and its change), only an untracked folder inside it goes."""
+    monkeypatch.setattr("desktop.runtime.git_base.MANY_UNTRACKED", 5)
+    repo = user_repo(tmp_path / "repo")
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text("v1\n")
+    git(repo, "add", "src/app.py")
+    git(repo, "commit", "-qm", "app")
+    (repo / "src" / "app.py").write_text("v2, the user's change\n")
+    for folder, count in (("venv/lib/site", 4), ("venv/bin", 3), ("src/gen", 6),
+                          ("src", 3), ("few", 5)):
+        (repo / folder).mkdir(parents=True, exist_ok=True)
+        for n in range(count):
+            (repo / folder / f"f{n}.txt").write_text(f"{folder} {n}\n")
+    before = fingerprint(repo)
+    base, left_out = ensure_base(repo, RUN)
+    assert fingerprint(repo) == before
+    assert left_out == ["src/gen/", "venv/"]
+    files = tree_files(repo, base)
+    assert not any(p.startswith(("venv/", "src/gen/")) for p in files)
+    assert files["src/app.py"] == b"v2, the user's change\n"
+    assert {f"src/f{n}.txt" for n in range(3)} | {f"few/f{n}.txt" for n in range(5)} \
+        <= set(files)
+    assert ensure_base(repo, RUN) == (base, ["src/gen/", "venv/"])  # from the message

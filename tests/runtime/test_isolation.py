@@ -305,3 +305,29 @@ async def test_a_repository_git_cannot_read_fails_the_turn_and_the_checkout_stay
         in ended["reason"]
     assert fix in ended["reason"] and "isolation: shared" in ended["reason"]
     assert {p.name: p.read_bytes() for p in repo.iterdir() if p.is_file()} == before
+
+
+async def test_an_untracked_folder_of_many_files_is_left_out_said_and_never_committed(
+        tmp_path: Path, no_git_config, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("desktop.runtime.git_base.MANY_UNTRACKED", 3)
+    repo = user_repo(tmp_path / "repo")
+    (repo / "venv" / "bin").mkdir(parents=True)
+    for n in range(4):
+        (repo / "venv" / "bin" / f"tool{n}").write_text(f"tool {n}\n")
+    engine = await run_doc(on_repo(workflow({
+        "a": {"script": [{"shell": "test -d venv || echo lacks > lacks.txt"},
+                         {"handoff": {"to": "b", "message": "go"}}]},
+        # an install by its setup: there for the agent, and still never committed
+        "b": {"worktreeSetup": {"run": "mkdir -p venv/bin && echo made > venv/bin/made"},
+              "script": [{"shell": "cat venv/bin/made > seen.txt"}]}},
+        [{"from": "a", "to": "b"}]), repo), tmp_path / "data")
+    assert engine.state.status == "completed"
+    a, b = node_git(engine, "a"), node_git(engine, "b")
+    assert git(repo, "show", f"{a.branch}:lacks.txt") == "lacks"
+    logs = [e["text"] for e in of_type(events_of(engine.run_dir), "node.log")]
+    assert any("1 untracked folder of more than 3 files left out of this run's worktrees "
+               "(venv/)" in text and "worktreeSetup: {run: npm ci}" in text
+               for text in logs), logs
+    assert git(repo, "show", f"{b.branch}:seen.txt") == "made"
+    assert git(repo, "ls-tree", "-r", "--name-only", b.branch, "venv") == ""
+    assert (repo / "venv" / "bin" / "tool3").read_text() == "tool 3\n"

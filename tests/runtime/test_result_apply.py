@@ -308,3 +308,34 @@ def test_a_big_untracked_file_the_result_leaves_alone_is_not_copied_into_the_rep
     clash = apply_result(result)
     assert not clash.applied and clash.collisions == ["src/new.py"]
     assert fingerprint(repo) == before
+
+
+def test_an_untracked_folder_of_many_files_is_left_aside_unless_the_result_writes_in_it(
+        tmp_path: Path, no_git_config, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As with a big file: a virtual environment of the user's that the result never
+    writes in is not copied into the repository's objects; a folder the result adds a
+    file to is recorded, so the user's file there collides and is never overwritten."""
+    monkeypatch.setattr("desktop.runtime.git_base.MANY_UNTRACKED", 3)
+    repo, result = a_result(tmp_path)
+    (repo / "venv").mkdir()
+    for n in range(5):
+        (repo / "venv" / f"lib{n}.py").write_text(f"installed {n}\n")
+    blob = git(repo, "hash-object", "venv/lib0.py")  # its id, not written
+
+    def in_objects() -> bool:
+        return subprocess.run(["git", "cat-file", "-e", blob], cwd=repo).returncode == 0
+
+    outcome = apply_result(result)
+    assert outcome.applied and not any(f.startswith("venv/") for f in outcome.files)
+    assert not in_objects()
+    assert undo_apply(result).applied and not in_objects()
+    assert (repo / "venv" / "lib4.py").read_text() == "installed 4\n"
+
+    (repo / "src").mkdir()
+    for n in range(4):
+        (repo / "src" / f"mine{n}.py").write_text("the user's\n")
+    (repo / "src" / "new.py").write_text("the user's own new.py\n")
+    before = fingerprint(repo)
+    clash = apply_result(result)
+    assert not clash.applied and clash.collisions == ["src/new.py"]
+    assert fingerprint(repo) == before
