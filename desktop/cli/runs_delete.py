@@ -9,7 +9,7 @@
 Instead of naming runs, --older-than AGE (30m, 12h, 7d, 2w: since the run's last event)
 and --applied (its result was applied to your repository) pick them; given both, a run
 must match both. A live run is never picked. --dry-run lists what would go and deletes
-nothing.
+nothing, and says of each run that deleting would refuse (below) why.
 
 Each run goes as DELETE /api/runs/RUN takes it, by the same code: its node worktrees
 are cleaned and kept in DATA/worktree-pool for the next run (or removed when the pool
@@ -47,8 +47,10 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from desktop.cli.server_args import RemoteError, add_server_options, client_for
-from desktop.disk.paths import data_dir
+from desktop.disk.paths import data_dir, runs_dir
 from desktop.runtime.run_delete import WorkNotSaved, WorktreesLocked, delete_run_folder
+from desktop.runtime.unsaved_work import unsaved_work
+from desktop.runtime.worktree_cleanup import locked_worktrees
 from desktop.store.runs import EngineBusy, RunError, engine_alive, find_run
 from desktop.views.run_deleted import branches_deleted, worktrees_text
 from desktop.views.run_list import list_rows
@@ -99,8 +101,11 @@ def _choice(args: argparse.Namespace) -> RunChoice | None:
     return RunChoice(older_than=args.older_than, applied=args.applied)
 
 
-def _picked(rows: list[dict[str, Any]], choice: RunChoice, dry_run: bool) -> list[str]:
-    """The ids ``choice`` picks; said when none is, or (``dry_run``) which would go."""
+def _picked(rows: list[dict[str, Any]], choice: RunChoice, dry_run: bool,
+            folder: Path | None = None) -> list[str]:
+    """The ids ``choice`` picks; said when none is, or (``dry_run``) which would go.
+    ``folder``: the data folder, when the runs are this machine's: a run that deleting
+    would refuse (a worktree locked or holding work made since) is said to be."""
     ids = chosen(rows, choice, datetime.now(UTC))
     if not ids:
         print("no run matches: nothing deleted", file=sys.stderr)
@@ -108,9 +113,26 @@ def _picked(rows: list[dict[str, Any]], choice: RunChoice, dry_run: bool) -> lis
         by_id = {str(row["id"]): row for row in rows}
         for run_id in ids:
             row = by_id[run_id]
+            held = _held(runs_dir(folder) / run_id, run_id) if folder is not None else ""
             print(f"would delete run {run_id[:8]}: {row.get('workflowName') or '-'}, "
-                  f"{row.get('status')}, last event {row.get('updatedAt') or '-'}")
+                  f"{row.get('status')}, last event {row.get('updatedAt') or '-'}{held}")
     return ids
+
+
+def _held(run: Path, run_id: str) -> str:
+    """`` (refused: ...)`` when deleting the run would be refused, else ""."""
+    try:
+        state: dict[str, Any] | None = fold_run(run).to_json_dict()
+    except RunError:
+        state = None
+    locked = locked_worktrees(run, state)
+    if locked:
+        return f" (refused: {plural(len(locked), 'worktree')} of it locked by you)"
+    unsaved = unsaved_work(run, run_id, state)
+    if unsaved:
+        return (f" (refused: {plural(len(unsaved), 'worktree')} of it holding work made "
+                "after it ended)")
+    return ""
 
 
 def deleted_line(went: dict[str, Any]) -> str:
@@ -185,7 +207,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
     folder = data_dir(args.data_dir)
     refs = args.runs
     if choice is not None:
-        refs = _picked(list_rows(folder), choice, args.dry_run)
+        refs = _picked(list_rows(folder), choice, args.dry_run, folder)
         if args.dry_run or not refs:
             return 0
     try:  # every reference first: a typo deletes nothing

@@ -5,6 +5,7 @@ several, deletes nothing and exits 2. In this process and through a service."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -217,6 +218,30 @@ def test_a_run_with_a_worktree_the_user_locked_stays_whole_and_the_error_says_ho
     git(repo.path, "worktree", "unlock", str(lead))
     assert cli("runs", "delete", kept[:8]).code == 0
     assert_gone(kept, folder, repo)
+
+
+def test_a_dry_run_says_which_picked_run_deleting_would_refuse_and_why(
+        cli: Cli, repo: UserRepo, tmp_path: Path) -> None:
+    for _ in range(2):
+        assert cli("run", str(flow(tmp_path, repo))).code == 0
+    edited, other = run_ids(cli)
+    for n, run_id in enumerate((edited, other)):
+        assert cli("runs", "apply", run_id[:8], "--branch", f"took-{n}").code == 0
+    tree = tmp_path / "data" / "runs" / edited / "worktrees" / "lead"
+    (tree / "mine.txt").write_text("the user's, made after the run\n")
+    later = tree.stat().st_mtime + 5
+    os.utime(tree / "mine.txt", (later, later))
+
+    dry = cli("runs", "delete", "--applied", "--dry-run")
+    lines = dry.out.splitlines()
+    assert dry.code == 0 and len(lines) == 2
+    assert lines[0].startswith(f"would delete run {edited[:8]}: ") and lines[0].endswith(
+        "(refused: 1 worktree of it holding work made after it ended)")
+    assert lines[1].startswith(f"would delete run {other[:8]}: ") and "refused" not in lines[1]
+    said = cli("runs", "delete", "--applied")
+    assert said.code == 1 and said.out.startswith(f"deleted run {other[:8]}: ")
+    assert f"{tree}: 1 uncommitted change (mine.txt)" in said.err
+    assert run_ids(cli) == [edited]
 
 
 # --- through a service ------------------------------------------------------------------
