@@ -10,8 +10,9 @@ is not: the refusal names each worktree, what is there, and how to keep or drop 
 What counts is what happened after the run's last event, so what the run's own agents
 and commits did never does (an agent's own ``git commit``, an interrupted turn's files):
 
-- commits on a node's branch committed after that moment that no ref outside the run
-  keeps (a branch of the user's at them keeps them: then they are not lost);
+- commits on a branch of the run (a node's, or one the user made under the run's
+  ``canvas/RUN8/`` prefix) committed after that moment that no ref outside the run keeps
+  (a branch of the user's at them keeps them: then they are not lost);
 - uncommitted changes a node's commit would take in (ignored files, the agents'
   leftovers the commits leave out and the base's big files aside) written after that
   moment, in a worktree with no merge waiting on a person (the merge's own files).
@@ -42,7 +43,8 @@ _SHOWN = 3
 
 @dataclass(frozen=True)
 class UnsavedWork:
-    """One worktree of the run holding work made after the run's last event."""
+    """One worktree of the run (or a branch of it no worktree has) holding work made
+    after the run's last event."""
 
     path: Path
     branch: str | None
@@ -51,6 +53,8 @@ class UnsavedWork:
     """The commits made on it since, newest first."""
     changes: list[str]
     """The uncommitted files changed since, as paths in the worktree."""
+    checked_out: bool = True
+    """False for a branch of the run no worktree has (``path``: the repository's top)."""
 
     def describe(self) -> str:
         """What is there, then the git commands that keep it or drop it, a line each."""
@@ -62,7 +66,8 @@ class UnsavedWork:
             which = newest if len(self.commits) == 1 else f"the newest {newest}"
             lines += [f"{name}: {plural(len(self.commits), 'commit')} made since ({which})",
                       f"  keep: git -C {here} branch NAME {newest}",
-                      f"  drop: git -C {here} reset --hard {oldest}^"]
+                      f"  drop: git -C {here} reset --hard {oldest}^" if self.checked_out
+                      else f"  drop: git -C {here} branch -f {shlex.quote(name)} {oldest}^"]
         if self.changes:
             shown = ", ".join(self.changes[:_SHOWN]) + (
                 f" and {len(self.changes) - _SHOWN} more" if len(self.changes) > _SHOWN else "")
@@ -153,20 +158,31 @@ def unsaved_work(run_dir: Path, run_id: str,
     for common in repositories(run_dir, state):
         base = git(common, "log", "-1", "--format=%B", f"{base_ref(run_id)}^{{commit}}", "--")
         left_out = left_out_of(base.text) if base.ok else []
-        others: list[str] | None = None
-        for tree in worktrees(common):
+        others = _kept_elsewhere(common, run_id)
+        trees = worktrees(common)
+        for tree in trees:
             if tree.lock is not None or not tree.path.resolve().is_relative_to(
                     run_dir.resolve()):
                 continue  # a locked one is refused on its own (run_delete.py)
             if wt.adding_mark(tree.path).exists():
                 continue  # half checked out by the engine: its missing files are no one's work
-            commits: list[str] = []
-            if tree.branch is not None:
-                others = _kept_elsewhere(common, run_id) if others is None else others
-                commits = _commits_since(common, tree.branch, since, others)
+            commits = _commits_since(common, tree.branch, since, others) \
+                if tree.branch is not None else []
             changes = _changes_since(tree.path, since, left_out) if tree.path.is_dir() else []
             if commits or changes:
                 found.append(UnsavedWork(tree.path, tree.branch, commits, changes))
+        # a branch under the run's prefix no worktree has (its worktree removed, or one
+        # the user made there): deleting the run deletes it too
+        held = {tree.branch for tree in trees if tree.branch is not None}
+        top = common.parent if common.name == ".git" else common
+        listed = git(common, "for-each-ref", "--format=%(refname)",
+                     f"refs/heads/canvas/{run8(run_id)}/")
+        for branch in listed.text.splitlines() if listed.ok else []:
+            if branch in held:
+                continue  # in a worktree: above, or one outside the run (then it is kept)
+            commits = _commits_since(common, branch, since, others)
+            if commits:
+                found.append(UnsavedWork(top, branch, commits, [], checked_out=False))
     return found
 
 

@@ -19,6 +19,9 @@ from desktop.runtime.unsaved_work import ended_at
 
 __all__ = ["no_git_config"]
 
+WHO = {"GIT_AUTHOR_NAME": "U", "GIT_AUTHOR_EMAIL": "u@example.com",
+       "GIT_COMMITTER_NAME": "U", "GIT_COMMITTER_EMAIL": "u@example.com"}
+"""The user, as git names them."""
 LATER = 5.0
 """Seconds after the run's end at which the user's work is dated."""
 
@@ -58,9 +61,7 @@ def edit_later(path: Path, text: str, when: float) -> None:
 
 def commit_later(worktree: Path, message: str, when: float) -> str:
     stamp = f"@{int(when)} +0000"
-    env = {**os.environ, "GIT_COMMITTER_DATE": stamp, "GIT_AUTHOR_DATE": stamp,
-           "GIT_AUTHOR_NAME": "U", "GIT_AUTHOR_EMAIL": "u@example.com",
-           "GIT_COMMITTER_NAME": "U", "GIT_COMMITTER_EMAIL": "u@example.com"}
+    env = {**os.environ, "GIT_COMMITTER_DATE": stamp, "GIT_AUTHOR_DATE": stamp, **WHO}
     subprocess.run(["git", "-C", str(worktree), "commit", "-qam", message], env=env, check=True)
     return git(worktree, "rev-parse", "HEAD")
 
@@ -149,3 +150,34 @@ async def test_what_the_run_s_own_agents_did_never_holds_it(tmp_path: Path,
     edit_later(b_tree / "half.txt", "half written\n", later(engine) - 2 * LATER)
     went = delete(engine)
     assert not engine.run_dir.exists() and len(went.cleanup.removed) == 2
+
+
+async def test_a_commit_on_a_branch_of_the_run_that_no_worktree_has_holds_it(
+        tmp_path: Path, no_git_config) -> None:
+    """A branch the user made under the run's prefix is deleted with the run: their
+    commit on it would be lost. The drop command moves that branch, not their checkout."""
+    repo, engine = await finished(
+        tmp_path, script=[{"edit": {"path": "b.txt", "content": "b\n"}}])
+    a = node_git(engine, "a").branch
+    mine = f"canvas/{engine.run_id[:8]}/mine"
+    stamp = f"@{int(later(engine))} +0000"
+    env = {**os.environ, "GIT_COMMITTER_DATE": stamp, "GIT_AUTHOR_DATE": stamp, **WHO}
+    tree = git(repo, "rev-parse", f"{a}^{{tree}}")
+    made = subprocess.run(["git", "-C", str(repo), "commit-tree", tree, "-p", a, "-m",
+                           "my commit"], env=env, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    git(repo, "branch", mine, made)
+    user_head = git(repo, "rev-parse", "HEAD")
+
+    with pytest.raises(WorkNotSaved) as refused:
+        delete(engine)
+    text = str(refused.value)
+    assert f"{mine}: 1 commit made since ({made[:12]})" in text
+    [drop] = [line.strip().removeprefix("drop: ") for line in text.splitlines()
+              if line.strip().startswith("drop: ")]
+    assert drop == f"git -C {repo} branch -f {mine} {made[:12]}^"
+    run_shell(drop)
+    delete(engine)
+    assert not engine.run_dir.exists()
+    assert git(repo, "branch", "--list", "canvas/*") == ""
+    assert git(repo, "rev-parse", "HEAD") == user_head  # their checkout never moved
