@@ -53,6 +53,12 @@ def run8(run_id: str) -> str:
     return run_id[:8]
 
 
+def run_refs(run_id: str) -> tuple[str, str]:
+    """The prefixes of every ref run ``run_id`` makes: its branches, and its own refs (its
+    base, the applications kept for undo). Deleting the run deletes all of them."""
+    return f"refs/heads/canvas/{run8(run_id)}/", f"refs/canvas/{run8(run_id)}/"
+
+
 def base_ref(run_id: str) -> str:
     """The ref that keeps run ``run_id``'s base commit."""
     return f"refs/canvas/{run8(run_id)}/base"

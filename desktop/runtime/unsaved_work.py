@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.runtime import worktrees as wt
-from desktop.runtime.git_base import base_ref, left_out_of, run8
+from desktop.runtime.git_base import base_ref, left_out_of, run8, run_refs
 from desktop.runtime.git_run import git
 from desktop.runtime.worktree_cleanup import repositories
 from desktop.runtime.worktree_list import worktrees
@@ -104,12 +104,13 @@ def ended_at(run_dir: Path, state: Mapping[str, Any] | None) -> float | None:
         return None
 
 
-def _kept_elsewhere(common: Path, run_id: str) -> list[str]:
-    """The refs of the repository other than the run's own branches and refs."""
+def _refs(common: Path, run_id: str) -> tuple[list[str], list[str]]:
+    """The run's branches, and every other ref of the repository that is not the run's."""
     listed = git(common, "for-each-ref", "--format=%(refname)")
-    mine = (f"refs/heads/canvas/{run8(run_id)}/", f"refs/canvas/{run8(run_id)}/")
-    return [ref for ref in listed.text.splitlines() if ref and not ref.startswith(mine)] \
-        if listed.ok else []
+    refs = [ref for ref in listed.text.splitlines() if ref] if listed.ok else []
+    branches, own = run_refs(run_id)
+    return ([ref for ref in refs if ref.startswith(branches)],
+            [ref for ref in refs if not ref.startswith((branches, own))])
 
 
 def _commits_since(common: Path, branch: str, since: float, others: list[str]) -> list[str]:
@@ -158,7 +159,7 @@ def unsaved_work(run_dir: Path, run_id: str,
     for common in repositories(run_dir, state):
         base = git(common, "log", "-1", "--format=%B", f"{base_ref(run_id)}^{{commit}}", "--")
         left_out = left_out_of(base.text) if base.ok else []
-        others = _kept_elsewhere(common, run_id)
+        branches, others = _refs(common, run_id)
         trees = worktrees(common)
         for tree in trees:
             if tree.lock is not None or not tree.path.resolve().is_relative_to(
@@ -175,9 +176,7 @@ def unsaved_work(run_dir: Path, run_id: str,
         # the user made there): deleting the run deletes it too
         held = {tree.branch for tree in trees if tree.branch is not None}
         top = common.parent if common.name == ".git" else common
-        listed = git(common, "for-each-ref", "--format=%(refname)",
-                     f"refs/heads/canvas/{run8(run_id)}/")
-        for branch in listed.text.splitlines() if listed.ok else []:
+        for branch in branches:
             if branch in held:
                 continue  # in a worktree: above, or one outside the run (then it is kept)
             commits = _commits_since(common, branch, since, others)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.runtime import worktree_pool
-from desktop.runtime.git_base import applied_refs, base_ref, run8
+from desktop.runtime.git_base import applied_refs, base_ref, run8, run_refs
 from desktop.runtime.git_run import git
 from desktop.runtime.worktree_list import worktrees
 from desktop.runtime.worktrees import WORKTREES, repo_lock
@@ -155,8 +155,7 @@ def clean_repository(common: Path, run_dir: Path, run_id: str, done: Cleanup,
     if not _owned(common, run_id):
         done.kept.append(f"{common}: refs/canvas/{run8(run_id)}/ belongs to another run")
         return
-    listed = git(common, "for-each-ref", "--format=%(refname)",
-                 f"refs/heads/canvas/{run8(run_id)}/", f"refs/canvas/{run8(run_id)}/")
+    listed = git(common, "for-each-ref", "--format=%(refname)", *run_refs(run_id))
     refs = listed.text.splitlines() if listed.ok else []
     done.undo_lost += _undo_lost(common, run_id, refs, applied_in)
     for ref in refs:
