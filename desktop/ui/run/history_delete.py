@@ -133,10 +133,11 @@ def refusal(row: HistoryRow, exc: ApiError) -> str:
     if exc.code == "run_busy":
         return (f"{name} was not deleted: another engine holds it (an `agent-canvas run` in "
                 "a terminal?). Stop it there first.")
-    if exc.code in ("worktree_locked", "worktree_changed"):
-        # "run 1a2b3c4d not deleted, nothing was changed: <why>": the name is said once
-        why = exc.message.partition(": ")[2] or exc.message
-        return f"{name} was not deleted, nothing was changed: {why}"
+    said = exc.message.removeprefix(f"run {row.run_id[:8]} not deleted")
+    if exc.code in ("worktree_locked", "worktree_changed") and said != exc.message:
+        # the service's own words ("nothing was changed", or what went when a worktree
+        # was locked part way), the run named once
+        return f"{name} was not deleted{said}"
     return f"{name} was not deleted: {exc}"
 
 
