@@ -26,7 +26,7 @@ import uuid
 from pathlib import Path
 
 from desktop.contract.isolation import SPARE_SWITCH, spares_wanted
-from desktop.runtime import worktree_pool, worktrees
+from desktop.runtime import index_settle, worktree_pool, worktrees
 from desktop.runtime.git_run import Stopper, git, must
 
 SWITCH = SPARE_SWITCH
@@ -68,6 +68,7 @@ def make(workspace: Path, pool: Path, stop: Stopper | None = None) -> Path | Non
                 must(repo.top, "worktree", "add", "--quiet", "--no-checkout", "--detach",
                      str(making), theirs.text)
             must(making, "reset", "--quiet", "--hard", stop=stop)  # every file, unlocked
+            index_settle.settle(making, stop)  # else the next run's checkout reads them all
             ready = into / uuid.uuid4().hex
             with worktrees.repo_lock(repo.common_dir):
                 must(repo.common_dir, "worktree", "move", str(making), str(ready))
