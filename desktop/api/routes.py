@@ -346,9 +346,9 @@ ROUTES: tuple[Route, ...] = (
           "one with ?force=true); what went. A run with a worktree the user locked (git "
           "worktree lock) is refused with nothing changed (409 worktree_locked, the locked "
           "worktrees in error.problems), and so is one whose worktrees hold work made after "
-          "it ended, an edit or a commit (409 worktree_changed, those worktrees in "
-          "error.problems)", response=m.RunDeletedOut, query=("force",),
-          errors=(404, 409, 422)),
+          "it ended, an edit or a commit (of a live one: in an idle node's worktree) (409 "
+          "worktree_changed, those worktrees in error.problems)", response=m.RunDeletedOut,
+          query=("force",), errors=(404, 409, 422)),
     Route("GET", RUN + "/events", run_events, "A page of the run's events (offset index)",
           response=m.EventPage, query=("limit", "before", "after"), errors=(404, 422)),
     Route("POST", RUN + "/fork", fork_run, "Continue the run from a point between turns as "

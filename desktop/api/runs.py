@@ -45,6 +45,7 @@ from desktop.runtime.run_delete import (
     delete_run_folder,
     refuse_if_locked,
 )
+from desktop.runtime.unsaved_work import refuse_if_unsaved
 from desktop.store.runs import EngineBusy, RunError, engine_alive
 from desktop.views.reader import EventReader, Page
 from desktop.wording import plural
@@ -313,8 +314,10 @@ class RunService:
                 raise ApiError(409, "run_live", f"run {run_id} is live; stop it first or "
                                "DELETE with ?force=true")
             # refused before a live run is stopped or its streams closed: nothing changes
-            await self._refuse_locked(folder, run_id, await self._state_or_none(run_id))
-            if hosted is not None:
+            before = await self._state_or_none(run_id)
+            await self._refuse_locked(folder, run_id, before)
+            if hosted is not None:  # the user's edits in idle nodes' worktrees, before the stop
+                await self._refuse_unsaved(folder, run_id, before)
                 with contextlib.suppress(ApiError):
                     await self.execute(run_id, Stop("deleted by the user"))
                 hosted.engine.halt()
@@ -332,8 +335,7 @@ class RunService:
             except WorktreesLocked as exc:  # locked since the look above
                 raise _locked(exc) from None
             except WorkNotSaved as exc:
-                raise ApiError(409, "worktree_changed", str(exc),
-                               problems=[str(u.path) for u in exc.unsaved]) from None
+                raise _unsaved(exc) from None
             for note in deleted.cleanup.kept:
                 log.warning("deleting run %s: %s", run_id, note)
             self.folded.forget(folder)
@@ -348,6 +350,15 @@ class RunService:
             await asyncio.to_thread(refuse_if_locked, folder, run_id, state)
         except WorktreesLocked as exc:
             raise _locked(exc) from None
+
+    async def _refuse_unsaved(self, folder: Path, run_id: str,
+                              state: dict[str, Any] | None) -> None:
+        """409 worktree_changed when the user changed a worktree of the live run whose
+        node was idle (desktop/runtime/unsaved_work.py)."""
+        try:
+            await asyncio.to_thread(refuse_if_unsaved, folder, run_id, state, live=True)
+        except WorkNotSaved as exc:
+            raise _unsaved(exc) from None
 
     async def _state_or_none(self, run_id: str) -> dict[str, Any] | None:
         """The run's state, or None when its folder cannot be read (it is deleted anyway)."""
@@ -424,6 +435,12 @@ def _resolved_in_log(folder: Path) -> list[str]:
     """The ids of the approvals ``folder``'s log records as resolved, oldest first."""
     return [str(event.get("approvalId")) for event in EventReader(folder).iter_events()
             if event.get("type") == "approval.resolved"]
+
+
+def _unsaved(exc: WorkNotSaved) -> ApiError:
+    """The refusal of a run whose worktrees hold the user's work; ``problems``: their paths."""
+    return ApiError(409, "worktree_changed", str(exc),
+                    problems=[str(u.path) for u in exc.unsaved])
 
 
 def _locked(exc: WorktreesLocked) -> ApiError:

@@ -17,6 +17,13 @@ and commits did never does (an agent's own ``git commit``, an interrupted turn's
   leftovers the commits leave out and the base's big files aside) written after that
   moment, in a worktree with no merge waiting on a person (the merge's own files).
 
+A live run deleted with ``force`` is looked at before it is stopped (``live``): the user
+may have edited an idle node's worktree while the run waited on another node, and
+stopping the run writes events after that edit. Then each worktree's moment is its own
+node's last event, and the worktree of a node that may be writing (a turn running or
+blocked on a person, or none yet: its setup may still write) is not looked at. A commit
+the engine made (a merge of a report, committed as Agent Canvas) is never the user's.
+
 Blocking: run it on a worker thread.
 """
 
@@ -31,7 +38,7 @@ from typing import Any
 
 from desktop.runtime import worktrees as wt
 from desktop.runtime.git_base import base_ref, left_out_of, run8, run_refs
-from desktop.runtime.git_run import git
+from desktop.runtime.git_run import IDENTITY, git
 from desktop.runtime.worktree_cleanup import repositories
 from desktop.runtime.worktree_list import worktrees
 from desktop.store.jsonl import EVENTS_FILE
@@ -78,14 +85,16 @@ class UnsavedWork:
 
 
 class WorkNotSaved(RunError):
-    """The run's worktrees hold work made after it ended; the message says what and how
-    to keep it or drop it. Nothing of the run was changed."""
+    """The run's worktrees hold work made after it ended (``live``: while its nodes were
+    idle); the message says what and how to keep it or drop it. Nothing of the run was
+    changed."""
 
-    def __init__(self, run_id: str, unsaved: list[UnsavedWork]) -> None:
+    def __init__(self, run_id: str, unsaved: list[UnsavedWork], *, live: bool = False) -> None:
         self.unsaved = unsaved
         said = "\n".join(u.describe() for u in unsaved)
+        when = "while its nodes waited" if live else "after it ended"
         super().__init__(f"run {run8(run_id)} not deleted, nothing was changed: its worktrees "
-                         "hold work made after it ended, which deleting it would lose.\n"
+                         f"hold work made {when}, which deleting it would lose.\n"
                          f"{said}\nKeep it or drop it, then delete the run again.")
 
 
@@ -93,11 +102,9 @@ def ended_at(run_dir: Path, state: Mapping[str, Any] | None) -> float | None:
     """When the run's last event was written (seconds since the epoch); None when
     neither its state nor its log says."""
     stamp = (state or {}).get("updatedAt")
-    if isinstance(stamp, str):
-        try:
-            return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-        except ValueError:
-            pass
+    at = _seconds(stamp) if isinstance(stamp, str) else None
+    if at is not None:
+        return at
     try:
         return (run_dir / EVENTS_FILE).stat().st_mtime
     except OSError:
@@ -114,11 +121,41 @@ def _refs(common: Path, run_id: str) -> tuple[list[str], list[str]]:
 
 
 def _commits_since(common: Path, branch: str, since: float, others: list[str]) -> list[str]:
-    """The commits on ``branch`` committed after ``since`` that no ref of ``others`` has."""
+    """The commits on ``branch`` committed after ``since`` that no ref of ``others`` has,
+    but the engine's own."""
     negated = "".join(f"^{ref}\n" for ref in others).encode()
-    listed = git(common, "rev-list", f"--since=@{int(since) + 1}", branch, "--stdin",
-                 stdin=negated)
-    return listed.text.split() if listed.ok else []
+    listed = git(common, "log", "--format=%H %ce", f"--since=@{int(since) + 1}", branch,
+                 "--stdin", "--", stdin=negated)
+    if not listed.ok:
+        return []
+    ours = IDENTITY["GIT_COMMITTER_EMAIL"]
+    return [line.split()[0] for line in listed.text.splitlines()
+            if line.strip() and line.split()[-1] != ours]
+
+
+_WRITING = frozenset({"running", "blocked"})
+
+
+def _nodes_since(run_dir: Path, state: Mapping[str, Any] | None) -> dict[Path, float]:
+    """A live run's node worktrees whose nodes write nothing now: path -> their node's
+    last event (seconds since the epoch)."""
+    found: dict[Path, float] = {}
+    for node in ((state or {}).get("nodes") or {}).values():
+        where, stamp = (node.get("git") or {}).get("worktree"), node.get("lastActivityAt")
+        if not isinstance(where, str) or not isinstance(stamp, str) \
+                or node.get("status") in _WRITING:
+            continue
+        at = _seconds(stamp)
+        if at is not None:
+            found[(run_dir / where).resolve()] = at
+    return found
+
+
+def _seconds(stamp: str) -> float | None:
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
 
 
 def _changed_at(top: Path, path: str) -> float:
@@ -148,13 +185,15 @@ def _changes_since(tree: Path, since: float, left_out: list[str]) -> list[str]:
     return [p for p in paths if _changed_at(tree, p) > since]
 
 
-def unsaved_work(run_dir: Path, run_id: str,
-                 state: Mapping[str, Any] | None = None) -> list[UnsavedWork]:
+def unsaved_work(run_dir: Path, run_id: str, state: Mapping[str, Any] | None = None, *,
+                 live: bool = False) -> list[UnsavedWork]:
     """The worktrees of run ``run_id`` (folder ``run_dir``, folded ``state``) holding
-    work made after its last event, in every repository it made worktrees in."""
+    work made after its last event (``live``: after their nodes' last events, see the
+    module's docstring), in every repository it made worktrees in."""
     since = ended_at(run_dir, state)
     if since is None:
         return []
+    idle = _nodes_since(run_dir, state) if live else {}
     found = []
     for common in repositories(run_dir, state):
         base = git(common, "log", "-1", "--format=%B", f"{base_ref(run_id)}^{{commit}}", "--")
@@ -167,9 +206,12 @@ def unsaved_work(run_dir: Path, run_id: str,
                 continue  # a locked one is refused on its own (run_delete.py)
             if wt.adding_mark(tree.path).exists():
                 continue  # half checked out by the engine: its missing files are no one's work
-            commits = _commits_since(common, tree.branch, since, others) \
+            here = idle.get(tree.path.resolve()) if live else since
+            if here is None:
+                continue  # a live node that may be writing in it: its files are not told apart
+            commits = _commits_since(common, tree.branch, here, others) \
                 if tree.branch is not None else []
-            changes = _changes_since(tree.path, since, left_out) if tree.path.is_dir() else []
+            changes = _changes_since(tree.path, here, left_out) if tree.path.is_dir() else []
             if commits or changes:
                 found.append(UnsavedWork(tree.path, tree.branch, commits, changes))
         # a branch under the run's prefix no worktree has (its worktree removed, or one
@@ -185,12 +227,13 @@ def unsaved_work(run_dir: Path, run_id: str,
     return found
 
 
-def refuse_if_unsaved(run_dir: Path, run_id: str,
-                      state: Mapping[str, Any] | None = None) -> None:
-    """Raise WorkNotSaved when run ``run_id``'s worktrees hold work made after it ended."""
-    unsaved = unsaved_work(run_dir, run_id, state)
+def refuse_if_unsaved(run_dir: Path, run_id: str, state: Mapping[str, Any] | None = None,
+                      *, live: bool = False) -> None:
+    """Raise WorkNotSaved when run ``run_id``'s worktrees hold work made after it ended
+    (``live``: see :func:`unsaved_work`)."""
+    unsaved = unsaved_work(run_dir, run_id, state, live=live)
     if unsaved:
-        raise WorkNotSaved(run_id, unsaved)
+        raise WorkNotSaved(run_id, unsaved, live=live)
 
 
 __all__ = ["UnsavedWork", "WorkNotSaved", "ended_at", "refuse_if_unsaved", "unsaved_work"]

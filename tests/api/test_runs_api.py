@@ -208,6 +208,44 @@ async def test_delete_refuses_a_run_whose_worktree_holds_the_user_s_later_edit(
     assert not (api.data / "runs" / run_id).exists()
 
 
+async def test_forcing_a_live_run_s_delete_refuses_the_user_s_edit_in_a_waiting_node(
+        api: Api, tmp_path) -> None:
+    repo = tmp_path / "project"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    run_id = (await api.start(workflow({
+        "a": {"workspace": str(repo), "script": [
+            {"edit": {"path": "a.txt", "content": "a's\n"}},
+            {"handoff": {"to": "b", "message": "your turn"}}]},
+        "b": {"workspace": str(repo), "script": [{"shell": "echo b > b.txt"}],
+              "permissions": GATED}}, [{"from": "a", "to": "b"}])))["id"]
+    state = await api.until(run_id, lambda s: bool(s["pendingApprovals"]))
+    assert state["nodes"][_node_id(state, "a")]["status"] == "idle"
+    trees = api.data / "runs" / run_id / "worktrees"
+    (trees / "b" / "note.txt").write_text("b's turn is under way: not told apart\n")
+    (trees / "a" / "a.txt").write_text("a's, fixed by the user while b works\n")
+    later = datetime.fromisoformat(
+        state["nodes"][_node_id(state, "a")]["lastActivityAt"].replace("Z", "+00:00")
+    ).timestamp() + 5
+    os.utime(trees / "a" / "a.txt", (later, later))
+
+    refused = (await api.json("DELETE", f"/api/runs/{run_id}?force=true", 409))["error"]
+    assert refused["code"] == "worktree_changed"
+    assert refused["problems"] == [str(trees / "a")]
+    assert "hold work made while its nodes waited" in refused["message"]
+    # refused before the run was stopped: it still waits for b's approval
+    assert run_id in api.service.hosted
+    assert (await api.run_state(run_id))["pendingApprovals"]
+
+    subprocess.run(["git", "checkout", "--", "a.txt"], cwd=trees / "a", check=True)  # dropped
+    await api.json("DELETE", f"/api/runs/{run_id}?force=true", 200)
+    assert not (api.data / "runs" / run_id).exists()
+
+
+def _node_id(state: dict, key: str) -> str:
+    return next(nid for nid, node in state["nodes"].items() if node.get("key") == key)
+
+
 async def test_delete_refuses_a_run_whose_worktree_the_user_locked_and_leaves_it_live(
         api: Api, tmp_path) -> None:
     repo = tmp_path / "project"

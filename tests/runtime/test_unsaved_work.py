@@ -14,6 +14,7 @@ import pytest
 from engine_helpers import run_doc, workflow
 from gitkit import git, no_git_config, node_git, user_repo
 
+from desktop.runtime.git_run import IDENTITY
 from desktop.runtime.run_delete import WorkNotSaved, delete_run_folder
 from desktop.runtime.unsaved_work import ended_at
 
@@ -181,3 +182,19 @@ async def test_a_commit_on_a_branch_of_the_run_that_no_worktree_has_holds_it(
     assert not engine.run_dir.exists()
     assert git(repo, "branch", "--list", "canvas/*") == ""
     assert git(repo, "rev-parse", "HEAD") == user_head  # their checkout never moved
+
+
+async def test_a_commit_the_engine_made_is_never_the_user_s(tmp_path: Path,
+                                                             no_git_config) -> None:
+    """A live run's engine merges a report into a waiting node's branch, committed as
+    Agent Canvas, before the event that says so: a look taken between the two must not
+    call that merge the user's."""
+    _repo, engine = await finished(
+        tmp_path, script=[{"edit": {"path": "b.txt", "content": "b\n"}}])
+    b_tree = engine.run_dir / "worktrees" / "b"
+    edit_later(b_tree / "b.txt", "merged\n", later(engine))
+    stamp = f"@{int(later(engine))} +0000"
+    subprocess.run(["git", "-C", str(b_tree), "commit", "-qam", "merge"], check=True,
+                   env={**os.environ, **IDENTITY, "GIT_COMMITTER_DATE": stamp})
+    went = delete(engine)
+    assert not engine.run_dir.exists() and len(went.cleanup.removed) == 2
