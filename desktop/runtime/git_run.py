@@ -95,21 +95,14 @@ class Stopper:
     def __init__(self) -> None:
         self._guard = threading.Lock()
         self._running: subprocess.Popen[bytes] | None = None
-        self._woken = threading.Event()
         self.stopped = False
 
     def stop(self) -> None:
         """Kill the command running now, and every later one before it starts."""
         with self._guard:
             self.stopped = True
-            self._woken.set()
             if self._running is not None:
                 self._running.kill()
-
-    def pause(self, seconds: float) -> None:
-        """Wait ``seconds``, or until :meth:`stop`: Stopped then."""
-        if self._woken.wait(max(seconds, 0.0)) or self.stopped:
-            raise Stopped("stopped while waiting")
 
     def run(self, argv: list[str], cwd: Path, env: dict[str, str]) -> GitResult:
         """Run ``argv`` to its end, or until :meth:`stop`; Stopped when stopped."""

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.graph.isolation_check import repository_top
-from desktop.runtime import submodules, worktree_pool
+from desktop.runtime import index_settle, submodules, worktree_pool
 from desktop.runtime.agent_ignore import excludes_for
 from desktop.runtime.git_base import base_ref, ensure_base, run8
 from desktop.runtime.git_run import GitError, Stopper, git, must
@@ -255,6 +255,8 @@ def _made(repo: Repo, path: Path, run_dir: Path, run_id: str, branch: str,
             if making else True
     if not written:
         _check_out(path, stop)
+        if stop is not None:  # ahead of the turn: its first commit would read every file
+            index_settle.settle(path, stop)
     adding_mark(path).unlink(missing_ok=True)
     return NodeTree(repo, path, branch, base, tuple(left_out))
 

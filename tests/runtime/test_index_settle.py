@@ -4,18 +4,19 @@
 from __future__ import annotations
 
 import os
-import threading
-import time
 from pathlib import Path
 
+import pytest
 from gitkit import git, no_git_config, user_repo
 
 from desktop.runtime import worktree_pool, worktree_spare
 from desktop.runtime.git_run import Stopped, Stopper
 from desktop.runtime.index_settle import settle
 from desktop.runtime.worktree_list import linked_git_dir
+from desktop.runtime.worktree_prefetch import Job, Prefetch
 
 __all__ = ["no_git_config"]
+RUN = "cccc3333-0000-4000-8000-000000000000"
 
 
 def _index(worktree: Path) -> Path:
@@ -70,26 +71,26 @@ def test_a_spare_is_trusted_by_the_next_checkout(tmp_path: Path, no_git_config) 
     assert untrusted(spare) == []
 
 
-def test_stopping_ends_the_wait_at_once(tmp_path: Path, no_git_config) -> None:
+async def test_a_worktree_prepared_ahead_of_its_turn_is_trusted(tmp_path: Path,
+                                                                no_git_config) -> None:
+    repo = user_repo(tmp_path / "project")
+    run_dir = tmp_path / "data" / "runs" / RUN
+    prefetch = Prefetch(run_dir, RUN)
+    prefetch.start([Job("b", "b", repo)])
+    await prefetch.wait()
+    assert prefetch.prepared == ["b"]
+    tree = run_dir / "worktrees" / "b"
+    assert untrusted(tree) == []
+    assert git(tree, "status", "--porcelain") == ""
+
+
+def test_a_stopped_settle_stops_before_git_runs(tmp_path: Path, no_git_config) -> None:
     repo = user_repo(tmp_path / "project")
     tree = _worktree(repo, tmp_path / "tree")
-    later = time.time() + 3600  # an index written "an hour from now": a long wait
-    os.utime(_index(tree), (later, later))
     stopper = Stopper()
-    outcome: list[BaseException] = []
-
-    def settling() -> None:
-        try:
-            settle(tree, stopper)
-        except BaseException as exc:  # what the worker thread ended with
-            outcome.append(exc)
-
-    worker = threading.Thread(target=settling)
-    worker.start()
     stopper.stop()
-    worker.join(timeout=30)
-    assert not worker.is_alive()
-    assert len(outcome) == 1 and isinstance(outcome[0], Stopped)
+    with pytest.raises(Stopped):
+        settle(tree, stopper)
 
 
 def test_a_folder_that_is_no_linked_worktree_is_left_alone(tmp_path: Path,
