@@ -29,31 +29,30 @@ from desktop.runtime.git_run import Stopper, git
 from desktop.runtime.worktree_list import linked_git_dir
 
 
-def settle(worktree: Path, stop: Stopper | None = None) -> int:
+def settle(worktree: Path, stop: Stopper | None = None) -> None:
     """Make every file of the linked worktree at ``worktree`` older than its index and
-    refresh the index; how many files were redated (nothing is done for a folder that is
-    no linked worktree). Stopped when ``stop`` stops it."""
+    refresh the index (nothing is done for a folder that is no linked worktree). Stopped
+    when ``stop`` stops it."""
     gitdir = linked_git_dir(worktree)
     if gitdir is None:
-        return 0
+        return
     try:
         written = int((gitdir / "index").stat().st_mtime)
     except OSError:
-        return 0  # no index yet: nothing is cached, so nothing is trusted wrongly
+        return  # no index yet: nothing is cached, so nothing is trusted wrongly
     listed = git(worktree, "ls-files", "-z", stop=stop)
     if not listed.ok:
-        return 0
+        return
     before = written - 1  # a whole second before the index: git's stamps are in seconds
-    redated = 0
-    for name in listed.out.split(b"\0"):
+    redated = False
+    for name in filter(None, listed.out.split(b"\0")):
         path = worktree / os.fsdecode(name)
         with contextlib.suppress(OSError):  # not checked out (a sparse checkout's)
-            if name and int(path.lstat().st_mtime) >= written:
+            if int(path.lstat().st_mtime) >= written:
                 os.utime(path, (before, before), follow_symlinks=False)
-                redated += 1
+                redated = True
     if redated:
         git(worktree, "update-index", "-q", "--refresh", stop=stop)
-    return redated
 
 
 __all__ = ["settle"]
