@@ -82,8 +82,11 @@ async def prepare(ctx: TurnContext, workspace: Path, emit: Emit,
     asked = choice(ctx.config.isolation, ctx.isolation)
     if asked == Isolation.SHARED or (not ctx.config.workspace and asked != Isolation.WORKTREE):
         return Ready(workspace)
-    tree = await asyncio.to_thread(worktrees.open_tree, workspace, ctx.run_dir, ctx.run_id,
-                                   ctx.node.key, ctx.node.id)
+    try:
+        tree = await asyncio.to_thread(worktrees.open_tree, workspace, ctx.run_dir,
+                                       ctx.run_id, ctx.node.key, ctx.node.id)
+    except worktrees.GitError as exc:  # git's reason and the fix: the user's to act on
+        raise WorkspaceError(f"no worktree for this node: {exc}") from exc
     if tree is None:
         problem = await asyncio.to_thread(worktrees.repo_problem, workspace)
         if problem is not None:

@@ -16,6 +16,7 @@ their nodes' turns (desktop/runtime/worktree_prefetch.py) hold up no other node.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import threading
@@ -199,8 +200,25 @@ def _register(repo: Repo, path: Path, branch: str, base: str, pool: Path) -> boo
     if worktree_pool.take(repo.common_dir, pool, path, branch, base, exists):
         return True
     where = [str(path), branch] if exists else ["-b", branch, str(path), base]
-    must(repo.top, "worktree", "add", "--quiet", "--no-checkout", *where)
+    added = git(repo.top, "worktree", "add", "--quiet", "--no-checkout", *where)
+    if not added.ok:
+        raise GitError(_blocked_branch(repo, branch) or f"git worktree add of {branch} in "
+                       f"{repo.top} failed: {added.reason()}")
     return False
+
+
+def _blocked_branch(repo: Repo, branch: str) -> str | None:
+    """Why git cannot make ``branch`` when a branch of the user's is named as one of its
+    folders (``canvas`` blocks every ``canvas/...``), with the fix; else None."""
+    parts = branch.split("/")
+    for end in range(1, len(parts)):
+        prefix = "/".join(parts[:end])
+        if git(repo.top, "rev-parse", "--verify", "-q", f"refs/heads/{prefix}").ok:
+            return (f"{repo.top} has a branch named {prefix}, so git cannot make the run's "
+                    f"branch {branch} (a branch name cannot also be a folder of others); "
+                    f"rename yours (git -C {repo.top} branch -m {prefix} NEW-NAME) and "
+                    "run again")
+    return None
 
 
 def _check_out(path: Path, stop: Stopper | None) -> None:
@@ -213,7 +231,9 @@ def _stale_ref_locks(repo: Repo, refs: list[str]) -> None:
     """Remove the lock files a killed git left on the run's own refs (only this run's
     engine writes them, and it is between git commands here)."""
     for ref in refs:
-        (repo.common_dir / f"{ref}.lock").unlink(missing_ok=True)
+        # not a directory: a branch of the user's holds a folder's name (_blocked_branch)
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            (repo.common_dir / f"{ref}.lock").unlink()
 
 
 def open_tree(workspace: Path, run_dir: Path, run_id: str, key: str | None,
@@ -304,6 +324,7 @@ def commit_all(tree: NodeTree, message: str) -> str | None:
     ``git add`` did: ``write-tree`` from the index just written, ``commit-tree`` and
     ``update-ref`` of HEAD (so the branch moves, guarded by its old value).
     """
+    back_on_branch(tree)
     options, pathspecs = commit_scope(tree.path, tree.left_out)
     must(tree.path, "-c", "core.untrackedCache=true", *options, "add", "-A", "--sparse", "--",
          *pathspecs)
@@ -323,6 +344,27 @@ def commit_all(tree: NodeTree, message: str) -> str | None:
     subject = message.splitlines()[0] if message else ""
     must(tree.path, "update-ref", "-m", f"commit: {subject}", "HEAD", commit, parent)
     return commit
+
+
+def back_on_branch(tree: NodeTree) -> str | None:
+    """Put the worktree's HEAD back on the node's own branch when its agent left it (a
+    ``git checkout`` of another branch, or of a commit); the branch or commit it was on,
+    else None. Files and index stay as the agent left them, so the next commit records
+    them on the node's branch: the engine's commits never move a branch of the user's.
+    A look at the HEAD file, not a git process: every turn's commit asks."""
+    gitdir = linked_git_dir(tree.path)
+    if gitdir is None:
+        return None
+    try:
+        head = (gitdir / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    own = f"refs/heads/{tree.branch}"
+    if head == f"ref: {own}":
+        return None
+    must(tree.path, "symbolic-ref", "-m", "agent-canvas: back on the node's branch",
+         "HEAD", own)
+    return head.removeprefix("ref: ").removeprefix("refs/heads/")
 
 
 def turn_message(run_id: str, node: str, node_id: str, turn: int, agent_run_id: str,

@@ -331,3 +331,19 @@ async def test_an_untracked_folder_of_many_files_is_left_out_said_and_never_comm
     assert git(repo, "show", f"{b.branch}:seen.txt") == "made"
     assert git(repo, "ls-tree", "-r", "--name-only", b.branch, "venv") == ""
     assert (repo / "venv" / "bin" / "tool3").read_text() == "tool 3\n"
+
+
+async def test_a_worktree_git_cannot_make_fails_the_turn_with_git_s_reason_and_the_fix(
+        tmp_path: Path, no_git_config) -> None:
+    """The user's to fix, said as such: no exception's type name, no traceback."""
+    repo = user_repo(tmp_path / "repo")
+    git(repo, "branch", "canvas", "HEAD")
+    before = fingerprint(repo)
+    doc = on_repo(workflow({"a": {"script": [
+        {"edit": {"path": "work.txt", "content": "the agent's work\n"}}]}}), repo)
+    engine = await run_doc(doc, tmp_path / "data")
+    assert engine.state.status == "failed"
+    [ended] = of_type(events_of(engine.run_dir), "turn.status", status="failed")
+    assert ended["reason"].startswith("no worktree for this node: ")
+    assert f"{repo} has a branch named canvas" in ended["reason"]
+    assert fingerprint(repo) == before

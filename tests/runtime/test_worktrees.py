@@ -6,6 +6,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 from gitkit import (
     fingerprint,
     git,
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 
 from desktop.graph.document import SLUG_PATTERN
 from desktop.runtime.git_base import base_ref
+from desktop.runtime.git_run import GitError
 from desktop.runtime.worktrees import (
     NodeTree,
     branch_component,
@@ -151,6 +153,41 @@ def test_a_turn_commits_every_change_and_nothing_commits_nothing(
     assert re.search(r"impl: turn 2 of run 1a2b3c4d", shown)
     assert f"Run: {RUN}" in shown and "Turn: 2" in shown and "Agent-Run: 2026" in shown
     assert git(repo, "rev-parse", "refs/heads/canvas/1a2b3c4d/impl") == commit
+
+
+def test_a_turn_after_the_agent_checked_out_a_users_branch_never_moves_that_branch(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "repo")
+    git(repo, "branch", "feature", "HEAD")
+    feature = git(repo, "rev-parse", "feature")
+    tree = open_tree(repo, tmp_path / "runs" / RUN, RUN, "impl", NODE_ID)
+    assert tree is not None
+    message = turn_message(RUN, "impl", NODE_ID, 1, "20260101-0000000000-1", 1)
+    for leave in (["checkout", "-q", "feature"], ["checkout", "-q", "--detach", "HEAD"]):
+        git(tree.path, *leave)
+        (tree.path / "agent.txt").write_text(" ".join(leave) + "\n")
+        commit = commit_all(tree, message)
+        assert commit is not None
+        assert git(repo, "rev-parse", "feature") == feature
+        assert git(repo, "rev-parse", f"refs/heads/{tree.branch}") == commit
+        assert git(tree.path, "symbolic-ref", "HEAD") == f"refs/heads/{tree.branch}"
+        assert tree_files(tree.path, commit)["agent.txt"] == (" ".join(leave) + "\n").encode()
+        assert git(tree.path, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_a_users_branch_named_as_the_runs_folder_of_branches_is_named_with_the_fix(
+        tmp_path: Path, no_git_config, packed: bool) -> None:
+    repo = user_repo(tmp_path / "repo")
+    git(repo, "branch", "canvas", "HEAD")
+    if packed:
+        git(repo, "pack-refs", "--all")
+    with pytest.raises(GitError) as raised:
+        open_tree(repo, tmp_path / "runs" / RUN, RUN, "impl", NODE_ID)
+    said = str(raised.value)
+    assert "has a branch named canvas" in said and "canvas/1a2b3c4d/impl" in said
+    assert f"git -C {repo} branch -m canvas NEW-NAME" in said
+    assert git(repo, "branch", "--list", "canvas/*") == ""
 
 
 def test_what_agents_leave_behind_stays_out_of_a_turn_and_the_users_excludes_hold(
