@@ -35,7 +35,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from desktop.runtime.git_run import GitError, git, must
+from desktop.runtime.git_run import GitError, GitResult, git, must
 from desktop.wording import plural
 
 BIG_UNTRACKED = 50 * 1024 * 1024
@@ -46,6 +46,9 @@ base (a virtual environment, a ``node_modules`` nobody ignored)."""
 LEFT_OUT = "Left out: "
 """How the base's message names each file left out of it."""
 _SHOWN = 5
+_DATA_ENTRIES = ("runs", "worktree-pool", "recovery", "server.json", "server.lock",
+                 "service.log", "ui-settings.ini")
+"""What Agent Canvas keeps in its data folder (desktop/disk/paths.py)."""
 
 
 def run8(run_id: str) -> str:
@@ -166,23 +169,45 @@ def left_out_note(left_out: list[str]) -> str | None:
 
 
 def _excluded(top: Path, folders: list[Path]) -> list[str]:
-    """Pathspecs leaving out ``folders`` that lie inside the repository."""
-    specs = []
-    for folder in folders:
+    """Pathspecs leaving out ``folders`` (run folders) that lie inside the repository,
+    with all of Agent Canvas's own there (:func:`_own_paths`). One git names those
+    the user ignores: git adds the rest, but fails the whole ``add`` when an exclusion
+    names an ignored path (and ignored, they stay out anyway)."""
+    inside: dict[str, None] = {}
+    root = top.resolve()
+    for path in (own for folder in folders for own in _own_paths(folder)):
         try:
-            inside = folder.resolve().relative_to(top.resolve())
+            relative = path.resolve().relative_to(root)
         except ValueError:
             continue
-        if inside.parts:
-            specs.append(f":(exclude,top){inside.as_posix()}")
-    return specs
+        if relative.parts:
+            inside.setdefault(relative.as_posix(), None)
+    if not inside:
+        return []
+    listed = git(top, "check-ignore", "-z", "--stdin", stdin="\0".join(inside).encode())
+    ignored = set(listed.out.decode("utf-8", "surrogateescape").split("\0"))
+    return [f":(exclude,top,literal){path}" for path in inside if path not in ignored]
 
 
-def _tree(top: Path, index: Path, exclude: list[str]) -> str | None:
-    if not git(top, "add", "-A", "--sparse", "--", ":/", *exclude, index=str(index)).ok:
-        return None
+def _own_paths(run_dir: Path) -> list[Path]:
+    """What must stay out of a base captured while ``run_dir`` works: the run folder,
+    and, when it is one of a data folder's runs (DATA/runs/ID), that data folder: a data
+    folder inside the repository (a home folder under git holds the default one) would
+    put other runs' logs, the worktree pool and the service's token file into every
+    worktree. A data folder that is the repository's top itself: its own entries."""
+    if run_dir.parent.name != "runs":
+        return [run_dir]
+    data = run_dir.parent.parent
+    return [run_dir, data, *(data / name for name in _DATA_ENTRIES)]
+
+
+def _tree(top: Path, index: Path, exclude: list[str]) -> str | GitResult:
+    """The tree of everything in the repository (but ``exclude``), else git's failure."""
+    added = git(top, "add", "-A", "--sparse", "--", ":/", *exclude, index=str(index))
+    if not added.ok:
+        return added
     result = git(top, "write-tree", index=str(index))
-    return result.text if result.ok and result.text else None
+    return result.text if result.ok and result.text else result
 
 
 def capture(top: Path, message: str, exclude: list[Path] | None = None,
@@ -200,14 +225,26 @@ def capture(top: Path, message: str, exclude: list[Path] | None = None,
             # newer copy would vouch for a change made in the same clock tick
             shutil.copy2(theirs, index)
         tree = _tree(top, index, specs)
-        if tree is None and head.ok:  # an index git cannot read as a copy (split index)
+        if not isinstance(tree, str) and head.ok:  # an index git cannot read as a copy
+            # (a split index): from HEAD's instead
             index.unlink(missing_ok=True)
             must(top, "read-tree", "HEAD", index=str(index))
             tree = _tree(top, index, specs)
-    if tree is None:
-        raise GitError(f"git could not record the content of {top} (git add -A failed)")
+    if not isinstance(tree, str):
+        raise GitError(f"git could not record the content of {top} ({_errors(tree)}); fix "
+                       "what git names (a folder git must leave alone goes in .gitignore), "
+                       f"then run again: `git -C {top} add --dry-run -A` says the same "
+                       "without changing anything")
     parents = ["-p", head.text] if head.ok else []
     return must(top, "commit-tree", tree, *parents, "-m", message)
+
+
+def _errors(result: GitResult) -> str:
+    """Every ``error:`` and ``fatal:`` line git printed (the first names the file, the
+    last only that adding failed), else its reason."""
+    lines = [line.strip() for line in result.err.decode("utf-8", "replace").splitlines()
+             if line.startswith(("error:", "fatal:"))]
+    return "; ".join(lines) if lines else result.reason()
 
 
 def ensure_base(top: Path, run_id: str,

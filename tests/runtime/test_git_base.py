@@ -81,6 +81,55 @@ def test_a_run_folder_inside_the_repository_is_left_out(tmp_path: Path, no_git_c
     assert not [name for name in tree_files(repo, base) if name.startswith("data/")]
 
 
+def _data_folder(data: Path) -> Path:
+    """A data folder as the service and runs leave it: the token file, another run's
+    log, a pooled worktree's file; the run folder that captures a base."""
+    (data / "runs" / TWIN).mkdir(parents=True)
+    (data / "runs" / TWIN / "events.jsonl").write_text("{}\n")
+    (data / "worktree-pool" / "spare").mkdir(parents=True)
+    (data / "worktree-pool" / "spare" / "f.txt").write_text("pooled\n")
+    (data / "server.json").write_text('{"token": "secret"}\n')
+    (data / "runs" / RUN).mkdir()
+    return data / "runs" / RUN
+
+
+@pytest.mark.parametrize("where", [".local/share/agent-canvas", "."])
+def test_a_data_folder_inside_the_repository_is_left_out_of_the_base(
+        tmp_path: Path, no_git_config, where: str) -> None:
+    """A home folder under git holds the default data folder: its other runs and the
+    service's token file must reach no worktree."""
+    repo = user_repo(tmp_path / "repo")
+    run_dir = _data_folder(repo / where)
+    base, _ = ensure_base(repo, RUN, exclude=[run_dir])
+    files = tree_files(repo, base)
+    assert "untracked.txt" in files and "both.txt" in files
+    assert not [name for name in files if "runs/" in name or "server.json" in name
+                or "worktree-pool" in name]
+
+
+def test_a_data_folder_the_user_ignores_inside_the_repository_is_no_obstacle(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "repo")
+    (repo / ".gitignore").write_text(".data/\n")
+    run_dir = _data_folder(repo / ".data")
+    base, _ = ensure_base(repo, RUN, exclude=[run_dir])
+    files = tree_files(repo, base)
+    assert ".gitignore" in files and "untracked.txt" in files
+    assert not [name for name in files if name.startswith(".data/")]
+
+
+def test_a_folder_git_cannot_add_is_named_with_git_s_words_and_the_fix(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "repo")
+    git(tmp_path, "init", "-q", str(repo / "nest" / "inner"))
+    (repo / "nest" / "inner" / "f.txt").write_text("x\n")
+    with pytest.raises(GitError) as raised:
+        ensure_base(repo, RUN)
+    said = str(raised.value)
+    assert "'nest/inner/' does not have a commit checked out" in said
+    assert ".gitignore" in said and f"git -C {repo} add --dry-run -A" in said
+
+
 NAMES = st.sampled_from(["a.txt", "b.txt", "sub/c.txt", "sub/deep/d.bin", "e.log"])
 STATES = st.sampled_from(["committed", "modified", "staged", "staged-then-modified",
                           "untracked", "deleted"])
