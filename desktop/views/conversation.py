@@ -4,7 +4,9 @@ that conflicts, its decision, and a node blocked by one), as one entry per thing
 would read.
 
 Streaming text grows one entry until the final message replaces it; a tool call is one
-entry whose status and result fill in as its events arrive (approval, denial, result).
+entry whose status and result fill in as its events arrive (approval, denial, result). A
+call a person modified before approving shows the arguments that ran, who modified it,
+and the ones the agent proposed.
 Only the newest ``limit`` entries are kept, so a long run costs no more than a short one;
 the event list (desktop/views/transcript.py) still holds everything.
 """
@@ -17,7 +19,7 @@ from typing import Any
 
 from desktop.views.approval_text import attempt_line, merge_text, resolution_text
 from desktop.views.branches import merge_note
-from desktop.views.deciders import chosen_text, decision_text
+from desktop.views.deciders import chosen_text, decider, decision_text
 from desktop.views.tool_calls import RunNotes
 
 MAX_ENTRIES = 400
@@ -48,6 +50,8 @@ class Entry:
     reason: str = ""
     live: bool = False  # streaming text not final yet
     extra: dict[str, Any] = field(default_factory=dict)
+    proposed_args: Any = None  # tool: what the agent asked for, when other args ran
+    modified_by: str = ""  # tool: who changed its args before it ran ("a person in the app")
 
 
 class Conversation:
@@ -247,6 +251,13 @@ class Conversation:
     def _refresh_tool(self, entry: Entry) -> None:
         info = self.notes.tools.get(entry.tool_id, {})
         entry.status = str(info.get("status", "proposed"))
+        ran = info.get("args")
+        if ran is not None and ran != entry.args:
+            if entry.proposed_args is None:
+                entry.proposed_args = entry.args
+            entry.args = ran
+        if info.get("modified"):
+            entry.modified_by = decider(info.get("by"))
         if "result" in info:
             entry.result = info["result"]
         if isinstance(info.get("latency"), float):

@@ -16,7 +16,7 @@ from desktop.views.approval_text import (
     resolution_text,
 )
 from desktop.views.branches import ahead_text
-from desktop.views.deciders import chosen_text, decision_text
+from desktop.views.deciders import chosen_text, decider, decision_text
 from desktop.views.tool_calls import status_text
 
 PREVIEW_CHARS = 300
@@ -52,6 +52,11 @@ def _args(args: Any) -> str:
     return json.dumps(args or {}, ensure_ascii=False, sort_keys=True)
 
 
+def _modified(info: dict) -> str:
+    """`` (modified by a person in the app)`` for a call whose args a person changed."""
+    return f" (modified by {decider(info.get('by'))})" if info.get("modified") else ""
+
+
 def preview(event: dict, tools: dict[str, dict] | None = None,
             merges: set[str] | frozenset[str] = frozenset()) -> str:
     """One line for the list row; an attempt's events (best-of-N) say which attempt.
@@ -77,7 +82,9 @@ def _line(event: dict, tools: dict[str, dict] | None, merges: set[str] | frozens
         status = _short(status_text(info), 160)
         latency = info.get("latency")
         tail = f" · {latency:.2f}s" if isinstance(latency, float) else ""
-        return f"{tool.get('name', '?')} {_short(_args(tool.get('args')), 160)} · {status}{tail}"
+        # the args that ran: a person may have changed the proposal's before approving
+        args = _short(_args(info.get("args", tool.get("args"))), 160)
+        return f"{tool.get('name', '?')} {args}{_modified(info)} · {status}{tail}"
     if kind == "tool.started":
         return f"started {event.get('toolId', '')[:8]}"
     if kind == "tool.completed":
@@ -200,7 +207,13 @@ def full_markdown(event: dict, tools: dict[str, dict] | None = None) -> str:
             lines.append(f"status: {status_text(info)}")
         if isinstance(info.get("latency"), float):
             lines.append(f"latency: {info['latency']:.3f}s")
-        lines.append("```json\n" + json.dumps(tool.get("args") or {}, indent=2) + "\n```")
+        proposed = tool.get("args") or {}
+        ran = info.get("args", proposed)
+        if info.get("modified") or ran != proposed:
+            lines.append(f"arguments{_modified(info)}:")
+        lines.append("```json\n" + json.dumps(ran, indent=2) + "\n```")
+        if ran != proposed:
+            lines.append("proposed:\n```json\n" + json.dumps(proposed, indent=2) + "\n```")
         if "result" in info:
             lines.append("result:\n```json\n" + json.dumps(info["result"], indent=2)[:20000]
                          + "\n```")

@@ -10,7 +10,9 @@ Views read a big log lazily, so events may be learned out of order, more than on
 some not at all (a filter hides them). A call's record therefore keeps the facts learned
 (proposed, asked, decided, started, finished) and its status is derived from all of them,
 so it is the same whatever order they came in. The record also keeps the call's name,
-result and how long it ran.
+result and how long it ran, and, when a person modified the call before approving it
+(``modified``, ``by``), the arguments that ran (``args``): the proposal's are then not
+what happened.
 """
 
 from __future__ import annotations
@@ -56,6 +58,11 @@ def call_status(info: dict[str, Any]) -> str:
     return "proposed"
 
 
+def _shown(info: dict[str, Any]) -> tuple:
+    """What a row of the call shows: a change to any of it redraws the row."""
+    return info.get("status"), info.get("modified"), info.get("args")
+
+
 class RunNotes:
     """Node labels, tool-call records and merge requests learned from events (in any
     order)."""
@@ -95,16 +102,20 @@ class RunNotes:
         if not tool_id:
             return None
         info = self.tools.setdefault(tool_id, {})
-        before = info.get("status")
+        before = _shown(info)
         for key, value in facts.items():
             if key == "name":
                 info.setdefault("name", value)
             else:
                 info[key] = value
+        # what ran beats what was decided (a provider may report the args it used)
+        ran = info.get("ranArgs", info.get("modifiedArgs"))
+        if ran is not None:
+            info["args"] = ran
         if info.get("started") and info.get("ended") and "latency" not in info:
             info["latency"] = seconds_between(info["started"], info["ended"])
         info["status"] = call_status(info)
-        return tool_id if info["status"] != before else None
+        return tool_id if _shown(info) != before else None
 
     def _facts(self, kind: str, event: dict) -> tuple[str | None, dict[str, Any]]:
         """The tool call an event is about, and what it says of it."""
@@ -129,12 +140,19 @@ class RunNotes:
                 decided["reason"] = str(resolution["reason"])
             if resolution.get("by"):
                 decided["by"] = str(resolution["by"])
+            if resolution.get("status") == "modified":
+                decided["modified"] = True
+                if isinstance(resolution.get("modifiedArgs"), dict):
+                    decided["modifiedArgs"] = resolution["modifiedArgs"]
             tool_id = self._approval_tool.get(event.get("approvalId"))
             if tool_id is None:
                 self._decided[event.get("approvalId")] = decided
             return tool_id, decided
         if kind == "tool.started":
-            return event.get("toolId"), {"started": event.get("ts") or True}
+            facts = {"started": event.get("ts") or True}
+            if isinstance(event.get("args"), dict):
+                facts["ranArgs"] = event["args"]
+            return event.get("toolId"), facts
         # tool.completed
         facts = {"finished": True, "result": event.get("error") or event.get("result"),
                  "ended": event.get("ts")}

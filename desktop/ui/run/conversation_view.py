@@ -298,12 +298,18 @@ class ConversationView(QWidget):
                 f"</a> <code>{html.escape(summary)}</code> "
                 f"<span style='color:{color}'>· {html.escape(entry.status)}{took}</span>")
         lines = [head]
+        if entry.modified_by:  # the args shown are a person's, not the agent's
+            lines.append(f"<p style='color:{t.warning}; margin:4px 0 0 0'>Arguments "
+                         f"modified by {html.escape(entry.modified_by)}</p>")
         if entry.reason:
             lines.append(f"<p style='color:{t.error}; margin:4px 0 0 0'>Reason: "
                          f"{html.escape(entry.reason)}</p>")
         if opened:
             lines.append(f"<p class='muted' style='margin:6px 0 2px 0'>Arguments</p>"
                          f"<pre>{_pretty(entry.args or {})}</pre>")
+            if entry.proposed_args is not None:
+                lines.append(f"<p class='muted' style='margin:6px 0 2px 0'>Proposed by the "
+                             f"agent</p><pre>{_pretty(entry.proposed_args)}</pre>")
             if entry.result is not None:
                 lines.append(f"<p class='muted' style='margin:6px 0 2px 0'>Result</p>"
                              f"<pre>{_pretty(entry.result)}</pre>")
