@@ -1,12 +1,12 @@
 """A run's result through the service: ``GET /api/runs/{id}/result`` (and one file's diff),
 ``POST .../apply``, ``POST .../apply/undo`` and ``POST .../pull-request``.
 
-The git work runs on a worker thread. A run whose engine is still working (queued or
-running) is refused with 409: its branches are still moving. Each holds the run's lock
-(``RunService.lock``), as deleting it does: a result is never read or applied while the
-run's branches and folder are being taken away, and an application is never recorded
-in a folder that is gone. An apply while another apply of the same run is under way,
-here or in a terminal, is refused (409 apply_busy).
+The git work runs on a worker thread. An apply of a run an engine is still working on
+(queued or running) is refused with 409 run_working: its branches are still moving.
+Each holds the run's lock (``RunService.lock``), as deleting it does: a result is never
+read or applied while the run's branches and folder are being taken away, and an
+application is never recorded in a folder that is gone. An apply while another apply
+of the same run is under way, here or in a terminal, is refused (409 apply_busy).
 """
 
 from __future__ import annotations
@@ -31,9 +31,11 @@ from desktop.runtime.run_result import (
     ResultError,
     RunPlace,
     RunResult,
+    RunWorking,
     file_patch,
     find_place,
     find_result,
+    working_refusal,
 )
 
 Found = TypeVar("Found", RunResult, RunPlace)
@@ -51,10 +53,13 @@ async def _result(service: RunService, run_id: str,
 
 
 async def _settled(service: RunService, run_id: str) -> None:
-    status = (await service.state(run_id)).get("status")
-    if status in RUN_WORKING:
-        raise ApiError(409, "run_working", f"run {run_id[:8]} is {status}; apply its result "
-                                           "once it has ended (or pause it)")
+    """409 run_working while an engine works on the run, as the service sees it now (a
+    run it hosts may be ahead of its folder); apply_result asks the folder again."""
+    state = await service.state(run_id)
+    status = state.get("status")
+    # a run that says running while no engine holds it (interrupted) moves no branch
+    if status in RUN_WORKING and not state.get("interrupted"):
+        raise ApiError(409, "run_working", working_refusal(run_id, str(status)))
 
 
 async def result(service: RunService, run_id: str) -> dict[str, Any]:
@@ -105,6 +110,8 @@ async def _apply(service: RunService, run_id: str, body: ApplyResult) -> dict[st
         raise _refused(exc) from None
     except BadBranchName as exc:
         raise ApiError(422, "invalid_branch", str(exc), "branch") from None
+    except RunWorking as exc:  # it started working again since _settled looked
+        raise ApiError(409, "run_working", str(exc)) from None
     except ResultError as exc:
         raise ApiError(422, "invalid_apply", str(exc), "files") from None
     finally:

@@ -19,9 +19,12 @@ collides with what undo puts back stops it, changing nothing.
 One apply of a run at a time: while another is under way (in a terminal, the app or
 a service) this one is refused at once and changes nothing (--check is not).
 
+A run is applied once it has ended (or is paused): while its engine still works on it,
+its result is not whole, and apply (and --check) refuses it, changing nothing.
+
 Exit codes: 0 applied or undone (or, with --check, it would be), 1 it collides (the
-files are listed) or there was nothing to apply or undo, 2 a run that cannot be used,
-another apply of it under way, or bad input.
+files are listed) or there was nothing to apply or undo, 2 a run that cannot be used
+(or is still running), another apply of it under way, or bad input.
 """
 
 from __future__ import annotations

@@ -192,9 +192,11 @@ def apply_result(result: RunResult, *, files: list[str] | None = None,
     """Apply ``result`` (only ``files`` when given) onto the user's working tree, or as
     new branch ``branch``; ``check``: say what it would do and change nothing.
 
-    Raises ApplyBusy when another application of the run is under way (in this
-    process or another: desktop/runtime/apply_lock.py); a check, which writes nothing
-    of the user's, goes on beside one."""
+    Raises RunWorking while an engine still works on the run (its branches move: what
+    landed would be part of its result), a check too; ApplyBusy when another application
+    of the run is under way (in this process or another: desktop/runtime/apply_lock.py);
+    a check, which writes nothing of the user's, goes on beside one."""
+    result.refuse_if_working()
     if check:
         return _apply(result, files, branch, check=True)
     with hold_apply_lock(result.run_dir):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from desktop.contract.enums import RUN_WORKING
 from desktop.runtime.git_run import GitError, git, must
 from desktop.store.applied import read_applied
 from desktop.views.reader import EventReader
@@ -31,6 +32,18 @@ _MAX_PATCH = 400_000
 
 class ResultError(Exception):
     """The run has no result to show or apply; the message says why and what to do."""
+
+
+class RunWorking(ResultError):
+    """The run is still working in an engine: its result is not whole yet, so it is not
+    applied (409 ``run_working`` over the API)."""
+
+
+def working_refusal(run_id: str, status: str) -> str:
+    """Why a result is not applied while an engine works on its run, and what to do."""
+    return (f"run {run_id[:8]} is still {status}: its result is whole only once the run "
+            "has ended, and applying it now would take part of it; wait for the run to "
+            "end, or stop it (or pause it), then apply again")
 
 
 @dataclass(frozen=True)
@@ -65,6 +78,15 @@ class RunResult:
     base: str
     commit: str
     files: tuple[ResultFile, ...]
+    working: str | None = None
+    """The run's status while an engine works on it (queued, running): its branches still
+    move, so the result is not applied (:meth:`refuse_if_working`); None once it has
+    ended, is paused, or no engine holds it any more (interrupted)."""
+
+    def refuse_if_working(self) -> None:
+        """Raise RunWorking while an engine works on the run."""
+        if self.working:
+            raise RunWorking(working_refusal(self.run_id, self.working))
 
     def paths(self) -> list[str]:
         """The changed files' paths, in git's order."""
@@ -95,7 +117,8 @@ def changed_files(repo: Path, old: str, new: str) -> tuple[ResultFile, ...]:
 
 def find_result(run_dir: Path) -> RunResult:
     """The result of the run in ``run_dir``; ResultError when it has none (no node worked
-    in a worktree, or the branch is gone)."""
+    in a worktree, or the branch is gone). A run an engine still works on has its result
+    so far, marked ``working``: shown, never applied."""
     state, node, repo = _located(run_dir)
     tip = git(repo, "rev-parse", "--verify", "-q", f"refs/heads/{node.git.branch}^{{commit}}")
     if not tip.ok:
@@ -104,9 +127,13 @@ def find_result(run_dir: Path) -> RunResult:
                 if undoable(read_applied(run_dir)) else "")
         raise ResultError(f"branch {node.git.branch} is gone from {repo} (the run was deleted, "
                           f"or the branch removed by hand){undo}")
+    # open_run marks a run that says queued or running while no engine holds its lock
+    # interrupted: nothing moves its branches then, as when it is paused
+    working = str(state.status) if state.status in RUN_WORKING and not state.interrupted \
+        else None
     return RunResult(state.id, Path(run_dir), node.id, node.key or node.label, repo,
                      node.git.branch, node.git.base, tip.text,
-                     changed_files(repo, node.git.base, tip.text))
+                     changed_files(repo, node.git.base, tip.text), working)
 
 
 def find_place(run_dir: Path) -> RunPlace:
