@@ -134,8 +134,7 @@ class TabbedWindow(QMainWindow):
 
         editor = EditorWindow()
         if not editor.files.open_path(target):
-            editor.file.close()
-            editor.deleteLater()
+            editor.discard()
             return None
         return self.add(editor)
 

@@ -107,6 +107,9 @@ class EditorWindow(QMainWindow):
     def __init__(self, path: str | Path | None = None):
         super().__init__()
         OPEN_WINDOWS.append(self)
+        # deleted without a close (a window whose file failed to open): it leaves the list
+        # as well, else Quit and the notifier would reach a deleted window
+        self.destroyed.connect(_forget_deleted_windows)
         self.host = None  # the TabbedWindow showing this document as a tab, if any
         self.run_origin: Path | None = None  # the run folder whose graph this shows
         self.run_origin_deleted = False  # that run was deleted since: the titles say so
@@ -547,6 +550,14 @@ class EditorWindow(QMainWindow):
         QTimer.singleShot(0, lambda: isValid(self) and self.set_panel_sizes(sizes))
 
     # ---------------------------------------------------------------- closing
+    def discard(self) -> None:
+        """Throw this window away unshown (its file failed to open): it is no open window
+        from now on, and is deleted."""
+        self.file.close()
+        if self in OPEN_WINDOWS:
+            OPEN_WINDOWS.remove(self)
+        self.deleteLater()
+
     def keeps_unsaved_work(self) -> bool:
         """Whether a close was refused because the user kept unsaved changes."""
         return isValid(self) and not self._close_confirmed
@@ -583,6 +594,12 @@ class EditorWindow(QMainWindow):
         event.accept()
         if self.host is not None and isValid(self.host):
             self.host.forget(self)
+
+
+def _forget_deleted_windows(*_args: object) -> None:
+    """Drop from OPEN_WINDOWS every window whose C++ object is gone (``destroyed`` is
+    emitted after the Python wrapper was invalidated, so it is among them)."""
+    OPEN_WINDOWS[:] = [w for w in OPEN_WINDOWS if isValid(w)]
 
 
 def _close_now(session: RunSession) -> None:

@@ -97,8 +97,7 @@ class FileCommands:
         if other.files.open_path(path):
             tabbed(other)
         else:
-            other.file.close()
-            other.deleteLater()
+            other.discard()
 
     def open_path(self, path: str | Path) -> bool:
         """Open ``path`` in this window; False (and the problems shown) when it cannot."""
@@ -144,8 +143,7 @@ class FileCommands:
         if other.files.open_path(path):
             other.show()
         else:
-            other.file.close()
-            other.deleteLater()
+            other.discard()
 
     def open_evaluation(self) -> None:
         """Ask for the --out folder of ``eval run`` and show its evaluation."""

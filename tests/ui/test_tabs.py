@@ -297,3 +297,47 @@ def test_start_up_on_a_run_folder_shows_that_run_with_its_graph(qtbot, monkeypat
         assert notes and not any(note.isVisible() for note in notes)  # hidden, then deleted
     finally:
         host.close()
+
+
+def _deleted_later() -> None:
+    """Run the deletions asked for with deleteLater, as the event loop would next."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+@pytest.mark.parametrize("how", ["tab", "new_window"])
+def test_quit_quits_after_a_file_failed_to_open(shell, tmp_path, monkeypatch, qtbot, how):
+    """The window made for a file that failed to open is not left among the open windows:
+    Quit would ask a deleted window whether it is modified, and stay open."""
+    from desktop.ui.window import OPEN_WINDOWS
+
+    bad = tmp_path / "bad.flow.yaml"
+    bad.write_text("nodes:\n  - id: a\n    colour: [red\n")
+    errors: list[str] = []
+    monkeypatch.setattr(EditorWindow, "show_error",
+                        lambda _self, _title, text: errors.append(text))
+    first = shell.current()
+    monkeypatch.setattr(first.ask, "open_path", lambda *a: str(bad))
+    before = list(OPEN_WINDOWS)
+    (first.files.open if how == "tab" else first.files.open_new_window)()
+    assert errors and "bad.flow.yaml" in errors[-1]
+    assert before == OPEN_WINDOWS and shell.tabs.count() == 1
+    _deleted_later()
+    first.files.quit()
+    qtbot.waitUntil(lambda: not isValid(shell) or not shell.isVisible())
+
+
+def test_a_standalone_window_that_failed_to_open_a_file_is_forgotten(
+        editor_window, tmp_path, monkeypatch):
+    from desktop.ui.window import OPEN_WINDOWS
+
+    good, bad = _copy(SINGLE, tmp_path), tmp_path / "bad.flow.yaml"
+    bad.write_text("nodes: [\n")
+    assert editor_window.files.open_path(good)  # not blank: the next file gets a window
+    monkeypatch.setattr(EditorWindow, "show_error", lambda *_a: None)
+    before = list(OPEN_WINDOWS)
+    editor_window.files.open_in_window(bad)
+    assert before == OPEN_WINDOWS
+    _deleted_later()
+    assert all(isValid(w) for w in OPEN_WINDOWS)  # what Quit asks whether it is modified
