@@ -146,10 +146,11 @@ class RunResultRow(ResponseModel):
 class WaitingItem(ResponseModel):
     """Something in a live run that waits on a person, besides its approvals."""
 
-    kind: Literal["stall", "failed", "budget"] = Field(
+    kind: Literal["stall", "failed", "budget", "step"] = Field(
         description="stall: stall detection paused the run; failed: the node's last turn "
                     "failed; budget: usage reached a budget limit (nodeId: whose; none: the "
-                    "run's)")
+                    "run's); step: an INTERACTIVE run has work queued and waits for Step "
+                    "(nodeId: the first node with work queued)")
     node_id: str | None = Field(alias="nodeId")
     node: str = Field(description="the node's label")
     reason: str

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.contract.api import RunSummary
-from desktop.contract.enums import RUN_LIVE, shown_status
+from desktop.contract.enums import RUN_LIVE, Mode, shown_status
 from desktop.contract.state import RunState
 from desktop.disk.paths import runs_dir
 from desktop.store.applied import APPLIED_FILE
@@ -29,6 +29,7 @@ from desktop.views.result import result_summary
 from desktop.views.runs import open_run
 from desktop.views.stall_text import stall_detail
 from desktop.views.usage import cost, exceeded_text, total_tokens
+from desktop.wording import plural
 
 Fingerprint = tuple[int, int, int, int]
 UNREADABLE = "unreadable"
@@ -80,7 +81,8 @@ def unreadable_row(name: str, error: str) -> dict[str, Any]:
 
 def waiting_on_you(state: RunState) -> list[dict[str, Any]]:
     """What in a live run waits on a person besides its approvals: the stall or the budget
-    that paused it, and each node whose last turn failed (each with its node and the reason)."""
+    that paused it, each node whose last turn failed (each with its node and the reason),
+    and a Step an INTERACTIVE run waits for."""
     out = []
     stall = state.stall or {}
     if str(state.status) == "paused" and stall:
@@ -97,7 +99,28 @@ def waiting_on_you(state: RunState) -> list[dict[str, Any]]:
         if str(node.status) == "failed":
             out.append({"kind": "failed", "nodeId": node.id, "node": node.label,
                         "reason": node.summary})
+    step = _step_awaited(state)
+    if step is not None:
+        out.append(step)
     return out
+
+
+def _step_awaited(state: RunState) -> dict[str, Any] | None:
+    """An INTERACTIVE run with work queued and no turn under way waits for a person to
+    press Step: named, so a run whose tab was closed is not lost from sight."""
+    if state.mode != Mode.INTERACTIVE or str(state.status) != "running":
+        return None
+    if any(str(node.status) in ("running", "blocked") for node in state.nodes.values()):
+        return None
+    queued = [(node_id, len(items)) for node_id, items in state.inboxes.items() if items]
+    if not queued:
+        return None
+    node = state.nodes.get(queued[0][0])
+    items = sum(count for _, count in queued)
+    return {"kind": "step", "nodeId": node.id if node else None,
+            "node": node.label if node else "",
+            "reason": f"{plural(items, 'item')} queued for {plural(len(queued), 'node')}; "
+                      "Step runs the next turn"}
 
 
 def newest_first(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1,7 +1,7 @@
 """The inbox of everything that waits on you: pending gated calls, merges that conflict and
 choices among a best-of-N turn's attempts,
 of the run this window shows and of every other live run of the service, and the runs
-that stall detection paused or whose node's turn failed.
+that stall detection or a budget paused, whose node's turn failed, or that wait for Step.
 
 The open run's requests come from its events (``approval.requested`` /
 ``approval.resolved``), so they show the moment they happen. The others come from an
@@ -188,8 +188,8 @@ class ApprovalInbox(QWidget):
         return item
 
     def _waiting_row(self, key: str, item: dict) -> QTreeWidgetItem:
-        what = {"stall": "Stalled", "budget": "Over budget"}.get(str(item.get("kind")),
-                                                                  "Turn failed")
+        what = {"stall": "Stalled", "budget": "Over budget",
+                "step": "Waiting for Step"}.get(str(item.get("kind")), "Turn failed")
         text = f"{what}: {item.get('reason') or 'no reason given'}"
         own = item.get("runId") == self.own_run
         run = "this run" if own else \

@@ -76,6 +76,32 @@ def test_a_stalled_run_of_another_client_is_in_the_inbox_and_opens_its_run(
     assert not any("Stalled: " in r for r in inbox.row_texts())
 
 
+def test_a_run_of_another_client_waiting_for_step_is_in_the_inbox_until_it_moves(
+        window, qloop, until, own_service) -> None:
+    """An INTERACTIVE run whose tab was closed waits for Step: the inbox says so."""
+    inbox = window.run_panels.approvals
+
+    async def waits() -> str:
+        async with own_service.info.client() as client:
+            run = await client.create_run(workflow=document_data(loads_workflow(LOOP)),
+                                          mode="INTERACTIVE")
+            await until(lambda: any(k.startswith(f"step:{run['id']}:")
+                                    for k in inbox.waiting()), 60)
+            return run["id"]
+
+    run_id = qloop.run_until_complete(waits())
+    row = next(r for r in inbox.row_texts() if "Waiting for Step: " in r)
+    assert row.startswith("A: Waiting for Step: 1 item queued for 1 node")
+
+    async def stop() -> None:
+        async with own_service.info.client() as client:
+            await client.patch_run(run_id, status="stopped")
+        await until(lambda: not inbox.waiting(), 60)
+
+    qloop.run_until_complete(stop())
+    assert not any("Waiting for Step: " in r for r in inbox.row_texts())
+
+
 def test_the_stall_banner_is_as_tall_as_its_repeated_outputs(qtbot) -> None:
     from desktop.ui.run.stall_banner import SAMPLE_LINES, StallBanner
 
