@@ -9,7 +9,12 @@ except what would act on their behalf or stall a run:
 - author and committer are "Agent Canvas", given through the environment, so
   commits work on a machine with no git identity configured;
 - none of the ``GIT_*`` variables that would point git at another repository or
-  index (a run started from inside a git hook would inherit them).
+  index (a run started from inside a git hook would inherit them);
+- in a worktree folder of a run's own (``here_only``), git takes that folder's own
+  ``.git`` or nothing: it never looks for a repository above it. A node's worktree
+  whose ``.git`` file is gone is then no repository at all, rather than the one the
+  data folder lies inside (a home folder kept in git), whose files a ``status`` would
+  list and a ``reset --hard`` would wipe.
 
 Each command starts out of the terminal's reach (desktop/runtime/helper_process.py): a
 Ctrl-C meant for the CLI, which stops the run in order, must not kill a git half-way
@@ -75,13 +80,27 @@ class GitResult:
         return f"git exit {self.code}"
 
 
-def git_env(index: str | None = None) -> dict[str, str]:
-    """The environment of our git commands (``index``: a private GIT_INDEX_FILE)."""
+def git_env(index: str | None = None, only_in: Path | None = None) -> dict[str, str]:
+    """The environment of our git commands (``index``: a private GIT_INDEX_FILE;
+    ``only_in``: the folder git must take as the repository's top, or fail)."""
     env = {k: v for k, v in os.environ.items() if k not in _REPO_VARS}
     env.update(IDENTITY, GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0")
     if index is not None:
         env["GIT_INDEX_FILE"] = index
+    if only_in is not None:
+        env.update(_only(only_in))
     return env
+
+
+def _only(folder: Path) -> dict[str, str]:
+    """What keeps git to ``folder``'s own ``.git``: a ceiling at its parent, so git does
+    not walk up from it (resolved, as git compares it with the real working folder)."""
+    real = folder.resolve()
+    if os.pathsep in str(real.parent):
+        # the ceiling is a list split at os.pathsep, which would cut this path apart
+        # and leave no ceiling: name the repository outright instead
+        return {"GIT_DIR": str(real / ".git"), "GIT_WORK_TREE": str(real)}
+    return {"GIT_CEILING_DIRECTORIES": str(real.parent)}
 
 
 class Stopped(GitError):
@@ -125,17 +144,21 @@ class Stopper:
 
 def git(cwd: Path, *args: str, index: str | None = None,
         stdin: bytes | None = None, stop: Stopper | None = None,
-        terminal: bool = False, timeout: float | None = None) -> GitResult:
+        terminal: bool = False, timeout: float | None = None,
+        here_only: bool = False) -> GitResult:
     """Run ``git args`` in ``cwd`` (``stdin``: its input); never raises for a failing
     command (only Stopped, when ``stop`` was stopped). ``terminal``: keep the user's
     terminal (a push that may ask for an ssh passphrase), else a session of its own.
-    ``timeout``: seconds after which git is killed and the result says it timed out."""
+    ``timeout``: seconds after which git is killed and the result says it timed out.
+    ``here_only``: ``cwd`` is a worktree of a run's own; git fails there, rather than
+    take a repository ``cwd`` lies inside, when it is no repository itself."""
     argv = ["git", *SAFE_CONFIG, *args]
+    env = git_env(index, cwd if here_only else None)
     try:
         if stop is not None:
-            return stop.run(argv, cwd, git_env(index))
+            return stop.run(argv, cwd, env)
         run = subprocess.run if terminal else helper_process.run
-        proc = run(argv, cwd=str(cwd), env=git_env(index),
+        proc = run(argv, cwd=str(cwd), env=env,
                    input=stdin if stdin is not None else b"", capture_output=True,
                    timeout=timeout)
     except subprocess.TimeoutExpired:  # subprocess.run and helper_process kill it first
@@ -148,9 +171,10 @@ def git(cwd: Path, *args: str, index: str | None = None,
 
 
 def must(cwd: Path, *args: str, index: str | None = None, stdin: bytes | None = None,
-         stop: Stopper | None = None) -> str:
-    """Run ``git args`` in ``cwd``; its stdout as text, or GitError saying why not."""
-    result = git(cwd, *args, index=index, stdin=stdin, stop=stop)
+         stop: Stopper | None = None, here_only: bool = False) -> str:
+    """Run ``git args`` in ``cwd`` (``here_only``: as :func:`git` says); its stdout as
+    text, or GitError saying why not."""
+    result = git(cwd, *args, index=index, stdin=stdin, stop=stop, here_only=here_only)
     if not result.ok:
         raise GitError(f"git {subcommand(args)} in {cwd} failed: {result.reason()}")
     return result.text

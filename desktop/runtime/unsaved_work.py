@@ -24,6 +24,13 @@ node's last event, and the worktree of a node that may be writing (a turn runnin
 blocked on a person, or none yet: its setup may still write) is not looked at. A commit
 the engine made (a merge of a report, committed as Agent Canvas) is never the user's.
 
+A worktree folder whose ``.git`` file is gone is no worktree any more: git run there
+would answer for the repository the folder lies inside (the user's own, when the data
+folder is in a home folder kept in git), whose files are not the run's to list, nor to
+reset. Such a folder holds the run too, said as what it is, with the ``git worktree
+repair`` that makes it a worktree again (then it is looked at as any other) or the
+removal that lets it go; git is run in a worktree folder only kept to it (``here_only``).
+
 Blocking: run it on a worker thread.
 """
 
@@ -40,7 +47,7 @@ from desktop.runtime import worktrees as wt
 from desktop.runtime.git_base import base_ref, left_out_of, run8, run_refs
 from desktop.runtime.git_run import IDENTITY, git
 from desktop.runtime.worktree_cleanup import repositories
-from desktop.runtime.worktree_list import worktrees
+from desktop.runtime.worktree_list import Worktree, not_a_worktree, worktrees
 from desktop.store.jsonl import EVENTS_FILE
 from desktop.store.runs import RunError
 from desktop.wording import plural
@@ -62,9 +69,15 @@ class UnsavedWork:
     """The uncommitted files changed since, as paths in the worktree."""
     checked_out: bool = True
     """False for a branch of the run no worktree has (``path``: the repository's top)."""
+    gone: str | None = None
+    """Why the folder is no worktree any more (its ``.git`` file gone); None: it is one."""
+    top: Path | None = None
+    """The repository's top, where ``git worktree repair`` is run (with ``gone``)."""
 
     def describe(self) -> str:
         """What is there, then the git commands that keep it or drop it, a line each."""
+        if self.gone is not None:
+            return self._describe_gone()
         here = shlex.quote(str(self.path))
         lines = []
         if self.commits:
@@ -83,19 +96,39 @@ class UnsavedWork:
                       f"  drop: git -C {here} reset --hard && git -C {here} clean -fd"]
         return "\n".join(lines)
 
+    def _describe_gone(self) -> str:
+        """A folder that is no worktree any more: what it is and what can be done; never
+        a git command run in it, which would act on a repository it lies inside."""
+        here = shlex.quote(str(self.path))
+        top = shlex.quote(str(self.top or self.path.parent))
+        return "\n".join([
+            f"{self.path}: {self.gone}, so git cannot say what in it is yours",
+            f"  keep: git -C {top} worktree repair   (puts its .git file back: deleting the "
+            "run again then says what it holds)",
+            f"  drop: rm -rf {here}   (its files go, as deleting the run would take them)"])
+
 
 class WorkNotSaved(RunError):
     """The run's worktrees hold work made after it ended (``live``: while its nodes were
-    idle); the message says what and how to keep it or drop it. Nothing of the run was
-    changed."""
+    idle), or a folder of them is no worktree any more; the message says what and how to
+    keep it or drop it. Nothing of the run was changed."""
 
     def __init__(self, run_id: str, unsaved: list[UnsavedWork], *, live: bool = False) -> None:
         self.unsaved = unsaved
         said = "\n".join(u.describe() for u in unsaved)
-        when = "while its nodes waited" if live else "after it ended"
-        super().__init__(f"run {run8(run_id)} not deleted, nothing was changed: its worktrees "
-                         f"hold work made {when}, which deleting it would lose.\n"
+        super().__init__(f"run {run8(run_id)} not deleted, nothing was changed: "
+                         f"{_why_held(unsaved, live)}\n"
                          f"{said}\nKeep it or drop it, then delete the run again.")
+
+
+def _why_held(unsaved: list[UnsavedWork], live: bool) -> str:
+    """The refusal's reason: work made since, unless only folders that are no worktrees
+    any more hold the run (nothing is known of what they hold)."""
+    if all(u.gone is not None for u in unsaved):
+        return ("a folder of its worktrees is no longer a worktree, and deleting the run "
+                "would lose whatever is in it.")
+    when = "while its nodes waited" if live else "after it ended"
+    return f"its worktrees hold work made {when}, which deleting it would lose."
 
 
 def ended_at(run_dir: Path, state: Mapping[str, Any] | None) -> float | None:
@@ -177,12 +210,27 @@ def _changes_since(tree: Path, since: float, left_out: list[str]) -> list[str]:
         return []
     options, pathspecs = wt.commit_scope(tree, left_out)
     listed = git(tree, *options, "status", "--porcelain=v1", "-z", "--untracked-files=all",
-                 "--no-renames", "--", *pathspecs)
+                 "--no-renames", "--", *pathspecs, here_only=True)
     if not listed.ok:
         return []
     paths = [entry[3:] for entry in listed.out.decode("utf-8", "surrogateescape").split("\0")
              if len(entry) > 3]
     return [p for p in paths if _changed_at(tree, p) > since]
+
+
+def _top(common: Path) -> Path:
+    """The top of the repository whose git folder is ``common`` (itself when bare)."""
+    return common.parent if common.name == ".git" else common
+
+
+def _gone(tree: Worktree, common: Path) -> UnsavedWork | None:
+    """The worktree ``tree`` of the repository ``common`` as no worktree any more, when
+    its folder is there without its own ``.git``; None when it is a worktree still (or its
+    folder is gone too: nothing is left of it to lose)."""
+    why = not_a_worktree(tree.path) if tree.path.is_dir() else None
+    if why is None:
+        return None
+    return UnsavedWork(tree.path, tree.branch, [], [], gone=why, top=_top(common))
 
 
 def unsaved_work(run_dir: Path, run_id: str, state: Mapping[str, Any] | None = None, *,
@@ -206,6 +254,10 @@ def unsaved_work(run_dir: Path, run_id: str, state: Mapping[str, Any] | None = N
                 continue  # a locked one is refused on its own (run_delete.py)
             if wt.adding_mark(tree.path).exists():
                 continue  # half checked out by the engine: its missing files are no one's work
+            gone = _gone(tree, common)
+            if gone is not None:  # never looked at with git: see the module's docstring
+                found.append(gone)
+                continue
             here = idle.get(tree.path.resolve()) if live else since
             if here is None:
                 continue  # a live node that may be writing in it: its files are not told apart
@@ -217,13 +269,13 @@ def unsaved_work(run_dir: Path, run_id: str, state: Mapping[str, Any] | None = N
         # a branch under the run's prefix no worktree has (its worktree removed, or one
         # the user made there): deleting the run deletes it too
         held = {tree.branch for tree in trees if tree.branch is not None}
-        top = common.parent if common.name == ".git" else common
         for branch in branches:
             if branch in held:
                 continue  # in a worktree: above, or one outside the run (then it is kept)
             commits = _commits_since(common, branch, since, others)
             if commits:
-                found.append(UnsavedWork(top, branch, commits, [], checked_out=False))
+                found.append(UnsavedWork(_top(common), branch, commits, [],
+                                         checked_out=False))
     return found
 
 

@@ -16,6 +16,14 @@ one is not deleted at all (:func:`locked_worktrees` names them up front,
 desktop/runtime/run_delete.py), and should one be locked after that look, the cleanup
 still neither cleans, pools nor removes it, nor deletes its branch (``Cleanup.locked``).
 
+A folder of the run that is no worktree any more (its ``.git`` file gone:
+desktop/runtime/worktree_list.py, ``not_a_worktree``) is never cleaned nor pooled:
+the pool's ``reset --hard`` and ``clean`` run there would act on the repository the
+folder lies inside, the user's own when the data folder is in a home folder kept in
+git. Deleting the run refuses such a folder before this
+(desktop/runtime/unsaved_work.py); one the engine was still making goes with the run's
+folder, and git forgets it with ``git worktree prune``.
+
 Blocking: run it on a worker thread.
 """
 
@@ -30,7 +38,7 @@ from typing import Any
 from desktop.runtime import worktree_pool
 from desktop.runtime.git_base import applied_refs, base_ref, run8, run_refs
 from desktop.runtime.git_run import git
-from desktop.runtime.worktree_list import worktrees
+from desktop.runtime.worktree_list import not_a_worktree, worktrees
 from desktop.runtime.worktrees import WORKTREES, repo_lock
 
 
@@ -101,7 +109,8 @@ def repositories(run_dir: Path, state: Mapping[str, Any] | None) -> list[Path]:
     folder = run_dir / WORKTREES
     for tree in sorted(folder.iterdir()) if folder.is_dir() else []:
         if (tree / ".git").is_file():
-            common = git(tree, "rev-parse", "--path-format=absolute", "--git-common-dir")
+            common = git(tree, "rev-parse", "--path-format=absolute", "--git-common-dir",
+                         here_only=True)
             if common.ok:
                 found.append(Path(common.text))
     return list(dict.fromkeys(p for p in found if p.is_dir()))
@@ -145,6 +154,8 @@ def clean_repository(common: Path, run_dir: Path, run_id: str, done: Cleanup,
             if not inside or tree.lock is not None:
                 if branch is not None:
                     in_use.add(branch)
+            elif path.is_dir() and not_a_worktree(path) is not None:
+                continue  # git there would clean the repository it lies inside: never
             elif worktree_pool.give(common, pool, path):
                 done.removed.append(path)
                 done.pooled.append(path)

@@ -1,13 +1,19 @@
 """A repository's worktrees as ``git worktree list --porcelain`` gives them: where each
-is, its branch, and whether the user locked it; and the git folder of one, read from its
-``.git`` file. Read by the pool (a locked worktree is
-not taken) and by deleting a run (a locked one is not removed).
+is, its branch, and whether the user locked it; the git folder of one, read from its
+``.git`` file; and whether a folder git lists is a worktree still. Read by the pool (a
+locked worktree is not taken) and by deleting a run (a locked one is not removed).
+
+A folder git lists is no worktree any more once its ``.git`` file is gone (or names no
+repository): git run there would take the repository the folder lies inside, which
+for a data folder in a home folder kept in git is the user's own. Such a folder is
+never looked at nor cleaned with git (:func:`not_a_worktree`).
 
 Blocking: run it on a worker thread.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +45,18 @@ def linked_git_dir(folder: Path) -> Path | None:
     return gitdir if gitdir.is_absolute() else folder / gitdir
 
 
+def not_a_worktree(folder: Path) -> str | None:
+    """Why the folder of a worktree is not one any more, in words; None when it still
+    is: git, kept to the folder (``here_only``), finds the folder its own top."""
+    if not os.path.lexists(folder / ".git"):
+        return "its .git file is gone; it is no longer a worktree"
+    top = git(folder, "rev-parse", "--path-format=absolute", "--show-toplevel",
+              here_only=True)
+    if top.ok and Path(top.text).resolve() == folder.resolve():
+        return None
+    return "its .git file names no repository git can open; it is no longer a worktree"
+
+
 def worktrees(common: Path) -> list[Worktree]:
     """Every worktree of the repository whose git folder is ``common``."""
     listed = git(common, "worktree", "list", "--porcelain")
@@ -59,4 +77,4 @@ def worktrees(common: Path) -> list[Worktree]:
     return out
 
 
-__all__ = ["Worktree", "linked_git_dir", "worktrees"]
+__all__ = ["Worktree", "linked_git_dir", "not_a_worktree", "worktrees"]

@@ -24,6 +24,10 @@ What a half-made commit leaves (the index updated, the branch not moved) is comm
 by the next turn like any change made between turns. A worktree whose ``git worktree
 add`` never finished is made again (:mod:`desktop.runtime.worktrees`).
 
+Every git command here is kept to the worktree's own folder (``here_only``,
+desktop/runtime/git_run.py): were its ``.git`` file gone, a ``reset --hard`` or
+``clean`` must fail, not reach the repository the folder lies inside.
+
 Blocking: run it on a worker thread.
 """
 
@@ -47,7 +51,7 @@ def merging_mark(worktree: Path) -> Path:
 
 def begin_merge(tree: NodeTree) -> str:
     """Note the worktree's (clean) commit before a merge starts; returns it."""
-    start = must(tree.path, "rev-parse", "--verify", "HEAD^{commit}")
+    start = must(tree.path, "rev-parse", "--verify", "HEAD^{commit}", here_only=True)
     atomic_write_bytes(merging_mark(tree.path), f"{start}\n".encode())
     return start
 
@@ -65,9 +69,9 @@ def conflicts(folder: Path) -> list[str]:
 
 def merging_what(tree: NodeTree) -> str:
     """The branch being merged (one of the run's, at the commit merged), else the commit."""
-    commit = git(tree.path, "rev-parse", "--verify", "-q", "MERGE_HEAD")
+    commit = git(tree.path, "rev-parse", "--verify", "-q", "MERGE_HEAD", here_only=True)
     named = git(tree.path, "for-each-ref", "--points-at", "MERGE_HEAD",
-                "--format=%(refname:short)", "refs/heads/")
+                "--format=%(refname:short)", "refs/heads/", here_only=True)
     names = named.text.splitlines() if named.ok else []
     return names[0] if names else commit.text[:12] or "MERGE_HEAD"
 
@@ -80,7 +84,7 @@ def _keep_open(tree: NodeTree) -> None:
 
 
 def _git_dir(tree: NodeTree) -> Path | None:
-    found = git(tree.path, "rev-parse", "--path-format=absolute", "--git-dir")
+    found = git(tree.path, "rev-parse", "--path-format=absolute", "--git-dir", here_only=True)
     return Path(found.text) if found.ok else None
 
 
@@ -94,7 +98,7 @@ def _stale_locks(tree: NodeTree) -> list[Path]:
 
 
 def _merge_open(tree: NodeTree) -> bool:
-    return git(tree.path, "rev-parse", "--verify", "-q", "MERGE_HEAD").ok
+    return git(tree.path, "rev-parse", "--verify", "-q", "MERGE_HEAD", here_only=True).ok
 
 
 def repair(tree: NodeTree) -> list[str]:
@@ -113,15 +117,15 @@ def repair(tree: NodeTree) -> list[str]:
         if not start:
             _keep_open(tree)
             return notes
-        must(tree.path, "merge", "--abort")
+        must(tree.path, "merge", "--abort", here_only=True)
         notes.append(f"undid a merge left unfinished in {tree.branch}")
     if start:
-        now = git(tree.path, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+        now = git(tree.path, "rev-parse", "--verify", "-q", "HEAD^{commit}", here_only=True)
         if now.ok and now.text != start:  # the merge finished: the branch has it
-            must(tree.path, "reset", "--quiet", "--hard", "HEAD")
+            must(tree.path, "reset", "--quiet", "--hard", "HEAD", here_only=True)
         else:  # back to the commit before it, without what a half-done checkout wrote
-            must(tree.path, "reset", "--quiet", "--hard", start)
-            must(tree.path, "clean", "--quiet", "-d", "--force")
+            must(tree.path, "reset", "--quiet", "--hard", start, here_only=True)
+            must(tree.path, "clean", "--quiet", "-d", "--force", here_only=True)
             notes.append(f"undid a merge into {tree.branch} that did not finish")
         end_merge(tree)
     elif mark.exists():
