@@ -43,6 +43,7 @@ from desktop.runtime.result_apply import apply_result
 from desktop.runtime.result_pr import open_pull_request, pull_request_blocker
 from desktop.runtime.result_undo import NothingToUndo, undo_apply
 from desktop.runtime.run_result import ResultError, file_patch, find_place, find_result
+from desktop.store.applied import UNDER_WAY
 from desktop.store.runs import RunError, find_run
 from desktop.wording import plural
 
@@ -126,7 +127,9 @@ def cmd_result(args: argparse.Namespace) -> int:
     for record in body["applied"]:
         where = f"branch {record.get('branch')}" if record.get("target") == "branch" \
             else "the working tree"
-        undone = f" (undone at {record['undone']})" if record.get("undone") else ""
+        undone = f" (undone at {record['undone']})" if record.get("undone") else \
+            f" (cut short, perhaps after only some of them: `agent-canvas runs apply " \
+            f"{body['runId'][:8]} --undo` puts them back)" if record.get(UNDER_WAY) else ""
         print(f"applied to {where} at {record.get('at')}: "
               f"{plural(len(record.get('files', [])), 'file')}{undone}")
     return 0

@@ -22,8 +22,10 @@ the files that collide. A clean one lands as:
 
 Every application is recorded in the run folder (desktop/store/applied.py); one onto
 the working tree keeps the state it changed, so it can be undone
-(desktop/runtime/result_undo.py). One application of a run runs at a time, whichever
-process asks: a second is refused at once (desktop/runtime/apply_lock.py).
+(desktop/runtime/result_undo.py), and is recorded before it writes a file, so one
+killed while it writes can be undone too; its ref is always a new one. One application
+of a run runs at a time, whichever process asks: a second is refused at once
+(desktop/runtime/apply_lock.py).
 """
 
 from __future__ import annotations
@@ -40,7 +42,14 @@ from desktop.runtime.git_base import applied_refs, big_untracked, capture, run8,
 from desktop.runtime.git_run import GitError, git, must
 from desktop.runtime.repo_busy import refuse_if_busy
 from desktop.runtime.run_result import ResultError, RunResult, changed_files
-from desktop.store.applied import read_applied, record_applied, utc_stamp
+from desktop.store.applied import (
+    UNDER_WAY,
+    drop_applied,
+    finish_applied,
+    read_applied,
+    record_applied,
+    utc_stamp,
+)
 from desktop.wording import plural
 
 Target = Literal["worktree", "branch"]
@@ -178,13 +187,26 @@ def onto_working_tree(repo: Path, ours: str, merged: str) -> str | None:
 
 def _undo_point(result: RunResult, before: str, merged: str) -> str:
     """Keep the working tree's state before and after an application, for undo: a commit
-    of ``merged`` whose parent is ``before``, under a ref of the run (deleted with it);
-    the ref's name."""
+    of ``merged`` whose parent is ``before``, under a new ref of the run (deleted with
+    it); the ref's name."""
     after = must(result.repo, "commit-tree", merged, "-p", before, "-m",
                  f"Agent Canvas: your working tree after applying run {run8(result.run_id)}")
-    ref = f"{applied_refs(result.run_id)}{len(read_applied(result.run_dir)) + 1}"
-    must(result.repo, "update-ref", "-m", "agent-canvas: applied", ref, after)
+    ref = _next_undo_ref(result)
+    # created only if it is not there: a ref another application kept is never replaced
+    must(result.repo, "update-ref", "-m", "agent-canvas: applied", ref, after, "")
     return ref
+
+
+def _next_undo_ref(result: RunResult) -> str:
+    """The next ``applied/<n>`` ref of the run: past every one there is and every one a
+    record names (an apply killed before recording leaves a ref; an undone one's record
+    names a ref that is gone), so no number is taken twice."""
+    prefix = applied_refs(result.run_id)
+    listed = must(result.repo, "for-each-ref", "--format=%(refname)", prefix).splitlines()
+    named = [str(r.get("undo") or "") for r in read_applied(result.run_dir)]
+    taken = [int(ref[len(prefix):]) for ref in [*listed, *named]
+             if ref.startswith(prefix) and ref[len(prefix):].isdigit()]
+    return f"{prefix}{max(taken, default=0) + 1}"
 
 
 def apply_result(result: RunResult, *, files: list[str] | None = None,
@@ -247,7 +269,7 @@ def _apply(result: RunResult, files: list[str] | None, branch: str | None, *,
         return ApplyOutcome(target, False, files=touched, branch=branch,
                             message=f"would change {plural(len(touched), 'file')}; applies "
                             "cleanly" + left_out)
-    commit = undo = None
+    commit = None
     if branch:
         parents = ["-p", head] if head else []
         commit = must(result.repo, "commit-tree", merged, *parents,
@@ -257,25 +279,42 @@ def _apply(result: RunResult, files: list[str] | None, branch: str | None, *,
         if not made.ok:  # made by another meanwhile (another run's apply, the user)
             raise BadBranchName(f"could not create branch {branch}: {made.reason()}; "
                                 "choose another name (nothing was changed)")
-    else:
-        # kept before the files are written: an application that could not be undone
-        # would be made only if keeping its state failed, and then nothing is written
-        undo = _undo_point(result, now, merged)
-        failed = onto_working_tree(result.repo, ours_tree, merged)
-        if failed:
-            git(result.repo, "update-ref", "-d", undo)
-            return ApplyOutcome(target, False, collisions=touched, message=(
-                f"your working tree changed while applying; nothing was changed ({failed})"))
     record: dict[str, Any] = {
         "at": utc_stamp(), "target": target, "branch": branch, "commit": commit,
         "resultCommit": result.commit, "files": touched}
-    if undo is not None:
-        record["undo"] = undo
-    record_applied(result.run_dir, record)
+    if branch:
+        record_applied(result.run_dir, record)
+    else:
+        failed = _onto_working_tree(result, record, now, ours_tree, merged)
+        if failed:
+            return ApplyOutcome(target, False, collisions=touched, message=(
+                f"your working tree changed while applying; nothing was changed ({failed})"))
     where = f"branch {branch}" if branch else "your working tree"
     return ApplyOutcome(target, True, files=touched, branch=branch, commit=commit,
                         message=f"applied {plural(len(touched), 'file')} to {where}"
                         + left_out)
+
+
+def _onto_working_tree(result: RunResult, record: dict[str, Any], now: str, ours_tree: str,
+                       merged: str) -> str | None:
+    """Write ``merged`` onto the working tree (whose state is commit ``now``, tree
+    ``ours_tree``) and record ``record`` of it, so that wherever this process is killed
+    what it wrote can be undone: the state before is kept under a new ref, then the
+    application is recorded as under way, then the files are written, then the record
+    is marked done. Why not, when the working tree changed meanwhile: then nothing was
+    written, and nothing is recorded."""
+    undo = _undo_point(result, now, merged)
+    # recorded, durably, before the first file is written: a kill -9 while git apply
+    # writes (or just after) leaves an application undo takes back, never changes no
+    # record explains; killed before this, only an unused ref is left, and no file
+    record_applied(result.run_dir, {**record, "undo": undo, UNDER_WAY: True})
+    failed = onto_working_tree(result.repo, ours_tree, merged)
+    if failed:  # git apply checks every file before it writes any: none was written
+        drop_applied(result.run_dir, undo)
+        git(result.repo, "update-ref", "-d", undo)
+        return failed
+    finish_applied(result.run_dir, undo)
+    return None
 
 
 def _left_out(skipped: list[submodules.Moved]) -> str:

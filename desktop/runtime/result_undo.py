@@ -9,6 +9,9 @@ edit made since, to another file or elsewhere in the same one, stays; one that c
 with what undo puts back stops it whole, and nothing is changed. Their index, HEAD and
 branches are never touched. Once undone, the record says so and the ref is deleted.
 
+An application killed while it wrote the files (recorded as under way) is undone the
+same way: a file it had not written yet is already as before, and stays so.
+
 Applications are undone latest first: an older one's "after" is what the later one
 started from, not what the files hold.
 """
