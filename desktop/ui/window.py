@@ -325,10 +325,13 @@ class EditorWindow(QMainWindow):
         return self.run_origin.name[:8] + (" (deleted)" if self.run_origin_deleted else "")
 
     def _run_shown(self, session: Any) -> None:
-        # a run started or opened here once the tab's own run was deleted: the tab is the
-        # graph of that run now, and its title no longer says "deleted"
-        if session is not None and self.run_origin_deleted:
-            self.run_origin, self.run_origin_deleted = Path(session.run_dir), False
+        # a run started (Run again) or opened in a run's tab: the tab is that run's now, so
+        # its name and title follow it (and "deleted" goes with the old run)
+        if session is None or self.run_origin is None:
+            return
+        run_dir = Path(session.run_dir)
+        if run_dir != self.run_origin or self.run_origin_deleted:
+            self.run_origin, self.run_origin_deleted = run_dir, False
             self._update_title()
 
     def origin_run_deleted(self, run_id: str) -> None:

@@ -143,3 +143,30 @@ def test_a_run_whose_workflow_another_tab_shows_goes_to_that_tab(tabbed_window, 
     assert shell.current() is single_tab
     assert single_tab.run_panels.session.run_dir == run_dir
     assert pir.run_panels.session is None
+
+
+def test_a_run_tab_is_named_after_the_run_it_shows_once_run_again(
+        qloop, tabbed_window, past_run, service, until):
+    """Run pressed in a run's tab starts a new run there: the tab's text and tooltip, the
+    window's title and the closing question all name that run, not the first one."""
+    from desktop.ui.closing import live_run_of
+
+    shell = tabbed_window
+    first_run = past_run(SINGLE, "single")
+    shell.current().run_panels.history.openRequested.emit(first_run)
+    run_tab = shell.current()
+    assert first_run.name[:8] in shell.tabs.tabText(1)
+    run_tab.run_panels.data_dir = service.data_dir
+    session = qloop.run_until_complete(run_tab.run_panels.run())
+    assert session is not None and session.run_id != first_run.name
+    try:
+        new_id = session.run_id[:8]
+        assert shell.tabs.tabText(1) == f"▶ Single agent · {new_id}"
+        assert f"run {new_id}" in shell.tabs.tabToolTip(1)
+        assert f"run {new_id}" in shell.windowTitle() and first_run.name[:8] not in \
+            shell.windowTitle()
+        assert live_run_of(run_tab).run_id[:8] == new_id  # what the close question says
+        qloop.run_until_complete(until(lambda: not session.running, 60))
+    finally:
+        qloop.run_until_complete(session.close())
+        run_tab.run_panels.session = None
