@@ -272,9 +272,7 @@ class Inspector(QScrollArea):
         for path, (f, widget, error) in self.widgets.items():
             if path[0] in data:
                 self._put(f, widget, get_path(data, path))
-                error.hide()
-                widget.setProperty("invalid", False)
-                widget.style().polish(widget)
+                self._clear(widget, error)
         self._titles()
         self._show_subflow()
         self._show_problems()
@@ -389,6 +387,13 @@ class Inspector(QScrollArea):
             return widget.toPlainText()
         return from_text(f.kind, widget.text())
 
+    @staticmethod
+    def _clear(widget: QWidget, error: QLabel) -> None:
+        """No error on this field: its message hidden and its red outline gone."""
+        error.hide()
+        widget.setProperty("invalid", False)
+        widget.style().polish(widget)  # the style sheet reads the property on polish
+
     def _fail(self, f: Field, message: str) -> None:
         _, widget, error = self.widgets[f.path]
         error.setText(message)
@@ -407,7 +412,8 @@ class Inspector(QScrollArea):
             return
         data = self.data()
         if get_path(data, f.path) == value:
-            error.hide()
+            # put back as it was: nothing is applied (no reload), so the mark goes here
+            self._clear(widget, error)
             return
         try:
             self._apply(f, data, value)

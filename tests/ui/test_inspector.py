@@ -268,3 +268,17 @@ def test_scrolling_the_form_over_a_combo_box_changes_nothing(example_window):
     wheel(combo, 1)
     assert combo.currentIndex() != before[1]
     assert win.editor.undo_stack.count() == 1
+
+
+def test_the_id_field_is_no_longer_marked_once_its_value_is_put_back(example_window):
+    """A refused id marks the field; typing the node's own id back clears the message and
+    the red outline both (nothing changed, so nothing was applied to clear them)."""
+    win = example_window
+    win.scene.select(["implementer"])
+    widget = field(win, "node", "id")
+    type_into(widget, "Bad Id!!")
+    assert not error(win, "node", "id").isHidden() and widget.property("invalid") is True
+    type_into(widget, "implementer")
+    assert error(win, "node", "id").isHidden()
+    assert widget.property("invalid") is False
+    assert win.editor.undo_stack.count() == 0
