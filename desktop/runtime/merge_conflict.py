@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.contract.merge import has_conflict_markers
-from desktop.runtime.git_run import GitError, git, must
+from desktop.runtime.git_run import GitError
 from desktop.runtime.worktree_merge import Conflicted, conflicts
 from desktop.runtime.worktree_repair import end_merge
 from desktop.runtime.worktrees import NodeTree
@@ -67,7 +67,7 @@ def _hunks(text: str) -> tuple[list[dict[str, Any]], bool]:
 
 
 def _exists(tree: NodeTree, rev: str, path: str) -> bool:
-    return git(tree.path, "cat-file", "-e", f"{rev}:{path}").ok
+    return tree.git("cat-file", "-e", f"{rev}:{path}").ok
 
 
 def _text(tree: NodeTree, path: str) -> str | None:
@@ -135,15 +135,15 @@ def apply(tree: NodeTree, choice: dict[str, Any]) -> None:
         _inside(tree, path)
         rev = "HEAD" if side == "ours" else "MERGE_HEAD"
         if _exists(tree, rev, path):
-            must(tree.path, "checkout", rev, "--", path)
+            tree.must("checkout", rev, "--", path)
         else:
-            must(tree.path, "rm", "--quiet", "--force", "--ignore-unmatch", "--sparse", "--",
+            tree.must("rm", "--quiet", "--force", "--ignore-unmatch", "--sparse", "--",
                  path)
     for path, text in (choice.get("contents") or {}).items():
         target = _inside(tree, path)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8", newline="")
-        must(tree.path, "add", "--sparse", "--", path)
+        tree.must("add", "--sparse", "--", path)
 
 
 def unresolved(tree: NodeTree, files: list[str]) -> list[str]:
@@ -164,10 +164,10 @@ def unresolved(tree: NodeTree, files: list[str]) -> list[str]:
 def conclude(tree: NodeTree, message: str) -> str:
     """Stage everything and commit the merge (its parents: the node's commit and the one
     merged in); the new commit."""
-    must(tree.path, "add", "-A", "--sparse", "--", ":/")
-    must(tree.path, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", message)
+    tree.must("add", "-A", "--sparse", "--", ":/")
+    tree.must("commit", "--quiet", "--no-verify", "--allow-empty", "-m", message)
     end_merge(tree)
-    return must(tree.path, "rev-parse", "HEAD")
+    return tree.must("rev-parse", "HEAD")
 
 
 def resolved_message(conflict: Conflicted, target: str, how: str) -> str:

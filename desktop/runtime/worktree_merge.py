@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop.runtime.git_run import GitError, git, must
+from desktop.runtime.git_run import GitError
 from desktop.runtime.merge_errors import MergeConflict
 from desktop.runtime.worktree_repair import begin_merge, conflicts, end_merge
 from desktop.runtime.worktrees import NodeTree
@@ -98,24 +98,24 @@ def merge_one(tree: NodeTree, source: Source) -> Merged | Conflicted | None:
     (the merge left open), MergeConflict (the merge undone) when git cannot merge at
     all."""
     ref = source.commit or f"refs/heads/{source.branch}"
-    tip = git(tree.path, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
+    tip = tree.git("rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
     if not tip.ok:
         return None
-    if git(tree.path, "merge-base", "--is-ancestor", tip.text, "HEAD").ok:
+    if tree.git("merge-base", "--is-ancestor", tip.text, "HEAD").ok:
         return None
     message = (f"Merge {source.branch} into {tree.branch}\n\nFrom: {source.sender}\n"
                f"Commit: {tip.text}\n")
     begin_merge(tree)
     # merged by the branch's name while it is still at the commit sent, so the conflict
     # markers name the branch (else the commit)
-    branch = git(tree.path, "rev-parse", "--verify", "-q", f"refs/heads/{source.branch}")
+    branch = tree.git("rev-parse", "--verify", "-q", f"refs/heads/{source.branch}")
     what = source.branch if branch.ok and branch.text == tip.text else tip.text
-    result = git(tree.path, "-c", "rerere.enabled=false", "-c", "merge.conflictStyle=diff3",
+    result = tree.git("-c", "rerere.enabled=false", "-c", "merge.conflictStyle=diff3",
                  "merge", "--ff", "--no-edit", "--no-verify-signatures", "--no-squash",
                  "-m", message, what)
     if result.ok:
         end_merge(tree)
-        return Merged(source.branch, must(tree.path, "rev-parse", "HEAD"), source.sender)
+        return Merged(source.branch, tree.must("rev-parse", "HEAD"), source.sender)
     files = conflicts(tree.path)
     if files and merge_open(tree):
         return Conflicted(source, tip.text, files)
@@ -130,15 +130,15 @@ def merged_since(tree: NodeTree, source: Source, before: str) -> Merged | None:
     names the commit merged). Its commit is the first merge commit on the
     way from the sent commit to HEAD (the sent commit itself when fast-forwarded)."""
     ref = source.commit or f"refs/heads/{source.branch}"
-    tip = git(tree.path, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
-    if not tip.ok or git(tree.path, "merge-base", "--is-ancestor", tip.text, before).ok:
+    tip = tree.git("rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
+    if not tip.ok or tree.git("merge-base", "--is-ancestor", tip.text, before).ok:
         return None
-    if not git(tree.path, "merge-base", "--is-ancestor", tip.text, "HEAD").ok:
+    if not tree.git("merge-base", "--is-ancestor", tip.text, "HEAD").ok:
         return None
-    merges = git(tree.path, "rev-list", "--ancestry-path", "--merges", "--reverse",
+    merges = tree.git("rev-list", "--ancestry-path", "--merges", "--reverse",
                  f"{tip.text}..HEAD")
     first = merges.text.split("\n", 1)[0] if merges.ok and merges.text else tip.text
-    said = git(tree.path, "log", "-1", "--format=%B", first)
+    said = tree.git("log", "-1", "--format=%B", first)
     if f"\nCommit: {tip.text}\n" in f"\n{said.text}\n":
         return None  # our own merge (merge_one, a decision, the agent's): told already
     return Merged(source.branch, first, source.sender)
@@ -146,13 +146,13 @@ def merged_since(tree: NodeTree, source: Source, before: str) -> Merged | None:
 
 def merge_open(tree: NodeTree) -> bool:
     """Whether a merge is under way in the worktree."""
-    return git(tree.path, "rev-parse", "--verify", "-q", "MERGE_HEAD").ok
+    return tree.git("rev-parse", "--verify", "-q", "MERGE_HEAD").ok
 
 
 def abort(tree: NodeTree) -> None:
     """Undo the merge under way (if any): the worktree as it was before it."""
     if merge_open(tree):
-        must(tree.path, "merge", "--abort")
+        tree.must("merge", "--abort")
     end_merge(tree)
 
 

@@ -29,7 +29,7 @@ from desktop.graph.isolation_check import repository_top
 from desktop.runtime import index_settle, submodules, worktree_pool
 from desktop.runtime.agent_ignore import excludes_for
 from desktop.runtime.git_base import base_ref, ensure_base, run8
-from desktop.runtime.git_run import GitError, Stopper, git, must
+from desktop.runtime.git_run import GitError, GitResult, Stopper, git, must
 from desktop.runtime.worktree_list import linked_git_dir
 
 WORKTREES = "worktrees"
@@ -91,6 +91,17 @@ class NodeTree:
     def workdir(self) -> Path:
         """Where the node's agent works: its workspace, inside the worktree."""
         return self.path / self.repo.prefix if self.repo.prefix else self.path
+
+    def git(self, *args: str) -> GitResult:
+        """``git args`` in the worktree, kept to it (``here_only``): a worktree whose
+        ``.git`` file went away fails, instead of git taking a repository it lies in
+        (a data folder inside the user's repository), whose index and branches the
+        command would change."""
+        return git(self.path, *args, here_only=True)
+
+    def must(self, *args: str) -> str:
+        """As :meth:`git`, its stdout as text, or GitError saying why not."""
+        return must(self.path, *args, here_only=True)
 
     def record(self, run_dir: Path) -> dict[str, Any]:
         """The node's ``git`` field (desktop/contract/isolation.py: NodeGit)."""
@@ -326,23 +337,23 @@ def commit_all(tree: NodeTree, message: str) -> str | None:
     """
     back_on_branch(tree)
     options, pathspecs = commit_scope(tree.path, tree.left_out)
-    must(tree.path, "-c", "core.untrackedCache=true", *options, "add", "-A", "--sparse", "--",
+    tree.must("-c", "core.untrackedCache=true", *options, "add", "-A", "--sparse", "--",
          *pathspecs)
     if merging(tree.path):
         # a person's merge, resolved (desktop/runtime/worktree_repair.py): concluded as a
         # merge commit, so the branch records what it merged, and whose resolution it is
         person = person_of(tree.path)
         author = ["--author", person] if person else []
-        must(tree.path, "commit", "--quiet", "--no-verify", "--allow-empty", *author,
+        tree.must("commit", "--quiet", "--no-verify", "--allow-empty", *author,
              "-m", message)
-        return must(tree.path, "rev-parse", "HEAD")
-    written = must(tree.path, "write-tree")
-    parent, parent_tree = must(tree.path, "rev-parse", "HEAD", "HEAD^{tree}").split()
+        return tree.must("rev-parse", "HEAD")
+    written = tree.must("write-tree")
+    parent, parent_tree = tree.must("rev-parse", "HEAD", "HEAD^{tree}").split()
     if written == parent_tree:
         return None
-    commit = must(tree.path, "commit-tree", written, "-p", parent, "-m", message)
+    commit = tree.must("commit-tree", written, "-p", parent, "-m", message)
     subject = message.splitlines()[0] if message else ""
-    must(tree.path, "update-ref", "-m", f"commit: {subject}", "HEAD", commit, parent)
+    tree.must("update-ref", "-m", f"commit: {subject}", "HEAD", commit, parent)
     return commit
 
 
@@ -362,7 +373,7 @@ def back_on_branch(tree: NodeTree) -> str | None:
     own = f"refs/heads/{tree.branch}"
     if head == f"ref: {own}":
         return None
-    must(tree.path, "symbolic-ref", "-m", "agent-canvas: back on the node's branch",
+    tree.must("symbolic-ref", "-m", "agent-canvas: back on the node's branch",
          "HEAD", own)
     return head.removeprefix("ref: ").removeprefix("refs/heads/")
 

@@ -190,6 +190,22 @@ def test_a_users_branch_named_as_the_runs_folder_of_branches_is_named_with_the_f
     assert git(repo, "branch", "--list", "canvas/*") == ""
 
 
+def test_a_turn_in_a_worktree_whose_git_file_went_never_commits_in_the_repository_around_it(
+        tmp_path: Path, no_git_config) -> None:
+    """A data folder inside the user's repository: git, asked in a worktree that lost its
+    ``.git``, would take theirs, staging everything and moving their branch."""
+    repo = user_repo(tmp_path / "repo")
+    tree = open_tree(repo, repo / "data" / "runs" / RUN, RUN, "impl", NODE_ID)
+    assert tree is not None
+    (tree.path / ".git").unlink()
+    (tree.path / "agent.txt").write_text("work\n")
+    theirs = ("index", "head", "refs", "stash")  # files: the data folder's are ours
+    before = {k: v for k, v in fingerprint(repo).items() if k in theirs}
+    with pytest.raises(GitError):
+        commit_all(tree, turn_message(RUN, "impl", NODE_ID, 1, "20260101-0000000000-1", 1))
+    assert {k: v for k, v in fingerprint(repo).items() if k in theirs} == before
+
+
 def test_what_agents_leave_behind_stays_out_of_a_turn_and_the_users_excludes_hold(
         tmp_path: Path, no_git_config) -> None:
     repo = user_repo(tmp_path / "repo")
