@@ -6,7 +6,9 @@ invalid UTF-8 never breaks the reader; both streams are copied to files as
 they arrive. The lines of one chunk travel together (:meth:`AgentProcess.batches`),
 so a fast agent costs one hand-over per chunk rather than one per line.
 Ending the agent always ends the whole group: SIGTERM, a grace period, then
-SIGKILL, until no process of the group is left.
+SIGKILL, until no process of the group is left. Then the processes that left the
+group (``setsid``) but carry the agent run's ``JRUN_ID`` are ended the same way
+(desktop/providers/marked.py), so nothing an agent started outlives its run.
 """
 
 import asyncio
@@ -18,6 +20,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
+from desktop.providers.marked import end_marked_async
 from desktop.providers.pgroup import POSIX as _POSIX
 from desktop.providers.pgroup import group_members, pid_alive
 from desktop.providers.reaper import REAPER
@@ -78,6 +81,7 @@ class AgentProcess:
         self._supervisor: asyncio.Task | None = None
         self._files: list[BinaryIO] = []
         self._kill_lock = asyncio.Lock()
+        self._marked_ended = False  # no process with the agent run's marker is left
         # Back-pressure: with a bound, the pipes are not read while this much of the
         # agent's output waits to be taken from batches() (the agent then blocks writing).
         self.max_pending_bytes = max_pending_bytes
@@ -346,21 +350,35 @@ class AgentProcess:
 
     async def _kill_group(self, grace: float) -> None:
         async with self._kill_lock:
-            pgid = self.pgid
-            if not _POSIX or pgid is None:
-                if self._proc and self._proc.returncode is None:
-                    with contextlib.suppress(ProcessLookupError):
-                        self._proc.kill()
+            await self._end_group(grace)
+            await self._end_marked(grace)
+
+    async def _end_group(self, grace: float) -> None:
+        pgid = self.pgid
+        if not _POSIX or pgid is None:
+            if self._proc and self._proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    self._proc.kill()
+            return
+        if not group_members(pgid):
+            return
+        for sig, wait_for in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+            try:
+                os.killpg(pgid, sig)
+            except (ProcessLookupError, PermissionError):
                 return
+            deadline = time.monotonic() + wait_for
+            while group_members(pgid) and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
             if not group_members(pgid):
                 return
-            for sig, wait_for in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
-                try:
-                    os.killpg(pgid, sig)
-                except (ProcessLookupError, PermissionError):
-                    return
-                deadline = time.monotonic() + wait_for
-                while group_members(pgid) and time.monotonic() < deadline:
-                    await asyncio.sleep(0.02)
-                if not group_members(pgid):
-                    return
+
+    async def _end_marked(self, grace: float) -> None:
+        """End what left the group but carries the agent run's ``JRUN_ID`` (``setsid``)."""
+        run_id = self.env.get("JRUN_ID")
+        if not run_id or self._marked_ended:
+            return
+        await end_marked_async(run_id, grace)
+        # With the group gone, nothing is left to start another marked process: the
+        # second call (terminate, then the supervisor at exit) need not look again.
+        self._marked_ended = not _POSIX or not group_members(self.pgid or 0)

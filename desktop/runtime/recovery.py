@@ -6,7 +6,8 @@ Then it settles what the dead engine left open, in this order:
 
 1. each turn still in ``runningTurns`` gets ``turn.status interrupted``, which
    puts its inbox items back (``restart: true``); a leftover agent process
-   group recorded for it is ended first;
+   group recorded for it is ended first, and so is any process that left the
+   group but carries the agent run's ``JRUN_ID`` (the watchdog ends groups only);
 2. each pending approval is denied with reason "engine restarted" (the
    restarted turn asks again);
 3. ``run.resumed``, and nodes left blocked or failed become idle.
@@ -28,6 +29,7 @@ from desktop.disk.keychain import keyring_env
 from desktop.disk.paths import runs_dir
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.subflows import has_subflows, resolve_subflows
+from desktop.providers.marked import end_marked
 from desktop.providers.redact import Redactor
 from desktop.runtime.best_of import take_turn
 from desktop.runtime.engine import Engine, EngineError, EngineOptions
@@ -172,6 +174,8 @@ def settle(engine: Engine, groups: dict[str, int], mode: str | None,
             pgid = _recorded_pgid(engine.run_dir, agent_run)
         if agent_run and pgid:
             end_orphan(pgid, agent_run)
+        if agent_run:
+            end_marked(agent_run, grace=2.0)
         event = {"type": "turn.status", "status": "interrupted", "turnId": turn.get("turnId"),
                  "attempt": turn.get("attempt", 1), "reason": "engine restarted"}
         if turn.get("agentRunId"):
