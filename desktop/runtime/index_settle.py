@@ -40,7 +40,7 @@ def settle(worktree: Path, stop: Stopper | None = None) -> None:
         written = int((gitdir / "index").stat().st_mtime)
     except OSError:
         return  # no index yet: nothing is cached, so nothing is trusted wrongly
-    listed = git(worktree, "ls-files", "-z", stop=stop)
+    listed = git(worktree, "ls-files", "-z", stop=stop, here_only=True)
     if not listed.ok:
         return
     before = written - 1  # a whole second before the index: git's stamps are in seconds
@@ -52,7 +52,7 @@ def settle(worktree: Path, stop: Stopper | None = None) -> None:
                 os.utime(path, (before, before), follow_symlinks=False)
                 redated = True
     if redated:
-        git(worktree, "update-index", "-q", "--refresh", stop=stop)
+        git(worktree, "update-index", "-q", "--refresh", stop=stop, here_only=True)
 
 
 __all__ = ["settle"]

@@ -104,7 +104,10 @@ def take(common_dir: Path, pool: Path, path: Path, branch: str, base: str,
             continue
         switch = ["checkout", "-q", "--force", branch] if branch_exists else \
             ["checkout", "-q", "--force", "-b", branch, base]
-        if git(path, *switch).ok and git(path, "clean", "-ffdxq").ok:
+        # kept to the worktree: a .git gone would have them force a checkout and a clean
+        # of a repository the folder lies in
+        if git(path, *switch, here_only=True).ok and \
+                git(path, "clean", "-ffdxq", here_only=True).ok:
             return True
         drop(common_dir, path)
     return False
@@ -120,7 +123,7 @@ def give(common_dir: Path, pool: Path, path: Path) -> bool:
     for step in (["reset", "-q", "--hard"],  # also ends a merge left open
                  ["checkout", "-q", "--force", "--detach", theirs.text],
                  ["clean", "-ffdxq"]):
-        if not git(path, *step).ok:
+        if not git(path, *step, here_only=True).ok:
             return False
     into.mkdir(parents=True, exist_ok=True)
     return git(common_dir, "worktree", "move", str(path), str(into / uuid.uuid4().hex)).ok

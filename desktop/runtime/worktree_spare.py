@@ -67,7 +67,7 @@ def make(workspace: Path, pool: Path, stop: Stopper | None = None) -> Path | Non
             with worktrees.repo_lock(repo.common_dir):
                 must(repo.top, "worktree", "add", "--quiet", "--no-checkout", "--detach",
                      str(making), theirs.text)
-            must(making, "reset", "--quiet", "--hard", stop=stop)  # every file, unlocked
+            must(making, "reset", "--quiet", "--hard", stop=stop, here_only=True)  # unlocked
             index_settle.settle(making, stop)  # else the next run's checkout reads every file
             ready = into / uuid.uuid4().hex
             with worktrees.repo_lock(repo.common_dir):

@@ -235,7 +235,7 @@ def _blocked_branch(repo: Repo, branch: str) -> str | None:
 def _check_out(path: Path, stop: Stopper | None) -> None:
     """Write every file of a new worktree (what ``git worktree add`` would have), outside
     the repository's lock: git writes only this worktree's index and files."""
-    must(path, "reset", "--quiet", "--hard", stop=stop)
+    must(path, "reset", "--quiet", "--hard", stop=stop, here_only=True)
 
 
 def _stale_ref_locks(repo: Repo, refs: list[str]) -> None:
