@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 
 from aiohttp import WSCloseCode, web
 
@@ -74,9 +76,33 @@ def _other_version(request: web.Request) -> web.Response | None:
     return response
 
 
+def _bad_handshake(request: web.Request) -> web.Response | None:
+    """400 naming the header an upgrade lacks or gets wrong, and what to send; aiohttp's
+    own refusal reads ``Handshake error: None``."""
+    def refused(message: str, header: str) -> web.Response:
+        return error_response(400, "bad_handshake", message, header)
+
+    if "websocket" not in request.headers.get("Upgrade", "").lower():
+        return refused("this is the run's WebSocket stream: open it with a WebSocket client "
+                       "(Upgrade: websocket); a page of its events over plain HTTP is GET "
+                       "/api/runs/{id}/events", "Upgrade")
+    if "upgrade" not in request.headers.get("Connection", "").lower():
+        return refused("a WebSocket upgrade sends Connection: Upgrade", "Connection")
+    key = request.headers.get("Sec-WebSocket-Key", "")
+    try:
+        whole = len(base64.b64decode(key, validate=True)) == 16
+    except binascii.Error:
+        whole = False
+    if not whole:
+        said = f"{key[:40]!r}" if key else "none"
+        return refused(f"Sec-WebSocket-Key must be 16 random bytes in base64 (RFC 6455 4.1), "
+                       f"24 characters; it was {said}", "Sec-WebSocket-Key")
+    return None
+
+
 async def stream(request: web.Request) -> web.WebSocketResponse:
     """``GET /api/runs/{id}/stream?after=SEQ``: see :mod:`desktop.api.stream`."""
-    refused = _other_version(request)
+    refused = _other_version(request) or _bad_handshake(request)
     if refused is not None:
         return refused
     after = int_query(request, "after", 0, 0) or 0

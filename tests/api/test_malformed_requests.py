@@ -103,9 +103,24 @@ async def test_a_content_encoding_the_service_can_not_decode_is_named(
     assert api.service.hosted == {}
 
 
-async def test_a_refused_websocket_handshake_says_what_is_wrong(api: Api) -> None:
-    response = await api.client.get("/api/runs/x/stream", headers={
-        "Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13"})
+_HANDSHAKE = {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
+              "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+
+
+@pytest.mark.parametrize(("header", "value", "said"), [
+    ("Sec-WebSocket-Key", None, "it was none"),
+    ("Sec-WebSocket-Key", "short", "it was 'short'"),
+    ("Sec-WebSocket-Key", "not base64 at all!!!!!!!", "16 random bytes in base64"),
+    ("Connection", "keep-alive", "Connection: Upgrade"),
+    ("Upgrade", None, "GET /api/runs/{id}/events"),
+])
+async def test_a_refused_websocket_handshake_names_the_header_and_what_to_send(
+        api: Api, header: str, value: str | None, said: str) -> None:
+    headers = {k: v for k, v in _HANDSHAKE.items() if k != header}
+    if value is not None:
+        headers[header] = value
+    response = await api.client.get("/api/runs/x/stream", headers=headers)
     assert response.status == 400
     error = (await response.json())["error"]
-    assert error["code"] == "bad_request" and error["message"] != "Bad Request"
+    assert (error["code"], error["field"]) == ("bad_handshake", header)
+    assert said in error["message"] and "None" not in error["message"]
