@@ -4,7 +4,7 @@ import argparse
 import sys
 
 from desktop.cli.output_arg import given_path, write_output
-from desktop.cli.workflow_arg import given_workflow, load_or_report
+from desktop.cli.workflow_arg import given_workflow, load_or_report, say_if_invalid
 from desktop.graph.export import FORMATS, export, write_export
 
 
@@ -25,6 +25,7 @@ def run(args: argparse.Namespace) -> int:
     doc = load_or_report(args.file)
     if doc is None:
         return 2
+    say_if_invalid("export", args.file, doc)
     if args.output:
         example = "graph.mmd" if args.format == "mermaid" else f"graph.{args.format}"
         return write_output("export", args.output, example,

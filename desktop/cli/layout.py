@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from desktop.cli.output_arg import EXIT_BAD_INPUT, given_path, unwritable, write_output
-from desktop.cli.workflow_arg import given_workflow, load_or_report
+from desktop.cli.workflow_arg import given_workflow, load_or_report, say_if_invalid
 from desktop.graph.io import save_workflow
 from desktop.graph.layout import auto_layout
 from desktop.graph.yaml_comments import first_comment_line
@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     doc = load_or_report(args.file)
     if doc is None:
         return EXIT_BAD_INPUT
+    say_if_invalid("layout", args.file, doc)
     target = args.output or args.file
     # a FILE that may not be rewritten is said first: --force for its comments would not help
     problem = unwritable("layout", target, "laid-out.flow.yaml")

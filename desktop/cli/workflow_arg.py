@@ -44,3 +44,18 @@ def load_or_report(path: str) -> WorkflowDocument | None:
         for problem in exc.problems:
             print(str(problem), file=sys.stderr)
         return None
+
+
+def say_if_invalid(command: str, path: str, doc: WorkflowDocument) -> None:
+    """A warning on stderr when ``doc`` has errors ``validate`` would fail it for: the
+    command still does its work on the workflow as it is (a diagram of a broken graph, a
+    layout of one being mended), but says it is not one that runs."""
+    from desktop.graph.validate import validate
+    from desktop.wording import plural
+
+    errors = [p for p in validate(doc, path) if p.is_error]
+    if errors:
+        print(f"warning: {command}: {path} has {plural(len(errors), 'error')} and would "
+              f"not run (the first: {errors[0]}); `agent-canvas validate {path}` lists them",
+              file=sys.stderr)
+

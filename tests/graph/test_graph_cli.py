@@ -86,3 +86,19 @@ def test_layout_in_place_refuses_to_drop_comments(tmp_path: Path,
     assert main(["layout", str(path), "--force"]) == 0
     assert "#" not in path.read_text(encoding="utf-8")
     assert load_workflow(path).node("b").position.x > 0
+
+
+@pytest.mark.parametrize("command", ["export", "layout"])
+def test_export_and_layout_of_a_workflow_that_would_not_run_say_so_and_still_work(
+        command: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    text = EXAMPLE.read_text(encoding="utf-8")
+    assert main([command, str(write(tmp_path, "ok.flow.yaml", text))]) == 0
+    assert "warning" not in capsys.readouterr().err
+    broken = text.replace("    from: planner\n    to: implementer\n",
+                          "    from: planner\n    to: ghost\n", 1)
+    assert broken != text
+    path = write(tmp_path, "broken.flow.yaml", broken)
+    assert main([command, str(path)]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: {command}: {path} has 1 error and would not run" in err
+    assert "no node has id 'ghost'" in err and f"agent-canvas validate {path}" in err
