@@ -20,13 +20,23 @@ client frame that is not masked. So, with :class:`GuardedRunner` in place of
   (the service's ``guard`` middleware calls it before any handler, so no handler ever
   waits on a slow body).
 - **Connections.** At most :attr:`Limits.max_connections` are open at once (WebSocket
-  streams count). At the cap, a new connection takes the place of the longest-held
-  idle kept-alive one (closed, as nginx does when it runs short; its client opens
-  another), else it is answered at once with a short 503 and closed (a client that
-  already sent its request may see the close as a reset instead); the service logs one
-  WARNING line a minute at most about refusals, never a traceback. Without this, idle
-  kept-alive connections (aiohttp keeps them an hour, and a 401 is enough to get one)
-  could hold every place.
+  streams count). At the cap, a new connection takes the place of the oldest one still
+  waiting for its request head (answered with the short 503 below and closed), else of
+  the longest-held idle kept-alive one (closed, as nginx does when it runs short; its
+  client opens another), else it is answered at once with a short 503 and closed (a
+  client that already sent its request may see the close as a reset instead); the
+  service logs one WARNING line a minute at most about refusals, never a traceback.
+  Without the first, any local process opening a few hundred bare sockets held every
+  place until their head deadlines, and kept token holders out for as long as it
+  reopened them; waiting ones go before idle ones because an idle connection has at
+  least been answered (often a token holder's), a waiting one has shown nothing. A new
+  connection waits behind every older one, so a client sending its head at once is
+  pushed out only by as many newer connections as the cap before its head arrives.
+  Without the second, idle kept-alive connections (aiohttp keeps them an hour, and a
+  401 is enough to get one) could hold every place. Only connections with a request
+  under way (a token holder's: the token is checked before a body is read) or a
+  WebSocket stream keep their place at the cap. Nothing is kept but the connections
+  themselves, so memory stays bounded by the cap.
 - **Streams that end on a client that stopped reading.** When a WebSocket stream ends
   (closed as too slow with 4008, the client gone, the heartbeat unanswered), what the
   service still holds for the client, the close frame last, may sit in the transport's
@@ -288,16 +298,27 @@ class GuardedHandler(RequestHandler):
                 and not self._request_in_progress and not self._messages
                 and not self._upgraded)
 
-    def evict(self) -> None:
-        """Give this connection's place back now and close it."""
+    @property
+    def awaiting_head(self) -> bool:
+        """Opened (or kept alive) and sending a request head that is not whole yet, or
+        nothing at all: the head deadline runs, no request is under way or queued, not a
+        WebSocket. Such a connection has shown no token."""
+        return (self._counted and self._head_timer is not None
+                and not self._request_in_progress and not self._messages
+                and not self._upgraded and self._payload_parser is None)
+
+    def evict(self, answer: bytes = b"") -> None:
+        """Give this connection's place back now and close it, after writing ``answer``."""
         self._counted = False  # so its connection_lost leaves the count alone
         self._server.open -= 1
         self._server.handlers.pop(self, None)
+        if answer and self.transport is not None:
+            self.transport.write(answer)  # written out before the close completes
         self.force_close()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         server = self._server
-        if server.open >= server.limits.max_connections and not server.evict_idle():
+        if server.open >= server.limits.max_connections and not server.make_room():
             # refused before aiohttp sees it: no task, no parser work, nothing tracked
             assert isinstance(transport, asyncio.Transport)
             transport.write(server.refusal)
@@ -474,10 +495,25 @@ class GuardedServer(web.Server):
         self.refusals = RefusalLog()
         self.refusal = refusal(limits.max_connections)
 
+    def make_room(self) -> bool:
+        """Close the oldest connection still waiting for its request head (it gets the
+        503), else the oldest idle kept-alive one; whether there was one. Its place counts
+        as free at once (its close completes in a moment)."""
+        return self.evict_awaiting_head() or self.evict_idle()
+
+    def evict_awaiting_head(self) -> bool:
+        """Close the oldest connection that has not sent a whole request head; whether
+        there was one."""
+        for handler in self.handlers:  # oldest first; at most the cap of them
+            if handler.awaiting_head:
+                handler.evict(self.refusal)
+                return True
+        return False
+
     def evict_idle(self) -> bool:
         """Close the oldest idle kept-alive connection, if there is one; whether there was.
         Its place counts as free at once (its close completes in a moment)."""
-        for handler in list(self.handlers):
+        for handler in self.handlers:
             if handler.idle:
                 handler.evict()
                 return True

@@ -158,7 +158,12 @@ async def test_connections_over_the_cap_are_refused_and_the_service_keeps_servin
         server = api.client.server.runner.server
         assert isinstance(server, GuardedServer)
         held = [await stack.enter_async_context(raw(api)) for _ in range(cap)]
-        await until(lambda: server.open == cap)
+        for _, writer in held:  # each a token holder's request under way: its body to come
+            writer.write(f"POST /api/runs HTTP/1.1\r\nHost: {host(api)}\r\n"
+                         f"Authorization: Bearer {TOKEN}\r\nContent-Type: application/json"
+                         "\r\nContent-Length: 100\r\n\r\n".encode())
+        await until(lambda: server.open == cap and not any(
+            h.awaiting_head or h.idle for h in server.handlers))
         for _ in range(3):  # over the cap: answered at once and closed
             async with raw(api) as (reader, writer):
                 writer.write(f"GET /api/health HTTP/1.1\r\nHost: {host(api)}\r\n"
