@@ -30,6 +30,7 @@ of a run runs at a time, whichever process asks: a second is refused at once
 
 from __future__ import annotations
 
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,7 +136,7 @@ def _on_base(result: RunResult, tree: str, what: str) -> str:
 
 def merge_trees(repo: Path, ours: str, theirs: str) -> tuple[str | None, list[str]]:
     """The merged tree of commits ``ours`` and ``theirs`` (their common parent the merge
-    base), or None and the files that collide."""
+    base), or None and the files that collide, by their own paths."""
     merged = git(repo, "merge-tree", "--write-tree", "--no-messages", "--name-only",
                  "-z", ours, theirs)
     if merged.code not in (0, 1):
@@ -143,7 +144,34 @@ def merge_trees(repo: Path, ours: str, theirs: str) -> tuple[str | None, list[st
     parts = [p for p in merged.out.decode("utf-8", "surrogateescape").split("\0") if p]
     if merged.code == 0:
         return parts[0], []
-    return None, sorted(set(parts[1:]))
+    # where one side has a file and the other a folder (or a file of another type), git
+    # moves one aside as PATH~<that side's commit>[_N] and lists that name, which is
+    # nobody's: the user's path is PATH
+    aside = re.compile(rf"~(?:{re.escape(ours)}|{re.escape(theirs)})(?:_\d+)?$")
+    return None, sorted({aside.sub("", p) for p in parts[1:]})
+
+
+def _shapes(repo: Path, ours: str, theirs: str, collisions: list[str],
+            paths: list[str]) -> str:
+    """What the message adds of the colliding paths that are a file on one side and a
+    folder on the other (``paths``: the result's files, to name one it would write)."""
+    asked = [p for p in collisions[:_NAMED] if "\n" not in p]
+    if not asked:
+        return ""
+    lines = "".join(f"{side}:{p}\n" for p in asked for side in (ours, theirs))
+    found = git(repo, "cat-file", "--batch-check=%(objecttype)", stdin=lines.encode(
+        "utf-8", "surrogateescape")).out.decode("utf-8", "surrogateescape").splitlines()
+    notes = []
+    for path, mine, result in zip(asked, found[0::2], found[1::2], strict=False):
+        if (mine, result) == ("blob", "tree"):
+            under = next((p for p in paths if p.startswith(f"{path}/")), None)
+            notes.append(f"{path} is a file of yours where the result needs a folder"
+                         + (f" (for {under})" if under else "") + ": move your file, or "
+                         f"leave out the result's files under {path}")
+        elif (mine, result) == ("tree", "blob"):
+            notes.append(f"{path} is a folder of yours where the result writes a file: "
+                         f"move your folder, or leave out the result's {path}")
+    return "".join(f"; {note}" for note in notes)
 
 
 def _head(repo: Path) -> str | None:
@@ -250,11 +278,12 @@ def _apply(result: RunResult, files: list[str] | None, branch: str | None, *,
             now = capture(result.repo, "Agent Canvas: your working tree", [result.run_dir],
                           aside)
             ours_tree = must(result.repo, "rev-parse", f"{now}^{{tree}}")
-    merged, collisions = merge_trees(result.repo, _on_base(result, ours_tree, "your state"),
-                                     theirs)
+    ours = _on_base(result, ours_tree, "your state")
+    merged, collisions = merge_trees(result.repo, ours, theirs)
     if merged is None:
         return ApplyOutcome(target, False, collisions=collisions, branch=branch,
-                            message=_collision(len(collisions), branch, check))
+                            message=_collision(len(collisions), branch, check)
+                            + _shapes(result.repo, ours, theirs, collisions, chosen))
     skipped = [] if branch else submodules.moved(result.repo, ours_tree, merged)
     if skipped:
         with tempfile.TemporaryDirectory(prefix="agent-canvas-apply-") as scratch:
