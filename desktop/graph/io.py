@@ -92,9 +92,20 @@ def parse_fields(text: str, source: str = "<string>") -> tuple[dict[str, Any], S
             file=source)])
     if not isinstance(raw, dict):
         raise WorkflowLoadError([Problem(
-            "", f"a workflow is a mapping of fields, not a {type(raw).__name__}",
+            "", f"a workflow is a mapping of fields, not {_yaml_kind(raw)}",
             "start with `version: 1`, `name: ...`, `nodes: ...`", line=1, file=source)])
     return raw, smap
+
+
+def _yaml_kind(value: object) -> str:
+    """What a YAML value is, in YAML's words (``a list``), not Python's (``a int``)."""
+    if isinstance(value, bool):
+        return f"a true/false value ({str(value).lower()})"
+    if isinstance(value, int | float):
+        return f"a number ({value})"
+    if isinstance(value, str):
+        return "a line of text"
+    return "a list" if isinstance(value, list) else f"a {type(value).__name__}"
 
 
 def document_of(raw: dict[str, Any], smap: SourceMap | None, source: str) -> WorkflowDocument:

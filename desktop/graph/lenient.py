@@ -22,6 +22,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.errors import Problem, WorkflowLoadError
 from desktop.graph.fields import locate
@@ -59,7 +61,10 @@ def _take(raw: Any, location: str) -> tuple[bool, Any]:
 
 
 def _left_out(problem: Problem, value: Any) -> Problem:
-    shown = repr(value)
+    try:  # as the file spells it (true, null, "text"), not as Python does (True, None)
+        shown = orjson.dumps(value).decode()
+    except TypeError:  # a value JSON has no word for (a date YAML read)
+        shown = repr(value)
     shown = shown if len(shown) <= _SHOWN else shown[:_SHOWN - 1] + "…"
     note = f"left out when the file was opened (it was {shown}); saving writes it without it"
     hint = f"{problem.hint}; {note}" if problem.hint else note

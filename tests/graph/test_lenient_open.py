@@ -60,3 +60,30 @@ def test_one_unknown_field_anywhere_is_left_out_and_named(tmp_path: Path, where:
     assert doc == load_workflow(PIR)  # everything else is as the example says
     assert len(left) == 1 and left[0].location.endswith(name) and left[0].line is not None
     assert "left out when the file was opened" in left[0].hint
+
+
+@pytest.mark.parametrize(("value", "said"), [
+    (True, "(it was true)"), (None, "(it was null)"), ("x", '(it was "x")'),
+    ([1, False], "(it was [1,false])")])
+def test_a_value_left_out_is_shown_as_the_file_spells_it(tmp_path: Path, value,
+                                                         said: str) -> None:
+    raw = yaml.safe_load(PIR.read_text())
+    raw["zzUnknown"] = value
+    path = tmp_path / "one.flow.yaml"
+    path.write_text(yaml.safe_dump(raw, sort_keys=False))
+    _doc, [left] = open_workflow(path)
+    assert said in left.hint
+
+
+@given(value=st.one_of(st.integers(), st.floats(allow_nan=False, allow_infinity=False),
+                       st.booleans(), st.text(alphabet="abc", min_size=1),
+                       st.lists(st.integers(), min_size=1, max_size=3)))
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_file_that_is_no_mapping_is_named_in_yaml_s_words(tmp_path: Path, value) -> None:
+    path = tmp_path / "scalar.flow.yaml"
+    path.write_text(yaml.safe_dump(value))
+    with pytest.raises(WorkflowLoadError) as refused:
+        load_workflow(path)
+    said = str(refused.value.problems[0])
+    assert "a workflow is a mapping of fields, not a" in said
+    assert not any(f"not a {python}" in said for python in ("int", "float", "bool", "str"))
