@@ -31,6 +31,7 @@ from desktop.graph.document import SLUG_PATTERN, WorkflowEdge, WorkflowNode
 from desktop.graph.errors import Problem
 from desktop.graph.flow_diff import FlowDiff, edge_key
 from desktop.graph.flow_diff_text import item_notes
+from desktop.ui.clip import clipped
 from desktop.ui.editor import Editor
 from desktop.ui.inspector_fields import (
     DOC_SECTIONS,
@@ -68,6 +69,8 @@ def _first_error(exc: ValidationError) -> str:
 
 # what an agent node has and a subflow node has not: the node's other sections, and these
 AGENT_ONLY = (("node", "roleTemplate"), ("node", "provider"))
+TITLE_CHARS = 60
+"""The most of a name the title shows: two or three lines in the panel, never a page."""
 
 
 class Inspector(QScrollArea):
@@ -316,10 +319,16 @@ class Inspector(QScrollArea):
             form, label = self.rows[path]
             form.setRowVisible(label, flow is None)
 
+    def _set_title(self, text: str) -> None:
+        """The page's title, cut to a few lines (the tooltip has more, the fields all)."""
+        shown = clipped(text, TITLE_CHARS)
+        self.title.setText(shown)
+        self.title.setToolTip(clipped(text) if shown != text else "")
+
     def _titles(self) -> None:
         if self.kind == "node":
             node = self.model.node(self.target)
-            self.title.setText(node.label or node.id)
+            self._set_title(node.label or node.id)
             role = roles().get(node.role_template)
             self.subtitle.setText(
                 "A subflow: another workflow file run as this node's one step."
@@ -327,11 +336,11 @@ class Inspector(QScrollArea):
                 else node.role_template)
         elif self.kind == "edge":
             e = self.model.edge(self.target)
-            self.title.setText(f"{e.from_}  →  {e.to}")
+            self._set_title(f"{e.from_}  →  {e.to}")
             self.subtitle.setText("Report edges carry a node's result back; handoff edges "
                                   "pass the work on.")
         else:
-            self.title.setText(self.model.doc.name or "Workflow")
+            self._set_title(self.model.doc.name or "Workflow")
             self.subtitle.setText("Nothing selected: these are the workflow's own settings.")
 
     def _show_problems(self) -> None:

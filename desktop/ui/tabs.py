@@ -13,15 +13,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray
+from PySide6.QtCore import QByteArray, QSize
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QTabWidget, QWidget
+from PySide6.QtWidgets import QMainWindow, QTabBar, QTabWidget, QWidget
 from shiboken6 import isValid
 
 from desktop.ui.settings import ui_settings
 
 TAB_WINDOWS: list[TabbedWindow] = []
 MODIFIED = " *"
+TAB_CHARS = 32
+"""A tab is at most about this many average characters wide; a longer name is elided
+on its own tab (its tooltip has it), and the other tabs keep theirs."""
 
 
 def distinct_titles(tabs: list[tuple[str, Path | None]]) -> list[str]:
@@ -47,6 +50,16 @@ def distinct_titles(tabs: list[tuple[str, Path | None]]) -> list[str]:
     return out
 
 
+class DocumentTabBar(QTabBar):
+    """Document tabs of a capped width: without a cap, a tab asks for its whole name, and
+    a long one takes the bar while every other tab shrinks to "…"."""
+
+    def tabSizeHint(self, index: int) -> QSize:
+        size = super().tabSizeHint(index)
+        size.setWidth(min(size.width(), self.fontMetrics().averageCharWidth() * TAB_CHARS))
+        return size
+
+
 class TabbedWindow(QMainWindow):
     """A top-level window of document tabs (workflows and runs)."""
 
@@ -57,6 +70,7 @@ class TabbedWindow(QMainWindow):
         # mode or a shortcut would load the Qt namespace's enums (20 ms) before start-up's
         # first paint, so what needs them is set with the first tab (_first_tab).
         self.tabs = QTabWidget()
+        self.tabs.setTabBar(DocumentTabBar())  # before any tab: Qt takes no other later
         self.tabs.setObjectName("documentTabs")
         self.tabs.setDocumentMode(True)
         self.tabs.setTabsClosable(True)

@@ -32,6 +32,7 @@ from desktop.ui.canvas.minimap import Minimap
 from desktop.ui.canvas.scene import CanvasScene
 from desktop.ui.canvas.view import CanvasView
 from desktop.ui.canvas_menu import CanvasMenus
+from desktop.ui.clip import clipped
 from desktop.ui.editor import Editor
 from desktop.ui.files import WorkflowFile
 from desktop.ui.inspector import Inspector
@@ -65,6 +66,9 @@ if TYPE_CHECKING:
 OPEN_WINDOWS: list[EditorWindow] = []
 THEME_CHOICES = ("system", "light", "dark")
 """The View menu's themes, as the settings name them."""
+TITLE_CHARS = 80
+"""The most of a workflow's name a breadcrumb shows (the Inspector's name field has it
+whole)."""
 TOOLBAR = ["new", "open", "save", None, "undo", "redo", None, "add_node", "auto_layout",
            "fit", None, "find", "command_palette"]
 
@@ -130,7 +134,8 @@ class EditorWindow(QMainWindow):
         box.setSpacing(0)
         box.addWidget(self.info)
         box.addWidget(self.view, 1)
-        self.subflows = SubflowPane(self.theme, lambda: self.editor.model.doc.name or "Workflow")
+        self.subflows = SubflowPane(self.theme, lambda: clipped(
+            self.editor.model.doc.name or "Workflow", TITLE_CHARS))
         box.addWidget(self.subflows, 1)
         self.setCentralWidget(center)
         self.palette_panel = Palette(self.theme)
@@ -311,7 +316,7 @@ class EditorWindow(QMainWindow):
 
     # ---------------------------------------------------------------- state display
     def _update_title(self) -> None:
-        doc_name = self.editor.model.doc.name or "Untitled workflow"
+        doc_name = clipped(self.editor.model.doc.name or "Untitled workflow")
         self.setWindowTitle(f"{doc_name} — {self._where()}[*] — Agent Canvas")
         self.setWindowModified(self.file.is_modified())
 
@@ -367,7 +372,7 @@ class EditorWindow(QMainWindow):
 
     def tab_title(self) -> str:
         """The document's name on its tab: ``*`` while unsaved, ``▶`` for a run's graph."""
-        name = self.editor.model.doc.name or "Untitled workflow"
+        name = clipped(self.editor.model.doc.name or "Untitled workflow")
         if self.run_origin is not None and self.file.path is None:
             name = f"▶ {name} · {self._origin_name()}"
         return name + (" *" if self.file.is_modified() else "")

@@ -282,3 +282,19 @@ def test_the_id_field_is_no_longer_marked_once_its_value_is_put_back(example_win
     assert error(win, "node", "id").isHidden()
     assert widget.property("invalid") is False
     assert win.editor.undo_stack.count() == 0
+
+
+def test_a_long_workflow_name_is_cut_to_a_few_lines_in_the_title(editor_window, tmp_path):
+    from desktop.graph.resources import examples_dir
+
+    name = ("A workflow whose name goes on and on " * 9)[:314]
+    path = tmp_path / "long.flow.yaml"
+    path.write_text((examples_dir() / "single-agent.flow.yaml").read_text().replace(
+        "name: Single agent", f"name: {name}", 1))
+    assert editor_window.files.open_path(path)
+    title = editor_window.inspector.title
+    assert editor_window.inspector.kind == "doc"
+    lines = title.heightForWidth(title.width()) / title.fontMetrics().lineSpacing()
+    assert lines <= 4, lines
+    assert title.text().endswith("…")
+    assert title.toolTip() == name  # the whole name, when the title leaves some out

@@ -341,3 +341,33 @@ def test_a_standalone_window_that_failed_to_open_a_file_is_forgotten(
     assert before == OPEN_WINDOWS
     _deleted_later()
     assert all(isValid(w) for w in OPEN_WINDOWS)  # what Quit asks whether it is modified
+
+
+def _named(folder: Path, name: str) -> Path:
+    """A copy of the single-agent workflow, named ``name``."""
+    path = folder / f"named-{len(name)}.flow.yaml"
+    path.write_text(SINGLE.read_text().replace("name: Single agent", f"name: {name}", 1))
+    return path
+
+
+def test_a_long_workflow_name_gets_one_capped_tab_and_the_others_keep_theirs(shell, tmp_path):
+    name = ("A workflow whose name goes on and on " * 9)[:314]
+    long_tab = shell.open_tab(_named(tmp_path, name))
+    shell.patch(long_tab)
+    bar, first_text = shell.tabs.tabBar(), shell.tabs.tabText(0)
+    assert bar.tabRect(1).width() < bar.width() // 3
+    # the other tab is as wide as its whole name asks: not squeezed to "…"
+    assert bar.tabRect(0).width() >= bar.fontMetrics().horizontalAdvance(first_text)
+    assert name in shell.tabs.tabToolTip(1)  # the elided tab's whole name is one hover away
+
+
+def test_a_huge_workflow_name_reaches_the_window_cut_short(shell, tmp_path):
+    """What Qt measures and lays out of a name is bounded: a name of four million
+    characters is not handed whole to the tab, the title bar or the Inspector."""
+    name = "huge " * 800_000
+    long_tab = shell.open_tab(_named(tmp_path, name.strip()))
+    shell.patch(long_tab)
+    assert long_tab.editor.model.doc.name == name.strip()  # the document keeps it all
+    texts = [shell.tabs.tabText(1), shell.tabs.tabToolTip(1), shell.windowTitle(),
+             long_tab.inspector.title.text(), long_tab.inspector.title.toolTip()]
+    assert all(0 < len(text) <= 600 for text in texts), [len(t) for t in texts]

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.contract.enums import RUN_LIVE
+from desktop.ui.clip import clipped
 from desktop.ui.run.history_filter import HistoryFilterBar, row_matches
 from desktop.ui.run.run_list_feed import RunListFeed
 from desktop.views.result import ResultSummary
@@ -39,6 +40,9 @@ from desktop.wording import plural
 COLUMNS = ("Workflow", "Status", "Started", "Duration", "Tokens", "Cost", "Events", "Fork of",
            "Result")
 NUMBERS = frozenset({"Duration", "Tokens", "Cost", "Events"})  # right-aligned
+WORKFLOW_CHARS = 40
+"""The Workflow column is at most about this many average characters wide: a longer name
+is elided in its cell (its tooltip has it whole), and the other columns stay in view."""
 
 
 @dataclass
@@ -134,7 +138,8 @@ def shown_duration(row: HistoryRow, now: datetime | None = None) -> float | None
 
 def tree_text(row: HistoryRow) -> str:
     """The workflow cell: a fork is drawn under its source, one step in per generation."""
-    return row.workflow if row.depth == 0 else "    " * (row.depth - 1) + "└─ " + row.workflow
+    name = clipped(row.workflow)
+    return name if row.depth == 0 else "    " * (row.depth - 1) + "└─ " + name
 
 
 def fork_text(row: HistoryRow) -> str:
@@ -315,9 +320,12 @@ class RunHistory(QWidget):
                 if COLUMNS[c] in NUMBERS:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                           | Qt.AlignmentFlag.AlignVCenter)
-                item.setToolTip(tip)
+                item.setToolTip(f"{clipped(row.workflow)}\n{tip}" if c == 0 else tip)
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
+        widest = self.table.fontMetrics().averageCharWidth() * WORKFLOW_CHARS
+        if self.table.columnWidth(0) > widest:  # the cells elide what is left out
+            self.table.setColumnWidth(0, widest)
         header = self.table.horizontalHeader()
         header.setStretchLastSection(False)  # fitting sized the last column to its text too:
         header.setStretchLastSection(True)  # it fills the rest of the table again

@@ -13,6 +13,7 @@ from typing import Protocol
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QWidget
 
+from desktop.ui.clip import clipped
 from desktop.wording import plural
 
 LIVE = "live"
@@ -103,8 +104,8 @@ class HistoryFilterBar(QWidget):
         self.workflow.blockSignals(True)
         self.workflow.clear()
         self.workflow.addItem("All workflows", None)
-        for name in names:
-            self.workflow.addItem(name, name)
+        for name in names:  # the item's data is the whole name, which rows are matched by
+            self.workflow.addItem(clipped(name), name)
         self.workflow.setCurrentIndex(max(0, self.workflow.findData(current)))
         self.workflow.blockSignals(False)
         if self.workflow.currentData() != current:

@@ -131,3 +131,39 @@ def test_a_run_under_a_second_says_so_in_duration(qtbot, tmp_path: Path) -> None
     qtbot.addWidget(history)
     history.refresh()
     assert history.table.item(0, COLUMNS.index("Duration")).text() == "<1 s"
+
+
+def test_a_long_workflow_name_keeps_to_a_capped_column_and_is_whole_in_its_tooltip(
+        qtbot, tmp_path: Path) -> None:
+    name = ("A workflow whose name goes on and on " * 9)[:314]
+    _write_run(tmp_path, name, "run.completed", 1)
+    _write_run(tmp_path, "Single agent", "run.failed", 2)
+    history = RunHistory(tmp_path)
+    qtbot.addWidget(history)
+    history.resize(900, 300)
+    history.show()
+    history.refresh()
+    table = history.table
+    r = next(i for i, row in enumerate(history.rows) if row.workflow == name)
+    # the other columns stay in view beside it
+    assert sum(table.columnWidth(c) for c in range(table.columnCount() - 1)) \
+        < table.viewport().width()
+    assert table.columnWidth(0) < table.fontMetrics().horizontalAdvance(name)
+    assert table.item(r, 0).toolTip().startswith(name + "\n")
+    bar = history.filter
+    bar.workflow.setCurrentIndex(bar.workflow.findData(name))
+    assert _shown(history) == [(name, "completed")]  # picked by its whole name
+
+
+def test_a_huge_workflow_name_reaches_the_table_cut_short(qtbot, tmp_path: Path) -> None:
+    """A cell, its tooltip and the workflow picker get a bounded part of a name of four
+    million characters: Qt measures every character it is given."""
+    name = "huge " * 800_000
+    _write_run(tmp_path, name, "run.completed", 1)
+    history = RunHistory(tmp_path)
+    qtbot.addWidget(history)
+    history.refresh()
+    assert history.rows[0].workflow == name
+    texts = [history.table.item(0, 0).text(), history.filter.workflow.itemText(1)]
+    assert all(0 < len(text) <= 600 for text in texts), [len(t) for t in texts]
+    assert len(history.table.item(0, 0).toolTip()) < 1000
