@@ -180,8 +180,19 @@ def ahead(folder: Path, base: str) -> int:
 def _is_worktree(path: Path) -> bool:
     if not (path / ".git").is_file():
         return False
-    top = git(path, "rev-parse", "--path-format=absolute", "--show-toplevel")
+    top = git(path, "rev-parse", "--path-format=absolute", "--show-toplevel", here_only=True)
     return top.ok and Path(top.text).resolve() == path.resolve()
+
+
+def _repaired(repo: Repo, path: Path) -> bool:
+    """Whether git could make the finished worktree folder at ``path`` one again (its
+    ``.git`` file lost, git's record of it still there): its files, the node's work not
+    committed yet among them, are kept instead of the folder being made anew."""
+    if not path.is_dir():
+        return False
+    # its exit code is no guide: git 2.39 writes the .git file back, then fails on it
+    git(repo.top, "worktree", "repair", str(path))
+    return _is_worktree(path)
 
 
 def adding_mark(path: Path) -> Path:
@@ -281,7 +292,8 @@ def _made(repo: Repo, path: Path, run_dir: Path, run_id: str, branch: str,
     with repo_lock(repo.common_dir):
         _stale_ref_locks(repo, [f"refs/heads/{branch}", base_ref(run_id)])
         base, left_out = ensure_base(repo.top, run_id, exclude=[run_dir])
-        making = adding_mark(path).exists() or not _is_worktree(path)
+        making = adding_mark(path).exists() or not (_is_worktree(path) or
+                                                    _repaired(repo, path))
         written = _register(repo, path, branch, base, worktree_pool.pool_dir(run_dir)) \
             if making else True
     if not written:

@@ -132,6 +132,20 @@ def test_a_leftover_folder_of_an_unfinished_worktree_is_replaced(
     assert not (tree.path / "half").exists()
 
 
+def test_a_worktree_that_lost_its_git_file_is_repaired_with_its_work_not_made_anew(
+        tmp_path: Path, no_git_config) -> None:
+    repo = user_repo(tmp_path / "repo")
+    run_dir = tmp_path / "runs" / RUN
+    tree = open_tree(repo, run_dir, RUN, "impl", NODE_ID)
+    assert tree is not None
+    (tree.path / "agent.txt").write_text("not committed yet\n")
+    (tree.path / ".git").unlink()
+    again = open_tree(repo, run_dir, RUN, "impl", NODE_ID)
+    assert again == tree and (tree.path / ".git").is_file()
+    assert (tree.path / "agent.txt").read_text() == "not committed yet\n"
+    assert git(tree.path, "status", "--porcelain") == "?? agent.txt"
+
+
 def test_a_turn_commits_every_change_and_nothing_commits_nothing(
         tmp_path: Path, no_git_config) -> None:
     repo = user_repo(tmp_path / "repo")
