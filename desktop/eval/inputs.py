@@ -11,6 +11,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop.disk.paths import cannot_make, runs_dir
 from desktop.eval.index import INDEX_FILE, EvalIndex
 from desktop.eval.suite import Case, Suite, SuiteLoadError, load_suite, workspace_dir
 from desktop.graph.document import WorkflowDocument
@@ -146,6 +147,9 @@ def make_plan(suite_path: str | os.PathLike[str], baseline: str | os.PathLike[st
     target = Path(out)
     if target.exists() and not target.is_dir():
         problems.append(f"--out {target}: exists and is not a folder — choose another")
+    elif (why := cannot_make(runs_dir(target))) is not None:  # OUT is a data folder
+        problems.append(f"--out {target}: cannot hold the results: {why} — choose a folder "
+                        "you can write to")
     previous = EvalIndex.load(target) if target.is_dir() else None
     if target.is_dir() and (target / INDEX_FILE).exists() and not resume:
         problems.append(f"--out {target}: already holds an evaluation — add --resume to "
