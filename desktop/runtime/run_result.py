@@ -127,13 +127,9 @@ def find_result(run_dir: Path) -> RunResult:
                 if undoable(read_applied(run_dir)) else "")
         raise ResultError(f"branch {node.git.branch} is gone from {repo} (the run was deleted, "
                           f"or the branch removed by hand){undo}")
-    # open_run marks a run that says queued or running while no engine holds its lock
-    # interrupted: nothing moves its branches then, as when it is paused
-    working = str(state.status) if state.status in RUN_WORKING and not state.interrupted \
-        else None
     return RunResult(state.id, Path(run_dir), node.id, node.key or node.label, repo,
                      node.git.branch, node.git.base, tip.text,
-                     changed_files(repo, node.git.base, tip.text), working)
+                     changed_files(repo, node.git.base, tip.text), _working(state))
 
 
 def find_place(run_dir: Path) -> RunPlace:
@@ -144,11 +140,22 @@ def find_place(run_dir: Path) -> RunPlace:
     return RunPlace(state.id, Path(run_dir), repo)
 
 
+def _working(state: RunState) -> str | None:
+    """The run's status while an engine works on it (see RunResult.working)."""
+    # open_run marks a run that says queued or running while no engine holds its lock
+    # interrupted: nothing moves its branches then, as when it is paused
+    return str(state.status) if state.status in RUN_WORKING and not state.interrupted \
+        else None
+
+
 def _located(run_dir: Path) -> tuple[RunState, NodeState, Path]:
     """The run's state, its result node (which worked in a worktree) and that node's
     repository, checked to still be one."""
     state = open_run(run_dir)
     node = result_node(state, EventReader(run_dir).iter_events())
+    working = _working(state)
+    if (node is None or node.git is None) and working:  # its worktrees may be on the way
+        raise RunWorking(working_refusal(state.id, working))
     if node is None or node.git is None:
         scratch = scratch_result(state, run_dir, EventReader(run_dir).iter_events())
         if scratch is not None:  # its attempts have branches, but not in a repository of yours

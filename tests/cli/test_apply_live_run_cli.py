@@ -64,3 +64,18 @@ def test_a_run_still_running_is_not_applied_and_nothing_lands(
     # no engine holds it now: interrupted, its branches stay where they are
     took = cli("runs", "apply", run8)
     assert took.code == 0 and "applied 4 files" in took.out, took
+
+
+def test_a_run_started_before_its_worktrees_says_it_is_running_not_that_it_has_none(
+        cli: Cli, repo: Path, tmp_path: Path) -> None:
+    assert cli("run", str(the_example_on(repo, tmp_path))).code == 0
+    [listed] = orjson.loads(cli("runs", "list", "--json").out)
+    folder = tmp_path / "data" / "runs" / listed["id"]
+    log = folder / EVENTS_FILE
+    lines = log.read_bytes().splitlines(keepends=True)
+    started = next(i for i, line in enumerate(lines) if b'"run.started"' in line)
+    log.write_bytes(b"".join(lines[:started + 1]))  # no node has a worktree yet
+    (folder / STATE_FILE).unlink(missing_ok=True)
+    with hold_engine_lock(folder):
+        said = cli("runs", "apply", listed["id"][:8], "--check")
+    assert said.code == 2 and "is still running" in said.err, said
