@@ -87,7 +87,7 @@ def test_wrong_fields_open_marked_refuse_to_run_and_are_fixed_by_saving(editor_w
     listed = [(win.problems.describe(p.location), p.line) for p in win.problems.problems]
     assert listed == [("a · colour", 5), ("b · provder", 6), ("a · instrucitons", 8),
                       ("a · stallThreshold", 8)]
-    assert "it was 'plan it'" in win.problems.problems[2].hint
+    assert 'it was "plan it"' in win.problems.problems[2].hint
     assert win.problems.per_node() == {"a": (3, 0), "b": (1, 0)}  # the canvas badges
     assert "4 wrong fields left out" in win.info.label.text() and win.info.isVisible()
     assert path.read_text() == WRONG_FIELDS  # nothing written by opening
