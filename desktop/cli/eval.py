@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from desktop.cli.output_arg import given_path
+from desktop.cli.seconds_arg import seconds
 from desktop.wording import plural
 
 EXIT_BAD_INPUT = 2
@@ -46,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="case runs at once (default 2)")
     r.add_argument("--case", action="append", dest="cases", metavar="ID",
                    help="run only this case (repeatable)")
-    r.add_argument("--timeout-sec", type=float, default=None, metavar="S",
+    r.add_argument("--timeout-sec", type=seconds, default=None, metavar="S",
                    help="time limit of a case without its own timeoutSec (default: the "
                         "suite's, else 600)")
     r.add_argument("--retries", type=int, default=0, metavar="R",
@@ -86,8 +87,6 @@ def run_command(args: argparse.Namespace) -> int:
         return _bad(f"--concurrency {args.concurrency}: at least 1")
     if args.retries < 0:
         return _bad(f"--retries {args.retries}: 0 or more")
-    if args.timeout_sec is not None and args.timeout_sec <= 0:
-        return _bad(f"--timeout-sec {args.timeout_sec:g}: a positive number of seconds")
     try:
         plan = make_plan(args.suite, args.baseline, args.new, args.out, case_ids=args.cases,
                          repeat=args.repeat, resume=args.resume)

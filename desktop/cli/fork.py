@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.cli.run import EXIT_BAD_INPUT, _options, drive
 from desktop.cli.run_ref import resume_hint
+from desktop.cli.seconds_arg import seconds
 from desktop.cli.server_args import add_server_options
 from desktop.disk.paths import data_dir
 from desktop.wording import plural
@@ -87,7 +88,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--data-dir", help="where runs live (default: the user data folder)")
     p.add_argument("--json", action="store_true", help="print every event as a JSON line")
     p.add_argument("--concurrency", type=int, default=4, metavar="N")
-    p.add_argument("--silence-sec", type=float, default=None, metavar="S")
+    p.add_argument("--silence-sec", type=seconds, default=None, metavar="S")
     add_server_options(p)
     p.set_defaults(handler=fork_command, node_edits=[])
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.cli.run_ref import resume_hint, run_ref
+from desktop.cli.seconds_arg import seconds
 from desktop.cli.server_args import add_server_options
 from desktop.cli.workflow_arg import given_workflow
 from desktop.contract.enums import RunStatus
@@ -46,7 +47,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print every event as a JSON line")
     p.add_argument("--concurrency", type=int, default=4, metavar="N",
                    help="turns that may run at once (default 4)")
-    p.add_argument("--silence-sec", type=float, default=None, metavar="S",
+    p.add_argument("--silence-sec", type=seconds, default=None, metavar="S",
                    help="pause the run when a running node is silent this long")
     add_server_options(p)
 
