@@ -20,7 +20,11 @@ def parse_age(text: str) -> timedelta:
     if found is None or int(found.group(1)) == 0:
         raise ValueError(f"{text!r} is no age: give a number and a unit, as 30m, 12h, 7d "
                          "or 2w")
-    return timedelta(**{_UNITS[found.group(2)]: int(found.group(1))})
+    try:
+        return timedelta(**{_UNITS[found.group(2)]: int(found.group(1))})
+    except OverflowError:  # more days than a timedelta holds
+        raise ValueError(f"{text!r} is longer than any run can be old: give a shorter "
+                         "age, as 52w") from None
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,12 @@ def test_what_is_no_age_is_refused_with_the_form(typed: str) -> None:
         parse_age(typed)
 
 
+@pytest.mark.parametrize("typed", ["99999999999w", "9" * 40 + "d", "99999999999999m"])
+def test_an_age_longer_than_any_is_refused_with_a_shorter_one_to_give(typed: str) -> None:
+    with pytest.raises(ValueError, match="longer than any run can be old"):
+        parse_age(typed)
+
+
 def row(run_id: str, ago: timedelta | None, *, applied: bool = False,
         live: bool = False) -> dict:
     stamp = (NOW - ago).isoformat().replace("+00:00", "Z") if ago is not None else None
