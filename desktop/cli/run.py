@@ -61,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="where the run's agents run: local, ray://HOST:PORT (a Ray cluster "
                         "through Ray Client), ray (the cluster of this machine) or "
                         "ray:HOST:PORT; a node's own executor still wins")
-    p.add_argument("--workspace", metavar="DIR",
+    p.add_argument("--workspace", metavar="DIR", type=_given_folder,
                    help="the folder the nodes work on, instead of the workflow's "
                         "`workspace` or the run's scratch folder; in a git repository "
                         "each node works in its own worktree. A node's own workspace "
@@ -73,6 +73,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("run", metavar="RUN", help="run id, unique id prefix, or run folder")
     _common(r)
     r.set_defaults(handler=resume_command)
+
+
+def _given_folder(value: str) -> str:
+    """The argparse type of ``--workspace``: an empty one (an unset shell variable,
+    ``--workspace "$REPO"``) would run in the scratch folder as if none were given."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("is empty; name the folder the nodes work on (a "
+                                         "git repository, usually), or leave --workspace "
+                                         "out for the workflow's own")
+    return value
 
 
 def _options(args: argparse.Namespace):

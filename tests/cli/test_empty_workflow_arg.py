@@ -62,3 +62,18 @@ def test_an_empty_stream_file_to_import_is_refused_by_name(
                                          "empty; give the file the agent's stdout (JSON "
                                          "lines) was saved in")
     assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\t"])
+def test_an_empty_workspace_is_refused_not_taken_for_none(
+        blank: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``run --workspace "$REPO"`` with REPO unset ran in the scratch folder."""
+    monkeypatch.setenv("AGENT_CANVAS_DATA_DIR", str(tmp_path / "data"))
+    with pytest.raises(SystemExit) as exc:
+        main(["run", str(EXAMPLE), "--workspace", blank])
+    said = capsys.readouterr()
+    assert exc.value.code == 2
+    assert said.err.splitlines()[-1].startswith(
+        "agent-canvas run: error: argument --workspace: is empty; name the folder")
+    assert not (tmp_path / "data").exists()
