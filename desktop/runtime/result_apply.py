@@ -30,8 +30,10 @@ of a run runs at a time, whichever process asks: a second is refused at once
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -42,7 +44,7 @@ from desktop.runtime.branch_name import BadBranchName, check_new_branch
 from desktop.runtime.git_base import applied_refs, big_untracked, capture, run8, written_in
 from desktop.runtime.git_run import GitError, git, must
 from desktop.runtime.repo_busy import refuse_if_busy
-from desktop.runtime.run_result import ResultError, RunResult, changed_files
+from desktop.runtime.run_result import ResultError, ResultFile, RunResult, changed_files
 from desktop.store.applied import (
     UNDER_WAY,
     drop_applied,
@@ -204,6 +206,13 @@ def _collision(count: int, branch: str | None, check: bool) -> str:
             "to your working tree; nothing was changed")
 
 
+def _in_the_way(repo: Path, changes: Sequence[ResultFile]) -> list[str]:
+    """The files the result adds that the working tree holds all the same: ignored, so
+    not in the state captured of it, and ``git apply`` would refuse to write over them."""
+    return [f.path for f in changes if f.status == "added"
+            and os.path.lexists(repo / f.path)]
+
+
 def onto_working_tree(repo: Path, ours: str, merged: str) -> str | None:
     """Write the difference from tree ``ours`` (the working tree's state) to ``merged``
     into the working tree; why not, when it was not (then nothing was written: ``git
@@ -290,7 +299,17 @@ def _apply(result: RunResult, files: list[str] | None, branch: str | None, *,
             merged = _spliced(result.repo, merged, ours_tree, [m.path for m in skipped],
                               str(Path(scratch) / "index"))
     left_out = _left_out(skipped)
-    touched = [f.path for f in changed_files(result.repo, ours_tree, merged)]
+    changes = changed_files(result.repo, ours_tree, merged)
+    touched = [f.path for f in changes]
+    hidden = [] if branch else _in_the_way(result.repo, changes)
+    if hidden:
+        one = len(hidden) == 1
+        it, done = ("it" if one else "them"), ("nothing would change" if check
+                                               else "nothing was changed")
+        return ApplyOutcome(target, False, collisions=hidden, branch=branch, message=(
+            f"{plural(len(hidden), 'file')} of yours that git ignores {'is' if one else 'are'}"
+            f" where the result adds {'one' if one else 'files'}; {done}. Move {it} away (or "
+            f"`git add -f` {it}, to have {it} merged), then apply again"))
     if not touched:
         return ApplyOutcome(target, False, branch=branch, message=(
             "nothing to change: the result is already there" + left_out))

@@ -339,3 +339,30 @@ def test_an_untracked_folder_of_many_files_is_left_aside_unless_the_result_write
     clash = apply_result(result)
     assert not clash.applied and clash.collisions == ["src/new.py"]
     assert fingerprint(repo) == before
+
+
+def test_a_file_of_the_user_s_git_ignores_where_the_result_adds_one_is_a_collision(
+        tmp_path: Path, no_git_config) -> None:
+    """Ignored, it is not in the state captured of the working tree: --check said the
+    result applies cleanly, then git apply refused, as if the tree changed meanwhile."""
+    repo = user_repo(tmp_path / "repo")
+    run_dir = tmp_path / "runs" / RUN
+    tree = open_tree(repo, run_dir, RUN, "impl", NODE)
+    assert tree is not None
+    (tree.path / "debug.log").write_text("the agent's log\n")  # *.log is ignored
+    git(tree.path, "add", "-f", "debug.log")
+    assert commit_all(tree, "the run's turn\n") is not None
+    tip = head(tree.path)
+    result = RunResult(RUN, run_dir, NODE, "impl", repo, tree.branch, tree.base, tip,
+                       changed_files(repo, tree.base, tip))
+    (repo / "debug.log").write_text("the user's own log\n")
+    before = fingerprint(repo)
+    for check in (True, False):
+        outcome = apply_result(result, check=check)
+        assert not outcome.applied and outcome.collisions == ["debug.log"]
+        assert "1 file of yours that git ignores is where the result adds one" \
+            in outcome.message
+        assert fingerprint(repo) == before
+    (repo / "debug.log").unlink()
+    assert apply_result(result).applied
+    assert (repo / "debug.log").read_text() == "the agent's log\n"
