@@ -106,6 +106,10 @@ def guard(token: str, names: Iterable[str], body_timeout: float = BODY_TIMEOUT
         port = local_port(request)
         allowed = {f"{name}:{port}" for name in names}
         host = request.headers.get("Host", "")
+        if request.url.is_absolute() and request.raw_path[:1] != "/":
+            # an absolute-form target (``GET http://evil.test/api/health``): RFC 9112
+            # 3.2.2 has its authority take the Host header's place
+            host = request.url.raw_authority
         if host.lower() not in allowed:
             raise ApiError(403, "host_not_allowed",
                            f"Host {host!r} is not this server; use one of "

@@ -124,3 +124,18 @@ async def test_a_refused_websocket_handshake_names_the_header_and_what_to_send(
     error = (await response.json())["error"]
     assert (error["code"], error["field"]) == ("bad_handshake", header)
     assert said in error["message"] and "None" not in error["message"]
+
+
+@pytest.mark.parametrize(("authority", "status", "code"), [
+    ("evil.test", b" 403 ", "host_not_allowed"), ("evil.test:80", b" 403 ", "host_not_allowed"),
+    ("{host}", b" 200 ", None)])
+async def test_an_absolute_form_target_is_judged_by_its_own_authority(
+        api: Api, authority: str, status: bytes, code: str | None) -> None:
+    """RFC 9112 3.2.2: a target in absolute form names the host; the Host header does not."""
+    here = f"{api.client.host}:{api.client.port}"
+    request = (f"GET http://{authority}/api/health HTTP/1.1\r\n" + HEAD
+               + "Connection: close\r\n\r\n").replace("{host}", here)
+    answer, body = await answer_to(api, request.encode())
+    assert status in answer, answer
+    if code is not None:
+        assert body["error"]["code"] == code and "evil.test" in body["error"]["message"]
