@@ -14,10 +14,8 @@ import asyncio
 import logging
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from desktop.api.api_error import ApiError
-from desktop.api.errors import from_validation
+from desktop.api.body_json import workflow_document
 from desktop.api.paths import recorded_path
 from desktop.contract.api import PoolWarming, WarmPool
 from desktop.runtime.git_run import Stopper
@@ -35,16 +33,12 @@ class PoolWarmer:
 
     async def warm(self, request: WarmPool) -> PoolWarming:
         """Start making the spares of the repositories ``request``'s workflow works in."""
-        from desktop.graph.document import WorkflowDocument
         from desktop.runtime import worktree_spare
         from desktop.runtime.worktree_warm import repositories, warm
 
         if self._stop.stopped:
             raise ApiError(503, "service_closing", "the service is stopping")
-        try:
-            doc = WorkflowDocument.model_validate(request.workflow)
-        except ValidationError as exc:
-            raise from_validation(exc, "workflow") from None
+        doc = workflow_document(request.workflow)
         home = recorded_path(request.workflow_path) if request.workflow_path else None
         if not worktree_spare.wanted():  # switched off: a repository too large for one more
             return PoolWarming(repositories=[])

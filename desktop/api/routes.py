@@ -53,7 +53,11 @@ async def parse(request: web.Request, model: type[Model]) -> Model:
     if not isinstance(data, dict):
         raise ApiError(422, "invalid_body", "the body must be a JSON object")
     try:
-        return model.model_validate(data)
+        # strict, as JSON: true is not a number and "1" not an integer (pydantic's lax mode
+        # would take both), while an enum still takes its value's string. The JSON is the
+        # value read above, written again: the same numbers (an integer beyond 64 bits
+        # read as a float) wherever the body is validated and later written
+        return model.model_validate_json(orjson.dumps(data), strict=True)
     except ValidationError as exc:
         raise from_validation(exc) from None
 

@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from desktop.api.api_error import ApiError
-from desktop.api.errors import from_command, from_validation
+from desktop.api.body_json import workflow_document
+from desktop.api.errors import from_command
 from desktop.api.feeds import Feeds
 from desktop.api.folded import FoldedRuns
 from desktop.api.not_live import unknown_target
@@ -139,7 +138,6 @@ class RunService:
 
     async def create(self, request: CreateRun) -> dict[str, Any]:
         """A new run of the requested workflow, started at once."""
-        from desktop.graph.document import WorkflowDocument
         from desktop.graph.errors import WorkflowLoadError
         from desktop.graph.validate import check_file, validate
         from desktop.runtime.recovery import create_run
@@ -155,10 +153,7 @@ class RunService:
         else:
             if request.workflow_path is not None:
                 workflow_path = recorded_path(request.workflow_path)
-            try:
-                doc = WorkflowDocument.model_validate(request.workflow)
-            except ValidationError as exc:
-                raise from_validation(exc, "workflow") from None
+            doc = workflow_document(request.workflow)
             problems = validate(doc, "workflow")
         errors = [str(p) for p in problems if p.is_error]
         if doc is None or errors:

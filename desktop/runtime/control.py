@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import orjson
 from pydantic import ValidationError
 
 from desktop.contract.base import new_id
@@ -234,8 +235,15 @@ def _check_config(current: NodeConfig | None, patch: dict[str, Any]) -> None:
 
 
 def _validated(model: type[Any], value: Any, where: str) -> None:
+    """Check ``value`` as ``model`` strictly, as JSON: a request's ``true`` or ``"3"`` is not
+    a number (pydantic's lax mode would make them 1 and 3), while enums still take their
+    values' strings; Invalid naming the first bad field."""
     try:
-        model.model_validate(value)
+        text = orjson.dumps(value)
+    except TypeError as exc:  # an in-process caller's value that is not JSON
+        raise Invalid(f"{where}: not JSON data ({exc})", where) from None
+    try:
+        model.model_validate_json(text, strict=True)
     except ValidationError as exc:
         first = exc.errors()[0]
         path = ".".join([where, *(str(p) for p in first["loc"])])
