@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 from desktop import __version__
 from desktop.api import artifacts, forks, results
 from desktop.api.api_error import ApiError
+from desktop.api.body_json import decode_body
 from desktop.api.connections import DRAIN_TIMEOUT
 from desktop.api.engine_loop import Runs
 from desktop.api.errors import from_validation
@@ -24,8 +25,6 @@ from desktop.api.runs import RunService
 from desktop.contract import api as m
 from desktop.contract import client_origin as origin
 from desktop.contract.state import RunState
-from desktop.disk.safe_json import JSONDecodeError
-from desktop.disk.safe_json import loads as safe_loads
 from desktop.runtime import control as c
 
 SERVICE: web.AppKey[RunService] = web.AppKey("service", RunService)
@@ -39,17 +38,11 @@ def _json(body: Any, status: int = 200) -> web.Response:
 
 
 async def parse(request: web.Request, model: type[Model]) -> Model:
-    """The request body as ``model``: 415 unless it is declared JSON, 400 for bad JSON,
-    422 naming the first bad field."""
+    """The request body as ``model``: 415 unless it is declared JSON, 400 for bad JSON
+    (a key given twice among it), 422 naming the first bad field."""
     raw = await request.read()
     check_json_body(request.headers.get("Content-Type"), raw)
-    if not raw.strip():
-        data: Any = {}
-    else:
-        try:
-            data = safe_loads(raw)
-        except JSONDecodeError as exc:
-            raise ApiError(400, "invalid_json", f"the body is not valid JSON: {exc}") from None
+    data: Any = decode_body(raw) if raw.strip() else {}
     if not isinstance(data, dict):
         raise ApiError(422, "invalid_body", "the body must be a JSON object")
     try:
