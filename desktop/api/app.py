@@ -102,10 +102,10 @@ def _bad_handshake(request: web.Request) -> web.Response | None:
 
 async def stream(request: web.Request) -> web.WebSocketResponse:
     """``GET /api/runs/{id}/stream?after=SEQ``: see :mod:`desktop.api.stream`."""
+    after = int_query(request, "after", 0, 0) or 0  # a bad query is said whatever else is
     refused = _other_version(request) or _bad_handshake(request)
     if refused is not None:
         return refused
-    after = int_query(request, "after", 0, 0) or 0
     # No compression: on loopback it only costs time, and an uncompressed frame is written
     # whole at once, so cancelling a send never leaves half a frame before the close frame.
     # `timeout`: how long aiohttp's close waits for the client's answering close frame
