@@ -50,6 +50,9 @@ ROUNDS = 6
 CLAIM = 512
 """At most this many processes pinned (one pidfd each) per round, so a fork storm
 cannot exhaust the engine's file descriptors; the rest wait for the next round."""
+RECHECKS = 3
+"""How many times to look again, a moment later, when no marked process was found but
+one showed no environment at all (mid-exec): at most this many waits of :data:`POLL`."""
 KILL_WAIT = 5.0
 POLL = 0.02
 
@@ -61,28 +64,68 @@ def marker(agent_run_id: str) -> bytes:
 
 def carries(pid: int, entry: bytes) -> bool:
     """Whether process ``pid`` was started with the environment entry ``entry`` exactly."""
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as fh:
-            data = fh.read()
-    except OSError:  # gone, or another user's (the kernel says no)
-        return False
-    if entry not in data:  # the common case, without splitting anything
-        return False
-    return b"\0" + entry + b"\0" in b"\0" + data + b"\0"  # a whole entry, not a prefix
+    data = _environ(pid)
+    return data is not None and _holds(data, entry)
 
 
 def find_marked(agent_run_id: str) -> list[int]:
     """The live processes (this one excepted) started with the agent run's marker."""
+    return _scan(agent_run_id)[0]
+
+
+def _scan(agent_run_id: str) -> tuple[list[int], list[int]]:
+    """The processes carrying the agent run's marker, and those whose environment read
+    empty though they are neither zombies nor kernel threads: a process in the middle
+    of an ``execve`` (``setsid`` becoming the program it starts) shows none for a
+    moment, and may be the agent's."""
     if not agent_run_id or not _PROC.is_dir():
-        return []
+        return [], []
     entry = marker(agent_run_id)
     me = os.getpid()
     try:
         names = os.listdir(_PROC)
     except OSError:
-        return []
-    return [int(name) for name in names
-            if name.isdigit() and int(name) != me and carries(int(name), entry)]
+        return [], []
+    marked: list[int] = []
+    unsure: list[int] = []
+    for name in names:
+        if not name.isdigit() or int(name) == me:
+            continue
+        data = _environ(int(name))
+        if data is None:
+            continue
+        if _holds(data, entry):
+            marked.append(int(name))
+        elif not data and _user_process(int(name)):
+            unsure.append(int(name))
+    return marked, unsure
+
+
+def _environ(pid: int) -> bytes | None:
+    """The environment process ``pid`` was started with; None when it cannot be read
+    (gone, or another user's)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def _holds(data: bytes, entry: bytes) -> bool:
+    if entry not in data:  # the common case, without splitting anything
+        return False
+    return b"\0" + entry + b"\0" in b"\0" + data + b"\0"  # a whole entry, not a prefix
+
+
+def _user_process(pid: int) -> bool:
+    """Neither a zombie nor a kernel thread (both have no environment for good)."""
+    try:
+        fields = (_PROC / str(pid) / "stat").read_bytes()
+    except OSError:
+        return False
+    rest = fields[fields.rfind(b")") + 2:].split()
+    # state is the first field after the name, flags the seventh; PF_KTHREAD: 0x00200000
+    return len(rest) > 6 and rest[0] != b"Z" and not int(rest[6]) & 0x00200000
 
 
 class _Target:
@@ -120,9 +163,11 @@ def _pin(pid: int) -> tuple[bool, int | None]:
         return True, None
 
 
-def _claim(agent_run_id: str, entry: bytes) -> list[_Target]:
+def _claim(agent_run_id: str, entry: bytes) -> tuple[list[_Target], bool]:
+    """The marked processes, pinned; and whether a process was caught mid-exec."""
     targets: list[_Target] = []
-    for pid in find_marked(agent_run_id)[:CLAIM]:
+    marked, unsure = _scan(agent_run_id)
+    for pid in marked[:CLAIM]:
         there, fd = _pin(pid)
         if not there:
             continue
@@ -133,7 +178,7 @@ def _claim(agent_run_id: str, entry: bytes) -> list[_Target]:
             target.close()
             continue
         targets.append(target)
-    return targets
+    return targets, bool(unsure)
 
 
 def _alive(targets: list[_Target]) -> list[_Target]:
@@ -167,15 +212,21 @@ def _ending(agent_run_id: str, grace: float) -> Generator[float, None, int]:
     returns how many processes were signalled. Shared by the sync and async callers."""
     entry = marker(agent_run_id)
     ended = 0
-    for round_ in range(ROUNDS):
-        targets = _claim(agent_run_id, entry)
+    waits = 0
+    for _ in range(ROUNDS + RECHECKS):
+        targets, unsure = _claim(agent_run_id, entry)
         if not targets:
+            if unsure and waits < RECHECKS:  # it may be ours once its exec is done
+                waits += 1
+                yield POLL
+                continue
             break
+        polite = ended == 0
         ended += len(targets)
         try:
             # The first round asks politely; what shows up later was started while the
             # agent's processes were being ended, and gets no second grace period.
-            steps = ((signal.SIGTERM, grace), (signal.SIGKILL, KILL_WAIT)) if round_ == 0 \
+            steps = ((signal.SIGTERM, grace), (signal.SIGKILL, KILL_WAIT)) if polite \
                 else ((signal.SIGKILL, KILL_WAIT),)
             left = targets
             for sig, wait_for in steps:

@@ -128,3 +128,24 @@ async def test_only_an_exact_marker_is_ended(tmp_path: Path) -> None:
         await proc.wait()
         assert not pid_alive(pid)
         assert all(pid_alive(decoy.pid) for decoy in decoys)
+
+
+def test_a_process_caught_mid_exec_is_looked_for_again_and_ended(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``setsid sleep`` shows no environment for a moment while it becomes ``sleep``: a
+    scan that meets only such a process looks again, instead of calling the run clean."""
+    from desktop.providers import marked
+
+    run_id = uuid.uuid4().hex
+    proc = subprocess.Popen([PY, "-c", "import time; time.sleep(300)"], env=_env(run_id),
+                            start_new_session=True)
+    with _cleanup(run_id, proc):
+        real = marked._scan
+        scans = iter([([], [proc.pid])])  # the first look: the process mid-exec
+
+        def scan(agent_run_id: str) -> tuple[list[int], list[int]]:
+            return next(scans, None) or real(agent_run_id)
+
+        monkeypatch.setattr(marked, "_scan", scan)
+        assert marked.end_marked(run_id, grace=1.0) == 1
+        assert proc.wait(timeout=10) != 0 and find_marked(run_id) == []
