@@ -22,7 +22,7 @@ from desktop.ui.settings import ui_settings
 
 TAB_WINDOWS: list[TabbedWindow] = []
 MODIFIED = " *"
-TAB_CHARS = 32
+TAB_CHARS = 48
 """A tab is at most about this many average characters wide; a longer name is elided
 on its own tab (its tooltip has it), and the other tabs keep theirs."""
 
