@@ -47,19 +47,6 @@ class AllowedRoots:
             raise ApiError(422, "workflow_not_found", f"{raw}: {what}", field)
         return real
 
-    def document_path(self, raw: str, field: str = "workflowPath") -> str:
-        """Where a document sent with a request says it lives (:func:`recorded_path`), which
-        must resolve inside a root as a workflow file must: its folder is where the
-        document's relative workspaces are, and the file itself need not exist."""
-        recorded = recorded_path(raw)
-        try:
-            real = Path(recorded).resolve()
-        except (OSError, RuntimeError, ValueError):  # a symlink loop, an odd name
-            raise ApiError(403, "path_not_allowed", self._refusal(raw), field) from None
-        if not self.allows(real):
-            raise ApiError(403, "path_not_allowed", self._refusal(raw), field)
-        return recorded
-
     def allows(self, real: Path) -> bool:
         """True when the resolved path ``real`` is inside one of the roots."""
         return any(real == root or real.is_relative_to(root) for root in self.roots)

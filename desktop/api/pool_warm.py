@@ -16,7 +16,7 @@ from pathlib import Path
 
 from desktop.api.api_error import ApiError
 from desktop.api.body_json import workflow_document
-from desktop.api.paths import AllowedRoots
+from desktop.api.paths import recorded_path
 from desktop.contract.api import PoolWarming, WarmPool
 from desktop.runtime.git_run import Stopper
 
@@ -26,9 +26,8 @@ log = logging.getLogger(__name__)
 class PoolWarmer:
     """The service's warming of its data folder's worktree pool."""
 
-    def __init__(self, data_dir: Path, roots: AllowedRoots) -> None:
+    def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
-        self.roots = roots
         self._stop = Stopper()
         self._tasks: set[asyncio.Task[list[Path]]] = set()
 
@@ -40,10 +39,7 @@ class PoolWarmer:
         if self._stop.stopped:
             raise ApiError(503, "service_closing", "the service is stopping")
         doc = workflow_document(request.workflow)
-        # the workflow file's folder decides which repositories get a worktree, so it must
-        # be one a run may be started from (POST /api/runs refuses the same path)
-        home = self.roots.document_path(request.workflow_path) if request.workflow_path \
-            else None
+        home = recorded_path(request.workflow_path) if request.workflow_path else None
         if not worktree_spare.wanted():  # switched off: a repository too large for one more
             return PoolWarming(repositories=[])
         folders = await asyncio.to_thread(repositories, doc,

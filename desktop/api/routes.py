@@ -401,7 +401,7 @@ ROUTES: tuple[Route, ...] = (
           errors=(404, 409)),
     Route("POST", "/api/worktree-pool/warm", warm_pool, "Make spare worktrees ahead of a "
           "workflow's first run, in the background", m.WarmPool, m.PoolWarming, 202,
-          errors=(400, 403, 413, 422, 503)),
+          errors=(400, 413, 422, 503)),
     Route("GET", "/api/approvals", list_approvals, "Pending approvals of every live run",
           response=m.ApprovalList),
     Route("POST", "/api/approvals/{approval_id}/resolve", resolve_approval,

@@ -80,7 +80,7 @@ class RunService:
         self.closing = False
         self.index = RunIndex(runs_dir(self.data_dir))
         self.folded = FoldedRuns()
-        self.pool = PoolWarmer(self.data_dir, roots)
+        self.pool = PoolWarmer(self.data_dir)
 
     # --- finding runs --------------------------------------------------------------------
 
