@@ -46,8 +46,11 @@ def test_leaked_files_transports_and_tasks_fail_the_run(tmp_path: Path) -> None:
     shutil.copy(ROOT / "tests" / "conftest.py", tmp_path / "conftest.py")
     (tmp_path / "test_leaky.py").write_text(LEAKY)
     out = subprocess.run(
+        # a basetemp of its own: under /tmp/pytest-of-USER it would delete all but the
+        # newest three runs' folders there, another suite's in use among them, first
         [sys.executable, "-m", "pytest", "-c", str(ROOT / "pyproject.toml"), "--rootdir",
-         str(tmp_path), "-p", "no:cacheprovider", "-q", "-rA", str(tmp_path / "test_leaky.py")],
+         str(tmp_path), "--basetemp", str(tmp_path / "basetemp"), "-p", "no:cacheprovider",
+         "-q", "-rA", str(tmp_path / "test_leaky.py")],
         capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert out.returncode == 1, out.stdout[-3000:]
     summary = [line for line in out.stdout.splitlines()
