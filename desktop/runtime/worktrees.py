@@ -30,7 +30,7 @@ from desktop.runtime import index_settle, submodules, worktree_pool
 from desktop.runtime.agent_ignore import excludes_for
 from desktop.runtime.git_base import base_ref, ensure_base, run8
 from desktop.runtime.git_run import GitError, GitResult, Stopper, git, must
-from desktop.runtime.worktree_list import linked_git_dir
+from desktop.runtime.worktree_list import linked_git_dir, not_a_worktree
 
 WORKTREES = "worktrees"
 """The run folder's folder of node worktrees."""
@@ -178,10 +178,8 @@ def ahead(folder: Path, base: str) -> int:
 
 
 def _is_worktree(path: Path) -> bool:
-    if not (path / ".git").is_file():
-        return False
-    top = git(path, "rev-parse", "--path-format=absolute", "--show-toplevel", here_only=True)
-    return top.ok and Path(top.text).resolve() == path.resolve()
+    """A linked worktree (its ``.git`` a file) that git takes as its own top."""
+    return (path / ".git").is_file() and not_a_worktree(path) is None
 
 
 def _repaired(repo: Repo, path: Path) -> bool:
