@@ -2,11 +2,12 @@
 
 The run has one node (the agent), one turn holding the stream's events, and
 ends completed or failed as the stream did; the GUI and ``runs`` open it like
-any other run. The file is kept as the turn's ``agent-stdout.txt``.
+any other run. The file is kept as the turn's ``agent-stdout.txt``. Everything written
+goes through the same redaction as a live run's (the secrets of this environment and
+the keyring, by the user's patterns too): a recorded stream holds what its agent saw.
 """
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
 
@@ -19,8 +20,10 @@ from desktop.cli.normalize import (
 )
 from desktop.cli.runs import add_data_dir
 from desktop.contract.base import new_id, utc_now
-from desktop.disk.atomic import atomic_write_text
+from desktop.disk.atomic import atomic_write_bytes, atomic_write_text
+from desktop.disk.keychain import keyring_env
 from desktop.disk.paths import data_dir, runs_dir
+from desktop.providers.redact import Redactor
 from desktop.store.eventlog import EventLog
 from desktop.store.snapshot import write_snapshot
 from desktop.views.state import RunProjection
@@ -57,12 +60,14 @@ def import_stream(provider: str, path: Path, data: Path, label: str | None = Non
     problem = stream_problem(path, parser)
     if problem:
         raise ImportRefused(problem)
+    redactor = Redactor.from_env(keyring_env(), data_dir=data)
     run_dir = runs_dir(data) / run_id
     agent_dir = run_dir / "agents" / f"imported-{agent_run_id[:8]}"
     agent_dir.mkdir(parents=True)
-    shutil.copyfile(path, agent_dir / "agent-stdout.txt")
+    # the whole file at once: a secret split across lines or chunks is still found
+    atomic_write_bytes(agent_dir / "agent-stdout.txt", redactor.data(path.read_bytes()))
     if parser.final_text:
-        atomic_write_text(agent_dir / "output.md", parser.final_text)
+        atomic_write_text(agent_dir / "output.md", redactor.text(parser.final_text))
     name = label or path.name
     node = {"id": node_id, "runId": run_id, "key": "agent", "label": name,
             "provider": provider, "entry": True}
@@ -85,7 +90,7 @@ def import_stream(provider: str, path: Path, data: Path, label: str | None = Non
     log = EventLog.open(run_dir)
     try:
         for event in [*head, *events, *tail]:
-            log.append({"id": new_id(), "runId": run_id, "ts": ts, **event})
+            log.append(redactor.event({"id": new_id(), "runId": run_id, "ts": ts, **event}))
         written = log.flush()
     finally:
         log.close()
