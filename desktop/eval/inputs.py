@@ -13,6 +13,7 @@ from pathlib import Path
 
 from desktop.disk.paths import cannot_make, runs_dir
 from desktop.eval.index import INDEX_FILE, EvalIndex
+from desktop.eval.resume_inputs import changed_inputs
 from desktop.eval.suite import Case, Suite, SuiteLoadError, load_suite, workspace_dir
 from desktop.graph.document import WorkflowDocument
 from desktop.runtime.agent_env import _allowed
@@ -167,6 +168,8 @@ def make_plan(suite_path: str | os.PathLike[str], baseline: str | os.PathLike[st
                                   f"{previous.suite!r} with cases {previous.case_ids} and "
                                   f"repeat {previous.repeat}; resume it with the same "
                                   "suite, --case and --repeat"])
+        if changed := changed_inputs(target, Path(suite_path), paths):
+            raise EvalInputError(changed)
         index = previous
     else:
         index = EvalIndex.new(suite.name, {s: d.name for s, d in final_docs.items()},

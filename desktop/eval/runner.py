@@ -38,6 +38,7 @@ from desktop.eval.failures import Failure, runner_failure
 from desktop.eval.index import EvalIndex, VersionRun, read_case_status
 from desktop.eval.inputs import EvalPlan
 from desktop.eval.portable import Scrubber
+from desktop.eval.resume_inputs import SUITE_COPY, workflow_copy
 from desktop.wording import plural
 
 DEFAULT_LIMITS = RunLimits(max_body_bytes=10 * 1024 * 1024, max_inline_snippet_bytes=2048,
@@ -233,10 +234,12 @@ class EvalRunner:
 def copy_inputs(plan: EvalPlan) -> None:
     """The suite and both workflows, copied into OUT for the record."""
     plan.out.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(plan.suite_path, plan.out / "suite.yaml")
-    for side, path in plan.workflow_paths.items():
-        (plan.out / "workflows").mkdir(exist_ok=True)
-        shutil.copyfile(path, plan.out / "workflows" / f"{side}.flow.yaml")
+    copies = [(plan.suite_path, plan.out / SUITE_COPY)]
+    copies += [(path, workflow_copy(plan.out, side)) for side, path in plan.workflow_paths.items()]
+    for source, copy in copies:
+        copy.parent.mkdir(exist_ok=True)
+        if not (copy.exists() and copy.samefile(source)):  # resumed from OUT's own copy
+            shutil.copyfile(source, copy)
 
 
 async def run_eval(plan: EvalPlan, options: RunOptions,
