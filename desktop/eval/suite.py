@@ -54,6 +54,11 @@ SUITE_VERSION = 1
 CASE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 RESERVED_CASE_IDS = frozenset({"run", "evaluation", "comparison", "assets", "runs"})
 """Ids that would collide with the files and folders beside the case files."""
+MOST_SECONDS = 365 * 24 * 3600.0
+"""The longest time limit, a year, as ``--timeout-sec`` allows: a longer one only
+overflows where it is stored (the milliseconds of the evaluation's records)."""
+MOST_COUNT = 2**53
+"""The largest whole number a JSON record holds exactly (and every JSON reader takes)."""
 
 
 class SuiteLoadError(Exception):
@@ -81,6 +86,11 @@ def _inside(value: str) -> str:
 
 Regex = Annotated[str, Field(min_length=1), AfterValidator(_regex)]
 InsidePath = Annotated[str, Field(min_length=1), AfterValidator(_inside)]
+# Every number is bounded: ``inf`` would be stored as null (a check then unknown to the
+# evaluator) and a huge one fails the run after its cases ran, where it is written.
+Seconds = Annotated[float, Field(gt=0, le=MOST_SECONDS, allow_inf_nan=False)]
+Count = Annotated[int, Field(ge=1, le=MOST_COUNT)]
+Dollars = Annotated[float, Field(ge=0, le=MOST_COUNT, allow_inf_nan=False)]
 
 
 class _Strict(BaseModel):
@@ -96,7 +106,7 @@ class CommandCheck(_Check):
 
     type: Literal["command"] = "command"
     run: str = Field(min_length=1)
-    timeout_sec: float = Field(120.0, alias="timeoutSec", gt=0)
+    timeout_sec: Seconds = Field(120.0, alias="timeoutSec")
 
 
 class FileExistsCheck(_Check):
@@ -125,7 +135,7 @@ class ToolCalledCheck(_Check):
     type: Literal["toolCalled"] = "toolCalled"
     tool: str = Field(min_length=1)
     args_pattern: Regex | None = Field(None, alias="argsPattern")
-    min: int = Field(1, ge=1)
+    min: Count = 1
 
 
 class ToolNotCalledCheck(_Check):
@@ -140,14 +150,14 @@ class MaxTurnsCheck(_Check):
     """The case's run took at most ``max`` turns (all nodes together)."""
 
     type: Literal["maxTurns"] = "maxTurns"
-    max: int = Field(ge=1)
+    max: Count
 
 
 class MaxCostUsdCheck(_Check):
     """The agents reported at most ``max`` US dollars of model cost."""
 
     type: Literal["maxCostUsd"] = "maxCostUsd"
-    max: float = Field(ge=0)
+    max: Dollars
 
 
 CHECK_MODELS: dict[str, type[_Check]] = {
@@ -191,16 +201,16 @@ class Case(_Strict):
     task: str = Field(min_length=1)
     workspace: str | None = None
     checks: list[Check] = Field(default_factory=list)
-    timeout_sec: float | None = Field(None, alias="timeoutSec", gt=0)
+    timeout_sec: Seconds | None = Field(None, alias="timeoutSec")
     tags: list[str] = Field(default_factory=list)
 
 
 class Suite(_Strict):
-    version: int = SUITE_VERSION
+    version: Count = SUITE_VERSION
     name: str = Field(min_length=1)
     description: str = ""
-    timeout_sec: float | None = Field(None, alias="timeoutSec", gt=0,
-                                      description="Default time limit of each case.")
+    timeout_sec: Seconds | None = Field(None, alias="timeoutSec",
+                                        description="Default time limit of each case.")
     cases: list[Case] = Field(min_length=1)
 
     def case(self, case_id: str) -> Case:
@@ -248,7 +258,7 @@ def parse_suite(data: bytes | str, source: str = "<string>", base: Path | None =
     except ValidationError as exc:
         problems += _validation_problems(exc)
     version = raw.get("version", SUITE_VERSION)
-    if isinstance(version, int) and version > SUITE_VERSION:
+    if isinstance(version, int) and SUITE_VERSION < version <= MOST_COUNT:
         problems.append(Problem("version", f"this suite is format version {version}; this "
                                 f"program reads version {SUITE_VERSION}",
                                 "use a newer Agent Canvas"))
@@ -297,14 +307,21 @@ def _validation_problems(exc: ValidationError) -> list[Problem]:
     problems = []
     for err in exc.errors():
         loc = list(err["loc"])
+        check_type = None
         # A discriminated union puts the chosen tag in the path: checks[0].command.run
         for i in range(len(loc) - 1):
             if loc[i] == "checks" and i + 2 < len(loc) and loc[i + 2] in CHECK_MODELS:
-                del loc[i + 2]
+                check_type = loc.pop(i + 2)
                 break
         kind = err["type"]
         where = format_path(tuple(loc))
-        if kind == "union_tag_invalid":
+        if kind in _RANGE_ERRORS:
+            problems.append(_range_problem(where, loc[-1], check_type, err.get("input")))
+        elif kind == "too_short" and loc == ["cases"]:
+            problems.append(Problem(where, "a suite needs at least one case",
+                                    "add one below `cases:`, such as `- {id: first, task: "
+                                    "Add a README.}`"))
+        elif kind == "union_tag_invalid":
             got = (err.get("ctx") or {}).get("tag")
             problems.append(Problem(where + ".type", f"unknown check type {got!r}",
                                     _close(str(got), CHECK_TYPES)))
@@ -324,6 +341,24 @@ def _validation_problems(exc: ValidationError) -> list[Problem]:
                 message = problem.message.removeprefix("Value error, ")
                 problems.append(Problem(problem.location, message, problem.hint))
     return problems
+
+
+_RANGE_ERRORS = frozenset({"greater_than", "greater_than_equal", "less_than",
+                           "less_than_equal", "finite_number", "int_parsing_size"})
+
+
+def _range_problem(where: str, field: Any, check_type: Any, got: Any) -> Problem:
+    """A number out of its field's bounds, with the bounds in the fix."""
+    shown = got if isinstance(got, str) else repr(got)  # YAML reads 1e308 as text
+    shown = shown if len(shown) <= 30 else f"{shown[:27]}..."
+    if field == "timeoutSec":
+        return Problem(where, f"{shown} is not a time limit", "give a positive number of "
+                       f"seconds up to {MOST_SECONDS:.0f} (a year), such as 300")
+    if check_type == "maxCostUsd":
+        return Problem(where, f"{shown} is not an amount of money",
+                       f"give a number of US dollars from 0 to {MOST_COUNT}, such as 0.5")
+    return Problem(where, f"{shown} is out of range",
+                   f"give a whole number from 1 to {MOST_COUNT}")
 
 
 def _plain(err: Any, loc: list[Any]) -> Any:
