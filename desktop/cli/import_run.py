@@ -19,6 +19,7 @@ from desktop.cli.normalize import (
     stream_problem,
 )
 from desktop.cli.runs import add_data_dir
+from desktop.cli.stream_guess import unrecognised
 from desktop.contract.base import new_id, utc_now
 from desktop.disk.atomic import atomic_write_bytes, atomic_write_text
 from desktop.disk.keychain import keyring_env
@@ -57,7 +58,8 @@ def import_stream(provider: str, path: Path, data: Path, label: str | None = Non
     """Write a run folder for the stream in ``path``; returns the folder."""
     run_id, node_id, turn_id, agent_run_id = new_id(), new_id(), new_id(), new_id()
     events, parser = normalize(provider, read_lines(path), run_id, node_id)
-    problem = stream_problem(path, parser)
+    problem = stream_problem(path, parser) or unrecognised(path, provider, events,
+                                                            parser.objects)
     if problem:
         raise ImportRefused(problem)
     redactor = Redactor.from_env(keyring_env(), data_dir=data)

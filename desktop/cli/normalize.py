@@ -1,8 +1,9 @@
 """``agent-canvas normalize --provider claude|codex|gemini FILE``: a recorded agent
 stream as contract events, one JSON object per line.
 
-Exit codes: 0 done (problems in the stream are reported as events), 2 bad input (an
-empty file, or one with no JSON object on any line).
+Exit codes: 0 done (problems in the stream are reported as events; a stream no line of
+which the provider's reader recognises gets a note naming the provider that does), 2 bad
+input (an empty file, or one with no JSON object on any line).
 """
 
 import argparse
@@ -13,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from desktop.cli.stream_guess import unrecognised
 from desktop.contract.base import new_id, utc_now
 from desktop.providers.parsers import PARSERS, parser_for
 from desktop.providers.parsers.common import NIL_RUN_ID
@@ -106,6 +108,10 @@ def cmd_normalize(args: argparse.Namespace) -> int:
     for event in events:
         out.write(orjson.dumps(event) + b"\n")
     out.flush()
+    # the raw lines are still what was asked for; the note says why nothing else came
+    mismatch = unrecognised(args.file, args.provider, events, parser.objects)
+    if mismatch:
+        print(f"note: {mismatch}", file=sys.stderr)
     if parser.unparsed:
         print(f"note: {plural(parser.unparsed, 'line')} "
               f"{'was' if parser.unparsed == 1 else 'were'} not JSON (kept as node.log events)",
