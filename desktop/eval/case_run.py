@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from desktop.eval.failures import Failure, classify_failure
 from desktop.eval.portable import Scrubber, scrub_tree
 from desktop.eval.suite import WORKSPACE_CHECKS, Case, check_label
 from desktop.graph.document import WorkflowDocument
+from desktop.providers.redact import Redactor
 from desktop.views.reader import EventReader
 
 POLL_SEC = 0.1
@@ -108,8 +108,9 @@ async def run_attempt(doc: WorkflowDocument, case: Case, source: Path | None, da
             raise
         return await _finish_attempt(engine, case, run_dir, workspace, before,
                                      timeout_sec, assets, limits, started)
-    finally:  # the kept run folder names no absolute path (desktop.eval.portable)
-        await asyncio.to_thread(scrub_tree, run_dir, Scrubber(data_dir))
+    finally:  # the kept run folder names no absolute path (desktop.eval.portable); the
+        # engine redacted its own files, and the workspace is the agents' work, kept as is
+        await asyncio.to_thread(scrub_tree, run_dir, Scrubber(data_dir, Redactor()))
 
 
 async def _finish_attempt(engine: Any, case: Case, run_dir: Path,
@@ -149,8 +150,6 @@ def final_output(attempt: Attempt) -> dict[str, Any]:
             parsed = orjson.loads(stripped)
             if isinstance(parsed, dict):
                 content, content_type = parsed, "json"
-    from desktop.providers.redact import Redactor
-
     return {"content_type": content_type, "content": content, "output_hash": short_hash(text),
             "redactions_applied": ["secret_env_values"] if Redactor.MARK in text else []}
 
@@ -181,7 +180,7 @@ def case_body(attempt: Attempt, case: Case, data_dir_rel: str, assets: AssetStor
         body["run_folder"] = f"{data_dir_rel}/runs/{attempt.run_dir.name}"
     if attempt.patch:
         item = assets.write(case.id, "diff.patch", attempt.patch, "other")
-        body["diff"] = {"href": item.href, "sha256": hashlib.sha256(attempt.patch).hexdigest(),
+        body["diff"] = {"href": item.href, "sha256": item.sha256,
                         "files": stats.files, "insertions": stats.insertions,
                         "deletions": stats.deletions}
     return body

@@ -8,7 +8,9 @@ written, and once each kept engine run has ended (:func:`scrub_tree`), every
 occurrence of the evaluation folder's path becomes ``<eval>``, this program's folder
 ``<agent-canvas>``, the Python it runs on ``<python>`` (its environment
 ``<python-env>``), and the home folder ``~``; so the folder can be copied or moved
-anywhere and no file names where it used to be or whose machine made it.
+anywhere and no file names where it used to be or whose machine made it. The same
+pass removes secret values, as the engine's Redactor does in its run folders: the
+case's diff and check output come from the workspace, which the engine does not redact.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.disk.atomic import atomic_write_bytes
+from desktop.providers.redact import Redactor
 
 MARK = "<eval>"
 CACHE_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
@@ -48,12 +51,23 @@ def local_paths() -> dict[str, str]:
     return marks
 
 
-class Scrubber:
-    """Replaces the evaluation folder's path (as given and resolved) with ``<eval>``, and
-    this machine's other paths (:func:`local_paths`) with their marks; longest first, so
-    a folder inside another gets its own mark."""
+def engine_redactor(root: Path) -> Redactor:
+    """The Redactor the engine uses for the runs of data folder ``root`` (the secrets of
+    this environment and the keyring, the user's secret-name patterns): what it removes
+    from the run folders is removed from the evaluation's own files too."""
+    from desktop.disk.keychain import keyring_env
 
-    def __init__(self, root: Path):
+    return Redactor.from_env(keyring_env(), data_dir=root)
+
+
+class Scrubber:
+    """Replaces every secret value (:func:`engine_redactor`) with ``[REDACTED]``, the
+    evaluation folder's path (as given and resolved) with ``<eval>``, and this machine's
+    other paths (:func:`local_paths`) with their marks; longest first, so a folder inside
+    another gets its own mark."""
+
+    def __init__(self, root: Path, redactor: Redactor | None = None):
+        self.redactor = engine_redactor(root) if redactor is None else redactor
         marks = local_paths()
         marks.update({form: MARK for form in _forms(root) if len(form) > 1})
         self._texts = sorted(marks.items(), key=lambda pair: len(pair[0]), reverse=True)
@@ -61,6 +75,7 @@ class Scrubber:
         self.changed = False
 
     def text(self, value: str) -> str:
+        value = self.redactor.text(value)
         for form, mark in self._texts:
             if form in value:
                 value = value.replace(form, mark)
@@ -68,6 +83,7 @@ class Scrubber:
         return value
 
     def data(self, value: bytes) -> bytes:
+        value = self.redactor.data(value)
         for form, mark in self._bytes:
             if form in value:
                 value = value.replace(form, mark)

@@ -185,7 +185,10 @@ class EvalRunner:
         if failure is None and attempt is not None:
             fields = ok_fields(attempt)
             final = fields["final_output"]
-            if scrub.obj(final["content"]) != final["content"]:
+            if scrub.redactor.event(final["content"]) != final["content"] and \
+                    "secret_env_values" not in final["redactions_applied"]:
+                final["redactions_applied"].append("secret_env_values")
+            if scrub.obj(final["content"]) != scrub.redactor.event(final["content"]):
                 final["redactions_applied"].append("eval_folder_path")
             data = scrub.obj({**envelope, "status": "ok", **fields, **body})
             try:
