@@ -6,6 +6,8 @@ are its own fields and its ``nodeConfigs`` entry (under ``config.``); the workfl
 settings are its top-level fields. Positions, sticky notes and groups are only
 drawing, so they are never a difference. A missing node config or ``extra`` key reads
 like its default: a file that spells a default out says the same as one that omits it.
+What differs inside the workflows subflow nodes run is in ``subflows``
+(:mod:`desktop.graph.subflow_diff` fills it in from the files).
 """
 
 from __future__ import annotations
@@ -51,6 +53,19 @@ class EdgeDiff:
 
 
 @dataclass(frozen=True)
+class SubflowDiff:
+    """What differs in the workflow subflow node ``id`` runs on each side (``old_file``,
+    ``new_file``: where each was read)."""
+
+    id: str
+    label: str
+    flow: str
+    old_file: str
+    new_file: str
+    diff: FlowDiff
+
+
+@dataclass(frozen=True)
 class FlowDiff:
     """The difference from an old workflow to a new one, in document order."""
 
@@ -61,13 +76,15 @@ class FlowDiff:
     removed_edges: tuple[EdgeDiff, ...] = ()
     changed_edges: tuple[EdgeDiff, ...] = ()
     settings: tuple[Change, ...] = ()
+    subflows: tuple[SubflowDiff, ...] = ()
+    """Subflow nodes on both sides whose workflows differ (only those)."""
 
     @property
     def same(self) -> bool:
-        """Whether the two workflows describe the same graph and settings."""
+        """Whether the two workflows describe the same graph and settings, subflows too."""
         return not any((self.added_nodes, self.removed_nodes, self.changed_nodes,
                         self.added_edges, self.removed_edges, self.changed_edges,
-                        self.settings))
+                        self.settings, self.subflows))
 
     def node_changes(self, node_id: str) -> tuple[Change, ...]:
         """What changed in node ``node_id`` (nothing when it did not change)."""
@@ -92,6 +109,9 @@ class FlowDiff:
                       "removed": [edge(e) for e in self.removed_edges],
                       "changed": [edge(e) for e in self.changed_edges]},
             "workflow": [asdict(c) for c in self.settings],
+            "subflows": [{"node": f.id, "label": f.label, "flow": f.flow,
+                          "old": f.old_file, "new": f.new_file, "diff": f.diff.to_json()}
+                         for f in self.subflows],
         }
 
 

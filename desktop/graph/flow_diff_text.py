@@ -42,6 +42,9 @@ def diff_lines(diff: FlowDiff) -> list[str]:
     lines += [f"+ {_edge_name(e)}" for e in diff.added_edges]
     lines += [f"- {_edge_name(e)}" for e in diff.removed_edges]
     lines += [f"~ edge {e.id}: {change_text(c)}" for e in diff.changed_edges for c in e.changes]
+    for sub in diff.subflows:  # what the subflow node runs, indented under its name
+        lines.append(f"~ subflow {sub.id} ({sub.flow}):")
+        lines += [f"    {line}" for line in diff_lines(sub.diff)]
     return lines
 
 
@@ -58,6 +61,8 @@ def summary(diff: FlowDiff) -> str:
             parts.append(f"{noun}: {', '.join(words)}")
     if diff.settings:
         parts.append(f"workflow settings: {len(diff.settings)} changed")
+    if diff.subflows:
+        parts.append(f"subflows: {len(diff.subflows)} changed")
     return "; ".join(parts) or "no differences"
 
 
