@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QMouseEvent
+from PySide6.QtGui import QMouseEvent, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from desktop.graph.document import WorkflowDocument
@@ -71,13 +71,42 @@ class Breadcrumb(QWidget):
 
 
 class InnerView(CanvasView):
-    """A look-only canvas: no edits; a double-click on a subflow node opens it."""
+    """A look-only canvas: no edits; a double-click on a subflow node opens it.
+
+    It is opened before the layout gives it its size, so it fits the graph again each
+    time its size changes, until the person zooms or pans it themselves."""
 
     subflowOpened = Signal(str)
 
     def __init__(self, scene: CanvasScene) -> None:
         super().__init__(scene)
         self.setInteractive(False)
+        self.fits_itself = True
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.fits_itself:
+            self.fit()
+
+    def zoom_in(self) -> None:
+        self.fits_itself = False
+        super().zoom_in()
+
+    def zoom_out(self) -> None:
+        self.fits_itself = False
+        super().zoom_out()
+
+    def reset_zoom(self) -> None:
+        self.fits_itself = False
+        super().reset_zoom()
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        self.fits_itself = False
+        super().wheelEvent(event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        self.fits_itself = False
+        super().mousePressEvent(event)
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         scene = self.scene()
@@ -104,6 +133,7 @@ class SubflowPane(QWidget):
     """A breadcrumb and the inner graph of the deepest subflow opened."""
 
     closed = Signal()  # back at the top: show the workflow's own canvas again
+    zoomChanged = Signal(float)  # the zoom of the inner graph on screen
 
     def __init__(self, theme: Theme, top_title: Callable[[], str],
                  parent: QWidget | None = None) -> None:
@@ -145,6 +175,7 @@ class SubflowPane(QWidget):
         if self.level is not None:
             self.level.view.hide()
         self.levels.append(Level(title, view, file, scope, overlay))
+        view.zoomChanged.connect(self.zoomChanged)
         self.box.addWidget(view, 1)
         self._show_path()
         self.show()
@@ -168,6 +199,7 @@ class SubflowPane(QWidget):
         if self.level is not None:
             self.level.view.show()
             self._show_path()
+            self.zoomChanged.emit(self.level.view.zoom())
             return
         self.hide()
         self.closed.emit()

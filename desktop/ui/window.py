@@ -283,7 +283,9 @@ class EditorWindow(QMainWindow):
         self.subflows.closed.connect(self.view.show)
         self.scene.connectionDroppedOnEmpty.connect(self.pickers.quick_add_connected)
         self.view.quickAddRequested.connect(self.pickers.quick_add_at)
-        self.view.zoomChanged.connect(lambda z: self.zoom_label.setText(f"{round(z * 100)}%"))
+        self.view.zoomChanged.connect(self._show_zoom)
+        self.subflows.zoomChanged.connect(self._show_zoom)
+        self.subflows.closed.connect(lambda: self._show_zoom(self.view.zoom()))
         self.palette_panel.activated.connect(self.pickers.add_from_palette)
         self.problems.selectRequested.connect(self._select_and_show)
         self.problems.problemsChanged.connect(self._on_problems)
@@ -309,6 +311,9 @@ class EditorWindow(QMainWindow):
     def show_error(self, title: str, text: str) -> None:
         """Say in a warning box why something could not be done."""
         QMessageBox.warning(self, title, text)
+
+    def _show_zoom(self, zoom: float) -> None:
+        self.zoom_label.setText(f"{round(zoom * 100)}%")
 
     def open_subflow(self, node_id: str) -> bool:
         """Show the graph inside subflow node ``node_id``, with a breadcrumb back."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from desktop.ui.canvas.view import CanvasView
     from desktop.ui.window import EditorWindow
 
 
@@ -18,30 +19,36 @@ class ViewCommands:
     def __init__(self, window: EditorWindow) -> None:
         self.window = window
 
+    def shown(self) -> CanvasView:
+        """The canvas on screen: the deepest subflow opened, else the workflow's own."""
+        level = self.window.subflows.level
+        return level.view if level is not None else self.window.view
+
     def zoom_in(self) -> None:
         """Zoom in one step."""
-        self.window.view.zoom_in()
+        self.shown().zoom_in()
 
     def zoom_out(self) -> None:
         """Zoom out one step."""
-        self.window.view.zoom_out()
+        self.shown().zoom_out()
 
     def zoom_reset(self) -> None:
         """Back to actual size."""
-        self.window.view.reset_zoom()
+        self.shown().reset_zoom()
 
     def fit(self) -> None:
-        """Show the whole workflow."""
-        self.window.view.fit()
+        """Show the whole graph on screen."""
+        self.shown().fit()
 
     def fit_selection(self) -> None:
-        """Show the selected nodes as large as they fit."""
-        scene = self.window.scene
+        """Show the selected nodes as large as they fit (all of them when none is)."""
+        view = self.shown()
+        scene = view.canvas()
         rect = None
         for node_id in scene.selected_node_ids():
             r = scene.nodes[node_id].sceneBoundingRect()
             rect = r if rect is None else rect.united(r)
-        self.window.view.fit(rect)
+        view.fit(rect)
 
     def open_subflow(self) -> None:
         """Show the graph inside the one selected subflow node."""

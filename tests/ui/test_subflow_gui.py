@@ -72,6 +72,31 @@ def test_the_open_subflow_command_opens_the_selected_one(editor_window: EditorWi
     assert editor_window.view.isVisible()
 
 
+def test_an_opened_subflow_fits_its_real_size_and_the_view_commands_act_on_it(
+        editor_window: EditorWindow, qtbot):
+    assert editor_window.files.open_path(EXAMPLE)
+    assert editor_window.open_subflow("review")
+    inner = editor_window.subflows.level.view
+    qtbot.waitUntil(lambda: inner.viewport().width() > 600)
+    # two cards in a window this size fit at full size, names readable (not the overview)
+    qtbot.waitUntil(lambda: abs(inner.zoom() - 1.0) < 1e-6)
+    shown = inner.viewport().rect()
+    for card in inner.canvas().nodes.values():
+        assert shown.contains(inner.mapFromScene(card.sceneBoundingRect()).boundingRect())
+    label = editor_window.zoom_label
+    editor_window.actions_["zoom_out"].trigger()
+    assert inner.zoom() < 1.0 and editor_window.view.zoom() == 1.0
+    assert label.text() == f"{round(inner.zoom() * 100)}%"
+    editor_window.actions_["fit"].trigger()
+    assert abs(inner.zoom() - 1.0) < 1e-6 and label.text() == "100%"
+    editor_window.actions_["zoom_out"].trigger()
+    editor_window.resize(1300, 820)  # a zoom the person chose is kept as the window changes
+    qtbot.waitUntil(lambda: inner.viewport().width() > 640)
+    assert inner.zoom() < 1.0
+    editor_window.subflows.back_to(0)
+    assert label.text() == f"{round(editor_window.view.zoom() * 100)}%"
+
+
 def test_a_subflow_without_a_saved_file_says_why_it_cannot_open(editor_window: EditorWindow):
     editor_window.editor.model.reset(load_workflow(EXAMPLE).model_copy())
     assert editor_window.file.path is None
