@@ -59,7 +59,7 @@ class AssetStore:
         return f"{ASSETS}/{case_id}/{name}"
 
     def write(self, case_id: str, name: str, data: bytes, kind: str) -> ManifestItem:
-        """Store ``data`` (the evaluation folder's path scrubbed) as
+        """Store ``data`` (secrets redacted, this machine's paths marked: portable.Scrubber) as
         ``assets/<caseId>/<name>``; its manifest item."""
         if self.scrubber is not None:
             data = self.scrubber.data(data)

@@ -26,7 +26,7 @@ from desktop.eval.assets import AssetStore
 from desktop.eval.checks import check_spec, run_workspace_check
 from desktop.eval.digest import Digester, RunDigest, short_hash
 from desktop.eval.failures import Failure, classify_failure
-from desktop.eval.portable import Scrubber, scrub_tree
+from desktop.eval.portable import Scrubber, scrub_prompts
 from desktop.eval.suite import WORKSPACE_CHECKS, Case, check_label
 from desktop.graph.document import WorkflowDocument
 from desktop.providers.redact import Redactor
@@ -108,9 +108,9 @@ async def run_attempt(doc: WorkflowDocument, case: Case, source: Path | None, da
             raise
         return await _finish_attempt(engine, case, run_dir, workspace, before,
                                      timeout_sec, assets, limits, started)
-    finally:  # the kept run folder names no absolute path (desktop.eval.portable); the
-        # engine redacted its own files, and the workspace is the agents' work, kept as is
-        await asyncio.to_thread(scrub_tree, run_dir, Scrubber(data_dir, Redactor()))
+    finally:  # the prompts name no absolute path (desktop.eval.portable); the engine
+        # redacted them, and the run's records and workspace stay as the run wrote them
+        await asyncio.to_thread(scrub_prompts, run_dir, Scrubber(data_dir, Redactor()))
 
 
 async def _finish_attempt(engine: Any, case: Case, run_dir: Path,
