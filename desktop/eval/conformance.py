@@ -30,15 +30,14 @@ from pydantic import TypeAdapter, ValidationError
 
 from desktop.contract.artifacts import (
     AssetsManifest,
-    CaseArtifact,
     FailureMeta,
     RunArtifact,
     event_index,
     is_relative_path,
 )
+from desktop.eval.artifact_rules import RuleProblem, case_rules, validation_problems
 from desktop.eval.index import SIDES
 
-CASES: TypeAdapter[Any] = TypeAdapter(CaseArtifact)
 SKIP = frozenset({"evaluation.json"})
 
 
@@ -52,11 +51,18 @@ class Checker:
                                 reverse=True)
 
     def bad(self, path: Path, field: str, message: str) -> None:
-        where = path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) \
-            else str(path)
-        self.violations.append(f"{where}: {field + ': ' if field else ''}{message}")
+        self.problem(path, RuleProblem(field, message))
 
-    def load(self, path: Path) -> Any:
+    def problem(self, path: Path, problem: RuleProblem) -> None:
+        self.violations.append(f"{self.where(path)}: {problem}")
+
+    def where(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) \
+            else str(path)
+
+    def load(self, path: Path, schema: bool = True) -> Any:
+        """The JSON object in ``path``, None when it is none; ``schema``: whether a missing
+        ``schema_version`` is reported here (a case file's rules report it)."""
         try:
             data = orjson.loads(path.read_bytes())
         except OSError as exc:
@@ -68,7 +74,7 @@ class Checker:
         if not isinstance(data, dict):
             self.bad(path, "", "must be a JSON object")
             return None
-        if not isinstance(data.get("schema_version"), str):
+        if schema and not isinstance(data.get("schema_version"), str):
             self.bad(path, "schema_version", "missing — every JSON file names its schema")
         self.no_absolute(path, data)
         return data
@@ -79,9 +85,8 @@ class Checker:
                 return model.validate_python(data)
             return model.model_validate(data)
         except ValidationError as exc:
-            for err in exc.errors():
-                loc = ".".join(str(p) for p in err["loc"] if not _is_tag(p))
-                self.bad(path, *_problem(err, loc, data))
+            for problem in validation_problems(exc, data):
+                self.problem(path, problem)
             return None
 
     def no_absolute(self, path: Path, data: Any) -> None:
@@ -113,7 +118,7 @@ class Checker:
             if path.name in SKIP:
                 self.load(path)
                 continue
-            case_id = self.case(path, folder, model, manifest)
+            case_id = self.case(path, folder, side, model, manifest)
             if case_id:
                 seen.add(case_id)
         for case_id in model.selected_case_ids if model is not None else []:
@@ -121,18 +126,22 @@ class Checker:
                 self.bad(folder / f"{case_id}.json", "", "missing — run.json selects this "
                                                          "case, so its case file is required")
 
-    def case(self, path: Path, folder: Path, run: RunArtifact | None,
+    def case(self, path: Path, folder: Path, side: str | None, run: RunArtifact | None,
              manifest: dict[str, str]) -> str | None:
-        data = self.load(path)
+        data = self.load(path, schema=False)
         if data is None:
             return None
-        case = self.validate(path, CASES, data)
+        if side is not None:
+            version, said = side, f"it is in {side}/"
+        elif run is not None:
+            version, said = run.version, f"run.json says {run.version!r}"
+        else:
+            version, said = None, ""
+        case, problems = case_rules(path.name, data, version, said)
+        for problem in problems:
+            self.problem(path, problem)
         if case is None:
             return data.get("case_id") if isinstance(data.get("case_id"), str) else None
-        if path.stem != case.case_id:
-            self.bad(path, "case_id", f"{case.case_id!r} does not match the file name")
-        if run is not None and case.version != run.version:
-            self.bad(path, "version", f"{case.version!r} but run.json says {run.version!r}")
         if case.status == "ok":
             self.evidence(path, folder, case, manifest)
         else:
@@ -202,22 +211,6 @@ class Checker:
         for href in sorted(files):
             self.bad(path, "items", f"{href} is in assets/ but not listed")
         return listed
-
-
-def _problem(err: Any, loc: str, data: Any) -> tuple[str, str]:
-    """``(field, message)`` for one validation error; a field that is absent is "missing"."""
-    if err["type"] == "missing":
-        return loc, "missing — it is required"
-    if err["type"] == "status" and isinstance(data, dict) and "status" not in data:
-        return "status", "missing — a case file says 'ok' or 'runner_error'"
-    return loc, err["msg"].removeprefix("Value error, ")
-
-
-def _is_tag(part: Any) -> bool:
-    return isinstance(part, str) and (part in ("ok", "runner_error", "other") or
-                                      part.startswith("function-") or
-                                      part in ("tool_call", "tool_result", "retrieval",
-                                               "final_output"))
 
 
 _PATH_FIELDS = frozenset({"run_folder", "href", "output_href", "workflow_file", "file",

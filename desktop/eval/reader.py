@@ -2,8 +2,11 @@
 
 A result folder holds ``baseline/<runId>/`` and ``new/<runId>/`` version
 directories (as ``eval run`` writes them, or any runner that follows the
-contract). A missing ``run.json``, a case file that is not JSON or not a case
-becomes a problem naming the file; it never stops the evaluation of the rest.
+contract). A missing ``run.json``, a case file that is not JSON or breaks a rule
+of a case file (:mod:`desktop.eval.artifact_rules`, the rules ``check artifacts``
+applies: its shape, its name is its ``case_id``, its ``version`` is its side's)
+becomes a problem naming the file, the field and the fix; the file is left out, and
+it never stops the evaluation of the rest.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from desktop.eval.artifact_rules import case_rules
 from desktop.eval.index import SIDES
 
 NOT_CASES = frozenset({"run.json", "evaluation.json"})
@@ -102,21 +106,12 @@ def read_version(side: str, folder: Path) -> VersionDir:
         if problem:
             version.problems.append(problem + " — the case is left out")
             continue
-        if not isinstance(data, dict) or data.get("schema_version") != "case.v1":
-            version.problems.append(f"{shown}: schema_version: "
-                                    f"{_not('case.v1', data, 'schema_version')} — left out")
+        case, problems = case_rules(path.name, data, side, f"it is in {side}/")
+        if case is None:
+            version.problems += [f"{shown}: {p}; the file is left out" for p in problems]
             continue
-        case_id = data.get("case_id")
-        if not isinstance(case_id, str) or not case_id:
-            what = "missing" if "case_id" not in data else "must be a non-empty string"
-            version.problems.append(f"{shown}: case_id: {what} — left out")
-            continue
-        if case_id in version.cases:
-            version.problems.append(f"{shown}: case_id: {case_id!r} also in "
-                                    f"{version.files[case_id]} — left out")
-            continue
-        version.cases[case_id] = data
-        version.files[case_id] = path.name
+        version.cases[case.case_id] = data
+        version.files[case.case_id] = path.name
     return version
 
 
