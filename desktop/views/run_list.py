@@ -107,10 +107,13 @@ def waiting_on_you(state: RunState) -> list[dict[str, Any]]:
 
 def _step_awaited(state: RunState) -> dict[str, Any] | None:
     """An INTERACTIVE run with work queued and no turn under way waits for a person to
-    press Step: named, so a run whose tab was closed is not lost from sight."""
+    press Step: named, so a run whose tab was closed is not lost from sight. A subflow
+    node is running for as long as its inside is, turn by turn at Step, so only agent
+    nodes (at any depth) say whether a turn is under way."""
     if state.mode != Mode.INTERACTIVE or str(state.status) != "running":
         return None
-    if any(str(node.status) in ("running", "blocked") for node in state.nodes.values()):
+    if any(str(node.status) in ("running", "blocked") for node in state.nodes.values()
+           if node.subflow is None):
         return None
     queued = [(node_id, len(items)) for node_id, items in state.inboxes.items() if items]
     if not queued:

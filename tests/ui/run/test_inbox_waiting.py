@@ -5,6 +5,8 @@ stopped it is gone."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from desktop.graph.io import document_data, loads_workflow
@@ -100,6 +102,36 @@ def test_a_run_of_another_client_waiting_for_step_is_in_the_inbox_until_it_moves
 
     qloop.run_until_complete(stop())
     assert not any("Waiting for Step: " in r for r in inbox.row_texts())
+
+
+def test_a_run_waiting_for_step_inside_a_subflow_is_in_the_inbox(
+        window, qloop, until, own_service) -> None:
+    """The next turn is the subflow's inner Reviewer while the Review node runs its inside:
+    the run still waits on you, and the inbox and its badge say so."""
+    inbox = window.run_panels.approvals
+    example = Path(__file__).resolve().parents[3] / "resources" / "examples" / \
+        "subflow-review.flow.yaml"
+
+    async def waits_inside() -> str:
+        async with own_service.info.client() as client:
+            run = await client.create_run(workflow_path=str(example), mode="INTERACTIVE")
+            for node in ("Writer", "Review"):
+                await until(lambda node=node: any(r.startswith(f"{node}: Waiting for Step: ")
+                                                  for r in inbox.row_texts()), 60)
+                await client.step(run["id"])
+            await until(lambda: any(r.startswith("Reviewer: Waiting for Step: ")
+                                    for r in inbox.row_texts()), 60)
+            return run["id"]
+
+    run_id = qloop.run_until_complete(waits_inside())
+    assert f"({inbox.count()})" in inbox.badge.text() and inbox.count() >= 1
+
+    async def stop() -> None:
+        async with own_service.info.client() as client:
+            await client.patch_run(run_id, status="stopped")
+        await until(lambda: not inbox.waiting(), 60)
+
+    qloop.run_until_complete(stop())
 
 
 def test_the_stall_banner_is_as_tall_as_its_repeated_outputs(qtbot) -> None:
