@@ -188,9 +188,13 @@ class Overrun:
         return f"{limit_text(self.limit, self.used)} of {limit_text(self.limit, self.budget)}"
 
     def suggested(self) -> float:
-        """A new limit to offer: twice the old one, and above what is already used."""
-        value = max(self.budget * 2, self.used * 1.5)
-        return float(math.ceil(value)) if self.limit != "maxCostUsd" else round(value, 2)
+        """A new limit to offer: twice the old one, and room for the stopped turn to
+        spend again what it spent (resuming starts it over, and what it spent stays
+        counted; no turn spent more than ``used``), with a quarter to spare."""
+        value = max(self.budget * 2, self.used * 2.5)
+        if self.limit == "maxCostUsd":
+            return math.ceil(value * 100) / 100  # whole cents, never below what it allows
+        return float(math.ceil(value))
 
 
 def overrun(state: dict[str, Any] | None) -> Overrun | None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from desktop.views.approval_text import attempt_line, merge_text, resolution_text
 from desktop.views.branches import merge_note
+from desktop.views.budget_meter import LIMIT_WORDS, limit_text
 from desktop.views.deciders import chosen_text, decider, decision_text
 from desktop.views.tool_calls import RunNotes
 
@@ -234,6 +235,9 @@ class Conversation:
             if kind == "run.stalled" and reason:
                 reason = f"repeated {reason}"
             self._add(Entry("system", seq, None, ts, str(reason), SYSTEM_TYPES[kind]))
+        elif kind == "run.budget_exceeded":
+            self._add(Entry("system", seq, node, ts, _over_budget(event),
+                            "Run paused over budget"))
         elif kind == "node.progress":
             merged = merge_note(str(event.get("message") or ""))
             if merged is not None:
@@ -263,3 +267,14 @@ class Conversation:
         if isinstance(info.get("latency"), float):
             entry.extra["latency"] = info["latency"]
         self._touch()
+
+
+def _over_budget(event: dict) -> str:
+    """``its tokens budget: 700 tokens of 500 tokens; the turn that spent it stopped``."""
+    limit = str(event.get("limit") or "")
+    figures = [event.get(k) for k in ("used", "budget")]
+    if limit not in LIMIT_WORDS or any(type(f) not in (int, float) for f in figures):
+        return "a budget limit was reached"
+    used, budget = (float(f) for f in figures)  # type: ignore[arg-type]
+    return (f"its {LIMIT_WORDS[limit]} budget: {limit_text(limit, used)} of "
+            f"{limit_text(limit, budget)}; the turn that spent it was stopped")

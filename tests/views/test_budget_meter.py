@@ -11,6 +11,7 @@ from desktop.views.budget_meter import (
     NEAR_LIMIT,
     OK,
     OVER,
+    Overrun,
     meter,
     node_meter,
     overrun,
@@ -101,3 +102,14 @@ def test_only_running_turns_with_a_time_limit_tick() -> None:
                              "n2": {"budget": {"maxTokens": 10}},
                              "n3": {"budget": {"maxWallSec": 60}}}}
     assert ticking(state) == ["n1"]
+
+
+@given(limit=st.sampled_from(["maxTokens", "maxCostUsd", "maxWallSec"]),
+       budget=st.floats(0.01, 1e9), over=st.floats(1.0, 50.0),
+       turn_share=st.floats(0.0, 1.0))
+def test_the_limit_offered_lets_the_stopped_turn_spend_as_much_again(
+        limit: str, budget: float, over: float, turn_share: float) -> None:
+    used = budget * over
+    offered = Overrun("n1", limit, budget, used).suggested()
+    again = used + used * turn_share  # resumed: the stopped turn starts over
+    assert offered > again and offered >= budget * 2

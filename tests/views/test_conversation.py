@@ -127,3 +127,19 @@ def test_a_resumed_run_reads_as_resumed_between_its_failure_and_what_came_after(
     assert [(e.title or e.text, e.text) for e in conv.entries] == [
         ("Run failed", "Coder: exit code 7"), ("Run resumed", "resumed from failed"),
         ("built", "built"), ("Run completed", "")]
+
+
+def test_a_run_paused_over_budget_reads_as_paused_between_the_spending_and_the_resume() -> None:
+    events = [{"type": "run.created", "nodes": {A: {"label": "Spender"}}},
+              {"type": "message.assistant.final", "nodeId": A, "text": "Spending."},
+              {"type": "run.budget_exceeded", "nodeId": A, "limit": "maxTokens",
+               "budget": 500, "used": 700, "usage": {"inputTokens": 700}},
+              {"type": "run.resumed", "reason": "budget raised"}]
+    conv = Conversation()
+    conv.extend([{"seq": i, "ts": "2026-01-01T00:00:00Z", **e} for i, e in enumerate(events, 1)])
+    assert [(e.title or e.text, e.text) for e in conv.entries] == [
+        ("Spending.", "Spending."),
+        ("Run paused over budget", "its tokens budget: 700 tokens of 500 tokens; the turn "
+                                   "that spent it was stopped"),
+        ("Run resumed", "budget raised")]
+    assert conv.visible(A)[1].node == A, "the pause shows with the node whose budget it was"

@@ -4,6 +4,8 @@ and resume, or to stop."""
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QDialog,
@@ -30,7 +32,8 @@ class RaiseLimitDialog(QDialog):
 
     def __init__(self, whose: str, found: Overrun, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(f"Raise the {found.what} limit of {whose}")
+        self.setWindowTitle("Raise a budget limit")
+        self.setMinimumWidth(460)
         unit, decimals = UNITS.get(found.limit, ("", 2))
         self.value = QDoubleSpinBox()
         self.value.setObjectName("newLimit")
@@ -38,8 +41,11 @@ class RaiseLimitDialog(QDialog):
         self.value.setRange(10.0 ** -decimals, 1e12)
         self.value.setSuffix(f" {unit}")
         self.value.setValue(found.suggested())
-        note = QLabel(f"Used so far: {limit_text(found.limit, found.used)}; the limit was "
-                      f"{limit_text(found.limit, found.budget)}.")
+        note = QLabel(f"<b>{escape(whose)}: {found.what} budget</b><br>Used so far: "
+                      f"{limit_text(found.limit, found.used)}; the limit was "
+                      f"{limit_text(found.limit, found.budget)}.<br>Resuming starts the "
+                      "stopped turn over and what it spent stays counted, so leave room "
+                      "for it to spend as much again.")
         note.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel)
