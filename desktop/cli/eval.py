@@ -7,11 +7,14 @@
       --resume finishes a killed evaluation in DIR
   eval evaluate DIR
       judge the checks and compare the sides: DIR/<side>/<runId>/evaluation.json
-      and DIR/comparison.json; --fail-on-regression exits 1 when a case regressed
+      and DIR/comparison.json; --fail-on-regression exits 1 when a case regressed,
+      3 when the evaluation is incomplete (a case file missing or unreadable)
   eval report DIR [-o FILE]
       one self-contained HTML file (default DIR/report.html)
 
-Exit codes: 0 done, 1 a regression (with --fail-on-regression), 2 bad input.
+Exit codes: 0 done, 1 a regression (with --fail-on-regression), 2 bad input,
+3 an incomplete evaluation: a case file (or a whole side) missing or unreadable, so
+a regression may hide in it (with --fail-on-regression; a regression found wins: 1).
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ from desktop.cli.output_arg import given_path
 from desktop.cli.seconds_arg import seconds
 from desktop.wording import plural
 
+EXIT_REGRESSION = 1
 EXIT_BAD_INPUT = 2
+EXIT_INCOMPLETE = 3
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -62,7 +67,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     e = actions.add_parser("evaluate", help="judge the checks and compare the two sides")
     e.add_argument("dir", metavar="DIR", help="the --out folder of `eval run`")
     e.add_argument("--fail-on-regression", action="store_true",
-                   help="exit 1 when any case regressed (for CI)")
+                   help="exit 1 when any case regressed, 3 when the evaluation is "
+                        "incomplete: a case file missing or unreadable (for CI)")
     e.add_argument("--json", action="store_true", help="print comparison.json to stdout")
     e.set_defaults(handler=evaluate_command)
 
@@ -128,8 +134,25 @@ def print_summary(comparison: dict, out=None) -> None:
     def rate(value: float | None) -> str:
         return "-" if value is None else f"{value:.0%}"
 
-    print(f"{comparison.get('suite') or 'suite'}: {plural(summary['cases'], 'case')}; pass rate "
-          f"baseline {rate(rates['baseline'])}, new {rate(rates['new'])}", file=out)
+    lacking = comparison.get("incomplete") or []  # none in a comparison.json before it
+    if not lacking:
+        print(f"{comparison.get('suite') or 'suite'}: {plural(summary['cases'], 'case')}; "
+              f"pass rate baseline {rate(rates['baseline'])}, new {rate(rates['new'])}",
+              file=out)
+    else:
+        from desktop.eval.completeness import describe, headline
+
+        def of(side: str) -> str:
+            n = sum(c[side]["samples"] for c in comparison["cases"])
+            gone = sum(e["side"] == side for e in lacking)
+            return f"{rate(rates[side])} ({n} of {n + gone})"
+
+        print(f"{comparison.get('suite') or 'suite'}: {plural(summary['cases'], 'case')}; "
+              f"{headline(lacking)}", file=out)
+        print(f"  pass rate over the case files present: baseline {of('baseline')}, "
+              f"new {of('new')}", file=out)
+        for line in describe(lacking):
+            print(f"  {line}", file=out)
     if "head_to_head" in summary:  # a comparison.json written before it had one
         from desktop.eval.head_to_head import describe
 
@@ -166,7 +189,9 @@ def evaluate_command(args: argparse.Namespace) -> int:
         print(f"wrote {Path(args.dir) / COMPARISON_FILE}; next: agent-canvas eval report "
               f"{args.dir}")
     if args.fail_on_regression and comparison["regressions"]:
-        return 1
+        return EXIT_REGRESSION
+    if args.fail_on_regression and comparison["incomplete"]:
+        return EXIT_INCOMPLETE
     return 0
 
 

@@ -7,7 +7,9 @@ sides' pass rates over the repeats with their 95 % intervals, the verdict (see
 :mod:`desktop.eval.stats`), which side did better (:mod:`desktop.eval.head_to_head`:
 the summary's win rate of new against baseline), and what changed: tools called, risk, diff size,
 turns, tokens, cost and latency; plus the lists of regressions, fixes and
-unchanged failures. Event types v1 does not define are ignored.
+unchanged failures, and the case files the evaluation lacks (``incomplete``, with
+``summary.complete``: see :mod:`desktop.eval.completeness`). Event types v1 does not
+define are ignored.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from desktop.contract.base import utc_now
 from desktop.disk.atomic import atomic_write_json
 from desktop.eval import head_to_head
 from desktop.eval.checks import count_turns, judge, parse_check, total_cost
+from desktop.eval.completeness import incomplete
 from desktop.eval.index import INDEX_FILE, SIDES
 from desktop.eval.reader import ResultFolder, VersionDir, load_json, read_results
 from desktop.eval.risk import LEVEL_RANK, max_level
@@ -190,6 +193,7 @@ def compare(results: ResultFolder, evaluations: dict[str, dict[str, Any]]) -> di
             row["changes"] = _changes(base, new)
         cases.append(row)
     by = {v: [c["case_id"] for c in cases if c["verdict"] == v] for v in VERDICTS}
+    lacking = incomplete(results, order)
     index = _dict(load_json(results.root / INDEX_FILE)[0])
     pass_rate = {}
     for side in SIDES:
@@ -202,11 +206,12 @@ def compare(results: ResultFolder, evaluations: dict[str, dict[str, Any]]) -> di
         "versions": {side: [v.rel for v in results.side(side)] for side in SIDES},
         "confidence": 0.95, "interval": "wilson",
         "summary": {"cases": len(cases), "pass_rate": pass_rate,
+                    "complete": not lacking, "incomplete": len(lacking),
                     **{v: len(ids) for v, ids in by.items()},
                     "head_to_head": head_to_head.summary([c["head_to_head"] for c in cases])},
         "regressions": by["regressed"], "fixes": by["fixed"],
         "unchanged_failures": by["unchanged_fail"], "flaky": by["flaky"],
-        "missing": by["missing"], "cases": cases,
+        "missing": by["missing"], "incomplete": lacking, "cases": cases,
         "problems": results.problems + [p for v in results.versions for p in v.problems],
     }
 

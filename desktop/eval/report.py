@@ -17,6 +17,7 @@ from typing import Any
 
 from desktop.contract.base import utc_now
 from desktop.disk.atomic import atomic_write_text
+from desktop.eval.completeness import describe, headline
 from desktop.eval.evaluate import evaluate_all
 from desktop.eval.reader import ResultFolder, VersionDir, read_results
 from desktop.eval.report_html import (
@@ -68,7 +69,8 @@ class Report:
                  f'against new <span class="vs">{e(names["new"])}</span> · '
                  f'{plural(c["summary"]["cases"], "case")} · generated '
                  f'{e(utc_now()[:16].replace("T", " "))} UTC</p>',
-                 self.cards(), self.problems(), "<h2>Cases</h2>", self.table(),
+                 self.cards(), self.incomplete(), self.problems(), "<h2>Cases</h2>",
+                 self.table(),
                  "<h2>Details</h2>", *(self.case(row) for row in self.ordered()),
                  self.footer()]
         return page(f"{c.get('suite') or 'Evaluation'} — baseline vs new", "".join(parts))
@@ -86,7 +88,9 @@ class Report:
 
         high = {side: sum(r[side]["risk"]["high_actions"] for r in self.comparison["cases"])
                 for side in ("baseline", "new")}
-        cards = [("", f"{pct(rates['baseline'])} → {pct(rates['new'])}", "pass rate"),
+        lacking = s.get("incomplete", 0)  # none in a comparison.json before it
+        cards = [("amber" if lacking else "", f"{pct(rates['baseline'])} → {pct(rates['new'])}",
+                  "pass rate of the case files present" if lacking else "pass rate"),
                  ("red" if s["regressed"] else "", s["regressed"], "regressions"),
                  ("green" if s["fixed"] else "", s["fixed"], "fixes"),
                  ("red" if s["unchanged_fail"] else "", s["unchanged_fail"], "still failing"),
@@ -95,6 +99,8 @@ class Report:
                   f"{high['baseline']} → {high['new']}", "high-risk tool calls")]
         if s["missing"]:
             cards.append(("amber", s["missing"], "missing"))
+        if lacking:
+            cards.append(("red", lacking, "case files missing or unreadable"))
         return self.win_card() +  '<div class="cards">' + "".join(
             f'<div class="card {kind}"><div class="n">{e(n)}</div><div class="l">{e(label)}'
             "</div></div>" for kind, n, label in cards) + "</div>"
@@ -118,6 +124,15 @@ class Report:
                 ' · a case is won by the '
                 "higher pass rate, then the larger share of checks passed; a tie counts "
                 "half</div></div></div>")
+
+    def incomplete(self) -> str:
+        """Which case files an incomplete evaluation lacks (its rates leave them out)."""
+        lacking = self.comparison.get("incomplete") or []
+        if not lacking:
+            return ""
+        items = "".join(f"<li>{e(line)}</li>" for line in describe(lacking))
+        return (f"<h2>{e(headline(lacking))}</h2>"
+                f'<div class="problems"><ul>{items}</ul></div>')
 
     def problems(self) -> str:
         found = self.comparison["problems"]
