@@ -44,6 +44,7 @@ from desktop.runtime.branch_name import BadBranchName, check_new_branch
 from desktop.runtime.git_base import applied_refs, big_untracked, capture, run8, written_in
 from desktop.runtime.git_run import GitError, git, must
 from desktop.runtime.repo_busy import refuse_if_busy
+from desktop.runtime.result_words import BRANCH_WHY, collides, either, remedies
 from desktop.runtime.run_result import ResultError, ResultFile, RunResult, changed_files
 from desktop.store.applied import (
     UNDER_WAY,
@@ -195,15 +196,11 @@ def _message(result: RunResult, files: list[str]) -> str:
 
 def _collision(count: int, branch: str | None, check: bool) -> str:
     """Why nothing was (or would be) changed, in the words of where it lands."""
-    verb = "would collide" if check else "collides" if count == 1 else "collide"
+    said = collides(count, branch, check=check)
     if not branch:
-        return f"{plural(count, 'file')} {verb} with your changes; nothing was changed"
-    # A branch starts from HEAD, which lacks what was uncommitted when the run began:
-    # the run's change to such a file collides with HEAD, not with anything in their tree.
-    return (f"{plural(count, 'file')} {verb} with your last commit, where branch {branch} would "
-            "start: the run changed them where HEAD differs from the run's start (edits "
-            "uncommitted then, or commits made since). Commit those edits first, or apply "
-            "to your working tree; nothing was changed")
+        return f"{said}; nothing was changed"
+    fix = either(remedies(branch))
+    return f"{said}: {BRANCH_WHY}. {fix[:1].upper()}{fix[1:]}; nothing was changed"
 
 
 def _in_the_way(repo: Path, changes: Sequence[ResultFile]) -> list[str]:

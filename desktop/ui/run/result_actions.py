@@ -184,7 +184,8 @@ class ResultActions(QObject):
 
     async def _apply(self, run_id: str, files: list[str] | None, branch: str | None) -> None:
         await self._change(run_id, lambda c: c.apply(run_id, files=files, branch=branch),
-                           self.view.show_outcome, ("apply_collides", self.view.show_collision),
+                           self.view.show_outcome,
+                           ("apply_collides", lambda at: self.view.show_collision(at, branch)),
                            "Nothing was changed", "The result cannot be applied")
 
     def undo(self) -> asyncio.Task | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from desktop.runtime.result_words import BRANCH_WHY, collided_with, collides, either, remedies
 from desktop.wording import plural
 
 BRANCH_PREFIX = "agent-canvas/"
@@ -68,11 +69,19 @@ def _collide(files: list[str]) -> str:
     return "collides" if len(files) == 1 else "collide"
 
 
-def collision_text(files: list[str]) -> str:
-    """Applying was refused: ``files`` collide with the user's changes, nothing changed."""
-    return (f"<b>Nothing was changed</b>: {plural(len(files), 'file')} {_collide(files)} with "
-            f"your uncommitted changes:{_bullets(files)}Reject these files (untick them), or "
-            "commit or stash your own change to them, then apply again.")
+def collision_text(files: list[str], branch: str | None = None) -> str:
+    """Applying was refused: ``files`` collide with the user's work, nothing changed; in
+    the words of where it was to land (the working tree, or new branch ``branch``)."""
+    why = f"{BRANCH_WHY[:1].upper()}{BRANCH_WHY[1:]}. " if branch else ""
+    fix = either(["Reject these files (untick them)", *remedies(branch)])
+    said = escape(collides(len(files), branch), quote=False)
+    return (f"<b>Nothing was changed</b>: {said}:{_bullets(files)}"
+            f"{escape(why + fix, quote=False)}.")
+
+
+def collision_tip(branch: str | None) -> str:
+    """A colliding file's row tooltip, for where the result was to land."""
+    return f"collides with {collided_with(branch)}"
 
 
 def undo_collision_text(files: list[str]) -> str:

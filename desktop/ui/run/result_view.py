@@ -33,6 +33,7 @@ from desktop.ui.run.patch_view import PatchView
 from desktop.ui.run.result_text import (
     applied_line,
     collision_text,
+    collision_tip,
     default_branch,
     outcome_text,
     undo_collision_text,
@@ -73,6 +74,8 @@ class ResultView(QWidget):
         self.theme = theme
         self.note_kind: str | None = None  # the banner's kind, while one is shown
         self.collisions: list[str] = []  # the files shown as colliding
+        self.collided_at: str | None = None
+        """The new branch the collision on show was to make (None: the working tree)."""
         self.result: dict[str, Any] | None = None
         self.undo_alone: str | None = None
         """With no result to show (its branch removed by hand): what undoing the apply
@@ -292,7 +295,7 @@ class ResultView(QWidget):
         self.theme = theme
         self.patch.set_theme(theme)
         self._style_note()
-        self.mark_collisions(self.collisions)
+        self.mark_collisions(self.collisions, self.collided_at)
 
     def _status_brush(self, status: str) -> QBrush:
         return QBrush(self.theme.color(_STATUS.get(status, "muted")))
@@ -331,14 +334,17 @@ class ResultView(QWidget):
     def _undoable(self) -> dict[str, Any] | None:
         return undoable((self.result or {}).get("applied") or [])
 
-    def show_collision(self, files: list[str]) -> None:
-        """Applying was refused: ``files`` collide with the user's changes, nothing changed."""
-        self.mark_collisions(files)
-        self.show_note("collision", collision_text(files))
+    def show_collision(self, files: list[str], branch: str | None = None) -> None:
+        """Applying was refused: ``files`` collide with the user's work, nothing changed
+        (``branch``: the new branch it was to make; None: onto the working tree)."""
+        self.mark_collisions(files, branch)
+        self.show_note("collision", collision_text(files, branch))
 
-    def mark_collisions(self, files: list[str]) -> None:
-        """Show ``files`` in red in the list, the others as usual."""
+    def mark_collisions(self, files: list[str], branch: str | None = None) -> None:
+        """Show ``files`` in red in the list, the others as usual (``branch``: as for
+        :meth:`show_collision`)."""
         self.collisions = list(files)
+        self.collided_at = branch
         self._style_rows()
 
     def _style_rows(self) -> None:
@@ -362,7 +368,7 @@ class ResultView(QWidget):
             font = item.font(0)
             font.setStrikeOut(rejected)
             item.setFont(0, font)
-            item.setToolTip(0, "collides with your uncommitted change" if collides else
+            item.setToolTip(0, collision_tip(self.collided_at) if collides else
                             "rejected: left out when applied" if rejected else "")
         self.files.blockSignals(blocked)
 
