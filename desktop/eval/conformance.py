@@ -150,14 +150,18 @@ class Checker:
 
     def evidence(self, path: Path, folder: Path, case: Any, manifest: dict[str, str]) -> None:
         for i, action in enumerate(case.proposed_actions):
-            for ref in action.evidence_refs:
-                if ref.kind == "asset" and ref.id not in manifest and \
-                        not (folder / str(ref.id)).is_file():
-                    self.bad(path, f"proposed_actions.{i}.evidence_refs", f"asset {ref.id!r} "
-                             "is neither in assets/manifest.json nor a file")
+            for j, ref in enumerate(action.evidence_refs):
+                where = f"proposed_actions.{i}.evidence_refs.{j}.id"
+                by_path = ref.kind == "asset" and ref.id not in manifest
+                if by_path and not _in_assets(folder, str(ref.id)):
+                    self.bad(path, where, f"asset {ref.id!r} points outside assets/ — name "
+                             "an asset id of assets/manifest.json, or a file by its path "
+                             "from the case file's folder (assets/..., no '..')")
+                elif by_path and not (folder / str(ref.id)).is_file():
+                    self.bad(path, where, f"asset {ref.id!r} is neither in "
+                             "assets/manifest.json nor a file")
                 if ref.kind == "event" and event_index(ref.id or "") is None:
-                    self.bad(path, f"proposed_actions.{i}.evidence_refs", f"event ref "
-                             f"{ref.id!r} is not events[N]")
+                    self.bad(path, where, f"event ref {ref.id!r} is not events[N]")
         for i, event in enumerate(case.events):
             for field in ("payload_asset_href", "snippets_asset_href"):
                 href = getattr(event, field, None)
@@ -211,6 +215,16 @@ class Checker:
         for href in sorted(files):
             self.bad(path, "items", f"{href} is in assets/ but not listed")
         return listed
+
+
+def _in_assets(folder: Path, href: str) -> bool:
+    """Whether ``href`` names a place inside ``folder/assets`` (relative, no ``..``, and
+    no link out of it): evidence is the case's own, never any file of the machine."""
+    if not is_relative_path(href) or not href.startswith("assets/") or \
+            ".." in href.split("/"):
+        return False
+    assets = (folder / "assets").resolve()
+    return (folder / href).resolve().is_relative_to(assets)
 
 
 _PATH_FIELDS = frozenset({"run_folder", "href", "output_href", "workflow_file", "file",
