@@ -56,7 +56,7 @@ from desktop.ui.window_files import FileCommands
 from desktop.ui.window_help import HelpCommands
 from desktop.ui.window_pickers import Pickers
 from desktop.ui.window_questions import Questions
-from desktop.ui.window_size import DockSizes, dock_sizes, initial_geometry
+from desktop.ui.window_size import DockSizes, dock_sizes, initial_geometry, room_for_canvas
 from desktop.ui.window_view import ViewCommands
 from desktop.wording import plural
 
@@ -507,6 +507,17 @@ class EditorWindow(QMainWindow):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self.minimap.place()
+        old, new = event.oldSize(), event.size()
+        if self._shown_once and (new.height() < old.height() or new.width() < old.width()):
+            # after the layout has given the docks their share of the new size
+            QTimer.singleShot(0, lambda: isValid(self) and self._keep_canvas_room())
+
+    def _keep_canvas_room(self) -> None:
+        panels = self.panel_sizes()
+        canvas = self.centralWidget()
+        smaller = panels and room_for_canvas(panels, self.size(), canvas.size())
+        if smaller:
+            self.set_panel_sizes(smaller)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)

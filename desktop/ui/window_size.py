@@ -15,6 +15,9 @@ SCREEN_SHARE = 0.88  # of the screen's free area, on a first start
 MIN_SIZE = QSize(960, 600)  # below this the panels crowd the canvas; smaller screens get all
 MAX_SIZE = QSize(1920, 1200)  # a bigger window on a huge screen only spreads the panels
 BOTTOM_SHARE = 0.44  # of the window's height, for the bottom tabs on a first start
+CANVAS_FLOOR = 0.3
+"""Below this share of the window's height (or width) the canvas is crowded out: panels
+sized in a larger window give back what they took beyond their default for this one."""
 
 
 def initial_geometry(available: QRect) -> QRect:
@@ -48,3 +51,17 @@ def dock_sizes(window: QSize) -> DockSizes:
     inspector = max(290, min(330, round(window.width() * 0.2)))
     bottom = max(200, min(480, round(window.height() * BOTTOM_SHARE)))
     return DockSizes(palette, inspector, bottom)
+
+
+def room_for_canvas(panels: DockSizes, window: QSize, canvas: QSize) -> DockSizes | None:
+    """Smaller panel sizes when the window shrank under panels sized for a larger one and
+    the canvas is left less than :data:`CANVAS_FLOOR` of it; None when it has room.
+    Panels are only ever brought down to their default for this window, never below."""
+    fits = dock_sizes(window)
+    bottom, palette, inspector = panels.bottom, panels.palette, panels.inspector
+    if canvas.height() < window.height() * CANVAS_FLOOR:
+        bottom = min(bottom, fits.bottom)
+    if canvas.width() < window.width() * CANVAS_FLOOR:
+        palette, inspector = min(palette, fits.palette), min(inspector, fits.inspector)
+    smaller = DockSizes(palette, inspector, bottom)
+    return smaller if smaller != panels else None

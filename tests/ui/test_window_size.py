@@ -193,3 +193,17 @@ def test_panel_sizes_come_back_at_the_next_start(qtbot) -> None:
     qtbot.waitExposed(again)
     qtbot.waitUntil(lambda: _near(again.panel_sizes(), wanted), timeout=5000)
     again.file.close()
+
+
+def test_a_window_made_smaller_gives_the_canvas_back_its_room(qtbot) -> None:
+    """Bottom tabs made tall in a large window do not leave the canvas a strip when the
+    window shrinks (at 1280x720 it was left 140 px)."""
+    win = _shown(qtbot, QSize(1600, 1000))
+    qtbot.waitUntil(lambda: win.panel_sizes() is not None)
+    tall = win.panel_sizes()
+    win.set_panel_sizes(DockSizes(tall.palette, tall.inspector, 640))
+    qtbot.waitUntil(lambda: win.panel_sizes().bottom >= 600)
+    win.resize(QSize(1280, 720))
+    qtbot.waitUntil(lambda: win.centralWidget().height() >= 0.3 * 720, timeout=5000)
+    assert win.panel_sizes().bottom >= 200, "the bottom tabs keep a readable height"
+    win.file.close()
