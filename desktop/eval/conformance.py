@@ -47,6 +47,9 @@ class Checker:
     def __init__(self, root: Path):
         self.root = root
         self.violations: list[str] = []
+        # (file, field) of each path field already reported as not relative: the
+        # model's own check of that field would say it again in other words.
+        self.not_relative: set[tuple[str, str]] = set()
         self.own_paths = sorted({str(root.resolve()), str(root.absolute())}, key=len,
                                 reverse=True)
 
@@ -86,7 +89,8 @@ class Checker:
             return model.model_validate(data)
         except ValidationError as exc:
             for problem in validation_problems(exc, data):
-                self.problem(path, problem)
+                if (self.where(path), problem.field) not in self.not_relative:
+                    self.problem(path, problem)
             return None
 
     def no_absolute(self, path: Path, data: Any) -> None:
@@ -98,7 +102,9 @@ class Checker:
                 return
         for field, value in _path_fields(data):
             if not is_relative_path(value):
-                self.bad(path, field, f"{value!r} is not a relative path")
+                self.not_relative.add((self.where(path), field))
+                self.bad(path, field, f"{value!r} is not a relative path — paths in "
+                         "artifacts are relative to the folder that holds the file")
 
     # --- one version directory ----------------------------------------------------------
 
@@ -121,7 +127,7 @@ class Checker:
             case_id = self.case(path, folder, side, model, manifest)
             if case_id:
                 seen.add(case_id)
-        for case_id in model.selected_case_ids if model is not None else []:
+        for case_id in _selected(run, model):
             if case_id not in seen:
                 self.bad(folder / f"{case_id}.json", "", "missing — run.json selects this "
                                                          "case, so its case file is required")
@@ -215,6 +221,15 @@ class Checker:
         for href in sorted(files):
             self.bad(path, "items", f"{href} is in assets/ but not listed")
         return listed
+
+
+def _selected(run: Any, model: RunArtifact | None) -> list[str]:
+    """The case ids run.json selects, from its raw data when it is otherwise invalid: a
+    broken field elsewhere must not hide a missing case file."""
+    if model is not None:
+        return model.selected_case_ids
+    ids = run.get("selected_case_ids") if isinstance(run, dict) else None
+    return [i for i in ids if isinstance(i, str) and i] if isinstance(ids, list) else []
 
 
 def _in_assets(folder: Path, href: str) -> bool:

@@ -1,5 +1,6 @@
-"""`check artifacts` on evidence refs: an asset ref stays inside the version
-directory's assets/ (no '..', no absolute path, no link out), named by its field."""
+"""`check artifacts` on evidence refs and path fields: an asset ref stays inside the
+version directory's assets/ (no '..', no absolute path, no link out), named by its
+field; each broken path field is one violation."""
 
 import os
 from pathlib import Path
@@ -77,3 +78,17 @@ def test_only_a_file_inside_assets_resolves(tmp_path_factory, parts: list[str],
     exists = (folder / ref_id).is_file()
     assert (_ref_violations(root) == []) == ((inside and exists) or ref_id == "clamp/out.txt")
 
+
+def test_an_absolute_path_field_is_one_violation(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, "new", {"clamp.json": _case("clamp", "new", "pass")})
+    run = orjson.loads((folder / "run.json").read_bytes())
+    run["cases_path"] = "/abs/suite.yaml"
+    run["selected_case_ids"].append(5)  # run.json is invalid now
+    (folder / "run.json").write_bytes(orjson.dumps(run))
+    violations = check_artifacts(tmp_path)
+    about = [v for v in violations if "cases_path" in v]
+    assert about == ["new/r1/run.json: cases_path: '/abs/suite.yaml' is not a relative path "
+                     "— paths in artifacts are relative to the folder that holds the file"]
+    # an invalid run.json still says which selected case files are missing
+    assert "new/r1/readme.json: missing — run.json selects this case, so its case file " \
+           "is required" in violations
