@@ -9,6 +9,11 @@ events.jsonl under the log's file lock. When CONDUCTOR_URL is set the message is
 POSTed there first (``POST <url>/api/runs/<runId>/bus``); if that fails, the file
 is used. ``--handoff NODE`` also records the handoff in RUN_FOLDER/handoff.json,
 which the runner reads when the turn ends.
+
+A post is refused, nothing written, when ``--handoff`` names no node of the run
+(desktop/providers/bus_target.py), and when the run has ended (completed, failed or
+stopped: desktop/store/run_end.py): no engine would read it, and its snapshot would
+no longer match its log. Agents post while their run runs.
 """
 
 import json
@@ -16,6 +21,7 @@ import os
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import BinaryIO
 
 from desktop.contract.protocol_env import protocol_value
 from desktop.disk.safe_json import loads as safe_loads
@@ -106,14 +112,35 @@ def post_message(bus_type: str, message: str, handoff: str | None = None) -> int
         if os.environ.get(name):
             event[key] = os.environ[name]
     if handoff:
+        from desktop.providers.bus_target import handoff_problem
+
+        problem = handoff_problem(bus.parent, handoff, os.environ.get("AGENT_CANVAS_NODE_ID"))
+        if problem:
+            raise BusError(problem)
         event["handoffTo"] = handoff
-        _write_handoff(handoff, message)
     url = protocol_value(os.environ, "CONDUCTOR_URL")
-    if url and run_id and _post_http(url, run_id, event):
-        return 0
+    # 0: delivered over HTTP, which gives no seq
+    seq = 0 if url and run_id and _post_http(url, run_id, event) else _append(bus, event)
+    if handoff:  # once the post is in: a refused one leaves no directive behind
+        _write_handoff(handoff, message)
+    return seq
+
+
+def _refuse_if_ended(fh: BinaryIO, end: int) -> None:
+    """Under the log's lock: a run that has ended takes no more messages."""
+    from desktop.store.run_end import ended_status
+
+    status = ended_status(fh, end)
+    if status:
+        raise BusError(f"the run has {'been stopped' if status == 'stopped' else status}: "
+                       "nothing was posted (agents post while their run runs; resume the "
+                       "run first with `agent-canvas resume RUN` to post to it)")
+
+
+def _append(bus: Path, event: dict) -> int:
     from desktop.store.eventlog import append_external
 
     try:
-        return append_external(bus, event)
+        return append_external(bus, event, accept=_refuse_if_ended)
     except OSError as exc:
         raise BusError(f"cannot append to {bus}: {exc.strerror or exc}") from exc

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 from filelock import FileLock
@@ -344,17 +344,22 @@ class EventLog:
         return absorbed, problems
 
 
-def append_external(bus_path: Path, event: dict) -> int:
+def append_external(bus_path: Path, event: dict,
+                    accept: Callable[[BinaryIO, int], None] | None = None) -> int:
     """Append ``event`` to a run's log from another process; returns its seq.
 
     Takes the writer's lock, so lines never interleave; the writer absorbs them on its
     next flush. A torn tail left by a crashed appender is cut and reported first.
+    ``accept`` is called under the lock with the log and the end of its last whole line,
+    before anything is written: what it raises refuses the event, the log untouched.
     """
     path = Path(bus_path)
     check_regular(str(path) + LOCK_SUFFIX)
     with FileLock(str(path) + LOCK_SUFFIX), open_file(path, "a+b", buffering=0) as fh:
         size = file_size(fh)
         end = complete_end(fh, size)
+        if accept is not None:
+            accept(fh, end)
         last, _ = last_event(fh, end)
         seq = last["seq"] if last else 0
         run_id = event.get("runId") or (last or {}).get("runId")

@@ -19,8 +19,11 @@ ROOT = Path(__file__).resolve().parents[2]
 def bus_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
     run_id = new_id()
     bus = tmp_path / "events.jsonl"
+    nodes = {nid: {"id": nid, "runId": run_id, "key": key, "label": key.title(),
+                   "provider": "scripted"}
+             for nid, key in ((new_id(), "writer"), (new_id(), "reviewer"))}
     bus.write_text(json.dumps({"seq": 1, "id": new_id(), "runId": run_id, "type": "run.created",
-                               "ts": "2026-01-01T00:00:00.000Z"}) + "\n")
+                               "ts": "2026-01-01T00:00:00.000Z", "nodes": nodes}) + "\n")
     folder = tmp_path / "agent"
     folder.mkdir()
     env = {"MESSAGE_BUS": str(bus), "JRUN_ID": "20260101-1200000000-5",
