@@ -15,11 +15,13 @@ import posixpath
 from pathlib import Path
 from typing import Any
 
+from desktop.contract.artifacts import is_relative_path
 from desktop.contract.base import utc_now
 from desktop.disk.atomic import atomic_write_text
 from desktop.eval.completeness import describe, headline
 from desktop.eval.evaluate import evaluate_all
-from desktop.eval.reader import ResultFolder, VersionDir, read_results
+from desktop.eval.index import INDEX_FILE
+from desktop.eval.reader import ResultFolder, VersionDir, load_json, read_results
 from desktop.eval.report_html import (
     VERDICT_ORDER,
     badge,
@@ -64,7 +66,9 @@ class Report:
         c = self.comparison
         workflows = c.get("workflows") or {}
         names = {s: (workflows.get(s) or {}).get("name", s) for s in ("baseline", "new")}
+        description = suite_description(self.results.root)
         parts = [f"<h1>{e(c.get('suite') or 'Evaluation')}</h1>",
+                 f"<p>{e(description)}</p>" if description else "",
                  f'<p class="sub">baseline <span class="vs">{e(names["baseline"])}</span> '
                  f'against new <span class="vs">{e(names["new"])}</span> · '
                  f'{plural(c["summary"]["cases"], "case")} · generated '
@@ -348,6 +352,22 @@ class Report:
         return ("<footer>Pass rates are over the repeats of each case; intervals are 95 % "
                 "Wilson intervals. A case regressed when each side's rate lies outside the "
                 "other side's interval. Written by agent-canvas eval report.</footer>")
+
+
+def suite_description(root: Path) -> str:
+    """The ``description`` of the suite copy the evaluation keeps (``eval.json`` names it),
+    "" when there is none or it cannot be read: the report is written without it."""
+    from desktop.eval.suite import SuiteLoadError, parse_suite
+    from desktop.store.safe_yaml import YamlError, read_yaml_text
+
+    index = load_json(root / INDEX_FILE)[0]
+    name = index.get("suite_file") if isinstance(index, dict) else None
+    if not isinstance(name, str) or not is_relative_path(name) or ".." in name.split("/"):
+        return ""
+    try:  # no base folder: the case workspaces are not copied beside it
+        return parse_suite(read_yaml_text(root / name), name, base=None).description.strip()
+    except (OSError, YamlError, SuiteLoadError):
+        return ""
 
 
 def _check_detail(judged: dict[str, Any] | None, ok: bool) -> str:
