@@ -54,14 +54,42 @@ def check_unambiguous(repo: Path, name: str) -> None:
                             f"e.g. {EXAMPLE} (nothing was changed)")
 
 
-def check_new_branch(repo: Path, name: str) -> None:
-    """BadBranchName unless ``name`` can be made as a new branch of ``repo``."""
+_SIGNS = (" ", "..", "~", "^", ":", "?", "*", "[", "\\", "@{", "//")
+"""What git refuses anywhere in a branch's name (git-check-ref-format(1))."""
+
+
+def _what_is_wrong(name: str) -> str:
+    """Which of git's rules ``name`` breaks, in words ("" when none of those said here)."""
+    sign = next((s for s in _SIGNS if s in name), None)
+    parts = name.split("/")
+    return (": it is empty" if not name
+            else f": it has {'a space' if sign == ' ' else repr(sign)}" if sign
+            else ": it starts with '-'" if name.startswith("-")
+            else ": HEAD is git's own name for the commit checked out" if name == "HEAD"
+            else ": it starts or ends with '/'" if "" in parts
+            else ": it ends with '.'" if name.endswith(".")
+            else ": a part of it starts with '.'" if any(p.startswith(".") for p in parts)
+            else ": a part of it ends with '.lock'" if any(p.endswith(".lock") for p in parts)
+            else "")
+
+
+def check_format(where: Path, name: str) -> None:
+    """BadBranchName, saying what is wrong, unless git accepts ``name`` as a branch's
+    name (taken or not); git runs in folder ``where`` (any folder: a repository's own
+    settings do not change the rule)."""
     check_printable(name)
     # --branch is git's own rule for `git branch NAME` (no "HEAD", no leading "-"), but it
     # expands @{-1} to the branch checked out before; the full ref name must pass as well
-    if (name.startswith("-") or not git(repo, "check-ref-format", "--branch", name).ok
-            or not git(repo, "check-ref-format", f"refs/heads/{name}").ok):
-        raise BadBranchName(f"{name!r} is not a branch name git accepts; try e.g. {EXAMPLE}")
+    if (not name or name.startswith("-")
+            or not git(where, "check-ref-format", "--branch", name).ok
+            or not git(where, "check-ref-format", f"refs/heads/{name}").ok):
+        raise BadBranchName(f"{name!r} is not a branch name git accepts"
+                            f"{_what_is_wrong(name)}; try e.g. {EXAMPLE}")
+
+
+def check_new_branch(repo: Path, name: str) -> None:
+    """BadBranchName unless ``name`` can be made as a new branch of ``repo``."""
+    check_format(repo, name)
     if git(repo, "rev-parse", "--verify", "-q", f"refs/heads/{name}").ok:
         raise BadBranchName(f"branch {name} already exists in {repo}; choose another name "
                             "(nothing was changed)")

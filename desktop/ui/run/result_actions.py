@@ -183,9 +183,13 @@ class ResultActions(QObject):
         return self._spawn(self._apply(self.run_id, files, branch))
 
     async def _apply(self, run_id: str, files: list[str] | None, branch: str | None) -> None:
+        show = self.view.show_collision
         await self._change(run_id, lambda c: c.apply(run_id, files=files, branch=branch),
-                           self.view.show_outcome,
-                           ("apply_collides", lambda at: self.view.show_collision(at, branch)),
+                           self.view.show_outcome, {
+                               "apply_collides": lambda exc: show(exc.problems, branch),
+                               # a name taken meanwhile: asked again, the name kept
+                               "invalid_branch": lambda exc: self.view.ask_branch(
+                                   branch, exc.message)},
                            "Nothing was changed", "The result cannot be applied")
 
     def undo(self) -> asyncio.Task | None:
@@ -195,27 +199,29 @@ class ResultActions(QObject):
         return self._spawn(self._undo(self.run_id))
 
     async def _undo(self, run_id: str) -> None:
+        show = self.view.show_undo_collision
         await self._change(run_id, lambda c: c.undo_apply(run_id), self.view.show_undone,
-                           ("undo_collides", self.view.show_undo_collision),
+                           {"undo_collides": lambda exc: show(exc.problems)},
                            "Nothing was undone", "The apply cannot be undone")
 
     async def _change(self, run_id: str, call: Callable[[ApiClient], Awaitable[Any]],
                       done: Callable[[Any], None],
-                      collides: tuple[str, Callable[[list[str]], None]],
+                      answers: dict[str, Callable[[ApiError], object]],
                       refused: str, failed: str) -> None:
         """Ask the service to change the user's repository (apply, undo); show what it
-        did (``done``), the files it named as colliding (``collides``: the error code and
-        who shows them), or why it ``refused`` or ``failed``; then the applications."""
+        did (``done``), a refusal one of ``answers`` shows (by the error's code: the
+        files it named as colliding, a name to give again), or why it ``refused`` or
+        ``failed``; then the applications."""
         self.view.set_busy(True)
         try:
             outcome = await self._call(call)
         except ApiError as exc:
             if self._current(run_id):
                 self.view.set_busy(False)
-                if exc.code == collides[0]:
-                    collides[1](exc.problems)
-                else:
-                    self.view.show_note("error", _html(f"{refused}: {exc}"))
+                if exc.code in answers:
+                    answers[exc.code](exc)
+                else:  # the message alone: "(branch)", the field, means nothing here
+                    self.view.show_note("error", _html(f"{refused}: {exc.message}"))
             return
         except Exception as exc:
             if self._current(run_id):

@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QInputDialog,
     QLabel,
-    QLineEdit,
     QPushButton,
     QSplitter,
     QTreeWidget,
@@ -138,7 +137,7 @@ class ResultView(QWidget):
         self.branch_button = QPushButton("Create branch…")
         self.branch_button.setToolTip("The accepted files as a new branch on your HEAD; "
                                       "your checkout is not touched")
-        self.branch_button.clicked.connect(self.ask_branch)
+        self.branch_button.clicked.connect(lambda: self.ask_branch())
         self.pr_button = QPushButton("Open pull request")
         self.pr_button.setToolTip("Push the branch you created and open a pull request "
                                   "of it with gh")
@@ -447,19 +446,18 @@ class ResultView(QWidget):
 
     # --- asking ---------------------------------------------------------------------------------
 
-    def ask_branch(self) -> QInputDialog:
-        """Ask for the new branch's name (a window-modal dialog, opened, not exec'd)."""
+    def ask_branch(self, name: str | None = None, problem: str = "") -> QInputDialog:
+        """Ask for the new branch's name (a window-modal dialog, opened, not exec'd):
+        ``name`` typed already and the ``problem`` the service found with it, when asked
+        again; else the default name."""
+        from desktop.ui.run.result_branch_dialog import BranchDialog
+
         taken = [a.get("branch") for a in (self.result or {}).get("applied") or []]
-        dialog = QInputDialog(self)
-        dialog.setWindowTitle("Create branch")
-        dialog.setLabelText("Name of the new branch (made on your HEAD; your checkout is "
-                            "not touched):")
-        dialog.setTextEchoMode(QLineEdit.EchoMode.Normal)
-        dialog.setTextValue(default_branch(str((self.result or {}).get("runId", "")), taken))
-        dialog.setOkButtonText("Create branch")
+        result = self.result or {}
+        dialog = BranchDialog(self, name if name is not None else default_branch(
+            str(result.get("runId", "")), taken), result.get("repo"), problem)
         accepted = self.accepted()
-        dialog.textValueSelected.connect(
-            lambda name: name.strip() and self.branchRequested.emit(accepted, name.strip()))
+        dialog.textValueSelected.connect(lambda text: self.branchRequested.emit(accepted, text))
         dialog.open()
         self.dialog = dialog
         return dialog
