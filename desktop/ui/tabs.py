@@ -80,6 +80,9 @@ class TabbedWindow(QMainWindow):
         self.tabs.currentChanged.connect(self._current_changed)
         self.setCentralWidget(self.tabs)
         self._closing = False
+        self._window_closing = False
+        """The window itself is closing (its close was not cancelled): its last tab
+        going closes it, where a tab closed alone leaves a new untitled tab."""
         self._place()
 
     # --- tabs ---------------------------------------------------------------------------
@@ -170,7 +173,12 @@ class TabbedWindow(QMainWindow):
 
     def _tab_gone(self, *_args: object) -> None:
         if self.tabs.count() == 0 and not self._closing:
-            self.close()  # the last tab closed: so does its window
+            if self._window_closing:
+                self.close()  # the window's last tab let go of its run: the window goes
+            else:
+                # the last tab closed on its own: the window stays, as the app starts with
+                # no file (a run kept in the background is found again from Run history)
+                self.new_tab()
         else:
             self._name_tabs()  # a name it shared may be alone now
 
@@ -236,14 +244,14 @@ class TabbedWindow(QMainWindow):
                 self.editors(), lambda unsaved, live: current.ask.closing(unsaved, live, False)):
             event.ignore()
             return
-        self._closing = True
+        self._closing = self._window_closing = True
         detaching = False
         for editor in self.editors():
             self.tabs.setCurrentWidget(editor)
             if editor.close():
                 continue
             if not editor._close_confirmed:  # the user kept unsaved work: stay open
-                self._closing = False
+                self._closing = self._window_closing = False
                 event.ignore()
                 return
             detaching = True  # its run detaches first; the tab then closes itself

@@ -82,7 +82,7 @@ def test_open_adds_a_tab_and_each_tab_keeps_its_own_state(shell, tmp_path, monke
     assert shell.tabs.count() == 2 and shell.current() is second
 
 
-def test_closing_tabs_asks_for_unsaved_work_and_the_last_tab_closes_the_window(
+def test_closing_tabs_asks_for_unsaved_work_and_the_last_tab_leaves_an_untitled_one(
         shell, qtbot):
     first = shell.current()
     first.files.new()
@@ -97,6 +97,15 @@ def test_closing_tabs_asks_for_unsaved_work_and_the_last_tab_closes_the_window(
     shell.tabs.tabCloseRequested.emit(1)
     qtbot.waitUntil(lambda: shell.tabs.count() == 1)
     first.actions_["close"].trigger()
+    # the app stays open, as it starts with no file: on a new untitled workflow
+    qtbot.waitUntil(lambda: not isValid(first) or first not in shell.editors())
+    assert isValid(shell) and shell.isVisible() and shell.tabs.count() == 1
+    fresh = shell.current()
+    assert fresh.file.path is None and not fresh.editor.model.doc.nodes
+    assert [m for m in shell.menuBar().actions()] == [
+        m.menuAction() for m in fresh.menus.values()]  # its menus, and so its shortcuts
+    shell.patch(fresh)
+    shell.close()  # the window itself still closes with its last tab
     qtbot.waitUntil(lambda: not isValid(shell) or not shell.isVisible())
 
 
