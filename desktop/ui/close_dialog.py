@@ -35,28 +35,43 @@ class LiveRun:
     run_id: str
     waiting: int = 0
     """How many of its requests wait for a person's decision."""
+    step: str = ""
+    """The node whose turn Step runs next, when the (INTERACTIVE) run waits for Step;
+    empty when it does not."""
+
+    def waits_for(self) -> str:
+        """``1 approval``, ``Step (Writer's turn is next)``, or empty: what only a person
+        can move the run on from."""
+        if self.waiting:
+            return plural(self.waiting, "approval")
+        return f"Step ({self.step}'s turn is next)" if self.step else ""
 
     def listed(self) -> str:
         """``Gated (run 1a2b3c4d), waiting for 1 approval``: one line of a list of runs."""
-        note = f", waiting for {plural(self.waiting, 'approval')}" if self.waiting else ""
+        note = f", waiting for {self.waits_for()}" if self.waits_for() else ""
         return f"{self.name} (run {self.run_id[:8]}){note}"
 
 
 def live_question(run: LiveRun) -> str:
     """The question before one live run's tab closes: a sentence about that run."""
-    waits = f" and waits for {plural(run.waiting, 'approval')}" if run.waiting else ""
+    waits = f" and waits for {run.waits_for()}" if run.waits_for() else ""
     return f"“{run.name}” (run {run.run_id[:8]}) is still running{waits}. Close its tab anyway?"
 
 
 def keep_note(runs: list[LiveRun]) -> str:
     """Where runs left running are found again; the Approvals inbox only when one of them
-    waits for a decision (the inbox lists requests, not runs)."""
-    waiting = any(run.waiting for run in runs)
+    waits there: for a decision (the inbox lists requests) or for Step (it lists the
+    run)."""
+    asks = any(run.waiting for run in runs)
+    steps = any(run.step and not run.waiting for run in runs)
     if len(runs) == 1:
-        inbox = (", and its requests in the Approvals inbox of every window" if waiting
-                 else "")
+        inbox = (", and its requests in the Approvals inbox of every window" if asks else
+                 ", and the Approvals inbox of every window lists it as waiting for Step"
+                 if steps else "")
         return f"Kept running, it stays in Run history{inbox}: open it again from there."
-    inbox = ", and their requests in the Approvals inbox of every window" if waiting else ""
+    listed = " and ".join(what for what, shown in (
+        ("their requests", asks), ("those waiting for Step", steps)) if shown)
+    inbox = f", and {listed} in the Approvals inbox of every window" if listed else ""
     return f"Kept running, they stay in Run history{inbox}: open them again from there."
 
 

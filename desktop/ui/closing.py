@@ -25,9 +25,17 @@ def live_run(editor: Any) -> bool:
 
 
 def live_run_of(editor: Any) -> LiveRun:
-    """The live run ``editor`` shows, as the closing questions name it."""
-    return LiveRun(editor.editor.model.doc.name or "Untitled workflow",
-                   editor.run_panels.session.run_id, len(editor.run_panels.approvals.pending))
+    """The live run ``editor`` shows, as the closing questions name it (with the node a
+    Step it waits for runs, as the Approvals inbox lists it)."""
+    from desktop.views.run_list import step_awaited  # asked at closing only
+
+    session = editor.run_panels.session
+    step = None
+    if session.state is not None:
+        step = step_awaited(session.bridge.projection.model())
+    return LiveRun(editor.editor.model.doc.name or "Untitled workflow", session.run_id,
+                   len(editor.run_panels.approvals.pending),
+                   step=(step["node"] or "the next node") if step else "")
 
 
 def settle(editors: Iterable[Any], ask: Ask) -> bool:

@@ -99,13 +99,13 @@ def waiting_on_you(state: RunState) -> list[dict[str, Any]]:
         if str(node.status) == "failed":
             out.append({"kind": "failed", "nodeId": node.id, "node": node.label,
                         "reason": node.summary})
-    step = _step_awaited(state)
+    step = step_awaited(state)
     if step is not None:
         out.append(step)
     return out
 
 
-def _step_awaited(state: RunState) -> dict[str, Any] | None:
+def step_awaited(state: RunState) -> dict[str, Any] | None:
     """An INTERACTIVE run with work queued and no turn under way waits for a person to
     press Step: named, so a run whose tab was closed is not lost from sight. A subflow
     node is running for as long as its inside is, turn by turn at Step, so only agent

@@ -71,7 +71,11 @@ def test_closing_the_last_tab_over_a_run_waiting_for_step_keeps_the_app_open(
         await until(lambda: not isValid(tab) or tab not in shell.editors(), 30)
 
     qloop.run_until_complete(close_the_tab())
-    assert len(asked) == 1  # closing asked what to do with the run
+    [(run, question, note)] = asked  # closing asked what to do with the run
+    # it says the run waits for Step, for whose turn, and that the inbox lists it
+    assert run.step == "Implementer"
+    assert "still running and waits for Step (Implementer's turn is next)" in question
+    assert "the Approvals inbox of every window lists it as waiting for Step" in note
     # the app stays open, on a new untitled workflow, as it starts with no file
     assert isValid(shell) and shell.isVisible() and shell.tabs.count() == 1
     fresh = shell.current()
