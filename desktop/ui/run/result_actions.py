@@ -50,6 +50,7 @@ class ResultActions(QObject):
         self.on_show = False  # the Result tab is the one shown (as its dock last said)
         self.tasks: set[asyncio.Task] = set()
         panels.sessionChanged.connect(self._session)
+        panels.timeline.stateAt.connect(self._replayed)
         dock.visibilityChanged.connect(self._visible)
         view.refreshRequested.connect(self.refresh)
         view.fileSelected.connect(self.load_patch)
@@ -64,6 +65,7 @@ class ResultActions(QObject):
         self.run_id = session.run_id if session is not None else None
         self.data_dir = session.data_dir if session is not None else None
         self.stale = True
+        self.view.show_replay(None)  # a replay starts after the session is shown
         if session is None:
             self.view.show_message("Open a run to see its result.")
             return
@@ -71,6 +73,13 @@ class ResultActions(QObject):
         session.finished.connect(self._ended)
         if self.on_show:
             self.refresh()
+
+    def _replayed(self, seq: int, _state: object) -> None:
+        """The replay scrubber moved: before the run's last event the result on show is
+        still the final one, and the view says so."""
+        replay = self.panels.timeline.replay
+        before_end = self.panels.replaying and replay is not None and seq < replay.total
+        self.view.show_replay((seq, replay.total) if before_end and replay else None)
 
     def _ended(self, _status: str) -> None:
         self.stale = True

@@ -1,5 +1,6 @@
 """The words of the Result view: the default branch name, an earlier application in one
-line, and what an application or a pull request did (as rich text for its banner)."""
+line, what an application or a pull request did (as rich text for its banner), and
+which result a replay before the run's end shows."""
 
 from __future__ import annotations
 
@@ -112,3 +113,11 @@ def pull_request_text(opened: dict[str, Any], branch: str) -> str:
     url = escape(str(opened.get("url") or ""))
     return (f"<b>Opened a pull request</b>: <a href=\"{url}\">{url}</a> (branch "
             f"{escape(branch)} pushed to {escape(str(opened.get('remote') or 'the remote'))}).")
+
+
+def replay_text(seq: int, total: int) -> str:
+    """What the Result tab says while a replay shows the run before its end."""
+    return (f"<b>The run's final result</b>, as the run ended: the replay shows event "
+            f"{seq:,} of {total:,}, but a result is taken from the run's branches as they "
+            "are now, not as they were at that moment. Apply and Create branch take this "
+            "final result.")

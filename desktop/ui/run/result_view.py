@@ -35,6 +35,7 @@ from desktop.ui.run.result_text import (
     collision_tip,
     default_branch,
     outcome_text,
+    replay_text,
     undo_collision_text,
     undo_tip,
     undone_text,
@@ -107,6 +108,13 @@ class ResultView(QWidget):
         self.note.setOpenExternalLinks(True)
         self.note.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
         self.note.hide()
+        self.replayed_at: tuple[int, int] | None = None
+        """While a replay shows the run before its end: the event shown, of how many."""
+        self.replay_note = QLabel()
+        self.replay_note.setObjectName("resultReplayNote")
+        self.replay_note.setWordWrap(True)
+        self.replay_note.setTextFormat(Qt.TextFormat.RichText)
+        self.replay_note.hide()
         self.files = QTreeWidget()
         self.files.setHeaderLabels(["Accept · file", "Change"])
         self.files.setRootIsDecorated(False)
@@ -155,6 +163,7 @@ class ResultView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(head)
+        layout.addWidget(self.replay_note)
         layout.addWidget(self.note)
         layout.addWidget(self.split, 1)
         layout.addWidget(self.applied)
@@ -167,7 +176,17 @@ class ResultView(QWidget):
 
     # --- what is shown ------------------------------------------------------------------------
 
+    def show_replay(self, at: tuple[int, int] | None) -> None:
+        """A replay shows the run at event ``at[0]`` of ``at[1]`` (None: at its end, or no
+        replay): the result on show is still the run's final one, and says so."""
+        self.replayed_at = at
+        if at is not None:
+            self.replay_note.setText(replay_text(*at))
+            self._style_replay()
+        self.replay_note.setVisible(at is not None and self.result is not None)
+
     def _body(self, shown: bool) -> None:
+        self.replay_note.setVisible(shown and self.replayed_at is not None)
         for widget in (self.split, self.count, self.apply_button, self.branch_button):
             widget.setVisible(shown)
         self.pr_button.setVisible(shown and self.result is not None
@@ -289,9 +308,17 @@ class ResultView(QWidget):
                                 f"border: 1px solid {border}; border-radius: 4px; "
                                 "padding: 6px; }")
 
+    def _style_replay(self) -> None:
+        t = self.theme
+        background, border = (getattr(t, name) for name in _NOTE["info"])
+        self.replay_note.setStyleSheet(f"QLabel {{ background: {background}; color: "
+                                       f"{t.text}; border: 1px solid {border}; "
+                                       "border-radius: 4px; padding: 6px; }")
+
     def set_theme(self, theme: Theme) -> None:
-        """Show the result in ``theme``: the diff, the banner and the files' changes."""
+        """Show the result in ``theme``: the diff, the banners and the files' changes."""
         self.theme = theme
+        self._style_replay()
         self.patch.set_theme(theme)
         self._style_note()
         self.mark_collisions(self.collisions, self.collided_at)
