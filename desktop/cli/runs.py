@@ -234,11 +234,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     # the words the app's node cards show (desktop/views/activity.py), not the raw field
     shown = node_activity(state.to_json_dict())
     for nid, node in state.nodes.items():
-        running = " (turn running)" if nid in state.running_turns else ""
         branch = (_branch_cell(node.git.branch, node.git.ahead) if node.git is not None
                   else "-",) if branches else ()
         word = shown[nid].shown_status if nid in shown else str(node.status)
-        table.add_row(node.label, f"{word}{running}", str(len(state.inboxes.get(nid, []))),
+        table.add_row(node.label, _node_status(state, nid, word),
+                      str(len(state.inboxes.get(nid, []))),
                       str(state.turns.get(nid, 0)), *branch, node.summary)
     console.print(table)
     if result is not None:
@@ -272,6 +272,17 @@ def cmd_show(args: argparse.Namespace) -> int:
         console.print(f"[yellow]paused[/]: "
                       f"{escape(exceeded_text(found, node.label if node else 'the run'))}")
     return 0
+
+
+def _node_status(state: RunState, node_id: str, word: str) -> str:
+    """A node row's status: ``word`` (what the app's node card shows), and whether a turn
+    runs. No turn runs in a run no engine holds: the one its dead engine started was cut
+    short, and resuming takes it again (desktop/runtime/recovery.py)."""
+    if node_id not in state.running_turns:
+        return word
+    if state.interrupted:
+        return "interrupted (turn cut short, retaken on resume)"
+    return f"{word} (turn running)"
 
 
 def _paused(console: Console, state: RunState, paused: PauseDetail,
