@@ -1,7 +1,9 @@
 """``agent-canvas replay RUN``: fold the event log again and compare it with ``state.json``.
 
-Exit codes: 0 the same, 1 different (the differing fields are listed, or state.json is
-missing or not a snapshot), 2 bad run reference or a state.json this user may not read.
+Exit codes: 0 the same, or no state.json yet (a run killed before its first snapshot:
+the log folds, there is nothing to compare it with); 1 different (the differing fields
+are listed, or state.json is not a snapshot); 2 bad run reference, a log that does not
+fold, or a state.json this user may not read.
 """
 
 import argparse
@@ -27,7 +29,8 @@ MAX_SHOWN = 50
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``replay`` subcommand."""
-    p = sub.add_parser("replay", help="re-fold a run's events and compare with state.json")
+    p = sub.add_parser("replay", help="re-fold a run's events and compare with state.json",
+                       description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("run", metavar="RUN", help="run id, unique id prefix or run folder")
     add_data_dir(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -102,6 +105,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return fail(f"{folder}: {exc}")
     snapshot = read_snapshot(folder)
     stored = snapshot.to_json_dict() if snapshot else None
+    # no state.json yet is no fault: the engine writes it every so many events and when
+    # it stops, so a run killed before that has only its log, which is the truth anyway
+    missing = stored is None and not (folder / STATE_FILE).exists()
     diffs = diff(stored, replayed) if stored is not None else []
     if args.json:
         sys.stdout.write(orjson.dumps({
@@ -111,14 +117,20 @@ def cmd_replay(args: argparse.Namespace) -> int:
             "skipped": [p.__dict__ for p in reader.problems] + untyped,
             "events": replayed["lastSeq"],
         }, option=orjson.OPT_INDENT_2).decode() + "\n")
-        return 0 if stored is not None and not diffs else 1
+        return 0 if (stored is not None and not diffs) or missing else 1
     for p in reader.problems:
         print(f"note: skipped {p.kind} at byte {p.offset}: {p.detail}")
     for skipped in untyped:
         print(f"note: skipped the event of seq {skipped['seq']}: {skipped['detail']}")
+    if missing:
+        skipped = len(reader.problems) + len(untyped)
+        how = "cleanly" if not skipped else f"skipping {plural(skipped, 'line')} (above)"
+        print(f"folds {how}: {plural(replayed['lastSeq'], 'event')}; no snapshot yet "
+              f"({folder / STATE_FILE} is written once the engine has run a while or lets "
+              "go of the run), so nothing to compare")
+        return 0
     if stored is None:
-        what = "is not a run snapshot" if (folder / STATE_FILE).exists() else "is missing"
-        print(f"{folder / STATE_FILE} {what}; nothing to compare")
+        print(f"{folder / STATE_FILE} is not a run snapshot; nothing to compare")
         return 1
     if not diffs:
         print(f"same: state.json matches the fold of {replayed['lastSeq']} events")
