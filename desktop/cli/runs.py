@@ -22,6 +22,7 @@ from desktop.cli import runs_apply, runs_delete, runs_pool, runs_prune
 from desktop.cli.console_out import out_console
 from desktop.cli.run_ref import resume_hint, run_ref
 from desktop.cli.server_args import add_server_options
+from desktop.cli.wall_seconds import rounded_wall
 from desktop.contract.enums import shown_status
 from desktop.contract.state import RunState
 from desktop.disk.paths import data_dir, runs_dir
@@ -161,7 +162,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         return fail(unreadable(exc, root))
     rows = list_rows(folder)
     if args.json:
-        _print_json([{**r, "path": str(root / str(r["id"]))} for r in rows])
+        _print_json(rounded_wall([{**r, "path": str(root / str(r["id"]))} for r in rows]))
         return 0
     if not rows:
         print(f"no runs in {folder}")
@@ -210,12 +211,13 @@ def cmd_show(args: argparse.Namespace) -> int:
     except RunError as exc:
         return fail(str(exc))
     if args.json:
-        _print_json({**state.to_json_dict(), "displayStatus": display_status(state),
-                     "tokens": total_tokens(state.usage), "costUsd": cost(state.usage),
-                     **({"result": result.to_json()} if result is not None else {}),
-                     **({"scratchResult": scratch.to_json()} if scratch is not None else {}),
-                     **({"paused": paused.to_json(run_ref(state.id, args.data_dir))}
-                        if paused is not None else {})})
+        body = {**state.to_json_dict(), "displayStatus": display_status(state),
+                "tokens": total_tokens(state.usage), "costUsd": cost(state.usage),
+                **({"result": result.to_json()} if result is not None else {}),
+                **({"scratchResult": scratch.to_json()} if scratch is not None else {}),
+                **({"paused": paused.to_json(run_ref(state.id, args.data_dir))}
+                   if paused is not None else {})}
+        _print_json(rounded_wall(body))
         return 0
     console = out_console()
     console.print(f"[bold]run[/] {state.id}  [bold]{display_status(state)}[/]  "
