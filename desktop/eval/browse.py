@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from desktop.eval.completeness import headline
 from desktop.eval.evaluate import evaluate_results
 from desktop.eval.head_to_head import describe
 from desktop.eval.reader import ResultFolder, read_results
@@ -107,5 +108,7 @@ def load_evaluation(root: str | Path) -> EvaluationTable:
                 f"{plural(summary['fixed'], 'fix')}, {summary['unchanged_fail']} still failing")
     if "head_to_head" in summary:
         subtitle += f"; head to head {describe(summary['head_to_head'])}"
+    if comparison.get("incomplete"):  # its rates are over the case files present only
+        subtitle = f"{headline(comparison['incomplete'])}. {subtitle}"
     return EvaluationTable(Path(root), str(comparison.get("suite") or Path(root).name),
                            subtitle, rows, comparison["problems"])

@@ -93,3 +93,13 @@ def test_the_help_names_the_exit_code() -> None:
     from desktop.cli import eval as eval_cli
 
     assert "3 an incomplete evaluation" in eval_cli.__doc__
+
+
+def test_the_apps_evaluation_view_says_an_evaluation_is_incomplete(tmp_path: Path) -> None:
+    from desktop.eval.browse import load_evaluation
+
+    root = _results(tmp_path, {"clamp": "torn", "readme": "pass"})
+    assert load_evaluation(root).subtitle.startswith(
+        "INCOMPLETE: 1 case file missing or unreadable. ")
+    whole = _results(tmp_path / "whole", {"clamp": "pass", "readme": "pass"})
+    assert "INCOMPLETE" not in load_evaluation(whole).subtitle
