@@ -1,10 +1,11 @@
 """`agent-canvas run FILE` and `agent-canvas resume RUN`: execute a workflow in the terminal.
 
 Exit codes: 0 completed, 1 failed, 2 bad input, 3 paused (a stall, or the run
-waits for a person and no commands are left on stdin), 4 stopped (also on
-Ctrl-C). Commands (see desktop/cli/run_console.py) are read from stdin,
-typed or piped; without them a stall or a pending approval leaves the run
-paused for `agent-canvas resume`.
+waits for a person and no commands are left on stdin; for `resume`, also a run
+paused over budget that no `budget` command on stdin raised: it is left as it
+was), 4 stopped (also on Ctrl-C). Commands (see desktop/cli/run_console.py)
+are read from stdin, typed or piped; without them a stall or a pending
+approval leaves the run paused for `agent-canvas resume`.
 
 With ``--server URL`` the run goes to a running `agent-canvas serve` instead of
 an engine in this process; the view and the stdin commands work the same, over
@@ -69,7 +70,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     _common(p)
     p.set_defaults(handler=run_command)
     r = sub.add_parser("resume", help="continue an interrupted, paused, stopped or failed run",
-                       description="Continue a run from its event log (exit codes as `run`).")
+                       description="Continue a run from its event log (exit codes as `run`). "
+                                   "A run paused over budget resumes once a `budget` line on "
+                                   "stdin raises the limit that paused it: "
+                                   "echo 'budget tokens=N' | agent-canvas resume RUN")
     r.add_argument("run", metavar="RUN", help="run id, unique id prefix, or run folder")
     _common(r)
     r.set_defaults(handler=resume_command)
@@ -156,13 +160,59 @@ def resume_command(args: argparse.Namespace) -> int:
         from desktop.cli.remote import resume_remote
 
         return resume_remote(args)
-    from desktop.runtime.engine import EngineError
-    from desktop.runtime.recovery import resume_engine
     from desktop.store.runs import RunError, find_run
-    from desktop.views.reader import EventReader
 
     try:
         folder = find_run(data_dir(args.data_dir), args.run)
+        _options(args)  # a bad option is said before anything else
+    except (RunError, ValueError) as exc:
+        print(f"resume: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return asyncio.run(_resume(folder, args))
+
+
+def _over_budget(folder: Path):
+    """The limit that paused the run in ``folder`` while it still holds (see
+    desktop/cli/budget_gate.py); None when it is paused for anything else, or an engine
+    holds it (resuming refuses that by itself)."""
+    from desktop.cli.budget_gate import still_over
+    from desktop.store.runs import RunError, engine_alive
+    from desktop.views.runs import fold_run
+
+    try:
+        return None if engine_alive(folder) else still_over(fold_run(folder))
+    except RunError:  # resuming says what is wrong with the folder
+        return None
+
+
+async def _resume(folder: Path, args: argparse.Namespace) -> int:
+    """Resume the run in ``folder`` and drive it; a run paused over budget only once
+    stdin's commands raised the limit (else it is left as it was: exit 3)."""
+    from desktop.cli.run_console import StdinLines
+    from desktop.runtime.engine import EngineError
+    from desktop.runtime.recovery import resume_engine
+    from desktop.store.runs import RunError
+    from desktop.views.reader import EventReader
+
+    lines = None
+    raises: list[str] = []
+    then: list[str] = []
+    over = _over_budget(folder)
+    if over is not None:
+        from desktop.cli.budget_gate import read_until_raised
+        from desktop.views.runs import fold_run
+
+        if _stdin_open():
+            lines = StdinLines(asyncio.get_running_loop())
+            if sys.stdin.isatty():
+                print(f"{over.text(args.data_dir)}\ntype the `budget` command (or Ctrl-D "
+                      "to leave the run paused)", file=sys.stderr, flush=True)
+        gate = await read_until_raised(lines, fold_run(folder), over)
+        if not gate.opened:
+            print(gate.refusal(over, args.data_dir), file=sys.stderr)
+            return EXIT_PAUSED
+        raises, then = gate.raises, gate.then
+    try:
         page = EventReader(folder).page(limit=1)
         after = page.events[-1]["seq"] if page.events else 0
         engine = resume_engine(folder, options=_options(args), mode=args.mode,
@@ -170,7 +220,12 @@ def resume_command(args: argparse.Namespace) -> int:
     except (RunError, EngineError, ValueError) as exc:
         print(f"resume: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    return asyncio.run(drive(engine, args, after_seq=after))
+    return await drive(engine, args, after_seq=after, lines=lines, first=raises,
+                       backlog=then)
+
+
+def _stdin_open() -> bool:
+    return sys.stdin is not None and not sys.stdin.closed
 
 
 def _live(args: argparse.Namespace) -> bool:
@@ -190,8 +245,12 @@ def _view(engine, args: argparse.Namespace, after_seq: int):
     return JsonView(engine, after_seq) if args.json else PlainView(engine)
 
 
-async def drive(engine, args: argparse.Namespace, after_seq: int) -> int:
-    """Run the engine with a view and stdin commands; the exit code."""
+async def drive(engine, args: argparse.Namespace, after_seq: int, lines=None,
+                first: list[str] | None = None, backlog: list[str] | None = None) -> int:
+    """Run the engine with a view and stdin commands; the exit code. ``lines``: stdin
+    already being read; ``first``: command lines run before the engine moves (budget
+    raises, or it would pause over budget at once); ``backlog``: lines read before it,
+    run ahead of the rest of stdin."""
     from desktop.cli.run_console import Console, StdinLines
     from desktop.cli.run_view import stall_text
     from desktop.runtime import heap
@@ -218,14 +277,20 @@ async def drive(engine, args: argparse.Namespace, after_seq: int) -> int:
 
     console = Console(engine, view.say, show)
     typed = view.typed if live else None
-    lines = StdinLines(loop, on_line=typed) \
-        if sys.stdin is not None and not sys.stdin.closed else None
+    if lines is not None:
+        lines.on_line = typed
+    elif _stdin_open():
+        lines = StdinLines(loop, on_line=typed)
+    for line in first or ():
+        await console.execute(line)
     commands_done = asyncio.Event()
     if lines is None:
         commands_done.set()
 
     async def consume() -> None:
         assert lines is not None
+        for line in backlog or ():
+            await console.execute(line)
         while (line := await lines.queue.get()) is not None:
             await console.execute(line)
         commands_done.set()
@@ -253,9 +318,13 @@ async def drive(engine, args: argparse.Namespace, after_seq: int) -> int:
         loop.remove_signal_handler(signal.SIGINT)
         loop.remove_signal_handler(signal.SIGTERM)
     if detached:
+        from desktop.cli.budget_gate import still_over
+
         await engine.detach()
-        note = f"run {engine.state.id} is paused; continue with " \
-               f"{resume_hint(engine.state.id, args.data_dir)}"
+        over = still_over(engine.state)
+        note = over.text(args.data_dir) if over is not None else \
+            f"run {engine.state.id} is paused; continue with " \
+            f"{resume_hint(engine.state.id, args.data_dir)}"
         print(note, file=sys.stderr)
         return EXIT_PAUSED
     engine.close()

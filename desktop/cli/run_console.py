@@ -79,14 +79,15 @@ class StdinLines:
         self.eof = False
         self._loop = loop
         self._stream = stream or sys.stdin
-        self._on_line = on_line  # told at once, on the reading thread (the live view)
+        # told at once, on the reading thread (the live view, which may come later)
+        self.on_line = on_line
         threading.Thread(target=self._read, name="stdin-commands", daemon=True).start()
 
     def _read(self) -> None:
         try:
             for line in self._stream:
-                if self._on_line is not None:
-                    self._on_line(line)
+                if (told := self.on_line) is not None:
+                    told(line)
                 self._loop.call_soon_threadsafe(self.queue.put_nowait, line)
         except (OSError, ValueError):
             pass

@@ -296,6 +296,12 @@ def _paused(console: Console, state: RunState, paused: PauseDetail,
     for request in paused.withdrawn:
         console.print(f"  waits for {escape(request.line())}; asked again when it resumes",
                       soft_wrap=True)
+    from desktop.cli.budget_gate import still_over  # the console's modules: only here
+
+    over = still_over(state)
+    if over is not None:  # a plain resume would pause it again at once
+        console.print(escape(over.text(folder)), soft_wrap=True)
+        return
     console.print(f"resume with {escape(resume_hint(state.id, folder))}", soft_wrap=True)
 
 
