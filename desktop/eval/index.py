@@ -16,6 +16,7 @@ import orjson
 
 from desktop.contract.base import utc_now
 from desktop.disk.atomic import atomic_write_json
+from desktop.eval.artifact_rules import case_rules
 from desktop.eval.assets import AssetStore
 from desktop.eval.portable import Scrubber
 
@@ -32,10 +33,13 @@ def read_json(path: Path) -> Any:
         return None
 
 
-def read_case_status(path: Path) -> str | None:
-    """The ``status`` of a finished case file, None when there is none (or it is broken)."""
+def read_case_status(path: Path, version: str | None = None) -> str | None:
+    """The ``status`` of a finished case file, None when there is none, or it breaks a
+    case-file rule (its shape, its name, its side's ``version``): resume writes it again,
+    as ``eval evaluate`` leaves it out."""
     data = read_json(path)
-    status = data.get("status") if isinstance(data, dict) else None
+    case, _problems = case_rules(path.name, data, version)
+    status = data.get("status") if case is not None else None
     return status if status in ("ok", "runner_error") else None
 
 
@@ -121,7 +125,7 @@ class EvalIndex:
                 if isinstance(stats, dict) and isinstance(stats.get("duration_ms"), int | float):
                     vr.duration_ms = int(stats["duration_ms"])
                 for case_id in self.case_ids:
-                    status = read_case_status(folder / f"{case_id}.json")
+                    status = read_case_status(folder / f"{case_id}.json", side)
                     if status:
                         vr.note(case_id, status)
                 found.append(vr)

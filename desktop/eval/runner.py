@@ -93,7 +93,7 @@ class EvalRunner:
         jobs = []
         for case in self.plan.cases:
             for vr in versions:
-                if read_case_status(vr.dir / f"{case.id}.json") is None:
+                if read_case_status(vr.dir / f"{case.id}.json", vr.side) is None:
                     jobs.append((vr, case))
         done = len(versions) * len(self.plan.cases) - len(jobs)
         if done:
