@@ -299,7 +299,7 @@ class Console:
             raise NotFound(f"no pending merge approval matches {words[0]!r}")
         if approval is None:
             if not merges:
-                raise NotFound("no merge approval is pending")
+                raise NotFound(self._no_merge())
             approval = merges[0].approval_id
         request = next(p.merge for p in merges if p.approval_id == approval)
         try:
@@ -307,6 +307,18 @@ class Console:
         except ValueError as exc:
             raise Invalid(str(exc)) from None
         return Resolve(approval, "approved", merge=choice, by=TERMINAL_WORD)
+
+    def _no_merge(self) -> str:
+        """Why ``merge`` has nothing to answer, and, for a merge withdrawn when the run
+        was let go, which command asks it again (desktop/cli/merge_wait.py)."""
+        said = "no merge approval is pending"
+        if self._busy() or self.engine.run_dir is None:
+            return said  # the console waits and tries again: no need to look yet
+        from desktop.cli.merge_wait import merge_hint
+        from desktop.views.reader import EventReader
+
+        hint = merge_hint(self.engine.state, EventReader(self.engine.run_dir).iter_events())
+        return f"{said}: {hint}" if hint else said
 
     def _choose(self, parsed: ChooseWords) -> Resolve:
         """The Resolve a ``choose`` line means now: its choice approval named, or the

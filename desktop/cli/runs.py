@@ -20,10 +20,11 @@ from rich.table import Table
 
 from desktop.cli import runs_apply, runs_delete, runs_pool, runs_prune
 from desktop.cli.console_out import out_console
+from desktop.cli.merge_wait import node_word
 from desktop.cli.run_ref import resume_hint, run_ref
 from desktop.cli.server_args import add_server_options
 from desktop.cli.wall_seconds import rounded_wall
-from desktop.contract.enums import shown_status
+from desktop.contract.enums import Mode, shown_status
 from desktop.contract.state import RunState
 from desktop.disk.paths import data_dir, runs_dir
 from desktop.store.runner_diff import AgentRunRecord, agent_records, pair_runs
@@ -294,8 +295,8 @@ def _paused(console: Console, state: RunState, paused: PauseDetail,
     why = f": {escape(paused.reason)}" if paused.reason else ""
     console.print(f"[yellow]paused[/], no engine holds it{why}", soft_wrap=True)
     for request in paused.withdrawn:
-        console.print(f"  waits for {escape(request.line())}; asked again when it resumes",
-                      soft_wrap=True)
+        console.print(f"  waits for {escape(request.line())}; asked again "
+                      f"{escape(_asked_again(state, request.node))}", soft_wrap=True)
     from desktop.cli.budget_gate import still_over  # the console's modules: only here
 
     over = still_over(state)
@@ -303,6 +304,18 @@ def _paused(console: Console, state: RunState, paused: PauseDetail,
         console.print(escape(over.text(folder)), soft_wrap=True)
         return
     console.print(f"resume with {escape(resume_hint(state.id, folder))}", soft_wrap=True)
+
+
+def _asked_again(state: RunState, label: str) -> str:
+    """When a request withdrawn as the run was let go is asked again: as the run resumes
+    in AUTO mode; in INTERACTIVE mode once its node's turn is stepped, which restarts it
+    (desktop/cli/merge_wait.py)."""
+    if state.mode != Mode.INTERACTIVE:
+        return "when it resumes"
+    node = next((n for n in state.nodes.values() if n.label == label), None)
+    if node is None:
+        return "when it resumes and its node's turn is stepped"
+    return f"when it resumes and {label}'s turn is stepped (`step {node_word(node)}`)"
 
 
 def _branch_cell(branch: str, ahead: int | None) -> str:
