@@ -1,4 +1,5 @@
-"""``agent-canvas verify runner FILE...|-``: check runner.json records (rules RN1-RN12).
+"""``agent-canvas verify runner FILE...|-``: check runner.json records (rules RN1-RN12);
+``verify run RUN...`` (desktop/cli/verify_run.py) checks a run's against its event log.
 
 Prints the spec's result object per record, one line each, canonical JSON:
 ``{"ok":true,"runner_hash":"sha256:..."}`` or ``{"ok":false,"violations":[...]}``.
@@ -22,6 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     rp = what.add_parser("runner", help="verify runner.json records (rules RN1-RN12)")
     rp.add_argument("files", nargs="+", metavar="FILE", help="runner.json files; - for stdin")
     rp.set_defaults(handler=verify_runner)
+    from desktop.cli import verify_run
+
+    verify_run.register(what)
 
 
 def _read(name: str) -> bytes:
