@@ -302,10 +302,15 @@ class RunService:
         worktree the user locked is refused (409 worktree_locked) with nothing changed."""
         from desktop.runtime.control import Stop
 
+        # at once, before waiting on the run's lock or folding its log: the engine may let
+        # go meanwhile, and a run deleted as its terminal reports it done loses its result
+        self._refuse_held_elsewhere(run_id)
         async with self.lock(run_id):
             folder = self.run_dir(run_id)
             hosted = self.hosted.get(run_id)
-            if hosted is not None and not force:
+            if hosted is None:
+                self._refuse_held_elsewhere(run_id)  # taken by a terminal while this waited
+            elif not force:
                 raise ApiError(409, "run_live", f"run {run_id} is live; stop it first or "
                                "DELETE with ?force=true")
             # refused before a live run is stopped or its streams closed: nothing changes
@@ -317,16 +322,13 @@ class RunService:
                     await self.execute(run_id, Stop("deleted by the user"))
                 hosted.engine.halt()
                 await hosted.done.wait()
-            elif engine_alive(folder):
-                raise ApiError(409, "run_busy", f"run {run_id} is held by another engine")
             state = await self._state_or_none(run_id)
             self.feeds.close_run(run_id, CLOSE_UNKNOWN_RUN, "the run was deleted")
             self._readers.pop(run_id, None)
             try:
                 deleted = await asyncio.to_thread(delete_run_folder, folder, run_id, state)
             except EngineBusy:  # taken over by another process since the look above
-                raise ApiError(409, "run_busy",
-                               f"run {run_id} is held by another engine") from None
+                raise _held_elsewhere(run_id) from None
             except WorktreesLocked as exc:  # locked since the look above
                 raise _locked(exc) from None
             except WorkNotSaved as exc:
@@ -337,6 +339,12 @@ class RunService:
             # who waits on it now finds the run gone (404); no one takes it anew
             self._run_locks.pop(run_id, None)
             return deleted
+
+    def _refuse_held_elsewhere(self, run_id: str) -> None:
+        """409 run_busy when an engine outside this service holds the run (a terminal's
+        ``agent-canvas run`` or ``resume``, another service): it is stopped there."""
+        if run_id not in self.hosted and engine_alive(self.run_dir(run_id)):
+            raise _held_elsewhere(run_id)
 
     async def _refuse_locked(self, folder: Path, run_id: str,
                              state: dict[str, Any] | None) -> None:
@@ -430,6 +438,13 @@ def _resolved_in_log(folder: Path) -> list[str]:
     """The ids of the approvals ``folder``'s log records as resolved, oldest first."""
     return [str(event.get("approvalId")) for event in EventReader(folder).iter_events()
             if event.get("type") == "approval.resolved"]
+
+
+def _held_elsewhere(run_id: str) -> ApiError:
+    """The refusal of a run an engine outside the service holds, saying where to stop it."""
+    return ApiError(409, "run_busy", f"run {run_id} is held by an engine outside this "
+                    "service (an `agent-canvas run` or `resume` in a terminal, or another "
+                    "service); stop it there (Ctrl-C in its terminal), then delete it")
 
 
 def _unsaved(exc: WorkNotSaved) -> ApiError:

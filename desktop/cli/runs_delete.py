@@ -250,7 +250,9 @@ def _delete_here(run: Path, force: bool, report: _Report) -> None:
 def _delete_in_service(run: Path, report: _Report) -> None:
     """A live run with --force: the service of the data folder it is in (DATA/runs/ID)
     stops and deletes it when it is the one running it; an engine in a terminal cannot be
-    stopped from here."""
+    stopped from here. Which it is was decided when the run was seen held: a terminal's
+    run is refused even should it end before the service is asked, never deleted as its
+    terminal reports its result."""
     from desktop.api.client import ApiError
     from desktop.api.discovery import find_service
 
@@ -260,14 +262,26 @@ def _delete_in_service(run: Path, report: _Report) -> None:
         report.refused(_held_in_terminal(run8))
         return
 
-    async def go() -> dict[str, Any]:
+    async def go() -> dict[str, Any] | None:
         async with service.client() as client:
+            if not any(row.get("id") == run.name and row.get("live")
+                       for row in await client.list_runs()):
+                return None  # held, but not by the service: by a terminal
             return await client.delete_run(run.name, force=True)
 
     try:
-        report.deleted(asyncio.run(go()))
+        went = asyncio.run(go())
     except ApiError as exc:
         report.refused(_remote_refusal(run8, exc))
+        return
+    if went is not None:
+        report.deleted(went)
+    elif engine_alive(run):
+        report.refused(_held_in_terminal(run8))
+    else:  # the engine let go as the service was asked: whose it was is not known now
+        report.refused(f"run {run8} was let go by the engine that held it as this looked "
+                       "(it ended or paused; a terminal that ran it says so there); look at "
+                       f"it with `agent-canvas runs show {run8}`, then delete it again")
 
 
 def _delete_remote(args: argparse.Namespace, choice: RunChoice | None) -> int:
