@@ -12,7 +12,9 @@ worktrees whose folders are gone (`git worktree prune`).
 A run is known by its commits (each names its run); a canvas/ branch of your own is
 never taken. A run's refs stay while one of its worktrees is still on disk (a run of
 another data folder: delete it from there) or locked (`git worktree lock`), or while
-you have one of its branches checked out, or committed on one of them. Your working
+you have one of its branches checked out, or committed on one of them: each such
+branch is named, with how to keep your commit or let it go. A fork's branch still at
+the commit of the run it was forked from holds nothing of yours, and goes. Your working
 tree, index, HEAD and own branches are not touched.
 
 Exit codes: 0 removed, or nothing to remove; 1 some run's refs were kept (each said
@@ -62,6 +64,15 @@ def _line(repo: Path, run: Leftover, dry_run: bool) -> str:
             f"{plural(len(run.branches()), 'branch')}{named}{others}")
 
 
+def _kept_line(repo: Path, run: Leftover) -> str:
+    """Why the run's refs stay: every reason, one a line when there are several."""
+    said = f"kept what run {run.run_id[:8]} left in {repo}"
+    if len(run.reasons) == 1:
+        return f"{said}: {run.reasons[0]}"
+    return f"{said}, for {len(run.reasons)} reasons:" + "".join(
+        f"\n  {reason}" for reason in run.reasons)
+
+
 def cmd_prune(args: argparse.Namespace) -> int:
     data = data_dir(args.data_dir)
     found: list[tuple[Path, list[Leftover]]] = []
@@ -89,8 +100,7 @@ def cmd_prune(args: argparse.Namespace) -> int:
             if run.kept is None:
                 print(_line(repo, run, args.dry_run))
             else:
-                print(f"kept what run {run.run_id[:8]} left in {repo}: {run.kept}",
-                      file=sys.stderr)
+                print(_kept_line(repo, run), file=sys.stderr)
     if args.json:
         sys.stdout.write(orjson.dumps(out, option=orjson.OPT_INDENT_2).decode() + "\n")
     return EXIT_KEPT if kept else 0

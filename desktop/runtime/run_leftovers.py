@@ -12,7 +12,9 @@ branch of the user's own names none and is never taken. A worktree of the run st
 disk keeps the run's refs: it belongs to a run of another data folder, or the user keeps
 it. So do a worktree of the run the user locked (git keeps it too, folder or not), a
 branch of the run checked out in a worktree of the user's own, and a branch whose newest
-commit the run did not make (one the user committed on it).
+commit Agent Canvas did not make (one the user committed on it; a fork's branch still
+at its source run's commit is not: desktop/runtime/canvas_commits.py). Every reason a
+run's refs stay is said, each kept branch with its own.
 
 Taking leftovers away deletes their refs and lets git forget the worktrees whose
 folders are gone (``git worktree prune``); the user's working tree, index, HEAD and own
@@ -28,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from desktop.disk.paths import runs_dir
+from desktop.runtime.canvas_commits import at_fork_start, canvas_made, recorded_runs, tip
 from desktop.runtime.git_run import git
 from desktop.runtime.worktree_list import Worktree, worktrees
 from desktop.runtime.worktrees import repo_lock
@@ -36,8 +39,6 @@ _RUN8 = re.compile(r"^[0-9a-f]{8}$")
 _RUN_LINE = re.compile(r"^Run: ([0-9a-f]{8}-[0-9a-f-]{27})$", re.MULTILINE)
 _HEADS = "refs/heads/canvas/"
 _OURS = "refs/canvas/"
-_MERGE = "Merge canvas/"
-"""How the subject of a merge of one node's branch into another begins (worktree_merge)."""
 
 
 class NotARepository(Exception):
@@ -50,15 +51,22 @@ class Leftover:
 
     run_id: str
     refs: list[str] = field(default_factory=list)
-    kept: str | None = None
-    """Why they stay (a worktree of the run is still on disk, ...); None: they go."""
+    reasons: list[str] = field(default_factory=list)
+    """Why they stay, each (a worktree of the run is still on disk, a branch with the
+    user's commit, ...); none: they go."""
+
+    @property
+    def kept(self) -> str | None:
+        """Every reason they stay, in one line; None: they go."""
+        return "; ".join(self.reasons) if self.reasons else None
 
     def branches(self) -> list[str]:
         """Its branch names (``canvas/1a2b3c4d/lead``)."""
         return [ref.removeprefix("refs/heads/") for ref in self.refs if ref.startswith(_HEADS)]
 
     def to_json(self) -> dict[str, object]:
-        return {"runId": self.run_id, "refs": list(self.refs), "kept": self.kept}
+        return {"runId": self.run_id, "refs": list(self.refs), "kept": self.kept,
+                "keptBecause": list(self.reasons)}
 
 
 def _common_dir(repo: Path) -> Path:
@@ -90,42 +98,44 @@ def _run_id(common: Path, run8: str, refs: list[str]) -> str | None:
     return None
 
 
-def _why_kept(run: Leftover, trees: list[Worktree]) -> str | None:
+def _why_kept(run: Leftover, trees: list[Worktree]) -> list[str]:
+    """Why the run's worktrees keep its refs, one reason per worktree."""
+    reasons = []
     for tree in trees:
         if tree.branch not in run.refs:
             continue
         if tree.lock is not None:  # perhaps on a drive not plugged in: git keeps it too
-            return (f"its worktree {tree.path} is locked (`git worktree unlock "
-                    f"{tree.path}` lets it go)")
-        if not tree.path.exists():
+            reasons.append(f"its worktree {tree.path} is locked (`git worktree unlock "
+                           f"{tree.path}` lets it go)")
+        elif not tree.path.exists():
             continue
-        if tree.path.parent.name == "worktrees" and \
+        elif tree.path.parent.name == "worktrees" and \
                 tree.path.parent.parent.name.startswith(run.run_id[:8]):
-            return (f"its worktree {tree.path} is still there (a run of another data "
-                    "folder: delete it from there with `agent-canvas runs delete "
-                    "--data-dir ...`)")
-        return f"{tree.branch.removeprefix('refs/heads/')} is checked out in {tree.path}"
-    return None
+            reasons.append(f"its worktree {tree.path} is still there (a run of another "
+                           "data folder: delete it from there with `agent-canvas runs "
+                           "delete --data-dir ...`)")
+        else:
+            reasons.append(f"{tree.branch.removeprefix('refs/heads/')} is checked out in "
+                           f"{tree.path}")
+    return reasons
 
 
-def _not_the_runs(common: Path, run: Leftover) -> str | None:
-    """Why the run's refs stay when a branch of its has a newest commit the run did not
-    make (the user's, most likely: deleting it would lose that commit)."""
+def _not_the_runs(common: Path, run: Leftover, recorded: frozenset[str]) -> list[str]:
+    """Why the run's refs stay: each branch of its whose newest commit Agent Canvas did
+    not make (the user's, most likely: deleting the branch would lose that commit)."""
+    reasons = []
     for ref in run.refs:
         if not ref.startswith(_HEADS):
             continue
-        message = git(common, "log", "-1", "--format=%h%n%s%n%b", ref, "--")
-        if not message.ok:
-            continue
-        short, _, rest = message.text.partition("\n")
-        subject = rest.partition("\n")[0]
-        if f"Run: {run.run_id}" in rest or subject.startswith(_MERGE):
+        found = tip(common, ref)
+        if found is None or canvas_made(found, run.run_id, recorded) or \
+                at_fork_start(common, ref, found.commit):
             continue
         branch = ref.removeprefix("refs/heads/")
-        return (f"{branch}'s newest commit, {short} ({subject}), is not the run's; keep it "
-                f"with `git branch NAME {short}`, or delete the branch with `git branch -D "
-                f"{branch}`")
-    return None
+        reasons.append(f"{branch}'s newest commit, {found.short} ({found.subject}), is not "
+                       f"the run's; keep it with `git branch NAME {found.short}`, or delete "
+                       f"the branch with `git branch -D {branch}`")
+    return reasons
 
 
 def find_leftovers(repo: Path, data: Path) -> list[Leftover]:
@@ -139,13 +149,14 @@ def find_leftovers(repo: Path, data: Path) -> list[Leftover]:
         if run8 is not None:
             grouped.setdefault(run8, []).append(ref)
     trees = worktrees(common)
+    recorded = recorded_runs(common)
     found = []
     for run8, refs in sorted(grouped.items()):
         run_id = _run_id(common, run8, refs)
         if run_id is None or (runs_dir(data) / run_id).is_dir():
             continue  # not a run's, or the run is still here
         run = Leftover(run_id, refs)
-        run.kept = _why_kept(run, trees) or _not_the_runs(common, run)
+        run.reasons = _why_kept(run, trees) + _not_the_runs(common, run, recorded)
         found.append(run)
     return found
 
