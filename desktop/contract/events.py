@@ -75,6 +75,8 @@ class RunCreated(EventBase):
     type: Literal["run.created"] = "run.created"
     workflow_name: str = Field("", alias="workflowName")
     workflow_path: str | None = Field(None, alias="workflowPath")
+    description: str = Field("", description="The workflow's description, when it has one "
+                             "(absent in runs made before it was recorded).")
     task: str = ""
     mode: Mode = Mode.AUTO
     global_mode: GlobalMode = Field(GlobalMode.IMPLEMENTATION, alias="globalMode")

@@ -126,6 +126,8 @@ def run_created_event(doc: WorkflowDocument, run_id: str, *, mode: str, global_m
     }
     if workflow_path:
         event["workflowPath"] = workflow_path
+    if doc.description:  # shown with the run's graph when the run is opened again
+        event["description"] = doc.description
     if doc.executor != "local":
         event["executor"] = executor_json(doc.executor)
     if doc.isolation is not None:

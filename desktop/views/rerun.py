@@ -42,6 +42,8 @@ def document_from_created(created: dict, scope: str | None = None) -> WorkflowDo
              if not e.get("addedAtRuntime") and e.get("from") in key_of
              and e.get("to") in key_of]
     return WorkflowDocument(name=created.get("workflowName") or "Workflow",
+                            description=created.get("description", "") if scope is None
+                            else "",
                             task=created.get("task", ""), mode=created.get("mode", "AUTO"),
                             globalMode=created.get("globalMode", "IMPLEMENTATION"),
                             isolation=created.get("isolation"),

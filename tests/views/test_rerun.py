@@ -5,7 +5,10 @@ starts the very run the original started (layout, notes and run-time additions l
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from desktop.contract.events import RunCreated
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.io import load_workflow
 from desktop.graph.resources import examples_dir
@@ -52,3 +55,25 @@ def test_budget_executor_attempts_and_isolation_are_kept() -> None:
 def test_a_log_that_does_not_start_with_run_created_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match=r"somewhere: the log does not start with run\.created"):
         document_of_first({"type": "run.started"}, "somewhere")
+
+
+@given(st.text(max_size=200))
+def test_the_workflows_description_is_recorded_and_shown_with_the_runs_graph(
+        description: str) -> None:
+    doc = WorkflowDocument.model_validate({
+        "name": "described", "description": description, "task": "t",
+        "nodes": [{"id": "a", "entry": True}]})
+    first = _created(doc)
+    RunCreated.model_validate({**first, "ts": "2026-01-01T00:00:00.000Z"})  # its contract
+    again, _ = document_of_first(first, "test")
+    assert again.description == description
+    assert ("description" in first) == bool(description)  # absent when there is none
+
+
+def test_a_run_recorded_without_a_description_still_opens_with_none() -> None:
+    doc = load_workflow(examples_dir() / "single-agent.flow.yaml")
+    first = _created(doc)
+    assert first["description"] == doc.description != ""
+    del first["description"]  # as runs made before it was recorded
+    again, _ = document_of_first(first, "test")
+    assert again.description == "" and [n.id for n in again.nodes] == ["implementer"]

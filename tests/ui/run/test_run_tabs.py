@@ -170,3 +170,13 @@ def test_a_run_tab_is_named_after_the_run_it_shows_once_run_again(
     finally:
         qloop.run_until_complete(session.close())
         run_tab.run_panels.session = None
+
+
+def test_a_run_tab_shows_the_workflows_description_in_the_inspector(tabbed_window, past_run):
+    shell = tabbed_window
+    shell.current().run_panels.history.openRequested.emit(past_run(SINGLE, "single"))
+    run_tab = shell.current()
+    run_tab.scene.select([])
+    description = run_tab.inspector.widgets[("doc", "description")][1]
+    assert description.toPlainText() == \
+        "One implementer does the whole task; the smallest workflow that runs."
