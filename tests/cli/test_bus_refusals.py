@@ -3,6 +3,7 @@ have and a post to a run that has ended; agents of a running run post as before.
 
 import json
 import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,9 @@ from desktop.contract.base import new_id
 from desktop.graph.resources import examples_dir
 
 TS = "2026-01-01T00:00:00.000Z"
-IDS = {key: new_id() for key in ("writer", "review", "review/reviewer", "review/tester")}
+# fixed ids: one names a parametrized case, and every test worker must collect the same ones
+IDS = {key: str(uuid.uuid5(uuid.NAMESPACE_URL, f"agent-canvas-test/{key}"))
+       for key in ("writer", "review", "review/reviewer", "review/tester")}
 KEYS = {nid: key for key, nid in IDS.items()}
 
 
