@@ -5,11 +5,14 @@
   agent-canvas runs delete 1a2b3c4d --server URL  in a running `agent-canvas serve`
   agent-canvas runs delete --older-than 7d        every run not changed for a week
   agent-canvas runs delete --applied --dry-run    which runs whose result you took would go
+  agent-canvas runs delete 1a2b3c4d --dry-run     what deleting it would remove, or why not
 
 Instead of naming runs, --older-than AGE (30m, 12h, 7d, 2w: since the run's last event)
 and --applied (its result was applied to your repository) pick them; given both, a run
 must match both. A live run is never picked. --dry-run lists what would go and deletes
-nothing, and says of each run that deleting would refuse (below) why.
+nothing, and says of each run that deleting would refuse (below) why. Of runs named, it
+says what would be removed (the folder, each worktree, each branch) or why deleting
+would refuse, and exits 1 when it would refuse some.
 
 Each run goes as DELETE /api/runs/RUN takes it, by the same code: its node worktrees
 are cleaned and kept in DATA/worktree-pool for the next run (or removed when the pool
@@ -46,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from desktop.cli.runs_delete_dry import dry_run_here, dry_run_rows, hosted_by, row_line
 from desktop.cli.server_args import RemoteError, add_server_options, client_for
 from desktop.disk.paths import data_dir, runs_dir
 from desktop.runtime.run_delete import WorkNotSaved, WorktreesLocked, delete_run_folder
@@ -78,7 +82,8 @@ def register(kids: argparse._SubParsersAction, add_data_dir: Any) -> None:
     p.add_argument("--applied", action="store_true",
                    help="instead of naming runs: those whose result was applied")
     p.add_argument("--dry-run", action="store_true",
-                   help="say which runs would go, delete nothing")
+                   help="say which runs would go and what of them (or why not), delete "
+                        "nothing")
     p.add_argument("--force", action="store_true",
                    help="delete a live run too: the service running it stops it first")
     p.add_argument("--json", action="store_true", help="print what went as JSON, one "
@@ -114,8 +119,7 @@ def _picked(rows: list[dict[str, Any]], choice: RunChoice, dry_run: bool,
         for run_id in ids:
             row = by_id[run_id]
             held = _held(runs_dir(folder) / run_id, run_id) if folder is not None else ""
-            print(f"would delete run {run_id[:8]}: {row.get('workflowName') or '-'}, "
-                  f"{row.get('status')}, last event {row.get('updatedAt') or '-'}{held}")
+            print(f"{row_line(row, run_id)}{held}")
     return ids
 
 
@@ -200,8 +204,6 @@ def cmd_delete(args: argparse.Namespace) -> int:
     if (choice is None) == (not args.runs):
         return _bad("name the runs to delete, or pick them with --older-than AGE or "
                     "--applied (not both)")
-    if args.dry_run and choice is None:
-        return _bad("--dry-run goes with --older-than or --applied")
     if args.server:
         return _delete_remote(args, choice)
     folder = data_dir(args.data_dir)
@@ -214,6 +216,8 @@ def cmd_delete(args: argparse.Namespace) -> int:
         runs = list(dict.fromkeys(find_run(folder, ref).resolve() for ref in refs))
     except RunError as exc:
         return _bad(str(exc))
+    if args.dry_run:
+        return dry_run_here(runs, args.force, args.json)
     report = _Report(args.json)
     for run in runs:
         _delete_here(run, args.force, report)
@@ -264,8 +268,7 @@ def _delete_in_service(run: Path, report: _Report) -> None:
 
     async def go() -> dict[str, Any] | None:
         async with service.client() as client:
-            if not any(row.get("id") == run.name and row.get("live")
-                       for row in await client.list_runs()):
+            if not await hosted_by(client, run.name):
                 return None  # held, but not by the service: by a terminal
             return await client.delete_run(run.name, force=True)
 
@@ -302,6 +305,8 @@ def _delete_remote(args: argparse.Namespace, choice: RunChoice | None) -> int:
                                               for ref in args.runs]))
                 except RemoteError as exc:
                     return _bad(str(exc))
+                if args.dry_run:
+                    return dry_run_rows(await client.list_runs(), ids, args.force)
             report = _Report(args.json)
             for run_id in ids:
                 try:

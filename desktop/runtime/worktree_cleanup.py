@@ -95,7 +95,8 @@ class LostUndo:
         return {"repo": str(self.repo), "commit": self.commit, "byHand": self.by_hand()}
 
 
-def _under(path: Path, folder: Path) -> bool:
+def under(path: Path, folder: Path) -> bool:
+    """Whether ``path`` lies in ``folder`` (links resolved)."""
     return path.resolve().is_relative_to(folder.resolve())
 
 
@@ -118,7 +119,7 @@ def repositories(run_dir: Path, state: Mapping[str, Any] | None) -> list[Path]:
 
 def _locked_in(common: Path, run_dir: Path) -> list[LockedWorktree]:
     return [LockedWorktree(t.path, t.branch, t.lock) for t in worktrees(common)
-            if t.lock is not None and _under(t.path, run_dir)]
+            if t.lock is not None and under(t.path, run_dir)]
 
 
 def locked_worktrees(run_dir: Path,
@@ -129,7 +130,7 @@ def locked_worktrees(run_dir: Path,
             for tree in _locked_in(common, run_dir)]
 
 
-def _owned(common: Path, run_id: str) -> bool:
+def owns_refs(common: Path, run_id: str) -> bool:
     """Whether the run's refs in this repository are its own (not another run's with the
     same first 8 characters): its base ref names it, or there is no base ref."""
     found = git(common, "log", "-1", "--format=%B", f"{base_ref(run_id)}^{{commit}}", "--")
@@ -146,7 +147,7 @@ def clean_repository(common: Path, run_dir: Path, run_id: str, done: Cleanup,
     with repo_lock(common):
         for tree in worktrees(common):
             path, branch = tree.path, tree.branch
-            inside = _under(path, run_dir)
+            inside = under(path, run_dir)
             if inside and tree.lock is not None:
                 # the user's to keep, with its files and branch: the pool would clean it,
                 # and git removes it only when told twice (-f -f)
@@ -163,7 +164,7 @@ def clean_repository(common: Path, run_dir: Path, run_id: str, done: Cleanup,
                 done.removed.append(path)
         git(common, "worktree", "prune")
     done.locked += locked
-    if not _owned(common, run_id):
+    if not owns_refs(common, run_id):
         done.kept.append(f"{common}: refs/canvas/{run8(run_id)}/ belongs to another run")
         return
     listed = git(common, "for-each-ref", "--format=%(refname)", *run_refs(run_id))

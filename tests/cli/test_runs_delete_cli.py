@@ -270,7 +270,7 @@ def test_applied_runs_are_picked_listed_first_with_dry_run_then_deleted(
     assert repo.seen() == before
 
 
-@pytest.mark.parametrize("args", [[], ["abc", "--applied"], ["abc", "--dry-run"]])
+@pytest.mark.parametrize("args", [[], ["abc", "--applied"], ["--dry-run"]])
 def test_runs_are_named_or_picked_not_both_nor_neither(cli: Cli, args: list[str]) -> None:
     said = cli("runs", "delete", *args)
     assert said.code == 2 and said.err.startswith("error: ")
