@@ -44,7 +44,6 @@ from desktop.runtime.branch_name import BadBranchName, check_new_branch
 from desktop.runtime.git_base import applied_refs, big_untracked, capture, run8, written_in
 from desktop.runtime.git_run import GitError, git, must
 from desktop.runtime.repo_busy import refuse_if_busy
-from desktop.runtime.result_words import BRANCH_WHY, collides, either, remedies
 from desktop.runtime.run_result import ResultError, ResultFile, RunResult, changed_files
 from desktop.store.applied import (
     UNDER_WAY,
@@ -54,6 +53,7 @@ from desktop.store.applied import (
     record_applied,
     utc_stamp,
 )
+from desktop.views.result_words import BRANCH_WHY, collides, either, remedies
 from desktop.wording import plural
 
 Target = Literal["worktree", "branch"]

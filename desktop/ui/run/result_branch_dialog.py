@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QDialog, QInputDialog, QLineEdit, QWidget
 
-from desktop.runtime.branch_name import BadBranchName, check_format
+from desktop.views.branch_check import BadBranchName, check_format
 
 PROMPT = "Name of the new branch (made on your HEAD; your checkout is not touched):"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from desktop.runtime.result_words import BRANCH_WHY, collided_with, collides, either, remedies
+from desktop.views.result_words import BRANCH_WHY, collided_with, collides, either, remedies
 from desktop.wording import plural
 
 BRANCH_PREFIX = "agent-canvas/"

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from test_result_view import git, project, result_on_show, rows
 
 from desktop.graph.io import loads_workflow
-from desktop.runtime.result_words import BRANCH_WHY, collides
+from desktop.views.result_words import BRANCH_WHY, collides
 
 
 def edits_the_users_line(repo) -> str:
