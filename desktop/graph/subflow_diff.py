@@ -21,7 +21,7 @@ from pathlib import Path
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.errors import Problem, WorkflowLoadError
 from desktop.graph.flow_diff import FlowDiff, SubflowDiff, diff_flows
-from desktop.graph.subflows import subflow_path
+from desktop.graph.subflows import subflow_files
 
 Reader = Callable[[Path], WorkflowDocument]
 """Reads the workflow file at an absolute path; WorkflowLoadError when it cannot."""
@@ -56,16 +56,7 @@ def side_tree(doc: WorkflowDocument, file: str | os.PathLike[str], read: Reader,
     shown = name or str(file)
     chain = (*_chain, here)
     inner: dict[str, Side] = {}
-    for index, node in enumerate(doc.nodes):
-        if node.kind != "subflow" or not node.flow:
-            continue
-        where = f"nodes[{index}].flow"
-        target = subflow_path(here, node.flow)
-        if target in chain:
-            names = " uses ".join(p.name for p in (*chain[chain.index(target):], target))
-            raise WorkflowLoadError([Problem(
-                where, f"subflows form a cycle: {names}",
-                "a workflow cannot run itself; point `flow:` at another file", file=shown)])
+    for where, node, target in subflow_files(doc, here, chain, shown):
         try:
             sub = read(target)
         except WorkflowLoadError as exc:

@@ -14,10 +14,11 @@ Inside a run, a node ``implementer`` of subflow node ``review`` has the key
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from desktop.graph.document import WorkflowDocument
+from desktop.graph.document import WorkflowDocument, WorkflowNode
 from desktop.graph.errors import Problem, WorkflowLoadError
 
 SCOPE_SEPARATOR = "/"
@@ -88,6 +89,24 @@ def flow_reference(target: str | os.PathLike[str],
         return chosen.as_posix()
 
 
+def subflow_files(doc: WorkflowDocument, here: Path, chain: tuple[Path, ...], shown: str
+                  ) -> Iterator[tuple[str, WorkflowNode, Path]]:
+    """Each subflow node of ``doc`` (read from ``here``) with its ``flow`` field's name and
+    the file it names; WorkflowLoadError (in the file ``shown``) when that file is one of
+    ``chain``, the workflows that led here: subflows that use each other in a cycle."""
+    for index, node in enumerate(doc.nodes):
+        if node.kind != "subflow" or not node.flow:
+            continue
+        where = f"nodes[{index}].flow"
+        target = subflow_path(here, node.flow)
+        if target in chain:
+            names = " uses ".join(p.name for p in (*chain[chain.index(target):], target))
+            raise WorkflowLoadError([Problem(
+                where, f"subflows form a cycle: {names}",
+                "a workflow cannot run itself; point `flow:` at another file", file=shown)])
+        yield where, node, target
+
+
 def resolve_subflows(doc: WorkflowDocument, path: str | os.PathLike[str],
                      _chain: tuple[Path, ...] = ()) -> dict[str, Subflow]:
     """The subflows ``doc`` (read from ``path``) uses, by node id, each with its own.
@@ -100,17 +119,7 @@ def resolve_subflows(doc: WorkflowDocument, path: str | os.PathLike[str],
     here = Path(path).resolve()
     chain = (*_chain, here)
     found: dict[str, Subflow] = {}
-    for index, node in enumerate(doc.nodes):
-        if node.kind != "subflow" or not node.flow:
-            continue
-        where = f"nodes[{index}].flow"
-        target = subflow_path(here, node.flow)
-        if target in chain:
-            names = " uses ".join(p.name for p in (*chain[chain.index(target):], target))
-            raise WorkflowLoadError([Problem(
-                where, f"subflows form a cycle: {names}",
-                "a workflow cannot run itself; point `flow:` at another file",
-                file=str(here))])
+    for where, node, target in subflow_files(doc, here, chain, str(here)):
         if not target.is_file():
             raise WorkflowLoadError([Problem(
                 where, f"subflow file {node.flow!r} not found (looked for {target})",
