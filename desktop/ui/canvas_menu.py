@@ -97,7 +97,7 @@ class CanvasMenus(QObject):
         other = EdgeType.HANDOFF if edge.type == EdgeType.REPORT else EdgeType.REPORT
         editor = self.scene.editor
         menu.addAction(f"Make it a {other.value} edge", lambda: editor.edit_edge(
-            key, edge.model_copy(update={"type": other.value})))
+            key, edge.model_copy(update={"type": other.value}))).setEnabled(not editor.read_only)
 
     def _label(self, key: str) -> str:
         node = self.scene.model.node(key)

@@ -48,7 +48,7 @@ def settle(editors: Iterable[Any], ask: Ask) -> bool:
     if not unsaved and not live:
         return True
     answer = _one(unsaved, live) if len(unsaved) + len(live) == 1 else \
-        ask([e.file.display_name() for e in unsaved], [live_run_of(e) for e in live])
+        ask([e.document_name() for e in unsaved], [live_run_of(e) for e in live])
     if answer is None:
         return False
     if answer.save and not all(e.files.save() for e in unsaved):

@@ -33,6 +33,7 @@ from desktop.wording import plural
 GRID = 20.0
 LAYOUT_SCALE_X = 1.0  # graph.layout's spacing fits our node size
 PASTE_OFFSET = 40.0
+READ_ONLY = "this is a run's graph, as the run recorded it: it cannot be changed"
 
 
 def snap(value: float, grid: float = GRID) -> float:
@@ -43,15 +44,28 @@ class Editor(DecorationEdits, QObject):
     """The document model, its undo stack, and every edit a user can make."""
 
     selectRequested = Signal(list, list)  # node ids, edge keys the views should select
+    refused = Signal()  # an edit was asked for while the document is read-only
 
     def __init__(self, doc: WorkflowDocument | None = None, parent: QObject | None = None):
         super().__init__(parent)
         self.model = DocumentModel(doc, self)
         self.undo_stack = QUndoStack(self)
         self.snap_to_grid = True
+        self.read_only = False
+        """No edit is made (a run's graph, shown as the run recorded it): every gesture,
+        menu, field or paste that would change the document is refused."""
+
+    def editable(self) -> bool:
+        """Whether an edit may be made now; when not, says so (``refused``)."""
+        if self.read_only:
+            self.refused.emit()
+            return False
+        return True
 
     def push(self, command) -> None:
-        self.undo_stack.push(command)
+        # every edit comes through here: the one place a read-only document is kept as it is
+        if self.editable():
+            self.undo_stack.push(command)
 
     # ---------------------------------------------------------------- nodes
     def add_node(self, role: str = "implementer", provider: str = "scripted",
@@ -124,6 +138,8 @@ class Editor(DecorationEdits, QObject):
                            edge_type: str = EdgeType.HANDOFF) -> str | None:
         """Why ``src -> dst`` cannot be drawn, or None when it can (the gatekeeper's
         reason, the one the API and agents get)."""
+        if self.read_only:
+            return READ_ONLY
         if not self.model.has_node(src) or not self.model.has_node(dst):
             return "both ends must be nodes"
         edges = (self.model.edge(key) for key in self.model.edges_of(src))
@@ -153,7 +169,7 @@ class Editor(DecorationEdits, QObject):
                decorations: list[tuple[str, str]] = ()) -> None:
         """Delete nodes (with their edges), edges, and notes or groups: one undo step."""
         n = len(node_ids) + len(edge_keys) + len(decorations)
-        if not n:
+        if not n or not self.editable():  # before the macro: an empty one would still count
             return
         text = f"Delete {plural(n, 'item')}"
         self.undo_stack.beginMacro(text)

@@ -46,6 +46,7 @@ from desktop.ui.inspector_fields import (
     to_text,
 )
 from desktop.ui.inspector_subflow import SubflowSection
+from desktop.ui.read_only import READ_ONLY_NOTE, lock_field
 from desktop.ui.roles_cache import roles
 from desktop.ui.scroll_safe import ScrollSafeCombo
 from desktop.wording import plural
@@ -94,6 +95,11 @@ class Inspector(QScrollArea):
         self.subtitle = QLabel()
         self.subtitle.setProperty("role", "muted")
         self.subtitle.setWordWrap(True)
+        self.read_only_note = QLabel(READ_ONLY_NOTE)
+        self.read_only_note.setProperty("role", "muted")
+        self.read_only_note.setWordWrap(True)
+        self.read_only_note.hide()
+        self.read_only = False  # a run's graph: the fields show, and take no edit
         self.notes = QLabel()
         self.notes.setWordWrap(True)
         self.notes.setTextFormat(Qt.TextFormat.RichText)
@@ -103,7 +109,8 @@ class Inspector(QScrollArea):
         self.compare_lines.setWordWrap(True)
         self.compare_lines.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.compare: tuple[FlowDiff, str] | None = None  # the diff shown, the other's name
-        for w in (self.title, self.subtitle, self.notes, self.compare_header,
+        for w in (self.title, self.subtitle, self.read_only_note, self.notes,
+                  self.compare_header,
                   self.compare_lines):
             self.layout_.addWidget(w)
         self.widgets: dict[tuple[str, ...], tuple[Field, QWidget, QLabel]] = {}
@@ -282,6 +289,15 @@ class Inspector(QScrollArea):
         self._show_run_modes()
         self._show_compare()
 
+    def set_read_only(self, on: bool) -> None:
+        """Show every field's value without taking edits (a run's graph), or take them."""
+        self.read_only = on
+        self.read_only_note.setVisible(on)
+        for _f, widget, _error in self.widgets.values():
+            lock_field(widget, on)
+        self.subflow.change.setVisible(not on)
+        self.reload()
+
     def show_run_modes(self, modes: dict[str, str] | None) -> None:
         """While a run of this window runs, its modes are the ones in force: show those
         (read-only; the run toolbar switches them) instead of the workflow's defaults."""
@@ -298,7 +314,7 @@ class Inspector(QScrollArea):
             running = self.run_modes is not None and key in self.run_modes
             if running:
                 self._put(f, widget, self.run_modes[key])
-            widget.setEnabled(not running)
+            widget.setEnabled(not running and not self.read_only)
             if running and self.kind == "doc":
                 self.subtitle.setText("Nothing selected: these are the workflow's own "
                                       "settings. Mode and global mode show the open run's; "
@@ -411,6 +427,8 @@ class Inspector(QScrollArea):
         widget.style().polish(widget)
 
     def _commit(self, f: Field) -> None:
+        if self.read_only:
+            return
         if f.path[0] != self.kind and not (self.kind == "node" and f.path[0] == "config"):
             return
         _, widget, error = self.widgets[f.path]

@@ -49,6 +49,8 @@ class SubflowPicker:
     def add_at(self, scene_point: QPointF) -> str | None:
         """Ask for a workflow file and add a subflow node running it at ``scene_point``;
         the new node's id, or None when nothing was chosen."""
+        if not self.window.editor.editable():  # refused before a file is asked for
+            return None
         chosen = self._ask("Choose Subflow")
         flow = self._reference(chosen) if chosen is not None else None
         if chosen is None or flow is None:
@@ -60,6 +62,8 @@ class SubflowPicker:
 
     def change(self, node_id: str) -> None:
         """Ask for another workflow file for subflow node ``node_id``."""
+        if not self.window.editor.editable():
+            return
         chosen = self._ask("Change Subflow")
         flow = self._reference(chosen) if chosen is not None else None
         if flow is not None:

@@ -40,6 +40,7 @@ from desktop.ui.palette import Palette
 from desktop.ui.pool_warmer import PoolWarmer
 from desktop.ui.popups import FilterPopup
 from desktop.ui.problems import ProblemsPanel
+from desktop.ui.read_only import READ_ONLY_NOTE, show_read_only
 from desktop.ui.run.attach import attach_run_panels
 from desktop.ui.run.bring_up import bring_up_run
 from desktop.ui.run.window_parts import WindowParts
@@ -115,7 +116,7 @@ class EditorWindow(QMainWindow):
         # as well, else Quit and the notifier would reach a deleted window
         self.destroyed.connect(_forget_deleted_windows)
         self.host = None  # the TabbedWindow showing this document as a tab, if any
-        self.run_origin: Path | None = None  # the run folder whose graph this shows
+        self._run_origin: Path | None = None  # the run folder whose graph this shows
         self.run_origin_deleted = False  # that run was deleted since: the titles say so
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.theme_choice = str(ui_settings().value("theme", "system"))
@@ -291,6 +292,8 @@ class EditorWindow(QMainWindow):
         self.problems.problemsChanged.connect(self._on_problems)
         self.file.modifiedChanged.connect(lambda _: self._update_title())
         self.file.pathChanged.connect(lambda _: self._update_title())
+        self.file.pathChanged.connect(lambda _: self._sync_read_only())
+        ed.refused.connect(lambda: self.message(READ_ONLY_NOTE, 8000))
         self.file.changedOnDisk.connect(self.files.changed_on_disk)
         self.file.leftOutChanged.connect(self.problems.set_left_out)
         m.changed.connect(self._update_counts)
@@ -320,6 +323,27 @@ class EditorWindow(QMainWindow):
         return open_subflow(self, node_id)
 
     # ---------------------------------------------------------------- state display
+    @property
+    def run_origin(self) -> Path | None:
+        """The run folder whose graph this document is (a run's tab), else None."""
+        return self._run_origin
+
+    @run_origin.setter
+    def run_origin(self, run_dir: Path | None) -> None:
+        self._run_origin = run_dir
+        self._sync_read_only()
+
+    def _sync_read_only(self) -> None:
+        """A run's graph is read-only until Save As makes it a workflow file."""
+        show_read_only(self, self._run_origin is not None and self.file.path is None)
+
+    def document_name(self) -> str:
+        """The document as the questions about its unsaved changes name it: its file's
+        name, else the name on its tab."""
+        if self.file.path is not None:
+            return self.file.display_name()
+        return self.tab_title().removesuffix(" *").removeprefix("▶ ")
+
     def _update_title(self) -> None:
         doc_name = clipped(self.editor.model.doc.name or "Untitled workflow")
         self.setWindowTitle(f"{doc_name} — {self._where()}[*] — Agent Canvas")

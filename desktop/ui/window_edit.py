@@ -26,11 +26,13 @@ class EditCommands:
 
     def undo(self) -> None:
         """Undo the last change."""
-        self.window.editor.undo_stack.undo()
+        if self.window.editor.editable():  # undoing is changing, too
+            self.window.editor.undo_stack.undo()
 
     def redo(self) -> None:
         """Redo the last undone change."""
-        self.window.editor.undo_stack.redo()
+        if self.window.editor.editable():
+            self.window.editor.undo_stack.redo()
 
     def copy(self) -> None:
         """Copy the selected nodes to the clipboard."""
@@ -51,6 +53,8 @@ class EditCommands:
     def paste(self) -> None:
         """Paste the clipboard's nodes at the cursor (or where they were)."""
         w = self.window
+        if not w.editor.editable():
+            return
         ids = w.editor.paste_text(QGuiApplication.clipboard().text(), self.cursor_point())
         if not ids:
             w.message("Nothing to paste: the clipboard holds no workflow nodes")
@@ -85,6 +89,8 @@ class EditCommands:
 
     def add_note(self) -> None:
         """Add a sticky note and start editing its text."""
+        if not self.window.editor.editable():
+            return
         scene = self.window.scene
         note_id = self.window.editor.add_note(self._add_point())
         scene.select([])
@@ -93,6 +99,8 @@ class EditCommands:
 
     def add_group(self) -> None:
         """Frame the selected nodes in a titled group."""
+        if not self.window.editor.editable():
+            return
         scene = self.window.scene
         group_id = self.window.editor.add_group(self._add_point(), scene.selected_node_ids())
         scene.select([])

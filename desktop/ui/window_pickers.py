@@ -35,6 +35,8 @@ class Pickers:
                      then: Callable[[str], object] | None = None) -> None:
         """Pick a role or provider to add as a node at ``scene_point``; ``then`` gets the
         new node's id."""
+        if not self.window.editor.editable():  # a run's graph: no list to pick from
+            return
         choices = [Choice(e["title"], e["kind"], e) for e in entries()]
 
         def add(spec: dict[str, Any]) -> None:
@@ -56,6 +58,8 @@ class Pickers:
 
     def add_from_palette(self, spec: dict[str, Any]) -> None:
         """A palette entry activated: add it mid-canvas."""
+        if not self.window.editor.editable():
+            return
         view = self.window.view
         center = view.mapToScene(view.viewport().rect().center())
         self.window.scene.drop_template(spec, center)

@@ -37,7 +37,7 @@ class Questions:
         """Closing an unsaved document: ``"save"``, ``"discard"`` or ``"cancel"``."""
         box = QMessageBox(self.window)
         box.setIcon(QMessageBox.Icon.Warning)
-        box.setText(f"Save changes to {self.window.file.display_name()} before closing?")
+        box.setText(f"Save changes to “{self.window.document_name()}” before closing?")
         box.setInformativeText("Your changes are lost if you don't save them.")
         box.setStandardButtons(QMessageBox.StandardButton.Save
                                | QMessageBox.StandardButton.Discard

@@ -140,7 +140,9 @@ class _BoxItem(QGraphicsItem):
             super().mousePressEvent(event)
             return
         super().mousePressEvent(event)  # selection, as for nodes
-        if self._grip().contains(event.pos()):
+        if self.layer.editor.read_only:
+            self._gesture = None  # a run's graph: selected, never moved or resized
+        elif self._grip().contains(event.pos()):
             self._gesture = "resize"
         else:
             self._gesture = "move"
@@ -344,7 +346,7 @@ class DecorationLayer(QObject):
     # ---------------------------------------------------------------- editing in place
     def edit_in_place(self, item: _BoxItem) -> None:
         """Type a note's text or a group's title on the canvas itself."""
-        if item.inline is not None:
+        if item.inline is not None or not self.editor.editable():
             return
         w = item.size[0]
         group = item.kind == GROUP

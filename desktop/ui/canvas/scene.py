@@ -471,12 +471,13 @@ class CanvasScene(QGraphicsScene):
     def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:
         pos = event.scenePos()
         item = self.node_at(pos) if event.button() == Qt.MouseButton.LeftButton else None
-        if item is not None and item.on_out_port(item.mapFromScene(pos)):
+        read_only = self.editor.read_only  # a run's graph: select, never drag or connect
+        if item is not None and not read_only and item.on_out_port(item.mapFromScene(pos)):
             self._start_connect(item, pos, event.modifiers())
             event.accept()
             return
         super().mousePressEvent(event)
-        if item is not None and item.isSelected():
+        if item is not None and item.isSelected() and not read_only:
             # selected notes and groups (and what lies in those groups) move along
             nodes, decorations = self.decorations.drag_origins()
             self._drag = {"start": pos, "origin": nodes, "decorations": decorations,
@@ -587,15 +588,19 @@ class CanvasScene(QGraphicsScene):
             self._connect = None
 
     # ---------------------------------------------------------------- drops from the palette
+    def _takes(self, event) -> bool:
+        """Whether a palette entry dragged here can be dropped (never on a run's graph)."""
+        return event.mimeData().hasFormat(TEMPLATE_MIME) and not self.editor.read_only
+
     def dragEnterEvent(self, event) -> None:
-        event.setAccepted(event.mimeData().hasFormat(TEMPLATE_MIME))
+        event.setAccepted(self._takes(event))
 
     def dragMoveEvent(self, event) -> None:
-        event.setAccepted(event.mimeData().hasFormat(TEMPLATE_MIME))
+        event.setAccepted(self._takes(event))
 
     def dropEvent(self, event) -> None:
         data = event.mimeData()
-        if not data.hasFormat(TEMPLATE_MIME):
+        if not self._takes(event):
             event.ignore()
             return
         try:  # another program can drop anything under our MIME type
