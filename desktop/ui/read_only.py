@@ -33,6 +33,8 @@ def lock_field(widget: QWidget, locked: bool) -> None:
     that does: text stays readable and selectable, a check box or list greys out."""
     if isinstance(widget, QLineEdit | QPlainTextEdit):
         widget.setReadOnly(locked)
+        widget.setProperty("locked", locked)  # drawn as no input (the theme's rule)
+        widget.style().polish(widget)  # the style sheet reads the property on polish
         return
     if isinstance(widget, QComboBox) and widget.isEditable():
         widget.lineEdit().setReadOnly(locked)

@@ -258,6 +258,9 @@ QComboBox:disabled {{ background: {t.input_disabled}; border-style: dashed; colo
    the mouse, was that ink on the base, unreadable in both themes */
 QComboBox::item:selected {{ background: {t.accent}; color: {ink}; border: none; }}
 QLineEdit[invalid="true"], QPlainTextEdit[invalid="true"] {{ border-color: {t.error}; }}
+/* a field that shows a value and takes no edit (a run's graph): readable, not an input */
+QLineEdit[locked="true"], QPlainTextEdit[locked="true"] {{
+    background: {t.input_disabled}; border-style: dashed; }}
 QLabel[role="error"] {{ color: {t.error}; }}
 QLabel[role="muted"] {{ color: {t.muted}; }}
 QLabel[role="section"] {{ color: {t.muted}; font-weight: 600; padding-top: 8px; }}

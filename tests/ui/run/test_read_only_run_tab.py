@@ -107,6 +107,7 @@ def test_a_run_tab_refuses_every_edit_and_never_asks_to_be_saved(
     tab.scene.select(["a"])
     _f, label, _e = tab.inspector.widgets[("node", "label")]
     assert label.isReadOnly() and tab.inspector.read_only_note.isVisibleTo(tab.inspector)
+    assert label.property("locked") is True  # drawn as no input: the theme greys it
     label.setText("Renamed")
     label.editingFinished.emit()
     _f, entry, _e = tab.inspector.widgets[("node", "entry")]
@@ -131,7 +132,8 @@ def test_save_as_makes_the_runs_graph_a_workflow_to_edit(run_tab, tmp_path, monk
     monkeypatch.setattr(tab.ask, "save_path", lambda *_a: str(target))
     assert tab.files.save_as() and target.exists()
     assert tab.actions_["add_node"].isEnabled()
-    assert not tab.inspector.widgets[("node", "label")][1].isReadOnly()
+    label = tab.inspector.widgets[("node", "label")][1]
+    assert not label.isReadOnly() and label.property("locked") is False
     node = tab.editor.add_node("planner", at=(600, 600))
     assert tab.editor.model.has_node(node) and tab.file.is_modified()
     assert tab.actions_["undo"].isEnabled()
