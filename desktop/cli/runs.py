@@ -20,6 +20,7 @@ from rich.table import Table
 
 from desktop.cli import runs_apply, runs_delete, runs_pool, runs_prune
 from desktop.cli.console_out import out_console
+from desktop.cli.data_dir_arg import add_data_dir
 from desktop.cli.merge_wait import node_word
 from desktop.cli.run_ref import resume_hint, run_ref
 from desktop.cli.server_args import add_server_options
@@ -61,12 +62,6 @@ from desktop.views.usage import (
 from desktop.wording import plural
 
 DETAIL_WIDTH = 100
-
-
-def add_data_dir(p: argparse.ArgumentParser, *, suppress: bool = False) -> None:
-    """Add ``--data-dir`` (shared by run commands)."""
-    p.add_argument("--data-dir", metavar="DIR", default=argparse.SUPPRESS if suppress else None,
-                   help="data folder (default: $AGENT_CANVAS_DATA_DIR or the platform's)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
