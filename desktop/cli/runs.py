@@ -24,7 +24,6 @@ from desktop.cli.data_dir_arg import add_data_dir
 from desktop.cli.merge_wait import node_word
 from desktop.cli.run_ref import resume_hint, run_ref
 from desktop.cli.server_args import add_server_options
-from desktop.cli.wall_seconds import rounded_wall
 from desktop.contract.enums import Mode, shown_status
 from desktop.contract.state import RunState
 from desktop.disk.paths import data_dir, runs_dir
@@ -59,6 +58,7 @@ from desktop.views.usage import (
     total_tokens,
     usage_text,
 )
+from desktop.views.wall_seconds import rounded_wall
 from desktop.wording import plural
 
 DETAIL_WIDTH = 100
@@ -158,7 +158,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         return fail(unreadable(exc, root))
     rows = list_rows(folder)
     if args.json:
-        _print_json(rounded_wall([{**r, "path": str(root / str(r["id"]))} for r in rows]))
+        # the rows' wall seconds are rounded already, as GET /api/runs sends them
+        _print_json([{**r, "path": str(root / str(r["id"]))} for r in rows])
         return 0
     if not rows:
         print(f"no runs in {folder}")

@@ -29,6 +29,7 @@ from desktop.views.result import result_summary
 from desktop.views.runs import open_run
 from desktop.views.stall_text import stall_detail
 from desktop.views.usage import cost, exceeded_text, total_tokens
+from desktop.views.wall_seconds import rounded_wall
 from desktop.wording import plural
 
 Fingerprint = tuple[int, int, int, int]
@@ -58,7 +59,7 @@ def summary_row(state: RunState, live: bool, folder: Path | None = None) -> dict
     row: dict[str, Any] = {
         "id": state.id, "status": status, "workflowName": state.workflow_name,
         "createdAt": state.created_at, "updatedAt": state.updated_at, "live": live,
-        "tokens": dict(state.usage), "totalTokens": total_tokens(state.usage),
+        "tokens": rounded_wall(dict(state.usage)), "totalTokens": total_tokens(state.usage),
         "costUsd": cost(state.usage), "events": state.last_seq}
     if state.forked_from is not None:
         row["forkedFrom"] = state.forked_from.to_json_dict()

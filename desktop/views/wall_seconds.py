@@ -1,9 +1,10 @@
-"""Wall seconds as the CLI gives them out: to the millisecond.
+"""Wall seconds as the CLI and the service give them out: to the millisecond.
 
 The reducer adds up turn and run times as floats, so a sum such as 0.1 + 0.2 comes out
-as 0.30000000000000004; the log and state.json keep what was folded, and only what the
-CLI prints or hands to scripts is rounded (timestamps in the log are milliseconds, so
-nothing real is lost).
+as 0.30000000000000004; the log and state.json keep what was folded, and only what is
+printed or handed to scripts is rounded (timestamps in the log are milliseconds, so
+nothing real is lost): ``runs list/show --json`` and the run list's rows, which
+``GET /api/runs`` sends, round with this one function.
 """
 
 from __future__ import annotations
