@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -32,13 +31,13 @@ from pydantic import TypeAdapter, ValidationError
 from desktop import __version__
 from desktop.contract.artifacts import CaseArtifact, RunLimits
 from desktop.contract.base import utc_now
-from desktop.disk.atomic import atomic_write_json
+from desktop.disk.atomic import atomic_write_bytes, atomic_write_json
 from desktop.eval.case_run import Attempt, case_body, ok_fields, run_attempt
 from desktop.eval.failures import Failure, runner_failure
 from desktop.eval.index import EvalIndex, VersionRun, read_case_status
 from desktop.eval.inputs import EvalPlan
 from desktop.eval.portable import Scrubber
-from desktop.eval.resume_inputs import SUITE_COPY, workflow_copy
+from desktop.eval.resume_inputs import SUITE_COPY, subflow_copies, workflow_copy
 from desktop.wording import plural
 
 DEFAULT_LIMITS = RunLimits(max_body_bytes=10 * 1024 * 1024, max_inline_snippet_bytes=2048,
@@ -235,14 +234,16 @@ class EvalRunner:
 
 
 def copy_inputs(plan: EvalPlan) -> None:
-    """The suite and both workflows, copied into OUT for the record."""
+    """The suite, both workflows and the subflow files they run, copied into OUT for the
+    record and for ``--resume`` to compare with."""
     plan.out.mkdir(parents=True, exist_ok=True)
     copies = [(plan.suite_path, plan.out / SUITE_COPY)]
-    copies += [(path, workflow_copy(plan.out, side)) for side, path in plan.workflow_paths.items()]
+    for side, path in plan.workflow_paths.items():
+        copies.append((path, workflow_copy(plan.out, side)))
+        copies += [(given, kept) for given, kept, _ in subflow_copies(plan.out, side, path)]
     for source, copy in copies:
-        copy.parent.mkdir(exist_ok=True)
         if not (copy.exists() and copy.samefile(source)):  # resumed from OUT's own copy
-            shutil.copyfile(source, copy)
+            atomic_write_bytes(copy, source.read_bytes())
 
 
 async def run_eval(plan: EvalPlan, options: RunOptions,
