@@ -1,4 +1,8 @@
-"""The problems panel: the document's validation problems, kept current as it changes."""
+"""The problems panel: the document's validation problems, kept current as it changes.
+
+An empty workflow is not a mistake of the user's: the validator's "the workflow has no
+nodes" (why `agent-canvas validate` and Run refuse it) is not listed or counted as an
+error here; the panel says what to do instead (:data:`NOTHING_YET`)."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
+from desktop.graph.document import WorkflowDocument
 from desktop.graph.errors import Problem
 from desktop.graph.validate import validate
 from desktop.ui.document import DocumentModel
@@ -18,6 +23,14 @@ _INDEX = re.compile(r"^(nodes|edges)\[(\d+)\]")
 _CONFIG = re.compile(r"^nodeConfigs\.([^.]+)")
 VALIDATE_DELAY_MS = 250
 NO_PROBLEMS = "No problems. Errors and warnings in the workflow show here as you edit it."
+NOTHING_YET = ("Nothing to run yet. Add an agent: double-click the canvas, press Add Node, "
+               "drag a role from the Palette, or start from File > New from Template.")
+"""What the panel says of a workflow with no node, in place of an error."""
+
+
+def is_no_nodes(problem: Problem, doc: WorkflowDocument) -> bool:
+    """True for the validator's "the workflow has no nodes" of a workflow with none."""
+    return not doc.nodes and problem.location == "nodes" and problem.is_error
 
 
 def target_of(model: DocumentModel, location: str) -> tuple[list[str], list[str]]:
@@ -48,6 +61,7 @@ class ProblemsPanel(QTreeWidget):
         self.theme = theme
         self.problems: list[Problem] = []
         self.left_out: list[Problem] = []  # wrong fields the file had, until it is saved
+        self.nothing_yet = False  # the workflow has no node: nothing to run, no error
         self.setHeaderLabels(["", "Where", "Problem"])
         self.setRootIsDecorated(False)
         self.setUniformRowHeights(True)
@@ -85,7 +99,10 @@ class ProblemsPanel(QTreeWidget):
     def refresh(self) -> None:
         """Validate now and show the result."""
         self._timer.stop()
-        self.problems = [*self.left_out, *validate(self.model.doc)]
+        doc = self.model.doc
+        found = validate(doc)
+        self.nothing_yet = not doc.nodes
+        self.problems = [*self.left_out, *(p for p in found if not is_no_nodes(p, doc))]
         self.clear()
         for p in self.problems:
             where = self.describe(p.location)
@@ -94,6 +111,7 @@ class ProblemsPanel(QTreeWidget):
             item.setToolTip(2, f"{p.message}\n{p.hint}" if p.hint else p.message)
             item.setData(0, Qt.ItemDataRole.UserRole, p.location)
             self.addTopLevelItem(item)
+        self.empty.setText(NOTHING_YET if self.nothing_yet else NO_PROBLEMS)
         self.empty.setVisible(not self.problems)
         self.problemsChanged.emit(self.problems)
 

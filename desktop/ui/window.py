@@ -413,7 +413,9 @@ class EditorWindow(QMainWindow):
 
     def _on_problems(self, problems: list) -> None:
         errors, warnings = self.problems.counts()
-        if not problems:
+        if not problems and self.problems.nothing_yet:  # an empty canvas: no error of theirs
+            self.problems_label.setText("Nothing to run yet: add an agent")
+        elif not problems:
             self.problems_label.setText("✓ No problems")
         else:
             dot = "<span style='color:{}'>●</span>"

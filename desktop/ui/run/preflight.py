@@ -16,8 +16,12 @@ from PySide6.QtWidgets import QMainWindow, QMessageBox
 from desktop.graph.document import WorkflowDocument
 from desktop.graph.errors import Problem
 from desktop.graph.validate import validate
+from desktop.ui.problems import is_no_nodes
 from desktop.ui.run.window_parts import WindowParts
 from desktop.wording import plural
+
+EMPTY_REFUSAL = ("Nothing to run yet: the workflow has no agent. Add one first: double-click "
+                 "the canvas, press Add Node, or drag a role from the Palette.")
 
 
 def run_errors(doc: WorkflowDocument) -> list[Problem]:
@@ -48,6 +52,10 @@ class Preflight:
         self.refused = errors
         if not errors:
             return False
+        if all(is_no_nodes(p, doc) for p in errors):
+            # nothing drawn yet is no mistake of the user's: say what to do, not "1 error"
+            self._say(EMPTY_REFUSAL, [], EMPTY_REFUSAL)
+            return True
         first = errors[0]
         where = panel.describe(first.location) if panel is not None else first.location
         text = (f"Not started: the workflow has {plural(len(errors), 'error')}. "
@@ -58,16 +66,20 @@ class Preflight:
         if dangling:
             choices.append((f"Remove {plural(len(dangling), 'Edge')} to Missing Nodes",
                             self.remove_dangling))
+        self._say(text, choices, f"{text}\n\n" + "\n".join(str(p) for p in errors))
+        if self.parts.info is not None:
+            self.show_problems()
+        return True
+
+    def _say(self, text: str, choices: list[tuple[str, object]], whole: str) -> None:
+        """``text`` and its ``choices`` above the canvas; without that bar, ``whole`` in a
+        message box."""
         if self.parts.info is not None:
             self.parts.info.ask(text, choices)
-            self.show_problems()
-        else:
-            details = "\n".join(str(p) for p in errors)
-            self.box = QMessageBox(QMessageBox.Icon.Warning, "Cannot start the run",
-                                   f"{text}\n\n{details}", QMessageBox.StandardButton.Ok,
-                                   self.window)
-            self.box.open()  # not exec(): no nested event loop inside an asyncio task
-        return True
+            return
+        self.box = QMessageBox(QMessageBox.Icon.Warning, "Cannot start the run", whole,
+                               QMessageBox.StandardButton.Ok, self.window)
+        self.box.open()  # not exec(): no nested event loop inside an asyncio task
 
     def show_problems(self) -> None:
         """Bring the problems panel forward and select what the first error is about."""
