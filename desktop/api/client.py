@@ -272,10 +272,15 @@ class ApiClient:
             "GET", f"/api/runs/{quote(run_id)}/artifacts/{quote(artifact_id, safe='')}")
 
     async def apply(self, run_id: str, *, files: list[str] | None = None,
-                    branch: str | None = None, check: bool = False) -> dict:
+                    branch: str | None = None, check: bool = False,
+                    allow_secrets: bool = False) -> dict:
         """Apply the run's result (``files``: the accepted ones) to the working tree, or
-        as new branch ``branch``; ApiError 409 with the colliding files in ``problems``."""
+        as new branch ``branch``; ApiError 409 with the colliding files in ``problems``
+        (apply_collides), or the files that hold a secret value (result_has_secrets,
+        unless ``allow_secrets``)."""
         body: dict[str, Any] = {"check": check}
+        if allow_secrets:
+            body["allowSecrets"] = True
         if files is not None:
             body["files"] = files
         if branch is not None:  # an empty name is the service's to refuse, not "no branch"

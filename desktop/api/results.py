@@ -37,6 +37,7 @@ from desktop.runtime.run_result import (
     find_result,
     working_refusal,
 )
+from desktop.views.secret_words import files_of
 
 Found = TypeVar("Found", RunResult, RunPlace)
 
@@ -105,7 +106,8 @@ async def _apply(service: RunService, run_id: str, body: ApplyResult) -> dict[st
     found = await _result(service, run_id)
     try:
         outcome = await asyncio.to_thread(apply_result, found, files=body.files,
-                                          branch=body.branch, check=body.check)
+                                          branch=body.branch, check=body.check,
+                                          allow_secrets=body.allow_secrets)
     except (RepoBusy, ApplyBusy, ApplyLockUnusable, GitError) as exc:
         raise _refused(exc) from None
     except BadBranchName as exc:
@@ -119,6 +121,9 @@ async def _apply(service: RunService, run_id: str, body: ApplyResult) -> dict[st
     if outcome.collisions:
         raise ApiError(409, "apply_collides", outcome.message + ": "
                        + ", ".join(outcome.collisions), "files", problems=outcome.collisions)
+    if outcome.secrets:  # the message names each file and secret; problems, the files
+        raise ApiError(409, "result_has_secrets", outcome.message, "allowSecrets",
+                       problems=files_of(outcome.secrets))
     return outcome.to_json()
 
 

@@ -49,6 +49,7 @@ from desktop.views.scratch_result import (
     may_have_scratch_attempts,
     scratch_result,
 )
+from desktop.views.secret_words import run_warnings
 from desktop.views.tool_calls import RunNotes
 from desktop.views.usage import (
     budget_text,
@@ -246,6 +247,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     if scratch is not None:
         console.print(f"result: no result branch to apply; {escape(scratch.text())}",
                       soft_wrap=True)
+    for line in run_warnings(state.to_json_dict()):  # a secret an agent wrote in a file
+        console.print(f"[yellow]{escape(line)}[/]", soft_wrap=True)
     _agent_runs(console, state, find_run(data_dir(args.data_dir), args.run))
     for approval in state.pending_approvals.values():
         who = state.nodes[approval.node_id].label if approval.node_id in state.nodes else "-"

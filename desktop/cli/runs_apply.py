@@ -9,6 +9,12 @@
   agent-canvas runs apply RUN --branch NAME --pull-request   and open a pull request (gh)
   agent-canvas runs apply RUN --undo           put back what the last apply to your
                                                working tree changed (--check: say what)
+  agent-canvas runs apply RUN --allow-secrets  apply a result that holds a secret value
+
+A result whose files hold the value of a secret an agent was given (an API key from
+your environment or keychain, written into a .env, say) is refused, naming each file
+and the secret's name: take the value out of the file on the result's branch, or leave
+the file out (--file the others), or pass --allow-secrets.
 
 Your uncommitted changes are never overwritten: a file whose change collides with
 yours stops the whole application, and nothing is changed. An application to your
@@ -23,7 +29,8 @@ A run is applied once it has ended (or is paused): while its engine still works 
 its result is not whole, and apply (and --check) refuses it, changing nothing.
 
 Exit codes: 0 applied or undone (or, with --check, it would be), 1 it collides (the
-files are listed) or there was nothing to apply or undo, 2 a run that cannot be used
+files are listed), it holds a secret (the files and names are listed) or there was
+nothing to apply or undo, 2 a run that cannot be used
 (or is still running), another apply of it under way, or bad input.
 """
 
@@ -72,6 +79,8 @@ def register(kids: argparse._SubParsersAction, add_data_dir: Any) -> None:
                     help="with --branch: push it and open a pull request with gh")
     ap.add_argument("--undo", action="store_true", help="undo the latest application to "
                     "your working tree")
+    ap.add_argument("--allow-secrets", action="store_true", help="apply even files that "
+                    "hold the value of a secret an agent was given (refused without it)")
     ap.add_argument("--json", action="store_true", help="print the outcome as JSON")
     add_server_options(ap)
     ap.set_defaults(handler=cmd_apply)
@@ -151,7 +160,7 @@ def _apply(args: argparse.Namespace) -> dict[str, Any]:
             if blocker:
                 raise ResultError(f"cannot open a pull request: {blocker}")
         outcome = asyncio.run(_remote(args, "apply", files=args.files, branch=args.branch,
-                                      check=args.check))
+                                      check=args.check, allow_secrets=args.allow_secrets))
         if args.pull_request and outcome.get("applied"):
             outcome["pullRequest"] = asyncio.run(_remote(args, "pull_request",
                                                          branch=args.branch))
@@ -161,7 +170,7 @@ def _apply(args: argparse.Namespace) -> dict[str, Any]:
     if blocker:
         raise ResultError(f"cannot open a pull request: {blocker}")
     outcome = apply_result(found, files=args.files, branch=args.branch,
-                           check=args.check).to_json()
+                           check=args.check, allow_secrets=args.allow_secrets).to_json()
     if args.pull_request and outcome["applied"]:
         url, remote = open_pull_request(found, args.branch)
         outcome["pullRequest"] = {"url": url, "remote": remote}
@@ -174,9 +183,10 @@ def cmd_apply(args: argparse.Namespace) -> int:
 
     if args.pull_request and not args.branch:
         return _fail("--pull-request needs --branch NAME (the branch to push)")
-    if args.undo and (args.branch is not None or args.files or args.pull_request):
+    if args.undo and (args.branch is not None or args.files or args.pull_request
+                      or args.allow_secrets):
         return _fail("--undo takes back the latest apply to your working tree whole: give it "
-                     "no --branch, --file or --pull-request")
+                     "no --branch, --file, --pull-request or --allow-secrets")
     try:
         outcome = _apply(args)
     except ApiError as exc:
@@ -186,6 +196,9 @@ def cmd_apply(args: argparse.Namespace) -> int:
         if exc.code in ("apply_collides", "undo_collides"):
             outcome = {"applied": False, "collisions": exc.problems, "files": [],
                        "message": exc.message}
+        elif exc.code == "result_has_secrets":
+            outcome = {"applied": False, "collisions": [], "files": [],
+                       "secrets": [{"path": p} for p in exc.problems], "message": exc.message}
         else:
             return _fail(str(exc))
     except NothingToUndo as exc:
@@ -199,6 +212,9 @@ def cmd_apply(args: argparse.Namespace) -> int:
         print(outcome["message"])
         for path in outcome.get("collisions") or []:
             print(f"  collides: {path}")
+        for found in outcome.get("secrets") or []:
+            named = f" ({found['name']})" if found.get("name") else ""
+            print(f"  holds a secret: {found['path']}{named}")
         for path in outcome.get("files") or []:
             print(f"  {'would change' if args.check else 'changed'}: {path}")
         if args.undo and outcome.get("collisions"):
@@ -206,6 +222,6 @@ def cmd_apply(args: argparse.Namespace) -> int:
                   "the apply left them and undo again")
         if outcome.get("pullRequest"):
             print(f"pull request: {outcome['pullRequest']['url']}")
-    if outcome.get("collisions"):
+    if outcome.get("collisions") or outcome.get("secrets"):
         return 1
     return 0 if outcome.get("applied") or (args.check and outcome.get("files")) else 1

@@ -415,6 +415,10 @@ class ApplyResult(RequestModel):
                                description="create this branch on the user's HEAD instead "
                                            "of changing their working tree")
     check: StrictBool = Field(False, description="say what it would do; change nothing")
+    allow_secrets: StrictBool = Field(
+        False, alias="allowSecrets",
+        description="apply even files that hold the value of a secret an agent was given "
+                    "(refused without it: 409 result_has_secrets)")
 
 
 class UndoApply(RequestModel):

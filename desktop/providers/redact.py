@@ -19,7 +19,8 @@ from desktop.store.secret_names import user_patterns
 
 MIN_SECRET_LEN = 8
 
-__all__ = ["MIN_SECRET_LEN", "Redactor", "is_secret_name", "secret_values", "user_patterns"]
+__all__ = ["MIN_SECRET_LEN", "Redactor", "is_secret_name", "secret_names", "secret_values",
+           "user_patterns"]
 
 
 def _worth_redacting(value: str) -> bool:
@@ -30,14 +31,20 @@ def _worth_redacting(value: str) -> bool:
 
 def secret_values(*environs: Mapping[str, str], patterns: Iterable[str] = ()) -> list[str]:
     """Values of secret-named variables in the given environments, longest first."""
+    return list(secret_names(*environs, patterns=patterns))
+
+
+def secret_names(*environs: Mapping[str, str], patterns: Iterable[str] = ()) -> dict[str, str]:
+    """Each value of a secret-named variable in the given environments, longest first,
+    with the name it has (the first environment's, when several name it)."""
     extra = list(patterns)
-    found = {
-        value
-        for env in environs
-        for name, value in env.items()
-        if value and is_secret_name(name, extra) and _worth_redacting(value)
-    }
-    return sorted(found, key=len, reverse=True)
+    found: dict[str, str] = {}
+    for env in environs:
+        for name, value in env.items():
+            if value and value not in found and is_secret_name(name, extra) \
+                    and _worth_redacting(value):
+                found[value] = name
+    return {value: found[value] for value in sorted(found, key=len, reverse=True)}
 
 
 class Redactor:
@@ -45,16 +52,18 @@ class Redactor:
 
     MARK = "[REDACTED]"
 
-    def __init__(self, secrets: Iterable[str] = ()):
+    def __init__(self, secrets: Iterable[str] = (), names: Mapping[str, str] | None = None):
         self.secrets = [s for s in dict.fromkeys(secrets) if s]
+        # the variable each value came from: a finding names it, never the value
+        self.names = {s: (names or {}).get(s, "a secret") for s in self.secrets}
         self._bytes = [(s.encode("utf-8"), self.MARK.encode()) for s in self.secrets]
 
     @classmethod
     def from_env(cls, *extra: Mapping[str, str], data_dir: Path | None = None) -> "Redactor":
         """A redactor for the secrets of this process's environment and ``extra``, with the
         user's patterns (from the environment and ``data_dir``)."""
-        return cls(secret_values(os.environ, *extra,
-                                 patterns=user_patterns(data_dir, os.environ)))
+        names = secret_names(os.environ, *extra, patterns=user_patterns(data_dir, os.environ))
+        return cls(names, names)
 
     def __bool__(self) -> bool:
         return bool(self.secrets)

@@ -30,6 +30,7 @@ from desktop.runtime import (
     merge_gate,
     runner_record,
     sandbox,
+    secret_scan,
     workspace_diff,
 )
 from desktop.runtime.agent_env import build_env, bus_command, key_provider, protocol_vars
@@ -38,6 +39,7 @@ from desktop.runtime.prompt import build_blocks, merge_block, preamble
 from desktop.store.run_info import validate_at_completion, validate_at_creation, write_run_info
 from desktop.store.runner import RUNNER_JSON
 from desktop.store.secret_names import user_patterns
+from desktop.views import secret_words
 from desktop.wording import plural
 
 if TYPE_CHECKING:
@@ -234,11 +236,17 @@ class AgentRun:
             after = await workspace_diff.snapshot(self.workspace)
             patch = await workspace_diff.diff(self.workspace, before, after) if after else b""
         if patch is not None:
+            # before redaction: a secret the agent wrote into a file is named on the diff
+            # artifact (its file and name, never its value), so applying the result refuses
+            found = secret_scan.added_secrets(patch, self.redactor.names)
             patch = self.redactor.data(patch)
             await asyncio.to_thread(atomic_write_bytes, folder / af.DIFF, patch)
             if patch:
                 res.diff_hash = hashlib.sha256(patch).hexdigest()
-                self._artifact("diff", folder / af.DIFF, **commit)
+                secrets = {"secrets": [f.to_json() for f in found]} if found else {}
+                self._artifact("diff", folder / af.DIFF, **commit, **secrets)
+                if found:
+                    self._log(secret_words.written_warning(found, commit.get("branch")))
                 self._count_output_files(res, patch)
         await self._finish_info(res)
         ok = res.exit_code == 0 and not (res.timed_out or res.cancelled)

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from desktop.runtime import submodules
+from desktop.runtime import secret_scan, submodules
 from desktop.runtime.apply_lock import hold_apply_lock
 from desktop.runtime.branch_name import BadBranchName, check_new_branch
 from desktop.runtime.git_base import applied_refs, big_untracked, capture, run8, written_in
@@ -54,6 +54,7 @@ from desktop.store.applied import (
     utc_stamp,
 )
 from desktop.views.result_words import BRANCH_WHY, collides, either, remedies
+from desktop.views.secret_words import SecretFound, refusal
 from desktop.wording import plural
 
 Target = Literal["worktree", "branch"]
@@ -73,12 +74,15 @@ class ApplyOutcome:
     commit: str | None = None
     """The new branch's commit."""
     message: str = ""
+    secrets: list[SecretFound] = field(default_factory=list)
+    """The files that would carry a secret value, with its name; non-empty: refused,
+    nothing was changed."""
 
     def to_json(self) -> dict[str, Any]:
         """The outcome as the API and ``runs apply --json`` give it."""
         return {"target": self.target, "applied": self.applied, "files": self.files,
                 "collisions": self.collisions, "branch": self.branch, "commit": self.commit,
-                "message": self.message}
+                "message": self.message, "secrets": [f.to_json() for f in self.secrets]}
 
 
 _NAMED = 10
@@ -244,9 +248,13 @@ def _next_undo_ref(result: RunResult) -> str:
 
 
 def apply_result(result: RunResult, *, files: list[str] | None = None,
-                 branch: str | None = None, check: bool = False) -> ApplyOutcome:
+                 branch: str | None = None, check: bool = False,
+                 allow_secrets: bool = False) -> ApplyOutcome:
     """Apply ``result`` (only ``files`` when given) onto the user's working tree, or as
     new branch ``branch``; ``check``: say what it would do and change nothing.
+
+    A result whose accepted files hold the value of a secret an agent was given is
+    refused (``secrets`` names them, nothing is changed) unless ``allow_secrets``.
 
     Raises RunWorking while an engine still works on the run (its branches move: what
     landed would be part of its result), a check too; ApplyBusy when another application
@@ -254,13 +262,13 @@ def apply_result(result: RunResult, *, files: list[str] | None = None,
     a check, which writes nothing of the user's, goes on beside one."""
     result.refuse_if_working()
     if check:
-        return _apply(result, files, branch, check=True)
+        return _apply(result, files, branch, check=True, allow_secrets=allow_secrets)
     with hold_apply_lock(result.run_dir):
-        return _apply(result, files, branch, check=False)
+        return _apply(result, files, branch, check=False, allow_secrets=allow_secrets)
 
 
 def _apply(result: RunResult, files: list[str] | None, branch: str | None, *,
-           check: bool) -> ApplyOutcome:
+           check: bool, allow_secrets: bool) -> ApplyOutcome:
     chosen = _chosen(result, files)
     # an empty name is a bad name, not "no branch": `--branch "$NAME"` with NAME unset
     # must not land on the working tree the user meant to leave alone
@@ -270,6 +278,11 @@ def _apply(result: RunResult, files: list[str] | None, branch: str | None, *,
     refuse_if_busy(result.repo, branch=branch is not None)
     with tempfile.TemporaryDirectory(prefix="agent-canvas-apply-") as scratch:
         theirs = _theirs(result, chosen, str(Path(scratch) / "index"))
+        # the result as applied: a file the user rejected carries nothing
+        found = [] if allow_secrets else secret_scan.result_secrets(result, theirs, chosen)
+        if found:
+            return ApplyOutcome(target, False, branch=branch, secrets=found,
+                                message=refusal(found, branch=result.branch, check=check))
         head = _head(result.repo)
         now = ""  # the working tree's state before: what undo puts back
         if branch:

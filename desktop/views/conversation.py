@@ -1,7 +1,7 @@
 """A run's transcript as a conversation: what each node was given, what it said and thought,
-each tool call with its result, and each branch merged into a node's worktree (a merge
-that conflicts, its decision, and a node blocked by one), as one entry per thing a person
-would read.
+each tool call with its result, each branch merged into a node's worktree (a merge
+that conflicts, its decision, and a node blocked by one), and a turn that wrote a secret
+value into a file, as one entry per thing a person would read.
 
 Streaming text grows one entry until the final message replaces it; a tool call is one
 entry whose status and result fill in as its events arrive (approval, denial, result). A
@@ -21,6 +21,7 @@ from desktop.views.approval_text import attempt_line, merge_text, resolution_tex
 from desktop.views.branches import merge_note
 from desktop.views.budget_meter import LIMIT_WORDS, limit_text
 from desktop.views.deciders import chosen_text, decider, decision_text
+from desktop.views.secret_words import conversation_text, recorded
 from desktop.views.tool_calls import RunNotes
 
 MAX_ENTRIES = 400
@@ -248,6 +249,11 @@ class Conversation:
         elif kind == "node.patch" and (event.get("patch") or {}).get("status") == "blocked":
             why = str((event.get("patch") or {}).get("summary") or "")
             self._add(Entry("system", seq, node, ts, why, f"{self.label(node)} is blocked"))
+        elif kind == "artifact.created" and recorded(event.get("artifact") or {}):
+            artifact = event.get("artifact") or {}
+            self._add(Entry("system", seq, node, ts, conversation_text(
+                recorded(artifact), artifact.get("commit"), artifact.get("branch")),
+                f"{self.label(node)} wrote a secret into a file"))
         elif kind == "turn.status" and event.get("status") == "failed":
             self._add(Entry("system", seq, node, ts, str(event.get("reason") or ""),
                             f"{self.label(node)}'s turn failed"))
