@@ -220,12 +220,13 @@ class TabbedWindow(QMainWindow):
     # --- geometry and closing -------------------------------------------------------------
 
     def _place(self) -> None:
+        from desktop.ui.window_size import initial_geometry, least_size
+
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        self.setMinimumSize(least_size(screen.availableGeometry() if screen else None))
         geometry = ui_settings().value("window/geometry")
         if isinstance(geometry, QByteArray) and self.restoreGeometry(geometry):
             return
-        from desktop.ui.window_size import initial_geometry
-
-        screen = self.screen() or QGuiApplication.primaryScreen()
         if screen is None:
             self.resize(1440, 900)
         else:

@@ -57,7 +57,13 @@ from desktop.ui.window_files import FileCommands
 from desktop.ui.window_help import HelpCommands
 from desktop.ui.window_pickers import Pickers
 from desktop.ui.window_questions import Questions
-from desktop.ui.window_size import DockSizes, dock_sizes, initial_geometry, room_for_canvas
+from desktop.ui.window_size import (
+    DockSizes,
+    dock_sizes,
+    initial_geometry,
+    least_size,
+    room_for_canvas,
+)
 from desktop.ui.window_view import ViewCommands
 from desktop.wording import plural
 
@@ -525,6 +531,7 @@ class EditorWindow(QMainWindow):
     def _place_initially(self) -> None:
         """Most of the screen on a first start (a saved layout replaces it)."""
         screen = self.screen() or QGuiApplication.primaryScreen()
+        self.setMinimumSize(least_size(screen.availableGeometry() if screen else None))
         if screen is None:
             self.resize(1440, 900)
             return

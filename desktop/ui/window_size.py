@@ -13,6 +13,10 @@ from PySide6.QtCore import QRect, QSize
 
 SCREEN_SHARE = 0.88  # of the screen's free area, on a first start
 MIN_SIZE = QSize(960, 600)  # below this the panels crowd the canvas; smaller screens get all
+LEAST_SIZE = QSize(880, 560)
+"""The smallest the window may be made (a smaller screen: all of it): the run toolbar
+still shows the run's state and the Approvals badge beside Run … Stop (the mode switches
+and the usage go behind its » first), and the canvas keeps room beside the panels."""
 MAX_SIZE = QSize(1920, 1200)  # a bigger window on a huge screen only spreads the panels
 BOTTOM_SHARE = 0.44  # of the window's height, for the bottom tabs on a first start
 CANVAS_FLOOR = 0.3
@@ -32,6 +36,13 @@ def initial_geometry(available: QRect) -> QRect:
     left = available.left() + (available.width() - width) // 2
     top = available.top() + (available.height() - height) // 2
     return QRect(left, top, width, height)
+
+
+def least_size(available: QRect | None) -> QSize:
+    """The window's minimum size on a screen whose free area is ``available``."""
+    if available is None or available.isEmpty():
+        return QSize(LEAST_SIZE)
+    return LEAST_SIZE.boundedTo(available.size())
 
 
 @dataclass(frozen=True)

@@ -241,6 +241,21 @@ class StatusBadge(QGraphicsItem):
         when = ago(self.activity, self.clock)
         return self.status + (f" · {when}" if when else "")
 
+    def pill_text(self, metrics: QFontMetricsF, room: float) -> str:
+        """The pill's text as it fits in ``room`` pixels: whole when it fits, else the
+        status cut short and the time whole (``awaiting appr… · 12m ago``), as the time
+        is what changes while the status stays; the status alone when even that is too
+        long."""
+        if metrics.horizontalAdvance(self.text) <= room:
+            return self.text
+        when = ago(self.activity, self.clock)
+        tail = f" · {when}" if when and self.text.endswith(when) else ""
+        status = self.text.removesuffix(tail)
+        left = room - metrics.horizontalAdvance(tail)
+        if tail and left >= metrics.horizontalAdvance(status[:4] + "…"):
+            return metrics.elidedText(status, Qt.TextElideMode.ElideRight, left) + tail
+        return metrics.elidedText(status, Qt.TextElideMode.ElideRight, room)
+
     def theme(self) -> Theme:
         """The theme of the card it is on (the canvas's for a node added at run time)."""
         look = getattr(self.parentItem(), "look", None)
@@ -287,8 +302,7 @@ class StatusBadge(QGraphicsItem):
             painter.restore()
         font = _pill_font()
         metrics = QFontMetricsF(font)
-        text = metrics.elidedText(self.text, Qt.TextElideMode.ElideRight,
-                                  body.width() - PILL_H - 10)
+        text = self.pill_text(metrics, body.width() - PILL_H - 10)
         pill = QRectF(body.left(), body.bottom() + PILL_GAP,
                       PILL_H + metrics.horizontalAdvance(text) + 10, PILL_H)
         fill, ink = pill_colours(self.status, self.theme())

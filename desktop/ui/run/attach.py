@@ -122,7 +122,7 @@ class RunPanels(ModesAndChat, QObject):
         window.addToolBar(self.controls)
         self.badge = approvals_badge(self)  # its shortcut works before the inbox is made
         self.badge.triggered.connect(lambda _checked=False: self.approvals.open_next())
-        self.controls.addAction(self.badge)
+        self.controls.add_badge(self.badge)
         # the docks come first, each holding an empty page until build() fills it: the
         # window's tabs and a saved layout need them, the first paint not their contents
         self.docks: dict[str, QDockWidget] = {

@@ -1,13 +1,18 @@
-"""The run toolbar: Run, Run interactively, Step, Pause, Resume, Stop, and the mode switches."""
+"""The run toolbar: Run, Run interactively, Step, Pause, Resume, Stop, the run's state (and the
+Approvals badge beside it), and the mode switches."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QMenu, QToolBar, QToolButton, QWidget
 
 from desktop.contract.enums import RUN_ENDED
 from desktop.ui.scroll_safe import ScrollSafeCombo
+
+STATE_WIDTH = 220
+"""The most the run's state takes in the toolbar, in pixels (window_size.LEAST_SIZE
+leaves room for it)."""
 
 
 class RunControls(QToolBar):
@@ -39,6 +44,12 @@ class RunControls(QToolBar):
         self.resume_action = self._action("Resume", "F7", self.resumeRequested.emit)
         self.stop_action = self._action("■ Stop", "Shift+F6", self.stopRequested.emit)
         self.addSeparator()
+        # the run's state (and the Approvals badge, add_badge) before the mode switches: in
+        # a narrow window what goes behind the toolbar's » is what is read least
+        self.status_label = QLabel("  no run")
+        self.status_label.setObjectName("runState")
+        self._state_action = self.addWidget(self.status_label)
+        self._modes_at = self.addSeparator()
         # a wheel passing over the toolbar must not switch a live run's mode
         self.mode = ScrollSafeCombo()
         self.mode.setObjectName("runMode")
@@ -51,11 +62,22 @@ class RunControls(QToolBar):
         self.global_mode.activated.connect(lambda _i: self._mode_picked(global_mode=True))
         self.addWidget(self.mode)
         self.addWidget(self.global_mode)
-        self.status_label = QLabel("  no run")
-        self.addWidget(self.status_label)
         self.active = False  # a live run that has not ended: the combos steer it
+        self._state_text = ""  # the run's state in full (the label may show it cut)
         self.document_modes: tuple[str, str] | None = None  # the workflow's own
         self.set_state(None, live=False)
+
+    def add_badge(self, badge: QAction) -> None:
+        """Put the Approvals badge right after the run's state."""
+        self.insertAction(self._modes_at, badge)
+
+    def show_state(self, text: str) -> None:
+        """``text`` as the run's state, cut to :data:`STATE_WIDTH` (whole in its tooltip),
+        so a long one (a stall, the next node's name) never pushes the badge out of sight."""
+        metrics = self.status_label.fontMetrics()
+        shown = metrics.elidedText(text, Qt.TextElideMode.ElideRight, STATE_WIDTH)
+        self.status_label.setText(shown)
+        self.status_label.setToolTip(f"The run: {text.strip()}" if shown != text else "")
 
     def set_document_modes(self, mode: str, global_mode: str) -> None:
         """The workflow's modes: shown (and edited) while no run of it runs."""
@@ -130,8 +152,9 @@ class RunControls(QToolBar):
         text = f"  {status or 'no run'}{stall}{upcoming}{where}"
         self.step_action.setToolTip(f"Step: run {node.get('label') or 'the next'} turn (F10)"
                                     if upcoming else "Step (F10)")
-        if text != self.status_label.text():
-            self.status_label.setText(text)
+        if text != self._state_text:
+            self._state_text = text
+            self.show_state(text)
 
     def _fill_step_menu(self, state: dict, next_node: str | None = None) -> None:
         nodes = state.get("nodes") or {}
