@@ -140,13 +140,17 @@ class TabbedWindow(QMainWindow):
         return self.add(EditorWindow())
 
     def open_tab(self, path: str | Path):
-        """``path`` in a tab: the tab that has it already, else a new one (None when it
-        cannot be read; the error is shown)."""
+        """``path`` in a tab: the tab that has it already, else the window's only tab when
+        that is a pristine untitled workflow (it would be left as a useless extra tab),
+        else a new one (None when it cannot be read; the error is shown)."""
         target = Path(path).expanduser().resolve()
-        for editor in self.editors():
+        editors = self.editors()
+        for editor in editors:
             if editor.file.path == target:
                 self.tabs.setCurrentWidget(editor)
                 return editor
+        if len(editors) == 1 and editors[0].files.is_blank():
+            return editors[0] if editors[0].files.open_path(target) else None
         from desktop.ui.window import EditorWindow
 
         editor = EditorWindow()

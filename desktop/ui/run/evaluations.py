@@ -187,7 +187,9 @@ def compare_evaluation(window: QWidget, title: str, baseline: Path, new: Path) -
         window.show_error("Cannot compare",  # type: ignore[attr-defined]
                           "\n".join(str(p) for p in exc.problems))
         return False
-    target = window.files.document_window()  # type: ignore[attr-defined]
+    files = window.files  # type: ignore[attr-defined]
+    # a pristine untitled tab takes it, rather than stay beside it as a useless extra
+    target = window if files.is_blank() else files.document_window()
     target.file.new(docs[1])
     target.show()
     target.message(f"The new workflow of the evaluation {title}: save it to keep it")
