@@ -129,12 +129,15 @@ def test_a_waiting_run_stays_in_the_service_and_resume_finishes_it(cli, service,
     assert events[-1]["type"] == "run.completed"
 
 
-def test_no_token_for_another_url_is_a_clear_error(cli, service, tmp_path) -> None:
+def test_no_token_for_another_url_is_a_clear_error(cli, service, tmp_path,
+                                                   monkeypatch) -> None:
     result = cli("runs", "list", "--server", "http://127.0.0.1:9", "--data-dir",
                  str(service.data_dir), server=False)
     assert result.returncode == 2
-    assert "no token for http://127.0.0.1:9" in result.stderr and "--token" in result.stderr
-    wrong = cli("runs", "list", "--server", service.url, "--token", "nope", server=False)
+    assert "no token for http://127.0.0.1:9" in result.stderr
+    assert "AGENT_CANVAS_TOKEN" in result.stderr and "--token-file" in result.stderr
+    monkeypatch.setenv("AGENT_CANVAS_TOKEN", "nope")  # not on argv, where ps shows it
+    wrong = cli("runs", "list", "--server", service.url, server=False)
     assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
     assert wrong.stderr.startswith("runs list:")
 
