@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.ui.dialog_size import keep_readable, readable_box
 from desktop.wording import plural
 
 
@@ -91,7 +92,7 @@ def _question(parent: QWidget | None, icon: QMessageBox.Icon, title: str, text: 
     box.setWindowTitle(title)
     box.setText(text)
     box.setInformativeText(note)
-    return box
+    return readable_box(box)  # a short question wrapped its note into a narrow column
 
 
 def ask_live_run(parent: QWidget | None, run: LiveRun) -> str:
@@ -113,6 +114,7 @@ class ClosingDialog(QDialog):
     def __init__(self, unsaved: list[str], live: list[LiveRun], quitting: bool,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_readable(self)  # never dragged down to a sliver
         self.setWindowTitle("Quit Agent Canvas?" if quitting else "Close the window?")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(18, 16, 18, 12)

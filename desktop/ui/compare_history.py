@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from desktop.graph.errors import WorkflowLoadError
 from desktop.graph.history import FlowCommit, HistoryError, flow_at, flow_commits
+from desktop.ui.dialog_size import keep_readable
 
 if TYPE_CHECKING:
     from desktop.ui.window import EditorWindow
@@ -35,6 +36,7 @@ class CommitPicker(QDialog):
     def __init__(self, commits: list[FlowCommit], name: str,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_readable(self)  # never dragged down to a sliver
         self.commits = commits
         self.setWindowTitle(f"Compare {name} With Commit")
         self.resize(760, 420)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.ui.actions import shortcut_rows
+from desktop.ui.dialog_size import keep_readable
 from desktop.ui.theme import ROOMY_ROWS
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ class ShortcutsDialog(QDialog):
 
     def __init__(self, parent: EditorWindow | None = None):
         super().__init__(parent)
+        keep_readable(self)  # never dragged down to a sliver
         self.setWindowTitle("Keyboard Shortcuts")
         self.resize(620, 560)
         self.search = QLineEdit(placeholderText="Filter shortcuts")

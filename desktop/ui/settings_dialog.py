@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.disk import keychain
+from desktop.ui.dialog_size import keep_readable
 from desktop.ui.run.notifier import app_notifier
 from desktop.ui.service_settings import ServiceGroup
 from desktop.ui.settings import nudge_kinds, set_nudge_kind
@@ -116,6 +117,7 @@ class SettingsDialog(QDialog):
 
     def __init__(self, window: EditorWindow) -> None:
         super().__init__(window)
+        keep_readable(self)  # never dragged down to a sliver
         self.setWindowTitle("Settings")
         self.setObjectName("settingsDialog")
         self.window_ = window

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from desktop.graph.templates import BLANK, EXAMPLE, STARTER, Template, list_templates
 from desktop.ui.canvas.node_item import NODE_H, NODE_W
+from desktop.ui.dialog_size import keep_readable
 from desktop.ui.editor import fill_missing_positions
 from desktop.ui.roles_cache import role_title
 from desktop.ui.theme import LIGHT, Theme
@@ -105,6 +106,7 @@ class TemplateGallery(QDialog):
     def __init__(self, parent: QWidget | None = None, theme: Theme = LIGHT,
                  templates: list[Template] | None = None) -> None:
         super().__init__(parent)
+        keep_readable(self)  # never dragged down to a sliver
         self.setWindowTitle("New from Template")
         self.setObjectName("templateGallery")
         self.templates = list_templates() if templates is None else templates

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from desktop.graph.io import WORKFLOW_SUFFIX
+from desktop.ui.dialog_size import readable_box
 
 if TYPE_CHECKING:
     from desktop.graph.history import FlowCommit
@@ -39,6 +40,7 @@ class Questions:
         box.setIcon(QMessageBox.Icon.Warning)
         box.setText(f"Save changes to “{self.window.document_name()}” before closing?")
         box.setInformativeText("Your changes are lost if you don't save them.")
+        readable_box(box)
         box.setStandardButtons(QMessageBox.StandardButton.Save
                                | QMessageBox.StandardButton.Discard
                                | QMessageBox.StandardButton.Cancel)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.disk.safe_json import loads as safe_loads
+from desktop.ui.dialog_size import keep_readable
 from desktop.ui.run.decision_dialog import DecisionDialog, error_label
 
 # (approval id, status, modified args, reason, merge=None: a merge approval's choice) ->
@@ -48,6 +49,7 @@ class ApprovalDialog(DecisionDialog):
     def __init__(self, request: dict, resolver: Resolver, node_label: str = "",
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_readable(self)  # never dragged down to a sliver
         self.request = request
         self.resolver = resolver
         tool = request.get("tool") or {}

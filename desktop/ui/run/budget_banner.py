@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.ui.dialog_size import keep_readable
 from desktop.views.budget_meter import Overrun, limit_text, overrun
 from desktop.views.state import node_labels
 
@@ -32,6 +33,7 @@ class RaiseLimitDialog(QDialog):
 
     def __init__(self, whose: str, found: Overrun, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_readable(self)  # never dragged down to a sliver
         self.setWindowTitle("Raise a budget limit")
         self.setMinimumWidth(460)
         unit, decimals = UNITS.get(found.limit, ("", 2))

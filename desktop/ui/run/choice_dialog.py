@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.ui.dialog_size import keep_readable
 from desktop.ui.run.decision_dialog import DecisionDialog, error_label
 from desktop.ui.run.patch_view import CodeHighlighter
 from desktop.views.approval_text import attempt_line
@@ -70,6 +71,7 @@ class ChoiceDialog(DecisionDialog):
     def __init__(self, request: dict, resolver: Any, node_label: str = "",
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_readable(self)  # never dragged down to a sliver
         self.request = request
         self.resolver = resolver
         self.attempts: list[dict[str, Any]] = list((request.get("choice") or {})

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.eval.browse import FILTERS, CaseRow, EvaluationTable
+from desktop.ui.dialog_size import keep_readable
 from desktop.wording import plural
 
 COLUMNS = ("Case", "Verdict", "Baseline", "New", "Risk", "Δ turns", "Δ tokens", "Δ cost",
@@ -47,6 +48,7 @@ class EvaluationView(QDialog):
 
     def __init__(self, table: EvaluationTable, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_readable(self)  # never dragged down to a sliver
         self.data = table
         self.rows: list[CaseRow] = []
         self.setWindowTitle(f"Evaluation: {table.title}")

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.contract.enums import Provider
+from desktop.ui.dialog_size import keep_readable
 from desktop.ui.theme import ROOMY_ROWS
 from desktop.views.forks import Snap
 
@@ -46,6 +47,7 @@ class ForkDialog(QDialog):
     def __init__(self, state: dict[str, Any], snap: Snap, workflow: str = "",
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_readable(self)  # never dragged down to a sliver
         self.setWindowTitle("Fork from here")
         self.setObjectName("forkDialog")
         self.snap = snap

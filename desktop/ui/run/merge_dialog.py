@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.contract.merge import has_conflict_markers
+from desktop.ui.dialog_size import keep_readable
 from desktop.ui.run.decision_dialog import DecisionDialog, error_label
 from desktop.views.approval_text import file_note
 
@@ -70,6 +71,7 @@ class MergeDialog(DecisionDialog):
     def __init__(self, request: dict, resolver: Any, node_label: str = "",
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_readable(self)  # never dragged down to a sliver
         self.request = request
         self.resolver = resolver
         self.merge: dict[str, Any] = request.get("merge") or {}

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.ui.dialog_size import keep_readable
 from desktop.views.notices import NodeFailed, RunStalled, StallEnded
 from desktop.views.stall_text import stall_detail
 from desktop.views.state import node_labels
@@ -57,6 +58,7 @@ class InstructionsDialog(QDialog):
 
     def __init__(self, label: str, text: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        keep_readable(self)  # never dragged down to a sliver
         self.setWindowTitle(f"Instructions of {label}")
         self.editor = QPlainTextEdit(text)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
