@@ -1,5 +1,6 @@
-"""Fixtures for editor tests: a shown EditorWindow with dialogs answered by the test, and
-desktop notifications caught by a recording tray."""
+"""Fixtures for editor tests: a shown EditorWindow with dialogs answered by the test,
+desktop notifications caught by a recording tray, and a check that no test leaves an app
+window open."""
 
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,7 +11,8 @@ from shiboken6 import isValid
 
 from desktop.graph.resources import examples_dir
 from desktop.ui.run.notifier import Notifier, set_app_notifier
-from desktop.ui.window import EditorWindow
+from desktop.ui.tabs import TAB_WINDOWS, TabbedWindow
+from desktop.ui.window import OPEN_WINDOWS, EditorWindow
 
 EXAMPLE = examples_dir() / "plan-implement-review.flow.yaml"
 
@@ -40,6 +42,27 @@ def tray(qapp) -> Iterator[RecordingTray]:
     set_app_notifier(None)
     notifier.deleteLater()
     recording.deleteLater()
+
+
+@pytest.fixture(autouse=True)
+def _no_window_left_open(request: pytest.FixtureRequest, qapp) -> Iterator[None]:
+    """Fail the test that leaves an app window open (after its own fixtures closed what
+    they registered). A window left behind lives on in the test worker: the next test's
+    Quit reaches it, and a test waiting for every window to close waits for ever."""
+    before = {id(w) for w in [*TAB_WINDOWS, *OPEN_WINDOWS]}
+    yield
+    left = [w for w in [*TAB_WINDOWS, *OPEN_WINDOWS] if id(w) not in before and isValid(w)
+            and w.isVisible() and (isinstance(w, TabbedWindow) or w.host is None)]
+    for window in left:  # gone without asking: a dialog here would wait for ever
+        window.hide()
+        for registry in (TAB_WINDOWS, OPEN_WINDOWS):
+            if window in registry:
+                registry.remove(window)
+        window.deleteLater()
+    if left:
+        names = ", ".join(f"{type(w).__name__} {w.windowTitle()!r}" for w in left)
+        pytest.fail(f"{request.node.nodeid} left open: {names}; register the window "
+                    "(not only its tab) with qtbot.addWidget, or close it", pytrace=False)
 
 
 @pytest.fixture
