@@ -109,13 +109,15 @@ class BestOf:
         if not self.items or engine.turn_cancelled(self.node_id):
             return
         restart = any(item.get("restart") for item in self.items)
+        # Registered before the first await: a stop from then on reaches the attempts,
+        # which then never start (the engine cancels the runners it knows of).
+        engine.runners[self.node_id] = self.runners
         self.emit({"type": "turn.status", "status": "started", "turnId": self.turn_id,
                    "attempt": 1, "retry": 1, "restart": restart,
                    "inboxItemIds": [i["id"] for i in self.items]})
-        await recorder.settle()
-        engine.mark_turn_start(self.node_id)
-        engine.runners[self.node_id] = self.runners
         try:
+            await recorder.settle()
+            engine.mark_turn_start(self.node_id)
             await self._turn()
         except asyncio.CancelledError:
             self._end("cancelled", engine.cancel_reason)
@@ -143,14 +145,22 @@ class BestOf:
     async def _turn(self) -> None:
         node_ctx = self._context(self.engine.state.nodes[self.node_id], self.config,
                                  self.emit, None)
+        if self.runners.cancelled:  # stopped while its turn was being recorded
+            self._end("cancelled", self.engine.cancel_reason)
+            return
         home, tree = await self._home(node_ctx)
         component = worktrees.branch_component(node_ctx.node.key, self.node_id,
                                                self.engine.run_dir)
         name = f"{component}.t{self.turn_number}"
         count = len(overrides(self.config.attempts))
-        trees = [await asyncio.to_thread(attempt_trees.add, home, self.engine.run_dir, name, i)
-                 for i in range(1, count + 1)]
+        trees: list[AttemptTree] = []
         try:
+            for i in range(1, count + 1):
+                if self.runners.cancelled:  # no attempt starts once the run is stopped
+                    self._end("cancelled", self.engine.cancel_reason)
+                    return
+                trees.append(await asyncio.to_thread(attempt_trees.add, home,
+                                                     self.engine.run_dir, name, i))
             results = await asyncio.gather(*(
                 self._attempt(t, o, home) for t, o in
                 zip(trees, overrides(self.config.attempts), strict=True)))
@@ -220,16 +230,18 @@ class BestOf:
         ctx = self._context(node, config, self._tagged(index), started)
         runner = engine.new_runner()
         self.runners.runners.append(runner)
-        if self.runners.cancelled:
-            await runner.cancel()
         error = None
+        result: TurnResult | None = None
         try:
             setup = self.config.worktree_setup
-            if setup is not None and not setup.empty:  # a new worktree: as the node's
+            if setup is not None and not setup.empty and not self.runners.cancelled:
                 await isolation.set_up(ctx, worktree=tree.path, workdir=tree.workdir,
                                        branch=tree.branch, source=self.source or tree.workdir,
                                        emit=self._tagged(index), command=runner.command)
-            result: TurnResult | None = await runner.run(ctx)
+            # checked with no await before the run begins: a runner's run() starts afresh,
+            # so a cancel that came before it would be forgotten and the agent launched
+            if not self.runners.cancelled:
+                result = await runner.run(ctx)
         except asyncio.CancelledError:
             raise
         except WorkspaceError as exc:  # its setup failed: said in full, no traceback
@@ -239,7 +251,10 @@ class BestOf:
             result, error = None, f"{type(exc).__name__}: {exc}"
         if result is None:
             result = TurnResult("", -1, False, "", "", None, None, None, None, False,
-                                error, False)
+                                error, False, cancelled=error is None)
+        if result.cancelled and not result.agent_run_id:  # stopped before it began
+            return result, AttemptSummary(index=index, ok=False, branch=tree.branch,
+                                          error=self.engine.cancel_reason)
         ok = result.ok and not result.cancelled
         message = worktrees.turn_message(ctx.run_id, f"{node.key or node.label} attempt "
                                         f"{index}", self.node_id, self.turn_number,
