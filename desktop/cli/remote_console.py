@@ -18,8 +18,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from desktop.api.client import ApiError
-from desktop.cli.choose_words import ChooseWords, pick
-from desktop.cli.merge_words import CLAUSES, merge_choice, split_approval
+from desktop.cli.choose_words import ChooseWords
+from desktop.cli.console_resolve import asked_of, resolve, said
 from desktop.cli.run_console import HELP, Decide, Local, MergeWords, parse_or_say
 from desktop.contract.commands import (
     Chat,
@@ -32,8 +32,8 @@ from desktop.contract.commands import (
     Stop,
 )
 from desktop.contract.enums import RUN_ENDED
-from desktop.runtime.control import CommandError
-from desktop.views.node_ref import console_approval, console_node
+from desktop.runtime.control import CommandError, NotFound
+from desktop.views.node_ref import console_node
 from desktop.views.subflows import agent_turns
 
 if TYPE_CHECKING:
@@ -41,10 +41,6 @@ if TYPE_CHECKING:
     from desktop.contract.state import RunState
 
 POLL = 0.05
-
-
-class NotYet(Exception):
-    """What the command needs is not there (yet)."""
 
 
 class RemoteConsole:
@@ -68,7 +64,7 @@ class RemoteConsole:
         name, command = read
         try:
             await self._run(command)
-        except (ApiError, NotYet, ValueError, CommandError) as exc:
+        except (ApiError, ValueError, CommandError) as exc:
             self.say(f"{name}: {exc}")
 
     async def _run(self, command: Any) -> None:
@@ -84,12 +80,8 @@ class RemoteConsole:
                 # the service takes exact ids and keys; the label or id prefix a person
                 # types is resolved here, where an ambiguous one can be shown
                 await self._client.send(run_id, replace(command, node=self._node(ref)))
-            case Decide():
-                await self._decide(command)
-            case MergeWords():
-                await self._merge(command)
-            case ChooseWords():
-                await self._choose(command)
+            case Decide() | MergeWords() | ChooseWords():
+                await self._resolve(command)
             case Stop():
                 await self.stop()
             case Pause() | Resume() | SetMode() | SetBudget():
@@ -100,11 +92,15 @@ class RemoteConsole:
     # --- waiting while the run is busy ----------------------------------------------------
 
     def _busy(self) -> bool:
-        """A turn runs, or (AUTO) one is about to start for a queued message."""
+        """A turn runs, or (AUTO) one is about to start for a queued message: the
+        engine's ``moving``. A turn held by an approval does not move on its own: it waits
+        for a person, who may be this very console (a mistyped id must be said, not
+        waited on for ever)."""
         state = self.run.state
         if state is None or self.run.status in RUN_ENDED:
             return False
-        return bool(agent_turns(state)) or (
+        held = {p.node_id for p in state.pending_approvals.values()}
+        return any(node not in held for node in agent_turns(state)) or (
             self.run.status == "running" and str(state.mode) == "AUTO"
             and any(state.inboxes.values()))
 
@@ -113,7 +109,7 @@ class RemoteConsole:
         while True:
             try:
                 return await attempt()
-            except NotYet:
+            except NotFound:
                 if not self._busy():
                     raise
             except ApiError as exc:
@@ -163,71 +159,18 @@ class RemoteConsole:
         self.say(f"step: {self._label(chosen)}")
         await self._until_started(chosen, turns.get(chosen, 0))
 
-    def _approval(self, decide: Decide) -> tuple[str, list[str]]:
-        """The approval a decision names now (a unique id prefix first, else the oldest),
-        and the words after its id."""
-        pending = list(self.run.state.pending_approvals) if self.run.state else []
-        words = list(decide.words)
-        if words:
-            # ValueError (an ambiguous prefix) is said at once; waiting would not settle it
-            approval = console_approval(pending, words[0])
-            if approval is not None:
-                return approval, words[1:]
-            if not decide.words_are_reason:
-                raise NotYet(f"no pending approval matches {words[0]!r}")
-        if not pending:
-            raise NotYet("no approval is pending")
-        return pending[0], words
+    async def _resolve(self, line: Decide | MergeWords | ChooseWords) -> None:
+        """Decide the approval the line names, as the in-process console does
+        (desktop/cli/console_resolve.py); said once the stream shows it closed."""
+        async def attempt() -> Resolve:
+            pending = self.run.state.pending_approvals.values() if self.run.state else ()
+            command = resolve(line, asked_of(pending))
+            await self._client.send(None, command)
+            return command
 
-    async def _decide(self, decide: Decide) -> None:
-        async def attempt() -> str:
-            approval_id, words = self._approval(decide)
-            pending = self.run.state.pending_approvals if self.run.state else {}
-            asked = pending.get(approval_id)
-            merge = asked is not None and asked.merge is not None
-            await self._client.send(None, decide.command(approval_id, words, merge))
-            return approval_id
-
-        approval_id = await self._when_busy_wait(attempt)
-        await self._until_closed(approval_id)
-        self.say(f"{decide.status}: {approval_id[:8]}")
-
-    async def _merge(self, command: MergeWords) -> None:
-        async def attempt() -> str:
-            pending = self.run.state.pending_approvals if self.run.state else {}
-            merges = {a: p.merge for a, p in pending.items() if p.merge is not None}
-            approval, words = split_approval(list(command.words), list(merges))
-            if approval is None and words[0].lower() not in CLAUSES:
-                raise NotYet(f"no pending merge approval matches {words[0]!r}")
-            if approval is None:
-                if not merges:
-                    raise NotYet("no merge approval is pending")
-                approval = next(iter(merges))
-            request = merges[approval]
-            choice = merge_choice(words, request.to_json_dict() if request else {})
-            await self._client.send(None, Resolve(approval, "approved", merge=choice))
-            return approval
-
-        approval_id = await self._when_busy_wait(attempt)
-        await self._until_closed(approval_id)
-        self.say(f"merged: {approval_id[:8]}")
-
-    async def _choose(self, command: ChooseWords) -> None:
-        async def attempt() -> tuple[str, int]:
-            pending = self.run.state.pending_approvals if self.run.state else {}
-            choices = [a for a, p in pending.items() if p.choice is not None]
-            try:
-                approval, index = pick(command, choices)
-            except LookupError as exc:
-                raise NotYet(str(exc)) from None
-            if approval is None:
-                raise NotYet("no choice approval is pending")
-            await self._client.send(None, Resolve(approval, "approved", choice=index))
-            return approval, index
-
-        approval_id, index = await self._when_busy_wait(attempt)
-        await self._until_closed(approval_id)
-        self.say(f"chose attempt {index}: {approval_id[:8]}")
+        command = await self._when_busy_wait(attempt)
+        await self._until_closed(command.approval)
+        self.say(said(command))
 
     async def stop(self, _reason: str = "stopped by the user") -> None:
         """Stop the run (``stop`` and Ctrl-C)."""

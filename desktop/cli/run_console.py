@@ -24,8 +24,9 @@ import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
-from desktop.cli.choose_words import ChooseWords, parse_choose, pick
-from desktop.cli.merge_words import CLAUSES, USAGE, merge_choice, split_approval
+from desktop.cli.choose_words import ChooseWords, parse_choose
+from desktop.cli.console_resolve import NO_MERGE, asked_of, resolve, said
+from desktop.cli.merge_words import USAGE
 from desktop.contract.enums import RUN_ENDED
 from desktop.disk.safe_json import loads as safe_loads
 from desktop.runtime.control import (
@@ -46,7 +47,7 @@ from desktop.runtime.control import (
     execute,
 )
 from desktop.runtime.engine import Engine
-from desktop.views.node_ref import console_approval, console_node
+from desktop.views.node_ref import console_node
 
 HELP = """commands:
   step [NODE]            run the next pending turn (or NODE's) in INTERACTIVE mode
@@ -259,20 +260,13 @@ class Console:
         if isinstance(command, Step) and outcome.node_id:
             self.say(f"step: {self.engine.state.nodes[outcome.node_id].label}")
         elif isinstance(command, Resolve):
-            word = "merged" if command.merge is not None else command.status
-            if command.choice is not None:
-                word = f"chose attempt {command.choice}"
-            self.say(f"{word}: {command.approval[:8]}")
+            self.say(said(command))
 
     async def _run(self, parsed: Command | Decide | MergeWords | ChooseWords | None
                    ) -> tuple[Command, Outcome]:
         assert parsed is not None  # blank lines have no words
-        if isinstance(parsed, Decide):
-            command: Command = self._decision(parsed)
-        elif isinstance(parsed, MergeWords):
-            command = self._merge(parsed)
-        elif isinstance(parsed, ChooseWords):
-            command = self._choose(parsed)
+        if isinstance(parsed, Decide | MergeWords | ChooseWords):
+            command: Command = self._resolve(parsed)
         elif isinstance(parsed, Step | Chat | SetBudget) and parsed.node:
             # the engine takes exact ids and keys; a label or id prefix is this console's
             command = replace(parsed, node=self._node(parsed.node))
@@ -286,75 +280,21 @@ class Console:
         except ValueError as exc:
             raise NotFound(str(exc), "nodeId") from None
 
-    def _merge(self, parsed: MergeWords) -> Resolve:
-        """The Resolve a ``merge`` line means now: its merge approval named, or the
-        oldest pending one."""
-        merges = [p for p in self.engine.broker.pending() if p.merge is not None]
-        words = list(parsed.words)
-        try:
-            approval, words = split_approval(words, [p.approval_id for p in merges])
-        except ValueError as exc:
-            raise Invalid(str(exc), "approvalId") from None
-        if approval is None and words[0].lower() not in CLAUSES:
-            raise NotFound(f"no pending merge approval matches {words[0]!r}")
-        if approval is None:
-            if not merges:
-                raise NotFound(self._no_merge())
-            approval = merges[0].approval_id
-        request = next(p.merge for p in merges if p.approval_id == approval)
-        try:
-            choice = merge_choice(words, request or {})
-        except ValueError as exc:
-            raise Invalid(str(exc)) from None
-        return Resolve(approval, "approved", merge=choice, by=TERMINAL_WORD)
+    def _resolve(self, parsed: Decide | MergeWords | ChooseWords) -> Resolve:
+        """The Resolve a decision line means now (desktop/cli/console_resolve.py)."""
+        command = resolve(parsed, asked_of(self.engine.broker.pending()), self._no_merge)
+        return replace(command, by=TERMINAL_WORD)
 
     def _no_merge(self) -> str:
         """Why ``merge`` has nothing to answer, and, for a merge withdrawn when the run
         was let go, which command asks it again (desktop/cli/merge_wait.py)."""
-        said = "no merge approval is pending"
         if self._busy() or self.engine.run_dir is None:
-            return said  # the console waits and tries again: no need to look yet
+            return NO_MERGE  # the console waits and tries again: no need to look yet
         from desktop.cli.merge_wait import merge_hint
         from desktop.views.reader import EventReader
 
         hint = merge_hint(self.engine.state, EventReader(self.engine.run_dir).iter_events())
-        return f"{said}: {hint}" if hint else said
-
-    def _choose(self, parsed: ChooseWords) -> Resolve:
-        """The Resolve a ``choose`` line means now: its choice approval named, or the
-        oldest pending one."""
-        choices = [p.approval_id for p in self.engine.broker.pending() if p.choice is not None]
-        try:
-            approval, index = pick(parsed, choices)
-        except LookupError as exc:
-            raise NotFound(str(exc)) from None
-        if approval is None:
-            raise NotFound("no choice approval is pending")
-        return Resolve(approval, "approved", choice=index, by=TERMINAL_WORD)
-
-    def _decision(self, decide: Decide) -> Resolve:
-        """The Resolve a Decide means now: its approval named, or the oldest pending one."""
-        words = list(decide.words)
-        approval: str | None = None
-        if words:
-            pending = [p.approval_id for p in self.engine.broker.pending()]
-            try:
-                approval = console_approval(pending, words[0])
-            except ValueError as exc:
-                raise Invalid(str(exc), "approvalId") from None
-            if approval is not None:
-                words = words[1:]
-            elif not decide.words_are_reason:
-                raise NotFound(f"no pending approval matches {words[0]!r}")
-        if approval is None:
-            pending = self.engine.broker.pending()
-            if not pending:
-                raise NotFound("no approval is pending")
-            approval = pending[0].approval_id
-        asked = next((p for p in self.engine.broker.pending() if p.approval_id == approval),
-                     None)
-        merge = asked is not None and asked.merge is not None
-        return replace(decide.command(approval, words, merge), by=TERMINAL_WORD)
+        return f"{NO_MERGE}: {hint}" if hint else NO_MERGE
 
     def _busy(self) -> bool:
         return self.engine.moving()
