@@ -51,9 +51,10 @@ class OverBudget:
             return f"{value:,.0f}s"
         return f"{value:,.0f}"
 
-    def text(self, folder: str | None) -> str:
+    def text(self, folder: str | None, ref: str | None = None) -> str:
         """Whose budget, which limit and the figures, and the commands that raise it;
-        ``folder``: the ``--data-dir`` given, which the command needs too."""
+        ``folder``: the ``--data-dir`` given, which the command needs too; ``ref``: how
+        the command names the run instead (``ID --server URL`` for a run of a service)."""
         word, value = _WORDS.get(self.limit, (self.limit, "N"))
         whose = f"the budget of node {self.node_label}" if self.node_id else \
             "the run's budget"
@@ -65,7 +66,7 @@ class OverBudget:
                 f"resuming would pause it again at once; raise the limit above "
                 f"{self._figure(self.used)} and it goes on: "
                 f"`echo 'budget {target}{word}={value}' | agent-canvas resume "
-                f"{run_ref(self.run_id, folder)}` (or, for a run a service holds, "
+                f"{ref or run_ref(self.run_id, folder)}` (or, for a run a service holds, "
                 f"PATCH {RUN.format(run_id=self.run_id)}/budget with {body})")
 
 
@@ -109,15 +110,16 @@ class Gate:
     then: list[str]
     """Every other line, in order, to run once it moves."""
 
-    def refusal(self, over: OverBudget, folder: str | None) -> str:
-        """What `resume` says when stdin ended with the limit still reached."""
+    def refusal(self, over: OverBudget, folder: str | None, ref: str | None = None) -> str:
+        """What `resume` says when stdin ended with the limit still reached (``ref``: as
+        :meth:`OverBudget.text`)."""
         notes = []
         if self.raises:
             notes.append(f"the {plural(len(self.raises), '`budget` line')} read "
                          f"{'leaves' if len(self.raises) == 1 else 'leave'} it reached")
         if self.then:
             notes.append(f"{plural(len(self.then), 'other command')} read not run")
-        return f"{over.text(folder)}; nothing was written" + \
+        return f"{over.text(folder, ref)}; nothing was written" + \
             (f" ({'; '.join(notes)})" if notes else "")
 
 

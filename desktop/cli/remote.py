@@ -118,8 +118,10 @@ async def wait_loaded(run: RemoteRun, follow: asyncio.Task, timeout: float = 30)
 
 
 async def drive_remote(client: ApiClient, run_id: str, args: argparse.Namespace,
-                       after_seq: int) -> int:
-    """Watch (and steer, from stdin) a run of the service until it ends; the exit code."""
+                       after_seq: int, lines: Any = None,
+                       backlog: list[str] | None = None) -> int:
+    """Watch (and steer, from stdin) a run of the service until it ends; the exit code.
+    ``lines``: stdin already being read; ``backlog``: lines read before, run first."""
     from rich.console import Console as RichConsole
 
     from desktop.cli.remote_console import RemoteConsole
@@ -157,11 +159,15 @@ async def drive_remote(client: ApiClient, run_id: str, args: argparse.Namespace,
             loop.add_signal_handler(sig, lambda w=why: stopping.append(
                 asyncio.ensure_future(console.stop(w))))
     typed = view.typed if isinstance(view, LiveView) else None
-    lines = StdinLines(loop, on_line=typed) \
-        if sys.stdin is not None and not sys.stdin.closed else None
+    if lines is not None:
+        lines.on_line = typed
+    elif sys.stdin is not None and not sys.stdin.closed:
+        lines = StdinLines(loop, on_line=typed)
 
     async def consume() -> None:
         assert lines is not None
+        for line in backlog or ():
+            await console.execute(line)
         while (line := await lines.queue.get()) is not None:
             await console.execute(line)
 
@@ -229,18 +235,26 @@ def run_remote(args: argparse.Namespace, doc: Any, path: Path) -> int:
 
 
 def resume_remote(args: argparse.Namespace) -> int:
-    """`resume RUN --server URL`: let the service take the run over and drive it."""
+    """`resume RUN --server URL`: let the service take the run over and drive it; a run
+    paused over budget once stdin's `budget` lines raised the limit (sent first:
+    desktop/cli/remote_budget.py), else it is left as it was (exit 3)."""
+    from desktop.cli.remote_budget import raise_before_resume
+
     async def go() -> int:
         async with client_for(args) as client:
             run_id = await find_run_id(client, args.run)
             before = await client.get_run(run_id)
+            raised = await raise_before_resume(client, run_id, before, args.data_dir)
+            if raised is None:
+                return EXIT_WAITING
             if args.mode or args.global_mode:
                 await client.patch_run(run_id, mode=args.mode and args.mode.upper(),
                                        global_mode=args.global_mode and args.global_mode.upper())
             if str(before.get("status")) != RunStatus.COMPLETED:  # as resume_engine says
                 await client.patch_run(run_id, status="running")
             return await drive_remote(client, run_id, args,
-                                      after_seq=int(before.get("lastSeq") or 0))
+                                      after_seq=int(before.get("lastSeq") or 0),
+                                      lines=raised.lines, backlog=raised.backlog)
 
     return _report(go, "resume")
 
