@@ -13,6 +13,7 @@ GCS address, for an engine running inside the cluster). ``resources`` takes
 custom Ray resource. ``runtimeEnv`` is handed to Ray as it is.
 """
 
+import json
 import re
 from typing import Annotated, Any, Literal
 
@@ -122,6 +123,9 @@ def _first_error(exc: ValidationError) -> str:
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err.get("loc", ()))
     message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+    given = err.get("input")
+    if str(err.get("type")).endswith("_type") and isinstance(given, bool | int | float | str):
+        message += f", not {json.dumps(given)}"  # numCpus: true, "2": as the file says them
     return f"{where}: {message}" if where else message
 
 
@@ -136,7 +140,7 @@ def _parse(value: Any) -> "LocalExecutor | RayExecutor | str":
             raise ValueError(f"kind {kind!r} is not an executor; use kind: ray "
                              "(or executor: local)")
         try:
-            return model.model_validate(value)
+            return model.model_validate(value, strict=True)  # as written: true is no CPU
         except ValidationError as exc:
             raise ValueError(_first_error(exc)) from None
     raise ValueError(f"{value!r} is not an executor; use 'local' or a mapping such as "

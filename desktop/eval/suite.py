@@ -37,6 +37,7 @@ from pydantic import (
     ValidationError,
 )
 
+from desktop.graph.as_written import validate_as_written
 from desktop.graph.errors import Problem, format_path
 from desktop.graph.fields import from_validation_error, locate
 from desktop.graph.sourcemap import SourceMap, map_lines
@@ -254,7 +255,7 @@ def parse_suite(data: bytes | str, source: str = "<string>", base: Path | None =
     problems: list[Problem] = []
     suite = None
     try:
-        suite = Suite.model_validate(raw)
+        suite = validate_as_written(Suite, raw)
     except ValidationError as exc:
         problems += _validation_problems(exc)
     version = raw.get("version", SUITE_VERSION)

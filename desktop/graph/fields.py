@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from desktop.graph.as_written import wrong_kind
 from desktop.graph.errors import Problem, format_path
 from desktop.graph.sourcemap import SourceMap
 
@@ -126,6 +127,11 @@ def from_validation_error(exc: ValidationError) -> list[Problem]:
         loc = format_path(_clean_loc(err["loc"]))
         message = err["msg"].removeprefix("Value error, ")
         named = [p for p in _clean_loc(err["loc"]) if isinstance(p, str)]
+        cleaned = _clean_loc(err["loc"])
+        worded = wrong_kind(err["type"], cleaned[-1] if cleaned else None, err.get("input"))
+        if worded is not None:  # a value not as written where a number or flag is
+            problems.append(Problem(loc, *worded))
+            continue
         if err["type"] == "enum" and named:
             message = f"unknown {named[-1]} {err.get('input')!r}"
         elif err["type"] == "model_type":  # not "... or instance of Budget": a class name

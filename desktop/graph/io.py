@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from desktop.contract.executor import executor_json
 from desktop.disk.atomic import atomic_write_text
+from desktop.graph.as_written import validate_as_written
 from desktop.graph.document import DOCUMENT_VERSION, WorkflowDocument, assign_edge_ids
 from desktop.graph.errors import Problem, WorkflowLoadError
 from desktop.graph.fields import from_validation_error, locate, unknown_fields, wide_integers
@@ -120,7 +121,7 @@ def document_of(raw: dict[str, Any], smap: SourceMap | None, source: str) -> Wor
     found += raw_repeat_problems(raw)
     doc = None
     try:
-        doc = WorkflowDocument.model_validate(raw)
+        doc = validate_as_written(WorkflowDocument, raw)
     except ValidationError as exc:
         # a number out of range is named once, as that (the editor leaves each field out once)
         out_of_range = {p.location for p in wide}

@@ -76,9 +76,12 @@ def test_a_number_is_in_bounds_or_a_located_problem(field: str, value: float) ->
 
 
 @pytest.mark.parametrize("text, expected", [
-    ("name: x\ntimeoutSec: 1e308\ncases: [{id: a, task: t}]\n",
-     "n.suite.yaml:2: timeoutSec: 1e308 is not a time limit — give a positive number of "
+    ("name: x\ntimeoutSec: 1.0e+308\ncases: [{id: a, task: t}]\n",
+     "n.suite.yaml:2: timeoutSec: 1e+308 is not a time limit — give a positive number of "
      "seconds up to 31536000 (a year), such as 300"),
+    ("name: x\ntimeoutSec: 1e308\ncases: [{id: a, task: t}]\n",  # text to YAML
+     "n.suite.yaml:2: timeoutSec: timeoutSec must be a number of seconds, not the text "
+     "'1e308' — write 1.0e+308: YAML reads 1e308 as text"),
     ("name: x\ncases:\n  - id: a\n    task: t\n    checks:\n      - type: maxTurns\n"
      "        max: 99999999999999999999999\n",
      "n.suite.yaml:7: cases[0].checks[0].max: 99999999999999999999999 is out of range — "
