@@ -6,9 +6,11 @@ import json
 from typing import Any
 
 from desktop.graph.flow_diff import Change, EdgeDiff, FlowDiff, NodeDiff
+from desktop.graph.value_diff import change_lines
 
 MAX_VALUE = 80
-"""Values longer than this are cut (``--json`` gives them whole)."""
+"""Values longer than this are cut in the app's notes (``agent-canvas diff`` shows where
+they changed instead: desktop/graph/value_diff.py; ``--json`` gives them whole)."""
 
 
 def value_text(value: Any, limit: int = MAX_VALUE) -> str:
@@ -33,15 +35,25 @@ def _edge_name(edge: EdgeDiff) -> str:
     return f"edge {edge.source} → {edge.target} ({words})"
 
 
+def _changed(head: str, change: Change) -> list[str]:
+    """``head`` and the change where they differ (desktop/graph/value_diff.py): a long
+    value's line diff goes on the lines below, indented."""
+    first, *rest = change_lines(change)
+    return [f"{head}{first}", *(f"  {line}" for line in rest)]
+
+
 def diff_lines(diff: FlowDiff) -> list[str]:
-    """Every change, one line each: ``+`` added, ``-`` removed, ``~`` changed."""
-    lines = [f"~ workflow: {change_text(c)}" for c in diff.settings]
+    """Every change: ``+`` added, ``-`` removed, ``~`` changed, one line each, and under
+    a long value that changed, the lines where it changed."""
+    lines = [x for c in diff.settings for x in _changed("~ workflow: ", c)]
     lines += [f"+ {_node_name(n)}" for n in diff.added_nodes]
     lines += [f"- {_node_name(n)}" for n in diff.removed_nodes]
-    lines += [f"~ node {n.id}: {change_text(c)}" for n in diff.changed_nodes for c in n.changes]
+    lines += [x for n in diff.changed_nodes for c in n.changes
+              for x in _changed(f"~ node {n.id}: ", c)]
     lines += [f"+ {_edge_name(e)}" for e in diff.added_edges]
     lines += [f"- {_edge_name(e)}" for e in diff.removed_edges]
-    lines += [f"~ edge {e.id}: {change_text(c)}" for e in diff.changed_edges for c in e.changes]
+    lines += [x for e in diff.changed_edges for c in e.changes
+              for x in _changed(f"~ edge {e.id}: ", c)]
     for sub in diff.subflows:  # what the subflow node runs, indented under its name
         lines.append(f"~ subflow {sub.id} ({sub.flow}):")
         lines += [f"    {line}" for line in diff_lines(sub.diff)]
