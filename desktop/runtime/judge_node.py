@@ -2,27 +2,27 @@
 
 The attempts (each one's output and diff) reach the judge node as an inbox item; the
 scheduler gives it a turn like any other, so its turn is in the log, gated and
-budgeted as usual. Its answer names the winner by number: the first number in its
-output that is the index of an attempt that succeeded picks that attempt. The judged
-node gives up its turn slot while it waits, so a run with one slot judges too.
+budgeted as usual. Its answer names the winner by number (desktop/runtime/judge_answer.py:
+a last line ``choice: N`` as it is asked to, else the last attempt a choosing phrase
+names, else the first number that is an attempt that can win). The judged node gives up
+its turn slot while it waits, so a run with one slot judges too.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.contract.attempts import AttemptSummary, ChoiceRequest
 from desktop.contract.base import new_id, utc_now
+from desktop.runtime.judge_answer import CHOICE_WORD, named_attempt
 
 if TYPE_CHECKING:
     from desktop.runtime.engine import Engine
 
 DIFF_SHOWN = 20_000
 """How much of each attempt's diff the judge's prompt holds."""
-_NUMBER = re.compile(r"\b(\d+)\b")
 
 
 class JudgeFailed(RuntimeError):
@@ -43,22 +43,14 @@ def _diff(run_dir: Path, attempt: AttemptSummary) -> str:
 def judge_text(node: str, request: ChoiceRequest, run_dir: Path) -> str:
     """The judge's inbox item: the attempts' outputs and diffs, and how to answer."""
     winners = request.choosable()
-    parts = [f"Judge the {len(request.attempts)} attempts of {node}'s turn. Answer with the "
-             f"number of the attempt that should go on ({', '.join(map(str, winners))}) "
-             "first, then why."]
+    parts = [f"Judge the {len(request.attempts)} attempts of {node}'s turn: say why, then "
+             f"end your answer with the line `{CHOICE_WORD}: N`, N the number of the "
+             f"attempt that should go on ({', '.join(map(str, winners))})."]
     for attempt in request.attempts:
         state = "" if attempt.ok else f" (failed: {attempt.error}; it cannot win)"
         parts.append(f"## Attempt {attempt.index}{state}\n\nOutput:\n{attempt.output or '-'}"
                      f"\n\nDiff:\n{_diff(run_dir, attempt)}")
     return "\n\n".join(parts)
-
-
-def named_attempt(text: str, winners: list[int]) -> int | None:
-    """The first number in ``text`` that is one of ``winners``."""
-    for match in _NUMBER.finditer(text):
-        if int(match.group(1)) in winners:
-            return int(match.group(1))
-    return None
 
 
 def _output(run_dir: Path, completed: dict[str, Any]) -> str:
