@@ -26,6 +26,14 @@ def cost_text(usage: dict[str, Any]) -> str:
     return value if isinstance(value, str) else f"${value:.4f}"
 
 
+def cost_delta_text(delta: float) -> str:
+    """``+$0.0012``, ``-$0.0022`` or ``±$0``: a change of cost in USD, to four decimals
+    as :func:`cost_text` shows a cost, the sign before the dollar."""
+    if round(delta, 4) == 0:
+        return "±$0"
+    return f"{'+' if delta > 0 else '-'}${abs(delta):,.4f}"
+
+
 def usage_text(usage: dict[str, Any]) -> str:
     """``1,234 tokens (1,000 in, 234 out), $0.0123, 12s``."""
     parts = [f"{total_tokens(usage):,} tokens ({int(usage.get('inputTokens', 0)):,} in, "

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from desktop.eval.browse import FILTERS, CaseRow, EvaluationTable
 from desktop.ui.dialog_size import keep_readable
+from desktop.views.usage import cost_delta_text
 from desktop.wording import plural
 
 COLUMNS = ("Case", "Verdict", "Baseline", "New", "Risk", "Δ turns", "Δ tokens", "Δ cost",
@@ -123,7 +124,8 @@ class EvaluationView(QDialog):
             values = (row.case_id, row.verdict_text, row.baseline, row.new, row.risk,
                       _delta(d.get("turns", 0), 1),
                       _delta(d.get("input_tokens", 0) + d.get("output_tokens", 0)),
-                      _delta(d.get("cost_usd", 0), 4), _delta(d.get("duration_ms", 0) / 1000, 1),
+                      cost_delta_text(d.get("cost_usd", 0)),
+                      _delta(d.get("duration_ms", 0) / 1000, 1),
                       ", ".join(row.tags))
             for c, value in enumerate(values):
                 item = QTableWidgetItem(value)

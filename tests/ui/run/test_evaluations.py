@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from desktop.graph.io import load_workflow
-from desktop.ui.run.evaluations import open_evaluation
+from desktop.ui.run.evaluations import COLUMNS, open_evaluation
 from tests.eval.evalkit import EXAMPLE, run
 
 
@@ -53,6 +53,15 @@ async def test_table_filters_and_opens_each_side(qloop, window_for, results, unt
     view.open_buttons["new"].click()
     assert panels.session.run_dir == clamp.runs["new"] != clamp.runs["baseline"]
     assert panels.session.live is False  # read-only: no engine of ours drives it
+    view.close()
+
+
+async def test_the_cost_column_shows_dollars(qloop, window_for, results) -> None:
+    window, panels, errors = _window(window_for)
+    view = _open(window, panels, errors, results)
+    column = COLUMNS.index("Δ cost")
+    texts = [view.table.item(r, column).text() for r in range(view.table.rowCount())]
+    assert texts and all(t.lstrip("+-±").startswith("$") for t in texts), texts
     view.close()
 
 
