@@ -58,6 +58,8 @@ class ResultActions(QObject):
         view.branchRequested.connect(lambda files, name: self.apply(files, name))
         view.pullRequestRequested.connect(self.pull_request)
         view.undoRequested.connect(self.undo)
+        view.allowSecretsRequested.connect(
+            lambda files, branch: self.apply(files, branch, allow_secrets=True))
 
     # --- following the run on show -----------------------------------------------------------
 
@@ -185,17 +187,24 @@ class ResultActions(QObject):
         if self._current(run_id):
             self.view.show_patch(path, patch)
 
-    def apply(self, files: list[str] | None, branch: str | None = None) -> asyncio.Task | None:
-        """Apply the accepted ``files`` (None: all) to the working tree, or as ``branch``."""
+    def apply(self, files: list[str] | None, branch: str | None = None, *,
+              allow_secrets: bool = False) -> asyncio.Task | None:
+        """Apply the accepted ``files`` (None: all) to the working tree, or as ``branch``
+        (``allow_secrets``: even files that hold a secret, as the user confirmed)."""
         if self.run_id is None:
             return None
-        return self._spawn(self._apply(self.run_id, files, branch))
+        return self._spawn(self._apply(self.run_id, files, branch, allow_secrets))
 
-    async def _apply(self, run_id: str, files: list[str] | None, branch: str | None) -> None:
+    async def _apply(self, run_id: str, files: list[str] | None, branch: str | None,
+                     allow_secrets: bool = False) -> None:
         show = self.view.show_collision
-        await self._change(run_id, lambda c: c.apply(run_id, files=files, branch=branch),
+        await self._change(run_id, lambda c: c.apply(run_id, files=files, branch=branch,
+                                                     allow_secrets=allow_secrets),
                            self.view.show_outcome, {
                                "apply_collides": lambda exc: show(exc.problems, branch),
+                               # the files and secrets named; asked whether to apply anyway
+                               "result_has_secrets": lambda exc: self.view.show_secrets(
+                                   exc.problems, exc.message, files, branch),
                                # a name taken meanwhile: asked again, the name kept
                                "invalid_branch": lambda exc: self.view.ask_branch(
                                    branch, exc.message)},

@@ -9,12 +9,14 @@ talks to the service and calls back with what it answered.
 
 from __future__ import annotations
 
+from html import escape
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QDialog,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
@@ -54,6 +56,8 @@ MESSAGE_CHARS = 90
 """About how many characters a line of a message's explanation holds before it wraps."""
 QWIDGETSIZE_MAX = (1 << 24) - 1
 """Qt's "no maximum" for a widget's size."""
+SECRET_TIP = ("holds the value of a secret an agent was given: reject it to apply the rest, "
+              "or take the value out on the result's branch")
 APPLIED_SHOWN = 3
 """How many of the applications so far are listed under the files (the latest; the
 rest are in the tooltip): each took a line from the diff, until its tabs were cut."""
@@ -68,12 +72,16 @@ class ResultView(QWidget):
     branchRequested = Signal(object, str)  # the accepted files (None: all), the branch name
     pullRequestRequested = Signal(str)  # the branch to push and open a pull request of
     undoRequested = Signal()  # take back the latest apply to the working tree
+    allowSecretsRequested = Signal(object, object)
+    """Apply again though files hold a secret: the accepted files (None: all) and the
+    branch to make (None: onto the working tree), as the refused request had them."""
 
     def __init__(self, parent: QWidget | None = None, theme: Theme = LIGHT) -> None:
         super().__init__(parent)
         self.theme = theme
         self.note_kind: str | None = None  # the banner's kind, while one is shown
         self.collisions: list[str] = []  # the files shown as colliding
+        self.secret_files: list[str] = []  # the files the service said hold a secret
         self.collided_at: str | None = None
         """The new branch the collision on show was to make (None: the working tree)."""
         self.result: dict[str, Any] | None = None
@@ -82,7 +90,7 @@ class ResultView(QWidget):
         that is still kept would do, as the service's check said; None: no such apply."""
         self.branch: str | None = None  # the branch made from the result (pull request)
         self.patches: dict[str, str] = {}  # path -> its diff, as fetched
-        self.dialog: QInputDialog | None = None
+        self.dialog: QDialog | None = None
         self.title = QLabel()
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         bold = QFont(self.title.font())
@@ -227,6 +235,7 @@ class ResultView(QWidget):
         if not same:
             self.patches.clear()
             self.note.hide()
+            self.secret_files = []
         current = self.current_path() if same else None
         self.result, self.undo_alone = result, None
         files = result.get("files") or []
@@ -328,6 +337,7 @@ class ResultView(QWidget):
 
     def show_outcome(self, outcome: dict[str, Any]) -> None:
         """What an application did (and, for a branch, that a pull request can follow)."""
+        self.secret_files = []
         self.mark_collisions([])
         if outcome.get("target") == "branch" and outcome.get("applied"):
             self.branch = outcome.get("branch")
@@ -360,6 +370,21 @@ class ResultView(QWidget):
     def _undoable(self) -> dict[str, Any] | None:
         return undoable((self.result or {}).get("applied") or [])
 
+    def show_secrets(self, files: list[str], message: str, accepted: list[str] | None,
+                     branch: str | None) -> QDialog:
+        """Applying was refused: ``files`` hold the value of a secret an agent was given
+        (``message``: the service's words, naming each file and secret). Mark them, say
+        so, and ask whether to apply anyway (``accepted`` and ``branch``: the refused
+        request's, asked again with the secrets allowed)."""
+        from desktop.ui.run.secret_dialog import ask_allow_secrets
+
+        self.secret_files = list(files)
+        self._style_rows()
+        self.show_note("collision", escape(message[:1].upper() + message[1:]) + ".")
+        self.dialog = ask_allow_secrets(
+            self, files, message, lambda: self.allowSecretsRequested.emit(accepted, branch))
+        return self.dialog
+
     def show_collision(self, files: list[str], branch: str | None = None) -> None:
         """Applying was refused: ``files`` collide with the user's work, nothing changed
         (``branch``: the new branch it was to make; None: onto the working tree)."""
@@ -382,10 +407,13 @@ class ResultView(QWidget):
         blocked = self.files.blockSignals(True)  # restyling is no change of the user's
         for i in range(self.files.topLevelItemCount()):
             item = self.files.topLevelItem(i)
-            collides = item.data(0, Qt.ItemDataRole.UserRole) in self.collisions
+            path = item.data(0, Qt.ItemDataRole.UserRole)
+            secret = path in self.secret_files
+            collides = path in self.collisions or secret
             rejected = item.checkState(0) != Qt.CheckState.Checked
             status = item.data(1, Qt.ItemDataRole.UserRole)
-            said = [status] + (["collides"] if collides else []) + \
+            said = [status] + (["holds a secret"] if secret else
+                               ["collides"] if collides else []) + \
                 (["rejected"] if rejected else [])
             item.setText(1, ", ".join(said))
             item.setForeground(0, collided if collides else muted if rejected else QBrush())
@@ -394,7 +422,8 @@ class ResultView(QWidget):
             font = item.font(0)
             font.setStrikeOut(rejected)
             item.setFont(0, font)
-            item.setToolTip(0, collision_tip(self.collided_at) if collides else
+            item.setToolTip(0, SECRET_TIP if secret else
+                            collision_tip(self.collided_at) if collides else
                             "rejected: left out when applied" if rejected else "")
         self.files.blockSignals(blocked)
 
