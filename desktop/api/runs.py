@@ -386,6 +386,12 @@ class RunService:
         for run_id, hosted in self.hosted.items():
             if any(p.approval_id == approval_id for p in hosted.engine.broker.pending()):
                 return run_id
+        for hosted in self.hosted.values():  # its run says why (its turn was cancelled…)
+            why = hosted.engine.broker.ended(approval_id)
+            if why is not None:
+                raise ApiError(409, "approval_resolved",
+                               f"approval {approval_id} is no longer pending: {why}",
+                               "approvalId")
         if approval_id in self._resolved:
             raise ApiError(409, "approval_resolved",
                            f"approval {approval_id} is already resolved", "approvalId")

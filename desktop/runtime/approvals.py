@@ -14,6 +14,7 @@ attempt that goes on; plain ``approved`` takes the first attempt that succeeded.
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,8 @@ from desktop.contract.events import Resolution, ToolCall
 from desktop.contract.merge import MergeChoice, has_conflict_markers
 
 Emit = Callable[[dict[str, Any]], None]
+ENDED_MEMORY = 1000
+"""How many ended requests a broker remembers, to say why an answer comes too late."""
 
 
 class ApprovalError(LookupError):
@@ -152,6 +155,7 @@ class ApprovalBroker:
         self._futures: dict[str, asyncio.Future[Resolution]] = {}
         self._subscribers: list[Callable[[PendingRequest], None]] = []
         self._abort_reason = "turn ended"
+        self._ended: OrderedDict[str, str] = OrderedDict()
 
     async def request(self, node_id: str | None, tool: ToolCall,
                       context: str | None = None) -> Resolution:
@@ -188,6 +192,7 @@ class ApprovalBroker:
                 self._futures.pop(approval_id, None)
                 self._emit(_resolved(approval_id, node_id, Resolution(
                     status=ApprovalStatus.DENIED, reason=self._abort_reason, by="engine")))
+                self._end(approval_id, f"it was denied: {self._abort_reason}")
 
     def pending(self) -> list[PendingRequest]:
         """Requests still waiting, oldest first."""
@@ -201,6 +206,10 @@ class ApprovalBroker:
         if len(hits) == 1:
             return hits[0]
         if not hits:
+            gone = [a for a in self._ended if a == ref or a.startswith(ref)]
+            if len(gone) == 1:
+                raise ApprovalError(f"approval {gone[0][:8]} is no longer pending: "
+                                    f"{self._ended[gone[0]]}")
             raise ApprovalError(f"no pending approval matches {ref!r}")
         raise ApprovalError(f"{ref!r} matches {len(hits)} pending approvals; give more of the id")
 
@@ -229,6 +238,7 @@ class ApprovalBroker:
         resolution = Resolution(status=status, modified_args=modified_args, merge=merge,
                                 choice=choice, reason=reason, by=by)
         self._emit(_resolved(approval_id, pending.node_id, resolution))
+        self._end(approval_id, f"it was already {status.value} by {by}")
         future = self._futures.pop(approval_id)
         if not future.done():
             future.set_result(resolution)
@@ -245,6 +255,27 @@ class ApprovalBroker:
         self._abort_reason = reason
         for future in list(self._futures.values()):
             future.cancel()
+
+    def abort_nodes(self, node_ids: set[str], reason: str) -> None:
+        """End the waits of ``node_ids``' requests now (their turns are being cancelled):
+        each is recorded as denied with ``reason`` and is no longer pending, so an answer
+        that comes later is refused instead of reported as taken."""
+        for approval_id, pending in list(self._pending.items()):
+            if pending.node_id in node_ids:
+                self._pending.pop(approval_id)
+                self._futures.pop(approval_id).cancel()
+                self._emit(_resolved(approval_id, pending.node_id, Resolution(
+                    status=ApprovalStatus.DENIED, reason=reason, by="engine")))
+                self._end(approval_id, f"its turn was cancelled: {reason}")
+
+    def ended(self, approval_id: str) -> str | None:
+        """Why the request ``approval_id`` no longer waits (None: not one that ended here)."""
+        return self._ended.get(approval_id)
+
+    def _end(self, approval_id: str, why: str) -> None:
+        self._ended[approval_id] = why
+        while len(self._ended) > ENDED_MEMORY:
+            self._ended.popitem(last=False)
 
     def subscribe(self, callback: Callable[[PendingRequest], None]) -> Callable[[], None]:
         """Call ``callback`` on each new request; returns the unsubscribe function."""

@@ -3,13 +3,16 @@
 Usage is the reducer's fold of ``telemetry.usage`` and ``turn.status`` events
 (``usage``, ``nodeUsage``), so the totals checked here are the ones every view shows and
 the ones a resumed engine finds. Wall time adds the part still running: the run's since
-``runningSince``, a node's since its running turn started.
+``runningSince``, a node's since its running turn's clock started; neither clock runs while
+only a person can move things on (desktop/store/turn_clock.py).
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
+
+from desktop.store.turn_clock import clock_start
 
 LIMITS = (("maxTokens", "tokens"), ("maxCostUsd", "costUsd"), ("maxWallSec", "wallSec"))
 """Each limit of a budget and the usage figure it bounds."""
@@ -53,7 +56,7 @@ def exceeded(state: dict[str, Any], node_id: str | None,
         config = (state.get("nodeConfigs") or {}).get(node_id) or {}
         turn = (state.get("runningTurns") or {}).get(node_id) or {}
         usage = (state.get("nodeUsage") or {}).get(node_id) or {}
-        used = figures(usage, turn.get("startedAt"), now)
+        used = figures(usage, clock_start(turn), now)
         hit = _reached(config.get("budget"), used)
         if hit is not None:
             return _event(hit, used, node_id)

@@ -243,6 +243,9 @@ class Engine:
 
         runners = [r for n, r in self.runners.items() if chosen(n)]
         tasks = [t for n, t in self.tasks.items() if chosen(n)]
+        # their questions go with them: an answer that comes later is refused, not taken
+        self.broker.abort_nodes({n for n in [*self.tasks, *self.runners] if chosen(n)},
+                                self.cancel_reason)
         # A turn task made but not yet running has no runner to cancel: it checks this
         # as it registers one (dispatch.run_turn) and takes no turn.
         self._cancelling = {n for n in self.tasks if chosen(n)}
@@ -570,8 +573,12 @@ class Engine:
             whose = event.get("nodeId")
             self._over_budget.add(whose)
             self.recorder.emit(event)
-            self.recorder.flush()
             self.cancel_reason = f"budget exceeded ({event['limit']})"
+            # with the event, not once the task runs: no one who sees the run pause can
+            # still answer a question of a turn being ended
+            self.broker.abort_nodes(set(self.tasks) if whose is None else {whose},
+                                    self.cancel_reason)
+            self.recorder.flush()
             task = asyncio.ensure_future(self.cancel_turns(only=whose))
             task.add_done_callback(lambda _t: self._poke())
             return

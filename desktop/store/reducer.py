@@ -27,6 +27,7 @@ from desktop.contract.state import (
     NodeState,
     RunState,
 )
+from desktop.store import turn_clock
 from desktop.store.state_repair import validate_state
 
 State = dict[str, Any]
@@ -308,7 +309,8 @@ def _turn_status(s: State, e: dict) -> State | None:
     else:
         return None
     if status != "started" and turn_before is not None:
-        spent = _seconds(turn_before.get("startedAt"), e.get("ts"))
+        # time the turn waited for a person is not its wall time (desktop/store/turn_clock.py)
+        spent = _seconds(turn_clock.clock_start(turn_before), e.get("ts"))
         _add_usage(s.setdefault("nodeUsage", {}).setdefault(nid, {}), "wallSec", spent)
     if node is not None:
         node["status"] = new_status
@@ -354,6 +356,11 @@ def _approval_requested(s: State, e: dict) -> State | None:
 
 def _approval_resolved(s: State, e: dict) -> State:
     s["pendingApprovals"].pop(e.get("approvalId"), None)
+    return s
+
+
+def _attempt_agent(s: State, e: dict) -> State:
+    turn_clock.count_agent(s, e)
     return s
 
 
@@ -412,8 +419,10 @@ for _kind in ("node.heartbeat", "node.log", "handoff.sent", "message.user",
               "message.assistant.delta", "message.assistant.thinking.delta",
               "message.assistant.thinking.final", "tool.proposed", "tool.started",
               "tool.completed", "bus.message", "verification.result", "log.recovered",
-              "attempt.started", "attempt.completed", "choice.made"):
+              "choice.made"):
     HANDLERS[_kind] = _noop
+for _kind in ("attempt.started", "attempt.completed"):
+    HANDLERS[_kind] = _attempt_agent
 
 
 def apply_event(s: State | None, e: dict) -> State | None:
@@ -442,6 +451,8 @@ def apply_event(s: State | None, e: dict) -> State | None:
         new = None
     if new is None:
         return s
+    if kind in turn_clock.CLOCK_EVENTS:
+        turn_clock.after(new, e)
     ts, seq = e.get("ts"), e.get("seq")
     if type(ts) is str:
         new["updatedAt"] = ts

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from desktop.runtime.budget import LIMITS, figures
+from desktop.store.turn_clock import clock_start, waiting
 
 NEAR = 0.8
 """From this share of a limit on, the meter warns (amber)."""
@@ -138,15 +139,17 @@ def node_meter(state: dict[str, Any] | None, node_id: str,
     turn = (state.get("runningTurns") or {}).get(node_id) or {}
     found = state.get("budgetExceeded") or {}
     over = state.get("status") == "paused" and found.get("nodeId") == node_id
-    return meter(usage, budget, turn.get("startedAt"), now, over)
+    return meter(usage, budget, clock_start(turn), now, over)
 
 
 def ticking(state: dict[str, Any] | None) -> list[str]:
-    """Nodes whose meter moves with the clock: a running turn and a wall-time limit."""
+    """Nodes whose meter moves with the clock: a running turn not waiting for a person,
+    and a wall-time limit."""
     state = state or {}
     configs = state.get("nodeConfigs") or {}
-    return [n for n in (state.get("runningTurns") or {})
-            if ((configs.get(n) or {}).get("budget") or {}).get("maxWallSec") is not None]
+    return [n for n, turn in (state.get("runningTurns") or {}).items()
+            if not waiting(turn)
+            and ((configs.get(n) or {}).get("budget") or {}).get("maxWallSec") is not None]
 
 
 def run_ticking(state: dict[str, Any] | None) -> bool:

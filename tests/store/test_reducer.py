@@ -30,6 +30,8 @@ def test_story_semantics():
     assert s.turns == {NODE_A: 1} and s.last_agent_run == {NODE_A: "ar1"}
     assert s.nodes[NODE_A].status == "idle" and s.nodes[NODE_A].summary == "Plan ready"
     assert s.nodes[NODE_B].summary == "working"
+    # B's question is open and no turn runs: the run's clock stopped, its time so far kept
+    assert s.usage.pop("wallSec") > 0 and s.running_since is None
     assert s.usage == {"inputTokens": 10, "outputTokens": 5, "costUsd": 0.01}
     assert list(s.pending_approvals) == ["ap1"]
     assert s.last_seq == 0  # events without seq leave lastSeq alone
