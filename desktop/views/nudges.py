@@ -90,14 +90,16 @@ class Nudges:
     _paused: set[str] = field(default_factory=set)
 
     def decide(self, run_id: str, run_name: str, notices: Iterable[Notice], *,
-               watching: bool = False, left: Left | None = None) -> list[Nudge]:
+               watching: bool = False, left: Left | None = None,
+               labels: Mapping[str, str] | None = None) -> list[Nudge]:
         """The nudges of a batch of ``run_id``'s notices, in their order. ``watching``: the
         user looks at the app, so nothing is shown (and the items count as told).
         ``left``: what the run left to review (desktop/views/result.py), which an end's
-        nudge points at; None when it is not known."""
+        nudge points at; None when it is not known. ``labels``: node id -> label, to
+        name the node a stall or a budget paused the run on (else its short id)."""
         out: list[Nudge] = []
         for notice in notices:
-            nudge = self._of(run_id, run_name or "A run", notice, left)
+            nudge = self._of(run_id, run_name or "A run", notice, left, labels or {})
             if nudge is not None and not watching and nudge.kind in self.enabled:
                 out.append(nudge)
         return out
@@ -116,8 +118,8 @@ class Nudges:
         self._paused.add(run_id)
         return True
 
-    def _of(self, run_id: str, name: str, notice: Notice, left: Left | None
-            ) -> Nudge | None:
+    def _of(self, run_id: str, name: str, notice: Notice, left: Left | None,
+            labels: Mapping[str, str]) -> Nudge | None:
         match notice:
             case ApprovalOpened(approval_id, request):
                 if not self._once("approval", run_id, approval_id):
@@ -129,12 +131,13 @@ class Nudges:
             case StallEnded():
                 self._paused.discard(run_id)
             case RunStalled(stall) if self._pause(run_id):
+                node = str(stall.get("nodeId") or "")
+                where = f"node {_label(node, labels)} looks stuck: " if node else ""
                 return Nudge("pauses", run_id, f"{name} stalled",
-                             f"Paused: {stall_detail(stall)}.", "stall")
+                             f"Paused: {where}{stall_detail(stall)}.", "stall")
             case BudgetExceeded(node_id, limit, budget, used) if self._pause(run_id):
-                whose = "a node's" if node_id else "the run's"
                 return Nudge("pauses", run_id, f"{name} reached its budget",
-                             f"Paused: {whose} {limit} is {budget:g}, {used:g} used.",
+                             f"Paused: {budget_words(node_id, limit, budget, used, labels)}.",
                              "paused")
             case RunChanged("run.paused", reason) if reason != USER_PAUSE \
                     and self._pause(run_id):
@@ -146,6 +149,24 @@ class Nudges:
                 said, target = LEFT[left]
                 return Nudge("ends", run_id, f"{name} {ENDS[kind]}", reason or said, target)
         return None
+
+
+_LIMITS = {"maxTokens": ("tokens", "{:,.0f}"), "maxCostUsd": ("cost", "${:,.4f}"),
+           "maxWallSec": ("wall time", "{:,.0f} s")}
+"""A limit's word and how its figures read, as the terminal says them."""
+
+
+def _label(node_id: str, labels: Mapping[str, str]) -> str:
+    return labels.get(node_id) or node_id[:8]
+
+
+def budget_words(node_id: str, limit: str, budget: float, used: float,
+                 labels: Mapping[str, str]) -> str:
+    """``the budget of node Impl is reached (tokens 300 of 300)``; the run's budget when
+    ``node_id`` is empty."""
+    word, figure = _LIMITS.get(limit, (limit, "{:g}"))
+    whose = f"the budget of node {_label(node_id, labels)}" if node_id else "the run's budget"
+    return f"{whose} is reached ({word} {figure.format(used)} of {figure.format(budget)})"
 
 
 def requests_by_run(items: Mapping[str, Mapping[str, Any]]) -> dict[str, list[Notice]]:
@@ -201,4 +222,4 @@ def one_of(nudges: list[Nudge]) -> Nudge | None:
 
 
 __all__ = ["KINDS", "KIND_TITLES", "LEFT", "PAUSING", "USER_PAUSE", "Nudge", "NudgeKind", "Nudges",
-           "Target", "list_notices", "one_of", "requests_by_run"]
+           "Target", "budget_words", "list_notices", "one_of", "requests_by_run"]

@@ -60,7 +60,8 @@ def test_pauses_the_run_took_by_itself_nudge_and_the_users_own_do_not():
     budget = notices_of([{"type": "run.budget_exceeded", "limit": "maxTokens",
                           "budget": 1000, "used": 1200}])
     [nudge] = Nudges().decide("r", "Flow", budget)
-    assert nudge.target == "paused" and "maxTokens is 1000, 1200 used" in nudge.text
+    assert nudge.target == "paused"
+    assert nudge.text == "Paused: the run's budget is reached (tokens 1,200 of 1,000)."
     conflict = [RunChanged("run.paused", "paused: merge conflict with canvas/r/a")]
     [nudge] = Nudges().decide("r", "Flow", conflict)
     assert nudge.text == "merge conflict with canvas/r/a"

@@ -49,8 +49,10 @@ class Notifier(QObject):
         state = session.state or {}
         name = str(state.get("workflowName") or "")
         watching = QApplication.activeWindow() is not None
+        labels = {str(k): str(v.get("label") or "") for k, v in
+                  (state.get("nodes") or {}).items() if isinstance(v, dict)}
         nudge = one_of(self.rules.decide(session.run_id, name, notices, watching=watching,
-                                         left=what_it_left(state)))
+                                         left=what_it_left(state), labels=labels))
         if nudge is not None:
             self._show(nudge, Path(session.run_dir), panels.window)
         return nudge
