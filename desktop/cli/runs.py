@@ -280,8 +280,8 @@ def _node_status(state: RunState, node_id: str, word: str) -> str:
     """A node row's status: ``word`` (what the app's node card shows), and whether a turn
     runs. No turn runs in a run no engine holds: the one its dead engine started was cut
     short, and resuming takes it again (desktop/runtime/recovery.py)."""
-    if node_id not in state.running_turns:
-        return word
+    if node_id not in state.running_turns or left_paused(state):
+        return word  # a subflow node's step in a run left paused: no turn runs in it
     if state.interrupted:
         return "interrupted (turn cut short, retaken on resume)"
     return f"{word} (turn running)"

@@ -19,6 +19,7 @@ from desktop.contract.enums import RunStatus
 from desktop.contract.state import RunState
 from desktop.views.approval_text import approval_text
 from desktop.views.reader import EventReader
+from desktop.views.subflows import agent_turns
 
 PAUSES = frozenset({"run.paused", "run.stalled", "run.budget_exceeded"})
 """The events that pause a run."""
@@ -27,9 +28,11 @@ _WHAT = {"choice": "choice", "merge": "merge"}
 
 
 def left_paused(state: RunState) -> bool:
-    """Whether the run is paused with nothing cut short: no turn running, no request
-    open, and no engine found dead in it (``run.interrupted``)."""
-    return (state.status == RunStatus.PAUSED and not state.running_turns
+    """Whether the run is paused with nothing cut short: no agent's turn running, no
+    request open, and no engine found dead in it (``run.interrupted``). A subflow node's
+    step stays open while the run is paused inside it: no process of its own runs, so
+    nothing of it was cut short (desktop/views/subflows.py)."""
+    return (state.status == RunStatus.PAUSED and not agent_turns(state)
             and not state.pending_approvals and not state.interrupted)
 
 
