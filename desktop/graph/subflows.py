@@ -143,4 +143,23 @@ def check_subflows(doc: WorkflowDocument, path: str | os.PathLike[str]) -> list[
     problems: list[Problem] = []
     for sub in tree.values():  # check_file checks the subflows of each in turn
         problems += check_file(str(sub.path))[1]
+    here = str(Path(path).resolve())
+    for index, node in enumerate(doc.nodes):
+        sub = tree.get(node.id) if node.kind == "subflow" else None
+        if sub is not None and sub.doc.budget is not None:
+            problems.append(_budget_ignored(index, node.id, sub, here))
     return problems
+
+
+def _budget_ignored(index: int, key: str, sub: Subflow, file: str) -> Problem:
+    """The warning that a subflow file's own ``budget:`` caps it only when it runs alone."""
+    budget = sub.doc.budget
+    assert budget is not None
+    limits = ", ".join(f"{name}: {value:g}" for name, value in budget.to_json_dict().items())
+    return Problem(
+        f"nodes[{index}].flow",
+        f"the budget of {sub.path.name} ({limits}) is not applied when it runs as subflow "
+        f"{key!r}: a workflow's own budget caps it only when it runs alone",
+        f"cap the subflow's agents with a budget on its nodes (nodeConfigs.<node>.budget in "
+        f"{sub.path.name}; in the console `budget {key}/<node> tokens=N`), or "
+        "give this workflow a budget: of its own", "warning", file=file)
