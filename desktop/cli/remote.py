@@ -23,6 +23,7 @@ from desktop.cli.console_out import out_console
 from desktop.cli.server_args import RemoteError, client_for
 from desktop.contract.enums import RUN_ENDED, RunStatus
 from desktop.contract.state import PendingApproval, RunState
+from desktop.runtime.approvals import PendingRequest
 from desktop.store.runs import ambiguous_run
 from desktop.views.state import RunProjection
 from desktop.views.subflows import agent_turns
@@ -51,8 +52,18 @@ class _Pending:
     def __init__(self, run: RemoteRun) -> None:
         self._run = run
 
-    def pending(self) -> list[PendingApproval]:
-        return list(self._run.state.pending_approvals.values())
+    def pending(self) -> list[PendingRequest]:
+        """The open requests, oldest first, in the form an engine's broker gives them
+        (the terminal views read them the same way for both)."""
+        state = self._run.state
+        return [_request(p) for p in state.pending_approvals.values()] if state else []
+
+
+def _request(pending: PendingApproval) -> PendingRequest:
+    wire = pending.to_json_dict()
+    return PendingRequest(pending.approval_id, pending.node_id, dict(pending.tool),
+                          pending.context, str(wire.get("requestedAt") or ""),
+                          wire.get("merge"), wire.get("choice"))
 
 
 class RemoteRun:
@@ -82,6 +93,11 @@ class RemoteRun:
         for callback in self._listeners:
             callback(events)
         self.changed.set()
+
+    @property
+    def state_dict(self) -> dict[str, Any] | None:
+        """The state in wire form, as an engine's recorder has it (the `status` table)."""
+        return self.projection.state
 
     @property
     def status(self) -> str:

@@ -63,8 +63,9 @@ def test_a_mistyped_approval_is_said_and_the_end_of_input_ends_the_console(
                                *server)[1])[0]["id"]
 
     code, out, err = _cli(capsys, monkeypatch, "resume", run_id[:8], *server,
-                          stdin="approve zzzz\nfrobnicate\n")
+                          stdin="approve zzzz\nfrobnicate\nstatus\n")
     assert code == 3, err
+    assert any(line.startswith("│ Worker") for line in out.splitlines()), out  # the table
     assert "approve: no pending approval matches 'zzzz'" in out
     assert "unknown command 'frobnicate'" in out
     assert "waits for input in the service" in err
