@@ -227,7 +227,7 @@ async def set_budget(request: web.Request) -> web.Response:
     body = await parse(request, m.SetBudgetRequest)
     work = _service(request).execute(_run_id(request), body.command())
     outcome = await _engines(request).run(work)
-    return _json({"nodeId": outcome.node_id})
+    return _json({"nodeId": outcome.node_id, "budget": outcome.budget})
 
 
 async def edit_inbox(request: web.Request) -> web.Response:
@@ -385,8 +385,8 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", RUN + "/step", step, "INTERACTIVE: start the next (or a node's) turn",
           m.StepRequest, m.NodeRef, 202, errors=(400, 404, 409, 422)),
     Route("PATCH", RUN + "/budget", set_budget, "Raise (or change) the run's budget or a "
-          "node's; resume goes on after run.budget_exceeded", m.SetBudgetRequest,
-          m.NodeRef, errors=(400, 404, 409, 422)),
+          "node's; resume goes on after run.budget_exceeded; answers the budget in force",
+          m.SetBudgetRequest, m.BudgetSet, errors=(400, 404, 409, 422)),
     Route("POST", RUN + "/inbox/{item_id}", edit_inbox, "Change a queued inbox item",
           m.EditInbox, m.NodeRef, errors=(400, 404, 409, 422)),
     Route("POST", RUN + "/nodes", add_node, "Add a node to a live run", m.AddNode,

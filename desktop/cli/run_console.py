@@ -28,6 +28,7 @@ from desktop.cli.choose_words import ChooseWords, parse_choose
 from desktop.cli.console_resolve import NO_MERGE, asked_of, resolve, said
 from desktop.cli.merge_words import USAGE
 from desktop.contract.enums import RUN_ENDED
+from desktop.contract.state import BUDGET_MAX
 from desktop.disk.safe_json import loads as safe_loads
 from desktop.runtime.control import (
     Chat,
@@ -135,8 +136,9 @@ class Local:
 
 Line = Command | Decide | MergeWords | ChooseWords | Local
 BUDGET_USAGE = "usage: budget [NODE] tokens=N cost=USD wall=SEC (one or more limits)"
-_BUDGET_WORDS = {"tokens": ("max_tokens", int), "cost": ("max_cost_usd", float),
-                 "wall": ("max_wall_sec", float)}
+_BUDGET_WORDS = {"tokens": ("max_tokens", int, "maxTokens"),
+                 "cost": ("max_cost_usd", float, "maxCostUsd"),
+                 "wall": ("max_wall_sec", float, "maxWallSec")}
 _MODES = {"AUTO": "mode", "INTERACTIVE": "mode", "PLANNING": "global", "IMPLEMENTATION": "global"}
 
 
@@ -218,13 +220,14 @@ def _budget(words: list[str]) -> SetBudget:
         key, _, value = word.partition("=")
         if key.lower() not in _BUDGET_WORDS or not value:
             raise ValueError(BUDGET_USAGE)
-        name, kind = _BUDGET_WORDS[key.lower()]
+        name, kind, field = _BUDGET_WORDS[key.lower()]
         try:
             number = kind(value.lstrip("$"))
         except ValueError:
             raise ValueError(f"{key}={value}: not a number; {BUDGET_USAGE}") from None
-        if number <= 0:
-            raise ValueError(f"{key}={value}: a limit is above 0")
+        most = BUDGET_MAX[field]
+        if not 0 < number <= most:  # also refuses nan and inf
+            raise ValueError(f"{key}={value}: a limit is above 0 and at most {most:,}")
         limits[name] = number
     if not limits:
         raise ValueError(BUDGET_USAGE)

@@ -26,6 +26,7 @@ from desktop.contract.attempts import ChoiceRequest
 from desktop.contract.commands import RunStatusIn
 from desktop.contract.enums import ApprovalStatus
 from desktop.contract.merge import MergeRequest
+from desktop.contract.state import Budget
 from desktop.contract.wire import GlobalModeIn, ModeIn, RequestModel, body_model
 
 MAX_BODY_BYTES = 8 << 20
@@ -225,6 +226,14 @@ class SetBudgetRequest(body_model(c.SetBudget)):
 
 class NodeRef(ResponseModel):
     node_id: str = Field(alias="nodeId")
+
+
+class BudgetSet(ResponseModel):
+    """The budget in force once a change is written (the run's, or ``nodeId``'s): when
+    clients change it at once, each sees what the last change left."""
+
+    node_id: str | None = Field(None, alias="nodeId")
+    budget: Budget | None = None
 
 
 class EditInbox(body_model(c.EditInbox)):

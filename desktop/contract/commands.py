@@ -24,6 +24,7 @@ from pydantic import Field, StrictBool
 
 from desktop.contract.enums import ApprovalStatus, EdgeType
 from desktop.contract.merge import Side
+from desktop.contract.state import BUDGET_MAX
 from desktop.contract.wire import (
     Body,
     Endpoint,
@@ -104,9 +105,12 @@ class SetBudget:
 
     node: Annotated[str | None, Body("nodeId", min_length=1,
                                      description="node id or key; none: the run's")] = None
-    max_tokens: Annotated[int | None, Body("maxTokens", gt=0)] = None
-    max_cost_usd: Annotated[float | None, Body("maxCostUsd", gt=0)] = None
-    max_wall_sec: Annotated[float | None, Body("maxWallSec", gt=0)] = None
+    max_tokens: Annotated[int | None, Body("maxTokens", gt=0,
+                                           le=BUDGET_MAX["maxTokens"])] = None
+    max_cost_usd: Annotated[float | None, Body("maxCostUsd", gt=0,
+                                               le=BUDGET_MAX["maxCostUsd"])] = None
+    max_wall_sec: Annotated[float | None, Body("maxWallSec", gt=0,
+                                               le=BUDGET_MAX["maxWallSec"])] = None
 
     def limits(self) -> dict[str, float]:
         """The limits given, by their camelCase names."""

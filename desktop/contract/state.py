@@ -69,14 +69,21 @@ class Limits(ContractModel):
     silence_sec: float | None = Field(None, alias="silenceSec", gt=0)
 
 
+BUDGET_MAX = {"maxTokens": 10**12, "maxCostUsd": 1_000_000, "maxWallSec": 366 * 86_400}
+"""The largest limit a budget takes (a trillion tokens, a million dollars, a year): more is
+a typing slip, and the same bounds hold in files, requests and the console."""
+
+
 class Budget(ContractModel):
     """Spending limits of a run or a node; None means no limit. Reaching one pauses the run
     (``run.budget_exceeded``) and stops the turn that spends."""
 
-    max_tokens: int | None = Field(None, alias="maxTokens", gt=0,
+    max_tokens: int | None = Field(None, alias="maxTokens", gt=0, le=BUDGET_MAX["maxTokens"],
                                    description="input plus output tokens")
-    max_cost_usd: float | None = Field(None, alias="maxCostUsd", gt=0)
+    max_cost_usd: float | None = Field(None, alias="maxCostUsd", gt=0,
+                                       le=BUDGET_MAX["maxCostUsd"])
     max_wall_sec: float | None = Field(None, alias="maxWallSec", gt=0,
+                                       le=BUDGET_MAX["maxWallSec"],
                                        description="seconds spent running (a node: in turns)")
 
 

@@ -89,6 +89,8 @@ class Outcome:
     node_id: str | None = None
     resolution: Resolution | None = None
     created: dict[str, Any] = field(default_factory=dict)
+    budget: dict[str, Any] | None = None
+    """After a budget change: the budget now in force (wire form)."""
 
 
 # --- execution --------------------------------------------------------------------------
@@ -139,7 +141,7 @@ async def execute(engine: Engine, command: Command) -> Outcome:
                                   "maxWallSec", "maxTokens")
                 node_id = _node(engine, node, "nodeId") if node else None
                 engine.set_budget(node_id, command.limits())
-                return Outcome(node_id=node_id)
+                return Outcome(node_id=node_id, budget=_budget_of(engine, node_id))
             case Resolve():
                 return Outcome(resolution=_resolve(engine, command))
             case UpdateNodeConfig(node, patch):
@@ -222,6 +224,14 @@ def _resolve(engine: Engine, command: Resolve) -> Resolution:
                                      choice=command.choice)
     except ApprovalInvalid as exc:
         raise Invalid(str(exc), exc.field) from None
+
+
+def _budget_of(engine: Engine, node_id: str | None) -> dict[str, Any] | None:
+    """The run's budget, or ``node_id``'s, as the log now says (wire form)."""
+    state = engine.state
+    found = state.budget if node_id is None else \
+        (state.node_configs.get(node_id) or NodeConfig()).budget
+    return found.to_json_dict() if found is not None else None
 
 
 def _check_config(current: NodeConfig | None, patch: dict[str, Any]) -> None:

@@ -30,7 +30,7 @@ async def test_a_budget_pauses_the_run_and_raising_it_goes_on(api: Api) -> None:
                    {"nodeId": "a", "maxTokens": 0})
     answer = await api.json("PATCH", f"/api/runs/{run_id}/budget", 200,
                             {"nodeId": "a", "maxTokens": 800})
-    assert answer == {"nodeId": node_id}
+    assert answer == {"nodeId": node_id, "budget": {"maxTokens": 800}}  # now in force
     await api.json("PATCH", f"/api/runs/{run_id}", 200, {"status": "running"})
     state = await api.until(run_id, lambda s: s["status"] == "paused"
                             and s.get("budgetExceeded", {}).get("budget") == 800
