@@ -412,6 +412,8 @@ class Engine:
                 return
             spent = budget.exceeded(self.recorder.state_dict or {}, node_id)
             if spent is not None:  # resumed without raising the limit: pause again
+                # once: the watchdog's next look sees this limit as already reached
+                self._over_budget.add(spent.get("nodeId"))
                 self.recorder.emit(spent)
                 self.recorder.flush()
                 return

@@ -142,3 +142,31 @@ async def test_set_budget_command_changes_only_the_limits_given(tmp_path: Path) 
         assert (run_budget.max_wall_sec, run_budget.max_cost_usd) == (60, 3.0)
     finally:
         engine.close()
+
+
+async def test_a_resume_without_a_raise_pauses_once_though_the_watchdog_looks_again(
+        tmp_path: Path) -> None:
+    """A live engine (the service's) resumed with the limit unchanged pauses again with one
+    ``run.budget_exceeded``: the watchdog's next look must not write it a second time."""
+    from desktop.runtime import budget
+
+    doc = workflow({"a": {"script": [SPEND]}}, budget={"maxTokens": 2000})
+    engine = create_run(doc, tmp_path)
+    assert await _run_until_paused(engine) == "paused"
+    engine = resume_engine(engine.run_dir)
+    engine.resume_run()
+    running = asyncio.ensure_future(engine.run())
+    try:
+        for _ in range(600):
+            if len(of_type(events_of(engine.run_dir), "run.budget_exceeded")) == 2:
+                break
+            await asyncio.sleep(0.05)
+        assert engine.state.status == "paused"
+        # the watchdog's tick, as it comes every watch interval while the run waits
+        engine._check_budget(set(budget.with_nodes(engine.recorder.state_dict or {})))
+        engine.recorder.flush()
+        assert len(of_type(events_of(engine.run_dir), "run.budget_exceeded")) == 2
+    finally:
+        engine.halt()
+        await asyncio.wait_for(running, 30)
+        engine.close()
