@@ -135,9 +135,11 @@ async def wait_loaded(run: RemoteRun, follow: asyncio.Task, timeout: float = 30)
 
 async def drive_remote(client: ApiClient, run_id: str, args: argparse.Namespace,
                        after_seq: int, lines: Any = None,
-                       backlog: list[str] | None = None) -> int:
+                       backlog: list[str] | None = None, acted_seq: int = 0) -> int:
     """Watch (and steer, from stdin) a run of the service until it ends; the exit code.
-    ``lines``: stdin already being read; ``backlog``: lines read before, run first."""
+    ``lines``: stdin already being read; ``backlog``: lines read before, run first;
+    ``acted_seq``: the run's last seq once this command acted on it (its resume), so a
+    state streamed from before that is not taken for the run waiting again."""
     from rich.console import Console as RichConsole
 
     from desktop.cli.remote_console import RemoteConsole
@@ -202,7 +204,9 @@ async def drive_remote(client: ApiClient, run_id: str, args: argparse.Namespace,
                 if stall and stall != shown_stall and not isinstance(view, LiveView):
                     view.say(stall)
                 shown_stall = stall
-                if (consumer is None or consumer.done()) and run.waiting_for_input():
+                caught_up = run.state is not None and run.state.last_seq >= acted_seq
+                if caught_up and (consumer is None or consumer.done()) \
+                        and run.waiting_for_input():
                     waiting = True
                     break
     finally:
@@ -266,11 +270,13 @@ def resume_remote(args: argparse.Namespace) -> int:
             if args.mode or args.global_mode:
                 await client.patch_run(run_id, mode=args.mode and args.mode.upper(),
                                        global_mode=args.global_mode and args.global_mode.upper())
+            acted = before
             if str(before.get("status")) != RunStatus.COMPLETED:  # as resume_engine says
-                await client.patch_run(run_id, status="running")
+                acted = await client.patch_run(run_id, status="running")
             return await drive_remote(client, run_id, args,
                                       after_seq=int(before.get("lastSeq") or 0),
-                                      lines=raised.lines, backlog=raised.backlog)
+                                      lines=raised.lines, backlog=raised.backlog,
+                                      acted_seq=int(acted.get("lastSeq") or 0))
 
     return _report(go, "resume")
 
