@@ -325,8 +325,9 @@ class RunPanels(ModesAndChat, QObject):
         if self.replaying or self.session is None:
             return
         self.controls.set_state(state, live=self.session.live, running=self.session.running,
-                                next_node=self.order.next_node(state),
-                                resumable=self.session.left_paused)
+                                next_node=(next_node := self.order.next_node(state)),
+                                resumable=self.session.left_paused,
+                                waiting=self._waiting_text(state, next_node))
         self.failure.offer_retry(self.session.live and (state or {}).get("status") == "failed")
         self._show_run_modes(state)
         self.chat.set_state(state)
@@ -336,6 +337,19 @@ class RunPanels(ModesAndChat, QObject):
             self.overlay.apply_state(state)
         if self.parts.follow_state is not None:
             self.parts.follow_state(state)
+
+    def _waiting_text(self, state: dict | None, next_node: str | None) -> str | None:
+        """What the live run waits on the user for, from the same projection the Approvals
+        inbox lists (None: nothing, or a run only read)."""
+        from desktop.views.run_waiting import waiting_text
+
+        if state is None or not self.session.live:
+            return None
+        try:
+            return waiting_text(self.session.bridge.projection.model(),
+                                step_named=next_node is not None)
+        except ValueError:  # no usable run.created yet
+            return None
 
     def run_deleted(self, run_id: str) -> None:
         """Run ``run_id``, shown here, was deleted (from Run history, the CLI, another

@@ -117,10 +117,13 @@ class RunControls(QToolBar):
         return action
 
     def set_state(self, state: dict | None, *, live: bool, running: bool = False,
-                  next_node: str | None = None, resumable: bool = False) -> None:
+                  next_node: str | None = None, resumable: bool = False,
+                  waiting: str | None = None) -> None:
         """Enable what makes sense for the run's status (None: no run open); ``next_node``
         is the node Step runs next (INTERACTIVE); ``resumable``: a run no engine holds
-        that Resume continues (left paused), read-only until then."""
+        that Resume continues (left paused), read-only until then; ``waiting``: what the
+        run waits on a person for (desktop/views/run_waiting.py), shown instead of its
+        status."""
         status = (state or {}).get("status")
         active = live and status not in RUN_ENDED and state is not None
         self.run_action.setEnabled(not active)
@@ -144,17 +147,20 @@ class RunControls(QToolBar):
                 combo.setEnabled(False)
         if state is not None:
             self._fill_step_menu(state, next_node)
-        stall = " · stalled" if (state or {}).get("stall") else ""
+        stall = " · stalled" if (state or {}).get("stall") and not waiting else ""
         where = "" if live or state is None else " (read-only)"
         node = ((state or {}).get("nodes") or {}).get(next_node or "") or {}
         upcoming = f" · next: {node.get('label') or next_node[:8]}" \
             if active and interactive and next_node else ""
-        text = f"  {status or 'no run'}{stall}{upcoming}{where}"
+        text = f"  {waiting or status or 'no run'}{stall}{upcoming}{where}"
         self.step_action.setToolTip(f"Step: run {node.get('label') or 'the next'} turn (F10)"
                                     if upcoming else "Step (F10)")
         if text != self._state_text:
             self._state_text = text
             self.show_state(text)
+            if waiting and not self.status_label.toolTip():
+                self.status_label.setToolTip(f"The run: {text.strip()}\nThe Approvals inbox "
+                                             "(Ctrl+Shift+A) lists what waits")
 
     def _fill_step_menu(self, state: dict, next_node: str | None = None) -> None:
         nodes = state.get("nodes") or {}
