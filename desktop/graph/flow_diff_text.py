@@ -9,8 +9,9 @@ from desktop.graph.flow_diff import Change, EdgeDiff, FlowDiff, NodeDiff
 from desktop.graph.value_diff import change_lines
 
 MAX_VALUE = 80
-"""Values longer than this are cut in the app's notes (``agent-canvas diff`` shows where
-they changed instead: desktop/graph/value_diff.py; ``--json`` gives them whole)."""
+"""Values longer than this are cut where only the value is named (an edge's label); a
+changed one reads where it changed (desktop/graph/value_diff.py; ``--json`` gives them
+whole)."""
 
 
 def value_text(value: Any, limit: int = MAX_VALUE) -> str:
@@ -19,11 +20,6 @@ def value_text(value: Any, limit: int = MAX_VALUE) -> str:
         return "unset"
     text = json.dumps(value, ensure_ascii=False, sort_keys=False)
     return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
-def change_text(change: Change) -> str:
-    """``config.model: "x" → "y"``."""
-    return f"{change.path}: {value_text(change.old)} → {value_text(change.new)}"
 
 
 def _node_name(node: NodeDiff) -> str:
@@ -86,7 +82,8 @@ def item_notes(diff: FlowDiff, kind: str, item_id: str | None, other: str) -> li
     elif kind == "edge":
         added, changes = [e.id for e in diff.added_edges], diff.edge_changes(item_id or "")
     else:
-        return [summary(diff), *(change_text(c) for c in diff.settings)]
+        return [summary(diff), *(x for c in diff.settings for x in _changed("", c))]
     if item_id in added:
         return [f"Added: {other} has no {kind} {item_id}"]
-    return [change_text(c) for c in changes] or [f"The same as in {other}"]
+    # where a long prompt or script changed, as `agent-canvas diff` shows it
+    return [x for c in changes for x in _changed("", c)] or [f"The same as in {other}"]

@@ -71,3 +71,15 @@ def test_a_script_change_reads_as_the_steps_that_changed() -> None:
     assert out[0] == "~ node n: config.script:"
     assert "      +- say: step 6 changed" in out
     assert any(line.startswith("      -- say: 'step 6 words") for line in out)
+
+
+def test_the_apps_compare_notes_show_where_a_long_prompt_changed() -> None:
+    """The Inspector's compare notes for a node read as `agent-canvas diff` does, not as
+    the same first 80 characters on both sides."""
+    from desktop.graph.flow_diff_text import item_notes
+
+    common = "Keep the repository's code style, write tests for each public function, " * 2
+    diff = diff_flows(_doc(common + "then run the linter."), _doc(common + "skip the linter."))
+    [note] = item_notes(diff, "node", "writer", "main.flow.yaml")
+    assert note.startswith("config.instructions: ")
+    assert "run the linter" in note and "skip the linter" in note
