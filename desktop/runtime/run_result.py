@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from desktop.contract.enums import RUN_WORKING
 from desktop.runtime.git_run import GitError, git, must
 from desktop.store.applied import read_applied
+from desktop.views.node_folder import folders_worked_in
 from desktop.views.reader import EventReader
 from desktop.views.result import result_node, undoable
 from desktop.views.runs import open_run
@@ -164,9 +165,14 @@ def _located(run_dir: Path) -> tuple[RunState, NodeState, Path]:
                               f"{scratch.text()}. Look at it with `git -C {scratch.folder} "
                               "log --all`, and take what you want from there (for a result "
                               "branch, give the node a workspace in a git repository)")
+        folders = folders_worked_in(state.to_json_dict(), Path(run_dir))
+        where = (f"; its nodes worked directly in {', '.join(map(str, folders))}, where "
+                 f"their files are, and each turn's diff.patch in {Path(run_dir) / 'agents'} "
+                 "(the app's Diffs tab) says what it changed" if folders else "")
         raise ResultError(f"run {state.id[:8]} has no result branch: none of its nodes worked "
-                          "in a git worktree (isolation: worktree, with a workspace in a git "
-                          "repository)")
+                          f"in a git worktree, so there is nothing to apply{where}. For a "
+                          "result to review and apply, give the nodes a workspace in a git "
+                          "repository (isolation: worktree)")
     repo = Path(node.git.repo)
     if not repo.is_dir():
         raise ResultError(f"the repository of run {state.id[:8]} is gone: {repo}")

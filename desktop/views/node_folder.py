@@ -33,3 +33,16 @@ def node_folder(state: Mapping[str, Any] | None, run_dir: Path, node_id: str | N
     workflow = state.get("workflowPath")
     return workspace_path(config.get("workspace"), Path(workflow).parent if workflow else None,
                           Path(run_dir))
+
+
+def folders_worked_in(state: Mapping[str, Any], run_dir: Path) -> list[Path]:
+    """The folders the run's nodes that took a turn worked in (folded ``state`` in wire
+    form), each once, in the order of the nodes."""
+    turns = state.get("turns") or {}
+    folders: list[Path] = []
+    for node_id in state.get("nodes") or {}:
+        if turns.get(node_id):
+            folder = node_folder(state, run_dir, node_id)
+            if folder not in folders:
+                folders.append(folder)
+    return folders
