@@ -166,7 +166,8 @@ class Report:
                           f'{badge(risk["new"], risk["new"])}</td>',
                           f'<td class="num">{delta(m["turns"]["delta"], digits=1)}</td>',
                           f'<td class="num">{delta(m["input_tokens"]["delta"] + m["output_tokens"]["delta"])}</td>',  # noqa: E501
-                          f'<td class="num">{delta(m["cost_usd"]["delta"], digits=4)}</td>',
+                          '<td class="num">'
+                          f'{delta(m["cost_usd"]["delta"], digits=4, currency="$")}</td>',
                           f'<td class="num">{delta(m["duration_ms"]["delta"] / 1000, " s", 1)}'
                           "</td>",
                           f'<td class="num">{delta(m["diff_lines"]["delta"], neutral=True)}</td>']

@@ -121,12 +121,14 @@ def rate_cell(side: dict[str, Any]) -> str:
             f'{side["passes"]}/{n} {interval}</div>')
 
 
-def delta(value: float, unit: str = "", digits: int = 0, neutral: bool = False) -> str:
+def delta(value: float, unit: str = "", digits: int = 0, neutral: bool = False,
+          currency: str = "") -> str:
     """A signed change, red when it grew (more turns, tokens, cost, time), green when it
-    shrank; ``neutral`` changes (diff size) stay grey."""
+    shrank; ``neutral`` changes (diff size) stay grey; ``currency`` goes after the sign
+    (``-$0.0022``), as the app's evaluation table writes a cost."""
     if round(value, digits) == 0:
-        return '<span class="same">±0</span>'
-    text = f"{value:+,.{digits}f}{unit}"
+        return f'<span class="same">±{e(currency)}0</span>'
+    text = f"{'+' if value > 0 else '-'}{currency}{abs(value):,.{digits}f}{unit}"
     kind = "same" if neutral else ("up" if value > 0 else "down")
     return f'<span class="{kind}">{e(text)}</span>'
 
