@@ -9,7 +9,6 @@ whole state is validated once at the end.
 """
 
 from collections.abc import Callable, Iterable
-from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
@@ -79,17 +78,6 @@ def _run_created(s: State | None, e: dict) -> State | None:
     return _checked(RunState, new)
 
 
-def _seconds(start: Any, end: Any) -> float:
-    """Seconds from one event time to another (0 when either is missing or malformed)."""
-    if type(start) is not str or type(end) is not str:
-        return 0.0
-    try:
-        return max(0.0, (datetime.fromisoformat(end) - datetime.fromisoformat(start))
-                   .total_seconds())
-    except ValueError:
-        return 0.0
-
-
 def _add_usage(usage: dict, key: str, value: float) -> None:
     usage[key] = float(usage.get(key, 0.0)) + value
 
@@ -98,7 +86,7 @@ def _stop_clock(s: State, until: Any) -> None:
     """The run leaves ``running``: its time since ``runningSince`` counts as wall time."""
     since = s.pop("runningSince", None)
     if since is not None:
-        _add_usage(s["usage"], "wallSec", _seconds(since, until))
+        _add_usage(s["usage"], "wallSec", turn_clock.seconds(since, until))
 
 
 def _status(value: str) -> Callable[[State, dict], State]:
@@ -310,7 +298,7 @@ def _turn_status(s: State, e: dict) -> State | None:
         return None
     if status != "started" and turn_before is not None:
         # time the turn waited for a person is not its wall time (desktop/store/turn_clock.py)
-        spent = _seconds(turn_clock.clock_start(turn_before), e.get("ts"))
+        spent = turn_clock.seconds(turn_clock.clock_start(turn_before), e.get("ts"))
         _add_usage(s.setdefault("nodeUsage", {}).setdefault(nid, {}), "wallSec", spent)
     if node is not None:
         node["status"] = new_status

@@ -46,7 +46,8 @@ def clock_start(turn: Any) -> str | None:
     return since if type(since) is str else None
 
 
-def _seconds(start: Any, end: Any) -> float:
+def seconds(start: Any, end: Any) -> float:
+    """Seconds from one event time to another (0 when either is missing or malformed)."""
     if type(start) is not str or type(end) is not str:
         return 0.0
     try:
@@ -74,7 +75,7 @@ def _sync_turn(s: State, node_id: str, ts: str) -> None:
     held = _held(s, node_id, turn)
     if held and "waitingSince" not in turn:
         usage = s.setdefault("nodeUsage", {}).setdefault(node_id, {})
-        _add_wall(usage, _seconds(clock_start(turn), ts))
+        _add_wall(usage, seconds(clock_start(turn), ts))
         turn.pop("clockSince", None)
         turn["waitingSince"] = ts
     elif not held and "waitingSince" in turn:
@@ -89,7 +90,7 @@ def _sync_run(s: State, ts: str) -> None:
     # a merge that conflicts is asked before its turn starts: no running turn then
     held = bool(s.get("pendingApprovals")) and all(waiting(t) for t in running.values())
     if held and "runningSince" in s:
-        _add_wall(s.setdefault("usage", {}), _seconds(s.pop("runningSince"), ts))
+        _add_wall(s.setdefault("usage", {}), seconds(s.pop("runningSince"), ts))
     elif not held and "runningSince" not in s:
         s["runningSince"] = ts
 
@@ -115,4 +116,4 @@ def after(s: State, e: dict[str, Any]) -> None:
     _sync_run(s, ts)
 
 
-__all__ = ["CLOCK_EVENTS", "after", "clock_start", "count_agent", "waiting"]
+__all__ = ["CLOCK_EVENTS", "after", "clock_start", "count_agent", "seconds", "waiting"]
